@@ -1,0 +1,51 @@
+"""toolspecs.core: the framework every toolspecs spec stands on.
+
+Public API (everything else is an implementation detail):
+
+- :class:`ToolSpec` and :func:`tool`: a ``BaseToolSpec`` whose tools are guarded.
+- :class:`ToolGuidance` and its kinds (:class:`FixArguments`, :class:`RetryLater`,
+  :class:`AskUser`), :class:`ToolspecsError`, :class:`ConfigurationError`,
+  :func:`http_guidance`, :func:`guidance_for_failure`.
+- :class:`Synonyms`, :class:`Range`: annotations that tune input coercion.
+- :class:`OutputBudget`, :func:`count_tokens`: the large-output policy.
+- :func:`list_specs`, :func:`load_spec`: the entry-point registry.
+- :func:`format_datetime`, :func:`parse_datetime`: time as the user lives it.
+"""
+
+from toolspecs.core.clock import format_datetime, parse_datetime, resolve_timezone
+from toolspecs.core.errors import (
+    AskUser,
+    ConfigurationError,
+    FixArguments,
+    RetryLater,
+    ToolGuidance,
+    ToolspecsError,
+    guidance_for_failure,
+    http_guidance,
+)
+from toolspecs.core.inputs import Range, Synonyms
+from toolspecs.core.large_output import OutputBudget, count_tokens
+from toolspecs.core.registry import list_specs, load_spec
+from toolspecs.core.spec import ToolSpec, tool
+
+__all__ = [
+    "AskUser",
+    "ConfigurationError",
+    "FixArguments",
+    "OutputBudget",
+    "Range",
+    "RetryLater",
+    "Synonyms",
+    "ToolGuidance",
+    "ToolSpec",
+    "ToolspecsError",
+    "count_tokens",
+    "format_datetime",
+    "guidance_for_failure",
+    "http_guidance",
+    "list_specs",
+    "load_spec",
+    "parse_datetime",
+    "resolve_timezone",
+    "tool",
+]

@@ -1,0 +1,195 @@
+"""Large results go into an index the agent searches, instead of flooding its context.
+
+When a tool's text is over its spec's :class:`OutputBudget`, the agent gets a short
+preview and the name of a ``read_<function>(query)`` tool; that tool returns the
+passages that best match the query, verbatim. The index is BM25 (offline: no LLM
+and no embedding API), or a vector index when an embedding model is configured.
+Each result keeps its own index, so passages of different loads never mix.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from llama_index.core.base.base_retriever import BaseRetriever
+from llama_index.core.node_parser import TokenTextSplitter
+from llama_index.core.schema import BaseNode, Document
+from llama_index.core.utils import get_tokenizer
+
+from toolspecs.core.errors import FixArguments
+
+
+def count_tokens(text: str) -> int:
+    """Tokens in ``text`` as llama-index counts them (tiktoken ``cl100k_base``)."""
+    return len(get_tokenizer()(text))
+
+
+@dataclass(frozen=True)
+class OutputBudget:
+    """How much of a result an agent reads at once, per spec.
+
+    Args:
+        max_tokens: Results longer than this are stored and searched instead of shown.
+        preview_tokens: How much of a stored result the agent sees straight away.
+        passage_tokens: The size of the passages a stored result is cut into.
+        top_k: How many passages one read returns.
+        keep: How many stored results a spec keeps (oldest dropped first).
+        embed_model: A llama-index embedding model; with one, reads use a vector
+            index instead of BM25.
+    """
+
+    max_tokens: int = 2000
+    preview_tokens: int = 250
+    passage_tokens: int = 300
+    top_k: int = 4
+    keep: int = 8
+    embed_model: Any = None
+
+
+@dataclass
+class StoredResult:
+    """One stored result: its documents, cut into passages, with an index built on demand."""
+
+    result_id: int
+    function: str
+    nodes: list[BaseNode]
+    tokens: int
+    budget: OutputBudget
+    _retriever: BaseRetriever | None = field(default=None, repr=False)
+
+    def search(self, query: str) -> list[tuple[int, str]]:
+        """The passages best matching ``query``, best first, as (position, text)."""
+        if self._retriever is None:
+            self._retriever = self._build_retriever()
+        hits = self._retriever.retrieve(query)
+        positions = {node.node_id: index for index, node in enumerate(self.nodes)}
+        found: list[tuple[int, str]] = []
+        for hit in hits:
+            if hit.score is not None and hit.score <= 0:
+                continue
+            found.append((positions.get(hit.node.node_id, -1), hit.node.get_content()))
+        return found
+
+    def _build_retriever(self) -> BaseRetriever:
+        top_k = min(self.budget.top_k, len(self.nodes))
+        if self.budget.embed_model is not None:
+            from llama_index.core import VectorStoreIndex
+
+            index = VectorStoreIndex(self.nodes, embed_model=self.budget.embed_model)
+            return index.as_retriever(similarity_top_k=top_k)
+        from llama_index.retrievers.bm25 import BM25Retriever
+
+        return BM25Retriever.from_defaults(nodes=self.nodes, similarity_top_k=top_k)
+
+
+class ResultStore:
+    """The stored results of one spec instance, newest last."""
+
+    def __init__(self, budget: OutputBudget) -> None:
+        self.budget = budget
+        self._results: OrderedDict[int, StoredResult] = OrderedDict()
+        self._ids = itertools.count(1)
+
+    def add(self, function: str, text_or_documents: str | list[Document]) -> StoredResult:
+        """Cut a result into passages and keep it under a new id."""
+        documents = (
+            [Document(text=text_or_documents)]
+            if isinstance(text_or_documents, str)
+            else text_or_documents
+        )
+        # TokenTextSplitter needs no NLTK data (SentenceSplitter's punkt files are
+        # refused by NLTK's path checks when a package manager hard-links them).
+        splitter = TokenTextSplitter(
+            chunk_size=self.budget.passage_tokens,
+            chunk_overlap=min(30, self.budget.passage_tokens // 10),
+            separator=" ",
+            backup_separators=["\n"],
+        )
+        nodes: list[BaseNode] = []
+        for document in documents:
+            # Passages carry only their text: metadata would be repeated in every chunk.
+            bare = Document(text=document.get_content())
+            nodes.extend(splitter.get_nodes_from_documents([bare]))
+        stored = StoredResult(
+            result_id=next(self._ids),
+            function=function,
+            nodes=nodes,
+            tokens=sum(count_tokens(node.get_content()) for node in nodes),
+            budget=self.budget,
+        )
+        self._results[stored.result_id] = stored
+        while len(self._results) > self.budget.keep:
+            self._results.popitem(last=False)
+        return stored
+
+    def get(self, function: str, result_id: int | None = None) -> StoredResult:
+        """The result ``result_id`` of ``function``, or its latest one.
+
+        Raises:
+            FixArguments: When there is no such result.
+        """
+        mine = [r for r in self._results.values() if r.function == function]
+        if not mine:
+            raise FixArguments(
+                f"There is no stored result of {function} to read.",
+                f"Call {function} first; when its result is long, it tells you to read it here.",
+            )
+        if result_id is None:
+            return mine[-1]
+        for stored in mine:
+            if stored.result_id == result_id:
+                return stored
+        known = ", ".join(str(r.result_id) for r in mine)
+        raise FixArguments(
+            f"There is no stored result {result_id} of {function}; the stored ones are {known}.",
+            "Call again with one of those result_id values, or leave result_id out for the latest.",
+        )
+
+
+def preview(text: str, tokens: int) -> str:
+    """The start of ``text``, about ``tokens`` long, cut at a line or word boundary."""
+    limit = tokens * 4
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    boundary = max(cut.rfind("\n"), cut.rfind(" "))
+    return cut[: boundary if boundary > limit // 2 else limit].rstrip()
+
+
+def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
+    """What the agent sees instead of a result that is over budget."""
+    return (
+        f"[This result is {stored.tokens:,} tokens, more than this tool shows at once, "
+        f"so it is stored as result {stored.result_id} ({len(stored.nodes)} passages). "
+        f"It begins:]\n{preview(text, stored.budget.preview_tokens)}\n"
+        f"[... To read more, call {read_tool} with a query saying what you are looking for; "
+        f"it returns the best-matching passages verbatim (result_id={stored.result_id}).]"
+    )
+
+
+def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str:
+    """A result over budget from a tool without a read tool: its start and a note."""
+    return (
+        f"{preview(text, budget.max_tokens)}\n[... output cut: it was {total_tokens:,} tokens, "
+        f"over this tool's budget of {budget.max_tokens:,}. Ask for less, e.g. fewer results.]"
+    )
+
+
+def read_passages(stored: StoredResult, query: str) -> str:
+    """The text a ``read_<function>`` call returns."""
+    hits = stored.search(query)
+    total = len(stored.nodes)
+    if not hits:
+        raise FixArguments(
+            f"No passage of result {stored.result_id} matches {query!r}.",
+            "Try other words, ones likely to appear in the text itself.",
+        )
+    parts = [
+        f"Passages of result {stored.result_id} ({stored.function}) that best match {query!r}:"
+    ]
+    for position, passage in hits:
+        parts.append(f"[passage {position + 1} of {total}]\n{passage}")
+    return "\n\n".join(parts)

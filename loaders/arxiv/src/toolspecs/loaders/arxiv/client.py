@@ -1,0 +1,162 @@
+"""One arXiv client for the whole process, so arXiv's rate limit holds across every call.
+
+:class:`ArxivClient` is an ``arxiv.Client`` that adds what an agent needs from it:
+a timeout on every request, one lock so concurrent tools share the rate limit,
+retries only where they can help (429, 5xx, timeouts, connection errors, malformed
+or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from datetime import datetime
+
+import arxiv
+import requests
+from arxiv import _feed
+from lxml import etree
+
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
+
+_ATOM = "{http://www.w3.org/2005/Atom}"
+_USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
+
+
+class _Transient(Exception):
+    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+
+
+class ArxivClient(arxiv.Client):
+    """An ``arxiv.Client`` with timeouts, a shared rate limit and useful errors.
+
+    Args:
+        page_size: Results per API request.
+        delay_seconds: Seconds between requests (arXiv asks for 3).
+        num_retries: Extra tries after a passing failure.
+        timeout: Seconds to wait for each response.
+    """
+
+    def __init__(
+        self,
+        page_size: int = 100,
+        delay_seconds: float = 3.0,
+        num_retries: int = 3,
+        timeout: float = 30.0,
+    ) -> None:
+        super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+
+    def get(self, url: str) -> requests.Response:
+        """GET ``url`` within the rate limit; timeouts and connection errors are transient."""
+        with self._lock:
+            if self._last_request_dt is not None:
+                waited = (datetime.now() - self._last_request_dt).total_seconds()
+                if waited < self.delay_seconds:
+                    time.sleep(self.delay_seconds - waited)
+            try:
+                return self._session.get(
+                    url, headers={"user-agent": _USER_AGENT}, timeout=self.timeout
+                )
+            except requests.Timeout as exc:
+                raise _Transient(f"no answer within {self.timeout:g} s") from exc
+            except requests.ConnectionError as exc:
+                raise _Transient(f"could not connect ({type(exc).__name__})") from exc
+            finally:
+                self._last_request_dt = datetime.now()
+
+    def get_with_retries(self, url: str) -> requests.Response:
+        """GET ``url``, retrying passing failures; raises ``ArxivUnavailable`` after the last try."""
+        return self._retrying(lambda: _check_status(self.get(url)))
+
+    def _parse_feed(
+        self, url: str, first_page: bool = True, _try_index: int = 0
+    ) -> _feed.ParsedFeed:
+        def attempt() -> _feed.ParsedFeed:
+            return _parse(_check_status(self.get(url)).content, first_page)
+
+        return self._retrying(attempt)
+
+    def _retrying(self, attempt):  # type: ignore[no-untyped-def]
+        last: _Transient | None = None
+        for _ in range(self.num_retries + 1):
+            try:
+                return attempt()
+            except _Transient as exc:
+                last = exc
+                if exc.retry_after is not None and exc.retry_after > self.delay_seconds:
+                    # Honour a longer Retry-After only when it is short enough to wait for.
+                    if exc.retry_after > 30:
+                        break
+                    time.sleep(exc.retry_after - self.delay_seconds)
+        assert last is not None
+        raise ArxivUnavailable(last.reason, last.retry_after)
+
+
+def _check_status(response: requests.Response) -> requests.Response:
+    status = response.status_code
+    if status == 200:
+        return response
+    if status == 429 or status >= 500:
+        raise _Transient(f"HTTP {status}", _retry_after(response))
+    raise ArxivQueryError(_error_summary(response.content) or f"HTTP {status}")
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def _root(content: bytes) -> etree._Element | None:
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
+    try:
+        return etree.fromstring(content, parser=parser)
+    except etree.XMLSyntaxError:
+        return None
+
+
+def _error_summary(content: bytes) -> str | None:
+    """The message of an arXiv error entry (``<id>…/api/errors#…</id>``), if there is one."""
+    root = _root(content)
+    if root is None:
+        return None
+    for entry in root.iter(f"{_ATOM}entry"):
+        entry_id = entry.findtext(f"{_ATOM}id") or ""
+        if "/api/errors" in entry_id:
+            return (entry.findtext(f"{_ATOM}summary") or entry_id).strip()
+    return None
+
+
+def _parse(content: bytes, first_page: bool) -> _feed.ParsedFeed:
+    root = _root(content)
+    if root is None or root.tag != f"{_ATOM}feed":
+        raise _Transient("the response was not an Atom feed")
+    message = _error_summary(content)
+    if message is not None:
+        raise ArxivQueryError(message)
+    parsed = _feed.parse(content)
+    if parsed.malformed:
+        raise _Transient(f"malformed feed ({parsed.error})")
+    if not parsed.results and not first_page:
+        raise _Transient("an unexpectedly empty page")
+    return parsed
+
+
+_shared: ArxivClient | None = None
+_shared_lock = threading.Lock()
+
+
+def shared_client() -> ArxivClient:
+    """The process-wide client every reader uses unless given its own."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            _shared = ArxivClient()
+        return _shared

@@ -1,0 +1,41 @@
+"""arXiv identifiers as people and agents write them: bare, prefixed, versioned, or as URLs."""
+
+from __future__ import annotations
+
+import re
+
+_NEW = r"\d{4}\.\d{4,5}(?:v\d+)?"
+_OLD = r"[a-z][a-z\-]*(?:\.[A-Z]{2})?/\d{7}(?:v\d+)?"
+_ID = rf"(?:{_NEW}|{_OLD})"
+_URL = re.compile(rf"arxiv\.org/(?:abs|pdf|html)/({_ID})(?:\.pdf)?", re.IGNORECASE)
+_BARE = re.compile(rf"^(?:arxiv:\s*)?({_ID})$", re.IGNORECASE)
+
+
+def parse_ids(text: str) -> list[str]:
+    """The arXiv ids a query consists of, or ``[]`` when it is a search.
+
+    ``"1706.03762"``, ``"arXiv:1706.03762v7"``, ``"https://arxiv.org/abs/1706.03762v7"``,
+    ``"arxiv.org/pdf/1706.03762.pdf"`` and ``"hep-th/9711200"`` are ids; a list of them
+    separated by commas or spaces gives each. Any other word makes the text a search.
+
+    Args:
+        text: The query as sent.
+
+    Returns:
+        The ids in order, without duplicates.
+    """
+    tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    found: list[str] = []
+    for token in tokens:
+        match = _URL.search(token) or _BARE.match(token.strip("()[]<>\"'."))
+        if match is None:
+            return []
+        if match.group(1) not in found:
+            found.append(match.group(1))
+    return found
+
+
+def parse_id(text: str) -> str | None:
+    """The single arXiv id in ``text`` (bare, prefixed or a URL), or ``None``."""
+    ids = parse_ids(text)
+    return ids[0] if len(ids) == 1 else None

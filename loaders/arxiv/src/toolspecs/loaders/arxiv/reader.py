@@ -1,0 +1,176 @@
+"""``ArxivReader``: arXiv search results and full texts as LlamaIndex Documents.
+
+Every Document's text carries what an agent needs (title, authors, dates, id,
+links, abstract), because llama-index drops metadata when a tool result becomes text.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+import arxiv
+from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import Document
+
+from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+from toolspecs.loaders.arxiv.errors import PaperNotFound, PaperUnreadable
+from toolspecs.loaders.arxiv.ids import parse_id
+
+SortBy = Literal["relevance", "recent", "updated"]
+
+_SORT = {
+    "relevance": arxiv.SortCriterion.Relevance,
+    "recent": arxiv.SortCriterion.SubmittedDate,
+    "submitted": arxiv.SortCriterion.SubmittedDate,
+    "updated": arxiv.SortCriterion.LastUpdatedDate,
+}
+MAX_AUTHORS_SHOWN = 10
+MAX_PDF_BYTES = 50 * 1024 * 1024
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def short_id(result: arxiv.Result) -> str:
+    """``1706.03762v7`` for ``http://arxiv.org/abs/1706.03762v7``."""
+    return result.entry_id.split("/abs/")[-1]
+
+
+def describe(result: arxiv.Result) -> str:
+    """The text of one paper as the agent reads it."""
+    names = [a.name for a in result.authors]
+    authors = ", ".join(names[:MAX_AUTHORS_SHOWN])
+    if len(names) > MAX_AUTHORS_SHOWN:
+        authors += f", et al. ({len(names)} authors)"
+    dates = f"{result.published:%Y-%m-%d}"
+    if result.updated.date() != result.published.date():
+        dates += f" (updated {result.updated:%Y-%m-%d})"
+    paper_id = short_id(result)
+    lines = [
+        f"Title: {_squash(result.title)}",
+        f"Authors: {authors or 'unknown'}",
+        f"Published: {dates}",
+        f"arXiv id: {paper_id}" + (f" | Category: {result.primary_category}" if result.primary_category else ""),
+        f"URL: https://arxiv.org/abs/{paper_id} | PDF: {result.pdf_url or f'https://arxiv.org/pdf/{paper_id}'}",
+    ]
+    if result.journal_ref:
+        lines.append(f"Journal: {_squash(result.journal_ref)}")
+    lines.append(f"Abstract: {_squash(result.summary)}")
+    return "\n".join(lines)
+
+
+def to_document(result: arxiv.Result) -> Document:
+    """One paper as a Document: the text above, and the same facts as metadata."""
+    paper_id = short_id(result)
+    return Document(
+        text=describe(result),
+        id_=f"arxiv:{paper_id}",
+        metadata={
+            "arxiv_id": paper_id,
+            "title": _squash(result.title),
+            "authors": [a.name for a in result.authors],
+            "published": result.published.date().isoformat(),
+            "updated": result.updated.date().isoformat(),
+            "url": f"https://arxiv.org/abs/{paper_id}",
+            "pdf_url": result.pdf_url or "",
+            "categories": list(result.categories),
+        },
+        excluded_llm_metadata_keys=["authors", "categories", "pdf_url", "updated"],
+    )
+
+
+class ArxivReader(BaseReader):
+    """Read arXiv: searches and id lookups as one Document per paper, PDFs as text.
+
+    Args:
+        client: The arXiv client; defaults to the process-wide shared one, so the
+            rate limit of 1 request every 3 seconds holds across readers and specs.
+    """
+
+    def __init__(self, client: ArxivClient | None = None) -> None:
+        self.client = client or shared_client()
+
+    def load_data(
+        self,
+        query: str = "",
+        max_results: int = 3,
+        sort_by: SortBy | str = "relevance",
+        id_list: Sequence[str] | None = None,
+    ) -> list[Document]:
+        """Search arXiv, or look papers up by id.
+
+        Args:
+            query: An arXiv search query, e.g. ``"ti:attention AND cat:cs.CL"``.
+            max_results: How many papers at most.
+            sort_by: ``"relevance"``, ``"recent"`` (submission date) or ``"updated"``.
+            id_list: arXiv ids to look up (with or without version).
+
+        Returns:
+            One Document per paper, best first.
+        """
+        search = arxiv.Search(
+            query=query,
+            id_list=list(id_list or []),
+            max_results=max_results,
+            sort_by=_SORT.get(str(sort_by), arxiv.SortCriterion.Relevance),
+        )
+        return [to_document(result) for result in self.client.results(search)]
+
+    def load_paper(self, paper_id: str) -> arxiv.Result:
+        """The search result of one paper, by id or URL.
+
+        Raises:
+            PaperNotFound: When no paper has that id.
+        """
+        clean = parse_id(paper_id) or paper_id.strip()
+        results = list(self.client.results(arxiv.Search(id_list=[clean], max_results=1)))
+        if not results:
+            raise PaperNotFound(clean)
+        return results[0]
+
+    def load_full_text(self, paper_id: str) -> list[Document]:
+        """A paper's full text from its PDF: the paper's header, then one Document per page.
+
+        Args:
+            paper_id: An arXiv id or URL, e.g. ``"1706.03762"``.
+
+        Returns:
+            The header Document (title, authors, id, links) followed by the pages.
+
+        Raises:
+            PaperNotFound: When no paper has that id.
+            PaperUnreadable: When the PDF cannot be fetched or read.
+        """
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+
+        paper = self.load_paper(paper_id)
+        pid = short_id(paper)
+        response = self.client.get_with_retries(paper.pdf_url or f"https://arxiv.org/pdf/{pid}")
+        content = response.content
+        if not content.startswith(b"%PDF"):
+            raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")
+        if len(content) > MAX_PDF_BYTES:
+            raise PaperUnreadable(pid, f"the PDF is larger than {MAX_PDF_BYTES // 2**20} MB")
+        try:
+            pdf = PdfReader(io.BytesIO(content))
+            pages = [page.extract_text() or "" for page in pdf.pages]
+        except (PdfReadError, ValueError, KeyError) as exc:
+            raise PaperUnreadable(pid, f"the PDF is damaged ({type(exc).__name__})") from exc
+        if not any(p.strip() for p in pages):
+            raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")
+        header = to_document(paper)
+        documents = [header]
+        for number, text in enumerate(pages, start=1):
+            documents.append(
+                Document(
+                    text=f"[{pid}, page {number} of {len(pages)}]\n{text.strip()}",
+                    id_=f"arxiv:{pid}:page:{number}",
+                    metadata={"arxiv_id": pid, "page": number},
+                )
+            )
+        return documents

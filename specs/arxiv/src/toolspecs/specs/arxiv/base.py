@@ -1,0 +1,154 @@
+"""The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks."""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from llama_index.core.schema import Document
+
+from toolspecs.core import (
+    AskUser,
+    FixArguments,
+    Range,
+    RetryLater,
+    Synonyms,
+    ToolGuidance,
+    ToolSpec,
+    tool,
+)
+from toolspecs.loaders.arxiv import (
+    ArxivClient,
+    ArxivQueryError,
+    ArxivReader,
+    ArxivUnavailable,
+    PaperNotFound,
+    PaperUnreadable,
+    parse_id,
+    parse_ids,
+)
+
+MAX_RESULTS_LIMIT = 50
+
+SortBy = Annotated[
+    Literal["relevance", "recent", "updated"],
+    Synonyms(
+        {
+            "date": "recent",
+            "newest": "recent",
+            "latest": "recent",
+            "new": "recent",
+            "submitted": "recent",
+            "submitted_date": "recent",
+            "submitteddate": "recent",
+            "published": "recent",
+            "last_updated": "updated",
+            "lastupdateddate": "updated",
+            "last_updated_date": "updated",
+            "relevant": "relevance",
+            "best": "relevance",
+        }
+    ),
+]
+
+
+class ArxivToolSpec(ToolSpec):
+    """arXiv tools: a drop-in for LlamaHub's ``ArxivToolSpec``, and more.
+
+    Args:
+        max_results: Papers per search unless the agent asks for another number
+            (1 to 50; ``None`` means 3).
+        client: An ``ArxivClient`` to use instead of the process-wide shared one.
+    """
+
+    spec_functions: ClassVar = ["arxiv_query", "arxiv_paper_text"]
+    service_name: ClassVar[str] = "arXiv"
+
+    def __init__(self, max_results: int | None = 3, client: ArxivClient | None = None) -> None:
+        self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
+        self.reader = ArxivReader(client)
+
+    @tool(
+        aliases={"q": "query", "search": "query", "search_query": "query", "sort": "sort_by",
+                 "order_by": "sort_by", "limit": "max_results", "n": "max_results",
+                 "num_results": "max_results", "count": "max_results"},
+        large_output=True,
+        empty=(
+            "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
+            "keywords, check the spelling, or drop field prefixes such as 'ti:'."
+        ),
+    )
+    def arxiv_query(
+        self,
+        query: str,
+        sort_by: SortBy = "relevance",
+        max_results: Annotated[int, Range(1, MAX_RESULTS_LIMIT)] | None = None,
+    ) -> list[Document]:
+        """Search arXiv for scientific papers, or look papers up by id.
+
+        Returns one entry per paper: title, authors, date, arXiv id, URL, abstract.
+
+        Args:
+            query: Keywords, e.g. 'graph neural networks', or arXiv fields such as
+                'au:hinton AND ti:capsule'; an id or URL ('1706.03762') looks that paper up.
+            sort_by: 'relevance', 'recent' (newest first) or 'updated'.
+            max_results: How many papers, 1 to 50; default 3.
+        """
+        text = query.strip()
+        if not text:
+            raise FixArguments(
+                "The query is empty.",
+                "Send keywords such as 'protein folding' or an arXiv id such as '1706.03762'.",
+            )
+        count = max_results or self.max_results
+        ids = parse_ids(text)
+        if ids:
+            papers = self.reader.load_data(id_list=ids, max_results=len(ids))
+            if not papers:
+                raise PaperNotFound(", ".join(ids))
+            return papers
+        return self.reader.load_data(query=text, max_results=count, sort_by=sort_by)
+
+    @tool(
+        aliases={"id": "paper_id", "arxiv_id": "paper_id", "url": "paper_id", "paper": "paper_id"},
+        large_output=True,
+    )
+    def arxiv_paper_text(self, paper_id: str) -> list[Document]:
+        """Read the full text of one arXiv paper (from its PDF).
+
+        Long papers are stored and searched: use the read tool it names for details.
+
+        Args:
+            paper_id: The arXiv id or URL, e.g. '1706.03762' or 'arxiv.org/abs/1706.03762v7'.
+        """
+        clean = parse_id(paper_id)
+        if clean is None:
+            raise FixArguments(
+                f"{paper_id!r} is not an arXiv id.",
+                "Send an id such as '1706.03762' (find it with arxiv_query first).",
+            )
+        return self.reader.load_full_text(clean)
+
+    def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
+        """arXiv's failures as guidance for the agent."""
+        if isinstance(exc, ArxivUnavailable):
+            return RetryLater(
+                f"arXiv did not answer usefully ({exc.reason}), even after retrying.",
+                retry_after=exc.retry_after,
+            )
+        if isinstance(exc, ArxivQueryError):
+            return FixArguments(
+                f"arXiv rejected the request: {exc.message}.",
+                "Use plain keywords, or a valid id such as '1706.03762'.",
+            )
+        if isinstance(exc, PaperNotFound):
+            return FixArguments(
+                f"No arXiv paper has the id {exc.paper_id!r}.",
+                "Check the id, or search for the paper with arxiv_query to get it.",
+            )
+        if isinstance(exc, PaperUnreadable):
+            return AskUser(
+                f"The full text of {exc.paper_id} cannot be read: {exc.reason}.",
+                f"Use the abstract from arxiv_query instead, or give the user the link "
+                f"https://arxiv.org/abs/{exc.paper_id}.",
+            )
+        return super().guidance_for(exc)
