@@ -1,0 +1,24 @@
+"""Shared fixtures. Every test is offline: HTTP is faked at the transport with ``responses``."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+# Our own bugs must surface in tests, not turn into "the tool failed" text.
+os.environ["TOOLSPECS_STRICT"] = "1"
+
+
+@pytest.fixture(autouse=True)
+def _strict(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOOLSPECS_STRICT", "1")
+
+
+@pytest.fixture
+def mocked_responses():
+    """A ``responses`` mock that fails on any request it was not told about."""
+    import responses
+
+    with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
+        yield rsps
