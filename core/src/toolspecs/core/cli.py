@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.tools import FunctionTool
-
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.large_output import count_tokens
 from toolspecs.core.registry import list_specs, load_spec
@@ -38,6 +37,7 @@ def _tools(name: str) -> list[FunctionTool]:
 
 
 def cmd_list(_: argparse.Namespace) -> str:
+    """Each spec, its tools, and what their schemas cost in tokens."""
     lines: list[str] = []
     for name in list_specs():
         try:
@@ -53,6 +53,7 @@ def cmd_list(_: argparse.Namespace) -> str:
 
 
 def cmd_schema(args: argparse.Namespace) -> str:
+    """The tools of one spec, as text or as OpenAI tool JSON."""
     tools = _tools(args.name)
     if args.format == "openai":
         return json.dumps([t.metadata.to_openai_tool() for t in tools], indent=2)
@@ -70,24 +71,27 @@ def parse_pairs(pairs: Sequence[str], raw_json: str | None) -> dict[str, Any]:
         try:
             loaded = json.loads(raw_json)
         except json.JSONDecodeError as exc:
-            raise UsageError(f"--json is not valid JSON ({exc.msg}); quote it like '{{\"query\": \"x\"}}'")
+            raise UsageError(
+                f'--json is not valid JSON ({exc.msg}); quote it like \'{{"query": "x"}}\''
+            ) from None
         if not isinstance(loaded, dict):
-            raise UsageError("--json must be a JSON object such as '{\"query\": \"x\"}'")
+            raise UsageError('--json must be a JSON object such as \'{"query": "x"}\'')
         arguments.update(loaded)
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key.strip():
-            raise UsageError(f"argument {pair!r} is not key=value; write e.g. query=\"black holes\"")
+            raise UsageError(f'argument {pair!r} is not key=value; write e.g. query="black holes"')
         arguments[key.strip()] = value
     return arguments
 
 
 def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
+    """Call one tool; returns what the agent would read and the exit code."""
     spec_name, dot, function = args.target.partition(".")
     if not dot or not function:
         raise UsageError(f"{args.target!r} is not SPEC.FUNCTION; e.g. arxiv.arxiv_query")
     arguments = parse_pairs(args.pairs, args.json)
-    tools = {t.metadata.name: t for t in _tools(spec_name)}
+    tools = {t.metadata.get_name(): t for t in _tools(spec_name)}
     chosen = tools.get(function)
     if chosen is None:
         raise UsageError(
@@ -98,6 +102,7 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``toolspecs`` command."""
     parser = argparse.ArgumentParser(prog="toolspecs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="each spec, its tools and their schema token cost")

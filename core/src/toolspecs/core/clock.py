@@ -12,7 +12,6 @@ import os
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
-
 from toolspecs.core.errors import FixArguments
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"
@@ -135,7 +134,9 @@ def parse_datetime(
             cleaned,
             settings={
                 "TIMEZONE": timezone_name(tz),
-                "RETURN_AS_TIMEZONE_AWARE": True,
+                # Naive in ``tz``; attaching ``tz`` ourselves gives the offset of that
+                # date (dateparser would give today's, wrong across a DST change).
+                "RETURN_AS_TIMEZONE_AWARE": False,
                 "RELATIVE_BASE": base,
                 "PREFER_DATES_FROM": "future",
             },
@@ -147,7 +148,7 @@ def parse_datetime(
             f"I could not read {text!r} as a date or time.",
             "Send ISO 8601 such as '2026-11-21T16:00' or plain words such as 'tomorrow 4pm'.",
         )
-    return parsed
+    return parsed.replace(tzinfo=tz) if parsed.tzinfo is None else parsed.astimezone(tz)
 
 
 def parse_date(

@@ -6,12 +6,12 @@ A docstring such as::
 
     Returns one entry per paper: title, authors, date, id, link, abstract.
 
-    Args:
+Args:
         query: What to search for, e.g. 'transformer attention'. Lines that
             continue an argument are indented.
         sort_by: 'relevance' or 'recent'.
 
-    Returns:
+Returns:
         The papers found.
 
 gives a summary, a body (the text outside sections), the description of each
@@ -24,7 +24,9 @@ import inspect
 import re
 from dataclasses import dataclass, field
 
-_SECTION = re.compile(r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?):\s*$")
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?):\s*$"
+)
 _ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
 
 

@@ -139,12 +139,16 @@ def guidance_for_failure(exc: BaseException, service: str = "The service") -> To
     if status is not None:
         return http_guidance(service, status)
     name = type(exc).__name__
-    if isinstance(exc, TimeoutError) or _is_instance(exc, "requests", "Timeout") or (
-        _is_instance(exc, "httpx", "TimeoutException")
+    if (
+        isinstance(exc, TimeoutError)
+        or _is_instance(exc, "requests", "Timeout")
+        or (_is_instance(exc, "httpx", "TimeoutException"))
     ):
         return RetryLater(f"{service} did not answer in time ({name}).")
-    if isinstance(exc, ConnectionError) or _is_instance(exc, "requests", "ConnectionError") or (
-        _is_instance(exc, "httpx", "TransportError")
+    if (
+        isinstance(exc, ConnectionError)
+        or _is_instance(exc, "requests", "ConnectionError")
+        or (_is_instance(exc, "httpx", "TransportError"))
     ):
         return RetryLater(f"Could not connect to {service} ({name}).")
     return None
@@ -157,7 +161,9 @@ def _is_instance(exc: BaseException, module: str, name: str) -> bool:
 
 
 def _http_status(exc: BaseException) -> int | None:
-    if not (_is_instance(exc, "requests", "HTTPError") or _is_instance(exc, "httpx", "HTTPStatusError")):
+    if not (
+        _is_instance(exc, "requests", "HTTPError") or _is_instance(exc, "httpx", "HTTPStatusError")
+    ):
         return None
     response: Any = getattr(exc, "response", None)
     status = getattr(response, "status_code", None)

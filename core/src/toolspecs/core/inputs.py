@@ -260,7 +260,8 @@ def _coerce_date(value: Any, ctx: Context) -> dt.date:
         except FixArguments:
             pass
     raise CoercionError(
-        f"{value!r} is not a date; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'"
+        f"{value!r} is not a date; send ISO 8601 such as '2026-11-21' "
+        "or words such as 'next Friday'"
     )
 
 

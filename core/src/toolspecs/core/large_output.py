@@ -18,7 +18,6 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.node_parser import TokenTextSplitter
 from llama_index.core.schema import BaseNode, Document
 from llama_index.core.utils import get_tokenizer
-
 from toolspecs.core.errors import FixArguments
 
 
@@ -82,7 +81,10 @@ class StoredResult:
             return index.as_retriever(similarity_top_k=top_k)
         from llama_index.retrievers.bm25 import BM25Retriever
 
-        return BM25Retriever.from_defaults(nodes=self.nodes, similarity_top_k=top_k)
+        retriever: BaseRetriever = BM25Retriever.from_defaults(
+            nodes=self.nodes, similarity_top_k=top_k
+        )
+        return retriever
 
 
 class ResultStore:

@@ -15,7 +15,6 @@ from typing import Any, ClassVar
 
 from llama_index.core.bridge.pydantic import BaseModel, create_model
 from llama_index.core.tools.types import ToolMetadata
-
 from toolspecs.core import docstrings, inputs
 
 OPENAI_DESCRIPTION_LIMIT = 1024
@@ -27,7 +26,7 @@ class ToolArguments(BaseModel):
     toolspecs_schema: ClassVar[dict[str, Any]] = {}
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:  # type: ignore[override]
+    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
         """The composed schema: no pydantic titles, only what the agent needs."""
         return copy.deepcopy(cls.toolspecs_schema)
 

@@ -28,7 +28,6 @@ from llama_index.core.schema import BaseNode
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
-
 from toolspecs.core import clock, inputs, large_output, schema
 from toolspecs.core.errors import AskUser, FixArguments, ToolGuidance, guidance_for_failure
 
@@ -104,7 +103,7 @@ class ToolSpec(BaseToolSpec):
     ``guidance_for`` and ``spec_timezone``.
     """
 
-    spec_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
+    spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
     timezone: str | dt.tzinfo | None = None
@@ -166,11 +165,13 @@ class ToolSpec(BaseToolSpec):
             tools.append(self._guarded_tool(name, fn, mapping.get(name)))
             if options_of(fn).large_output:
                 reader = self._make_reader(name)
-                tools.append(self._guarded_tool(reader.__name__, reader, mapping.get(reader.__name__)))
+                tools.append(
+                    self._guarded_tool(reader.__name__, reader, mapping.get(reader.__name__))
+                )
         return tools
 
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
-        """Call one tool by name exactly as an agent would, e.g. ``call_tool("arxiv_query", query="x")``.
+        """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
 
         Raises:
             KeyError: When the spec has no tool of that name.
@@ -188,7 +189,7 @@ class ToolSpec(BaseToolSpec):
             return large_output.read_passages(stored, query)
 
         reader.__name__ = f"read_{function}"
-        reader.__doc__ = f"""Search a long result of {function} and return the matching passages verbatim.
+        reader.__doc__ = f"""Search a long result of {function}; returns matching passages verbatim.
 
         Use it when {function} says its result was stored.
 
@@ -246,7 +247,7 @@ class _Guard:
         given: dict[str, Any] = {}
         if len(args) > len(names):
             problems.append(f"{len(args)} positional values given, but it takes {len(names)}")
-        given.update(zip(names, args))
+        given.update(zip(names, args, strict=False))
         required = [p.name for p in self.params if p.default is p.empty]
         for key, value in kwargs.items():
             target = self._resolve(key, names, required)
@@ -275,7 +276,8 @@ class _Guard:
                 p.name if p.default is not p.empty else f"{p.name} (required)" for p in self.params
             )
             raise FixArguments(
-                f"{self.name} was called wrongly: {'; '.join(problems)}. Its arguments are: {listed}."
+                f"{self.name} was called wrongly: {'; '.join(problems)}. "
+                f"Its arguments are: {listed}."
             )
         return prepared
 
@@ -320,7 +322,6 @@ class _Guard:
             raw_input=raw_input,
             raw_output=outcome.raw,
         )
-
 
     def _over_budget(self, raw: Any, text: str, tokens: int) -> str:
         budget = self.spec.output_budget

@@ -10,17 +10,21 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
+
+import requests
+from lxml import etree
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
 
 import arxiv
-import requests
 from arxiv import _feed
-from lxml import etree
-
-from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
+
+T = TypeVar("T")
 
 
 class _Transient(Exception):
@@ -30,7 +34,7 @@ class _Transient(Exception):
         self.retry_after = retry_after
 
 
-class ArxivClient(arxiv.Client):
+class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
     """An ``arxiv.Client`` with timeouts, a shared rate limit and useful errors.
 
     Args:
@@ -50,6 +54,7 @@ class ArxivClient(arxiv.Client):
         super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
         self.timeout = timeout
         self._lock = threading.Lock()
+        self._last_request_dt: datetime | None = None
 
     def get(self, url: str) -> requests.Response:
         """GET ``url`` within the rate limit; timeouts and connection errors are transient."""
@@ -59,9 +64,10 @@ class ArxivClient(arxiv.Client):
                 if waited < self.delay_seconds:
                     time.sleep(self.delay_seconds - waited)
             try:
-                return self._session.get(
+                response: requests.Response = self._session.get(
                     url, headers={"user-agent": _USER_AGENT}, timeout=self.timeout
                 )
+                return response
             except requests.Timeout as exc:
                 raise _Transient(f"no answer within {self.timeout:g} s") from exc
             except requests.ConnectionError as exc:
@@ -70,7 +76,7 @@ class ArxivClient(arxiv.Client):
                 self._last_request_dt = datetime.now()
 
     def get_with_retries(self, url: str) -> requests.Response:
-        """GET ``url``, retrying passing failures; raises ``ArxivUnavailable`` after the last try."""
+        """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try."""
         return self._retrying(lambda: _check_status(self.get(url)))
 
     def _parse_feed(
@@ -81,7 +87,7 @@ class ArxivClient(arxiv.Client):
 
         return self._retrying(attempt)
 
-    def _retrying(self, attempt):  # type: ignore[no-untyped-def]
+    def _retrying(self, attempt: Callable[[], T]) -> T:
         last: _Transient | None = None
         for _ in range(self.num_retries + 1):
             try:

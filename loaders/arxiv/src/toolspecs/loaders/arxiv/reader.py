@@ -11,13 +11,13 @@ import re
 from collections.abc import Sequence
 from typing import Literal
 
-import arxiv
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
-
 from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
 from toolspecs.loaders.arxiv.errors import PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
+
+import arxiv
 
 SortBy = Literal["relevance", "recent", "updated"]
 
@@ -37,7 +37,8 @@ def _squash(text: str) -> str:
 
 def short_id(result: arxiv.Result) -> str:
     """``1706.03762v7`` for ``http://arxiv.org/abs/1706.03762v7``."""
-    return result.entry_id.split("/abs/")[-1]
+    entry_id: str = result.entry_id
+    return entry_id.split("/abs/")[-1]
 
 
 def describe(result: arxiv.Result) -> str:
@@ -54,7 +55,8 @@ def describe(result: arxiv.Result) -> str:
         f"Title: {_squash(result.title)}",
         f"Authors: {authors or 'unknown'}",
         f"Published: {dates}",
-        f"arXiv id: {paper_id}" + (f" | Category: {result.primary_category}" if result.primary_category else ""),
+        f"arXiv id: {paper_id}"
+        + (f" | Category: {result.primary_category}" if result.primary_category else ""),
         f"URL: https://arxiv.org/abs/{paper_id} | PDF: {result.pdf_url or f'https://arxiv.org/pdf/{paper_id}'}",
     ]
     if result.journal_ref:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Literal
 
 from llama_index.core.schema import Document
-
 from toolspecs.core import (
     AskUser,
     FixArguments,
@@ -60,7 +59,7 @@ class ArxivToolSpec(ToolSpec):
         client: An ``ArxivClient`` to use instead of the process-wide shared one.
     """
 
-    spec_functions: ClassVar = ["arxiv_query", "arxiv_paper_text"]
+    spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
     service_name: ClassVar[str] = "arXiv"
 
     def __init__(self, max_results: int | None = 3, client: ArxivClient | None = None) -> None:
@@ -68,9 +67,17 @@ class ArxivToolSpec(ToolSpec):
         self.reader = ArxivReader(client)
 
     @tool(
-        aliases={"q": "query", "search": "query", "search_query": "query", "sort": "sort_by",
-                 "order_by": "sort_by", "limit": "max_results", "n": "max_results",
-                 "num_results": "max_results", "count": "max_results"},
+        aliases={
+            "q": "query",
+            "search": "query",
+            "search_query": "query",
+            "sort": "sort_by",
+            "order_by": "sort_by",
+            "limit": "max_results",
+            "n": "max_results",
+            "num_results": "max_results",
+            "count": "max_results",
+        },
         large_output=True,
         empty=(
             "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
@@ -129,7 +136,7 @@ class ArxivToolSpec(ToolSpec):
         return self.reader.load_full_text(clean)
 
     def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
-        """arXiv's failures as guidance for the agent."""
+        """ArXiv's failures as guidance for the agent."""
         if isinstance(exc, ArxivUnavailable):
             return RetryLater(
                 f"arXiv did not answer usefully ({exc.reason}), even after retrying.",

@@ -1,0 +1,44 @@
+from toolspecs.core.docstrings import parse
+
+
+def sample(query, sort_by, to):
+    """Search things.
+
+    Extra detail that the agent
+    should read.
+
+    Args:
+        query (str): What to search for, e.g. 'black holes'. A long description
+            that goes on to a second line
+            and a third.
+        sort_by: 'relevance' or 'recent'.
+        to (List[str]): Recipients, eg ['adam@example.com']
+
+    Returns:
+        The papers, one per
+        entry.
+
+    Examples:
+        sample("x", "recent")
+    """
+
+
+def test_parts_of_a_google_docstring():
+    doc = parse(sample.__doc__)
+    assert doc.summary == "Search things."
+    assert doc.body == "Extra detail that the agent\nshould read."
+    assert doc.args == {
+        "query": "What to search for, e.g. 'black holes'. A long description that goes on to "
+        "a second line and a third.",
+        "sort_by": "'relevance' or 'recent'.",
+        "to": "Recipients, eg ['adam@example.com']",
+    }
+    assert doc.returns == "The papers, one per entry."
+    assert doc.examples == 'sample("x", "recent")'
+
+
+def test_missing_and_one_line_docstrings():
+    assert parse(None).summary == ""
+    doc = parse("Just a summary.")
+    assert doc.summary == "Just a summary."
+    assert doc.args == {}

@@ -1,0 +1,19 @@
+import types
+
+import toolspecs.core
+import toolspecs.loaders.arxiv
+import toolspecs.specs.arxiv
+
+
+def public_names(module):
+    return {
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+
+
+def test_all_lists_exactly_what_is_public():
+    for module in (toolspecs.core, toolspecs.loaders.arxiv, toolspecs.specs.arxiv):
+        assert set(module.__all__) == public_names(module), module.__name__
+        assert module.__all__ == sorted(module.__all__)
