@@ -2,6 +2,7 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 import pytest
+
 from toolspecs.core import FixArguments, format_datetime, parse_datetime, resolve_timezone
 from toolspecs.core.clock import describe_now
 

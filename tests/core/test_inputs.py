@@ -3,6 +3,7 @@ from typing import Annotated, Literal
 from zoneinfo import ZoneInfo
 
 import pytest
+
 from toolspecs.core import Range, Synonyms
 from toolspecs.core.inputs import CoercionError, Context, coerce, json_schema
 

@@ -1,40 +1,15 @@
 import json
+from pathlib import Path
 
 import pytest
 import responses
+
 from toolspecs.core import ConfigurationError, list_specs, load_spec
 from toolspecs.core.cli import main
 from toolspecs.loaders.arxiv import ArxivClient
 from toolspecs.specs.arxiv import ArxivToolSpec
 
-FEED = """<?xml version="1.0" encoding="UTF-8"?>
-<feed xmlns="http://www.w3.org/2005/Atom" xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/"
-      xmlns:arxiv="http://arxiv.org/schemas/atom">
-  <id>https://arxiv.org/api/cHxbiOdZaP56ODnBPIenZhzg5f8</id>
-  <title>arXiv Query: search_query=all:electron&amp;id_list=&amp;start=0&amp;max_results=1</title>
-  <updated>2026-11-21T00:00:00Z</updated>
-  <opensearch:totalResults>1</opensearch:totalResults>
-  <opensearch:startIndex>0</opensearch:startIndex>
-  <opensearch:itemsPerPage>1</opensearch:itemsPerPage>
-  <entry>
-    <id>http://arxiv.org/abs/hep-ex/0307015v1</id>
-    <updated>2003-07-07T13:46:39Z</updated>
-    <published>2003-07-07T13:46:39Z</published>
-    <title>Multi-Electron Production at High Transverse Momenta in ep Collisions at
-  HERA</title>
-    <summary>  Multi-electron production is studied at high electron transverse momentum
-in positron- and electron-proton collisions using the H1 detector at HERA.
-</summary>
-    <author><name>H1 Collaboration</name></author>
-    <arxiv:journal_ref>Eur.Phys.J. C31 (2003) 17-29</arxiv:journal_ref>
-    <link href="http://arxiv.org/abs/hep-ex/0307015v1" rel="alternate" type="text/html"/>
-    <link title="pdf" href="http://arxiv.org/pdf/hep-ex/0307015v1" rel="related"
-          type="application/pdf"/>
-    <arxiv:primary_category term="hep-ex" scheme="http://arxiv.org/schemas/atom"/>
-    <category term="hep-ex" scheme="http://arxiv.org/schemas/atom"/>
-  </entry>
-</feed>
-"""
+FEED = (Path(__file__).parents[1] / "fixtures" / "arxiv" / "hep_ex_electron.xml").read_text()
 
 
 def test_registry_finds_and_builds_specs():

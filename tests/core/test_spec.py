@@ -11,6 +11,7 @@ import responses
 from llama_index.core.schema import Document
 from llama_index.core.tools import FunctionTool
 from llama_index.core.tools.tool_spec.load_and_search import LoadAndSearchToolSpec
+
 from toolspecs.core import (
     AskUser,
     FixArguments,

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from llama_index.core.tools import FunctionTool
+
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.large_output import count_tokens
 from toolspecs.core.registry import list_specs, load_spec

@@ -12,6 +12,7 @@ import os
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
+
 from toolspecs.core.errors import FixArguments
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"

@@ -18,6 +18,7 @@ from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.node_parser import TokenTextSplitter
 from llama_index.core.schema import BaseNode, Document
 from llama_index.core.utils import get_tokenizer
+
 from toolspecs.core.errors import FixArguments
 
 

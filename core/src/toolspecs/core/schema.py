@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from llama_index.core.bridge.pydantic import BaseModel, create_model
 from llama_index.core.tools.types import ToolMetadata
+
 from toolspecs.core import docstrings, inputs
 
 OPENAI_DESCRIPTION_LIMIT = 1024

@@ -28,6 +28,7 @@ from llama_index.core.schema import BaseNode
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
+
 from toolspecs.core import clock, inputs, large_output, schema
 from toolspecs.core.errors import AskUser, FixArguments, ToolGuidance, guidance_for_failure
 

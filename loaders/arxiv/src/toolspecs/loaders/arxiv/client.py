@@ -16,10 +16,10 @@ from typing import TypeVar
 
 import requests
 from lxml import etree
-from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
 
 import arxiv
 from arxiv import _feed
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"

@@ -13,11 +13,11 @@ from typing import Literal
 
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
+
+import arxiv
 from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
 from toolspecs.loaders.arxiv.errors import PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
-
-import arxiv
 
 SortBy = Literal["relevance", "recent", "updated"]
 

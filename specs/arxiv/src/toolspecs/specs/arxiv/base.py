@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Literal
 
 from llama_index.core.schema import Document
+
 from toolspecs.core import (
     AskUser,
     FixArguments,
