@@ -190,13 +190,11 @@ class ToolSpec(BaseToolSpec):
             return large_output.read_passages(stored, query)
 
         reader.__name__ = f"read_{function}"
-        reader.__doc__ = f"""Search a long result of {function}; returns matching passages verbatim.
-
-        Use it when {function} says its result was stored.
+        reader.__doc__ = f"""Search a stored long result of {function}; returns matching passages verbatim.
 
         Args:
-            query: What you are looking for, in words likely to appear in the text.
-            result_id: Which stored result to search; default the latest.
+            query: Words likely to appear in the passage you want.
+            result_id: Which stored result (default: the latest).
         """
         reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
         return reader
