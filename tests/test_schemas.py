@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+
 from toolspecs.core import list_specs, load_spec
 from toolspecs.core.schema import OPENAI_DESCRIPTION_LIMIT
 

@@ -1,0 +1,36 @@
+"""Docs are tested: the Python examples of the package pages run as written."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[1]
+BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def python_blocks(path: Path) -> list[str]:
+    return BLOCK.findall(path.read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("page", ["core/README.md"])
+def test_offline_examples_run(page):
+    blocks = python_blocks(ROOT / page)
+    assert blocks, f"{page} has no python example"
+    for code in blocks:
+        namespace: dict = {}
+        exec(compile(code, page, "exec"), namespace)
+    tools = namespace["tools"]
+    assert [t.metadata.name for t in tools] == ["find_papers", "read_find_papers", "get_date"]
+    out = tools[0].call(q="everything", order="newest")
+    assert out.is_error is True
+    assert out.content == "That query is too broad. Send a few specific keywords."
+
+
+def test_root_readme_quick_start_has_the_two_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("##", 1)[0]
+    commands = re.findall(r"^uv run \S+.*$", quick.split("```bash", 1)[1].split("```", 1)[0], re.M)
+    assert [c.split("#")[0].strip() for c in commands] == ["uv run toolspecs list", "uv run pytest"]
