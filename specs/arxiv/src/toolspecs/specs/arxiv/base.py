@@ -91,15 +91,15 @@ class ArxivToolSpec(ToolSpec):
         sort_by: SortBy = "relevance",
         max_results: Annotated[int, Range(1, MAX_RESULTS_LIMIT)] | None = None,
     ) -> list[Document]:
-        """Search arXiv for scientific papers, or look papers up by id.
+        """Search arXiv papers, or look them up by id.
 
-        Returns one entry per paper: title, authors, date, arXiv id, URL, abstract.
+        Returns per paper: title, authors, date, id, URL, abstract.
 
         Args:
-            query: Keywords, e.g. 'graph neural networks', or arXiv fields such as
-                'au:hinton AND ti:capsule'; an id or URL ('1706.03762') looks that paper up.
-            sort_by: 'relevance', 'recent' (newest first) or 'updated'.
-            max_results: How many papers, 1 to 50; default 3.
+            query: Keywords ('graph neural networks'), arXiv syntax ('au:hinton AND
+                ti:capsule'), or an arXiv id or URL ('1706.03762') to look a paper up.
+            sort_by: 'recent' lists the newest first.
+            max_results: Papers to return, 1-50 (default 3).
         """
         text = query.strip()
         if not text:
