@@ -287,15 +287,24 @@ async def test_async_calls_are_guarded_too(tools, mocked_responses):
     assert "99 is above the maximum of 10" in bad.content
 
 
-def test_load_and_search_wrapping_still_gets_the_full_documents(tools, mocked_responses):
+def test_load_and_search_wrapping_indexes_the_full_documents(tools, mocked_responses):
+    from llama_index.core.embeddings import MockEmbedding
+    from llama_index.core.indices import SummaryIndex
+
     serve(mocked_responses, long_items())
-    wrapped = LoadAndSearchToolSpec.from_defaults(tools["find_items"])
-    load_tool = wrapped.to_tool_list()[0]
+    wrapped = LoadAndSearchToolSpec.from_defaults(
+        tools["find_items"],
+        index_cls=SummaryIndex,
+        index_kwargs={"embed_model": MockEmbedding(embed_dim=8)},
+    )
+    load_tool, _read_tool = wrapped.to_tool_list()
     assert load_tool.metadata.name == "find_items"
-    # LoadAndSearchToolSpec indexes raw_output: our preview must not replace the documents.
-    out = tools["find_items"].call(query="widgets")
-    assert isinstance(out.raw_output, list)
-    assert all(isinstance(d, Document) for d in out.raw_output)
+    out = load_tool.call(query="widgets")
+    assert "Content loaded!" in out.content
+    # LlamaIndex indexes raw_output: our preview must not have replaced the 60 documents.
+    indexed = wrapped._index.docstore.docs.values()
+    assert len(indexed) == 60
+    assert any("Item 37: a red widget" in node.get_content() for node in indexed)
 
 
 def test_call_tool_helper(mocked_responses):

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -134,6 +135,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigurationError) as exc:
         print(f"toolspecs: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
+        return 0
 
 
 if __name__ == "__main__":

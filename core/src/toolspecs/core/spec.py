@@ -190,7 +190,8 @@ class ToolSpec(BaseToolSpec):
             return large_output.read_passages(stored, query)
 
         reader.__name__ = f"read_{function}"
-        reader.__doc__ = f"""Search a stored long result of {function}; returns matching passages verbatim.
+        summary = f"Search a stored long result of {function}; returns matching passages verbatim."
+        reader.__doc__ = f"""{summary}
 
         Args:
             query: Words likely to appear in the passage you want.
