@@ -7,6 +7,9 @@ def sample(query, sort_by, to):
     Extra detail that the agent
     should read.
 
+    - a list item
+    - another one
+
     Args:
         query (str): What to search for, e.g. 'black holes'. A long description
             that goes on to a second line
@@ -26,7 +29,7 @@ def sample(query, sort_by, to):
 def test_parts_of_a_google_docstring():
     doc = parse(sample.__doc__)
     assert doc.summary == "Search things."
-    assert doc.body == "Extra detail that the agent\nshould read."
+    assert doc.body == "Extra detail that the agent should read.\n- a list item\n- another one"
     assert doc.args == {
         "query": "What to search for, e.g. 'black holes'. A long description that goes on to "
         "a second line and a third.",

@@ -3,6 +3,7 @@ import types
 import toolspecs.core
 import toolspecs.loaders.arxiv
 import toolspecs.specs.arxiv
+import toolspecs.specs.wolfram_alpha
 
 
 def public_names(module):
@@ -14,6 +15,11 @@ def public_names(module):
 
 
 def test_all_lists_exactly_what_is_public():
-    for module in (toolspecs.core, toolspecs.loaders.arxiv, toolspecs.specs.arxiv):
+    for module in (
+        toolspecs.core,
+        toolspecs.loaders.arxiv,
+        toolspecs.specs.arxiv,
+        toolspecs.specs.wolfram_alpha,
+    ):
         assert set(module.__all__) == public_names(module), module.__name__
         assert module.__all__ == sorted(module.__all__)

@@ -9,9 +9,11 @@ Public API (everything else is an implementation detail):
 - :class:`Synonyms`, :class:`Range`: annotations that tune input coercion.
 - :class:`OutputBudget`, :func:`count_tokens`: the large-output policy.
 - :func:`list_specs`, :func:`load_spec`: the entry-point registry.
+- :class:`TTLCache`: a small cache for calls an agent repeats.
 - :func:`format_datetime`, :func:`parse_datetime`: time as the user lives it.
 """
 
+from toolspecs.core.cache import TTLCache
 from toolspecs.core.clock import format_datetime, parse_datetime, resolve_timezone
 from toolspecs.core.errors import (
     AskUser,
@@ -36,6 +38,7 @@ __all__ = [
     "Range",
     "RetryLater",
     "Synonyms",
+    "TTLCache",
     "ToolGuidance",
     "ToolSpec",
     "ToolspecsError",

@@ -81,10 +81,22 @@ def parse(doc: str | None) -> Docstring:
             examples.append(line[4:] if line.startswith("    ") else line)
     paragraphs = "\n".join(body_lines).strip().split("\n\n")
     parsed.summary = " ".join(paragraphs[0].split()) if paragraphs[0] else ""
-    parsed.body = "\n\n".join(p.strip() for p in paragraphs[1:] if p.strip())
+    parsed.body = "\n".join(_unwrap(p) for p in paragraphs[1:] if p.strip())
     parsed.returns = " ".join(" ".join(returns).split())
     parsed.examples = "\n".join(examples).strip()
     return parsed
+
+
+def _unwrap(paragraph: str) -> str:
+    """A paragraph on one line; list items (``- x``, ``* x``) keep their own lines."""
+    lines: list[str] = []
+    for line in paragraph.strip().splitlines():
+        stripped = line.strip()
+        if lines and not stripped.startswith(("- ", "* ")):
+            lines[-1] = f"{lines[-1]} {stripped}"
+        else:
+            lines.append(stripped)
+    return "\n".join(lines)
 
 
 def _arg_indent(text: str) -> int:

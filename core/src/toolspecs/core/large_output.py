@@ -153,13 +153,21 @@ class ResultStore:
 
 
 def preview(text: str, tokens: int) -> str:
-    """The start of ``text``, about ``tokens`` long, cut at a line or word boundary."""
+    """The start of ``text``, at most ``tokens`` long, cut at a line or word boundary."""
+    tokens = max(tokens, 1)
     limit = tokens * 4
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    boundary = max(cut.rfind("\n"), cut.rfind(" "))
-    return cut[: boundary if boundary > limit // 2 else limit].rstrip()
+    while True:
+        if len(text) <= limit:
+            cut = text
+        else:
+            cut = text[:limit]
+            boundary = max(cut.rfind("\n"), cut.rfind(" "))
+            cut = cut[: boundary if boundary > limit // 2 else limit].rstrip()
+        counted = count_tokens(cut)
+        if counted <= tokens or not cut:
+            return cut
+        # Dense text (digits, symbols, other scripts) has fewer characters per token.
+        limit = max(0, min(len(cut) - 1, int(len(cut) * tokens / counted * 0.95)))
 
 
 def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
@@ -175,8 +183,9 @@ def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
 
 def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str:
     """A result over budget from a tool without a read tool: its start and a note."""
+    start = preview(text, max(budget.max_tokens - 60, budget.max_tokens // 2))
     return (
-        f"{preview(text, budget.max_tokens)}\n[... output cut: it was {total_tokens:,} tokens, "
+        f"{start}\n[... output cut: it was {total_tokens:,} tokens, "
         f"over this tool's budget of {budget.max_tokens:,}. Ask for less, e.g. fewer results.]"
     )
 
