@@ -79,6 +79,13 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try."""
         return self._retrying(lambda: _check_status(self.get(url)))
 
+    def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
+        # Ask arXiv for the papers still wanted (3, say), not for a whole page of 100.
+        if search.max_results:
+            page_size = max(1, min(page_size, search.max_results - start))
+        url: str = super()._format_url(search, start, page_size)
+        return url
+
     def _parse_feed(
         self, url: str, first_page: bool = True, _try_index: int = 0
     ) -> _feed.ParsedFeed:
@@ -120,8 +127,8 @@ def _retry_after(response: requests.Response) -> float | None:
         return None
 
 
-def _root(content: bytes) -> etree._Element | None:
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True)
+def _root(content: bytes, recover: bool = True) -> etree._Element | None:
+    parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=recover)
     try:
         return etree.fromstring(content, parser=parser)
     except etree.XMLSyntaxError:
@@ -141,9 +148,10 @@ def _error_summary(content: bytes) -> str | None:
 
 
 def _parse(content: bytes, first_page: bool) -> _feed.ParsedFeed:
-    root = _root(content)
+    # Strict: a feed cut short (a dropped connection) is retried, not half read.
+    root = _root(content, recover=False)
     if root is None or root.tag != f"{_ATOM}feed":
-        raise _Transient("the response was not an Atom feed")
+        raise _Transient("the response was not a complete Atom feed")
     message = _error_summary(content)
     if message is not None:
         raise ArxivQueryError(message)

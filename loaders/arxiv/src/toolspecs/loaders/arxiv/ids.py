@@ -24,7 +24,9 @@ def parse_ids(text: str) -> list[str]:
     Returns:
         The ids in order, without duplicates.
     """
-    tokens = [t for t in re.split(r"[\s,;]+", text.strip()) if t]
+    # "arXiv: 1706.03762" is one id: join the prefix to it before splitting on spaces.
+    joined = re.sub(r"(?i)\barxiv:\s+", "arXiv:", text.strip())
+    tokens = [t for t in re.split(r"[\s,;]+", joined) if t]
     found: list[str] = []
     for token in tokens:
         match = _URL.search(token) or _BARE.match(token.strip("()[]<>\"'."))

@@ -16,7 +16,7 @@ from llama_index.core.schema import Document
 
 import arxiv
 from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
-from toolspecs.loaders.arxiv.errors import PaperNotFound, PaperUnreadable
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
 
 SortBy = Literal["relevance", "recent", "updated"]
@@ -148,11 +148,13 @@ class ArxivReader(BaseReader):
             PaperUnreadable: When the PDF cannot be fetched or read.
         """
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
 
         paper = self.load_paper(paper_id)
         pid = short_id(paper)
-        response = self.client.get_with_retries(paper.pdf_url or f"https://arxiv.org/pdf/{pid}")
+        try:
+            response = self.client.get_with_retries(paper.pdf_url or f"https://arxiv.org/pdf/{pid}")
+        except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
+            raise PaperUnreadable(pid, f"arXiv did not serve the PDF ({exc.message})") from exc
         content = response.content
         if not content.startswith(b"%PDF"):
             raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")
@@ -161,7 +163,9 @@ class ArxivReader(BaseReader):
         try:
             pdf = PdfReader(io.BytesIO(content))
             pages = [page.extract_text() or "" for page in pdf.pages]
-        except (PdfReadError, ValueError, KeyError) as exc:
+        except Exception as exc:
+            # A damaged file makes pypdf raise nearly anything: PdfReadError, but also
+            # TypeError, AttributeError, LimitReachedError... It is arXiv's data, not our bug.
             raise PaperUnreadable(pid, f"the PDF is damaged ({type(exc).__name__})") from exc
         if not any(p.strip() for p in pages):
             raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")

@@ -1,0 +1,152 @@
+"""arXiv failing: retried where a retry can help, then guidance; never an exception."""
+
+from __future__ import annotations
+
+import pytest
+import requests
+import responses
+from arxiv_fakes import API_ANY, assert_guidance, feed, sent
+
+from toolspecs.core import FixArguments, RetryLater
+from toolspecs.loaders.arxiv import ArxivClient
+from toolspecs.specs.arxiv import ArxivToolSpec
+
+TITLE = "Title: Attention Is All You Need"
+
+
+def search(spec, **kwargs):
+    return spec.call_tool("arxiv_query", **{"query": "attention", **kwargs})
+
+
+def test_429_then_200_is_retried_and_succeeds(spec, api):
+    api.add(responses.GET, API_ANY, status=429, body="Rate exceeded.")
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    output = search(spec)
+    assert output.is_error is False
+    assert TITLE in output.content
+    assert len(api.calls) == 2
+    assert sent(api.calls[0]) == sent(api.calls[1])  # the same request again
+
+
+@pytest.mark.parametrize("num_retries", [0, 2, 3])
+def test_503_on_every_try_ends_in_retry_later_guidance(api, num_retries):
+    spec = ArxivToolSpec(client=ArxivClient(delay_seconds=0, num_retries=num_retries, timeout=5))
+    api.add(responses.GET, API_ANY, status=503, body="Service Unavailable")
+    output = search(spec)
+    assert_guidance(
+        output,
+        "arXiv did not answer usefully (HTTP 503), even after retrying.",
+        "try the same call again",
+        kind=RetryLater,
+    )
+    assert len(api.calls) == num_retries + 1
+
+
+def test_a_short_retry_after_is_waited_for(spec, api, no_sleep):
+    api.add(responses.GET, API_ANY, status=429, headers={"Retry-After": "2"})
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    output = search(spec)
+    assert output.is_error is False
+    assert TITLE in output.content
+    assert no_sleep == [2.0]
+    assert len(api.calls) == 2
+
+
+def test_a_long_retry_after_is_passed_on_to_the_agent_without_hammering(spec, api, no_sleep):
+    api.add(responses.GET, API_ANY, status=429, headers={"Retry-After": "120"})
+    output = search(spec)
+    assert_guidance(
+        output, "HTTP 429", "Wait 120 seconds and try the same call again.", kind=RetryLater
+    )
+    assert output.exception.retry_after == 120
+    assert len(api.calls) == 1  # arXiv said two minutes: no retry now
+    assert no_sleep == []
+
+
+@pytest.mark.parametrize(
+    ("error", "reason"),
+    [
+        (
+            requests.exceptions.ReadTimeout("Read timed out. (read timeout=5)"),
+            "no answer within 5 s",
+        ),
+        (requests.exceptions.ConnectTimeout("Connect timed out"), "no answer within 5 s"),
+        (requests.exceptions.ConnectionError("Connection reset by peer"), "could not connect"),
+    ],
+)
+def test_timeouts_and_connection_errors_become_guidance(spec, api, error, reason):
+    api.add(responses.GET, API_ANY, body=error)
+    output = search(spec)
+    assert_guidance(output, reason, "try the same call again", kind=RetryLater)
+    assert len(api.calls) == 3
+
+
+def test_a_timeout_then_an_answer_succeeds(spec, api):
+    api.add(responses.GET, API_ANY, body=requests.exceptions.ReadTimeout("Read timed out."))
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    output = search(spec)
+    assert output.is_error is False
+    assert TITLE in output.content
+
+
+@pytest.mark.parametrize("name", ["malformed.xml", "maintenance.html"])
+def test_a_malformed_answer_is_retried_then_guidance(spec, api, name):
+    api.add(responses.GET, API_ANY, body=feed(name))
+    output = search(spec)
+    assert_guidance(output, "the response was not a complete Atom feed", "try the same call again")
+    assert len(api.calls) == 3
+
+
+def test_a_feed_cut_short_is_never_half_read(spec, api):
+    """A truncated feed must not give a half entry ("Authors: unknown", abstract cut)."""
+    api.add(responses.GET, API_ANY, body=feed("malformed.xml"))
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    output = search(spec)
+    assert output.is_error is False
+    assert "Authors: unknown" not in output.content
+    assert output.content.count("Title: ") == 3
+    assert "Authors: Minh-Thang Luong, Hieu Pham, Christopher D. Manning" in output.content
+    assert len(api.calls) == 2
+
+
+def test_an_empty_200_body_is_retried(spec, api):
+    api.add(responses.GET, API_ANY, body="")
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    assert search(spec).is_error is False
+    assert len(api.calls) == 2
+
+
+def test_a_rejected_query_is_not_retried_and_quotes_arxiv(spec, api):
+    api.add(responses.GET, API_ANY, status=400, body=feed("error_bad_id.xml"))
+    output = spec.call_tool("arxiv_query", query="1234.12345")
+    assert_guidance(
+        output,
+        "arXiv rejected the request: incorrect id format for 1234.12345.",
+        "a valid id such as '1706.03762'",
+        kind=FixArguments,
+    )
+    assert len(api.calls) == 1
+
+
+def test_a_400_without_an_error_feed_names_the_status(spec, api):
+    api.add(responses.GET, API_ANY, status=400, body="Bad Request")
+    output = search(spec)
+    assert_guidance(output, "arXiv rejected the request: HTTP 400", "Use plain keywords")
+    assert len(api.calls) == 1
+
+
+def test_the_client_keeps_arxivs_pace_between_requests(api, no_sleep):
+    spec = ArxivToolSpec(client=ArxivClient(delay_seconds=3, num_retries=0, timeout=5))
+    api.add(responses.GET, API_ANY, body=feed("search_attention.xml"))
+    assert search(spec).is_error is False
+    assert no_sleep == []  # the first request goes at once
+    assert search(spec).is_error is False
+    assert len(no_sleep) == 1
+    assert 2.5 < no_sleep[0] <= 3
+
+
+async def test_failures_are_guidance_in_async_calls_too(spec, api):
+    api.add(responses.GET, API_ANY, status=503)
+    tool = next(t for t in spec.to_tool_list() if t.metadata.name == "arxiv_query")
+    output = await tool.acall(query="attention")
+    assert_guidance(output, "HTTP 503", "try the same call again", kind=RetryLater)
