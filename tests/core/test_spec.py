@@ -312,3 +312,12 @@ def test_call_tool_helper(mocked_responses):
     assert ItemsSpec().call_tool("find_items", query="fruit").content == "apple"
     with pytest.raises(KeyError):
         ItemsSpec().call_tool("nope")
+
+
+def test_direct_python_calls_are_coerced_too():
+    spec = ItemsSpec()
+    assert spec.book("2026-11-21 16:00", notify="yes") == (
+        "Booked 2026-11-21T16:00:00-05:00 notify=True"
+    )
+    with pytest.raises(FixArguments, match="book: when: 'whenever'"):
+        spec.book(when="whenever")

@@ -21,7 +21,7 @@ import datetime as dt
 import json
 import re
 import types
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -54,10 +54,23 @@ class Range:
 
 @dataclass
 class Context:
-    """What coercion needs to know beyond the value: the spec's timezone and its "now"."""
+    """What coercion needs to know beyond the value: the spec's timezone and its "now".
 
-    tz: dt.tzinfo = field(default_factory=clock.resolve_timezone)
+    Args:
+        zone: The timezone, or a function that gives it; it is asked only when a
+            date or time needs it (a calendar's zone may cost an API call).
+        now: What "now" is for relative times; default the real now.
+    """
+
+    zone: dt.tzinfo | Callable[[], dt.tzinfo] = field(default_factory=clock.resolve_timezone)
     now: dt.datetime | None = None
+
+    @property
+    def tz(self) -> dt.tzinfo:
+        """The timezone naive and relative times are read in."""
+        if callable(self.zone) and not isinstance(self.zone, dt.tzinfo):
+            self.zone = self.zone()
+        return self.zone
 
 
 _TRUE = {"true", "yes", "y", "1", "on", "t"}

@@ -16,6 +16,8 @@ an unexpected exception propagates; otherwise the agent is told the tool failed.
 from __future__ import annotations
 
 import datetime as dt
+import functools
+import inspect
 import logging
 import os
 import re
@@ -66,13 +68,33 @@ def tool(
             callers still get the empty value.
 
     Returns:
-        A decorator that leaves the function unchanged but for the options.
+        A decorator. Called directly from Python, the function coerces its arguments
+        as the tool does (``spec.create_event(start_datetime="2026-11-21T16:00")``
+        gets a datetime), and raises ``FixArguments`` for values it cannot read.
     """
     options = ToolOptions(aliases=dict(aliases or {}), large_output=large_output, empty=empty)
 
     def mark(fn: F) -> F:
-        fn.__toolspecs_options__ = options  # type: ignore[attr-defined]
-        return fn
+        signature = inspect.signature(fn)
+        found: dict[str, Any] = {}
+
+        @functools.wraps(fn)
+        def coercing(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
+            if not found:
+                found.update(schema.hints(fn))
+            bound = signature.bind(self, *args, **kwargs)
+            ctx = inputs.Context(zone=self.spec_timezone)
+            for name, value in list(bound.arguments.items())[1:]:
+                if value is None or name not in found:
+                    continue
+                try:
+                    bound.arguments[name] = inputs.coerce(value, found[name], ctx)
+                except inputs.CoercionError as exc:
+                    raise FixArguments(f"{fn.__name__}: {name}: {exc}.") from None
+            return fn(*bound.args, **bound.kwargs)
+
+        coercing.__toolspecs_options__ = options  # type: ignore[attr-defined]
+        return coercing  # type: ignore[return-value]
 
     return mark
 
@@ -257,7 +279,7 @@ class _Guard:
                 problems.append(f"{target!r} given twice (as {key!r})")
             else:
                 given[target] = value
-        ctx = inputs.Context(tz=self.spec.spec_timezone())
+        ctx = inputs.Context(zone=self.spec.spec_timezone)
         prepared: dict[str, Any] = {}
         for param in self.params:
             value = given.get(param.name)

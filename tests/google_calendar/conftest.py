@@ -1,0 +1,38 @@
+import time
+
+import pytest
+from google_fakes import FakeCalendar
+
+from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+
+@pytest.fixture(autouse=True)
+def server_in_utc(monkeypatch):
+    """The process runs in UTC; the calendar lives in New York."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.fixture(autouse=True)
+def no_backoff_sleep(monkeypatch):
+    slept: list[float] = []
+    monkeypatch.setattr("googleapiclient.http.time.sleep", slept.append)
+    return slept
+
+
+@pytest.fixture
+def google():
+    return FakeCalendar()
+
+
+@pytest.fixture
+def spec(google):
+    return GoogleCalendarToolSpec(http=google)
+
+
+@pytest.fixture
+def tools(spec):
+    return {t.metadata.name: t for t in spec.to_tool_list()}
