@@ -1,0 +1,139 @@
+"""GoogleAuth: the LlamaHub keywords, token files per scope set written 0600, no stray keys."""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+from toolspecs.core import AskUser
+from toolspecs.loaders.google import GoogleAuth, scope_label
+
+CAL = ["https://www.googleapis.com/auth/calendar"]
+GMAIL = ["https://www.googleapis.com/auth/gmail.compose"]
+
+
+def user_token(expired: bool) -> dict:
+    return {
+        "token": "access", "refresh_token": "refresh", "client_id": "cid",
+        "client_secret": "secret", "token_uri": "https://oauth2.googleapis.com/token",
+        "expiry": "2020-01-01T00:00:00Z" if expired else "2999-01-01T00:00:00Z",
+        "scopes": CAL,
+    }  # fmt: skip
+
+
+def service_account_info() -> dict:
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    return {
+        "type": "service_account", "project_id": "p", "private_key_id": "k1",
+        "private_key": pem, "client_email": "bot@p.iam.gserviceaccount.com",
+        "client_id": "1", "token_uri": "https://oauth2.googleapis.com/token",
+    }  # fmt: skip
+
+
+def test_each_scope_set_has_its_own_token_file():
+    assert GoogleAuth(scopes=CAL).token_path == "token.calendar.json"
+    assert GoogleAuth(scopes=GMAIL).token_path == "token.gmail.json"
+    assert scope_label(CAL + GMAIL) == "calendar+gmail"
+
+
+def test_expired_tokens_refresh_and_are_written_owner_only(tmp_path, monkeypatch):
+    path = tmp_path / "token.calendar.json"
+    path.write_text(json.dumps(user_token(expired=True)))
+    path.chmod(0o644)
+
+    def refresh(self, request):
+        self.token = "fresh"
+        self.expiry = None
+
+    monkeypatch.setattr("google.oauth2.credentials.Credentials.refresh", refresh)
+    creds = GoogleAuth(scopes=CAL, token_path=str(path)).credentials()
+    assert creds.token == "fresh"
+    assert json.loads(path.read_text())["token"] == "fresh"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_is_cloud_writes_no_token(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(
+        "google.oauth2.credentials.Credentials.refresh",
+        lambda self, request: setattr(self, "expiry", None),
+    )
+    GoogleAuth(
+        scopes=CAL, authorized_user_info=user_token(expired=True), is_cloud=True
+    ).credentials()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_valid_token_is_used_as_it_is(tmp_path):
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(user_token(expired=False)))
+    assert GoogleAuth(scopes=CAL, token_path=str(path)).credentials().token == "access"
+
+
+def test_ready_creds_win():
+    marker = object()
+    assert GoogleAuth(scopes=CAL, creds=marker).credentials() is marker
+
+
+def test_service_account_acts_for_a_subject():
+    creds = GoogleAuth(
+        scopes=CAL, service_account_key=service_account_info(), subject="ada@example.com"
+    ).credentials()
+    assert creds.service_account_email == "bot@p.iam.gserviceaccount.com"
+    assert creds._subject == "ada@example.com"
+
+
+def test_a_stray_key_file_is_not_picked_up(tmp_path, monkeypatch, caplog):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "service_account_key.json").write_text(json.dumps(service_account_info()))
+    with pytest.raises(AskUser, match="no OAuth client file"):
+        GoogleAuth(scopes=CAL).credentials()
+    assert "ignoring service_account_key.json" in caplog.text
+
+
+def test_a_named_key_file_is_used(tmp_path):
+    key = tmp_path / "sa.json"
+    key.write_text(json.dumps(service_account_info()))
+    creds = GoogleAuth(scopes=CAL, service_account_key_path=str(key)).credentials()
+    assert creds.service_account_email == "bot@p.iam.gserviceaccount.com"
+
+
+def test_console_flow_reads_back_the_redirect(tmp_path, monkeypatch, capsys):
+    client = tmp_path / "credentials.json"
+    client.write_text(json.dumps({"installed": {
+        "client_id": "cid.apps.googleusercontent.com", "client_secret": "s",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": "https://oauth2.googleapis.com/token",
+        "redirect_uris": ["http://localhost"],
+    }}))  # fmt: skip
+    seen = {}
+
+    def fetch_token(self, **kwargs):
+        seen.update(kwargs)
+        self.oauth2session.token = {
+            "access_token": "a",
+            "refresh_token": "r",
+            "expires_at": 4102444800,
+        }
+
+    monkeypatch.setattr("google_auth_oauthlib.flow.Flow.fetch_token", fetch_token)
+    auth = GoogleAuth(
+        scopes=CAL,
+        credentials_path=str(client),
+        token_path=str(tmp_path / "tok.json"),
+        auth_flow="console",
+        prompt=lambda _: "http://localhost:8080/?state=x&code=abc&scope=calendar",
+    )
+    auth.credentials()
+    assert "accounts.google.com/o/oauth2/auth" in capsys.readouterr().out
+    assert seen["authorization_response"].startswith("https://localhost:8080/?state=x&code=abc")
+    assert stat.S_IMODE((tmp_path / "tok.json").stat().st_mode) == 0o600
