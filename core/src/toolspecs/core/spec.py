@@ -239,7 +239,10 @@ class _Guard:
     def __init__(self, spec: ToolSpec, name: str, fn: Callable[..., Any]) -> None:
         self.spec = spec
         self.name = name
-        self.fn = fn
+        # Call the undecorated function: the arguments are coerced here already, so the
+        # coercion @tool adds for direct Python calls would only do it a second time.
+        raw = getattr(getattr(fn, "__func__", None), "__wrapped__", None)
+        self.fn = raw.__get__(spec) if raw is not None else fn
         self.options = options_of(fn)
         self.params = schema.parameters(fn)
         self.hints = schema.hints(fn)
