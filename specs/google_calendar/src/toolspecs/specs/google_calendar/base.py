@@ -16,7 +16,7 @@ from toolspecs.core import (
     resolve_timezone,
     tool,
 )
-from toolspecs.core.clock import describe_now
+from toolspecs.core.clock import describe_now, timezone_name
 from toolspecs.loaders.google import (
     CALENDAR_SCOPES,
     GoogleAuth,
@@ -24,6 +24,7 @@ from toolspecs.loaders.google import (
     execute,
     google_guidance,
 )
+from toolspecs.loaders.google.calendar import describe_span, parse_event_time
 from toolspecs.specs.google_calendar.people import parse_addresses
 from toolspecs.specs.google_calendar.recurrence import to_rrule
 
@@ -357,7 +358,7 @@ class GoogleCalendarToolSpec(ToolSpec):
         body = {
             "timeMin": start.isoformat(),
             "timeMax": end.isoformat(),
-            "timeZone": _zone_name(tz),
+            "timeZone": timezone_name(tz),
             "items": [{"id": c} for c in calendars],
         }
         answer = execute(self.service.freebusy().query(body=body))
@@ -389,12 +390,6 @@ class GoogleCalendarToolSpec(ToolSpec):
 
 
 # -- helpers ---------------------------------------------------------------------
-
-
-def _zone_name(tz: dt.tzinfo) -> str:
-    from toolspecs.core.clock import timezone_name
-
-    return timezone_name(tz)
 
 
 def _span(
@@ -434,7 +429,7 @@ def _times(start: dt.datetime, end: dt.datetime, tz: dt.tzinfo, all_day: bool) -
     if all_day:
         last = max(end.date(), start.date() + dt.timedelta(days=1))
         return {"start": {"date": start.date().isoformat()}, "end": {"date": last.isoformat()}}
-    zone = _zone_name(tz)
+    zone = timezone_name(tz)
     return {
         "start": {"dateTime": start.isoformat(), "timeZone": zone},
         "end": {"dateTime": end.isoformat(), "timeZone": zone},
@@ -481,8 +476,6 @@ def _free_windows(
 
 
 def _mutation(verb: str, event: dict[str, Any], tz: dt.tzinfo, note: str) -> str:
-    from toolspecs.loaders.google.calendar import describe_span, parse_event_time
-
     span = describe_span(parse_event_time(event["start"], tz), parse_event_time(event["end"], tz))
     link = f" Link: {event['htmlLink']}." if event.get("htmlLink") else ""
     title = event.get("summary") or "(no title)"
