@@ -51,3 +51,10 @@ def test_parse_datetime_around_dst_in_the_spec_timezone():
 def test_unreadable_time_is_guidance():
     with pytest.raises(FixArguments, match="tomorrow 4pm"):
         parse_datetime("whenever you like", ZoneInfo("UTC"))
+
+
+def test_a_bare_offset_is_shown_once():
+    moment = dt.datetime(2026, 11, 21, 9, 14, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
+    assert format_datetime(moment) == "Saturday 2026-11-21 09:14 -05:00"
+    utc = moment.astimezone(dt.timezone.utc)
+    assert format_datetime(utc) == "Saturday 2026-11-21 14:14 +00:00 (UTC)"

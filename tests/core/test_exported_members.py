@@ -3,7 +3,9 @@ import types
 import toolspecs.core
 import toolspecs.loaders.arxiv
 import toolspecs.loaders.google
+import toolspecs.loaders.google.testing
 import toolspecs.specs.arxiv
+import toolspecs.specs.gmail
 import toolspecs.specs.google_calendar
 import toolspecs.specs.wolfram_alpha
 
@@ -24,5 +26,7 @@ def test_all_lists_exactly_what_is_public():
         toolspecs.specs.wolfram_alpha,
         toolspecs.loaders.google,
         toolspecs.specs.google_calendar,
+        toolspecs.loaders.google.testing,
+        toolspecs.specs.gmail,
     ):
         assert set(module.__all__) == public_names(module), module.__name__

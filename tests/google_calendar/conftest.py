@@ -1,8 +1,8 @@
 import time
 
 import pytest
-from google_fakes import FakeCalendar
 
+from toolspecs.loaders.google.testing import FakeCalendar
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
 

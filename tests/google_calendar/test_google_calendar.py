@@ -10,9 +10,9 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from google.auth.exceptions import RefreshError
-from google_fakes import FakeCalendar, timed_event
 
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
+from toolspecs.loaders.google.testing import FakeCalendar, timed_event
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
 NY = ZoneInfo("America/New_York")

@@ -83,7 +83,9 @@ def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
     elif tz is not None:
         moment = moment.astimezone(tz)
     zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
-    return f"{moment:%A %Y-%m-%d %H:%M} {format_offset(moment)} ({zone})"
+    shown = f"{moment:%A %Y-%m-%d %H:%M} {format_offset(moment)}"
+    # A bare offset (an email's Date header) has no zone name worth repeating.
+    return shown if zone.startswith(("UTC+", "UTC-")) else f"{shown} ({zone})"
 
 
 def format_date(day: dt.date) -> str:

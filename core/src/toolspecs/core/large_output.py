@@ -190,8 +190,8 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
     )
 
 
-def read_passages(stored: StoredResult, query: str) -> str:
-    """The text a ``read_<function>`` call returns."""
+def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
+    """The text a ``read_<function>`` call returns; ``label`` marks each passage (e.g. quoted)."""
     hits = stored.search(query)
     total = len(stored.nodes)
     if not hits:
@@ -203,5 +203,5 @@ def read_passages(stored: StoredResult, query: str) -> str:
         f"Passages of result {stored.result_id} ({stored.function}) that best match {query!r}:"
     ]
     for position, passage in hits:
-        parts.append(f"[passage {position + 1} of {total}]\n{passage}")
+        parts.append(f"[passage {position + 1} of {total}{label}]\n{passage}")
     return "\n\n".join(parts)

@@ -129,6 +129,9 @@ class ToolSpec(BaseToolSpec):
     spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
+    # Marks every passage a read_<function> tool returns, for specs whose results quote
+    # third parties (mail): the fences of the full text do not survive cutting it up.
+    passage_label: ClassVar[str] = ""
     timezone: str | dt.tzinfo | None = None
 
     @property
@@ -209,7 +212,7 @@ class ToolSpec(BaseToolSpec):
             stored = self.results.get(function, result_id)
             if not query.strip():
                 raise FixArguments("The query is empty.", "Send the words you are looking for.")
-            return large_output.read_passages(stored, query)
+            return large_output.read_passages(stored, query, self.passage_label)
 
         reader.__name__ = f"read_{function}"
         summary = f"Search a stored long result of {function}; returns matching passages verbatim."

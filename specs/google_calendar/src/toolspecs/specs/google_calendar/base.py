@@ -25,7 +25,7 @@ from toolspecs.loaders.google import (
     google_guidance,
 )
 from toolspecs.loaders.google.calendar import describe_span, parse_event_time
-from toolspecs.specs.google_calendar.people import parse_addresses
+from toolspecs.loaders.google.people import parse_addresses
 from toolspecs.specs.google_calendar.recurrence import to_rrule
 
 SCOPES = CALENDAR_SCOPES

@@ -1,4 +1,7 @@
-"""Email addresses as agents send them: a list, one string, commas, or 'Name <email>'."""
+"""Email addresses as agents send them: a list, one string, commas, or 'Name <email>'.
+
+Shared by the Google specs: Calendar attendees and Gmail recipients.
+"""
 
 from __future__ import annotations
 

@@ -1,0 +1,42 @@
+"""Fake Google services for offline tests and demos: pass one as ``http=`` to a spec.
+
+``FakeCalendar`` and ``FakeGmail`` answer googleapiclient's requests from memory, record
+them, fail on demand and check request bodies against Google's bundled discovery
+documents. Use them to test your own agents without a Google account::
+
+    from toolspecs.loaders.google.testing import FakeCalendar
+    from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+    spec = GoogleCalendarToolSpec(http=FakeCalendar())
+"""
+
+from toolspecs.loaders.google.testing.calendar import FakeCalendar, timed_event
+from toolspecs.loaders.google.testing.gmail import (
+    FIXTURES,
+    FakeGmail,
+    fixture,
+    long_message,
+    sample_mailbox,
+)
+from toolspecs.loaders.google.testing.http import (
+    FakeGoogleHttp,
+    Request,
+    SchemaError,
+    check_schema,
+    discovery,
+)
+
+__all__ = [
+    "FIXTURES",
+    "FakeCalendar",
+    "FakeGmail",
+    "FakeGoogleHttp",
+    "Request",
+    "SchemaError",
+    "check_schema",
+    "discovery",
+    "fixture",
+    "long_message",
+    "sample_mailbox",
+    "timed_event",
+]

@@ -1,0 +1,317 @@
+"""A fake Gmail: messages and drafts in memory, served as the Gmail v1 API serves them.
+
+It serves ``messages.list/get`` (``raw``, ``metadata``, ``minimal``) and
+``drafts.create/list/get/update/send/delete``. Like Gmail, it keeps a draft in a thread
+only when the draft names the thread, replies to one of its messages (``In-Reply-To`` or
+``References``) and keeps its subject; it refuses to send a draft without recipients.
+Request bodies are checked against the bundled ``gmail.v1`` discovery document, and the
+raw MIME of every draft is parsed back, so tests can assert on what would be sent::
+
+    gmail = sample_mailbox()
+    spec = GmailToolSpec(http=gmail)
+    spec.create_draft(to="ada@example.com", subject="Hi", message="Hello")
+    gmail.last_draft_mime()["To"]  # 'ada@example.com'
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from email.utils import parsedate_to_datetime
+from importlib import resources
+from typing import Any
+
+from toolspecs.loaders.google.mail import parse_bytes
+from toolspecs.loaders.google.testing.http import FakeGoogleHttp, Reply
+
+FIXTURES = (
+    "plain",
+    "html_only",
+    "alternative",
+    "latin1",
+    "rfc2047",
+    "attachments",
+    "thread_1",
+    "thread_2",
+    "injection",
+)
+_FIRST_ID = 0x18F3A2C4D5E60000
+
+
+def fixture(name: str) -> bytes:
+    """The raw RFC 822 bytes of a shipped sample mail (one of ``FIXTURES``)."""
+    folder = resources.files("toolspecs.loaders.google.testing") / "mail"
+    return (folder / f"{name}.eml").read_bytes()
+
+
+def long_message(index: int, words: int = 3000) -> bytes:
+    """A long plain-text mail (a report of ``words`` words) for budget tests."""
+    mail = EmailMessage()
+    mail["From"] = f"Reporter {index} <reporter{index}@example.com>"
+    mail["To"] = "grace@example.org"
+    mail["Subject"] = f"Weekly report {index}"
+    mail["Date"] = f"Mon, {1 + index % 28:02d} Jun 2026 09:{index % 60:02d}:00 -0400"
+    mail["Message-ID"] = f"<report-{index}@example.com>"
+    sentence = f"Report {index}: the engine ran {index * 7} cycles without a fault. "
+    mail.set_content((sentence * (words // 10 + 1))[: words * 6])
+    return mail.as_bytes()
+
+
+def sample_mailbox(long_messages: int = 0) -> FakeGmail:
+    """A fake Gmail holding every shipped sample mail, plus ``long_messages`` long ones."""
+    gmail = FakeGmail()
+    for index in range(long_messages):
+        gmail.add_message(long_message(index))
+    for name in FIXTURES:
+        gmail.add_message(fixture(name), labels=["INBOX", "UNREAD"])
+    return gmail
+
+
+def _encode(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).decode("ascii")
+
+
+def _subject_key(subject: str) -> str:
+    return re.sub(r"^((re|fwd?|aw)\s*:\s*)+", "", subject.strip(), flags=re.I).lower()
+
+
+class FakeGmail(FakeGoogleHttp):
+    """Gmail in memory: ``messages`` by id (with ``source`` bytes), ``drafts`` by id."""
+
+    prefix = "/gmail/v1"
+    api = "gmail.v1"
+
+    def __init__(self, address: str = "grace@example.org") -> None:
+        super().__init__()
+        self.address = address
+        self.messages: dict[str, dict[str, Any]] = {}
+        self.drafts: dict[str, str] = {}  # draft id -> message id
+        self.sent: list[str] = []
+        self._next = _FIRST_ID
+        self._last_draft_message = ""
+
+    # -- the mailbox -----------------------------------------------------------------
+
+    def _new_id(self) -> str:
+        self._next += 0x1F3
+        return f"{self._next:x}"
+
+    def add_message(
+        self, source: bytes, labels: list[str] | None = None, thread_id: str | None = None
+    ) -> dict[str, Any]:
+        """Store a message (threaded by its reply headers) and return its resource."""
+        mail = parse_bytes(source)
+        message_id = self._new_id()
+        try:
+            moment = parsedate_to_datetime(mail.header("date"))
+            internal = int(moment.timestamp() * 1000)
+        except (TypeError, ValueError, IndexError):
+            internal = 1_790_000_000_000
+        body = mail.body
+        resource = {
+            "id": message_id,
+            "threadId": thread_id or self._thread_of(mail) or message_id,
+            "labelIds": list(labels if labels is not None else ["INBOX"]),
+            "snippet": html.escape(" ".join(body.split())[:140]),
+            "sizeEstimate": len(source),
+            "historyId": str(int(message_id, 16) % 10_000_000),
+            "internalDate": str(internal),
+            "source": source,
+        }
+        self.messages[message_id] = resource
+        return resource
+
+    def _thread_of(self, mail: Any) -> str | None:
+        refs = f"{mail.header('in-reply-to')} {mail.header('references')}".split()
+        for resource in self.messages.values():
+            if parse_bytes(resource["source"]).header("message-id") in refs:
+                return str(resource["threadId"])
+        return None
+
+    def mime(self, message_id: str) -> EmailMessage:
+        """A stored message parsed back with the standard library."""
+        parsed = message_from_bytes(self.messages[message_id]["source"], policy=policy.default)
+        assert isinstance(parsed, EmailMessage)
+        return parsed
+
+    def draft_mime(self, draft_id: str) -> EmailMessage:
+        """The MIME of a draft, parsed back."""
+        return self.mime(self.drafts[draft_id])
+
+    def last_draft_mime(self) -> EmailMessage:
+        """The MIME of the draft created or updated last."""
+        return self.mime(self._last_draft_message)
+
+    # -- the API ---------------------------------------------------------------------
+
+    def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
+        """Answer a Gmail request."""
+        parts = path.strip("/").split("/")
+        if parts[:2] != ["users", "me"] or len(parts) < 3:
+            return self.error(404, "notFound", "Requested entity was not found.")
+        rest = parts[2:]
+        if rest[0] == "messages":
+            if len(rest) == 1 and method == "GET":
+                return self._list(query)
+            if len(rest) == 2 and method == "GET":
+                return self._get(rest[1], query)
+        if rest[0] == "drafts":
+            return self._drafts(method, rest[1:], query, body)
+        return self.error(404, "notFound", "Requested entity was not found.")
+
+    def _list(self, query: dict[str, list[str]]) -> Reply:
+        q = query.get("q", [""])[0]
+        found = [m for m in self._newest_first() if "DRAFT" not in m["labelIds"]]
+        found = [m for m in found if self._matches(m, q)]
+        start = int(query.get("pageToken", ["0"])[0])
+        size = int(query.get("maxResults", ["100"])[0])
+        page = found[start : start + size]
+        answer: dict[str, Any] = {
+            "messages": [{"id": m["id"], "threadId": m["threadId"]} for m in page],
+            "resultSizeEstimate": len(found),
+        }
+        if start + size < len(found):
+            answer["nextPageToken"] = str(start + size)
+        if not page:
+            del answer["messages"]  # as Gmail does
+        return self.reply(200, answer)
+
+    def _newest_first(self) -> list[dict[str, Any]]:
+        return sorted(self.messages.values(), key=lambda m: -int(m["internalDate"]))
+
+    def _matches(self, resource: dict[str, Any], q: str) -> bool:
+        mail = parse_bytes(resource["source"])
+        text = " ".join([*mail.headers.values(), mail.body]).lower()
+        for term in q.lower().split():
+            key, _, value = term.partition(":")
+            if not value:
+                if term not in text:
+                    return False
+            elif key in {"from", "to", "cc", "subject"}:
+                if value not in mail.header(key).lower():
+                    return False
+            elif key == "is" and value == "unread":
+                if "UNREAD" not in resource["labelIds"]:
+                    return False
+            elif key in {"after", "before"}:
+                if not re.fullmatch(r"\d{4}/\d{1,2}/\d{1,2}", value):
+                    continue  # Gmail ignores what it cannot read as a date
+                day = "{:04d}{:02d}{:02d}".format(*map(int, value.split("/")))
+                sent = mail.date()
+                sent_day = sent.strftime("%Y%m%d") if sent else "0"
+                if (key == "after" and sent_day < day) or (key == "before" and sent_day >= day):
+                    return False
+            elif term not in text:
+                return False
+        return True
+
+    def _get(self, message_id: str, query: dict[str, list[str]]) -> Reply:
+        if message_id not in self.messages:
+            return self.error(404, "notFound", "Requested entity was not found.")
+        return self.reply(200, self._resource(message_id, query))
+
+    def _resource(self, message_id: str, query: dict[str, list[str]]) -> dict[str, Any]:
+        stored = self.messages[message_id]
+        resource = {k: v for k, v in stored.items() if k != "source"}
+        fmt = query.get("format", ["full"])[0]
+        if fmt == "raw":
+            resource["raw"] = _encode(stored["source"])
+        elif fmt == "metadata":
+            wanted = {h.lower() for h in query.get("metadataHeaders", [])}
+            parsed = message_from_bytes(stored["source"])  # raw header values, as Gmail gives
+            headers = [
+                {"name": name, "value": str(value)}
+                for name, value in parsed.items()
+                if not wanted or name.lower() in wanted
+            ]
+            resource["payload"] = {"mimeType": parsed.get_content_type(), "headers": headers}
+        elif fmt != "minimal":
+            raise AssertionError(f"the fake Gmail serves format raw, metadata or minimal: {fmt}")
+        return resource
+
+    # -- drafts ----------------------------------------------------------------------
+
+    def _drafts(
+        self, method: str, rest: list[str], query: dict[str, list[str]], body: Any
+    ) -> Reply:
+        if not rest and method == "POST":
+            return self._save_draft(None, body)
+        if not rest and method == "GET":
+            size = int(query.get("maxResults", ["100"])[0])
+            listed = [
+                {"id": draft_id, "message": {"id": mid, "threadId": self.messages[mid]["threadId"]}}
+                for draft_id, mid in reversed(self.drafts.items())
+            ][:size]
+            answer: dict[str, Any] = {"resultSizeEstimate": len(self.drafts)}
+            if listed:
+                answer["drafts"] = listed
+            return self.reply(200, answer)
+        if rest == ["send"] and method == "POST":
+            return self._send(body)
+        draft_id = rest[0]
+        if draft_id not in self.drafts:
+            return self.error(404, "notFound", "Requested entity was not found.")
+        if method == "GET":
+            message = self._resource(self.drafts[draft_id], query)
+            return self.reply(200, {"id": draft_id, "message": message})
+        if method == "PUT":
+            return self._save_draft(draft_id, body)
+        if method == "DELETE":
+            del self.messages[self.drafts.pop(draft_id)]
+            return self.reply(204, None)
+        return self.error(405, "methodNotAllowed", "Method not allowed")
+
+    def _save_draft(self, draft_id: str | None, body: Any) -> Reply:
+        self.check(body, "Draft")
+        message = (body or {}).get("message") or {}
+        if not message.get("raw"):
+            return self.error(400, "invalidArgument", "Missing draft message")
+        try:
+            source = base64.urlsafe_b64decode(message["raw"])
+        except ValueError:
+            return self.error(400, "invalidArgument", "Invalid value for ByteString")
+        thread = self._kept_thread(message.get("threadId"), source)
+        if isinstance(thread, tuple):
+            return thread
+        if draft_id is not None:
+            del self.messages[self.drafts[draft_id]]
+        else:
+            draft_id = f"r{int(self._new_id(), 16) % 10**19}"
+        stored = self.add_message(source, labels=["DRAFT"], thread_id=thread)
+        self.drafts[draft_id] = stored["id"]
+        self._last_draft_message = stored["id"]
+        public = {k: v for k, v in stored.items() if k in {"id", "threadId", "labelIds"}}
+        return self.reply(200, {"id": draft_id, "message": public})
+
+    def _kept_thread(self, thread_id: str | None, source: bytes) -> Reply | str | None:
+        """Gmail's rule: a draft joins a thread only if it replies in it with its subject."""
+        if not thread_id:
+            return None
+        members = [m for m in self.messages.values() if m["threadId"] == thread_id]
+        if not members:
+            return self.error(404, "notFound", "Requested entity was not found.")
+        mail = parse_bytes(source)
+        refs = f"{mail.header('in-reply-to')} {mail.header('references')}".split()
+        ids = {parse_bytes(m["source"]).header("message-id") for m in members}
+        subjects = {_subject_key(parse_bytes(m["source"]).header("subject")) for m in members}
+        if ids & set(refs) and _subject_key(mail.header("subject")) in subjects:
+            return thread_id
+        return None  # Gmail silently starts a new thread
+
+    def _send(self, body: Any) -> Reply:
+        self.check(body, "Draft")
+        draft_id = (body or {}).get("id")
+        if draft_id not in self.drafts:
+            return self.error(404, "notFound", "Requested entity was not found.")
+        message_id = self.drafts[draft_id]
+        mail = parse_bytes(self.messages[message_id]["source"])
+        if not (mail.addresses("to") or mail.addresses("cc") or mail.addresses("bcc")):
+            return self.error(400, "invalidArgument", "Invalid To header")
+        del self.drafts[draft_id]
+        resource = self.messages[message_id]
+        resource["labelIds"] = ["SENT"]
+        self.sent.append(message_id)
+        return self.reply(200, {k: resource[k] for k in ("id", "threadId", "labelIds")})

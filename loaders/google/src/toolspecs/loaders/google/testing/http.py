@@ -1,0 +1,145 @@
+"""The shared part of the fake Google services: an ``httplib2.Http`` stand-in.
+
+googleapiclient sends every request through ``http.request(uri, method, body, headers)``;
+a fake service answers it from memory, records it in ``requests``, can be told to fail
+first (``fail[(METHOD, path suffix)]`` = a list of ``(status, reason, message)``), and
+checks request bodies against the schemas of the discovery document bundled in
+google-api-python-client, so a body Google would reject fails the test that sent it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlparse
+
+import googleapiclient
+import httplib2
+
+DISCOVERY = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
+Reply = tuple[httplib2.Response, bytes]
+
+
+def discovery(name: str) -> dict[str, Any]:
+    """The bundled discovery document ``name`` (e.g. ``"gmail.v1"``) as a dict."""
+    doc: dict[str, Any] = json.loads((DISCOVERY / f"{name}.json").read_text(encoding="utf-8"))
+    return doc
+
+
+class SchemaError(AssertionError):
+    """A request body that does not match its discovery-document schema."""
+
+
+def check_schema(value: Any, schema: dict[str, Any], doc: dict[str, Any], path: str = "$") -> None:
+    """Check ``value`` against a discovery-document schema: known fields and their types."""
+    if "$ref" in schema:
+        schema = doc["schemas"][schema["$ref"]]
+    kind = schema.get("type")
+    if kind == "object":
+        if not isinstance(value, dict):
+            raise SchemaError(f"{path}: expected an object, got {value!r}")
+        props = schema.get("properties", {})
+        extra = schema.get("additionalProperties")
+        for key, item in value.items():
+            if key in props:
+                check_schema(item, props[key], doc, f"{path}.{key}")
+            elif extra is not None:
+                check_schema(item, extra, doc, f"{path}.{key}")
+            else:
+                raise SchemaError(f"{path}: unknown field {key!r}")
+    elif kind == "array":
+        if not isinstance(value, list):
+            raise SchemaError(f"{path}: expected an array, got {value!r}")
+        for index, item in enumerate(value):
+            check_schema(item, schema["items"], doc, f"{path}[{index}]")
+    elif kind == "string":
+        _check_string(value, schema, path)
+    elif kind == "boolean" and not isinstance(value, bool):
+        raise SchemaError(f"{path}: expected a boolean, got {value!r}")
+    elif kind == "integer" and not isinstance(value, int):
+        raise SchemaError(f"{path}: expected an integer, got {value!r}")
+
+
+def _check_string(value: Any, schema: dict[str, Any], path: str) -> None:
+    if not isinstance(value, str):
+        raise SchemaError(f"{path}: expected a string, got {value!r}")
+    fmt = schema.get("format")
+    if fmt == "date" and not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        raise SchemaError(f"{path}: not an RFC 3339 date: {value!r}")
+    if fmt == "date-time" and not re.fullmatch(
+        r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})", value
+    ):
+        raise SchemaError(f"{path}: not an RFC 3339 date-time with offset: {value!r}")
+    if fmt == "byte" and not re.fullmatch(r"[A-Za-z0-9_\-+/]*=*", value):
+        raise SchemaError(f"{path}: not base64: {value[:40]!r}")
+
+
+@dataclass
+class Request:
+    """One request the fake received; ``body`` is the decoded JSON (or None)."""
+
+    method: str
+    path: str
+    query: dict[str, list[str]]
+    body: Any
+
+
+class FakeGoogleHttp:
+    """Base of the fakes: subclasses set ``prefix`` and ``api`` and implement ``route``."""
+
+    prefix = ""
+    api = ""
+
+    def __init__(self) -> None:
+        self.doc = discovery(self.api)
+        self.requests: list[Request] = []
+        self.fail: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+
+    # the httplib2.Http interface googleapiclient uses
+    def request(
+        self,
+        uri: str,
+        method: str = "GET",
+        body: Any = None,
+        headers: Any = None,
+        redirections: int = 5,
+        connection_type: Any = None,
+    ) -> Reply:
+        """Answer one request (httplib2's signature)."""
+        parsed = urlparse(uri)
+        path = unquote(parsed.path).removeprefix(self.prefix)
+        query = parse_qs(parsed.query)
+        payload = json.loads(body) if body else None
+        self.requests.append(Request(method, path, query, payload))
+        for (fail_method, suffix), queue in self.fail.items():
+            if fail_method == method and path.endswith(suffix) and queue:
+                status, reason, message = queue.pop(0)
+                return self.error(status, reason, message)
+        return self.route(method, path, query, payload)
+
+    def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
+        """Answer a request that is not told to fail."""
+        raise NotImplementedError
+
+    def check(self, body: Any, schema: str) -> None:
+        """Check a request body against ``schema`` of this service's discovery document."""
+        check_schema(body, {"$ref": schema}, self.doc)
+
+    def reply(self, status: int, content: Any) -> Reply:
+        """A JSON reply."""
+        data = b"" if content is None else json.dumps(content).encode()
+        return httplib2.Response({"status": str(status), "content-type": "application/json"}), data
+
+    def error(self, status: int, reason: str, message: str) -> Reply:
+        """An error reply shaped as Google's."""
+        error = {
+            "error": {
+                "code": status,
+                "message": message,
+                "errors": [{"domain": "global", "reason": reason, "message": message}],
+            }
+        }
+        return self.reply(status, error)
