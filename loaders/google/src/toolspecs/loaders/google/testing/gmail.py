@@ -100,9 +100,21 @@ class FakeGmail(FakeGoogleHttp):
         return f"{self._next:x}"
 
     def add_message(
-        self, source: bytes, labels: list[str] | None = None, thread_id: str | None = None
+        self,
+        source: bytes,
+        labels: list[str] | None = None,
+        thread_id: str | None = None,
+        thread_by_headers: bool = True,
     ) -> dict[str, Any]:
-        """Store a message (threaded by its reply headers) and return its resource."""
+        """Store a message and return its resource.
+
+        Args:
+            source: The RFC 822 bytes.
+            labels: Gmail labels; default ``["INBOX"]``.
+            thread_id: The thread to put it in.
+            thread_by_headers: Without ``thread_id``, join the thread of the message it
+                replies to (as delivery does); drafts only join threads they name.
+        """
         mail = parse_bytes(source)
         message_id = self._new_id()
         try:
@@ -113,7 +125,9 @@ class FakeGmail(FakeGoogleHttp):
         body = mail.body
         resource = {
             "id": message_id,
-            "threadId": thread_id or self._thread_of(mail) or message_id,
+            "threadId": thread_id
+            or (self._thread_of(mail) if thread_by_headers else None)
+            or message_id,
             "labelIds": list(labels if labels is not None else ["INBOX"]),
             "snippet": html.escape(" ".join(body.split())[:140]),
             "sizeEstimate": len(source),
@@ -280,7 +294,9 @@ class FakeGmail(FakeGoogleHttp):
             del self.messages[self.drafts[draft_id]]
         else:
             draft_id = f"r{int(self._new_id(), 16) % 10**19}"
-        stored = self.add_message(source, labels=["DRAFT"], thread_id=thread)
+        stored = self.add_message(
+            source, labels=["DRAFT"], thread_id=thread, thread_by_headers=False
+        )
         self.drafts[draft_id] = stored["id"]
         self._last_draft_message = stored["id"]
         public = {k: v for k, v in stored.items() if k in {"id", "threadId", "labelIds"}}
