@@ -24,7 +24,7 @@ from email.utils import parsedate_to_datetime
 from importlib import resources
 from typing import Any
 
-from toolspecs.loaders.google.mail import parse_bytes
+from toolspecs.loaders.google.mail import MailMessage, parse_bytes
 from toolspecs.loaders.google.testing.http import FakeGoogleHttp, Reply
 
 FIXTURES = (
@@ -92,6 +92,7 @@ class FakeGmail(FakeGoogleHttp):
         self.sent: list[str] = []
         self._next = _FIRST_ID
         self._last_draft_message = ""
+        self._parsed: dict[str, MailMessage] = {}
 
     # -- the mailbox -----------------------------------------------------------------
 
@@ -141,9 +142,15 @@ class FakeGmail(FakeGoogleHttp):
     def _thread_of(self, mail: Any) -> str | None:
         refs = f"{mail.header('in-reply-to')} {mail.header('references')}".split()
         for resource in self.messages.values():
-            if parse_bytes(resource["source"]).header("message-id") in refs:
+            if self.parsed(resource["id"]).header("message-id") in refs:
                 return str(resource["threadId"])
         return None
+
+    def parsed(self, message_id: str) -> MailMessage:
+        """A stored message decoded as the reader decodes it (cached)."""
+        if message_id not in self._parsed:
+            self._parsed[message_id] = parse_bytes(self.messages[message_id]["source"])
+        return self._parsed[message_id]
 
     def mime(self, message_id: str) -> EmailMessage:
         """A stored message parsed back with the standard library."""
@@ -197,7 +204,7 @@ class FakeGmail(FakeGoogleHttp):
         return sorted(self.messages.values(), key=lambda m: -int(m["internalDate"]))
 
     def _matches(self, resource: dict[str, Any], q: str) -> bool:
-        mail = parse_bytes(resource["source"])
+        mail = self.parsed(resource["id"])
         text = " ".join([*mail.headers.values(), mail.body]).lower()
         for term in q.lower().split():
             key, _, value = term.partition(":")
@@ -311,8 +318,8 @@ class FakeGmail(FakeGoogleHttp):
             return self.error(404, "notFound", "Requested entity was not found.")
         mail = parse_bytes(source)
         refs = f"{mail.header('in-reply-to')} {mail.header('references')}".split()
-        ids = {parse_bytes(m["source"]).header("message-id") for m in members}
-        subjects = {_subject_key(parse_bytes(m["source"]).header("subject")) for m in members}
+        ids = {self.parsed(m["id"]).header("message-id") for m in members}
+        subjects = {_subject_key(self.parsed(m["id"]).header("subject")) for m in members}
         if ids & set(refs) and _subject_key(mail.header("subject")) in subjects:
             return thread_id
         return None  # Gmail silently starts a new thread
@@ -323,7 +330,7 @@ class FakeGmail(FakeGoogleHttp):
         if draft_id not in self.drafts:
             return self.error(404, "notFound", "Requested entity was not found.")
         message_id = self.drafts[draft_id]
-        mail = parse_bytes(self.messages[message_id]["source"])
+        mail = self.parsed(message_id)
         if not (mail.addresses("to") or mail.addresses("cc") or mail.addresses("bcc")):
             return self.error(400, "invalidArgument", "Invalid To header")
         del self.drafts[draft_id]
