@@ -34,3 +34,15 @@ def test_root_readme_quick_start_has_the_two_commands():
     quick = text.split("## Quick start", 1)[1].split("##", 1)[0]
     commands = re.findall(r"^uv run \S+.*$", quick.split("```bash", 1)[1].split("```", 1)[0], re.M)
     assert [c.split("#")[0].strip() for c in commands] == ["uv run toolspecs list", "uv run pytest"]
+
+
+def test_gmail_page_examples_run_offline(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)  # no credentials.json: nothing may try to authorize
+    namespace: dict = {}
+    for code in python_blocks(ROOT / "specs/gmail/README.md"):
+        exec(compile(code, "specs/gmail/README.md", "exec"), namespace)
+        if "allow_send=False" in code:
+            assert "send_draft" not in [t.metadata.name for t in namespace["spec"].to_tool_list()]
+    printed = capsys.readouterr().out
+    assert "Subject: Lunch on Tuesday?" in printed
+    assert printed.rstrip().endswith("ada@example.com")
