@@ -130,7 +130,9 @@ def test_query_and_max_results_reach_gmail_and_pages_are_followed(gmail, monkeyp
 
 
 def test_the_readers_defaults_are_llamahubs(gmail):
-    reader = GmailReader(query="is:unread", max_results=3, http=gmail, use_iterative_parser=True)
+    reader = GmailReader(
+        query="is:unread", max_results=3, http=gmail, use_iterative_parser=True, results_per_page=2
+    )
     assert len(reader.load_data()) == 3
 
 

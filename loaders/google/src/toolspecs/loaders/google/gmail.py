@@ -131,7 +131,8 @@ class GmailReader(BaseReader):
         timezone: str | None = None,
         **auth_kwargs: Any,
     ) -> None:
-        auth_kwargs.pop("use_iterative_parser", None)  # LlamaHub's option; one parser here
+        for llamahub_only in ("use_iterative_parser", "results_per_page"):
+            auth_kwargs.pop(llamahub_only, None)  # LlamaHub options: one parser, our own paging
         self.query = query
         self.max_results = max_results
         self.auth = auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs)
