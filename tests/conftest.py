@@ -15,6 +15,14 @@ def _strict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLSPECS_STRICT", "1")
 
 
+@pytest.fixture(autouse=True)
+def no_backoff_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """googleapiclient's retry backoff records its waits instead of sleeping."""
+    slept: list[float] = []
+    monkeypatch.setattr("googleapiclient.http.time.sleep", slept.append)
+    return slept
+
+
 @pytest.fixture
 def mocked_responses():
     """A ``responses`` mock that fails on any request it was not told about."""

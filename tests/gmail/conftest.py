@@ -4,13 +4,6 @@ from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
 
 
-@pytest.fixture(autouse=True)
-def no_backoff_sleep(monkeypatch):
-    slept: list[float] = []
-    monkeypatch.setattr("googleapiclient.http.time.sleep", slept.append)
-    return slept
-
-
 @pytest.fixture
 def gmail():
     return sample_mailbox()

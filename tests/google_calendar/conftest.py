@@ -16,13 +16,6 @@ def server_in_utc(monkeypatch):
     time.tzset()
 
 
-@pytest.fixture(autouse=True)
-def no_backoff_sleep(monkeypatch):
-    slept: list[float] = []
-    monkeypatch.setattr("googleapiclient.http.time.sleep", slept.append)
-    return slept
-
-
 @pytest.fixture
 def google():
     return FakeCalendar()

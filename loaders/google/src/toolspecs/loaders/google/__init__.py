@@ -17,14 +17,17 @@ from toolspecs.loaders.google.gmail import (
 )
 from toolspecs.loaders.google.mail import MailMessage, html_to_text, parse_raw
 from toolspecs.loaders.google.people import parse_addresses
-from toolspecs.loaders.google.service import build_service, execute
+from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
+from toolspecs.loaders.google.spec import GoogleToolSpec
 
 __all__ = [
     "CALENDAR_SCOPES",
     "GMAIL_SCOPES",
     "GmailReader",
+    "GoogleApiReader",
     "GoogleAuth",
     "GoogleCalendarReader",
+    "GoogleToolSpec",
     "MailMessage",
     "build_service",
     "describe_event",

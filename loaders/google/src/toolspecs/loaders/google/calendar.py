@@ -5,13 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
 
 from toolspecs.core import format_datetime, resolve_timezone
 from toolspecs.core.clock import format_date
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.service import build_service, execute
+from toolspecs.loaders.google.service import GoogleApiReader, execute
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 
@@ -71,7 +70,7 @@ def describe_event(event: dict[str, Any], tz: dt.tzinfo) -> str:
     return "; ".join(parts)
 
 
-class GoogleCalendarReader(BaseReader):
+class GoogleCalendarReader(GoogleApiReader):
     """Read a Google Calendar: one Document per event, for agents and for RAG.
 
     Args:
@@ -81,21 +80,14 @@ class GoogleCalendarReader(BaseReader):
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
+    api = "calendar"
+    version = "v3"
+
     def __init__(
         self, auth: GoogleAuth | None = None, http: Any = None, **auth_kwargs: Any
     ) -> None:
-        self.auth = auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs)
-        self.http = http
-        self._service: Any = None
+        super().__init__(auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs), http)
         self._timezones: dict[str, dt.tzinfo] = {}
-
-    @property
-    def service(self) -> Any:
-        """The Calendar v3 client, built on first use."""
-        if self._service is None:
-            creds = None if self.http is not None else self.auth.credentials()
-            self._service = build_service("calendar", "v3", credentials=creds, http=self.http)
-        return self._service
 
     def calendar_timezone(self, calendar_id: str = "primary") -> dt.tzinfo:
         """The timezone the calendar is kept in (``calendars.get``), cached."""

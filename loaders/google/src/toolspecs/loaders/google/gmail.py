@@ -14,13 +14,12 @@ from collections.abc import Iterator
 from email.header import decode_header, make_header
 from typing import Any
 
-from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
 
 from toolspecs.core import format_datetime, resolve_timezone
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.mail import MailMessage, parse_raw
-from toolspecs.loaders.google.service import build_service, execute
+from toolspecs.loaders.google.service import GoogleApiReader, execute
 
 GMAIL_SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",
@@ -107,7 +106,7 @@ def describe_summary(resource: dict[str, Any], tz: dt.tzinfo | None = None) -> s
     )
 
 
-class GmailReader(BaseReader):
+class GmailReader(GoogleApiReader):
     """Read Gmail: one Document per message, for agents and for RAG.
 
     Args:
@@ -121,6 +120,9 @@ class GmailReader(BaseReader):
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
+    api = "gmail"
+    version = "v1"
+
     def __init__(
         self,
         query: str = "",
@@ -133,20 +135,10 @@ class GmailReader(BaseReader):
     ) -> None:
         for llamahub_only in ("use_iterative_parser", "results_per_page"):
             auth_kwargs.pop(llamahub_only, None)  # LlamaHub options: one parser, our own paging
+        super().__init__(auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs), http, service)
         self.query = query
         self.max_results = max_results
-        self.auth = auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs)
-        self.http = http
-        self._service = service
         self.tz = resolve_timezone(timezone) if timezone else None
-
-    @property
-    def service(self) -> Any:
-        """The Gmail v1 client, built (and authorized) on first use."""
-        if self._service is None:
-            creds = None if self.http is not None else self.auth.credentials()
-            self._service = build_service("gmail", "v1", credentials=creds, http=self.http)
-        return self._service
 
     def message_ids(self, query: str = "", max_results: int = 10) -> list[dict[str, str]]:
         """``{"id", "threadId"}`` of the newest messages matching ``query``, page by page."""

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
+
+from llama_index.core.readers.base import BaseReader
+
+from toolspecs.loaders.google.auth import GoogleAuth
 
 NUM_RETRIES = 3
 
@@ -28,3 +32,29 @@ def build_service(api: str, version: str, credentials: Any = None, http: Any = N
 def execute(request: Any, num_retries: int = NUM_RETRIES) -> Any:
     """Run a request; googleapiclient retries 429, 5xx and rate-limit 403s with backoff."""
     return request.execute(num_retries=num_retries)
+
+
+class GoogleApiReader(BaseReader):
+    """Base of the Google readers: one API client, built (and authorized) on first use.
+
+    Args:
+        auth: How to get credentials.
+        http: An ``httplib2.Http``-like object to send requests with (tests pass a fake).
+        service: A ready client for the API (used as it is).
+    """
+
+    api: ClassVar[str] = ""
+    version: ClassVar[str] = ""
+
+    def __init__(self, auth: GoogleAuth, http: Any = None, service: Any = None) -> None:
+        self.auth = auth
+        self.http = http
+        self._service = service
+
+    @property
+    def service(self) -> Any:
+        """The API client, built on first use (no credentials needed with a fake ``http``)."""
+        if self._service is None:
+            creds = None if self.http is not None else self.auth.credentials()
+            self._service = build_service(self.api, self.version, credentials=creds, http=self.http)
+        return self._service

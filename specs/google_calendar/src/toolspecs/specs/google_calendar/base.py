@@ -10,8 +10,6 @@ from llama_index.core.schema import Document
 from toolspecs.core import (
     FixArguments,
     Range,
-    ToolGuidance,
-    ToolSpec,
     format_datetime,
     resolve_timezone,
     tool,
@@ -21,8 +19,8 @@ from toolspecs.loaders.google import (
     CALENDAR_SCOPES,
     GoogleAuth,
     GoogleCalendarReader,
+    GoogleToolSpec,
     execute,
-    google_guidance,
 )
 from toolspecs.loaders.google.calendar import describe_span, parse_event_time
 from toolspecs.loaders.google.people import parse_addresses
@@ -33,7 +31,7 @@ NEXT = "You can move on to the next step."
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
 
 
-class GoogleCalendarToolSpec(ToolSpec):
+class GoogleCalendarToolSpec(GoogleToolSpec):
     """Google Calendar tools: a drop-in for LlamaHub's ``GoogleCalendarToolSpec``.
 
     Args:
@@ -55,6 +53,8 @@ class GoogleCalendarToolSpec(ToolSpec):
 
     spec_functions = ["load_data", "create_event", "update_event", "find_free_time", "get_date"]  # noqa: RUF012
     service_name: ClassVar[str] = "Google Calendar"
+    ids_hint: ClassVar[str] = IDS_HINT
+    reader: GoogleCalendarReader
 
     def __init__(
         self,
@@ -73,7 +73,7 @@ class GoogleCalendarToolSpec(ToolSpec):
         allow_destructive: bool = False,
         http: Any = None,
     ) -> None:
-        self.auth = GoogleAuth(
+        auth = GoogleAuth(
             scopes=SCOPES,
             creds=creds,
             credentials_path=credentials_path,
@@ -86,7 +86,7 @@ class GoogleCalendarToolSpec(ToolSpec):
             auth_flow=auth_flow,
             oauth_port=oauth_port,
         )
-        self.reader = GoogleCalendarReader(auth=self.auth, http=http)
+        self.reader = GoogleCalendarReader(auth=auth, http=http)
         self.timezone = timezone
         if timezone:
             resolve_timezone(timezone)  # a wrong name fails here, for the person
@@ -95,25 +95,11 @@ class GoogleCalendarToolSpec(ToolSpec):
         if allow_destructive:
             self.spec_functions.insert(3, "delete_event")
 
-    @property
-    def service(self) -> Any:
-        """The Calendar v3 client (built, and authorized, on first use)."""
-        return self.reader.service
-
-    def authorize(self) -> str:
-        """Run the authorization now (e.g. once on a new machine), instead of on first call."""
-        self.auth.credentials()
-        return f"Authorized; the token is in {self.auth.token_path}."
-
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
         if self.timezone:
             return resolve_timezone(self.timezone)
         return self.reader.calendar_timezone(calendar_id or self.calendar_id)
-
-    def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
-        """Google's failures as guidance (404 says how to get ids)."""
-        return google_guidance(exc, self.service_name, self.auth.token_path, IDS_HINT)
 
     # -- tools -------------------------------------------------------------------
 
