@@ -179,3 +179,31 @@ def test_missing_oauth_client_file_is_guidance(tmp_path, monkeypatch):
     out = GmailToolSpec().call_tool("list_drafts")
     assert out.is_error is True
     assert "no OAuth client file at 'credentials.json'" in out.content
+
+
+# -- Gmail next to Calendar in one agent: both have load_data ---------------------------
+
+
+def test_a_prefix_keeps_gmail_and_calendar_apart():
+    from toolspecs.loaders.google.testing import FakeCalendar
+    from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+    mail = GmailToolSpec(http=sample_mailbox(long_messages=50), max_results=60)
+    calendar = GoogleCalendarToolSpec(http=FakeCalendar())
+    tools = [*calendar.to_tool_list(), *mail.to_tool_list(prefix="gmail_")]
+    names = [t.metadata.name for t in tools]
+    assert len(names) == len(set(names))
+    assert {"load_data", "read_load_data", "gmail_load_data", "gmail_read_load_data"} <= set(names)
+    by_name = {t.metadata.name: t for t in tools}
+    # Descriptions, answers and guidance name the prefixed tools.
+    openai = json.dumps(by_name["gmail_search_messages"].metadata.to_openai_tool())
+    assert "gmail_get_message reads one" in openai and " get_message" not in openai
+    stored = by_name["gmail_load_data"].call()
+    assert "call gmail_read_load_data with a query" in stored.content
+    found = by_name["gmail_read_load_data"].call(query="engine ran 287 cycles")
+    assert "Report 41: the engine ran 287 cycles" in found.content
+    created = by_name["gmail_create_draft"].call(to="ada@example.com", message="m")
+    assert "gmail_send_draft(draft_id=" in created.content
+    assert "otherwise call gmail_list_drafts" in by_name["gmail_update_draft"].call(subject="x").content
+    # Without a prefix, nothing changes.
+    assert [t.metadata.name for t in mail.to_tool_list()][0] == "load_data"

@@ -170,6 +170,7 @@ class ToolSpec(BaseToolSpec):
         self,
         spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
         func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+        prefix: str = "",
     ) -> list[FunctionTool]:
         """The spec's functions as guarded ``FunctionTool`` objects.
 
@@ -179,22 +180,24 @@ class ToolSpec(BaseToolSpec):
         Args:
             spec_functions: Which functions to expose; defaults to ``spec_functions``.
             func_to_metadata_mapping: Metadata to use instead of the composed prompt.
+            prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
+                agent share names (Gmail and Calendar both have ``load_data``). Mentions
+                of the spec's own tools in descriptions, answers and guidance follow.
 
         Returns:
             The tools, in the order of ``spec_functions``.
         """
         mapping = func_to_metadata_mapping or {}
-        tools: list[FunctionTool] = []
+        entries: list[tuple[str, Callable[..., Any]]] = []
         for entry in spec_functions or self.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(self, name)
-            tools.append(self._guarded_tool(name, fn, mapping.get(name)))
+            entries.append((name, fn))
             if options_of(fn).large_output:
-                reader = self._make_reader(name)
-                tools.append(
-                    self._guarded_tool(reader.__name__, reader, mapping.get(reader.__name__))
-                )
-        return tools
+                reader = self._make_reader(name, prefix)
+                entries.append((reader.__name__, reader))
+        renames = Renames({name: f"{prefix}{name}" for name, _ in entries} if prefix else {})
+        return [self._guarded_tool(name, fn, mapping.get(name), renames) for name, fn in entries]
 
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
@@ -207,9 +210,9 @@ class ToolSpec(BaseToolSpec):
                 return candidate.call(**kwargs)
         raise KeyError(name)
 
-    def _make_reader(self, function: str) -> Callable[..., str]:
+    def _make_reader(self, function: str, prefix: str = "") -> Callable[..., str]:
         def reader(query: str, result_id: int | None = None) -> str:
-            stored = self.results.get(function, result_id)
+            stored = self.results.get(f"{prefix}{function}", result_id)
             if not query.strip():
                 raise FixArguments("The query is empty.", "Send the words you are looking for.")
             return large_output.read_passages(stored, query, self.passage_label)
@@ -226,22 +229,69 @@ class ToolSpec(BaseToolSpec):
         return reader
 
     def _guarded_tool(
-        self, name: str, fn: Callable[..., Any], metadata: ToolMetadata | None
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        metadata: ToolMetadata | None,
+        renames: Renames | None = None,
     ) -> FunctionTool:
-        guard = _Guard(self, name, fn)
-        return FunctionTool(
-            fn=guard.run,
-            metadata=metadata or schema.build_metadata(name, fn),
-            callback=guard.shape,
-        )
+        renames = renames or Renames({})
+        public = renames.name(name)
+        guard = _Guard(self, public, fn, renames, renames.name(f"read_{name}"))
+        if metadata is None:
+            metadata = schema.build_metadata(public, fn)
+            metadata.description = renames.text(metadata.description)
+            model = metadata.fn_schema
+            if renames.names and model is not None and issubclass(model, schema.ToolArguments):
+                model.toolspecs_schema = renames.within(model.toolspecs_schema)
+        return FunctionTool(fn=guard.run, metadata=metadata, callback=guard.shape)
+
+
+@dataclass(frozen=True)
+class Renames:
+    """Tool names as the agent sees them when a spec's tools carry a prefix."""
+
+    names: Mapping[str, str]
+
+    def name(self, name: str) -> str:
+        """The public name of one tool."""
+        return self.names.get(name, name)
+
+    def text(self, text: str) -> str:
+        """``text`` with every mention of the spec's tools under its public name."""
+        if not self.names or not text:
+            return text
+        pattern = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
+        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.names[m[1]], text)
+
+    def within(self, value: Any) -> Any:
+        """A JSON schema with the mentions in its descriptions renamed."""
+        if isinstance(value, dict):
+            return {
+                key: self.text(item) if key == "description" and isinstance(item, str)
+                else self.within(item)
+                for key, item in value.items()
+            }  # fmt: skip
+        if isinstance(value, list):
+            return [self.within(item) for item in value]
+        return value
 
 
 class _Guard:
     """The call path of one tool: arguments in, text (or guidance) out."""
 
-    def __init__(self, spec: ToolSpec, name: str, fn: Callable[..., Any]) -> None:
+    def __init__(
+        self,
+        spec: ToolSpec,
+        name: str,
+        fn: Callable[..., Any],
+        renames: Renames,
+        read_tool: str,
+    ) -> None:
         self.spec = spec
         self.name = name
+        self.renames = renames
+        self.read_tool = read_tool
         # Call the undecorated function: the arguments are coerced here already, so the
         # coercion @tool adds for direct Python calls would only do it a second time.
         raw = getattr(getattr(fn, "__func__", None), "__wrapped__", None)
@@ -328,18 +378,19 @@ class _Guard:
         """The ``ToolOutput`` the agent gets: text within budget, or guidance with ``is_error``."""
         raw_input = {"args": (), "kwargs": outcome.kwargs}
         if outcome.guidance is not None:
+            guidance = self.renames.text(outcome.guidance.text)
             return ToolOutput(
                 tool_name=self.name,
-                content=outcome.guidance.text,
+                content=guidance,
                 raw_input=raw_input,
-                raw_output=outcome.guidance.text,
+                raw_output=guidance,
                 is_error=True,
                 exception=outcome.guidance,
             )
-        text = as_text(outcome.raw)
+        text = self.renames.text(as_text(outcome.raw))
         if not text.strip():
             template = self.options.empty or f"{self.name} returned nothing."
-            text = template.format(**outcome.prepared)
+            text = self.renames.text(template.format(**outcome.prepared))
         budget = self.spec.output_budget
         tokens = large_output.count_tokens(text)
         if tokens > budget.max_tokens:
@@ -357,7 +408,7 @@ class _Guard:
             try:
                 documents = raw if isinstance(raw, list) else text
                 stored = self.spec.results.add(self.name, documents)
-                return large_output.stored_message(stored, text, f"read_{self.name}")
+                return large_output.stored_message(stored, text, self.read_tool)
             except Exception:
                 if strict():
                     raise
