@@ -39,6 +39,8 @@ def test_search_asks_gmail_for_headers_only(tools, gmail):
 def test_encoded_headers_are_decoded_in_hits(tools):
     out = tools["search_messages"].call(query="from:taro").content
     assert "From: 山田太郎 <taro@example.jp> | Subject: 会議の日程 — planning" in out
+    quoted = tools["search_messages"].call(query="subject:newsletter").content
+    assert "From: Analytical Engines Ltd <news@engines.example> |" in quoted
 
 
 def test_include_body_returns_whole_messages(tools):
@@ -204,6 +206,9 @@ def test_a_prefix_keeps_gmail_and_calendar_apart():
     assert "Report 41: the engine ran 287 cycles" in found.content
     created = by_name["gmail_create_draft"].call(to="ada@example.com", message="m")
     assert "gmail_send_draft(draft_id=" in created.content
-    assert "otherwise call gmail_list_drafts" in by_name["gmail_update_draft"].call(subject="x").content
+    assert (
+        "otherwise call gmail_list_drafts"
+        in by_name["gmail_update_draft"].call(subject="x").content
+    )
     # Without a prefix, nothing changes.
-    assert [t.metadata.name for t in mail.to_tool_list()][0] == "load_data"
+    assert mail.to_tool_list()[0].metadata.name == "load_data"

@@ -98,10 +98,11 @@ def describe_summary(resource: dict[str, Any], tz: dt.tzinfo | None = None) -> s
     mail = MailMessage(headers=headers)
     unread = " (unread)" if "UNREAD" in resource.get("labelIds", []) else ""
     snippet = " ".join(html.unescape(resource.get("snippet", "")).split())
+    sender = ", ".join(mail.addresses("from")) or headers.get("from", "?")
     return (
         f"[id: {resource.get('id', '?')} | thread: {resource.get('threadId', '?')}]{unread} "
         f"{mail_date(mail, resource, tz)}\n"
-        f"From: {headers.get('from', '?')} | Subject: {headers.get('subject') or '(no subject)'}\n"
+        f"From: {sender} | Subject: {headers.get('subject') or '(no subject)'}\n"
         f"Snippet (quoted mail): «{snippet}»"
     )
 
