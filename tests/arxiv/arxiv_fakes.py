@@ -1,10 +1,20 @@
-"""Helpers of the arXiv tests: fixture feeds, sent query parameters, a minimal PDF writer."""
+"""Helpers of the arXiv tests: fixture feeds, sent query parameters, PDFs.
+
+The PDF writer and the long paper ship in ``toolspecs.loaders.arxiv.testing``.
+"""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
+
+from toolspecs.loaders.arxiv.testing import NEEDLE, NEEDLE_PAGE, long_pages, make_pdf
+
+__all__ = [
+    "API", "API_ANY", "FIXTURES", "NEEDLE", "NEEDLE_PAGE", "PDF_URL", "SHORT_PAGES",
+    "assert_guidance", "feed", "long_pages", "make_pdf", "sent",
+]  # fmt: skip
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "arxiv"
 API = "https://export.arxiv.org/api/query"
@@ -21,46 +31,6 @@ def feed(name: str) -> str:
 def sent(call) -> dict[str, str]:
     """The query parameters of a recorded ``responses`` call, one value each."""
     return {k: v[0] for k, v in parse_qs(urlparse(call.request.url).query, True).items()}
-
-
-# -- a minimal PDF writer: Helvetica text, one content stream per page ----------------
-
-
-def _pdf_string(text: str) -> bytes:
-    raw = text.encode("cp1252")
-    return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
-
-
-def make_pdf(pages: list[list[str]]) -> bytes:
-    """A valid PDF (correct xref offsets) whose pages show ``pages`` as lines of text."""
-    count = len(pages)
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
-    objects: list[bytes] = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
-    ]
-    for i, lines in enumerate(pages):
-        objects.append(
-            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
-            b"/Resources << /Font << /F1 3 0 R >> >> " + f"/Contents {5 + 2 * i} 0 R >>".encode()
-        )
-        ops = [b"BT", b"/F1 11 Tf", b"14 TL", b"72 720 Td"]
-        ops += [(b"T* " if n else b"") + _pdf_string(line) + b" Tj" for n, line in enumerate(lines)]
-        ops.append(b"ET")
-        stream = b"\n".join(ops)
-        objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{offset:010d} 00000 n \n".encode() for offset in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n".encode()
-    out += f"startxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
 
 
 SHORT_PAGES = [
@@ -82,38 +52,6 @@ SHORT_PAGES = [
         "based entirely on attention, replacing the recurrent layers most commonly used.",
     ],
 ]
-
-TOPICS = [
-    "encoder stacks", "decoder stacks", "scaled dot-product attention", "multi-head attention",
-    "position-wise feed-forward networks", "embeddings and softmax", "positional encoding",
-    "self-attention cost", "training data and batching", "hardware and schedule",
-    "optimizer settings", "residual dropout", "label smoothing", "machine translation results",
-    "model variations", "English constituency parsing", "attention head ablations",
-    "beam search settings", "checkpoint averaging", "byte-pair encoding", "vocabulary sharing",
-    "learning rate warmup", "layer normalization", "sequence length limits", "restricted attention",
-    "sinusoidal versus learned positions", "attention visualisations", "anaphora resolution",
-    "future work", "acknowledgements",
-]  # fmt: skip
-NEEDLE_PAGE = 17
-NEEDLE = "The quokka ablation lowered perplexity from 4.92 to 4.50 on the development set."
-
-
-def long_pages() -> list[list[str]]:
-    """30 pages of distinct paragraphs; only page 17 says "quokka"."""
-    pages = []
-    for number, topic in enumerate(TOPICS, start=1):
-        lines = [
-            f"Section {number}. {topic.capitalize()}",
-            f"In this section we study {topic} in the Transformer and report its effect on BLEU.",
-            f"The {topic} experiments use the WMT 2014 English-German data set of 4.5 million",
-            f"sentence pairs; Table {number} lists the results on the newstest2013 set.",
-            "Each variant was trained for 100,000 steps on eight P100 GPUs with Adam.",
-            f"These findings about {topic} hold across the base and the big model sizes.",
-        ]
-        if number == NEEDLE_PAGE:
-            lines.insert(3, NEEDLE)
-        pages.append(lines)
-    return pages
 
 
 def assert_guidance(output, *needles: str, kind: type | None = None) -> str:

@@ -42,6 +42,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         delay_seconds: Seconds between requests (arXiv asks for 3).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response.
+        session: The ``requests.Session`` to send with; offline tests and demos pass
+            one with a fake mounted (``toolspecs.loaders.arxiv.testing.FakeArxiv``).
     """
 
     def __init__(
@@ -50,8 +52,11 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         delay_seconds: float = 3.0,
         num_retries: int = 3,
         timeout: float = 30.0,
+        session: requests.Session | None = None,
     ) -> None:
         super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
+        if session is not None:
+            self._session = session
         self.timeout = timeout
         self._lock = threading.Lock()
         self._last_request_dt: datetime | None = None

@@ -5,9 +5,13 @@ Two tools over two Wolfram APIs:
 - ``wolfram_alpha_query`` (the LlamaHub function) asks the LLM API, whose answer is
   text written for language models: the input as Wolfram read it, results,
   assumptions with the value to change them, and a link.
-- ``wolfram_alpha_pods`` asks the Full Results API (through the ``wolframalpha``
-  package) for titled result sections in plain text, one of them by title, and the
-  assumptions as values to send back: for one exact value, or to choose a meaning.
+- ``wolfram_alpha_pods`` asks the Full Results API (over httpx, read with the
+  ``wolframalpha`` package's parser) for titled result sections in plain text, one of
+  them by title, and the assumptions as values to send back: for one exact value, or
+  to choose a meaning.
+
+Both transports can be replaced (``session=``, ``transport=``): the offline
+``toolspecs.specs.wolfram_alpha.testing.FakeWolframAlpha`` provides both.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import re
 import threading
 from collections.abc import Coroutine, Iterable
 from typing import Any, ClassVar, TypeVar
+from xml.parsers.expat import ExpatError
 
 import httpx
 import requests
@@ -33,6 +38,7 @@ from toolspecs.core import (
 )
 
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
+FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
 APP_ID_ENV = "WOLFRAM_ALPHA_APP_ID"
 # Also read: the variable the ``wolframalpha`` package documents.
 APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
@@ -62,6 +68,8 @@ class WolframAlphaToolSpec(ToolSpec):
             ``{"units": "metric"}``; ``maxchars`` is kept within the output budget.
         timeout: Seconds to wait for Wolfram|Alpha.
         cache_seconds: How long an identical query is answered from the cache.
+        session: The ``requests.Session`` for the LLM API (tests and demos pass a fake).
+        transport: The httpx transport for the Full Results API (e.g. a fake's).
     """
 
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
@@ -73,12 +81,15 @@ class WolframAlphaToolSpec(ToolSpec):
         api_params: dict[str, Any] | None = None,
         timeout: float = 30.0,
         cache_seconds: float = 300.0,
+        session: requests.Session | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         self.token = app_id or os.environ.get(APP_ID_ENV) or os.environ.get(APP_ID_ENV_FALLBACK)
         self._api_params = dict(api_params or {})
         self.timeout = timeout
         self._cache: TTLCache[str] = TTLCache(ttl=cache_seconds, size=128)
-        self._session = requests.Session()
+        self._session = session or requests.Session()
+        self._transport = transport
 
     # -- tools -------------------------------------------------------------------
 
@@ -133,25 +144,38 @@ class WolframAlphaToolSpec(ToolSpec):
         cached = self._cache.get(key)
         if cached is not None:
             return cached
-        import wolframalpha
-
-        client = wolframalpha.Client(self._app_id(), timeout=self.timeout)
         params: dict[str, str] = {"format": "plaintext"}
         if pod:
             params["podtitle"] = pod.strip()
         if assumption:
             params["assumption"] = assumption.strip()
-        try:
-            result = _run(client.aquery(text, **params))
-        except ValueError as exc:  # the package's way of reporting Wolfram's <error>
-            raise self._full_results_error(str(exc)) from exc
-        except AssertionError:  # the package asserts the reply is XML
-            raise RetryLater("Wolfram|Alpha sent a reply that is not its XML.") from None
+        result = _run(self._full_results(text, params))
         answer = _describe_pods(result, text, pod)
         self._cache.put(key, answer)
         return answer
 
     # -- plumbing ----------------------------------------------------------------
+
+    async def _full_results(self, text: str, params: dict[str, str]) -> Any:
+        """Ask the Full Results API; its XML read as ``wolframalpha.Client.aquery`` reads it."""
+        import wolframalpha
+        import xmltodict  # wolframalpha's own parser, installed with it
+
+        query = {"appid": self._app_id(), "input": text, **params}
+        async with httpx.AsyncClient(timeout=self.timeout, transport=self._transport) as http:
+            response = await http.get(FULL_RESULTS_URL, params=query)
+        if "xml" not in response.headers.get("Content-Type", ""):
+            raise RetryLater("Wolfram|Alpha sent a reply that is not its XML.")
+        try:  # wolframalpha reports Wolfram's <error> as a ValueError while parsing
+            doc = xmltodict.parse(response.content, postprocessor=wolframalpha.Document.make)
+        except ValueError as exc:
+            raise self._full_results_error(str(exc)) from exc
+        except ExpatError as exc:  # a reply cut short
+            raise RetryLater("Wolfram|Alpha sent a reply that is not its XML.") from exc
+        if "error" in doc:
+            error = doc["error"]
+            raise self._full_results_error(f"Error {error['@status']}: {error['@message']}")
+        return doc["queryresult"]
 
     def _app_id(self) -> str:
         if not self.token:
