@@ -1,13 +1,16 @@
 import types
 
+import toolspecs.agents
 import toolspecs.core
 import toolspecs.loaders.arxiv
+import toolspecs.loaders.arxiv.testing
 import toolspecs.loaders.google
 import toolspecs.loaders.google.testing
 import toolspecs.specs.arxiv
 import toolspecs.specs.gmail
 import toolspecs.specs.google_calendar
 import toolspecs.specs.wolfram_alpha
+import toolspecs.specs.wolfram_alpha.testing
 
 
 def public_names(module):
@@ -20,6 +23,7 @@ def public_names(module):
 
 def test_all_lists_exactly_what_is_public():
     for module in (
+        toolspecs.agents,
         toolspecs.core,
         toolspecs.loaders.arxiv,
         toolspecs.specs.arxiv,
@@ -28,5 +32,22 @@ def test_all_lists_exactly_what_is_public():
         toolspecs.specs.google_calendar,
         toolspecs.loaders.google.testing,
         toolspecs.specs.gmail,
+        toolspecs.loaders.arxiv.testing,
+        toolspecs.specs.wolfram_alpha.testing,
     ):
         assert set(module.__all__) == public_names(module), module.__name__
+
+
+def test_core_testing_is_imported_by_module_not_re_exported():
+    # The scripted LLM is for tests: `toolspecs.core` itself does not load it.
+    import toolspecs.core.testing
+
+    assert toolspecs.core.testing.__all__ == [
+        "Reply",
+        "ScriptExhausted",
+        "ScriptedLLM",
+        "ToolCall",
+        "Turn",
+    ]
+    assert all(hasattr(toolspecs.core.testing, name) for name in toolspecs.core.testing.__all__)
+    assert not set(toolspecs.core.testing.__all__) & set(toolspecs.core.__all__)

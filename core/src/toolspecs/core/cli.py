@@ -2,6 +2,7 @@
 
     toolspecs list
     toolspecs schema arxiv [--format openai]
+    toolspecs describe arxiv
     toolspecs call arxiv.arxiv_query query="attention is all you need" max_results=2
     toolspecs call arxiv.arxiv_query --json '{"query": "1706.03762"}'
 
@@ -66,6 +67,64 @@ def cmd_schema(args: argparse.Namespace) -> str:
     return "\n\n".join(blocks)
 
 
+def _json_type(prop: dict[str, Any]) -> str:
+    """A parameter's JSON type in words: ``string``, ``array of string``, ``integer or null``."""
+    if "anyOf" in prop:
+        kinds = [_json_type(p) for p in prop["anyOf"] if p.get("type") != "null"]
+        return " or ".join(kinds) or "any"
+    kind = prop.get("type")
+    if isinstance(kind, list):
+        return " or ".join(str(k) for k in kind if k != "null") or "any"
+    if kind == "array":
+        items = prop.get("items")
+        return f"array of {_json_type(items)}" if isinstance(items, dict) and items else "array"
+    return str(kind) if kind else "any"
+
+
+def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
+    """One line for a parameter: name, type, range or choices, required or default, text."""
+    facts = [_json_type(prop)]
+    if "enum" in prop:
+        facts.append("one of " + ", ".join(json.dumps(c) for c in prop["enum"]))
+    low, high = prop.get("minimum"), prop.get("maximum")
+    if low is not None and high is not None:
+        facts.append(f"{low} to {high}")
+    elif low is not None or high is not None:
+        facts.append(f">= {low}" if low is not None else f"<= {high}")
+    if required:
+        facts.append("required")
+    elif "default" in prop:
+        facts.append(f"default {json.dumps(prop['default'])}")
+    else:
+        facts.append("optional")
+    line = f"{name} ({', '.join(facts)})"
+    return f"{line}: {prop['description']}" if prop.get("description") else line
+
+
+def cmd_describe(args: argparse.Namespace) -> str:
+    """What the agent reads about each tool of a spec, and what it costs per request."""
+    tools = _tools(args.name)
+    blocks: list[str] = []
+    total = 0
+    for t in tools:
+        cost = tool_cost(t)
+        total += cost
+        lines = [f"{t.metadata.name}  ({cost} tokens)"]
+        lines += [f"  {line}" for line in t.metadata.description.splitlines()]
+        schema = t.metadata.get_parameters_dict()
+        properties: dict[str, Any] = schema.get("properties", {})
+        required = set(schema.get("required", []))
+        lines.append("  Parameters:" if properties else "  Parameters: none")
+        for name, prop in properties.items():
+            lines.append(f"    {describe_parameter(name, prop, name in required)}")
+        blocks.append("\n".join(lines))
+    blocks.append(
+        f"Total: {len(tools)} tools, {total} tokens of tool schemas sent with every request "
+        "(cl100k_base over each tool's OpenAI JSON)."
+    )
+    return "\n\n".join(blocks)
+
+
 def parse_pairs(pairs: Sequence[str], raw_json: str | None) -> dict[str, Any]:
     """Arguments from ``key=value`` pairs and/or a JSON object."""
     arguments: dict[str, Any] = {}
@@ -111,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="the tools of a spec as the agent sees them")
     schema.add_argument("name")
     schema.add_argument("--format", choices=["text", "openai"], default="text")
+    describe = sub.add_parser(
+        "describe",
+        help="each tool's description, parameters and token cost, as the agent sees them",
+    )
+    describe.add_argument("name")
     call = sub.add_parser("call", help="call a tool and print exactly what the agent would read")
     call.add_argument("target", metavar="SPEC.FUNCTION")
     call.add_argument("pairs", nargs="*", metavar="key=value")
@@ -128,6 +192,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "schema":
             print(cmd_schema(args))
+            return 0
+        if args.command == "describe":
+            print(cmd_describe(args))
             return 0
         text, code = cmd_call(args)
         print(text)

@@ -1,0 +1,193 @@
+"""The blog's ``OpenAIAgent.from_tools(...)`` on today's llama-index, over ``FunctionAgent``.
+
+The original class lived in ``llama-index-agent-openai``, which needs llama-index-core
+below 0.13; this one keeps its calls (``from_tools``, ``chat``, ``achat``, ``reset``,
+``verbose=True``) and runs llama-index's ``FunctionAgent`` underneath::
+
+    from toolspecs.agents import OpenAIAgent
+
+    agent = OpenAIAgent.from_tools(spec.to_tool_list(), verbose=True)
+    print(agent.chat("What is on my calendar tomorrow?"))
+
+Memory is kept between ``chat`` calls. ``chat`` runs on a private event loop kept for
+the agent's life (an HTTP client's pooled connections belong to the loop that opened
+them), in a helper thread when it is called where a loop already runs (a notebook).
+In async code, ``await agent.achat(...)``; use one of the two per agent, not both.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import weakref
+from collections.abc import Coroutine, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from llama_index.core.agent.workflow import AgentOutput, FunctionAgent, ToolCallResult
+from llama_index.core.base.llms.types import ChatMessage
+from llama_index.core.chat_engine.types import AgentChatResponse
+from llama_index.core.llms import LLM
+from llama_index.core.memory import BaseMemory, ChatMemoryBuffer
+from llama_index.core.tools import BaseTool, ToolOutput
+
+DEFAULT_MODEL = "gpt-4.1-mini"
+INSTALL = 'pip install "toolspecs[openai]"'
+
+T = TypeVar("T")
+
+
+def default_llm(model: str = DEFAULT_MODEL) -> LLM:
+    """llama-index's ``OpenAI`` LLM; the key comes from ``OPENAI_API_KEY``.
+
+    Raises:
+        ImportError: When ``llama-index-llms-openai`` is not installed.
+    """
+    try:
+        from llama_index.llms.openai import OpenAI
+    except ImportError as exc:
+        raise ImportError(
+            "OpenAIAgent's default LLM is llama-index's OpenAI class, which is not "
+            f"installed: {INSTALL}, or pass llm=... (any function-calling llama-index LLM)."
+        ) from exc
+    return OpenAI(model=model)
+
+
+class _PrivateLoop:
+    """One event loop for the synchronous calls of an agent, closed with the agent."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` to the end on the private loop (in a helper thread if a loop runs here)."""
+        if self._loop is None:
+            self._loop = asyncio.new_event_loop()
+            weakref.finalize(self, self._loop.close)
+        loop = self._loop
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            return loop.run_until_complete(coro)
+        context = contextvars.copy_context()
+        with ThreadPoolExecutor(max_workers=1) as pool:
+            return pool.submit(context.run, loop.run_until_complete, coro).result()
+
+
+class OpenAIAgent:
+    """A chat agent with tools: ``FunctionAgent`` behind the blog's ``OpenAIAgent`` calls.
+
+    Args:
+        agent: The ``FunctionAgent`` that does the work.
+        memory: The conversation, kept between ``chat`` calls.
+        verbose: Print each tool call and its output.
+    """
+
+    def __init__(self, agent: FunctionAgent, memory: BaseMemory, verbose: bool = False) -> None:
+        self.function_agent = agent
+        self.memory = memory
+        self.verbose = verbose
+        self._loop = _PrivateLoop()
+
+    @classmethod
+    def from_tools(
+        cls,
+        tools: Sequence[BaseTool] | None = None,
+        llm: LLM | None = None,
+        verbose: bool = False,
+        system_prompt: str | None = None,
+        memory: BaseMemory | None = None,
+        chat_history: Sequence[ChatMessage] | None = None,
+        **kwargs: Any,
+    ) -> OpenAIAgent:
+        """An agent over ``tools``, as ``OpenAIAgent.from_tools`` made one.
+
+        Args:
+            tools: The tools, e.g. ``spec.to_tool_list()``.
+            llm: A function-calling llama-index LLM; default ``OpenAI(model="gpt-4.1-mini")``.
+            verbose: Print each tool call and its output.
+            system_prompt: A system prompt sent before the conversation.
+            memory: Where the conversation is kept; default a ``ChatMemoryBuffer``.
+            chat_history: Messages the conversation starts with.
+            **kwargs: More ``FunctionAgent`` fields, e.g. ``streaming=True`` or
+                ``tool_retriever=...`` (``streaming`` is off by default here).
+
+        Returns:
+            The agent.
+
+        Raises:
+            ValueError: When two tools share a name, or the LLM cannot call functions.
+        """
+        tools = list(tools or [])
+        names = [t.metadata.get_name() for t in tools]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(
+                f"more than one tool is named {', '.join(map(repr, twice))}; the model could "
+                "call only one of them. Give one spec a prefix, e.g. "
+                "GmailToolSpec().to_tool_list(prefix='gmail_')."
+            )
+        llm = llm or default_llm()
+        if not llm.metadata.is_function_calling_model:
+            raise ValueError(
+                f"{llm.metadata.model_name!r} cannot call functions; "
+                "pass a function-calling LLM such as OpenAI(model='gpt-4.1-mini')."
+            )
+        kwargs.setdefault("streaming", False)
+        agent = FunctionAgent(tools=list(tools), llm=llm, system_prompt=system_prompt, **kwargs)
+        if memory is None:
+            memory = ChatMemoryBuffer.from_defaults(llm=llm, chat_history=list(chat_history or []))
+        elif chat_history:
+            memory.set(list(chat_history))
+        return cls(agent, memory, verbose=verbose)
+
+    async def achat(
+        self, message: str, chat_history: Sequence[ChatMessage] | None = None
+    ) -> AgentChatResponse:
+        """Send a message; the reply's ``str()`` is the answer, ``.sources`` the tool outputs.
+
+        Args:
+            message: What the user says.
+            chat_history: Replaces the conversation so far, when given.
+
+        Returns:
+            The answer with the ``ToolOutput`` of every tool call made for it.
+        """
+        handler = self.function_agent.run(
+            user_msg=message,
+            chat_history=list(chat_history) if chat_history else None,
+            memory=self.memory,
+        )
+        sources: list[ToolOutput] = []
+        async for event in handler.stream_events():
+            if isinstance(event, ToolCallResult):
+                sources.append(event.tool_output)
+                if self.verbose:
+                    _print_call(event)
+        output: object = await handler
+        answer = output.response.content if isinstance(output, AgentOutput) else str(output)
+        return AgentChatResponse(response=answer or "", sources=sources)
+
+    def chat(
+        self, message: str, chat_history: Sequence[ChatMessage] | None = None
+    ) -> AgentChatResponse:
+        """``achat`` for synchronous code (scripts, notebook cells without ``await``)."""
+        return self._loop.run(self.achat(message, chat_history))
+
+    @property
+    def chat_history(self) -> list[ChatMessage]:
+        """The conversation so far."""
+        return self.memory.get_all()
+
+    def reset(self) -> None:
+        """Forget the conversation."""
+        self.memory.reset()
+
+
+def _print_call(result: ToolCallResult) -> None:
+    arguments = json.dumps(result.tool_kwargs, ensure_ascii=False, default=str)
+    print("=== Calling Function ===")
+    print(f"Calling function: {result.tool_name} with args: {arguments}")
+    print(f"Got output: {result.tool_output.content}")
+    print("========================\n")

@@ -1,0 +1,64 @@
+"""`toolspecs describe NAME`: what the agent reads about each tool, and what it costs."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from toolspecs.core import count_tokens
+from toolspecs.core.cli import describe_parameter, main
+from toolspecs.specs.arxiv import ArxivToolSpec
+
+
+def test_describe_shows_each_tool_as_the_agent_sees_it(capsys):
+    assert main(["describe", "arxiv"]) == 0
+    out = capsys.readouterr().out
+    tools = ArxivToolSpec().to_tool_list()
+    costs = [count_tokens(json.dumps(t.metadata.to_openai_tool())) for t in tools]
+    for tool, cost in zip(tools, costs, strict=True):
+        assert f"{tool.metadata.name}  ({cost} tokens)\n" in out
+        for line in tool.metadata.description.splitlines():
+            assert f"\n  {line}\n" in out
+    assert "    query (string, required): Keywords ('graph neural networks'), arXiv syntax" in out
+    assert (
+        '    sort_by (string, one of "relevance", "recent", "updated", default "relevance"): '
+        "'recent' lists the newest first.\n" in out
+    )
+    assert "    max_results (integer, 1 to 50, optional): Papers to return" in out
+    assert "    result_id (integer, optional): Which stored result" in out
+    last = out.strip().splitlines()[-1]
+    assert last.startswith(f"Total: {len(tools)} tools, {sum(costs)} tokens of tool schemas")
+
+
+def test_describe_a_tool_without_parameters(capsys):
+    assert main(["describe", "google_calendar"]) == 0
+    out = capsys.readouterr().out
+    get_date = out.split("get_date  (", 1)[1]
+    assert "  Parameters: none\n" in get_date
+    assert "    attendees (array of string, optional): Emails to invite" in out
+    assert "    all_day (boolean, default false): A whole-day event" in out
+    assert re.search(r"^Total: 6 tools, \d+ tokens", out, re.M)
+
+
+@pytest.mark.parametrize(
+    ("prop", "required", "expected"),
+    [
+        ({"anyOf": [{"type": "integer"}, {"type": "null"}]}, False, "n (integer, optional)"),
+        ({"type": ["string", "null"], "default": "x"}, False, 'n (string, default "x")'),
+        ({"type": "array"}, True, "n (array, required)"),
+        ({"minimum": 0}, True, "n (any, >= 0, required)"),
+        ({"type": "number", "maximum": 1, "description": "Share."}, False,
+         "n (number, <= 1, optional): Share."),
+    ],
+)  # fmt: skip
+def test_parameters_of_other_schemas_read_well(prop, required, expected):
+    assert describe_parameter("n", prop, required) == expected
+
+
+def test_describe_unknown_spec_is_one_line_exit_2(capsys):
+    assert main(["describe", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert "no spec named 'nope'; installed specs:" in err
+    assert err.count("\n") == 1
