@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -21,6 +22,16 @@ def no_backoff_sleep(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     slept: list[float] = []
     monkeypatch.setattr("googleapiclient.http.time.sleep", slept.append)
     return slept
+
+
+@pytest.fixture
+def server_in_utc(monkeypatch: pytest.MonkeyPatch):
+    """The process runs in UTC, so times that must be the user's cannot pass by accident."""
+    monkeypatch.setenv("TZ", "UTC")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -20,18 +19,12 @@ ARXIV_API = "https://export.arxiv.org/api/query"
 
 
 @pytest.fixture(autouse=True)
-def server_in_utc(monkeypatch):
+def _in_utc(server_in_utc):
     """The process runs in UTC; the fake calendar lives in New York."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
 
 
 @pytest.fixture(autouse=True)
 def _offline_services(monkeypatch):
-    monkeypatch.setattr("googleapiclient.http.time.sleep", lambda seconds: None)
     monkeypatch.delenv("WOLFRAM_ALPHA_APP_ID", raising=False)
     monkeypatch.delenv("WOLFRAMALPHA_API_KEY", raising=False)
 

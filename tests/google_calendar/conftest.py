@@ -1,5 +1,3 @@
-import time
-
 import pytest
 
 from toolspecs.loaders.google.testing import FakeCalendar
@@ -7,13 +5,8 @@ from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
 
 @pytest.fixture(autouse=True)
-def server_in_utc(monkeypatch):
-    """The process runs in UTC; the calendar lives in New York."""
-    monkeypatch.setenv("TZ", "UTC")
-    time.tzset()
-    yield
-    monkeypatch.undo()
-    time.tzset()
+def _in_utc(server_in_utc):
+    """The process runs in UTC; the fake calendar lives in New York."""
 
 
 @pytest.fixture
