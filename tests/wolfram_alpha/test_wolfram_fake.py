@@ -3,6 +3,8 @@ and the spec's transport hooks (``session=``, ``transport=``) it plugs into."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from toolspecs.core import AskUser, FixArguments, RetryLater
@@ -158,3 +160,11 @@ def test_a_reply_cut_short_is_retry_guidance():
     )
     assert isinstance(out.exception, RetryLater)
     assert "not its XML" in out.content
+
+
+def test_the_app_id_never_reaches_the_logs(wolfram, caplog):
+    caplog.set_level(logging.DEBUG)
+    spec_on(wolfram, app_id="SECRET-APPID-123").call_tool("wolfram_alpha_pods", query="pi")
+    assert "HTTP Request: GET" in caplog.text  # httpx logged the request...
+    assert "appid=***" in caplog.text
+    assert "SECRET-APPID-123" not in caplog.text  # ...without the key

@@ -17,6 +17,7 @@ Both transports can be replaced (``session=``, ``transport=``): the offline
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
 import threading
@@ -36,6 +37,21 @@ from toolspecs.core import (
     TTLCache,
     tool,
 )
+
+
+class _HideAppId(logging.Filter):
+    """The Full Results API takes the AppID in the URL, which httpx logs at INFO: hide it."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any("appid=" in str(a) for a in record.args):
+            record.args = tuple(
+                re.sub(r"appid=[^&\s\"]+", "appid=***", str(a)) if "appid=" in str(a) else a
+                for a in record.args
+            )
+        return True
+
+
+logging.getLogger("httpx").addFilter(_HideAppId())
 
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
 FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
