@@ -72,6 +72,11 @@ def html_to_text(markup: str) -> str:
     return tidy("".join(parser.parts))
 
 
+def conversation_subject(subject: str) -> str:
+    """A subject as Gmail groups conversations: without ``Re:``/``Fwd:`` prefixes, any case."""
+    return re.sub(r"^((re|fwd?|aw)\s*:\s*)+", "", subject.strip(), flags=re.I).lower()
+
+
 def tidy(text: str) -> str:
     """Collapse the runs of spaces and blank lines that HTML and MIME leave behind."""
     text = html.unescape(text) if "&" in text and ";" in text else text

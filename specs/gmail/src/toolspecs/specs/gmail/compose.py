@@ -19,6 +19,7 @@ from email.mime.text import MIMEText
 from email.utils import formataddr, getaddresses, make_msgid
 
 from toolspecs.loaders.google import MailMessage, html_to_text, parse_addresses
+from toolspecs.loaders.google.mail import conversation_subject
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
 
@@ -116,11 +117,7 @@ def reply_subject(subject: str) -> str:
 
 def same_thread_subject(ours: str, theirs: str) -> bool:
     """Whether Gmail would see two subjects as the same conversation."""
-
-    def key(subject: str) -> str:
-        return re.sub(r"^((re|fwd?|aw)\s*:\s*)+", "", subject.strip(), flags=re.I).lower()
-
-    return key(ours) == key(theirs)
+    return conversation_subject(ours) == conversation_subject(theirs)
 
 
 def _encoded(value: str) -> str:

@@ -24,7 +24,7 @@ from email.utils import parsedate_to_datetime
 from importlib import resources
 from typing import Any
 
-from toolspecs.loaders.google.mail import MailMessage, parse_bytes
+from toolspecs.loaders.google.mail import MailMessage, conversation_subject, parse_bytes
 from toolspecs.loaders.google.testing.http import FakeGoogleHttp, Reply
 
 FIXTURES = (
@@ -72,10 +72,6 @@ def sample_mailbox(long_messages: int = 0) -> FakeGmail:
 
 def _encode(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).decode("ascii")
-
-
-def _subject_key(subject: str) -> str:
-    return re.sub(r"^((re|fwd?|aw)\s*:\s*)+", "", subject.strip(), flags=re.I).lower()
 
 
 class FakeGmail(FakeGoogleHttp):
@@ -319,8 +315,8 @@ class FakeGmail(FakeGoogleHttp):
         mail = parse_bytes(source)
         refs = f"{mail.header('in-reply-to')} {mail.header('references')}".split()
         ids = {self.parsed(m["id"]).header("message-id") for m in members}
-        subjects = {_subject_key(self.parsed(m["id"]).header("subject")) for m in members}
-        if ids & set(refs) and _subject_key(mail.header("subject")) in subjects:
+        subjects = {conversation_subject(self.parsed(m["id"]).header("subject")) for m in members}
+        if ids & set(refs) and conversation_subject(mail.header("subject")) in subjects:
             return thread_id
         return None  # Gmail silently starts a new thread
 
