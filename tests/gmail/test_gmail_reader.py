@@ -148,6 +148,16 @@ def test_html_to_text_drops_scripts_and_keeps_links():
     assert text == "Hi&bye\nsite (https://a.example)\nok"
 
 
+def test_plain_text_keeps_what_looks_like_html_entities():
+    from toolspecs.loaders.google.mail import parse_bytes
+
+    mail = parse_bytes(
+        b"Subject: escaping\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n"
+        b"In HTML, write &amp; as &amp;amp; and < as &lt;.\r\n"
+    )
+    assert mail.body == "In HTML, write &amp; as &amp;amp; and < as &lt;."
+
+
 def test_bodies_never_reach_the_logs(reader, caplog):
     caplog.set_level(logging.DEBUG)
     reader.load_data(max_results=20)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
-import html
 import re
 from dataclasses import dataclass, field
 from email import message_from_bytes, policy
@@ -79,7 +78,6 @@ def conversation_subject(subject: str) -> str:
 
 def tidy(text: str) -> str:
     """Collapse the runs of spaces and blank lines that HTML and MIME leave behind."""
-    text = html.unescape(text) if "&" in text and ";" in text else text
     lines = [re.sub(r"[ \t\u00a0]+", " ", line).strip() for line in text.splitlines()]
     out: list[str] = []
     for line in lines:
