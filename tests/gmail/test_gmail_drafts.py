@@ -265,6 +265,11 @@ def test_list_drafts_shows_ids_and_first_lines(tools):
     assert "Line 3" not in out
 
 
+def test_a_short_draft_with_blank_lines_is_not_marked_as_cut(tools):
+    tools["create_draft"].call(to="a@example.com", message="Hi Ada,\n\nSee you.\n")
+    assert "Starts: Hi Ada, / See you.\n" in tools["list_drafts"].call().content + "\n"
+
+
 def test_no_drafts(tools):
     assert tools["list_drafts"].call().content == "There are no drafts. create_draft makes one."
 

@@ -400,8 +400,9 @@ def _draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | No
         lines.append(f"Reply in thread {message.get('threadId', '?')}")
     body = draft.text.strip()
     if first_lines is not None:
-        kept = [line for line in body.splitlines() if line.strip()][:first_lines]
-        more = " ..." if len(body.splitlines()) > first_lines else ""
+        written = [line for line in body.splitlines() if line.strip()]
+        kept = written[:first_lines]
+        more = " ..." if len(written) > first_lines else ""
         lines.append("Starts: " + " / ".join(kept) + more if kept else "Starts: (empty)")
     else:
         lines.append(fence(body))
