@@ -5,7 +5,8 @@ Public API (everything else is an implementation detail):
 - :class:`ToolSpec` and :func:`tool`: a ``BaseToolSpec`` whose tools are guarded.
 - :class:`ToolGuidance` and its kinds (:class:`FixArguments`, :class:`RetryLater`,
   :class:`AskUser`), :class:`ToolspecsError`, :class:`ConfigurationError`,
-  :func:`http_guidance`, :func:`guidance_for_failure`.
+  :class:`Failure`, :class:`FailureTable`, :func:`guidance_for_failure`: failures of a
+  spec's client mapped to guidance in one table.
 - :class:`Synonyms`, :class:`Range`: annotations that tune input coercion.
 - :class:`OutputBudget`, :func:`count_tokens`: the large-output policy.
 - :func:`list_specs`, :func:`load_spec`: the entry-point registry.
@@ -22,9 +23,8 @@ from toolspecs.core.errors import (
     RetryLater,
     ToolGuidance,
     ToolspecsError,
-    guidance_for_failure,
-    http_guidance,
 )
+from toolspecs.core.failures import Failure, FailureTable, guidance_for_failure
 from toolspecs.core.inputs import Range, Synonyms
 from toolspecs.core.large_output import OutputBudget, count_tokens
 from toolspecs.core.registry import list_specs, load_spec
@@ -33,6 +33,8 @@ from toolspecs.core.spec import ToolSpec, tool
 __all__ = [
     "AskUser",
     "ConfigurationError",
+    "Failure",
+    "FailureTable",
     "FixArguments",
     "OutputBudget",
     "Range",
@@ -45,7 +47,6 @@ __all__ = [
     "count_tokens",
     "format_datetime",
     "guidance_for_failure",
-    "http_guidance",
     "list_specs",
     "load_spec",
     "parse_datetime",

@@ -8,17 +8,25 @@ Hierarchy::
     │   ├── RetryLater             same call, later: rate limits, timeouts  (kind "retry")
     │   └── AskUser                stop and ask the person: keys, access    (kind "ask_user")
     └── ConfigurationError         a spec cannot be built or found: for the person, not the agent
+                                   (also a ``ValueError``)
 
-A spec function raises a ``ToolGuidance`` (or lets an expected failure such as an
-HTTP error or a timeout escape, see :func:`guidance_for_failure`); the tool built
-by :class:`toolspecs.core.ToolSpec` turns it into a ``ToolOutput`` with
-``is_error=True`` whose text ends with the next step.
+A spec function raises a ``ToolGuidance``, or lets a failure of its client escape
+(an HTTP error, a timeout, the loader's own errors): the spec's failure table
+(:mod:`toolspecs.core.failures`) turns that into guidance. ``tool.fn`` raises the
+guidance; ``tool.call`` returns its text in a ``ToolOutput`` with ``is_error=True``.
+
+Guidance is bounded: whatever the agent sent, its text is at most
+:data:`GUIDANCE_TOKENS` tokens and ends with the next step.
 """
 
 from __future__ import annotations
 
-import sys
-from typing import Any, ClassVar, Literal
+from typing import ClassVar, Literal
+
+from toolspecs.core.bounds import clip, count_tokens
+
+# The most tokens one guidance may take, next step included.
+GUIDANCE_TOKENS = 300
 
 Kind = Literal["fix", "retry", "ask_user"]
 
@@ -33,8 +41,12 @@ class ToolspecsError(Exception):
     """Base class of every exception toolspecs raises."""
 
 
-class ConfigurationError(ToolspecsError):
-    """A spec cannot be found or built: a message for the person, not the agent."""
+class ConfigurationError(ToolspecsError, ValueError):
+    """A spec cannot be found or built, or is set up wrongly: a message for the person.
+
+    Raised by constructors and the registry. Met during a tool call (a key file that
+    is missing when the first call needs it), it becomes :class:`AskUser` guidance.
+    """
 
 
 class ToolGuidance(ToolspecsError):
@@ -48,8 +60,10 @@ class ToolGuidance(ToolspecsError):
     kind: ClassVar[Kind] = "fix"
 
     def __init__(self, message: str, next_step: str | None = None) -> None:
-        self.message = message.strip()
-        self.next_step = next_step if next_step is not None else _NEXT_STEP[self.kind]
+        step = next_step if next_step is not None else _NEXT_STEP[self.kind]
+        self.next_step = clip(step.strip(), GUIDANCE_TOKENS // 3)
+        room = GUIDANCE_TOKENS - (count_tokens(self.next_step) + 1 if self.next_step else 0)
+        self.message = clip(message.strip(), room)
         super().__init__(self.text)
 
     @property
@@ -95,76 +109,3 @@ class AskUser(ToolGuidance):
     """Only the person can fix this (a missing key, no access): do not retry."""
 
     kind: ClassVar[Kind] = "ask_user"
-
-
-def http_guidance(service: str, status: int, detail: str = "") -> ToolGuidance:
-    """Guidance for an HTTP error status from ``service``.
-
-    Args:
-        service: The service's name as the agent should read it, e.g. ``"arXiv"``.
-        status: The HTTP status code.
-        detail: What the service said, when it helps the agent.
-
-    Returns:
-        A ``ToolGuidance`` of the kind that fits the status.
-    """
-    said = f" It said: {detail.strip()}" if detail.strip() else ""
-    if status == 429:
-        return RetryLater(f"{service} is rate-limiting requests (HTTP 429).{said}")
-    if status >= 500:
-        return RetryLater(f"{service} had a server error (HTTP {status}).{said}")
-    if status in (401, 403):
-        return AskUser(f"{service} refused access (HTTP {status}).{said}")
-    if status == 404:
-        return FixArguments(f"{service} has nothing at that address (HTTP 404).{said}")
-    return FixArguments(f"{service} rejected the request (HTTP {status}).{said}")
-
-
-def guidance_for_failure(exc: BaseException, service: str = "The service") -> ToolGuidance | None:
-    """Turn an expected failure (timeout, connection error, HTTP error) into guidance.
-
-    Knows the exceptions of ``requests`` and ``httpx`` without importing either:
-    a library that was never imported cannot have raised.
-
-    Args:
-        exc: The exception a spec function let escape.
-        service: The service's name as the agent should read it.
-
-    Returns:
-        The guidance, or ``None`` when ``exc`` is not an expected failure.
-    """
-    if isinstance(exc, ToolGuidance):
-        return exc
-    status = _http_status(exc)
-    if status is not None:
-        return http_guidance(service, status)
-    name = type(exc).__name__
-    if (
-        isinstance(exc, TimeoutError)
-        or _is_instance(exc, "requests", "Timeout")
-        or (_is_instance(exc, "httpx", "TimeoutException"))
-    ):
-        return RetryLater(f"{service} did not answer in time ({name}).")
-    if (
-        isinstance(exc, ConnectionError)
-        or _is_instance(exc, "requests", "ConnectionError")
-        or (_is_instance(exc, "httpx", "TransportError"))
-    ):
-        return RetryLater(f"Could not connect to {service} ({name}).")
-    return None
-
-
-def _is_instance(exc: BaseException, module: str, name: str) -> bool:
-    mod = sys.modules.get(module)
-    cls = getattr(mod, name, None) if mod is not None else None
-    return isinstance(cls, type) and isinstance(exc, cls)
-
-
-def _http_status(exc: BaseException) -> int | None:
-    if not (
-        _is_instance(exc, "requests", "HTTPError") or _is_instance(exc, "httpx", "HTTPStatusError")
-    ):
-        return None
-    response: Any = getattr(exc, "response", None)
-    status = getattr(response, "status_code", None)
-    return status if isinstance(status, int) else None

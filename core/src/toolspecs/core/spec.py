@@ -32,7 +32,8 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import clock, inputs, large_output, schema
-from toolspecs.core.errors import AskUser, FixArguments, ToolGuidance, guidance_for_failure
+from toolspecs.core.errors import AskUser, FixArguments, ToolGuidance
+from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 
 logger = logging.getLogger("toolspecs")
 
@@ -133,6 +134,8 @@ class ToolSpec(BaseToolSpec):
     # third parties (mail): the fences of the full text do not survive cutting it up.
     passage_label: ClassVar[str] = ""
     timezone: str | dt.tzinfo | None = None
+    # What the spec's client raises, mapped to guidance (see toolspecs.core.failures).
+    failures: ClassVar[FailureTable] = DEFAULT_FAILURES
 
     @property
     def results(self) -> large_output.ResultStore:
@@ -147,9 +150,13 @@ class ToolSpec(BaseToolSpec):
         """The timezone naive and relative times are read in (see ``clock.resolve_timezone``)."""
         return clock.resolve_timezone(self.timezone)
 
+    def failure_context(self) -> dict[str, Any]:
+        """More values for the templates of ``failures`` (e.g. where valid ids come from)."""
+        return {}
+
     def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
-        """Turn an expected failure into guidance; ``None`` means it is a bug."""
-        return guidance_for_failure(exc, self.service_name)
+        """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""
+        return self.failures.guidance(exc, self.service_name, self.failure_context())
 
     def get_date(self) -> str:
         """Get the current date, weekday, time and timezone with its UTC offset.

@@ -6,7 +6,8 @@ import json
 import socket
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, RetryLater, ToolGuidance, guidance_for_failure
+from toolspecs.core import AskUser, FixArguments, RetryLater, ToolGuidance
+from toolspecs.core.failures import guidance_for_failure
 from toolspecs.loaders.google.auth import reauthorize_hint
 
 _RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}

@@ -1,0 +1,59 @@
+"""Budgets for text: token counts, and values shown back to the agent cut short.
+
+Guidance echoes what the agent sent so that it can see its mistake; an echo must not
+become the flood it reports (100,000 characters sent as a date). :func:`shown` cuts
+one value, :func:`clip` cuts a whole text to a token budget, both marked with "…".
+"""
+
+from __future__ import annotations
+
+from llama_index.core.utils import get_tokenizer
+
+ELLIPSIS = "…"
+# The longest value guidance repeats back, in characters.
+SHOWN_CHARS = 80
+
+
+def count_tokens(text: str) -> int:
+    """Tokens in ``text`` as llama-index counts them (tiktoken ``cl100k_base``)."""
+    return len(get_tokenizer()(text))
+
+
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)`` for guidance, cut to ``limit`` characters with "…".
+
+    Args:
+        value: What the agent sent.
+        limit: The most characters to show.
+
+    Returns:
+        The repr, or its start and "…" when it is longer than ``limit``.
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    return text[: max(limit - 1, 1)] + ELLIPSIS
+
+
+def clip(text: str, tokens: int) -> str:
+    """``text`` cut to at most ``tokens`` tokens, ending with "…" when it was cut.
+
+    Args:
+        text: Any text.
+        tokens: The budget (at least 1).
+
+    Returns:
+        The text, or its start and "…".
+    """
+    tokens = max(tokens, 1)
+    # Quick accept without tokenizing a huge text: a token is at least one character.
+    if len(text) <= tokens or count_tokens(text) <= tokens:
+        return text
+    encode = get_tokenizer()
+    limit = min(len(text), tokens * 8)
+    cut = text[:limit]
+    while count_tokens(cut + ELLIPSIS) > tokens and cut:
+        # Dense text (symbols, other scripts) has fewer characters per token.
+        counted = len(encode(cut + ELLIPSIS))
+        cut = cut[: max(0, min(len(cut) - 1, int(len(cut) * tokens / counted * 0.95)))]
+    return cut.rstrip() + ELLIPSIS

@@ -1,0 +1,256 @@
+"""Failures of a spec's client, mapped to guidance in one table.
+
+A spec declares what its client raises and what the agent should do about it::
+
+    failures = FailureTable(
+        Failure(ArxivUnavailable, RetryLater, "arXiv did not answer usefully ({reason})."),
+        Failure(PaperNotFound, FixArguments, "No arXiv paper has the id {exc.paper_id!r}.",
+                "Search for the paper with arxiv_query to get its id."),
+    )
+
+The tool's guard looks a failure up once, at one boundary, the way httpx maps
+transport errors in one table: the first row that matches wins; a spec's rows come
+before :data:`DEFAULT_FAILURES` (timeouts, connection errors, HTTP statuses, a
+person's misconfiguration). An exception no row matches is a bug in our code.
+
+A row matches on the exception's type (a class, or ``"module.Class"`` looked up in
+``sys.modules``: a library never imported cannot have raised), and optionally its
+HTTP status and a predicate. Its texts are ``str.format`` templates over:
+
+- ``service``: the spec's ``service_name``;
+- ``status``, ``reason``, ``retry_after``: read from the exception (:func:`status_of`,
+  :func:`reason_of`, :func:`retry_after_of`); ``said`` is `` It said: <reason>.`` or "";
+- ``exc``: the exception itself, e.g. ``{exc.paper_id!r}``;
+- whatever the spec's ``failure_context()`` adds (e.g. where valid ids come from).
+
+Loaders raise their own errors carrying ``status``, ``reason`` and ``retry_after``;
+the row that maps them needs no code.
+"""
+
+from __future__ import annotations
+
+import string
+import sys
+from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from toolspecs.core.bounds import ELLIPSIS
+from toolspecs.core.errors import (
+    AskUser,
+    ConfigurationError,
+    FixArguments,
+    RetryLater,
+    ToolGuidance,
+)
+
+Match = type[BaseException] | str
+REASON_CHARS = 300
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One row of a failure table.
+
+    Args:
+        on: The exception types this row is for: a class, a ``"module.Class"`` name,
+            or a tuple of them.
+        kind: The guidance to give: ``FixArguments``, ``RetryLater`` or ``AskUser``.
+        message: What went wrong, as a template (see the module docstring).
+        next_step: What to do instead; default the standard step of ``kind``.
+        status: Only failures with this HTTP status (an int, or a collection of them).
+        when: Only failures for which this returns true.
+    """
+
+    on: Match | tuple[Match, ...]
+    kind: type[ToolGuidance]
+    message: str
+    next_step: str | None = None
+    status: int | Collection[int] | None = None
+    when: Callable[[BaseException], bool] | None = None
+
+    def matches(self, exc: BaseException) -> bool:
+        """Whether this row is the one for ``exc``."""
+        kinds = self.on if isinstance(self.on, tuple) else (self.on,)
+        if not any(_is_instance(exc, kind) for kind in kinds):
+            return False
+        if self.status is not None:
+            status = status_of(exc)
+            wanted = {self.status} if isinstance(self.status, int) else self.status
+            if status is None or status not in wanted:
+                return False
+        return self.when is None or bool(self.when(exc))
+
+
+class FailureTable:
+    """A spec's failure rows, followed by the core's defaults.
+
+    Args:
+        rows: The spec's rows, most specific first.
+        defaults: Whether :data:`DEFAULT_FAILURES` follow them.
+    """
+
+    def __init__(self, *rows: Failure, defaults: bool = True) -> None:
+        self.rows: tuple[Failure, ...] = rows + (DEFAULT_ROWS if defaults else ())
+
+    def __iter__(self) -> Iterator[Failure]:
+        return iter(self.rows)
+
+    def row_for(self, exc: BaseException) -> Failure | None:
+        """The first row that matches ``exc``."""
+        return next((row for row in self.rows if row.matches(exc)), None)
+
+    def guidance(
+        self,
+        exc: BaseException,
+        service: str = "The service",
+        context: Mapping[str, Any] | None = None,
+    ) -> ToolGuidance | None:
+        """The guidance for ``exc``; ``None`` when no row matches (a bug in our code).
+
+        Args:
+            exc: What the spec function raised.
+            service: How the agent should call the service, e.g. ``"arXiv"``.
+            context: More template values, from the spec's ``failure_context()``.
+        """
+        if isinstance(exc, ToolGuidance):
+            return exc
+        row = self.row_for(exc)
+        if row is None:
+            return None
+        reason = reason_of(exc)
+        values: dict[str, Any] = {
+            **(context or {}),
+            "service": service,
+            "status": status_of(exc),
+            "reason": reason,
+            "said": f" It said: {reason.rstrip('.')}." if reason else "",
+            "retry_after": retry_after_of(exc),
+            "exc": exc,
+        }
+        message = _fill(row.message, values)
+        step = _fill(row.next_step, values) if row.next_step is not None else None
+        if row.kind is RetryLater:
+            return RetryLater(message, step, retry_after=retry_after_of(exc))
+        return row.kind(message, step)
+
+
+def status_of(exc: BaseException) -> int | None:
+    """The HTTP status a failure carries, whatever client raised it.
+
+    Reads ``exc.status`` or ``exc.status_code`` (our loaders), then
+    ``exc.response.status_code`` (requests, httpx) and ``exc.resp.status``
+    (googleapiclient).
+    """
+    for holder, name in (
+        (exc, "status"),
+        (exc, "status_code"),
+        (getattr(exc, "response", None), "status_code"),
+        (getattr(exc, "resp", None), "status"),
+    ):
+        value = getattr(holder, name, None)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+        if isinstance(value, str) and value.isdigit():
+            return int(value)
+    return None
+
+
+def reason_of(exc: BaseException) -> str:
+    """What the service said (``exc.reason`` when it is text), cut short; "" when nothing."""
+    reason = getattr(exc, "reason", None)
+    if not isinstance(reason, str):
+        return ""
+    reason = " ".join(reason.split())
+    return reason if len(reason) <= REASON_CHARS else reason[: REASON_CHARS - 1] + ELLIPSIS
+
+
+def retry_after_of(exc: BaseException) -> float | None:
+    """The seconds the service asked us to wait (``exc.retry_after``), if it said."""
+    value = getattr(exc, "retry_after", None)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
+
+
+def guidance_for_failure(exc: BaseException, service: str = "The service") -> ToolGuidance | None:
+    """Guidance for ``exc`` by the core's default rows alone (timeouts, HTTP statuses, ...).
+
+    Args:
+        exc: The exception.
+        service: The service's name as the agent should read it.
+
+    Returns:
+        The guidance, or ``None`` when ``exc`` is not an expected failure.
+    """
+    return DEFAULT_FAILURES.guidance(exc, service)
+
+
+def _is_instance(exc: BaseException, kind: Match) -> bool:
+    if isinstance(kind, str):
+        module, _, name = kind.rpartition(".")
+        found = getattr(sys.modules.get(module), name, None)
+        return isinstance(found, type) and isinstance(exc, found)
+    return isinstance(exc, kind)
+
+
+class _Values(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+def _fill(template: str, values: Mapping[str, Any]) -> str:
+    """``template`` formatted with ``values``; unknown names are left empty."""
+    return string.Formatter().vformat(template, (), _Values(values))
+
+
+_REAUTH = "Do not retry: tell the user what is wrong and ask them to fix it."
+
+DEFAULT_ROWS: tuple[Failure, ...] = (
+    Failure(
+        ConfigurationError,
+        AskUser,
+        "{service} is not set up correctly: {exc}.",
+        "Do not retry: tell the user what to set (the message says which setting).",
+    ),
+    Failure(
+        Exception, RetryLater, "{service} is rate-limiting requests (HTTP 429).{said}", status=429
+    ),
+    Failure(
+        Exception,
+        RetryLater,
+        "{service} had a server error (HTTP {status}).{said}",
+        status=range(500, 600),
+    ),
+    Failure(
+        Exception,
+        AskUser,
+        "{service} refused access (HTTP {status}).{said}",
+        _REAUTH,
+        status=(401, 403),
+    ),
+    Failure(
+        Exception,
+        FixArguments,
+        "{service} has nothing at that address (HTTP 404).{said}",
+        status=404,
+    ),
+    Failure(
+        Exception,
+        FixArguments,
+        "{service} rejected the request (HTTP {status}).{said}",
+        status=range(400, 500),
+    ),
+    Failure(
+        (TimeoutError, "requests.Timeout", "httpx.TimeoutException"),
+        RetryLater,
+        "{service} did not answer in time.",
+    ),
+    Failure(
+        (ConnectionError, "requests.ConnectionError", "httpx.TransportError"),
+        RetryLater,
+        "Could not connect to {service}.",
+    ),
+)
+
+DEFAULT_FAILURES = FailureTable()
