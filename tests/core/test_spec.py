@@ -86,7 +86,7 @@ def serve(rsps, items, status=200):
 
 def test_tool_list_is_plain_function_tools_with_a_reader_after_large_functions(tools):
     assert list(tools) == ["find_items", "read_find_items", "book", "explode", "get_date"]
-    assert all(type(t) is FunctionTool for t in tools.values())
+    assert all(isinstance(t, FunctionTool) for t in tools.values())
 
 
 def test_good_call_returns_the_text(tools, mocked_responses):
@@ -319,5 +319,5 @@ def test_direct_python_calls_are_coerced_too():
     assert spec.book("2026-11-21 16:00", notify="yes") == (
         "Booked 2026-11-21T16:00:00-05:00 notify=True"
     )
-    with pytest.raises(FixArguments, match="book: when: 'whenever'"):
+    with pytest.raises(FixArguments, match="book was called wrongly: when: 'whenever'"):
         spec.book(when="whenever")

@@ -2,12 +2,15 @@
 
 Public API (everything else is an implementation detail):
 
-- :class:`ToolSpec` and :func:`tool`: a ``BaseToolSpec`` whose tools are guarded.
+- :class:`ToolSpec` and :func:`tool`: a ``BaseToolSpec`` whose tools are guarded;
+  :class:`GuardedTool`, the tool every host uses (``fn`` returns the agent's text or
+  raises ``ToolGuidance``; ``call`` never raises); :class:`Marks`, its policy marks.
 - :class:`ToolGuidance` and its kinds (:class:`FixArguments`, :class:`RetryLater`,
   :class:`AskUser`), :class:`ToolspecsError`, :class:`ConfigurationError`,
   :class:`Failure`, :class:`FailureTable`, :func:`guidance_for_failure`: failures of a
   spec's client mapped to guidance in one table.
-- :class:`Synonyms`, :class:`Range`: annotations that tune input coercion.
+- :class:`Synonyms`, :class:`Range`, :data:`Timezone`: annotations that tune how
+  arguments are read.
 - :class:`OutputBudget`, :func:`count_tokens`: the large-output policy.
 - :func:`list_specs`, :func:`load_spec`: the entry-point registry.
 - :class:`TTLCache`: a small cache for calls an agent repeats.
@@ -25,10 +28,12 @@ from toolspecs.core.errors import (
     ToolspecsError,
 )
 from toolspecs.core.failures import Failure, FailureTable, guidance_for_failure
-from toolspecs.core.inputs import Range, Synonyms
+from toolspecs.core.inputs import Range, Synonyms, Timezone
 from toolspecs.core.large_output import OutputBudget, count_tokens
+from toolspecs.core.policy import Marks
 from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec, tool
+from toolspecs.core.tool import GuardedTool
 
 __all__ = [
     "AskUser",
@@ -36,11 +41,14 @@ __all__ = [
     "Failure",
     "FailureTable",
     "FixArguments",
+    "GuardedTool",
+    "Marks",
     "OutputBudget",
     "Range",
     "RetryLater",
     "Synonyms",
     "TTLCache",
+    "Timezone",
     "ToolGuidance",
     "ToolSpec",
     "ToolspecsError",

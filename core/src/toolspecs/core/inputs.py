@@ -1,31 +1,43 @@
-"""Tolerant inputs: turn what an LLM actually sends into what a spec function's hints ask for.
+"""Tolerant inputs: the pydantic types that read what an LLM actually sends.
 
-One place for every coercion, driven by the type hints, so specs never repeat it:
+:func:`tolerant` turns a spec function's type hint into the type of its field in the
+tool's argument model (:mod:`toolspecs.core.schema`): the hint's own type, made
+tolerant with pydantic's ``BeforeValidator`` and constrained with ``Field``, so one
+declaration gives both the validation and the JSON schema the agent sees:
 
 - ``int`` / ``float``: ``5``, ``"5"``, ``" 5 "``, ``5.0``, ``"1,000"``
 - ``bool``: ``true``, ``"true"``, ``"yes"``, ``"1"``, ``"on"`` (and their opposites)
 - ``list[X]``: a list, a JSON array string, ``"a@x.com, b@y.com"``, or one bare value
 - ``datetime``/``date``: ISO 8601 with or without offset or ``Z``, or natural
-  language (``"tomorrow 4pm"``, ``"next Friday"``) read in the spec's timezone
+  language (``"tomorrow 4pm"``, ``"next Friday"``); shown to the agent as a string
 - ``Literal[...]``: any case, ``-``/space for ``_``, and the synonyms declared with
   ``Annotated[Literal[...], Synonyms({...})]``
-- ``Annotated[int, Range(1, 50)]``: bounds, reported with the value that broke them
+- ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked
+- :data:`Timezone`: an IANA zone name; the call's naive and relative times are read
+  in it (the whole call is seen before any time is read: see :func:`reading_times`)
 
-:func:`coerce` raises :class:`CoercionError` with a message that shows the bad value;
-:func:`json_schema` gives the schema fragment the agent sees for the same hint.
+Messages show the bad value (cut with "…") and what to send instead. :func:`coerce`
+and :func:`json_schema` read one value or one hint through the same types.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
+import operator
 import re
 import types
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic_core import PydanticCustomError
+
 from toolspecs.core import clock
+from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments
 
 
@@ -52,9 +64,18 @@ class Range:
     high: float | None = None
 
 
+@dataclass(frozen=True)
+class ZoneName:
+    """Marks a ``str`` parameter as the timezone the call's naive and relative times are in."""
+
+
+# A parameter typed ``Timezone`` takes an IANA name and sets the zone of the call's times.
+Timezone = Annotated[str, ZoneName()]
+
+
 @dataclass
 class Context:
-    """What coercion needs to know beyond the value: the spec's timezone and its "now".
+    """What reading times needs beyond the value: the timezone and "now".
 
     Args:
         zone: The timezone, or a function that gives it; it is asked only when a
@@ -73,9 +94,33 @@ class Context:
         return self.zone
 
 
+_READING: ContextVar[Context | None] = ContextVar("toolspecs_reading_times", default=None)
+
+
+@contextlib.contextmanager
+def reading_times(context: Context) -> Iterator[None]:
+    """Within the block, times and dates are read with ``context`` (zone and now)."""
+    token = _READING.set(context)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
+def _context() -> Context:
+    current = _READING.get()
+    return current if current is not None else Context(zone=clock.resolve_timezone)
+
+
 _TRUE = {"true", "yes", "y", "1", "on", "t"}
 _FALSE = {"false", "no", "n", "0", "off", "f", "none", "null"}
 _SPLIT = re.compile(r"[,;\n]")
+
+
+def _fail(kind: str, template: str, value: Any, **more: Any) -> PydanticCustomError:
+    if value is None:
+        return PydanticCustomError("null", "null is not allowed here; send a value", {"shown": ""})
+    return PydanticCustomError(kind, template, {"shown": shown(value), **more})
 
 
 def unwrap(hint: Any) -> tuple[Any, bool, list[Any]]:
@@ -101,78 +146,74 @@ def _extra(extras: list[Any], kind: type) -> Any:
     return next((e for e in extras if isinstance(e, kind)), None)
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[\s\-]+", "_", text.strip().lower())
+def is_zone_name(hint: Any) -> bool:
+    """Whether ``hint`` is :data:`Timezone` (optional or not)."""
+    return _extra(unwrap(hint)[2], ZoneName) is not None
 
 
-def coerce(value: Any, hint: Any, ctx: Context | None = None) -> Any:
-    """Read ``value`` as the type ``hint`` asks for.
+def tolerant(hint: Any) -> Any:
+    """The pydantic type of an argument whose function hint is ``hint``.
 
     Args:
-        value: What the agent sent.
         hint: The parameter's type hint.
-        ctx: Timezone and "now" for dates and times.
 
     Returns:
-        The value as the function expects it.
-
-    Raises:
-        CoercionError: When the value cannot be read; the message shows it.
+        ``hint``'s type with validators that accept what LLMs send, its bounds as
+        ``Field`` constraints, and ``Optional`` kept.
     """
-    ctx = ctx or Context()
     core, optional, extras = unwrap(hint)
-    if value is None:
-        if optional or core is Any:
-            return None
-        raise CoercionError("null is not allowed here; send a value")
-    result = _coerce_core(value, core, extras, ctx)
-    bounds = _extra(extras, Range)
-    if bounds is not None and isinstance(result, (int, float)):
-        if bounds.low is not None and result < bounds.low:
-            raise CoercionError(f"{result!r} is below the minimum of {bounds.low:g}")
-        if bounds.high is not None and result > bounds.high:
-            raise CoercionError(f"{result!r} is above the maximum of {bounds.high:g}")
-    return result
+    made = _tolerant_core(core, extras)
+    return (made | None) if optional else made
 
 
-def _coerce_core(value: Any, core: Any, extras: list[Any], ctx: Context) -> Any:
+def _tolerant_core(core: Any, extras: list[Any]) -> Any:
     origin = get_origin(core)
     if core is Any or core is object:
-        return value
+        return Any
     if origin is Literal:
-        return _coerce_choice(value, get_args(core), _extra(extras, Synonyms))
+        return Annotated[core, BeforeValidator(_choice(get_args(core), _extra(extras, Synonyms)))]
     if origin in (list, tuple, set) or core in (list, tuple, set):
         args = get_args(core)
-        item_hint = args[0] if args else Any
-        return [coerce(item, item_hint, ctx) for item in _as_list(value)]
+        item = tolerant(args[0]) if args else Any
+        return Annotated[list[item], BeforeValidator(_listed)]  # type: ignore[valid-type]
+    if _extra(extras, ZoneName) is not None:
+        return Annotated[str, BeforeValidator(_zone_name)]
+    bounds = _extra(extras, Range)
+    # Constraints must come before the validator for pydantic to show them as
+    # minimum/maximum in the JSON schema.
+    limits = [Field(ge=bounds.low, le=bounds.high)] if bounds is not None else []
     if core is bool:
-        return _coerce_bool(value)
+        return Annotated[bool, BeforeValidator(_truth)]
     if core is int:
-        return _coerce_int(value)
+        return _annotated(int, *limits, BeforeValidator(_whole))
     if core is float:
-        return _coerce_float(value)
+        return _annotated(float, *limits, BeforeValidator(_number))
     if core is str:
-        return _coerce_str(value)
+        return Annotated[str, BeforeValidator(_text)]
     if core is dt.datetime:
-        return _coerce_datetime(value, ctx)
+        # Sent as text, so that "tomorrow 4pm" is allowed: no "format" to hold the agent to.
+        return Annotated[dt.datetime, BeforeValidator(_moment), WithJsonSchema({"type": "string"})]
     if core is dt.date:
-        return _coerce_date(value, ctx)
-    if isinstance(core, type) and isinstance(value, core):
-        return value
-    raise CoercionError(f"{value!r} is not a {getattr(core, '__name__', core)}")
+        return Annotated[dt.date, BeforeValidator(_day), WithJsonSchema({"type": "string"})]
+    return core
 
 
-def _coerce_str(value: Any) -> str:
+def _annotated(core: Any, *metadata: Any) -> Any:
+    """``Annotated[core, *metadata]`` for metadata only known at run time."""
+    return operator.getitem(Annotated, (core, *metadata))
+
+
+def _text(value: Any) -> Any:
     if isinstance(value, str):
         return value.strip()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
     if isinstance(value, list) and len(value) == 1 and isinstance(value[0], str):
         return value[0].strip()
-    raise CoercionError(f"{value!r} is not text; send a string")
+    raise _fail("not_text", "{shown} is not text; send a string", value)
 
 
-def _coerce_bool(value: Any) -> bool:
+def _truth(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, (int, float)) and value in (0, 1):
@@ -183,38 +224,39 @@ def _coerce_bool(value: Any) -> bool:
             return True
         if word in _FALSE:
             return False
-    raise CoercionError(f"{value!r} is not true or false; send true or false")
+    raise _fail("not_true_or_false", "{shown} is not true or false; send true or false", value)
 
 
-def _coerce_float(value: Any) -> float:
+def _as_float(value: Any) -> float | None:
     if isinstance(value, bool):
-        raise CoercionError(f"{value!r} is not a number; send a number such as 2.5")
+        return None
     if isinstance(value, (int, float)):
         return float(value)
     if isinstance(value, str):
         try:
             return float(value.strip().replace(",", "").replace("_", ""))
         except ValueError:
-            pass
-    raise CoercionError(f"{value!r} is not a number; send a number such as 2.5")
+            return None
+    return None
 
 
-def _coerce_int(value: Any) -> int:
-    message = f"{value!r} is not a whole number; send one such as 5"
-    if isinstance(value, bool):
-        raise CoercionError(message)
-    if isinstance(value, int):
+def _number(value: Any) -> float:
+    number = _as_float(value)
+    if number is None or number != number or number in (float("inf"), float("-inf")):
+        raise _fail("not_a_number", "{shown} is not a number; send a number such as 2.5", value)
+    return number
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
         return value
-    try:
-        number = _coerce_float(value)
-    except CoercionError:
-        raise CoercionError(message) from None
-    if not number.is_integer():
-        raise CoercionError(message)
+    number = _as_float(value)
+    if number is None or not number.is_integer():
+        raise _fail("not_whole", "{shown} is not a whole number; send one such as 5", value)
     return int(number)
 
 
-def _as_list(value: Any) -> list[Any]:
+def _listed(value: Any) -> list[Any]:
     if isinstance(value, (list, tuple, set)):
         return list(value)
     if isinstance(value, str):
@@ -230,52 +272,122 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def _coerce_choice(value: Any, choices: tuple[Any, ...], synonyms: Synonyms | None) -> Any:
-    if value in choices:
-        return value
-    if isinstance(value, str):
-        wanted = _norm(value)
-        for choice in choices:
-            if isinstance(choice, str) and _norm(choice) == wanted:
-                return choice
-        if synonyms is not None:
-            for word, choice in synonyms.mapping.items():
-                if _norm(word) == wanted:
-                    return choice
+def _norm(text: str) -> str:
+    return re.sub(r"[\s\-]+", "_", text.strip().lower())
+
+
+def _choice(choices: tuple[Any, ...], synonyms: Synonyms | None) -> Callable[[Any], Any]:
     listed = ", ".join(repr(c) for c in choices)
-    raise CoercionError(f"{value!r} is not one of the choices; use one of {listed}")
+
+    def choose(value: Any) -> Any:
+        if value in choices:
+            return value
+        if isinstance(value, str):
+            wanted = _norm(value)
+            for choice in choices:
+                if isinstance(choice, str) and _norm(choice) == wanted:
+                    return choice
+            if synonyms is not None:
+                for word, choice in synonyms.mapping.items():
+                    if _norm(word) == wanted:
+                        return choice
+        raise _fail(
+            "not_a_choice",
+            "{shown} is not one of the choices; use one of {choices}",
+            value,
+            choices=listed,
+        )
+
+    return choose
 
 
-def _coerce_datetime(value: Any, ctx: Context) -> dt.datetime:
+def _moment(value: Any) -> dt.datetime:
+    ctx = _context()
     if isinstance(value, dt.datetime):
         return value if value.tzinfo is not None else value.replace(tzinfo=ctx.tz)
     if isinstance(value, dt.date):
         return dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz)
     if isinstance(value, str) and value.strip():
-        try:
+        with contextlib.suppress(FixArguments):
             return clock.parse_datetime(value, ctx.tz, ctx.now)
-        except FixArguments:
-            pass
-    raise CoercionError(
-        f"{value!r} is not a date or time; send ISO 8601 such as '2026-11-21T16:00' "
-        "or words such as 'tomorrow 4pm'"
+    raise _fail(
+        "not_a_time",
+        "{shown} is not a date or time; send ISO 8601 such as '2026-11-21T16:00' "
+        "or words such as 'tomorrow 4pm'",
+        value,
     )
 
 
-def _coerce_date(value: Any, ctx: Context) -> dt.date:
+def _day(value: Any) -> dt.date:
     if isinstance(value, dt.datetime):
         return value.date()
     if isinstance(value, dt.date):
         return value
     if isinstance(value, str) and value.strip():
-        try:
+        ctx = _context()
+        with contextlib.suppress(FixArguments):
             return clock.parse_date(value, ctx.tz, ctx.now)
-        except FixArguments:
-            pass
-    raise CoercionError(
-        f"{value!r} is not a date; send ISO 8601 such as '2026-11-21' "
-        "or words such as 'next Friday'"
+    raise _fail(
+        "not_a_date",
+        "{shown} is not a date; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'",
+        value,
     )
+
+
+def _zone_name(value: Any) -> str:
+    if isinstance(value, str) and value.strip():
+        with contextlib.suppress(FixArguments):
+            return clock.timezone_name(clock.resolve_timezone(value.strip()))
+    raise _fail(
+        "not_a_timezone",
+        "{shown} is not a timezone name; use an IANA name such as 'America/New_York', "
+        "'Europe/Paris' or 'UTC'",
+        value,
+    )
+
+
+def error_text(error: Mapping[str, Any]) -> str:
+    """One pydantic error (from ``ValidationError.errors()``) as the agent reads it."""
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = error.get("input")
+    if kind in ("greater_than_equal", "greater_than"):
+        return f"{shown(value)} is below the minimum of {_bound(ctx)}"
+    if kind in ("less_than_equal", "less_than"):
+        return f"{shown(value)} is above the maximum of {_bound(ctx)}"
+    if kind in ("none_required", "missing"):
+        return "a value is needed here"
+    if kind.endswith("_type") and value is None:
+        return "null is not allowed here; send a value"
+    message = str(error["msg"])
+    # Our own validators' messages show the value already; pydantic's do not.
+    return message if "shown" in ctx else f"{message} (got {shown(value)})"
+
+
+def _bound(ctx: Mapping[str, Any]) -> str:
+    bound = next((ctx[k] for k in ("ge", "le", "gt", "lt") if k in ctx), "")
+    return f"{bound:g}" if isinstance(bound, (int, float)) else str(bound)
+
+
+def coerce(value: Any, hint: Any, ctx: Context | None = None) -> Any:
+    """Read one ``value`` as the type ``hint`` asks for (the argument models do it per call).
+
+    Args:
+        value: What the agent sent.
+        hint: The parameter's type hint.
+        ctx: Timezone and "now" for dates and times.
+
+    Returns:
+        The value as the function expects it.
+
+    Raises:
+        CoercionError: When the value cannot be read; the message shows it.
+    """
+    with reading_times(ctx or _context()):
+        try:
+            return TypeAdapter(tolerant(hint)).validate_python(value)
+        except ValidationError as exc:
+            raise CoercionError("; ".join(error_text(e) for e in exc.errors())) from None
 
 
 def json_schema(hint: Any) -> dict[str, Any]:
@@ -287,29 +399,6 @@ def json_schema(hint: Any) -> dict[str, Any]:
     Returns:
         A schema such as ``{"type": "integer", "minimum": 1}``.
     """
-    core, _optional, extras = unwrap(hint)
-    origin = get_origin(core)
-    schema: dict[str, Any]
-    if origin is Literal:
-        choices = list(get_args(core))
-        kind = "string" if all(isinstance(c, str) for c in choices) else None
-        schema = {"type": kind, "enum": choices} if kind else {"enum": choices}
-    elif origin in (list, tuple, set) or core in (list, tuple, set):
-        args = get_args(core)
-        schema = {"type": "array", "items": json_schema(args[0]) if args else {}}
-    elif core is bool:
-        schema = {"type": "boolean"}
-    elif core is int:
-        schema = {"type": "integer"}
-    elif core is float:
-        schema = {"type": "number"}
-    else:
-        # str, dates and times (sent as text so that "tomorrow 4pm" is allowed), and the rest.
-        schema = {"type": "string"}
-    bounds = _extra(extras, Range)
-    if bounds is not None:
-        if bounds.low is not None:
-            schema["minimum"] = bounds.low
-        if bounds.high is not None:
-            schema["maximum"] = bounds.high
-    return schema
+    from toolspecs.core.schema import ToolJsonSchema
+
+    return TypeAdapter(tolerant(hint)).json_schema(schema_generator=ToolJsonSchema)

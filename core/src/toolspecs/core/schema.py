@@ -1,35 +1,239 @@
-"""Tool prompts: a function's docstring and hints made into the metadata an agent reads.
+"""Tool prompts and argument models: one source for what the agent sees and what is checked.
 
-The description is the docstring's summary, body, ``Returns:`` and ``Examples:``,
-without the signature llama-index prepends by default; each parameter gets its
-``Args:`` text, its JSON type, its default and, for ``Literal`` hints, an ``enum``.
+From a spec function's signature, hints and Google-style docstring, :func:`build_model`
+makes a real pydantic model (``tool.metadata.fn_schema``): one typed field per
+parameter, with its ``Args:`` description, default, enum and bounds, and the tolerant
+readers of :mod:`toolspecs.core.inputs` as validators. Its ``model_json_schema()``
+(through :class:`ToolJsonSchema`) is exactly the ``parameters`` of
+``metadata.to_openai_tool()``; its ``model_validate`` is how every call is read.
+
+The model reads the whole call before any value (:meth:`ToolArguments.read_call`):
+argument names the agent got slightly wrong (declared aliases, ``camelCase``,
+``input`` for the one required argument) are mapped, ``null`` means "not given",
+and a :data:`~toolspecs.core.inputs.Timezone` argument sets the zone the call's
+times are read in. Names it cannot map stay as they are and are reported.
 """
 
 from __future__ import annotations
 
-import copy
+import datetime as dt
+import difflib
 import inspect
+import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-from llama_index.core.bridge.pydantic import BaseModel, create_model
-from llama_index.core.tools.types import ToolMetadata
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ModelWrapValidatorHandler,
+    ValidationError,
+    create_model,
+    model_validator,
+)
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic_core import core_schema
 
-from toolspecs.core import docstrings, inputs
+from toolspecs.core import clock, docstrings, inputs
+from toolspecs.core.bounds import shown
+from toolspecs.core.errors import FixArguments
 
 OPENAI_DESCRIPTION_LIMIT = 1024
 
+ZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo]
+
+
+class ToolJsonSchema(GenerateJsonSchema):
+    """The JSON schema an agent reads: no titles, optional types without ``null``.
+
+    A ``null`` for an optional argument is accepted (it means the default), but the
+    agent is not asked to consider it; keys stay in the order pydantic writes them.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        """No per-field titles: the property name says it."""
+        return False
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        """``X | None`` is shown as ``X``."""
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        """Defaults are shown, except ``None`` (the argument is simply optional)."""
+        json_schema = super().default_schema(schema)
+        if "default" in json_schema and json_schema["default"] is None:
+            del json_schema["default"]
+        return json_schema
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """The object schema only: no title, no ``additionalProperties``."""
+        json_schema = super().model_schema(schema)
+        json_schema.pop("title", None)
+        json_schema.pop("additionalProperties", None)
+        return json_schema
+
+    def sort(self, value: JsonSchemaValue, parent_key: str | None = None) -> JsonSchemaValue:
+        """Keep pydantic's order (type first), which reads better than sorted keys."""
+        return value
+
 
 class ToolArguments(BaseModel):
-    """Base of the generated argument models; their JSON schema is the one we compose."""
+    """Base of every tool's argument model; the class attributes are set by :func:`build_model`."""
 
-    toolspecs_schema: ClassVar[dict[str, Any]] = {}
+    model_config = ConfigDict(extra="forbid", defer_build=True, arbitrary_types_allowed=True)
+
+    toolspecs_tool: ClassVar[str] = ""
+    toolspecs_aliases: ClassVar[Mapping[str, str]] = {}
+    toolspecs_zone_argument: ClassVar[str | None] = None
+    toolspecs_zone: ClassVar[ZoneOf | None] = None
 
     @classmethod
-    def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        """The composed schema: no pydantic titles, only what the agent needs."""
-        return copy.deepcopy(cls.toolspecs_schema)
+    def model_json_schema(  # type: ignore[override]
+        cls,
+        by_alias: bool = True,
+        ref_template: str = "#/$defs/{model}",
+        schema_generator: type[GenerateJsonSchema] = ToolJsonSchema,
+        mode: JsonSchemaMode = "validation",
+        **kwargs: Any,
+    ) -> dict[str, Any]:
+        """The schema the agent sees (:class:`ToolJsonSchema` unless another is asked for)."""
+        return super().model_json_schema(by_alias, ref_template, schema_generator, mode, **kwargs)
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def read_call(cls, data: Any, handler: ModelWrapValidatorHandler[ToolArguments]) -> Any:
+        """Map the call's argument names, then read each value with the call's timezone."""
+        if not isinstance(data, Mapping):
+            return handler(data)
+        arguments = cls.resolve_names(data)
+        with inputs.reading_times(inputs.Context(zone=lambda: cls.call_zone(arguments))):
+            return handler(arguments)
+
+    @classmethod
+    def target_of(cls, key: Any) -> str | None:
+        """The parameter an argument name sent by the agent stands for, if any."""
+        names = cls.model_fields
+        if not isinstance(key, str):
+            return None
+        if key in names:
+            return key
+        aliases = cls.toolspecs_aliases
+        snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key.strip()).lower().replace("-", "_")
+        for candidate in (key, snake):
+            if candidate in aliases:
+                return aliases[candidate]
+        if snake in names:
+            return snake
+        required = [name for name, info in names.items() if info.is_required()]
+        if snake == "input" and len(required) == 1:
+            return required[0]
+        return None
+
+    @classmethod
+    def resolve_names(cls, data: Mapping[Any, Any]) -> dict[Any, Any]:
+        """``data`` under the parameters' own names; ``null`` values of known ones dropped.
+
+        Names that stand for no parameter, or for one given already, are kept as sent,
+        so that validation reports them instead of dropping them.
+        """
+        resolved: dict[Any, Any] = {}
+        exact = [key for key in data if key in cls.model_fields]
+        for key in [*exact, *(key for key in data if key not in cls.model_fields)]:
+            value = data[key]
+            target = cls.target_of(key)
+            if target is None or target in resolved:
+                resolved[key] = value
+            elif value is not None:
+                resolved[target] = value
+        return resolved
+
+    @classmethod
+    def call_zone(cls, arguments: Mapping[str, Any]) -> dt.tzinfo:
+        """The zone naive and relative times of this call are read in."""
+        name = cls.toolspecs_zone_argument
+        given = arguments.get(name) if name else None
+        if isinstance(given, str) and given.strip():
+            try:
+                return clock.resolve_timezone(given.strip())
+            except FixArguments:
+                pass  # the argument's own validation reports it
+        if cls.toolspecs_zone is not None:
+            return cls.toolspecs_zone(arguments)
+        return clock.resolve_timezone()
+
+    @classmethod
+    def problems(cls, error: ValidationError) -> list[str]:
+        """Each fault of a call, as the agent reads it."""
+        found: list[str] = []
+        for item in error.errors():
+            loc = item["loc"]
+            name = str(loc[0]) if loc else ""
+            if item["type"] == "missing":
+                found.append(f"missing required argument {name!r}")
+            elif item["type"] == "extra_forbidden":
+                found.append(cls._unexpected(loc[0] if loc else ""))
+            else:
+                where = name + "".join(f"[{part}]" for part in loc[1:])
+                found.append(f"{where}: {inputs.error_text(item)}")
+        return found
+
+    @classmethod
+    def _unexpected(cls, key: Any) -> str:
+        target = cls.target_of(key)
+        if target is not None:
+            return f"{target!r} given twice (as {shown(key)})"
+        close = difflib.get_close_matches(str(key), list(cls.model_fields), n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"unknown argument {shown(key)}{hint}"
+
+    @classmethod
+    def listing(cls) -> str:
+        """The arguments, required ones marked: ``query (required), count``."""
+        return ", ".join(
+            f"{name} (required)" if info.is_required() else name
+            for name, info in cls.model_fields.items()
+        )
+
+
+def prepare(
+    model: type[ToolArguments], args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Read one call: positional values bound in order, then every name and value checked.
+
+    Args:
+        model: The tool's argument model.
+        args: Positional values, bound to the parameters in order.
+        kwargs: Named values, as the agent sent them.
+
+    Returns:
+        The arguments that were given, under the parameters' names, read as their types.
+
+    Raises:
+        FixArguments: Naming every fault at once, and the arguments the tool takes.
+    """
+    names = list(model.model_fields)
+    problems: list[str] = []
+    if len(args) > len(names):
+        problems.append(f"{len(args)} positional values given, but it takes {len(names)}")
+    data: dict[Any, Any] = dict(zip(names, args, strict=False))
+    for key, value in kwargs.items():
+        if key in data:
+            problems.append(f"{key!r} given twice")
+        else:
+            data[key] = value
+    validated: ToolArguments | None = None
+    try:
+        validated = model.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(model.problems(exc))
+    if problems or validated is None:
+        raise FixArguments(
+            f"{model.toolspecs_tool} was called wrongly: {'; '.join(problems)}. "
+            f"Its arguments are: {model.listing() or 'none'}."
+        )
+    return {name: getattr(validated, name) for name in validated.model_fields_set}
 
 
 def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -58,42 +262,77 @@ def describe(doc: docstrings.Docstring) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def json_parameters(fn: Callable[..., Any], doc: docstrings.Docstring) -> dict[str, Any]:
-    """The JSON schema of ``fn``'s parameters as the agent sees it."""
-    fn_hints = hints(fn)
-    properties: dict[str, Any] = {}
-    required: list[str] = []
-    for param in parameters(fn):
-        prop = inputs.json_schema(fn_hints.get(param.name, Any))
-        if doc.args.get(param.name):
-            prop["description"] = doc.args[param.name]
-        if param.default is inspect.Parameter.empty:
-            required.append(param.name)
-        elif param.default is not None:
-            prop["default"] = param.default
-        properties[param.name] = prop
-    schema: dict[str, Any] = {"type": "object", "properties": properties}
-    if required:
-        schema["required"] = required
-    return schema
-
-
-def build_metadata(name: str, fn: Callable[..., Any]) -> ToolMetadata:
-    """The ``ToolMetadata`` of a spec function: description and parameter schema.
+def declaration_errors(fn: Callable[..., Any], aliases: Mapping[str, str]) -> list[str]:
+    """What is wrong with a spec function's declaration; empty when it is sound.
 
     Args:
-        name: The tool's name as the agent sees it.
-        fn: The function; its docstring and hints make the prompt.
+        fn: The function (its docstring, hints and signature make the tool).
+        aliases: Its declared argument aliases.
 
     Returns:
-        Metadata whose ``to_openai_tool()`` gives the composed schema.
+        One message per fault: aliases to missing parameters, parameters without an
+        ``Args:`` line, a description over OpenAI's limit, two timezone arguments,
+        hints that cannot be read.
+    """
+    errors: list[str] = []
+    names = [p.name for p in parameters(fn)]
+    for alias, target in aliases.items():
+        if target not in names:
+            errors.append(f"alias {alias!r} points at {target!r}, which is not a parameter")
+        if alias in names:
+            errors.append(f"alias {alias!r} is also the name of a parameter")
+    doc = docstrings.parse(fn.__doc__)
+    undocumented = [name for name in names if not doc.args.get(name)]
+    if undocumented:
+        errors.append(f"no 'Args:' line in the docstring for {', '.join(undocumented)}")
+    if not doc.summary:
+        errors.append("no docstring summary (the tool's description)")
+    length = len(describe(doc))
+    if length > OPENAI_DESCRIPTION_LIMIT:
+        errors.append(f"description of {length} characters, over {OPENAI_DESCRIPTION_LIMIT}")
+    try:
+        found = hints(fn)
+    except Exception as exc:  # any failure to resolve a hint is a declaration fault
+        return [*errors, f"type hints cannot be read ({type(exc).__name__}: {exc})"]
+    zones = [name for name in names if inputs.is_zone_name(found.get(name, Any))]
+    if len(zones) > 1:
+        errors.append(f"more than one Timezone argument ({', '.join(zones)})")
+    return errors
+
+
+def build_model(
+    name: str,
+    fn: Callable[..., Any],
+    aliases: Mapping[str, str] | None = None,
+    zone: ZoneOf | None = None,
+    rename: Callable[[str], str] = str,
+) -> type[ToolArguments]:
+    """The argument model of a spec function, as the tool ``name`` shows it.
+
+    Args:
+        name: The tool's name as the agent sees it (named in guidance).
+        fn: The function; its signature, hints and docstring make the fields.
+        aliases: Other names the agent may use for its arguments.
+        zone: The zone of the call's times when no Timezone argument is given.
+        rename: Applied to each description (tool names under a prefix).
+
+    Returns:
+        A ``ToolArguments`` subclass with one field per parameter.
     """
     doc = docstrings.parse(fn.__doc__)
-    schema = json_parameters(fn, doc)
+    found = hints(fn)
     fields: dict[str, Any] = {}
+    zone_argument: str | None = None
     for param in parameters(fn):
+        hint = found.get(param.name, Any)
+        if inputs.is_zone_name(hint):
+            zone_argument = param.name
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (Any, default)
-    model = create_model(name, __base__=ToolArguments, **fields)
-    model.toolspecs_schema = schema
-    return ToolMetadata(name=name, description=describe(doc), fn_schema=model)
+        description = rename(doc.args[param.name]) if doc.args.get(param.name) else None
+        fields[param.name] = (inputs.tolerant(hint), Field(default, description=description))
+    model: type[ToolArguments] = create_model(name, __base__=ToolArguments, **fields)
+    model.toolspecs_tool = name
+    model.toolspecs_aliases = dict(aliases or {})
+    model.toolspecs_zone_argument = zone_argument
+    model.toolspecs_zone = zone
+    return model

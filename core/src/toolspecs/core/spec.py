@@ -1,43 +1,34 @@
-"""The spec base class: functions become guarded llama-index tools.
+"""The spec base class and the ``@tool`` declaration: functions become guarded tools.
 
-A spec lists its ``spec_functions`` as LlamaHub specs do; ``to_tool_list()`` returns
-ordinary ``FunctionTool`` objects whose call:
-
-1. binds and renames arguments (declared aliases, ``camelCase``, positional),
-2. reports unknown, missing and unreadable arguments before the function runs,
-3. coerces every value through :mod:`toolspecs.core.inputs`,
-4. turns ``ToolGuidance`` and expected failures into text with ``is_error=True``,
-5. stores results over the spec's budget and adds a ``read_<function>`` tool.
-
-Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
-an unexpected exception propagates; otherwise the agent is told the tool failed.
+A spec lists its ``spec_functions`` as LlamaHub specs do and declares each with
+:func:`tool` (aliases, large output, the empty-result sentence, and its policy marks).
+Declarations are checked when the class is defined: an alias to a parameter the
+function does not have, a parameter without a docstring line, a description over
+OpenAI's limit, or two tools with one name raise ``ConfigurationError`` naming the
+spec and the function. ``to_tool_list()`` returns :class:`~toolspecs.core.tool.GuardedTool`
+objects (see :mod:`toolspecs.core.tool` for the contract every host relies on), only
+those whose marks the spec's options allow.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-import inspect
-import logging
-import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
-from llama_index.core.base.llms.types import TextBlock
-from llama_index.core.schema import BaseNode
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import clock, inputs, large_output, schema
-from toolspecs.core.errors import AskUser, FixArguments, ToolGuidance
+from toolspecs.core import clock, docstrings, large_output, schema
+from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
+from toolspecs.core.policy import Marks
+from toolspecs.core.tool import Guard, GuardedTool, Renames, strict
 
-logger = logging.getLogger("toolspecs")
-
-STRICT_ENV = "TOOLSPECS_STRICT"
+__all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,6 +40,7 @@ class ToolOptions:
     aliases: Mapping[str, str] = field(default_factory=dict)
     large_output: bool = False
     empty: str | None = None
+    marks: Marks = field(default_factory=Marks)
 
 
 def tool(
@@ -56,6 +48,10 @@ def tool(
     aliases: Mapping[str, str] | None = None,
     large_output: bool = False,
     empty: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
 ) -> Callable[[F], F]:
     """Declare how a spec function is exposed as a tool.
 
@@ -67,35 +63,41 @@ def tool(
             list or text), formatted with the call's arguments, e.g.
             ``"No papers match {query!r}. Try broader keywords."``. Direct Python
             callers still get the empty value.
+        read_only: It changes nothing (then it is also non-destructive and idempotent).
+        destructive: It may change or remove what exists irreversibly.
+        idempotent: Repeating the same call has no further effect.
+        open_world: It reaches the public web or other people. The four marks have
+            MCP's meaning (see :mod:`toolspecs.core.policy`); left out, MCP's
+            worst-case defaults apply.
 
     Returns:
-        A decorator. Called directly from Python, the function coerces its arguments
+        A decorator. Called directly from Python, the function reads its arguments
         as the tool does (``spec.create_event(start_datetime="2026-11-21T16:00")``
         gets a datetime), and raises ``FixArguments`` for values it cannot read.
+
+    Raises:
+        ConfigurationError: When the declaration does not fit the function (an alias
+            to a parameter it does not have, a parameter without an ``Args:`` line).
     """
-    options = ToolOptions(aliases=dict(aliases or {}), large_output=large_output, empty=empty)
+    options = ToolOptions(
+        aliases=dict(aliases or {}),
+        large_output=large_output,
+        empty=empty,
+        marks=Marks.of(read_only, destructive, idempotent, open_world),
+    )
 
     def mark(fn: F) -> F:
-        signature = inspect.signature(fn)
-        found: dict[str, Any] = {}
+        errors = schema.declaration_errors(fn, options.aliases)
+        if errors:
+            raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")
 
         @functools.wraps(fn)
-        def coercing(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
-            if not found:
-                found.update(schema.hints(fn))
-            bound = signature.bind(self, *args, **kwargs)
-            ctx = inputs.Context(zone=self.spec_timezone)
-            for name, value in list(bound.arguments.items())[1:]:
-                if value is None or name not in found:
-                    continue
-                try:
-                    bound.arguments[name] = inputs.coerce(value, found[name], ctx)
-                except inputs.CoercionError as exc:
-                    raise FixArguments(f"{fn.__name__}: {name}: {exc}.") from None
-            return fn(*bound.args, **bound.kwargs)
+        def reading(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
+            model = self.arguments_model(fn.__name__)
+            return fn(self, **schema.prepare(model, args, kwargs))
 
-        coercing.__toolspecs_options__ = options  # type: ignore[attr-defined]
-        return coercing  # type: ignore[return-value]
+        reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
+        return reading  # type: ignore[return-value]
 
     return mark
 
@@ -106,25 +108,21 @@ def options_of(fn: Callable[..., Any]) -> ToolOptions:
     return found if isinstance(found, ToolOptions) else ToolOptions()
 
 
-def strict() -> bool:
-    """Whether unexpected exceptions propagate (``TOOLSPECS_STRICT=1``) instead of becoming text."""
-    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes")
-
-
-@dataclass
-class _Outcome:
-    raw: Any = None
-    guidance: ToolGuidance | None = None
-    kwargs: dict[str, Any] = field(default_factory=dict)
-    prepared: dict[str, Any] = field(default_factory=dict)
+def _undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself)."""
+    raw = getattr(getattr(fn, "__func__", None), "__wrapped__", None)
+    owner = getattr(fn, "__self__", None)
+    return raw.__get__(owner) if raw is not None and owner is not None else fn
 
 
 class ToolSpec(BaseToolSpec):
     """Base class of toolspecs specs: a ``BaseToolSpec`` whose tools are guarded.
 
     Subclasses set ``spec_functions`` (as in LlamaHub), ``service_name`` (how the
-    agent should call the service in messages) and may override ``output_budget``,
-    ``guidance_for`` and ``spec_timezone``.
+    agent should call the service in messages), ``failures`` (what their client
+    raises, as guidance), and may override ``output_budget``, ``spec_timezone``,
+    ``zone_for_call`` and ``failure_context``. ``allow_destructive`` and
+    ``allow_send`` filter the tools by their marks.
     """
 
     spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
@@ -136,6 +134,30 @@ class ToolSpec(BaseToolSpec):
     timezone: str | dt.tzinfo | None = None
     # What the spec's client raises, mapped to guidance (see toolspecs.core.failures).
     failures: ClassVar[FailureTable] = DEFAULT_FAILURES
+    # Offer tools marked destructive / tools that change things beyond the user's account.
+    allow_destructive: bool = True
+    allow_send: bool = True
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Check the spec's declarations when the class is defined."""
+        super().__init_subclass__(**kwargs)
+        errors: list[str] = []
+        seen: set[str] = set()
+        for entry in cls.spec_functions:
+            name = entry if isinstance(entry, str) else entry[0]
+            fn = getattr(cls, name, None)
+            if not callable(fn):
+                errors.append(f"{name} is listed in spec_functions but is not a method")
+                continue
+            if not hasattr(fn, "__toolspecs_options__"):
+                errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
+            names = [name, f"read_{name}"] if options_of(fn).large_output else [name]
+            for tool_name in names:
+                if tool_name in seen:
+                    errors.append(f"two tools are named {tool_name!r}")
+                seen.add(tool_name)
+        if errors:
+            raise ConfigurationError(f"{cls.__name__}: {'; '.join(errors)}")
 
     @property
     def results(self) -> large_output.ResultStore:
@@ -150,6 +172,14 @@ class ToolSpec(BaseToolSpec):
         """The timezone naive and relative times are read in (see ``clock.resolve_timezone``)."""
         return clock.resolve_timezone(self.timezone)
 
+    def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
+        """The zone of one call's times when it names none (default ``spec_timezone()``).
+
+        Args:
+            arguments: The call's arguments as sent, under the parameters' names.
+        """
+        return self.spec_timezone()
+
     def failure_context(self) -> dict[str, Any]:
         """More values for the templates of ``failures`` (e.g. where valid ids come from)."""
         return {}
@@ -158,6 +188,11 @@ class ToolSpec(BaseToolSpec):
         """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""
         return self.failures.guidance(exc, self.service_name, self.failure_context())
 
+    def offers(self, marks: Marks) -> bool:
+        """Whether this spec offers a tool with ``marks``, by its options' filters."""
+        return marks.allowed(allow_destructive=self.allow_destructive, allow_send=self.allow_send)
+
+    @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
         """Get the current date, weekday, time and timezone with its UTC offset.
 
@@ -167,11 +202,19 @@ class ToolSpec(BaseToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
+    def arguments_model(self, name: str, prefix: str = "") -> type[schema.ToolArguments]:
+        """The argument model of the spec function ``name`` (cached per spec and prefix)."""
+        return self._model(name, getattr(self, name), Renames({}) if not prefix else None, prefix)
+
     def get_metadata_from_fn_name(
         self, fn_name: str, spec_functions: list[SPEC_FUNCTION_TYPE] | None = None
     ) -> ToolMetadata:
-        """The composed prompt of a spec function (see :mod:`toolspecs.core.schema`)."""
-        return schema.build_metadata(fn_name, getattr(self, fn_name))
+        """The composed prompt of a spec function, with its argument model as ``fn_schema``."""
+        fn = getattr(self, fn_name)
+        description = schema.describe(docstrings.parse(fn.__doc__))
+        return ToolMetadata(
+            name=fn_name, description=description, fn_schema=self.arguments_model(fn_name)
+        )
 
     def to_tool_list(
         self,
@@ -179,10 +222,11 @@ class ToolSpec(BaseToolSpec):
         func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
         prefix: str = "",
     ) -> list[FunctionTool]:
-        """The spec's functions as guarded ``FunctionTool`` objects.
+        """The spec's functions as guarded tools, those its options allow.
 
         A function declared with ``large_output=True`` is followed by its
-        ``read_<function>`` tool.
+        ``read_<function>`` tool. Tools whose marks the spec's options do not allow
+        (``allow_destructive``, ``allow_send``) are left out.
 
         Args:
             spec_functions: Which functions to expose; defaults to ``spec_functions``.
@@ -192,19 +236,33 @@ class ToolSpec(BaseToolSpec):
                 of the spec's own tools in descriptions, answers and guidance follow.
 
         Returns:
-            The tools, in the order of ``spec_functions``.
+            ``GuardedTool`` objects (``FunctionTool`` subclasses), in the order of
+            ``spec_functions``.
+
+        Raises:
+            ConfigurationError: When two of the tools would have the same name.
         """
         mapping = func_to_metadata_mapping or {}
         entries: list[tuple[str, Callable[..., Any]]] = []
         for entry in spec_functions or self.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(self, name)
+            if not self.offers(options_of(fn).marks):
+                continue
             entries.append((name, fn))
             if options_of(fn).large_output:
                 reader = self._make_reader(name, prefix)
                 entries.append((reader.__name__, reader))
-        renames = Renames({name: f"{prefix}{name}" for name, _ in entries} if prefix else {})
-        return [self._guarded_tool(name, fn, mapping.get(name), renames) for name, fn in entries]
+        names = [name for name, _ in entries]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ConfigurationError(
+                f"{type(self).__name__}: two tools are named {', '.join(map(repr, twice))}"
+            )
+        renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
+        return [
+            self._guarded_tool(name, fn, mapping.get(name), renames, prefix) for name, fn in entries
+        ]
 
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
@@ -233,204 +291,52 @@ class ToolSpec(BaseToolSpec):
             result_id: Which stored result (default: the latest).
         """
         reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
+        reader.__toolspecs_options__ = _READER  # type: ignore[attr-defined]
         return reader
+
+    def _model(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        renames: Renames | None,
+        prefix: str,
+    ) -> type[schema.ToolArguments]:
+        cache: dict[tuple[str, str], type[schema.ToolArguments]]
+        cache = self.__dict__.setdefault("_toolspecs_models", {})
+        key = (name, prefix)
+        if key not in cache:
+            renames = renames or Renames({name: f"{prefix}{name}"})
+            cache[key] = schema.build_model(
+                renames.name(name),
+                _undecorated(fn),
+                options_of(fn).aliases,
+                zone=self.zone_for_call,
+                rename=renames.text,
+            )
+        return cache[key]
 
     def _guarded_tool(
         self,
         name: str,
         fn: Callable[..., Any],
         metadata: ToolMetadata | None,
-        renames: Renames | None = None,
-    ) -> FunctionTool:
-        renames = renames or Renames({})
-        public = renames.name(name)
-        guard = _Guard(self, public, fn, renames, renames.name(f"read_{name}"))
-        if metadata is None:
-            metadata = schema.build_metadata(public, fn)
-            metadata.description = renames.text(metadata.description)
-            model = metadata.fn_schema
-            if renames.names and model is not None and issubclass(model, schema.ToolArguments):
-                model.toolspecs_schema = renames.within(model.toolspecs_schema)
-        return FunctionTool(fn=guard.run, metadata=metadata, callback=guard.shape)
-
-
-@dataclass(frozen=True)
-class Renames:
-    """Tool names as the agent sees them when a spec's tools carry a prefix."""
-
-    names: Mapping[str, str]
-
-    def name(self, name: str) -> str:
-        """The public name of one tool."""
-        return self.names.get(name, name)
-
-    def text(self, text: str) -> str:
-        """``text`` with every mention of the spec's tools under its public name."""
-        if not self.names or not text:
-            return text
-        pattern = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
-        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.names[m[1]], text)
-
-    def within(self, value: Any) -> Any:
-        """A JSON schema with the mentions in its descriptions renamed."""
-        if isinstance(value, dict):
-            return {
-                key: self.text(item) if key == "description" and isinstance(item, str)
-                else self.within(item)
-                for key, item in value.items()
-            }  # fmt: skip
-        if isinstance(value, list):
-            return [self.within(item) for item in value]
-        return value
-
-
-class _Guard:
-    """The call path of one tool: arguments in, text (or guidance) out."""
-
-    def __init__(
-        self,
-        spec: ToolSpec,
-        name: str,
-        fn: Callable[..., Any],
         renames: Renames,
-        read_tool: str,
-    ) -> None:
-        self.spec = spec
-        self.name = name
-        self.renames = renames
-        self.read_tool = read_tool
-        # Call the undecorated function: the arguments are coerced here already, so the
-        # coercion @tool adds for direct Python calls would only do it a second time.
-        raw = getattr(getattr(fn, "__func__", None), "__wrapped__", None)
-        self.fn = raw.__get__(spec) if raw is not None else fn
-        self.options = options_of(fn)
-        self.params = schema.parameters(fn)
-        self.hints = schema.hints(fn)
-
-    def run(self, *args: Any, **kwargs: Any) -> _Outcome:
-        given = dict(kwargs)
-        try:
-            prepared = self.prepare(args, kwargs)
-            return _Outcome(raw=self.fn(**prepared), kwargs=given, prepared=prepared)
-        except Exception as exc:
-            guidance = self.spec.guidance_for(exc)
-            if guidance is None:
-                if strict():
-                    raise
-                logger.exception("toolspecs: %s failed unexpectedly", self.name)
-                guidance = AskUser(
-                    f"{self.name} failed with an internal error ({type(exc).__name__}). "
-                    "This is a fault in the tool, not in your call.",
-                    "Do not retry the same call: tell the user the tool failed.",
-                )
-            return _Outcome(guidance=guidance, kwargs=given)
-
-    def prepare(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
-        """Bind, rename, check and coerce the arguments; raise one guidance listing every fault."""
-        names = [p.name for p in self.params]
-        problems: list[str] = []
-        given: dict[str, Any] = {}
-        if len(args) > len(names):
-            problems.append(f"{len(args)} positional values given, but it takes {len(names)}")
-        given.update(zip(names, args, strict=False))
-        required = [p.name for p in self.params if p.default is p.empty]
-        for key, value in kwargs.items():
-            target = self._resolve(key, names, required)
-            if target is None:
-                problems.append(f"unknown argument {key!r}")
-            elif target in given:
-                problems.append(f"{target!r} given twice (as {key!r})")
-            else:
-                given[target] = value
-        ctx = inputs.Context(zone=self.spec.spec_timezone)
-        prepared: dict[str, Any] = {}
-        for param in self.params:
-            value = given.get(param.name)
-            if value is None:
-                if param.default is param.empty:
-                    problems.append(f"missing required argument {param.name!r}")
-                else:
-                    prepared[param.name] = param.default
-                continue
-            try:
-                prepared[param.name] = inputs.coerce(value, self.hints.get(param.name, Any), ctx)
-            except inputs.CoercionError as exc:
-                problems.append(f"{param.name}: {exc}")
-        if problems:
-            listed = ", ".join(
-                p.name if p.default is not p.empty else f"{p.name} (required)" for p in self.params
+        prefix: str = "",
+    ) -> GuardedTool:
+        public = renames.name(name)
+        model = self._model(name, fn, renames, prefix)
+        if metadata is None:
+            description = schema.describe(docstrings.parse(fn.__doc__))
+            metadata = ToolMetadata(
+                name=public, description=renames.text(description), fn_schema=model
             )
-            raise FixArguments(
-                f"{self.name} was called wrongly: {'; '.join(problems)}. "
-                f"Its arguments are: {listed}."
-            )
-        return prepared
-
-    def _resolve(self, key: str, names: list[str], required: list[str]) -> str | None:
-        if key in names:
-            return key
-        aliases = self.options.aliases
-        if key in aliases:
-            return aliases[key]
-        snake = re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", key.strip()).lower().replace("-", "_")
-        if snake in names:
-            return snake
-        if snake in aliases:
-            return aliases[snake]
-        if snake == "input" and len(required) == 1:
-            return required[0]
-        return None
-
-    def shape(self, outcome: _Outcome) -> ToolOutput:
-        """The ``ToolOutput`` the agent gets: text within budget, or guidance with ``is_error``."""
-        raw_input = {"args": (), "kwargs": outcome.kwargs}
-        if outcome.guidance is not None:
-            guidance = self.renames.text(outcome.guidance.text)
-            return ToolOutput(
-                tool_name=self.name,
-                content=guidance,
-                raw_input=raw_input,
-                raw_output=guidance,
-                is_error=True,
-                exception=outcome.guidance,
-            )
-        text = self.renames.text(as_text(outcome.raw))
-        if not text.strip():
-            template = self.options.empty or f"{self.name} returned nothing."
-            text = self.renames.text(template.format(**outcome.prepared))
-        budget = self.spec.output_budget
-        tokens = large_output.count_tokens(text)
-        if tokens > budget.max_tokens:
-            text = self._over_budget(outcome.raw, text, tokens)
-        return ToolOutput(
-            tool_name=self.name,
-            blocks=[TextBlock(text=text)],
-            raw_input=raw_input,
-            raw_output=outcome.raw,
+        options = options_of(fn)
+        guard = Guard(
+            self, public, _undecorated(fn), options, model, renames, renames.name(f"read_{name}")
         )
-
-    def _over_budget(self, raw: Any, text: str, tokens: int) -> str:
-        budget = self.spec.output_budget
-        if self.options.large_output:
-            try:
-                documents = raw if isinstance(raw, list) else text
-                stored = self.spec.results.add(self.name, documents)
-                return large_output.stored_message(stored, text, self.read_tool)
-            except Exception:
-                if strict():
-                    raise
-                logger.exception("toolspecs: could not store the result of %s", self.name)
-        return large_output.truncated_message(text, budget, tokens)
+        return GuardedTool(guard, metadata)
 
 
-def as_text(raw: Any) -> str:
-    """What the agent reads of a spec function's return value."""
-    if raw is None:
-        return ""
-    if isinstance(raw, str):
-        return raw
-    if isinstance(raw, BaseNode):
-        return raw.get_content()
-    if isinstance(raw, list) and all(isinstance(item, BaseNode) for item in raw):
-        return "\n\n".join(item.get_content() for item in raw)
-    return str(raw)
+_READER = ToolOptions(
+    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False)
+)

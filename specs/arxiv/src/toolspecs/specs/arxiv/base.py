@@ -80,6 +80,8 @@ class ArxivToolSpec(ToolSpec):
             "count": "max_results",
         },
         large_output=True,
+        read_only=True,
+        open_world=True,
         empty=(
             "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
             "keywords, check the spelling, or drop field prefixes such as 'ti:'."
@@ -119,6 +121,8 @@ class ArxivToolSpec(ToolSpec):
     @tool(
         aliases={"id": "paper_id", "arxiv_id": "paper_id", "url": "paper_id", "paper": "paper_id"},
         large_output=True,
+        read_only=True,
+        open_world=True,
     )
     def arxiv_paper_text(self, paper_id: str) -> list[Document]:
         """Read the full text of one arXiv paper (from its PDF).

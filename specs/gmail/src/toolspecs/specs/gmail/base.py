@@ -33,6 +33,8 @@ _DRAFT_ALIASES = {
     "text": "message",
     "content": "message",
     "html_body": "html",
+}
+_REPLY_ALIASES = {
     "reply_to": "reply_to_message_id",
     "in_reply_to": "reply_to_message_id",
     "message_id": "reply_to_message_id",
@@ -136,9 +138,6 @@ class GmailToolSpec(GoogleToolSpec):
         self.timezone = timezone
         self.reader = GmailReader(max_results=max_results, auth=auth, http=http, timezone=timezone)
         self.allow_send = allow_send
-        self.spec_functions = [
-            name for name in type(self).spec_functions if allow_send or name != "send_draft"
-        ]
 
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone dates are shown in (``timezone``, else this machine's)."""
@@ -146,10 +145,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     # -- reading ------------------------------------------------------------------------
 
-    @tool(
-        large_output=True,
-        empty="The mailbox has no messages.",
-    )
+    @tool(large_output=True, empty="The mailbox has no messages.", read_only=True, open_world=False)
     def load_data(self) -> list[Document]:
         """Load the newest emails in full: ids, headers, attachments and the body as text."""
         return self.reader.load_data(query=self.query, max_results=self.max_results)
@@ -165,6 +161,8 @@ class GmailToolSpec(GoogleToolSpec):
         },
         large_output=True,
         empty="No messages match {query!r}. Use fewer or broader words, or drop filters.",
+        read_only=True,
+        open_world=False,
     )
     def search_messages(
         self,
@@ -184,7 +182,7 @@ class GmailToolSpec(GoogleToolSpec):
             return self.reader.load_data(query=query, max_results=count)
         return self.reader.summary_documents(query, count)
 
-    @tool(aliases={"id": "message_id"}, large_output=True)
+    @tool(aliases={"id": "message_id"}, large_output=True, read_only=True, open_world=False)
     def get_message(self, message_id: str) -> Document:
         """Read one email in full: headers, attachments by name, and the body as text.
 
@@ -195,7 +193,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     # -- drafts -------------------------------------------------------------------------
 
-    @tool(aliases={"limit": "max_results", "n": "max_results"})
+    @tool(aliases={"limit": "max_results", "n": "max_results"}, read_only=True, open_world=False)
     def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> str:
         """List drafts, newest first: id, recipients, subject and first lines.
 
@@ -213,7 +211,12 @@ class GmailToolSpec(GoogleToolSpec):
             lines.append(_draft_summary(resource, _read_draft(resource), first_lines=2))
         return "\n\n".join(lines)
 
-    @tool(aliases=_DRAFT_ALIASES)
+    @tool(
+        aliases={**_DRAFT_ALIASES, **_REPLY_ALIASES},
+        destructive=False,
+        idempotent=False,
+        open_world=False,
+    )
     def create_draft(
         self,
         to: list[str] | None = None,
@@ -243,7 +246,12 @@ class GmailToolSpec(GoogleToolSpec):
         created = execute(self.service.users().drafts().create(userId="me", body=draft.body()))
         return self._saved("created", created, draft, note)
 
-    @tool(aliases={**_DRAFT_ALIASES, "id": "draft_id"})
+    @tool(
+        aliases={**_DRAFT_ALIASES, "id": "draft_id"},
+        destructive=False,
+        idempotent=True,
+        open_world=False,
+    )
     def update_draft(
         self,
         to: list[str] | None = None,
@@ -287,7 +295,7 @@ class GmailToolSpec(GoogleToolSpec):
         )
         return self._saved("updated", updated, draft, "")
 
-    @tool(aliases={"id": "draft_id"})
+    @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
     def get_draft(self, draft_id: str | None = None) -> ApiText:
         """Show a draft: id, recipients, subject, thread and its whole body.
 
@@ -299,7 +307,8 @@ class GmailToolSpec(GoogleToolSpec):
         resource = self._draft_resource(draft_id.strip())
         return ApiText(_draft_summary(resource, _read_draft(resource)), resource)
 
-    @tool(aliases={"id": "draft_id"})
+    # Sending cannot be undone, consumes the draft and reaches other people.
+    @tool(aliases={"id": "draft_id"}, destructive=True, idempotent=False, open_world=True)
     def send_draft(self, draft_id: str | None = None) -> ApiText:
         """Send a draft. This cannot be undone: the user should have approved it.
 

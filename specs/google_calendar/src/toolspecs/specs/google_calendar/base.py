@@ -51,7 +51,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         http: An ``httplib2.Http``-like object (tests pass a fake Google).
     """
 
-    spec_functions = ["load_data", "create_event", "update_event", "find_free_time", "get_date"]  # noqa: RUF012
+    spec_functions = [  # noqa: RUF012
+        "load_data",
+        "create_event",
+        "update_event",
+        "delete_event",  # destructive: offered with allow_destructive=True
+        "find_free_time",
+        "get_date",
+    ]
     service_name: ClassVar[str] = "Google Calendar"
     ids_hint: ClassVar[str] = IDS_HINT
     reader: GoogleCalendarReader
@@ -91,9 +98,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if timezone:
             resolve_timezone(timezone)  # a wrong name fails here, for the person
         self.calendar_id = calendar_id
-        self.spec_functions = list(type(self).spec_functions)
-        if allow_destructive:
-            self.spec_functions.insert(3, "delete_event")
+        self.allow_destructive = allow_destructive
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
@@ -103,6 +108,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
+    @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
         """Get today's date, weekday, time and the calendar's timezone with its UTC offset.
 
@@ -124,6 +130,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         },
         large_output=True,
         empty="No events in that range. Widen the dates, or drop the query.",
+        read_only=True,
+        open_world=False,
     )
     def load_data(
         self,
@@ -168,7 +176,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "rrule": "recurrence",
             "repeat": "recurrence",
             "time_zone": "timezone",
-        }
+        },
+        # Attendees are invited: the event reaches other people's calendars.
+        destructive=False,
+        idempotent=False,
+        open_world=True,
     )
     def create_event(
         self,
@@ -230,7 +242,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "end": "end_datetime",
             "guests": "attendees",
             "rrule": "recurrence",
-        }
+        },
+        # It changes only the fields it is given, and the agent saw the old values.
+        destructive=False,
+        idempotent=True,
+        open_world=True,
     )
     def update_event(
         self,
@@ -294,7 +310,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )
         return _mutation("updated", updated, tz, note)
 
-    @tool(aliases={"id": "event_id"})
+    @tool(aliases={"id": "event_id"}, destructive=True, idempotent=True, open_world=True)
     def delete_event(self, event_id: str, calendar_id: str | None = None) -> str:
         """Delete an event. This cannot be undone: confirm with the user first.
 
@@ -318,7 +334,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "emails": "attendees",
             "duration": "min_minutes",
             "minutes": "min_minutes",
-        }
+        },
+        read_only=True,
+        open_world=False,
     )
     def find_free_time(
         self,

@@ -109,7 +109,11 @@ class WolframAlphaToolSpec(ToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
-    @tool(aliases={"input": "query", "q": "query", "question": "query"})
+    @tool(
+        aliases={"input": "query", "q": "query", "question": "query"},
+        read_only=True,
+        open_world=True,
+    )
     def wolfram_alpha_query(self, query: str, assumption: str | None = None) -> str:
         """Compute or look up facts with Wolfram|Alpha: math, units, dates, science, data.
 
@@ -141,7 +145,11 @@ class WolframAlphaToolSpec(ToolSpec):
         self._cache.put(key, answer)
         return answer
 
-    @tool(aliases={"input": "query", "q": "query", "pod_title": "pod", "title": "pod"})
+    @tool(
+        aliases={"input": "query", "q": "query", "pod_title": "pod", "title": "pod"},
+        read_only=True,
+        open_world=True,
+    )
     def wolfram_alpha_pods(
         self, query: str, pod: str | None = None, assumption: str | None = None
     ) -> str:

@@ -1,0 +1,280 @@
+"""The guarded tool: one honest object that every host can use.
+
+``ToolSpec.to_tool_list()`` returns :class:`GuardedTool` objects, ``FunctionTool``
+subclasses whose every way in follows one path (:class:`Guard`):
+
+- ``tool.fn(**kwargs)`` / ``await tool.async_fn(**kwargs)`` return exactly the text
+  the agent reads (a ``str``: the stored-result preview when over budget) and raise
+  :class:`~toolspecs.core.ToolGuidance` for anything else. ``fn`` has the tool's
+  name, description and a typed signature, for hosts that read functions.
+- ``tool.call(...)`` / ``await tool.acall(...)`` never raise, whatever the arguments
+  (``self``, ``""``, unknown names, positional values): guidance comes back as a
+  ``ToolOutput`` with ``is_error=True``; ``raw_output`` keeps the function's own
+  return value (the Documents, for ``LoadAndSearchToolSpec``).
+- ``tool.metadata.fn_schema`` is the typed argument model that reads every call.
+- ``tool.marks`` are its side-effect marks (:class:`~toolspecs.core.policy.Marks`).
+
+Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
+an exception no failure row maps propagates; otherwise it becomes guidance that
+tells the agent the tool failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+import os
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+from llama_index.core.base.llms.types import TextBlock
+from llama_index.core.schema import BaseNode
+from llama_index.core.tools.function_tool import FunctionTool
+from llama_index.core.tools.types import ToolMetadata, ToolOutput
+from pydantic import WithJsonSchema
+
+from toolspecs.core import large_output, schema
+from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance
+from toolspecs.core.policy import Marks
+
+if TYPE_CHECKING:
+    from toolspecs.core.spec import ToolOptions, ToolSpec
+
+logger = logging.getLogger("toolspecs")
+
+STRICT_ENV = "TOOLSPECS_STRICT"
+
+
+def strict() -> bool:
+    """Whether unexpected exceptions propagate (``TOOLSPECS_STRICT=1``) instead of becoming text."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+@dataclass(frozen=True)
+class Renames:
+    """Tool names as the agent sees them when a spec's tools carry a prefix."""
+
+    names: Mapping[str, str]
+
+    def name(self, name: str) -> str:
+        """The public name of one tool."""
+        return self.names.get(name, name)
+
+    def text(self, text: str) -> str:
+        """``text`` with every mention of the spec's tools under its public name."""
+        if not self.names or not text:
+            return text
+        pattern = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
+        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.names[m[1]], text)
+
+    def guidance(self, guidance: ToolGuidance) -> ToolGuidance:
+        """``guidance`` with the tools it mentions under their public names."""
+        if not self.names:
+            return guidance
+        if isinstance(guidance, RetryLater):
+            return RetryLater(
+                self.text(guidance.message), self.text(guidance.next_step), guidance.retry_after
+            )
+        return type(guidance)(self.text(guidance.message), self.text(guidance.next_step))
+
+
+class Guard:
+    """The call path of one tool: arguments in, text (or guidance) out.
+
+    Args:
+        spec: The spec the function belongs to.
+        name: The tool's public name.
+        fn: The spec's bound function (undecorated: the guard reads the arguments).
+        options: How it is exposed (``@tool``).
+        model: Its argument model.
+        renames: Public names of the spec's tools.
+        read_tool: The public name of its ``read_<function>`` tool.
+    """
+
+    def __init__(
+        self,
+        spec: ToolSpec,
+        name: str,
+        fn: Callable[..., Any],
+        options: ToolOptions,
+        model: type[schema.ToolArguments],
+        renames: Renames,
+        read_tool: str,
+    ) -> None:
+        self.spec = spec
+        self.name = name
+        self.fn = fn
+        self.options = options
+        self.model = model
+        self.renames = renames
+        self.read_tool = read_tool
+
+    def run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+        """Call the function: its return value and the text the agent reads.
+
+        Raises:
+            ToolGuidance: For bad arguments and every failure the spec's table maps
+                (and, outside strict mode, for our own bugs).
+        """
+        try:
+            arguments = schema.prepare(self.model, args, kwargs)
+            raw = self.fn(**arguments)
+            return raw, self.text(raw, arguments)
+        except Exception as exc:
+            raise self.renames.guidance(self.guidance(exc)) from exc
+
+    def guidance(self, exc: Exception) -> ToolGuidance:
+        """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
+        found = self.spec.guidance_for(exc)
+        if found is not None:
+            return found
+        if strict():
+            raise exc
+        logger.exception("toolspecs: %s failed unexpectedly", self.name)
+        return AskUser(
+            f"{self.name} failed with an internal error ({type(exc).__name__}). "
+            "This is a fault in the tool, not in your call.",
+            "Do not retry the same call: tell the user the tool failed.",
+        )
+
+    def output(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ToolOutput:
+        """The ``ToolOutput`` of one call; never raises (but for our bugs in strict mode)."""
+        raw_input = {"args": args, "kwargs": dict(kwargs)}
+        try:
+            raw, text = self.run(args, kwargs)
+        except ToolGuidance as guidance:
+            return ToolOutput(
+                tool_name=self.name,
+                content=guidance.text,
+                raw_input=raw_input,
+                raw_output=guidance.text,
+                is_error=True,
+                exception=guidance,
+            )
+        return ToolOutput(
+            tool_name=self.name, blocks=[TextBlock(text=text)], raw_input=raw_input, raw_output=raw
+        )
+
+    def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
+        """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
+        text = self.renames.text(as_text(raw))
+        if not text.strip():
+            template = self.options.empty or f"{self.name} returned nothing."
+            values = {p.name: p.default for p in schema.parameters(self.fn)}
+            values.update(arguments)
+            text = self.renames.text(template.format(**values))
+        budget = self.spec.output_budget
+        tokens = large_output.count_tokens(text)
+        if tokens <= budget.max_tokens:
+            return text
+        if self.options.large_output:
+            try:
+                stored = self.spec.results.add(self.name, raw if isinstance(raw, list) else text)
+                return large_output.stored_message(stored, text, self.read_tool)
+            except Exception:
+                if strict():
+                    raise
+                logger.exception("toolspecs: could not store the result of %s", self.name)
+        return large_output.truncated_message(text, budget, tokens)
+
+
+class GuardedTool(FunctionTool):
+    """A ``FunctionTool`` whose every entry point goes through its :class:`Guard`.
+
+    Args:
+        guard: The call path.
+        metadata: Name, description and the argument model as ``fn_schema``.
+    """
+
+    def __init__(self, guard: Guard, metadata: ToolMetadata) -> None:
+        self.guard = guard
+        self.marks: Marks = guard.options.marks
+        self._described: tuple[Callable[..., str], Callable[..., Any]] | None = None
+
+        def run(*args: Any, **kwargs: Any) -> str:
+            return guard.run(args, kwargs)[1]
+
+        async def arun(*args: Any, **kwargs: Any) -> str:
+            return (await asyncio.to_thread(guard.run, args, kwargs))[1]
+
+        super().__init__(fn=run, async_fn=arun, metadata=metadata)
+
+    @property
+    def fn(self) -> Callable[..., str]:
+        """The agent's text for ``**kwargs``; raises ``ToolGuidance``. Named, described, typed."""
+        return self._describe()[0]
+
+    @property
+    def async_fn(self) -> Callable[..., Any]:
+        """``fn``, awaitable (runs in a worker thread)."""
+        return self._describe()[1]
+
+    def _describe(self) -> tuple[Callable[..., str], Callable[..., Any]]:
+        # Built on first use: the signature needs the JSON schema, which costs a few ms.
+        # New functions, so that llama-index's own call path keeps reading the plain ones.
+        if self._described is None:
+            guard = self.guard
+
+            def fn(*args: Any, **kwargs: Any) -> str:
+                return guard.run(args, kwargs)[1]
+
+            async def async_fn(*args: Any, **kwargs: Any) -> str:
+                return (await asyncio.to_thread(guard.run, args, kwargs))[1]
+
+            signature = _signature(self.metadata)
+            _name(fn, self.metadata, signature)
+            _name(async_fn, self.metadata, signature)
+            self._described = (fn, async_fn)
+        return self._described
+
+    def __call__(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
+        """Same as :meth:`call` (``self`` is positional-only: an argument may be named so)."""
+        return self.call(*args, **kwargs)
+
+    def call(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
+        """Call the tool; guidance comes back as a ``ToolOutput`` with ``is_error=True``."""
+        return self.guard.output(args, kwargs)
+
+    async def acall(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
+        """Call the tool in a worker thread (spec functions block on I/O)."""
+        return await asyncio.to_thread(self.guard.output, args, kwargs)
+
+
+def _signature(metadata: ToolMetadata) -> inspect.Signature:
+    """Keyword parameters typed by the argument model's own JSON schema, for hosts that read it."""
+    model = metadata.fn_schema
+    if model is None:
+        return inspect.Signature()
+    properties = model.model_json_schema().get("properties", {})
+    params = [
+        inspect.Parameter(
+            name,
+            inspect.Parameter.KEYWORD_ONLY,
+            default=inspect.Parameter.empty if info.is_required() else info.default,
+            annotation=Annotated[Any, WithJsonSchema(properties.get(name, {}))],
+        )
+        for name, info in model.model_fields.items()
+    ]
+    return inspect.Signature(params, return_annotation=str)
+
+
+def _name(fn: Callable[..., Any], metadata: ToolMetadata, signature: inspect.Signature) -> None:
+    fn.__name__ = fn.__qualname__ = metadata.get_name()
+    fn.__doc__ = metadata.description
+    fn.__signature__ = signature  # type: ignore[attr-defined]
+
+
+def as_text(raw: Any) -> str:
+    """What the agent reads of a spec function's return value."""
+    if raw is None:
+        return ""
+    if isinstance(raw, str):
+        return str.__str__(raw)
+    if isinstance(raw, BaseNode):
+        return raw.get_content()
+    if isinstance(raw, list) and all(isinstance(item, BaseNode) for item in raw):
+        return "\n\n".join(item.get_content() for item in raw)
+    return str(raw)
