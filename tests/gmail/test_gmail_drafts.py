@@ -80,6 +80,20 @@ def test_update_with_only_a_subject_keeps_body_recipients_and_thread(tools, gmai
     assert gmail.messages[gmail.drafts[draft_id]]["threadId"] == ids["thread_1"]
 
 
+def test_update_never_drops_an_argument_it_cannot_take(tools, gmail, ids):
+    # in_reply_to is create_draft's alias for reply_to_message_id; update_draft has no such
+    # parameter, so the reply must be named as unusable, not silently dropped.
+    draft_id = tools["create_draft"].call(to="ada@example.com", message="Hi").raw_output["id"]
+    before = [r for r in gmail.requests if r.method == "PUT"]
+    out = tools["update_draft"].call(
+        draft_id=draft_id, subject="Re: Compiler review", in_reply_to=ids["thread_1"]
+    )
+    assert out.is_error is True
+    assert "unknown argument 'in_reply_to'" in out.content
+    assert "Draft updated" not in out.content
+    assert [r for r in gmail.requests if r.method == "PUT"] == before
+
+
 def test_drafts_come_back_as_summaries_not_api_dicts(tools, gmail):
     draft_id = (
         tools["create_draft"]
@@ -298,6 +312,9 @@ def test_sending_can_be_turned_off(gmail):
     spec = GmailToolSpec(http=gmail, allow_send=False)
     names = [t.metadata.name for t in spec.to_tool_list()]
     assert "send_draft" not in names and "create_draft" in names
+    # A filter over the marks: sending reaches other people; drafts stay in the mailbox.
+    send = GmailToolSpec(http=gmail).to_tool_list()[-1]
+    assert send.metadata.name == "send_draft" and send.marks.open_world
     out = spec.call_tool("create_draft", to="ada@example.com", message="m")
     assert "send_draft" not in out.content and "the user sends it from Gmail" in out.content
     with pytest.raises(AskUser, match="allow_send=False"):

@@ -41,8 +41,10 @@ def test_llamahub_usage_works_unchanged(google, spec):
 
 
 def test_delete_is_opt_in():
-    names = [t.metadata.name for t in GoogleCalendarToolSpec(allow_destructive=True).to_tool_list()]
-    assert "delete_event" in names
+    assert "delete_event" not in [t.metadata.name for t in GoogleCalendarToolSpec().to_tool_list()]
+    opted = GoogleCalendarToolSpec(allow_destructive=True).to_tool_list()
+    delete = next(t for t in opted if t.metadata.name == "delete_event")
+    assert delete.marks.destructive and not delete.marks.read_only
 
 
 # -- time semantics ----------------------------------------------------------------
@@ -113,6 +115,17 @@ def test_an_explicit_timezone_reads_naive_times_there(google, tools):
     )
     body = created(google)
     assert body["start"] == {"dateTime": "2026-11-21T16:00:00+01:00", "timeZone": "Europe/Paris"}
+
+
+def test_a_zone_written_in_the_time_is_kept_when_a_timezone_is_given(google, tools):
+    # The timezone argument is for naive times; "4pm EST" says its own zone.
+    out = tools["create_event"].call(
+        title="Call", start_datetime="Nov 21 2026 4pm EST", timezone="Europe/Paris"
+    )
+    assert out.is_error is False, out.content
+    body = created(google)
+    assert body["start"] == {"dateTime": "2026-11-21T22:00:00+01:00", "timeZone": "Europe/Paris"}
+    assert body["end"]["dateTime"] == "2026-11-21T23:00:00+01:00"
 
 
 def test_the_timezone_setting_overrides_the_calendar(google):

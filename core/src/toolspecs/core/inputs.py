@@ -112,6 +112,9 @@ def _context() -> Context:
     return current if current is not None else Context(zone=clock.resolve_timezone)
 
 
+# No date or time an agent writes is longer; longer text is not parsed (dateparser takes
+# seconds on long odd strings).
+MAX_TIME_TEXT = 120
 _TRUE = {"true", "yes", "y", "1", "on", "t"}
 _FALSE = {"false", "no", "n", "0", "off", "f", "none", "null"}
 _SPLIT = re.compile(r"[,;\n]")
@@ -307,7 +310,7 @@ def _moment(value: Any) -> dt.datetime:
         return value if value.tzinfo is not None else value.replace(tzinfo=ctx.tz)
     if isinstance(value, dt.date):
         return dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz)
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
         with contextlib.suppress(FixArguments):
             return clock.parse_datetime(value, ctx.tz, ctx.now)
     raise _fail(
@@ -323,7 +326,7 @@ def _day(value: Any) -> dt.date:
         return value.date()
     if isinstance(value, dt.date):
         return value
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
         ctx = _context()
         with contextlib.suppress(FixArguments):
             return clock.parse_date(value, ctx.tz, ctx.now)
@@ -335,7 +338,7 @@ def _day(value: Any) -> dt.date:
 
 
 def _zone_name(value: Any) -> str:
-    if isinstance(value, str) and value.strip():
+    if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
         with contextlib.suppress(FixArguments):
             return clock.timezone_name(clock.resolve_timezone(value.strip()))
     raise _fail(

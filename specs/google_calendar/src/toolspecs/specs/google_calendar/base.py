@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
@@ -10,6 +11,7 @@ from llama_index.core.schema import Document
 from toolspecs.core import (
     FixArguments,
     Range,
+    Timezone,
     format_datetime,
     resolve_timezone,
     tool,
@@ -106,6 +108,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             return resolve_timezone(self.timezone)
         return self.reader.calendar_timezone(calendar_id or self.calendar_id)
 
+    def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
+        """A call's times are in the zone of the calendar it names (or the default one)."""
+        calendar = arguments.get("calendar_id")
+        return self.spec_timezone(calendar if isinstance(calendar, str) and calendar else None)
+
     # -- tools -------------------------------------------------------------------
 
     @tool(read_only=True, open_world=False)
@@ -192,7 +199,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         attendees: list[str] | None = None,
         all_day: bool = False,
         recurrence: str | None = None,
-        timezone: str | None = None,
+        timezone: Timezone | None = None,
         calendar_id: str | None = None,
     ) -> str:
         """Create a calendar event and return its id and link.
@@ -218,7 +225,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             )
         calendar = calendar_id or self.calendar_id
         tz = resolve_timezone(timezone) if timezone else self.spec_timezone(calendar)
-        start, end, note = _span(start_datetime, end_datetime, tz, timezone is not None, all_day)
+        start, end, note = _span(start_datetime, end_datetime, tz, all_day)
         body: dict[str, Any] = {
             "summary": title or "(no title)",
             **_times(start, end, tz, all_day),
@@ -293,7 +300,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             if end_datetime is None and start_datetime is not None:
                 end_datetime = start + (old_end - old_start)
                 note = " It keeps its duration."
-            start, end, _ = _span(start, end_datetime or old_end, tz, False, all_day)
+            start, end, _ = _span(start, end_datetime or old_end, tz, all_day)
             patch.update(_times(start, end, tz, all_day))
         if attendees is not None:
             patch["attendees"] = _attendees(attendees)
@@ -354,7 +361,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             min_minutes: Shortest window worth listing (default 30).
         """
         tz = self.spec_timezone()
-        start, end, _ = _span(start_datetime, end_datetime, tz, False, False)
+        start, end, _ = _span(start_datetime, end_datetime, tz, False)
         if end_datetime is None or end <= start:
             raise FixArguments("end_datetime must be after start_datetime.")
         people = [email for _, email in parse_addresses(attendees or [])]
@@ -397,16 +404,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
 
 def _span(
-    start: dt.datetime,
-    end: dt.datetime | None,
-    tz: dt.tzinfo,
-    reread: bool,
-    all_day: bool,
+    start: dt.datetime, end: dt.datetime | None, tz: dt.tzinfo, all_day: bool
 ) -> tuple[dt.datetime, dt.datetime, str]:
-    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so."""
-    if reread:  # the agent named a timezone for the times it sent without offsets
-        start = start.replace(tzinfo=tz) if _was_naive(start) else start
-        end = end.replace(tzinfo=tz) if end is not None and _was_naive(end) else end
+    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so.
+
+    The times arrive aware: the argument model read naive ones in the call's zone.
+    """
     note = ""
     if end is None:
         end = start + (dt.timedelta(days=1) if all_day else dt.timedelta(hours=1))
@@ -422,11 +425,6 @@ def _span(
             "Send an end_datetime after the start_datetime.",
         )
     return start.astimezone(tz), end.astimezone(tz), note
-
-
-def _was_naive(moment: dt.datetime) -> bool:
-    # Coerced naive inputs carry the spec zone; an explicit offset or Z carries a fixed one.
-    return not isinstance(moment.tzinfo, dt.timezone)
 
 
 def _times(start: dt.datetime, end: dt.datetime, tz: dt.tzinfo, all_day: bool) -> dict[str, Any]:

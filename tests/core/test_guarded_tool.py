@@ -1,0 +1,383 @@
+"""The contract every host relies on: one honest tool (Core v2).
+
+``tool.fn`` returns the agent's text or raises ``ToolGuidance``; ``tool.call`` never
+raises; ``fn_schema`` is the typed model that reads every call; declarations are
+checked when a spec is defined; guidance is bounded; marks filter the tools.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, ClassVar, Literal
+
+import pytest
+import requests
+import responses
+from langchain_core.messages import ToolMessage
+from langchain_core.utils.function_calling import convert_to_openai_tool
+from llama_index.core.schema import Document
+from pydantic import ValidationError
+
+from toolspecs.core import (
+    ConfigurationError,
+    FixArguments,
+    GuardedTool,
+    OutputBudget,
+    Range,
+    RetryLater,
+    Synonyms,
+    Timezone,
+    ToolGuidance,
+    ToolSpec,
+    count_tokens,
+    tool,
+)
+from toolspecs.core.errors import GUIDANCE_TOKENS
+
+API = "https://api.example.test/items"
+
+
+class ShopSpec(ToolSpec):
+    """A small spec over a fake HTTP service."""
+
+    spec_functions: ClassVar = ["find_items", "book", "cancel", "notify_all"]
+    service_name: ClassVar[str] = "Shop"
+    output_budget: ClassVar[OutputBudget] = OutputBudget(max_tokens=300, preview_tokens=50)
+    timezone = "America/New_York"
+
+    @tool(aliases={"q": "query"}, large_output=True, read_only=True, open_world=True)
+    def find_items(
+        self,
+        query: str,
+        count: Annotated[int, Range(1, 10)] = 2,
+        order: Annotated[Literal["name", "price"], Synonyms({"cheapest": "price"})] = "name",
+    ) -> list[Document]:
+        """Find items.
+
+        Args:
+            query: What to look for.
+            count: How many.
+            order: Sort order.
+        """
+        response = requests.get(API, params={"q": query, "n": count, "order": order}, timeout=5)
+        response.raise_for_status()
+        return [Document(text=item) for item in response.json()["items"]]
+
+    @tool(destructive=False, idempotent=False, open_world=False)
+    def book(self, when: dt.datetime, zone: Timezone | None = None) -> str:
+        """Book a slot.
+
+        Args:
+            when: The start, e.g. '2026-11-21T16:00' or 'tomorrow 4pm'.
+            zone: IANA zone of the time, e.g. 'Europe/Paris'.
+        """
+        return f"Booked {when.isoformat()}"
+
+    @tool(destructive=True, idempotent=True, open_world=False)
+    def cancel(self, booking: str) -> str:
+        """Cancel a booking.
+
+        Args:
+            booking: Its id.
+        """
+        return f"Cancelled {booking}"
+
+    @tool(destructive=False, open_world=True)
+    def notify_all(self, text: str) -> str:
+        """Send a note to every customer.
+
+        Args:
+            text: The note.
+        """
+        return "sent"
+
+
+@pytest.fixture
+def tools():
+    return {t.metadata.name: t for t in ShopSpec().to_tool_list()}
+
+
+def serve(rsps, items, status=200):
+    rsps.add(responses.GET, API, json={"items": items}, status=status)
+
+
+def long_items(n=60):
+    return [f"Item {i}: a plain widget with a long description for room." * 2 for i in range(n)]
+
+
+# -- fn returns the agent's text, or raises ToolGuidance ---------------------------------
+
+
+def test_fn_returns_exactly_the_text_the_agent_reads(tools, mocked_responses):
+    serve(mocked_responses, ["apple", "banana"])
+    text = tools["find_items"].fn(query="fruit")
+    assert type(text) is str
+    assert text == "apple\n\nbanana" == tools["find_items"].call(query="fruit").content
+
+
+def test_fn_of_a_large_result_is_the_stored_preview(tools, mocked_responses):
+    serve(mocked_responses, long_items())
+    text = tools["find_items"].fn(query="widgets")
+    assert "stored as result 1" in text and "read_find_items" in text
+    assert count_tokens(text) < 300
+
+
+def test_fn_raises_public_guidance_with_its_kind(tools, mocked_responses):
+    with pytest.raises(FixArguments) as bad:
+        tools["find_items"].fn(query="x", count="lots")
+    assert "'lots' is not a whole number" in bad.value.text
+    assert bad.value.kind == "fix"
+    serve(mocked_responses, [], status=503)
+    with pytest.raises(RetryLater) as later:
+        tools["find_items"].fn(query="x")
+    assert later.value.kind == "retry" and "HTTP 503" in later.value.text
+
+
+async def test_async_fn_is_the_same_text(tools, mocked_responses):
+    serve(mocked_responses, ["apple"])
+    assert await tools["find_items"].async_fn(q="fruit") == "apple"
+    with pytest.raises(ToolGuidance):
+        await tools["find_items"].async_fn()
+
+
+def test_fn_is_named_described_and_typed_for_hosts_that_read_functions(tools):
+    fn = tools["find_items"].fn
+    assert fn.__name__ == "find_items"
+    assert fn.__doc__ == tools["find_items"].metadata.description
+    import inspect
+
+    params = inspect.signature(fn).parameters
+    assert list(params) == ["query", "count", "order"]
+    assert params["count"].default == 2
+
+
+# -- call never raises -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "kwargs",
+    [{"self": ""}, {"args": 1}, {"kwargs": {}}, {"": "x"}, {"self": "", "query": "x"}, {}],
+)
+def test_call_never_raises_whatever_the_names(tools, kwargs):
+    for name, each in tools.items():
+        out = each.call(**kwargs)
+        assert out.tool_name == name
+        if out.is_error:
+            assert isinstance(out.exception, ToolGuidance)
+
+
+def test_unknown_names_are_named_with_a_suggestion(tools):
+    out = tools["find_items"].call(query="x", self="", coutn=3)
+    assert out.is_error
+    assert "unknown argument 'self'" in out.content
+    assert "unknown argument 'coutn' (did you mean 'count'?)" in out.content
+
+
+# -- fn_schema is the typed model that reads the call -----------------------------------
+
+
+def test_fn_schema_is_typed_and_its_schema_is_what_the_agent_sees(tools):
+    model = tools["find_items"].metadata.fn_schema
+    schema = model.model_json_schema()
+    assert schema == tools["find_items"].metadata.to_openai_tool()["function"]["parameters"]
+    props = schema["properties"]
+    assert props["count"] == {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 10,
+        "default": 2,
+        "description": "How many.",
+    }
+    assert props["order"]["enum"] == ["name", "price"]
+    assert "title" not in schema and "title" not in props["query"]
+
+
+def test_fn_schema_reads_what_llms_send(tools):
+    model = tools["find_items"].metadata.fn_schema
+    read = model.model_validate({"q": "x", "count": "5", "order": "Cheapest"})
+    assert (read.query, read.count, read.order) == ("x", 5, "price")
+    with pytest.raises(ValidationError):
+        model.model_validate({"query": "x", "count": 11})
+
+
+def test_fn_schema_reads_times_in_the_spec_zone(tools):
+    model = tools["book"].metadata.fn_schema
+    when = model.model_validate({"when": "tomorrow 4pm"}).when
+    assert when.tzinfo is not None and when.hour == 16
+    assert when.utcoffset() in (dt.timedelta(hours=-5), dt.timedelta(hours=-4))
+
+
+def test_a_timezone_argument_reads_the_other_times_and_explicit_zones_are_kept(tools):
+    book = tools["book"]
+    assert book.fn(when="2026-11-21 16:00", zone="Europe/Paris") == (
+        "Booked 2026-11-21T16:00:00+01:00"
+    )
+    # "4pm EST" names its own zone: 16:00 in New York is 22:00 in Paris.
+    assert book.fn(when="Nov 21 2026 4pm EST", zone="Europe/Paris") == (
+        "Booked 2026-11-21T22:00:00+01:00"
+    )
+    assert book.fn(when="2026-11-21T16:00Z", zone="Europe/Paris").startswith(
+        "Booked 2026-11-21T16:00:00+00:00"
+    )
+    bad = book.call(when="2026-11-21 16:00", zone="Mars/Base")
+    assert bad.is_error and "'Mars/Base' is not a timezone name" in bad.content
+
+
+# -- LangChain, through llama-index's own bridge ---------------------------------------
+
+
+def test_langchain_structured_tool_returns_our_text(tools, mocked_responses):
+    serve(mocked_responses, ["apple", "banana"])
+    lc = tools["find_items"].to_langchain_structured_tool()
+    call = {"name": "find_items", "args": {"query": "fruit", "count": "2"}, "id": "c1"}
+    message = lc.invoke({**call, "type": "tool_call"})
+    assert isinstance(message, ToolMessage)
+    assert message.content == "apple\n\nbanana"
+    assert message.status == "success"
+
+
+def test_langchain_gets_the_preview_of_a_large_result(tools, mocked_responses):
+    serve(mocked_responses, long_items())
+    lc = tools["find_items"].to_langchain_structured_tool()
+    text = lc.invoke({"query": "widgets"})
+    assert "stored as result 1" in text and len(text) < 2000
+
+
+def test_langchain_is_not_told_a_failure_succeeded(tools, mocked_responses):
+    serve(mocked_responses, [], status=503)
+    lc = tools["find_items"].to_langchain_structured_tool()
+    with pytest.raises(RetryLater, match="HTTP 503"):
+        lc.invoke({"query": "fruit"})
+
+
+def test_langchain_sees_typed_described_parameters(tools):
+    lc = tools["find_items"].to_langchain_structured_tool()
+    props = convert_to_openai_tool(lc)["function"]["parameters"]["properties"]
+    assert props["query"]["type"] == "string" and props["query"]["description"]
+    assert props["count"]["type"] == "integer" and props["count"]["maximum"] == 10
+    assert props["order"]["enum"] == ["name", "price"]
+    when = convert_to_openai_tool(tools["book"].to_langchain_structured_tool())
+    assert when["function"]["parameters"]["properties"]["when"]["type"] == "string"
+
+
+# -- guidance is bounded ---------------------------------------------------------------
+
+
+def test_guidance_is_bounded_whatever_the_input(tools):
+    flood = "\u202e" * 100_000
+    for out in (
+        tools["book"].call(when=flood),
+        tools["find_items"].call(query="x", count=flood, order=flood, **{flood: 1}),
+    ):
+        assert out.is_error
+        assert count_tokens(out.content) <= GUIDANCE_TOKENS
+        assert "…" in out.content
+        assert out.content.endswith("Fix the arguments and call the tool again.")
+
+
+def test_guidance_keeps_its_next_step_when_the_message_is_cut():
+    made = FixArguments("x" * 50_000 + " " + "word " * 5_000, "Do this next.")
+    assert count_tokens(made.text) <= GUIDANCE_TOKENS
+    assert made.text.endswith("… Do this next.")
+
+
+# -- declarations are checked when a spec is defined -----------------------------------
+
+
+def test_an_alias_to_a_missing_parameter_fails_at_definition():
+    with pytest.raises(ConfigurationError, match=r"Bad\.find: alias 'in_reply_to' points at"):
+
+        class Bad(ToolSpec):
+            spec_functions: ClassVar = ["find"]
+
+            @tool(aliases={"in_reply_to": "reply_to_message_id"}, read_only=True)
+            def find(self, query: str) -> str:
+                """Find.
+
+                Args:
+                    query: What.
+                """
+                return query
+
+
+def test_a_parameter_without_a_docstring_line_fails_at_definition():
+    with pytest.raises(ConfigurationError, match=r"Quiet: find: no 'Args:' line .* limit"):
+
+        class Quiet(ToolSpec):
+            spec_functions: ClassVar = ["find"]
+
+            def find(self, query: str, limit: int = 3) -> str:
+                """Find.
+
+                Args:
+                    query: What.
+                """
+                return query
+
+
+def test_a_description_over_1024_characters_fails_at_definition():
+    with pytest.raises(ConfigurationError, match="over 1024"):
+
+        class Wordy(ToolSpec):
+            spec_functions: ClassVar = ["talk"]
+
+            @tool(read_only=True)
+            def talk(self) -> str:
+                """Talk."""
+                return ""
+
+            talk.__wrapped__.__doc__ = "Talk. " + "More words. " * 100  # type: ignore[attr-defined]
+            talk = tool(read_only=True)(talk.__wrapped__)  # type: ignore[attr-defined]
+
+
+def test_two_tools_with_one_name_fail_at_definition():
+    with pytest.raises(ConfigurationError, match=r"Twice: two tools are named 'read_find'"):
+
+        class Twice(ToolSpec):
+            spec_functions: ClassVar = ["find", "read_find"]
+
+            @tool(large_output=True, read_only=True)
+            def find(self, query: str) -> str:
+                """Find.
+
+                Args:
+                    query: What.
+                """
+                return query
+
+            @tool(read_only=True)
+            def read_find(self, query: str) -> str:
+                """Read.
+
+                Args:
+                    query: What.
+                """
+                return query
+
+
+# -- policy marks filter the tools -----------------------------------------------------
+
+
+def test_marks_are_data_on_every_tool(tools):
+    assert all(isinstance(t, GuardedTool) for t in tools.values())
+    assert tools["find_items"].marks.read_only and tools["find_items"].marks.open_world
+    assert tools["read_find_items"].marks.read_only
+    assert not tools["read_find_items"].marks.open_world
+    assert tools["cancel"].marks.destructive and tools["cancel"].marks.idempotent
+    assert tools["cancel"].marks.annotations() == {
+        "readOnlyHint": False,
+        "destructiveHint": True,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }
+
+
+def test_options_filter_tools_by_their_marks():
+    spec = ShopSpec()
+    spec.allow_destructive = False
+    assert "cancel" not in [t.metadata.name for t in spec.to_tool_list()]
+    spec = ShopSpec()
+    spec.allow_send = False
+    names = [t.metadata.name for t in spec.to_tool_list()]
+    assert "notify_all" not in names
+    assert {"find_items", "book", "cancel"} <= set(names)
