@@ -28,6 +28,8 @@ def test_describe_shows_each_tool_as_the_agent_sees_it(capsys):
     )
     assert "    max_results (integer, 1 to 50, optional): Papers to return" in out
     assert "    result_id (integer, optional): Which stored result" in out
+    assert "arxiv_query  (" in out and "  Marks: read-only, open world\n" in out
+    assert out.split("read_arxiv_query  (", 1)[1].split("\n\n")[0].count("closed world") == 1
     last = out.strip().splitlines()[-1]
     assert last.startswith(f"Total: {len(tools)} tools, {sum(costs)} tokens of tool schemas")
 
@@ -37,6 +39,9 @@ def test_describe_a_tool_without_parameters(capsys):
     out = capsys.readouterr().out
     get_date = out.split("get_date  (", 1)[1]
     assert "  Parameters: none\n" in get_date
+    assert "  Marks: read-only, closed world\n" in get_date
+    create = out.split("create_event  (", 1)[1].split("\n\n")[0]
+    assert "  Marks: changes data, not destructive, open world\n" in create
     assert "    attendees (array of string, optional): Emails to invite" in out
     assert "    all_day (boolean, default false): A whole-day event" in out
     assert re.search(r"^Total: 6 tools, \d+ tokens", out, re.M)

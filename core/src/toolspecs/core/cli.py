@@ -23,6 +23,7 @@ from llama_index.core.tools import FunctionTool
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.large_output import count_tokens
+from toolspecs.core.policy import Marks
 from toolspecs.core.registry import list_specs, load_spec
 
 
@@ -102,7 +103,7 @@ def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
 
 
 def cmd_describe(args: argparse.Namespace) -> str:
-    """What the agent reads about each tool of a spec, and what it costs per request."""
+    """What the agent reads about each tool of a spec, its marks, and what it costs per request."""
     tools = _tools(args.name)
     blocks: list[str] = []
     total = 0
@@ -111,6 +112,9 @@ def cmd_describe(args: argparse.Namespace) -> str:
         total += cost
         lines = [f"{t.metadata.name}  ({cost} tokens)"]
         lines += [f"  {line}" for line in t.metadata.description.splitlines()]
+        marks = getattr(t, "marks", None)
+        if isinstance(marks, Marks):
+            lines.append(f"  Marks: {marks.describe()}")
         schema = t.metadata.get_parameters_dict()
         properties: dict[str, Any] = schema.get("properties", {})
         required = set(schema.get("required", []))
