@@ -27,6 +27,12 @@ def test_offline_examples_run(page):
     out = tools[0].call(q="everything", order="newest")
     assert out.is_error is True
     assert out.content == "That query is too broad. Send a few specific keywords."
+    assert tools[0].fn(query="proteins") == "..."
+    assert tools[0].marks.read_only and tools[0].marks.open_world
+    import requests
+
+    redirected = tools[0].guard.spec.guidance_for(requests.TooManyRedirects())
+    assert redirected.kind == "retry" and "Papers is redirecting" in redirected.text
 
 
 def test_root_readme_quick_start_has_the_two_commands():
