@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Literal
 
 from llama_index.core.schema import Document
+from requests.adapters import BaseAdapter
 
 from toolspecs.core import (
     AskUser,
@@ -57,15 +58,27 @@ class ArxivToolSpec(ToolSpec):
     Args:
         max_results: Papers per search unless the agent asks for another number
             (1 to 50; ``None`` means 3).
-        client: An ``ArxivClient`` to use instead of the process-wide shared one.
+        transport: A ``requests`` transport adapter for this spec's own client, e.g.
+            ``FakeArxiv().transport()`` (``toolspecs.loaders.arxiv.testing``) offline.
+        client: An ``ArxivClient`` to share with other specs and readers (one rate
+            limit, your retries and timeout). Default: the process-wide shared client.
+
+    Raises:
+        ValueError: When given both ``transport`` and ``client``.
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
     service_name: ClassVar[str] = "arXiv"
 
-    def __init__(self, max_results: int | None = 3, client: ArxivClient | None = None) -> None:
+    def __init__(
+        self,
+        max_results: int | None = 3,
+        *,
+        transport: BaseAdapter | None = None,
+        client: ArxivClient | None = None,
+    ) -> None:
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
-        self.reader = ArxivReader(client)
+        self.reader = ArxivReader(client, transport=transport)
 
     @tool(
         aliases={
