@@ -18,7 +18,7 @@ def arxiv() -> FakeArxiv:
 
 
 async def run_agent(arxiv, calls, message="Find papers about electrons"):
-    spec = ArxivToolSpec(client=arxiv.client(num_retries=1, timeout=5))
+    spec = ArxivToolSpec(transport=arxiv.transport())
     llm = ScriptedLLM([*([call] for call in calls), lambda last: f"Here is what I found:\n{last}"])
     agent = FunctionAgent(tools=spec.to_tool_list(), llm=llm)
     handler = agent.run(message)

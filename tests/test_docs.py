@@ -52,3 +52,29 @@ def test_gmail_page_examples_run_offline(tmp_path, monkeypatch, capsys):
     printed = capsys.readouterr().out
     assert "Subject: Lunch on Tuesday?" in printed
     assert printed.rstrip().endswith("ada@example.com")
+
+
+def test_arxiv_loader_page_examples_run_offline(monkeypatch, capsys):
+    from toolspecs.loaders.arxiv import ArxivClient
+    from toolspecs.loaders.arxiv.testing import FakeArxiv
+
+    # The first example reads arXiv through the shared client: the fake stands in for it.
+    offline = ArxivClient(transport=FakeArxiv().transport())
+    monkeypatch.setattr("toolspecs.loaders.arxiv.reader.shared_client", lambda: offline)
+    page = "loaders/arxiv/README.md"
+    blocks = python_blocks(ROOT / page)
+    assert len(blocks) == 2
+    for code in blocks:
+        namespace: dict = {}
+        exec(compile(code, page, "exec"), namespace)
+        if "load_full_text" in code:
+            assert namespace["pages"][0].metadata["arxiv_id"] == "1706.03762v7"
+            assert len(namespace["pages"]) == 31  # the header, then 30 pages
+    assert capsys.readouterr().out == "429 HTTP 429 120.0\n"
+
+
+def test_arxiv_spec_page_example_runs_offline():
+    namespace: dict = {}
+    for code in python_blocks(ROOT / "specs/arxiv/README.md"):
+        exec(compile(code, "specs/arxiv/README.md", "exec"), namespace)
+    assert namespace["tools"][0].metadata.name == "arxiv_query"

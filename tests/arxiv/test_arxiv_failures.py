@@ -7,8 +7,15 @@ import requests
 import responses
 from arxiv_fakes import API_ANY, assert_guidance, feed, sent
 
-from toolspecs.core import FixArguments, RetryLater
-from toolspecs.loaders.arxiv import ArxivClient
+from toolspecs.core import AskUser, FixArguments, RetryLater
+from toolspecs.loaders.arxiv import (
+    ArxivClient,
+    ArxivQueryError,
+    ArxivUnavailable,
+    PaperNotFound,
+    PaperUnreadable,
+)
+from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 TITLE = "Title: Attention Is All You Need"
@@ -150,3 +157,99 @@ async def test_failures_are_guidance_in_async_calls_too(spec, api):
     tool = next(t for t in spec.to_tool_list() if t.metadata.name == "arxiv_query")
     output = await tool.acall(query="attention")
     assert_guidance(output, "HTTP 503", "try the same call again", kind=RetryLater)
+
+
+# -- the failure table: each loader error, its kind of guidance ----------------------
+
+
+@pytest.mark.parametrize(
+    ("error", "kind", "needles"),
+    [
+        (
+            ArxivUnavailable("HTTP 429", 120, status=429),
+            RetryLater,
+            [
+                "arXiv did not answer usefully (HTTP 429), even after retrying.",
+                "Wait 120 seconds and try the same call again.",
+            ],
+        ),
+        (
+            ArxivUnavailable("no answer within 5 s"),
+            RetryLater,
+            ["arXiv did not answer usefully (no answer within 5 s), even after retrying."],
+        ),
+        (
+            ArxivQueryError("incorrect id format for 1234.12345"),
+            FixArguments,
+            [
+                "arXiv rejected the request: incorrect id format for 1234.12345.",
+                "Use plain keywords, or a valid id such as '1706.03762'.",
+            ],
+        ),
+        (
+            PaperNotFound("2501.99999"),
+            FixArguments,
+            [
+                "No arXiv paper has the id '2501.99999'.",
+                "Check the id, or search for the paper with arxiv_query to get it.",
+            ],
+        ),
+        (
+            PaperUnreadable("1706.03762v7", "the PDF is damaged (PdfReadError)"),
+            AskUser,
+            [
+                "The full text of 1706.03762v7 cannot be read: the PDF is damaged (PdfReadError).",
+                "give the user the link https://arxiv.org/abs/1706.03762v7.",
+            ],
+        ),
+    ],
+)
+def test_the_table_maps_each_loader_error(error, kind, needles):
+    guidance = ArxivToolSpec(transport=FakeArxiv().transport()).guidance_for(error)
+    assert type(guidance) is kind
+    for needle in needles:
+        assert needle in guidance.text, guidance.text
+    if kind is RetryLater:
+        assert guidance.retry_after == error.retry_after
+
+
+def test_each_loader_error_has_its_own_row_before_the_defaults():
+    table = ArxivToolSpec.failures
+    errors = [
+        ArxivUnavailable("HTTP 503", status=503),
+        ArxivQueryError("HTTP 404", status=404),
+        PaperNotFound("2501.99999"),
+        PaperUnreadable("1706.03762v7", "damaged", status=403),
+    ]
+    rows = [table.row_for(error) for error in errors]
+    # One row each, not the core's rows for their statuses (503, 404, 403).
+    assert [row.on for row in rows] == [type(error) for error in errors]
+    assert rows == list(table.rows[:4])
+    # The table replaces the isinstance ladder: the spec does not override guidance_for.
+    assert "guidance_for" not in vars(ArxivToolSpec)
+
+
+def test_a_429_with_retry_after_reaches_the_agent_through_the_tool():
+    arxiv = FakeArxiv()
+    arxiv.fail.append((429, {"Retry-After": "120"}))
+    output = ArxivToolSpec(transport=arxiv.transport()).call_tool("arxiv_query", query="bert")
+    assert_guidance(output, "(HTTP 429)", "Wait 120 seconds", kind=RetryLater)
+    assert output.exception.retry_after == 120
+
+
+def test_echoed_ids_are_cut_short():
+    many = ", ".join(f"2501.{n:05d}" for n in range(200))
+    guidance = ArxivToolSpec.failures.guidance(PaperNotFound(many), "arXiv")
+    assert "No arXiv paper has the id '2501.00000, 2501.00001, " in guidance.text
+    assert "…" in guidance.text
+    assert "2501.00199" not in guidance.text
+    assert len(guidance.text) < 300
+
+
+def test_a_huge_non_id_is_echoed_cut_short():
+    spec = ArxivToolSpec(transport=FakeArxiv().transport())
+    output = spec.call_tool("arxiv_paper_text", paper_id="not an id " * 10_000)
+    assert_guidance(
+        output, "'not an id not an id", "not an i… is not an arXiv id.", kind=FixArguments
+    )
+    assert len(output.content) < 400

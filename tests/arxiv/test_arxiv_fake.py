@@ -11,7 +11,7 @@ from arxiv_fakes import feed
 from lxml import etree
 from pypdf import PdfReader
 
-from toolspecs.loaders.arxiv import ArxivReader
+from toolspecs.loaders.arxiv import ArxivClient, ArxivReader
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv, make_pdf
 from toolspecs.specs.arxiv import ArxivToolSpec
 
@@ -101,7 +101,7 @@ def test_a_malformed_id_is_arxivs_error_feed(http, arxiv):
     response, _, _ = query(http, id_list="1234.12345")
     assert response.status_code == 400
     assert "incorrect id format for 1234.12345" in response.text
-    spec = ArxivToolSpec(client=arxiv.client())
+    spec = ArxivToolSpec(transport=arxiv.transport())
     out = spec.call_tool("arxiv_query", query="1234.12345")
     assert out.is_error is True
     assert "incorrect id format for 1234.12345" in out.content
@@ -117,7 +117,7 @@ def test_the_fakes_error_feed_reads_like_the_recorded_one(http):
 
 
 def test_the_reader_pages_through_results(arxiv):
-    reader = ArxivReader(arxiv.client(page_size=2))
+    reader = ArxivReader(ArxivClient(page_size=2, transport=arxiv.transport()))
     papers = reader.load_data("retrieval", max_results=4, sort_by="recent")
     assert len(papers) == 4
     starts = [parse_qs(urlparse(r.url).query)["start"][0] for r in arxiv.requests]
@@ -137,7 +137,7 @@ def test_pdfs_are_real_pdfs_and_the_transformer_is_long(arxiv, http):
 
 
 def test_the_spec_reads_a_long_paper_through_the_fake(arxiv):
-    spec = ArxivToolSpec(client=arxiv.client())
+    spec = ArxivToolSpec(transport=arxiv.transport())
     out = spec.call_tool("arxiv_paper_text", paper_id="1706.03762")
     assert out.is_error is False
     assert "stored as result 1" in out.content
@@ -148,14 +148,14 @@ def test_the_spec_reads_a_long_paper_through_the_fake(arxiv):
 def test_your_own_papers_and_pdfs():
     extra = feed("id_1706.03762.xml").replace("1706.03762", "2501.00001")
     arxiv = FakeArxiv(feeds=[extra], pdfs={"2501.00001": make_pdf([["My own page"]])})
-    spec = ArxivToolSpec(client=arxiv.client())
+    spec = ArxivToolSpec(transport=arxiv.transport())
     out = spec.call_tool("arxiv_paper_text", paper_id="2501.00001v7")
     assert "[2501.00001v7, page 1 of 1]\nMy own page" in out.content
 
 
 def test_failures_on_demand_then_recovery(arxiv):
     arxiv.fail += [503, 503]
-    spec = ArxivToolSpec(client=arxiv.client(num_retries=1))
+    spec = ArxivToolSpec(client=ArxivClient(num_retries=1, transport=arxiv.transport()))
     out = spec.call_tool("arxiv_query", query="bert")
     assert out.is_error is True
     assert "HTTP 503" in out.content

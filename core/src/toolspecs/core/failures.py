@@ -23,6 +23,9 @@ HTTP status and a predicate. Its texts are ``str.format`` templates over:
 - ``exc``: the exception itself, e.g. ``{exc.paper_id!r}``;
 - whatever the spec's ``failure_context()`` adds (e.g. where valid ids come from).
 
+A value echoed with ``!r`` goes through :func:`toolspecs.core.bounds.shown`: its repr,
+cut with "…" past 80 characters, so an echo cannot become the flood it reports.
+
 Loaders raise their own errors carrying ``status``, ``reason`` and ``retry_after``;
 the row that maps them needs no code.
 """
@@ -35,7 +38,7 @@ from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolspecs.core.bounds import ELLIPSIS
+from toolspecs.core.bounds import ELLIPSIS, shown
 from toolspecs.core.errors import (
     AskUser,
     ConfigurationError,
@@ -199,9 +202,17 @@ class _Values(dict[str, Any]):
         return ""
 
 
+class _Formatter(string.Formatter):
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        # "{exc.paper_id!r}" echoes what the agent or the service sent: cut it short.
+        if conversion == "r":
+            return shown(value)
+        return super().convert_field(value, conversion)
+
+
 def _fill(template: str, values: Mapping[str, Any]) -> str:
-    """``template`` formatted with ``values``; unknown names are left empty."""
-    return string.Formatter().vformat(template, (), _Values(values))
+    """``template`` formatted with ``values``; unknown names are left empty, ``!r`` cut."""
+    return _Formatter().vformat(template, (), _Values(values))
 
 
 _REAUTH = "Do not retry: tell the user what is wrong and ask them to fix it."

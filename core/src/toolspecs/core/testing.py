@@ -21,7 +21,7 @@ Pair it with the offline service fakes the packages ship
             lambda output: f"The top paper:\n{output}",
         ]
     )
-    spec = ArxivToolSpec(client=FakeArxiv().client())
+    spec = ArxivToolSpec(transport=FakeArxiv().transport())
     agent = FunctionAgent(tools=spec.to_tool_list(), llm=llm)
     response = await agent.run("Find the Transformer paper.")
     assert "Attention Is All You Need" in str(response)

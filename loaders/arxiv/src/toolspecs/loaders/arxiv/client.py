@@ -8,14 +8,17 @@ or unexpectedly empty pages), and the message arXiv sends when it rejects a quer
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timezone
+from email.utils import parsedate_to_datetime
 from typing import TypeVar
 
 import requests
 from lxml import etree
+from requests.adapters import BaseAdapter
 
 import arxiv
 from arxiv import _feed
@@ -23,15 +26,24 @@ from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
+# arXiv's terms of use: "no more than one request every three seconds".
+_ARXIV_DELAY = 3.0
+# A Retry-After longer than this is passed on to the caller instead of waited for.
+_LONGEST_WAIT = 30.0
 
 T = TypeVar("T")
 
 
 class _Transient(Exception):
-    def __init__(self, reason: str, retry_after: float | None = None) -> None:
+    """A failure the next try may not meet; ``ArxivUnavailable`` after the last try."""
+
+    def __init__(
+        self, reason: str, retry_after: float | None = None, status: int | None = None
+    ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
+        self.status = status
 
 
 class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
@@ -39,24 +51,31 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
 
     Args:
         page_size: Results per API request.
-        delay_seconds: Seconds between requests (arXiv asks for 3).
+        delay_seconds: Seconds between requests: arXiv asks for 3. By default 3, or the
+            ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response.
-        session: The ``requests.Session`` to send with; offline tests and demos pass
-            one with a fake mounted (``toolspecs.loaders.arxiv.testing.FakeArxiv``).
+        transport: A ``requests`` transport adapter to send every request through,
+            mounted for ``https://`` and ``http://``; offline tests and demos pass
+            ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
     """
 
     def __init__(
         self,
         page_size: int = 100,
-        delay_seconds: float = 3.0,
+        delay_seconds: float | None = None,
         num_retries: int = 3,
         timeout: float = 30.0,
-        session: requests.Session | None = None,
+        transport: BaseAdapter | None = None,
     ) -> None:
+        if delay_seconds is None:
+            delay_seconds = float(getattr(transport, "delay_seconds", _ARXIV_DELAY))
         super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
-        if session is not None:
-            self._session = session
+        if transport is not None:
+            # arxiv.Client (4.x) keeps its requests.Session in ``_session``; ``get`` sends with it.
+            self._session.mount("https://", transport)
+            self._session.mount("http://", transport)
+        self.transport = transport
         self.timeout = timeout
         self._lock = threading.Lock()
         self._last_request_dt: datetime | None = None
@@ -108,11 +127,11 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 last = exc
                 if exc.retry_after is not None and exc.retry_after > self.delay_seconds:
                     # Honour a longer Retry-After only when it is short enough to wait for.
-                    if exc.retry_after > 30:
+                    if exc.retry_after > _LONGEST_WAIT:
                         break
                     time.sleep(exc.retry_after - self.delay_seconds)
         assert last is not None
-        raise ArxivUnavailable(last.reason, last.retry_after)
+        raise ArxivUnavailable(last.reason, last.retry_after, status=last.status)
 
 
 def _check_status(response: requests.Response) -> requests.Response:
@@ -120,16 +139,28 @@ def _check_status(response: requests.Response) -> requests.Response:
     if status == 200:
         return response
     if status == 429 or status >= 500:
-        raise _Transient(f"HTTP {status}", _retry_after(response))
-    raise ArxivQueryError(_error_summary(response.content) or f"HTTP {status}")
+        raise _Transient(f"HTTP {status}", _retry_after(response), status)
+    raise ArxivQueryError(_error_summary(response.content) or f"HTTP {status}", status=status)
 
 
 def _retry_after(response: requests.Response) -> float | None:
-    value = response.headers.get("Retry-After", "")
-    try:
-        return float(value)
-    except ValueError:
+    """``Retry-After`` in seconds: a number of seconds or an HTTP date (RFC 9110)."""
+    value = response.headers.get("Retry-After", "").strip()
+    if not value:
         return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        pass
+    else:
+        return max(seconds, 0.0) if math.isfinite(seconds) else None
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is GMT
+        when = when.replace(tzinfo=timezone.utc)
+    return max((when - datetime.now(timezone.utc)).total_seconds(), 0.0)
 
 
 def _root(content: bytes, recover: bool = True) -> etree._Element | None:

@@ -13,6 +13,7 @@ from typing import Literal
 
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
+from requests.adapters import BaseAdapter
 
 import arxiv
 from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
@@ -89,11 +90,26 @@ class ArxivReader(BaseReader):
     """Read arXiv: searches and id lookups as one Document per paper, PDFs as text.
 
     Args:
-        client: The arXiv client; defaults to the process-wide shared one, so the
-            rate limit of 1 request every 3 seconds holds across readers and specs.
+        client: An ``ArxivClient`` to share, with its rate limit, retries and timeout,
+            with other readers and specs. Default: the process-wide shared client, so
+            arXiv's limit of 1 request every 3 seconds holds across the process.
+        transport: A ``requests`` transport adapter for a client of this reader's own,
+            e.g. ``FakeArxiv().transport()`` for offline tests and demos.
+
+    Raises:
+        ValueError: When given both: a client already has its transport.
     """
 
-    def __init__(self, client: ArxivClient | None = None) -> None:
+    def __init__(
+        self, client: ArxivClient | None = None, *, transport: BaseAdapter | None = None
+    ) -> None:
+        if client is not None and transport is not None:
+            raise ValueError(
+                "ArxivReader takes client= or transport=, not both: give the transport "
+                "to the client (ArxivClient(transport=...))."
+            )
+        if transport is not None:
+            client = ArxivClient(transport=transport)
         self.client = client or shared_client()
 
     def load_data(
@@ -154,7 +170,9 @@ class ArxivReader(BaseReader):
         try:
             response = self.client.get_with_retries(paper.pdf_url or f"https://arxiv.org/pdf/{pid}")
         except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
-            raise PaperUnreadable(pid, f"arXiv did not serve the PDF ({exc.message})") from exc
+            raise PaperUnreadable(
+                pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
+            ) from exc
         content = response.content
         if not content.startswith(b"%PDF"):
             raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")

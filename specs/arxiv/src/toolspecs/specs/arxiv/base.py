@@ -5,17 +5,20 @@ from __future__ import annotations
 from typing import Annotated, ClassVar, Literal
 
 from llama_index.core.schema import Document
+from requests.adapters import BaseAdapter
 
 from toolspecs.core import (
     AskUser,
+    Failure,
+    FailureTable,
     FixArguments,
     Range,
     RetryLater,
     Synonyms,
-    ToolGuidance,
     ToolSpec,
     tool,
 )
+from toolspecs.core.bounds import shown
 from toolspecs.loaders.arxiv import (
     ArxivClient,
     ArxivQueryError,
@@ -57,15 +60,53 @@ class ArxivToolSpec(ToolSpec):
     Args:
         max_results: Papers per search unless the agent asks for another number
             (1 to 50; ``None`` means 3).
-        client: An ``ArxivClient`` to use instead of the process-wide shared one.
+        transport: A ``requests`` transport adapter for this spec's own client, e.g.
+            ``FakeArxiv().transport()`` (``toolspecs.loaders.arxiv.testing``) offline.
+        client: An ``ArxivClient`` to share with other specs and readers (one rate
+            limit, your retries and timeout). Default: the process-wide shared client.
+
+    Raises:
+        ValueError: When given both ``transport`` and ``client``.
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
     service_name: ClassVar[str] = "arXiv"
+    failures: ClassVar[FailureTable] = FailureTable(
+        Failure(
+            ArxivUnavailable,
+            RetryLater,
+            "arXiv did not answer usefully ({reason}), even after retrying.",
+        ),
+        Failure(
+            ArxivQueryError,
+            FixArguments,
+            "arXiv rejected the request: {reason}.",
+            "Use plain keywords, or a valid id such as '1706.03762'.",
+        ),
+        Failure(
+            PaperNotFound,
+            FixArguments,
+            "No arXiv paper has the id {exc.paper_id!r}.",
+            "Check the id, or search for the paper with arxiv_query to get it.",
+        ),
+        Failure(
+            PaperUnreadable,
+            AskUser,
+            "The full text of {exc.paper_id} cannot be read: {reason}.",
+            "Use the abstract from arxiv_query instead, or give the user the link "
+            "https://arxiv.org/abs/{exc.paper_id}.",
+        ),
+    )
 
-    def __init__(self, max_results: int | None = 3, client: ArxivClient | None = None) -> None:
+    def __init__(
+        self,
+        max_results: int | None = 3,
+        *,
+        transport: BaseAdapter | None = None,
+        client: ArxivClient | None = None,
+    ) -> None:
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
-        self.reader = ArxivReader(client)
+        self.reader = ArxivReader(client, transport=transport)
 
     @tool(
         aliases={
@@ -135,32 +176,7 @@ class ArxivToolSpec(ToolSpec):
         clean = parse_id(paper_id)
         if clean is None:
             raise FixArguments(
-                f"{paper_id!r} is not an arXiv id.",
+                f"{shown(paper_id)} is not an arXiv id.",
                 "Send an id such as '1706.03762' (find it with arxiv_query first).",
             )
         return self.reader.load_full_text(clean)
-
-    def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
-        """ArXiv's failures as guidance for the agent."""
-        if isinstance(exc, ArxivUnavailable):
-            return RetryLater(
-                f"arXiv did not answer usefully ({exc.reason}), even after retrying.",
-                retry_after=exc.retry_after,
-            )
-        if isinstance(exc, ArxivQueryError):
-            return FixArguments(
-                f"arXiv rejected the request: {exc.message}.",
-                "Use plain keywords, or a valid id such as '1706.03762'.",
-            )
-        if isinstance(exc, PaperNotFound):
-            return FixArguments(
-                f"No arXiv paper has the id {exc.paper_id!r}.",
-                "Check the id, or search for the paper with arxiv_query to get it.",
-            )
-        if isinstance(exc, PaperUnreadable):
-            return AskUser(
-                f"The full text of {exc.paper_id} cannot be read: {exc.reason}.",
-                f"Use the abstract from arxiv_query instead, or give the user the link "
-                f"https://arxiv.org/abs/{exc.paper_id}.",
-            )
-        return super().guidance_for(exc)

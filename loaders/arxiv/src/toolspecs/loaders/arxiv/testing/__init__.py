@@ -1,17 +1,20 @@
 """An offline arXiv for tests and demos: no network, no rate limit, realistic answers.
 
 :class:`FakeArxiv` is a ``requests`` transport adapter that answers arXiv's query API
-from a bundled catalogue of real entries, and serves PDFs that pypdf reads. Give a
-spec a client on it::
+from a bundled catalogue of real entries, and serves PDFs that pypdf reads. Pass it
+as ``transport=`` (the one seam of every toolspecs client, reader and spec)::
 
     from toolspecs.loaders.arxiv.testing import FakeArxiv
     from toolspecs.specs.arxiv import ArxivToolSpec
 
     arxiv = FakeArxiv()
-    spec = ArxivToolSpec(client=arxiv.client())
+    spec = ArxivToolSpec(transport=arxiv.transport())
     spec.arxiv_query("retrieval-augmented generation", sort_by="recent")
     arxiv.requests[-1].url  # what the spec sent
     arxiv.fail.append(503)  # the next request fails: test your retries and guidance
+    arxiv.fail.append((429, {"Retry-After": "120"}))  # with headers
+
+``ArxivReader(transport=...)`` and ``ArxivClient(transport=...)`` take it the same way.
 
 ``make_pdf`` writes small text PDFs of your own (pass them as ``FakeArxiv(pdfs=...)``).
 """

@@ -1,7 +1,8 @@
 """``FakeArxiv``: arXiv's query API and PDFs, answered offline at the requests transport.
 
-A ``requests`` transport adapter: mount it on a session (:meth:`FakeArxiv.session`), or
-take a ready :class:`~toolspecs.loaders.arxiv.ArxivClient` (:meth:`FakeArxiv.client`).
+A ``requests`` transport adapter: pass :meth:`FakeArxiv.transport` as ``transport=`` to
+``ArxivToolSpec``, ``ArxivReader`` or ``ArxivClient``, or call it directly through
+:meth:`FakeArxiv.session`.
 It searches a bundled catalogue of real arXiv entries (``data/catalogue.xml``: the
 Transformer, RAG, BERT, GPT-3, an H1 paper...) and answers as arXiv does: Atom feeds
 with ``opensearch`` totals, ``sortBy``/``sortOrder``/``start``/``max_results`` honoured,
@@ -26,7 +27,6 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 
-from toolspecs.loaders.arxiv.client import ArxivClient
 from toolspecs.loaders.arxiv.testing.pdf import long_pages, make_pdf, paper_pages
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -104,8 +104,13 @@ class FakeArxiv(HTTPAdapter):
     Attributes:
         papers: The known papers by id without version.
         requests: Every request received, in order.
-        fail: HTTP statuses to answer the next requests with, e.g. ``[503]``.
+        fail: Failures to answer the next requests with: an HTTP status (``503``), or
+            a status and headers (``(429, {"Retry-After": "120"})``).
+        delay_seconds: The pause between requests this arXiv asks for: none (the real
+            one asks for 3 s). ``ArxivClient`` paces itself by it unless told otherwise.
     """
+
+    delay_seconds = 0.0
 
     def __init__(
         self, feeds: Iterable[str | bytes] = (), pdfs: Mapping[str, bytes] | None = None
@@ -120,18 +125,18 @@ class FakeArxiv(HTTPAdapter):
                 self.papers[paper.base_id] = paper
         self.pdfs = dict(pdfs or {})
         self.requests: list[requests.PreparedRequest] = []
-        self.fail: list[int] = []
+        self.fail: list[int | tuple[int, Mapping[str, str]]] = []
+
+    def transport(self) -> FakeArxiv:
+        """The transport adapter to pass as ``transport=``: this fake itself."""
+        return self
 
     def session(self) -> requests.Session:
-        """A ``requests.Session`` whose every request this fake answers."""
+        """A ``requests.Session`` whose every request this fake answers (to call it directly)."""
         session = requests.Session()
         session.mount("http://", self)
         session.mount("https://", self)
         return session
-
-    def client(self, **kwargs: Any) -> ArxivClient:
-        """An ``ArxivClient`` on this fake; it does not wait between requests by default."""
-        return ArxivClient(**{"delay_seconds": 0, **kwargs}, session=self.session())
 
     def pdf(self, paper_id: str) -> bytes | None:
         """The PDF served for ``paper_id`` (with or without version), if the paper is known."""
@@ -151,8 +156,10 @@ class FakeArxiv(HTTPAdapter):
         self.requests.append(request)
         url = urlsplit(request.url or "")
         if self.fail:
-            status = self.fail.pop(0)
-            return self._reply(request, status, HTTPStatus(status).phrase.encode(), "text/html")
+            failure = self.fail.pop(0)
+            status, headers = failure if isinstance(failure, tuple) else (failure, {})
+            phrase = HTTPStatus(status).phrase.encode()
+            return self._reply(request, status, phrase, "text/html", headers)
         if not (url.hostname or "").endswith("arxiv.org"):
             return self._reply(request, 404, b"FakeArxiv answers arxiv.org only.", "text/plain")
         if url.path == "/api/query":
@@ -188,11 +195,20 @@ class FakeArxiv(HTTPAdapter):
         return self._reply(request, 200, _feed(query_text, len(found), start, page), _ATOM_TYPE)
 
     def _reply(
-        self, request: requests.PreparedRequest, status: int, body: bytes, content_type: str
+        self,
+        request: requests.PreparedRequest,
+        status: int,
+        body: bytes,
+        content_type: str,
+        headers: Mapping[str, str] | None = None,
     ) -> requests.Response:
         raw = HTTPResponse(
             body=io.BytesIO(body),
-            headers={"Content-Type": content_type, "Content-Length": str(len(body))},
+            headers={
+                "Content-Type": content_type,
+                "Content-Length": str(len(body)),
+                **(headers or {}),
+            },
             status=status,
             reason=HTTPStatus(status).phrase,
             preload_content=False,
