@@ -52,4 +52,4 @@ def google() -> FakeCalendar:
 
 @pytest.fixture
 def calendar(google) -> GoogleCalendarToolSpec:
-    return GoogleCalendarToolSpec(http=google)
+    return GoogleCalendarToolSpec(transport=google)

@@ -133,7 +133,7 @@ def test_blog_snippet_with_gmail(capsys):
     from toolspecs.specs.gmail import GmailToolSpec
 
     gmail = sample_mailbox()
-    spec = GmailToolSpec(http=gmail)
+    spec = GmailToolSpec(transport=gmail)
     ada = next(
         m
         for m in gmail.messages
@@ -253,7 +253,7 @@ def test_all_four_specs_in_one_agent(arxiv, wolfram, calendar, google, capsys):
 
     gmail = FakeGmail()
     # Gmail and Calendar both have LlamaHub's load_data: one of them takes a prefix.
-    specs = [arxiv, wolfram, calendar, (GmailToolSpec(http=gmail), "gmail_")]
+    specs = [arxiv, wolfram, calendar, (GmailToolSpec(transport=gmail), "gmail_")]
     names = [t.metadata.name for t in tools_of(specs)]
     assert {"load_data", "read_load_data", "gmail_load_data", "gmail_read_load_data"} <= set(names)
     fake = FakeOpenAI(

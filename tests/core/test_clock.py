@@ -58,3 +58,18 @@ def test_a_bare_offset_is_shown_once():
     assert format_datetime(moment) == "Saturday 2026-11-21 09:14 -05:00"
     utc = moment.astimezone(dt.timezone.utc)
     assert format_datetime(utc) == "Saturday 2026-11-21 14:14 +00:00 (UTC)"
+
+
+def test_a_timezone_setting_is_checked_for_the_person():
+    from toolspecs.core import ConfigurationError
+    from toolspecs.core.clock import timezone_setting
+
+    assert timezone_setting("Europe/Paris") == ZoneInfo("Europe/Paris")
+    assert timezone_setting("utc") == ZoneInfo("UTC")
+    with pytest.raises(ConfigurationError) as caught:
+        timezone_setting("Mars/Olympus")
+    assert isinstance(caught.value, ValueError)
+    assert str(caught.value) == (
+        "timezone='Mars/Olympus' is not an IANA timezone name; "
+        "set it to one such as 'America/New_York', 'Europe/Paris' or 'UTC'"
+    )

@@ -8,6 +8,7 @@ import toolspecs.loaders.google
 import toolspecs.loaders.google.testing
 import toolspecs.specs.arxiv
 import toolspecs.specs.gmail
+import toolspecs.specs.google_base
 import toolspecs.specs.google_calendar
 import toolspecs.specs.wolfram_alpha
 import toolspecs.specs.wolfram_alpha.testing
@@ -32,6 +33,7 @@ def test_all_lists_exactly_what_is_public():
         toolspecs.specs.google_calendar,
         toolspecs.loaders.google.testing,
         toolspecs.specs.gmail,
+        toolspecs.specs.google_base,
         toolspecs.loaders.arxiv.testing,
         toolspecs.specs.wolfram_alpha.testing,
     ):

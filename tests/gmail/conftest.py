@@ -11,7 +11,7 @@ def gmail():
 
 @pytest.fixture
 def spec(gmail):
-    return GmailToolSpec(http=gmail)
+    return GmailToolSpec(transport=gmail)
 
 
 @pytest.fixture

@@ -309,7 +309,7 @@ def test_send_without_recipients_is_guidance_before_gmail(tools, gmail):
 
 
 def test_sending_can_be_turned_off(gmail):
-    spec = GmailToolSpec(http=gmail, allow_send=False)
+    spec = GmailToolSpec(transport=gmail, allow_send=False)
     names = [t.metadata.name for t in spec.to_tool_list()]
     assert "send_draft" not in names and "create_draft" in names
     # A filter over the marks: sending reaches other people; drafts stay in the mailbox.

@@ -14,7 +14,7 @@ MIME_DEBRIS = ("Content-Type", "Content-Transfer-Encoding", "boundary=", "MIME-V
 
 @pytest.fixture
 def reader(gmail):
-    return GmailReader(http=gmail)
+    return GmailReader(transport=gmail)
 
 
 def read(reader, ids, name):
@@ -120,7 +120,7 @@ def test_query_and_max_results_reach_gmail_and_pages_are_followed(gmail, monkeyp
     for index in range(12):
         gmail.add_message(fixture("plain").replace(b"CAplain001", f"p{index}".encode()))
     monkeypatch.setattr("toolspecs.loaders.google.gmail._PAGE", 5)
-    reader = GmailReader(http=gmail)
+    reader = GmailReader(transport=gmail)
     docs = reader.load_data(query="from:ada after:2026-11-01", max_results=11)
     assert len(docs) == 11
     lists = [r for r in gmail.requests if r.path == "/users/me/messages"]
@@ -131,7 +131,11 @@ def test_query_and_max_results_reach_gmail_and_pages_are_followed(gmail, monkeyp
 
 def test_the_readers_defaults_are_llamahubs(gmail):
     reader = GmailReader(
-        query="is:unread", max_results=3, http=gmail, use_iterative_parser=True, results_per_page=2
+        query="is:unread",
+        max_results=3,
+        transport=gmail,
+        use_iterative_parser=True,
+        results_per_page=2,
     )
     assert len(reader.load_data()) == 3
 

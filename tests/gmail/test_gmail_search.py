@@ -78,7 +78,7 @@ def test_get_message_aliases_and_whitespace(tools, ids):
 
 @pytest.fixture
 def big_tools():
-    spec = GmailToolSpec(http=sample_mailbox(long_messages=50), max_results=60)
+    spec = GmailToolSpec(transport=sample_mailbox(long_messages=50), max_results=60)
     return {t.metadata.name: t for t in spec.to_tool_list()}, spec
 
 
@@ -190,8 +190,8 @@ def test_a_prefix_keeps_gmail_and_calendar_apart():
     from toolspecs.loaders.google.testing import FakeCalendar
     from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
-    mail = GmailToolSpec(http=sample_mailbox(long_messages=50), max_results=60)
-    calendar = GoogleCalendarToolSpec(http=FakeCalendar())
+    mail = GmailToolSpec(transport=sample_mailbox(long_messages=50), max_results=60)
+    calendar = GoogleCalendarToolSpec(transport=FakeCalendar())
     tools = [*calendar.to_tool_list(), *mail.to_tool_list(prefix="gmail_")]
     names = [t.metadata.name for t in tools]
     assert len(names) == len(set(names))

@@ -16,7 +16,7 @@ def google():
 
 @pytest.fixture
 def spec(google):
-    return GoogleCalendarToolSpec(http=google)
+    return GoogleCalendarToolSpec(transport=google)
 
 
 @pytest.fixture

@@ -129,7 +129,7 @@ def test_a_zone_written_in_the_time_is_kept_when_a_timezone_is_given(google, too
 
 
 def test_the_timezone_setting_overrides_the_calendar(google):
-    spec = GoogleCalendarToolSpec(http=google, timezone="Asia/Kolkata")
+    spec = GoogleCalendarToolSpec(transport=google, timezone="Asia/Kolkata")
     assert "Asia/Kolkata (UTC+05:30)" in spec.get_date()
 
 
@@ -312,7 +312,7 @@ def test_unknown_event_id_says_how_to_get_ids(google, tools):
 
 
 def test_delete(with_event):
-    spec = GoogleCalendarToolSpec(http=with_event, allow_destructive=True)
+    spec = GoogleCalendarToolSpec(transport=with_event, allow_destructive=True)
     out = spec.call_tool("delete_event", id="m1")
     assert out.content == "Event m1 deleted. You can move on to the next step."
     assert "m1" not in with_event.events
@@ -426,3 +426,15 @@ def test_missing_oauth_client_file_is_guidance(tmp_path, monkeypatch):
     out = GoogleCalendarToolSpec().call_tool("get_date")
     assert out.is_error is True
     assert "no OAuth client file at 'credentials.json'" in out.content
+
+
+def test_the_package_page_examples_run_offline(tmp_path, monkeypatch, capsys):
+    import re
+    from pathlib import Path
+
+    monkeypatch.chdir(tmp_path)  # no credentials.json: nothing may try to authorize
+    page = Path(__file__).parents[2] / "specs" / "google_calendar" / "README.md"
+    namespace: dict = {}
+    for code in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL):
+        exec(compile(code, "specs/google_calendar/README.md", "exec"), namespace)
+    assert "Event created with id evt0001: 'Tea'" in capsys.readouterr().out

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
 
-from toolspecs.core.errors import FixArguments
+from toolspecs.core.errors import ConfigurationError, FixArguments
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"
 
@@ -44,6 +44,28 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
         raise FixArguments(
             f"{name!r} is not a timezone name I know.",
             "Use an IANA name such as 'America/New_York', 'Europe/Paris' or 'UTC'.",
+        ) from None
+
+
+def timezone_setting(name: str | dt.tzinfo | None) -> dt.tzinfo:
+    """A spec's ``timezone=`` setting, checked when the spec is built (for the person).
+
+    Args:
+        name: An IANA name such as ``"Europe/Paris"``, ``"UTC"``, or a ``tzinfo``; ``None``
+            or ``""`` means ``$TOOLSPECS_TIMEZONE``, else the system's.
+
+    Returns:
+        The timezone.
+
+    Raises:
+        ConfigurationError: When the name is not an IANA timezone.
+    """
+    try:
+        return resolve_timezone(name)
+    except FixArguments:
+        raise ConfigurationError(
+            f"timezone={name!r} is not an IANA timezone name; "
+            "set it to one such as 'America/New_York', 'Europe/Paris' or 'UTC'"
         ) from None
 
 

@@ -1,4 +1,11 @@
-"""toolspecs.loaders.google: Google auth, API clients and readers (Calendar, Gmail)."""
+"""toolspecs.loaders.google: Google auth, API clients and readers (Calendar, Gmail).
+
+Plain llama-index readers and Google API clients, usable on their own: they raise this
+loader's errors (:class:`GoogleLoaderError` and its kinds, see
+:mod:`toolspecs.loaders.google.errors`) and take their test double as ``transport=``
+(the fakes in :mod:`toolspecs.loaders.google.testing`). The agent tools built on them are
+``toolspecs-google-calendar`` and ``toolspecs-gmail``.
+"""
 
 from toolspecs.loaders.google.auth import GoogleAuth, scope_label, write_private
 from toolspecs.loaders.google.calendar import (
@@ -7,7 +14,7 @@ from toolspecs.loaders.google.calendar import (
     describe_event,
     parse_event_time,
 )
-from toolspecs.loaders.google.errors import google_guidance
+from toolspecs.loaders.google.errors import GoogleApiError, GoogleAuthError, GoogleLoaderError
 from toolspecs.loaders.google.gmail import (
     GMAIL_SCOPES,
     GmailReader,
@@ -16,18 +23,18 @@ from toolspecs.loaders.google.gmail import (
     gmail_query,
 )
 from toolspecs.loaders.google.mail import MailMessage, html_to_text, parse_raw
-from toolspecs.loaders.google.people import parse_addresses
 from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
-from toolspecs.loaders.google.spec import GoogleToolSpec
 
 __all__ = [
     "CALENDAR_SCOPES",
     "GMAIL_SCOPES",
     "GmailReader",
+    "GoogleApiError",
     "GoogleApiReader",
     "GoogleAuth",
+    "GoogleAuthError",
     "GoogleCalendarReader",
-    "GoogleToolSpec",
+    "GoogleLoaderError",
     "MailMessage",
     "build_service",
     "describe_event",
@@ -35,9 +42,7 @@ __all__ = [
     "describe_summary",
     "execute",
     "gmail_query",
-    "google_guidance",
     "html_to_text",
-    "parse_addresses",
     "parse_event_time",
     "parse_raw",
     "scope_label",

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from toolspecs.core import AskUser, ConfigurationError
+from toolspecs.loaders.google.errors import GoogleAuthError
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -53,15 +53,6 @@ def write_private(path: str | os.PathLike[str], text: str) -> None:
     os.chmod(path, 0o600)
 
 
-def reauthorize_hint(token_path: str | None) -> str:
-    """What the person does when the stored authorization no longer works."""
-    where = f"delete {token_path} and " if token_path else ""
-    return (
-        "Do not retry. Tell the user the Google authorization expired or was revoked: "
-        f"{where}authorize again (see the toolspecs README, 'Authorize Google')."
-    )
-
-
 @dataclass
 class GoogleAuth:
     """How to get Google credentials; see the module docstring for the order."""
@@ -83,15 +74,14 @@ class GoogleAuth:
         if self.token_path is None:
             self.token_path = f"token.{scope_label(self.scopes)}.json"
         if self.auth_flow not in ("local", "console"):
-            raise ConfigurationError(
-                f"auth_flow must be 'local' or 'console', not {self.auth_flow!r}"
-            )
+            raise ValueError(f"auth_flow must be 'local' or 'console', not {self.auth_flow!r}")
 
     def credentials(self) -> Any:
         """Valid credentials, refreshing or authorizing as needed.
 
         Raises:
-            AskUser: When the person must act: no client secrets file, a revoked token.
+            GoogleAuthError: When the person must act: no OAuth client file, a malformed
+                client file, token or service-account key, a refresh Google refused.
         """
         if self.creds is not None:
             return self.creds
@@ -102,11 +92,16 @@ class GoogleAuth:
 
     def _service_account(self) -> Any:
         info = self.service_account_key
+        setting = "service_account_key"
         if info is None and self.service_account_key_path:
-            path = Path(self.service_account_key_path)
-            if not path.is_file():
-                raise ConfigurationError(f"service account key file {path} does not exist")
-            info = json.loads(path.read_text(encoding="utf-8"))
+            setting = "service_account_key_path"
+            info = _read_json(
+                self.service_account_key_path,
+                setting,
+                "the service account key file",
+                "set service_account_key_path to the JSON key downloaded for the service "
+                "account (Google Cloud console, IAM & Admin > Service accounts > Keys)",
+            )
         if info is None:
             if Path(LEGACY_SERVICE_ACCOUNT_FILE).is_file():
                 logger.warning(
@@ -116,9 +111,17 @@ class GoogleAuth:
             return None
         from google.oauth2 import service_account
 
-        creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
-            info, scopes=self.scopes
-        )
+        try:
+            creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
+                info, scopes=self.scopes
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            where = self.service_account_key_path if setting.endswith("_path") else setting
+            raise GoogleAuthError(
+                f"{where} is not a usable Google service account key: set {setting} to the "
+                f"JSON key downloaded for the service account ({_short(exc)})",
+                setting,
+            ) from exc
         return creds.with_subject(self.subject) if self.subject else creds
 
     def _user_credentials(self) -> Any:
@@ -129,22 +132,39 @@ class GoogleAuth:
         assert self.token_path is not None
         creds = None
         if self.authorized_user_info is not None:
-            creds = Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
-                self.authorized_user_info, self.scopes
-            )
+            try:
+                creds = Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
+                    self.authorized_user_info, self.scopes
+                )
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise GoogleAuthError(
+                    "authorized_user_info is not a Google authorized-user token: pass the dict "
+                    "a Google authorization saved, or leave it out to authorize "
+                    f"({_short(exc)})",
+                    "authorized_user_info",
+                ) from exc
         elif os.path.isfile(self.token_path):
-            creds = Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
-                self.token_path, self.scopes
-            )
+            info = _read_json(self.token_path, "token_path", "the token file", _REAUTHORIZE)
+            try:
+                creds = Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
+                    info, self.scopes
+                )
+            except (ValueError, KeyError, TypeError, AttributeError) as exc:
+                raise GoogleAuthError(
+                    f"the token file {self.token_path!r} is not a Google authorized-user "
+                    f"token: {_REAUTHORIZE} ({_short(exc)})",
+                    "token_path",
+                ) from exc
         if creds is not None and creds.valid:
             return creds
         if creds is not None and creds.expired and creds.refresh_token:
             try:
                 creds.refresh(Request())
             except RefreshError as exc:
-                raise AskUser(
-                    f"Google refused to refresh the authorization ({exc}).",
-                    reauthorize_hint(self.token_path),
+                raise GoogleAuthError(
+                    "Google refused to refresh the authorization (the token expired or was "
+                    f"revoked): delete {self.token_path} and authorize again ({_short(exc)})",
+                    "token_path",
                 ) from exc
         else:
             creds = self._run_flow()
@@ -154,16 +174,24 @@ class GoogleAuth:
 
     def _run_flow(self) -> Any:
         if not os.path.isfile(self.credentials_path):
-            raise AskUser(
+            raise GoogleAuthError(
                 f"Google is not authorized yet and there is no OAuth client file at "
-                f"{self.credentials_path!r}.",
-                "Tell the user to create an OAuth client (Desktop app) in the Google Cloud "
-                "console, save it as credentials.json, and authorize once (see the toolspecs "
-                "README, 'Authorize Google').",
+                f"{self.credentials_path!r}: create an OAuth client (Desktop app) in the Google "
+                "Cloud console, save it there (or set credentials_path to it) and authorize "
+                "once",
+                "credentials_path",
             )
         from google_auth_oauthlib.flow import InstalledAppFlow
 
-        flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
+        try:
+            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise GoogleAuthError(
+                f"the OAuth client file {self.credentials_path!r} is not a Google OAuth "
+                "client: download it (Desktop app) again from the Google Cloud console, or set "
+                f"credentials_path to another file ({_short(exc)})",
+                "credentials_path",
+            ) from exc
         if self.auth_flow == "local":
             return flow.run_local_server(port=self.oauth_port)
         flow.redirect_uri = f"http://localhost:{self.oauth_port}/"
@@ -174,3 +202,25 @@ class GoogleAuth:
         ).strip()
         flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
         return flow.credentials
+
+
+_REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
+
+
+def _short(exc: BaseException, limit: int = 120) -> str:
+    """An exception as one short line: ``ValueError: ...``."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _read_json(path: str, setting: str, what: str, fix: str) -> Any:
+    """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
+    if not os.path.isfile(path):
+        raise GoogleAuthError(f"{what} {path!r} does not exist: {fix}", setting)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise GoogleAuthError(
+            f"{what} {path!r} is not readable JSON: {fix} ({_short(exc)})", setting
+        ) from exc

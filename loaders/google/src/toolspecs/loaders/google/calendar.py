@@ -7,10 +7,15 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import format_datetime, resolve_timezone
-from toolspecs.core.clock import format_date
 from toolspecs.loaders.google.auth import GoogleAuth
+from toolspecs.loaders.google.errors import GoogleLoaderError
 from toolspecs.loaders.google.service import GoogleApiReader, execute
+from toolspecs.loaders.google.times import (
+    format_date,
+    format_datetime,
+    local_timezone,
+    timezone_named,
+)
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 
@@ -76,7 +81,8 @@ class GoogleCalendarReader(GoogleApiReader):
     Args:
         auth: How to get credentials; default: :class:`GoogleAuth` with the Calendar scope
             and ``auth_kwargs`` (the LlamaHub keywords).
-        http: An ``httplib2.Http``-like object to send requests with (tests pass a fake).
+        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
+            ``FakeCalendar``).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -84,16 +90,28 @@ class GoogleCalendarReader(GoogleApiReader):
     version = "v3"
 
     def __init__(
-        self, auth: GoogleAuth | None = None, http: Any = None, **auth_kwargs: Any
+        self, auth: GoogleAuth | None = None, transport: Any = None, **auth_kwargs: Any
     ) -> None:
-        super().__init__(auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs), http)
+        super().__init__(auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs), transport)
         self._timezones: dict[str, dt.tzinfo] = {}
 
     def calendar_timezone(self, calendar_id: str = "primary") -> dt.tzinfo:
-        """The timezone the calendar is kept in (``calendars.get``), cached."""
+        """The timezone the calendar is kept in (``calendars.get``), cached.
+
+        Raises:
+            GoogleLoaderError: When this machine does not know the calendar's timezone.
+        """
         if calendar_id not in self._timezones:
             found = execute(self.service.calendars().get(calendarId=calendar_id))
-            self._timezones[calendar_id] = resolve_timezone(found.get("timeZone") or None)
+            name = found.get("timeZone") or ""
+            try:
+                tz = timezone_named(name) if name else local_timezone()
+            except ValueError:
+                raise GoogleLoaderError(
+                    f"the calendar's timezone {name!r} is not in this machine's timezone "
+                    "database (install the tzdata package)"
+                ) from None
+            self._timezones[calendar_id] = tz
         return self._timezones[calendar_id]
 
     def list_events(

@@ -1,91 +1,119 @@
-"""Google API failures as guidance an agent can act on; shared by Calendar and Gmail."""
+"""What can go wrong when reading Google Calendar and Gmail, as this loader's exceptions.
+
+Hierarchy::
+
+    GoogleLoaderError          base: ``status``, ``reason``, ``retry_after``
+    ├── GoogleAuthError        only the person can fix it: no OAuth client file, a malformed
+    │                          client, token or service-account key, a refresh Google refused;
+    │                          ``reason`` says what to set, ``setting`` names the keyword
+    └── GoogleApiError         Google answered with an HTTP error, after googleapiclient's
+                               retries of 429, 5xx and rate-limit 403s (also a
+                               ``googleapiclient.errors.HttpError``, so code written for
+                               googleapiclient keeps catching it)
+
+Every error carries ``status`` (the HTTP status, or ``None``), ``reason`` (what Google
+said, or what happened) and ``retry_after`` (the seconds Google asked us to wait, or
+``None``). Network failures (``TimeoutError``, ``httplib2`` errors, google-auth's
+``TransportError``) and a ``RefreshError`` met while a request runs are not wrapped.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-import socket
+from email.utils import parsedate_to_datetime
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, RetryLater, ToolGuidance
-from toolspecs.core.failures import guidance_for_failure
-from toolspecs.loaders.google.auth import reauthorize_hint
-
-_RATE_REASONS = {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded"}
-_SCOPE_REASONS = {"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT", "forbidden"}
+from googleapiclient.errors import HttpError
 
 
-def http_error_details(exc: Any) -> tuple[int, str, str]:
-    """(status, reason, message) of a ``googleapiclient.errors.HttpError``."""
-    status = int(getattr(exc.resp, "status", 0) or 0)
-    reason, message = "", ""
-    try:
-        payload = json.loads(exc.content.decode("utf-8"))
-        error = payload.get("error", {})
-        message = str(error.get("message", ""))
-        reasons = [e.get("reason", "") for e in error.get("errors", []) if isinstance(e, dict)]
-        details = [d.get("reason", "") for d in error.get("details", []) if isinstance(d, dict)]
-        reason = next((r for r in [*reasons, *details] if r), str(error.get("status", "")))
-    except (ValueError, AttributeError, UnicodeDecodeError):
-        message = str(getattr(exc, "reason", "") or "")
-    return status, reason, message
-
-
-def google_guidance(
-    exc: BaseException,
-    service: str,
-    token_path: str | None = None,
-    not_found: str | None = None,
-) -> ToolGuidance | None:
-    """Guidance for what a Google API call raised; ``None`` when it is not an expected failure.
+class GoogleLoaderError(Exception):
+    """Base of the Google loader's exceptions.
 
     Args:
-        exc: The exception.
-        service: How the agent should call the service, e.g. ``"Google Calendar"``.
-        token_path: The token file, named in re-authorization hints.
-        not_found: What to say for a 404 (e.g. how to get valid ids).
+        reason: What happened, for a person to read.
+        status: The HTTP status, when Google answered.
+        retry_after: Seconds Google asked us to wait, when it said.
     """
-    from googleapiclient.errors import HttpError
 
-    from google.auth.exceptions import RefreshError, TransportError
+    def __init__(
+        self, reason: str, status: int | None = None, retry_after: float | None = None
+    ) -> None:
+        self.reason = reason
+        self.status = status
+        self.retry_after = retry_after
+        # Not super(): in GoogleApiError the next class is HttpError, which wants a response.
+        Exception.__init__(self, reason)
 
-    if isinstance(exc, ToolGuidance):
-        return exc
-    if isinstance(exc, RefreshError):
-        return AskUser(
-            f"{service} could not be reached: the Google authorization no longer works ({exc}).",
-            reauthorize_hint(token_path),
+
+class GoogleAuthError(GoogleLoaderError):
+    """Google credentials cannot be had without the person: ``reason`` says what to set.
+
+    Args:
+        reason: What is wrong and what to set, e.g. the file to create.
+        setting: The :class:`~toolspecs.loaders.google.auth.GoogleAuth` keyword to set,
+            e.g. ``"credentials_path"``.
+    """
+
+    def __init__(self, reason: str, setting: str | None = None) -> None:
+        self.setting = setting
+        super().__init__(reason)
+
+
+class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # untyped base
+    """Google answered a request with an HTTP error.
+
+    ``reason`` is Google's message; ``google_reason`` its machine-readable reason
+    (``"rateLimitExceeded"``, ``"insufficientPermissions"``, ...), or ``""``.
+
+    Args:
+        resp: The ``httplib2.Response`` of the failed request.
+        content: Its body.
+        uri: The address requested.
+    """
+
+    def __init__(self, resp: Any, content: bytes, uri: str | None = None) -> None:
+        HttpError.__init__(self, resp, content, uri=uri)  # parses Google's message and details
+        GoogleLoaderError.__init__(
+            self,
+            self.reason or f"HTTP {resp.status}",
+            status=int(resp.status),
+            retry_after=_retry_after(resp),
         )
-    if isinstance(exc, HttpError):
-        status, reason, message = http_error_details(exc)
-        said = f" Google said: {message}" if message else ""
-        if status == 404 or status == 410:
-            return FixArguments(f"{service} found nothing there (HTTP {status}).{said}", not_found)
-        if status == 401:
-            return AskUser(
-                f"{service} rejected the credentials (HTTP 401).{said}",
-                reauthorize_hint(token_path),
-            )
-        if status == 429 or (status == 403 and reason in _RATE_REASONS):
-            return RetryLater(f"{service} is rate-limiting requests (HTTP {status}).{said}")
-        if status == 403:
-            scope = (
-                " The authorization lacks a needed permission (scope)."
-                if (reason in _SCOPE_REASONS or "scope" in message.lower())
-                else ""
-            )
-            return AskUser(
-                f"{service} refused access (HTTP 403).{scope}{said}", reauthorize_hint(token_path)
-            )
-        if status == 409:
-            return FixArguments(
-                f"{service} reports a conflict (HTTP 409).{said}",
-                "Use a different id, or update the existing item instead.",
-            )
-        if status >= 500:
-            return RetryLater(f"{service} had a server error (HTTP {status}), even after retries.")
-        return FixArguments(f"{service} rejected the request (HTTP {status}).{said}")
-    if isinstance(exc, (TransportError, socket.timeout, TimeoutError)):
-        return RetryLater(f"Could not reach {service} ({type(exc).__name__}: {exc}).")
-    if type(exc).__module__.startswith("httplib2"):
-        return RetryLater(f"Could not reach {service} ({type(exc).__name__}).")
-    return guidance_for_failure(exc, service)
+        self.google_reason = _google_reason(content)
+
+    @classmethod
+    def from_http_error(cls, exc: HttpError) -> GoogleApiError:
+        """The same failure as this loader's error."""
+        return cls(exc.resp, exc.content, uri=exc.uri)
+
+    # HttpError's text (status, address, Google's message), not GoogleLoaderError's.
+    __str__ = HttpError.__repr__
+    __repr__ = HttpError.__repr__
+
+
+def _google_reason(content: bytes) -> str:
+    """Google's machine-readable reason: ``errors[].reason``, ``details[].reason``, ``status``."""
+    try:
+        error = json.loads(content.decode("utf-8")).get("error", {})
+        listed = [*error.get("errors", []), *error.get("details", [])]
+        reasons = [str(item.get("reason") or "") for item in listed if isinstance(item, dict)]
+        return next((r for r in reasons if r), str(error.get("status") or ""))
+    except (ValueError, AttributeError, TypeError):  # not JSON, or not Google's shape
+        return ""
+
+
+def _retry_after(resp: Any) -> float | None:
+    """The ``Retry-After`` header in seconds (it may be seconds or an HTTP date)."""
+    value = str(resp.get("retry-after", "") if hasattr(resp, "get") else "").strip()
+    if not value:
+        return None
+    if value.isdigit():
+        return float(value)
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=dt.timezone.utc)
+    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())

@@ -16,10 +16,10 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import format_datetime, resolve_timezone
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.mail import MailMessage, parse_raw
 from toolspecs.loaders.google.service import GoogleApiReader, execute
+from toolspecs.loaders.google.times import format_datetime, timezone_named
 
 GMAIL_SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",
@@ -115,7 +115,8 @@ class GmailReader(GoogleApiReader):
         max_results: The default number of messages.
         auth: How to get credentials; default: :class:`GoogleAuth` with the Gmail scopes
             and ``auth_kwargs`` (the LlamaHub keywords).
-        http: An ``httplib2.Http``-like object to send requests with (tests pass a fake).
+        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
+            ``FakeGmail``).
         service: A ready Gmail v1 client (used as it is).
         timezone: Show dates in this IANA zone; default: each message's own offset.
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
@@ -129,17 +130,17 @@ class GmailReader(GoogleApiReader):
         query: str = "",
         max_results: int = 10,
         auth: GoogleAuth | None = None,
-        http: Any = None,
+        transport: Any = None,
         service: Any = None,
         timezone: str | None = None,
         **auth_kwargs: Any,
     ) -> None:
         for llamahub_only in ("use_iterative_parser", "results_per_page"):
             auth_kwargs.pop(llamahub_only, None)  # LlamaHub options: one parser, our own paging
-        super().__init__(auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs), http, service)
+        super().__init__(auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs), transport, service)
         self.query = query
         self.max_results = max_results
-        self.tz = resolve_timezone(timezone) if timezone else None
+        self.tz = timezone_named(timezone) if timezone else None  # ValueError: not a zone
 
     def message_ids(self, query: str = "", max_results: int = 10) -> list[dict[str, str]]:
         """``{"id", "threadId"}`` of the newest messages matching ``query``, page by page."""

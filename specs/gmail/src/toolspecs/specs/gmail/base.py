@@ -8,17 +8,17 @@ from typing import Annotated, Any, ClassVar, Literal
 from llama_index.core.schema import Document
 
 from toolspecs.core import AskUser, FixArguments, Range, tool
-from toolspecs.core.clock import resolve_timezone
+from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import (
     GMAIL_SCOPES,
     GmailReader,
     GoogleAuth,
-    GoogleToolSpec,
     execute,
     parse_raw,
 )
 from toolspecs.loaders.google.gmail import fence
 from toolspecs.specs.gmail.compose import Draft, reply_subject, same_thread_subject
+from toolspecs.specs.google_base import GoogleToolSpec
 
 SCOPES = GMAIL_SCOPES
 IDS_HINT = (
@@ -83,7 +83,12 @@ class GmailToolSpec(GoogleToolSpec):
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
         max_results: Default number of messages a search returns.
         timezone: Show dates in this IANA zone; default each message's own offset.
-        http: An ``httplib2.Http``-like object (tests pass a fake Gmail).
+        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
+            ``toolspecs.loaders.google.testing.FakeGmail``).
+
+    Raises:
+        ValueError: When ``timezone`` is not an IANA timezone name (a
+            ``ConfigurationError``), or ``auth_flow`` is neither ``"local"`` nor ``"console"``.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -119,8 +124,10 @@ class GmailToolSpec(GoogleToolSpec):
         allow_send: bool = True,
         max_results: int = 10,
         timezone: str | None = None,
-        http: Any = None,
+        transport: Any = None,
     ) -> None:
+        if timezone:
+            timezone_setting(timezone)  # a wrong name fails here, for the person
         auth = GoogleAuth(
             scopes=SCOPES,
             creds=creds,
@@ -136,7 +143,9 @@ class GmailToolSpec(GoogleToolSpec):
         )
         self.max_results = max_results
         self.timezone = timezone
-        self.reader = GmailReader(max_results=max_results, auth=auth, http=http, timezone=timezone)
+        self.reader = GmailReader(
+            max_results=max_results, auth=auth, transport=transport, timezone=timezone
+        )
         self.allow_send = allow_send
 
     def spec_timezone(self) -> dt.tzinfo:

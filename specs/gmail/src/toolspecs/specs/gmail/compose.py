@@ -18,8 +18,9 @@ from email.mime.nonmultipart import MIMENonMultipart
 from email.mime.text import MIMEText
 from email.utils import formataddr, getaddresses, make_msgid
 
-from toolspecs.loaders.google import MailMessage, html_to_text, parse_addresses
+from toolspecs.loaders.google import MailMessage, html_to_text
 from toolspecs.loaders.google.mail import conversation_subject
+from toolspecs.specs.google_base import parse_addresses
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
 

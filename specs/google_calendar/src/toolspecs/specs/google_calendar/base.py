@@ -16,16 +16,15 @@ from toolspecs.core import (
     resolve_timezone,
     tool,
 )
-from toolspecs.core.clock import describe_now, timezone_name
+from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.loaders.google import (
     CALENDAR_SCOPES,
     GoogleAuth,
     GoogleCalendarReader,
-    GoogleToolSpec,
     execute,
 )
 from toolspecs.loaders.google.calendar import describe_span, parse_event_time
-from toolspecs.loaders.google.people import parse_addresses
+from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
 from toolspecs.specs.google_calendar.recurrence import to_rrule
 
 SCOPES = CALENDAR_SCOPES
@@ -50,7 +49,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         timezone: Read and show times in this IANA zone instead of the calendar's.
         calendar_id: The default calendar; ``"primary"`` is the user's own.
         allow_destructive: Add ``delete_event`` to the tools.
-        http: An ``httplib2.Http``-like object (tests pass a fake Google).
+        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
+            ``toolspecs.loaders.google.testing.FakeCalendar``).
+
+    Raises:
+        ValueError: When ``timezone`` is not an IANA timezone name (a
+            ``ConfigurationError``), or ``auth_flow`` is neither ``"local"`` nor ``"console"``.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -80,8 +84,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         timezone: str | None = None,
         calendar_id: str = "primary",
         allow_destructive: bool = False,
-        http: Any = None,
+        transport: Any = None,
     ) -> None:
+        if timezone:
+            timezone_setting(timezone)  # a wrong name fails here, for the person
         auth = GoogleAuth(
             scopes=SCOPES,
             creds=creds,
@@ -95,10 +101,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             auth_flow=auth_flow,
             oauth_port=oauth_port,
         )
-        self.reader = GoogleCalendarReader(auth=auth, http=http)
+        self.reader = GoogleCalendarReader(auth=auth, transport=transport)
         self.timezone = timezone
-        if timezone:
-            resolve_timezone(timezone)  # a wrong name fails here, for the person
         self.calendar_id = calendar_id
         self.allow_destructive = allow_destructive
 

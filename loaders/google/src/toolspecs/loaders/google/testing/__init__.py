@@ -1,13 +1,15 @@
-"""Fake Google services for offline tests and demos: pass one as ``http=`` to a spec.
+"""Fake Google services for offline tests and demos: pass one as ``transport=``.
 
 ``FakeCalendar`` and ``FakeGmail`` answer googleapiclient's requests from memory, record
 them, fail on demand and check request bodies against Google's bundled discovery
-documents. Use them to test your own agents without a Google account::
+documents. Each fake is itself the transport (an ``httplib2.Http`` stand-in;
+``fake.transport()`` returns it too), for the readers and the specs alike. Use them to
+test your own agents without a Google account::
 
     from toolspecs.loaders.google.testing import FakeCalendar
     from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
-    spec = GoogleCalendarToolSpec(http=FakeCalendar())
+    spec = GoogleCalendarToolSpec(transport=FakeCalendar())
 """
 
 from toolspecs.loaders.google.testing.calendar import FakeCalendar, timed_event

@@ -1,6 +1,6 @@
 """A fake Google Calendar: ``calendars.get``, ``events.list/get/insert/patch/delete``, ``freeBusy``.
 
-Pass it as ``GoogleCalendarToolSpec(http=FakeCalendar())``; bodies are checked against the
+Pass it as ``GoogleCalendarToolSpec(transport=FakeCalendar())``; bodies are checked against the
 bundled ``calendar.v3`` discovery document.
 """
 

@@ -8,7 +8,7 @@ Request bodies are checked against the bundled ``gmail.v1`` discovery document, 
 raw MIME of every draft is parsed back, so tests can assert on what would be sent::
 
     gmail = sample_mailbox()
-    spec = GmailToolSpec(http=gmail)
+    spec = GmailToolSpec(transport=gmail)
     spec.create_draft(to="ada@example.com", subject="Hi", message="Hello")
     gmail.last_draft_mime()["To"]  # 'ada@example.com'
 """

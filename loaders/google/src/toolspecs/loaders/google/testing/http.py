@@ -2,7 +2,8 @@
 
 googleapiclient sends every request through ``http.request(uri, method, body, headers)``;
 a fake service answers it from memory, records it in ``requests``, can be told to fail
-first (``fail[(METHOD, path suffix)]`` = a list of ``(status, reason, message)``), and
+first (``fail[(METHOD, path suffix)]`` = a list of ``(status, reason, message)``, or
+``(status, reason, message, {"retry-after": "30"})`` with response headers), and
 checks request bodies against the schemas of the discovery document bundled in
 google-api-python-client, so a body Google would reject fails the test that sent it.
 """
@@ -96,7 +97,11 @@ class FakeGoogleHttp:
     def __init__(self) -> None:
         self.doc = discovery(self.api)
         self.requests: list[Request] = []
-        self.fail: dict[tuple[str, str], list[tuple[int, str, str]]] = {}
+        self.fail: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+
+    def transport(self) -> FakeGoogleHttp:
+        """The object to pass as ``transport=``: the fake itself."""
+        return self
 
     # the httplib2.Http interface googleapiclient uses
     def request(
@@ -116,8 +121,8 @@ class FakeGoogleHttp:
         self.requests.append(Request(method, path, query, payload))
         for (fail_method, suffix), queue in self.fail.items():
             if fail_method == method and path.endswith(suffix) and queue:
-                status, reason, message = queue.pop(0)
-                return self.error(status, reason, message)
+                status, reason, message, *headers = queue.pop(0)
+                return self.error(status, reason, message, *headers)
         return self.route(method, path, query, payload)
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
@@ -128,12 +133,15 @@ class FakeGoogleHttp:
         """Check a request body against ``schema`` of this service's discovery document."""
         check_schema(body, {"$ref": schema}, self.doc)
 
-    def reply(self, status: int, content: Any) -> Reply:
+    def reply(self, status: int, content: Any, headers: dict[str, str] | None = None) -> Reply:
         """A JSON reply."""
         data = b"" if content is None else json.dumps(content).encode()
-        return httplib2.Response({"status": str(status), "content-type": "application/json"}), data
+        fields = {"status": str(status), "content-type": "application/json", **(headers or {})}
+        return httplib2.Response(fields), data
 
-    def error(self, status: int, reason: str, message: str) -> Reply:
+    def error(
+        self, status: int, reason: str, message: str, headers: dict[str, str] | None = None
+    ) -> Reply:
         """An error reply shaped as Google's."""
         error = {
             "error": {
@@ -142,4 +150,4 @@ class FakeGoogleHttp:
                 "errors": [{"domain": "global", "reason": reason, "message": message}],
             }
         }
-        return self.reply(status, error)
+        return self.reply(status, error, headers)

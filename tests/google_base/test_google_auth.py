@@ -6,11 +6,8 @@ import json
 import stat
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 
-from toolspecs.core import AskUser
-from toolspecs.loaders.google import GoogleAuth, scope_label
+from toolspecs.loaders.google import GoogleAuth, GoogleAuthError, scope_label
 
 CAL = ["https://www.googleapis.com/auth/calendar"]
 GMAIL = ["https://www.googleapis.com/auth/gmail.compose"]
@@ -22,20 +19,6 @@ def user_token(expired: bool) -> dict:
         "client_secret": "secret", "token_uri": "https://oauth2.googleapis.com/token",
         "expiry": "2020-01-01T00:00:00Z" if expired else "2999-01-01T00:00:00Z",
         "scopes": CAL,
-    }  # fmt: skip
-
-
-def service_account_info() -> dict:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    return {
-        "type": "service_account", "project_id": "p", "private_key_id": "k1",
-        "private_key": pem, "client_email": "bot@p.iam.gserviceaccount.com",
-        "client_id": "1", "token_uri": "https://oauth2.googleapis.com/token",
     }  # fmt: skip
 
 
@@ -84,25 +67,25 @@ def test_ready_creds_win():
     assert GoogleAuth(scopes=CAL, creds=marker).credentials() is marker
 
 
-def test_service_account_acts_for_a_subject():
+def test_service_account_acts_for_a_subject(service_account_info):
     creds = GoogleAuth(
-        scopes=CAL, service_account_key=service_account_info(), subject="ada@example.com"
+        scopes=CAL, service_account_key=service_account_info, subject="ada@example.com"
     ).credentials()
     assert creds.service_account_email == "bot@p.iam.gserviceaccount.com"
     assert creds._subject == "ada@example.com"
 
 
-def test_a_stray_key_file_is_not_picked_up(tmp_path, monkeypatch, caplog):
+def test_a_stray_key_file_is_not_picked_up(tmp_path, monkeypatch, caplog, service_account_info):
     monkeypatch.chdir(tmp_path)
-    (tmp_path / "service_account_key.json").write_text(json.dumps(service_account_info()))
-    with pytest.raises(AskUser, match="no OAuth client file"):
+    (tmp_path / "service_account_key.json").write_text(json.dumps(service_account_info))
+    with pytest.raises(GoogleAuthError, match="no OAuth client file"):
         GoogleAuth(scopes=CAL).credentials()
     assert "ignoring service_account_key.json" in caplog.text
 
 
-def test_a_named_key_file_is_used(tmp_path):
+def test_a_named_key_file_is_used(tmp_path, service_account_info):
     key = tmp_path / "sa.json"
-    key.write_text(json.dumps(service_account_info()))
+    key.write_text(json.dumps(service_account_info))
     creds = GoogleAuth(scopes=CAL, service_account_key_path=str(key)).credentials()
     assert creds.service_account_email == "bot@p.iam.gserviceaccount.com"
 

@@ -1,6 +1,7 @@
 """Email addresses as agents send them: a list, one string, commas, or 'Name <email>'.
 
-Shared by the Google specs: Calendar attendees and Gmail recipients.
+Shared by the Google specs: Calendar attendees and Gmail recipients. The answer to a bad
+address is guidance for the agent, so this lives on the spec side, not in the loader.
 """
 
 from __future__ import annotations

@@ -1,0 +1,156 @@
+"""Google's failures as guidance, in one table shared by the Calendar and Gmail specs.
+
+What the Google loader and the libraries under it raise, and what the agent should do:
+
+======================================  =============  ====================================
+failure                                 guidance       says
+======================================  =============  ====================================
+``GoogleAuthError`` (the loader's)      AskUser        what the person must set
+google-auth ``RefreshError``            AskUser        authorize again (names the token file)
+HTTP 404, 410                           FixArguments   where valid ids come from (``ids_hint``)
+HTTP 401                                AskUser        authorize again
+HTTP 429, 403 rate-limit reasons        RetryLater     wait (``Retry-After`` when Google said)
+HTTP 403 lacking a scope                AskUser        authorize again with the scope
+HTTP 403 otherwise                      AskUser        the account has no access
+HTTP 409                                FixArguments   use another id or update instead
+HTTP 5xx                                RetryLater     after googleapiclient's own retries
+other HTTP 4xx                          FixArguments   Google's message
+timeouts, httplib2, ``TransportError``  RetryLater     Google could not be reached
+======================================  =============  ====================================
+
+HTTP errors are matched as ``googleapiclient.errors.HttpError``: the loader's
+``GoogleApiError`` is one, and a raw one from a direct ``request.execute()`` is mapped
+the same way. The templates use ``ids_hint`` and ``reauthorize`` from
+:meth:`GoogleToolSpec.failure_context <toolspecs.specs.google_base.spec.GoogleToolSpec>`.
+"""
+
+from __future__ import annotations
+
+from googleapiclient.errors import HttpError
+
+from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater
+from toolspecs.loaders.google import GoogleApiError, GoogleAuthError, GoogleLoaderError
+
+RATE_REASONS = frozenset(
+    {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
+)
+SCOPE_REASONS = frozenset({"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"})
+_ASK = "Do not retry: tell the user what to set (see the toolspecs README, 'Authorize Google')."
+
+
+def google_reason(exc: BaseException) -> str:
+    """Google's machine-readable reason for an HTTP error (``"rateLimitExceeded"``), or ""."""
+    if isinstance(exc, GoogleApiError):
+        return exc.google_reason
+    if isinstance(exc, HttpError):
+        return GoogleApiError.from_http_error(exc).google_reason
+    return ""
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    return google_reason(exc) in RATE_REASONS
+
+
+def _lacks_scope(exc: BaseException) -> bool:
+    said = str(getattr(exc, "reason", "") or "").lower()
+    return google_reason(exc) in SCOPE_REASONS or "scope" in said
+
+
+GOOGLE_ROWS: tuple[Failure, ...] = (
+    Failure(
+        GoogleAuthError,
+        AskUser,
+        "{service} cannot be used until the user sets up Google access: {reason}.",
+        _ASK,
+    ),
+    Failure(
+        "google.auth.exceptions.RefreshError",
+        AskUser,
+        "{service} could not be reached: the Google authorization no longer works ({exc}).",
+        "{reauthorize}",
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} found nothing there (HTTP {status}).{said}",
+        "{ids_hint}",
+        status=(404, 410),
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        "{service} rejected the credentials (HTTP 401).{said}",
+        "{reauthorize}",
+        status=401,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
+        status=429,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
+        status=403,
+        when=_rate_limited,
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        "{service} refused access (HTTP 403): the authorization lacks a needed permission "
+        "(scope).{said}",
+        "{reauthorize}",
+        status=403,
+        when=_lacks_scope,
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        "{service} refused access (HTTP 403).{said}",
+        "Do not retry: tell the user their Google account has no access to this; they can "
+        "ask the owner to share it.",
+        status=403,
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} reports a conflict (HTTP 409).{said}",
+        "Use a different id, or update the existing item instead.",
+        status=409,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} had a server error (HTTP {status}), even after retries.{said}",
+        status=range(500, 600),
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} rejected the request (HTTP {status}).{said}",
+        status=range(400, 500),
+    ),
+    Failure(
+        (
+            "google.auth.exceptions.TransportError",
+            "httplib2.HttpLib2Error",
+            "ssl.SSLError",
+            TimeoutError,  # socket.timeout is TimeoutError
+            ConnectionError,
+        ),
+        RetryLater,
+        "Could not reach {service} ({exc.__class__.__name__}: {exc}).",
+    ),
+    Failure(
+        GoogleLoaderError,
+        AskUser,
+        "{service} failed: {reason}.",
+        "Do not retry: tell the user what went wrong.",
+    ),
+)
+"""The rows, for a Google spec that puts its own in front: ``FailureTable(*mine, *GOOGLE_ROWS)``."""
+
+GOOGLE_FAILURES = FailureTable(*GOOGLE_ROWS)
+"""The Google rows followed by the core's defaults (``GoogleToolSpec.failures``)."""

@@ -1,0 +1,72 @@
+"""``GoogleToolSpec``: what the Google specs share above their reader.
+
+A subclass sets ``reader`` (a :class:`~toolspecs.loaders.google.GoogleApiReader`, holding
+``auth``) in its constructor, ``service_name``, and ``ids_hint``: what a 404 tells the
+agent about where valid ids come from. Google's failures become guidance by
+:data:`~toolspecs.specs.google_base.failures.GOOGLE_FAILURES`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from toolspecs.core import FailureTable, ToolSpec
+from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
+from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
+
+_CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool again."
+
+
+class GoogleToolSpec(ToolSpec):
+    """Base of the Google specs: the API client, authorization, Google's failure table."""
+
+    ids_hint: ClassVar[str] = ""
+    failures: ClassVar[FailureTable] = GOOGLE_FAILURES
+    reader: GoogleApiReader
+
+    @property
+    def auth(self) -> GoogleAuth:
+        """How this spec gets its credentials."""
+        return self.reader.auth
+
+    @property
+    def service(self) -> Any:
+        """The API client (built, and authorized, on first use)."""
+        return self.reader.service
+
+    def authorize(self) -> str:
+        """Run the authorization now (e.g. once on a new machine), instead of on first call.
+
+        Raises:
+            GoogleAuthError: When the person must set something first (the message says what).
+        """
+        self.auth.credentials()
+        return f"Authorized; the token is in {self.auth.token_path}."
+
+    def failure_context(self) -> dict[str, Any]:
+        """``ids_hint`` and ``reauthorize`` (what the person does) for the failure table."""
+        return {
+            **super().failure_context(),
+            "ids_hint": self.ids_hint or _CHECK_IDS,
+            "reauthorize": self.reauthorize_hint(),
+        }
+
+    def reauthorize_hint(self) -> str:
+        """What the person does when Google no longer accepts this spec's credentials."""
+        auth = self.auth
+        if auth.creds is not None:
+            fix = "the credentials passed to the tool (creds=) no longer work; pass new ones"
+        elif auth.service_account_key is not None or auth.service_account_key_path:
+            fix = (
+                "check the service account key (service_account_key_path or "
+                "service_account_key) and the access it was granted (with subject=, the "
+                "domain-wide delegation of the scopes), then authorize again"
+            )
+        elif auth.authorized_user_info is not None:
+            fix = "authorized_user_info no longer works: authorize again and pass the new token"
+        else:
+            fix = f"delete {auth.token_path} and authorize again"
+        return (
+            f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
+            "(see the toolspecs README, 'Authorize Google')."
+        )
