@@ -9,10 +9,10 @@ import responses
 
 from toolspecs.loaders.arxiv import ArxivClient
 from toolspecs.loaders.google.testing import FakeCalendar
+from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
-from toolspecs.specs.wolfram_alpha.base import LLM_API_URL
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 ARXIV_API = "https://export.arxiv.org/api/query"
@@ -38,11 +38,15 @@ def arxiv(mocked_responses) -> ArxivToolSpec:
 
 
 @pytest.fixture
-def wolfram(mocked_responses) -> WolframAlphaToolSpec:
-    """Wolfram|Alpha, its LLM API answering the blog's example."""
-    body = (FIXTURES / "wolfram_alpha" / "llm_blog_example.txt").read_text(encoding="utf-8")
-    mocked_responses.add("GET", LLM_API_URL, body=body, content_type="text/plain")
-    return WolframAlphaToolSpec(app_id="TEST-APPID")
+def wolfram_alpha() -> FakeWolframAlpha:
+    """Wolfram|Alpha offline: its LLM API answers the blog's example as recorded."""
+    return FakeWolframAlpha()
+
+
+@pytest.fixture
+def wolfram(wolfram_alpha) -> WolframAlphaToolSpec:
+    """The Wolfram|Alpha spec on the offline Wolfram|Alpha."""
+    return WolframAlphaToolSpec(app_id="TEST-APPID", transport=wolfram_alpha.transport())
 
 
 @pytest.fixture

@@ -61,7 +61,7 @@ def test_blog_snippet_with_arxiv(arxiv, mocked_responses, capsys):
     assert out.endswith("\n========================\n\n")
 
 
-def test_blog_snippet_with_wolfram_alpha(wolfram, mocked_responses, capsys):
+def test_blog_snippet_with_wolfram_alpha(wolfram, wolfram_alpha, capsys):
     fake = FakeOpenAI(
         [
             [("wolfram_alpha_query", {"query": "(7 * 12 ^ 10) / 321"})],
@@ -79,9 +79,9 @@ def test_blog_snippet_with_wolfram_alpha(wolfram, mocked_responses, capsys):
     assert assert_tools_sent(fake, [wolfram]) == ["wolfram_alpha_query", "wolfram_alpha_pods"]
     assert "Exact result:\n144473849856/107" in tool_message(fake, 1, "call_1_0")["content"]
     assert str(response) == "It is 144473849856/107, about 1.35 * 10^9."
-    call = mocked_responses.calls[0]
-    assert parse_qs(urlparse(call.request.url).query)["input"] == ["(7 * 12 ^ 10) / 321"]
-    assert call.request.headers["Authorization"] == "Bearer TEST-APPID"
+    (request,) = wolfram_alpha.requests
+    assert request.params["input"] == "(7 * 12 ^ 10) / 321"
+    assert request.app_id == "TEST-APPID"  # sent as "Authorization: Bearer TEST-APPID"
     assert "Calling function: wolfram_alpha_query with args:" in capsys.readouterr().out
 
 

@@ -6,6 +6,8 @@ import toolspecs.loaders.arxiv
 import toolspecs.loaders.arxiv.testing
 import toolspecs.loaders.google
 import toolspecs.loaders.google.testing
+import toolspecs.loaders.wolfram_alpha
+import toolspecs.loaders.wolfram_alpha.testing
 import toolspecs.specs.arxiv
 import toolspecs.specs.gmail
 import toolspecs.specs.google_base
@@ -36,6 +38,8 @@ def test_all_lists_exactly_what_is_public():
         toolspecs.specs.google_base,
         toolspecs.loaders.arxiv.testing,
         toolspecs.specs.wolfram_alpha.testing,
+        toolspecs.loaders.wolfram_alpha,
+        toolspecs.loaders.wolfram_alpha.testing,
     ):
         assert set(module.__all__) == public_names(module), module.__name__
 

@@ -1,21 +1,20 @@
-"""The Wolfram|Alpha spec, offline: `responses` fakes the LLM API (requests),
-`respx` the Full Results API that the `wolframalpha` package reaches with httpx."""
+"""The Wolfram|Alpha spec, offline: `respx` fakes both APIs at httpx's transport
+(the LLM API and the Full Results API, which the client reads with `wolframalpha`'s parser)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
-import requests
 import respx
 
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
 from toolspecs.core.cli import main
+from toolspecs.loaders.wolfram_alpha import LLM_API_URL
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
-from toolspecs.specs.wolfram_alpha.base import LLM_API_URL, normalize_query
+from toolspecs.specs.wolfram_alpha.base import normalize_query
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "wolfram_alpha"
 FULL_API = "https://api.wolframalpha.com/v2/query"
@@ -40,12 +39,21 @@ def tools():
     return {t.metadata.name: t for t in spec.to_tool_list()}
 
 
-def sent(call) -> dict[str, list[str]]:
-    return parse_qs(urlparse(call.request.url).query)
+@pytest.fixture
+def llm_api():
+    """The LLM API faked at httpx's transport; a request to anything else fails the test."""
+    with respx.mock(assert_all_called=False) as router:
+        yield router
 
 
-def serve_llm(rsps, body: str, status: int = 200):
-    rsps.add("GET", LLM_API_URL, body=body, status=status, content_type="text/plain")
+def sent(call) -> httpx.QueryParams:
+    return call.request.url.params
+
+
+def serve_llm(router, body: str, status: int = 200):
+    return router.get(LLM_API_URL).mock(
+        return_value=httpx.Response(status, text=body, headers={"Content-Type": "text/plain"})
+    )
 
 
 # -- prompts -----------------------------------------------------------------------
@@ -66,47 +74,47 @@ def test_every_tool_fits_openai_and_costs_less_than_llamahub():
 # -- the LLM API -------------------------------------------------------------------
 
 
-def test_blog_example_goes_through_unchanged(tools, mocked_responses):
-    serve_llm(mocked_responses, fixture("llm_blog_example.txt"))
+def test_blog_example_goes_through_unchanged(tools, llm_api):
+    serve_llm(llm_api, fixture("llm_blog_example.txt"))
     out = tools["wolfram_alpha_query"].call(query="(7 * 12 ^ 10) / 321")
     assert out.is_error is False
     assert "Exact result:\n144473849856/107" in out.content
-    call = mocked_responses.calls[0]
-    assert sent(call)["input"] == ["(7 * 12 ^ 10) / 321"]
+    call = llm_api.calls[0]
+    assert sent(call)["input"] == "(7 * 12 ^ 10) / 321"
     assert call.request.headers["Authorization"] == "Bearer TEST-APPID"
     assert "appid" not in sent(call)  # the key travels in a header, not in URLs and logs
 
 
-def test_assumption_is_passed_to_the_api(tools, mocked_responses):
-    serve_llm(mocked_responses, fixture("llm_pi_assumption.txt"))
+def test_assumption_is_passed_to_the_api(tools, llm_api):
+    serve_llm(llm_api, fixture("llm_pi_assumption.txt"))
     out = tools["wolfram_alpha_query"].call(query="pi")
     assert "assumption=*C.pi-_*Movie-" in out.content
     tools["wolfram_alpha_query"].call(query="pi", assumption="*C.pi-_*Movie-")
-    assert sent(mocked_responses.calls[1])["assumption"] == ["*C.pi-_*Movie-"]
+    assert sent(llm_api.calls[1])["assumption"] == "*C.pi-_*Movie-"
 
 
-def test_api_params_pass_through_and_maxchars_stays_within_budget(mocked_responses):
+def test_api_params_pass_through_and_maxchars_stays_within_budget(llm_api):
     spec = WolframAlphaToolSpec(app_id="K", api_params={"units": "metric", "maxchars": 100000})
-    serve_llm(mocked_responses, "Result:\n42")
+    serve_llm(llm_api, "Result:\n42")
     spec.call_tool("wolfram_alpha_query", query="answer")
-    params = sent(mocked_responses.calls[0])
-    assert params["units"] == ["metric"]
-    maxchars = int(params["maxchars"][0])
+    params = sent(llm_api.calls[0])
+    assert params["units"] == "metric"
+    maxchars = int(params["maxchars"])
     assert maxchars < 100000
     assert maxchars // 3 <= spec.output_budget.max_tokens
 
 
-def test_an_over_long_answer_is_cut_to_the_budget(tools, mocked_responses):
-    serve_llm(mocked_responses, "Result:\n" + "1234567890 " * 5000)
+def test_an_over_long_answer_is_cut_to_the_budget(tools, llm_api):
+    serve_llm(llm_api, "Result:\n" + "1234567890 " * 5000)
     out = tools["wolfram_alpha_query"].call(query="big")
     assert count_tokens(out.content) <= 2000
     assert "output cut" in out.content
 
 
-def test_queries_are_made_one_line_and_e_notation_is_fixed(tools, mocked_responses):
-    serve_llm(mocked_responses, "Result:\n1")
+def test_queries_are_made_one_line_and_e_notation_is_fixed(tools, llm_api):
+    serve_llm(llm_api, "Result:\n1")
     tools["wolfram_alpha_query"].call(query="6e14 / 2.5E-3\n in kg")
-    assert sent(mocked_responses.calls[0])["input"] == ["6*10^14 / 2.5*10^-3 in kg"]
+    assert sent(llm_api.calls[0])["input"] == "6*10^14 / 2.5*10^-3 in kg"
 
 
 @pytest.mark.parametrize(
@@ -117,8 +125,8 @@ def test_normalize_query(text, expected):
     assert normalize_query(text) == expected
 
 
-def test_not_understood_carries_wolframs_suggestions(tools, mocked_responses):
-    serve_llm(mocked_responses, fixture("llm_501_not_understood.txt"), status=501)
+def test_not_understood_carries_wolframs_suggestions(tools, llm_api):
+    serve_llm(llm_api, fixture("llm_501_not_understood.txt"), status=501)
     out = tools["wolfram_alpha_query"].call(query="how many flurbs in a glorp")
     assert out.is_error is True
     assert isinstance(out.exception, FixArguments)
@@ -127,8 +135,8 @@ def test_not_understood_carries_wolframs_suggestions(tools, mocked_responses):
     assert "short English keywords" in out.content
 
 
-def test_invalid_app_id_is_for_the_person(tools, mocked_responses):
-    serve_llm(mocked_responses, "Error 1: Invalid appid", status=403)
+def test_invalid_app_id_is_for_the_person(tools, llm_api):
+    serve_llm(llm_api, "Error 1: Invalid appid", status=403)
     out = tools["wolfram_alpha_query"].call(query="2+2")
     assert out.is_error is True
     assert isinstance(out.exception, AskUser)
@@ -141,58 +149,63 @@ def test_invalid_app_id_is_for_the_person(tools, mocked_responses):
     ("status", "phrase"),
     [(429, "rate-limiting"), (500, "server error (HTTP 500)"), (503, "HTTP 503")],
 )
-def test_passing_failures_say_retry(tools, mocked_responses, status, phrase):
-    serve_llm(mocked_responses, "busy", status=status)
+def test_passing_failures_say_retry(tools, llm_api, status, phrase):
+    serve_llm(llm_api, "busy", status=status)
     out = tools["wolfram_alpha_query"].call(query="2+2")
     assert out.is_error is True
     assert isinstance(out.exception, RetryLater)
     assert phrase in out.content
 
 
-def test_bad_request_is_guidance(tools, mocked_responses):
-    serve_llm(mocked_responses, "Error: No input.", status=400)
+def test_bad_request_is_guidance(tools, llm_api):
+    serve_llm(llm_api, "Error: No input.", status=400)
     out = tools["wolfram_alpha_query"].call(query="2+2")
     assert isinstance(out.exception, FixArguments)
     assert "No input" in out.content
 
 
 @pytest.mark.parametrize(
-    "error", [requests.exceptions.ReadTimeout("slow"), requests.exceptions.ConnectionError("down")]
+    ("error", "phrase"),
+    [
+        (httpx.ReadTimeout("slow"), "did not answer within 30 seconds"),
+        (httpx.ConnectError("down"), "ConnectError: down"),
+    ],
 )
-def test_timeouts_and_connection_errors(tools, mocked_responses, error):
-    mocked_responses.add("GET", LLM_API_URL, body=error)
+def test_timeouts_and_connection_errors(tools, llm_api, error, phrase):
+    llm_api.get(LLM_API_URL).mock(side_effect=error)
     out = tools["wolfram_alpha_query"].call(query="2+2")
     assert out.is_error is True
     assert isinstance(out.exception, RetryLater)
+    assert phrase in out.content
 
 
-def test_requests_have_a_timeout(tools, mocked_responses):
-    serve_llm(mocked_responses, "Result:\n4")
+def test_requests_have_a_timeout(tools, llm_api):
+    serve_llm(llm_api, "Result:\n4")
     tools["wolfram_alpha_query"].call(query="2+2")
-    assert mocked_responses.calls[0].request.req_kwargs["timeout"] == 30.0
+    assert llm_api.calls[0].request.extensions["timeout"]["read"] == 30.0
 
 
-def test_identical_queries_are_served_from_the_cache(tools, mocked_responses):
-    serve_llm(mocked_responses, "Result:\n4")
+def test_identical_queries_are_served_from_the_cache(tools, llm_api):
+    serve_llm(llm_api, "Result:\n4")
     first = tools["wolfram_alpha_query"].call(query="2+2")
     second = tools["wolfram_alpha_query"].call(query=" 2+2 ")
     assert first.content == second.content
-    assert len(mocked_responses.calls) == 1
+    assert len(llm_api.calls) == 1
     tools["wolfram_alpha_query"].call(query="2+2", assumption="*C.x-_*Y-")
-    assert len(mocked_responses.calls) == 2
+    assert len(llm_api.calls) == 2
 
 
-def test_failures_are_not_cached(tools, mocked_responses):
-    serve_llm(mocked_responses, "busy", status=503)
+def test_failures_are_not_cached(tools, llm_api):
+    route = serve_llm(llm_api, "busy", status=503)
     assert tools["wolfram_alpha_query"].call(query="2+2").is_error is True
-    mocked_responses.replace("GET", LLM_API_URL, body="Result:\n4", content_type="text/plain")
+    route.mock(return_value=httpx.Response(200, text="Result:\n4"))
     assert tools["wolfram_alpha_query"].call(query="2+2").content == "Result:\n4"
 
 
 # -- the app id --------------------------------------------------------------------
 
 
-def test_without_an_app_id_the_answer_says_how_to_get_one(mocked_responses):
+def test_without_an_app_id_the_answer_says_how_to_get_one(llm_api):
     (query, pods) = WolframAlphaToolSpec().to_tool_list()
     for tool in (query, pods):
         out = tool.call(query="2+2")
@@ -200,15 +213,15 @@ def test_without_an_app_id_the_answer_says_how_to_get_one(mocked_responses):
         assert isinstance(out.exception, AskUser)
         assert "https://developer.wolframalpha.com" in out.content
         assert "WOLFRAM_ALPHA_APP_ID" in out.content
-    assert len(mocked_responses.calls) == 0  # never "Bearer None"
+    assert len(llm_api.calls) == 0  # never "Bearer None"
 
 
-def test_app_id_from_the_environment_and_the_argument_wins(monkeypatch, mocked_responses):
+def test_app_id_from_the_environment_and_the_argument_wins(monkeypatch, llm_api):
     monkeypatch.setenv("WOLFRAM_ALPHA_APP_ID", "FROM-ENV")
-    serve_llm(mocked_responses, "Result:\n4")
+    serve_llm(llm_api, "Result:\n4")
     WolframAlphaToolSpec().call_tool("wolfram_alpha_query", query="2+2")
     WolframAlphaToolSpec(app_id="FROM-ARG").call_tool("wolfram_alpha_query", query="2+3")
-    headers = [c.request.headers["Authorization"] for c in mocked_responses.calls]
+    headers = [c.request.headers["Authorization"] for c in llm_api.calls]
     assert headers == ["Bearer FROM-ENV", "Bearer FROM-ARG"]
 
 
@@ -315,16 +328,15 @@ async def test_pods_work_from_inside_an_event_loop(tools):
         {"input": "2+2", "query": "3+3"},
     ],
 )
-def test_no_malformed_call_raises(tools, mocked_responses, arguments):
-    serve_llm(mocked_responses, "Result:\n4")
-    with respx.mock:
-        respx.get(FULL_API).mock(
-            return_value=httpx.Response(200, text=fixture("full_pi.xml"), headers=XML)
-        )
-        for tool in tools.values():
-            out = tool.call(**arguments)
-            assert isinstance(out.content, str)
-            assert out.content
+def test_no_malformed_call_raises(tools, llm_api, arguments):
+    serve_llm(llm_api, "Result:\n4")
+    llm_api.get(FULL_API).mock(
+        return_value=httpx.Response(200, text=fixture("full_pi.xml"), headers=XML)
+    )
+    for tool in tools.values():
+        out = tool.call(**arguments)
+        assert isinstance(out.content, str)
+        assert out.content
 
 
 # -- CLI -------------------------------------------------------------------------------
@@ -337,8 +349,8 @@ def test_cli_without_a_key_says_how_in_one_line(capsys):
     assert "WOLFRAM_ALPHA_APP_ID" in out
 
 
-def test_cli_with_a_key(monkeypatch, capsys, mocked_responses):
+def test_cli_with_a_key(monkeypatch, capsys, llm_api):
     monkeypatch.setenv("WOLFRAM_ALPHA_APP_ID", "K")
-    serve_llm(mocked_responses, "Input:\n2+2\n\nResult:\n4")
+    serve_llm(llm_api, "Input:\n2+2\n\nResult:\n4")
     assert main(["call", "wolfram_alpha.wolfram_alpha_query", "query=2+2"]) == 0
     assert "Result:\n4" in capsys.readouterr().out

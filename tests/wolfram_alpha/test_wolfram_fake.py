@@ -1,16 +1,17 @@
-"""FakeWolframAlpha, the offline Wolfram|Alpha that ships in the spec's testing module,
-and the spec's transport hooks (``session=``, ``transport=``) it plugs into."""
+"""FakeWolframAlpha, the offline Wolfram|Alpha that ships beside the loader's client,
+and the one seam it plugs into (``transport=``)."""
 
 from __future__ import annotations
 
 import logging
 
 import pytest
+import respx
 
 from toolspecs.core import AskUser, FixArguments, RetryLater
+from toolspecs.loaders.wolfram_alpha.testing import LLM_ANSWERS, FakeWolframAlpha
+from toolspecs.loaders.wolfram_alpha.testing.arithmetic import describe, evaluate
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
-from toolspecs.specs.wolfram_alpha.testing import LLM_ANSWERS, FakeWolframAlpha
-from toolspecs.specs.wolfram_alpha.testing.arithmetic import describe, evaluate
 
 
 @pytest.fixture(autouse=True)
@@ -25,13 +26,19 @@ def wolfram() -> FakeWolframAlpha:
 
 
 def spec_on(fake, app_id="offline", **kwargs):
-    return WolframAlphaToolSpec(
-        app_id=app_id, session=fake.session(), transport=fake.transport(), **kwargs
-    )
+    return WolframAlphaToolSpec(app_id=app_id, transport=fake.transport(), **kwargs)
 
 
-def test_the_blog_example_is_answered_as_recorded(wolfram, mocked_responses):
-    out = spec_on(wolfram).call_tool("wolfram_alpha_query", query="(7 * 12 ^ 10) / 321")
+def test_the_old_import_path_still_works():
+    from toolspecs.specs.wolfram_alpha import testing as old
+
+    assert old.FakeWolframAlpha is FakeWolframAlpha
+    assert old.LLM_ANSWERS is LLM_ANSWERS
+
+
+def test_the_blog_example_is_answered_as_recorded(wolfram):
+    with respx.mock(assert_all_called=False) as default_transport:
+        out = spec_on(wolfram).call_tool("wolfram_alpha_query", query="(7 * 12 ^ 10) / 321")
     assert out.is_error is False
     assert "Exact result:\n144473849856/107" in out.content
     (request,) = wolfram.requests
@@ -39,7 +46,7 @@ def test_the_blog_example_is_answered_as_recorded(wolfram, mocked_responses):
     assert request.app_id == "offline"
     assert request.params["input"] == "(7 * 12 ^ 10) / 321"
     assert "appid" not in request.params  # the spec sends the key in a header
-    assert len(mocked_responses.calls) == 0  # the spec's session, not the default one
+    assert default_transport.calls.call_count == 0  # the fake's transport, not httpx's own
 
 
 def test_an_assumption_changes_the_answer(wolfram):
@@ -65,7 +72,7 @@ def test_what_it_cannot_understand_is_wolframs_501(wolfram):
     assert "flurbs; glorp" in out.content
 
 
-def test_your_own_answers(mocked_responses):
+def test_your_own_answers():
     fake = FakeWolframAlpha(answers={"France  population": "Result:\n68 million people"})
     out = spec_on(fake).call_tool("wolfram_alpha_query", query="france population")
     assert out.content == "Result:\n68 million people"

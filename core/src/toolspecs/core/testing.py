@@ -6,7 +6,7 @@ made by a function of the last tool output (to answer with it, or to pass on an 
 holds). It records the tools it was offered and the messages it saw, so a test can
 check what a real model would have been given.
 Pair it with the offline service fakes the packages ship
-(``toolspecs.loaders.arxiv.testing``, ``toolspecs.specs.wolfram_alpha.testing``,
+(``toolspecs.loaders.arxiv.testing``, ``toolspecs.loaders.wolfram_alpha.testing``,
 ``toolspecs.loaders.google.testing``) to test your own agent without a key::
 
     from llama_index.core.agent.workflow import FunctionAgent

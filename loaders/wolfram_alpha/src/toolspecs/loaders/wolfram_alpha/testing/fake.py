@@ -1,7 +1,7 @@
-"""``FakeWolframAlpha``: both Wolfram|Alpha APIs the spec uses, answered offline.
+"""``FakeWolframAlpha``: both Wolfram|Alpha APIs the client uses, answered offline.
 
-The LLM API is served to ``requests`` (:meth:`FakeWolframAlpha.session`), the Full
-Results API to httpx (:meth:`FakeWolframAlpha.transport`). Answers come from bundled
+One httpx transport (:meth:`FakeWolframAlpha.transport`) serves the LLM API and the
+Full Results API, as ``WolframAlphaClient`` reaches them. Answers come from bundled
 recordings (the LlamaHub blog's example, ``pi`` and its movie meaning, the boiling
 point of water, the speed of light), exact arithmetic for any other plain expression,
 and otherwise Wolfram's "could not understand" reply; an AppID outside ``app_ids``
@@ -10,24 +10,19 @@ is refused as Wolfram refuses it.
 
 from __future__ import annotations
 
-import io
 import xml.etree.ElementTree as ET
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from http import HTTPStatus
 from importlib.resources import files
-from typing import Any
-from urllib.parse import parse_qsl, quote_plus, urlsplit
+from urllib.parse import quote_plus
 
 import httpx
-import requests
-from requests.adapters import HTTPAdapter
-from urllib3 import HTTPResponse
 
-from toolspecs.specs.wolfram_alpha.testing import arithmetic
+from toolspecs.loaders.wolfram_alpha.testing import arithmetic
 
-_DATA = files("toolspecs.specs.wolfram_alpha.testing") / "data"
+_DATA = files("toolspecs.loaders.wolfram_alpha.testing") / "data"
 LLM_ANSWERS = {
     ("(7 * 12 ^ 10) / 321", ""): "llm_blog_example.txt",
     ("pi", ""): "llm_pi.txt",
@@ -40,6 +35,7 @@ LLM_ANSWERS = {
 FULL_RESULTS = {"pi": "full_pi.xml", "francee populaton": "full_francee_populaton.xml"}
 """Bundled Full Results API answers by query in lower case."""
 _XML = "text/xml; charset=utf-8"
+_TEXT = "text/plain; charset=utf-8"
 _INVALID_APPID = (
     "<?xml version='1.0' encoding='UTF-8'?>\n<queryresult success='false' error='true' "
     "numpods='0' version='2.6'>\n <error>\n  <code>1</code>\n  <msg>Invalid appid</msg>\n"
@@ -57,7 +53,7 @@ class Request:
 
 
 class FakeWolframAlpha:
-    """Wolfram|Alpha offline, for ``WolframAlphaToolSpec(session=..., transport=...)``.
+    """Wolfram|Alpha offline, for ``WolframAlphaToolSpec(transport=fake.transport())``.
 
     Args:
         answers: More LLM API answers (text as Wolfram writes it) by query.
@@ -65,7 +61,11 @@ class FakeWolframAlpha:
 
     Attributes:
         requests: Every request received, in order.
-        fail: HTTP statuses to answer the next LLM API requests with, e.g. ``[503]``.
+        fail: What to answer the next requests (of either API) with instead: an HTTP
+            status, e.g. ``[503]``, or an exception for the transport to raise, e.g.
+            ``[httpx.ReadTimeout("slow")]``.
+        retry_after: The ``Retry-After`` seconds sent with a failure of status 429 or
+            503 (``None``: no header).
     """
 
     def __init__(
@@ -74,29 +74,44 @@ class FakeWolframAlpha:
         self.answers = {_key(q): text for q, text in (answers or {}).items()}
         self.app_ids = app_ids
         self.requests: list[Request] = []
-        self.fail: list[int] = []
-
-    def session(self) -> requests.Session:
-        """A ``requests.Session`` whose requests this fake answers (the LLM API)."""
-        session = requests.Session()
-        adapter = _Adapter(self)
-        session.mount("http://", adapter)
-        session.mount("https://", adapter)
-        return session
+        self.fail: list[int | Exception] = []
+        self.retry_after: int | None = 30
 
     def transport(self) -> httpx.MockTransport:
-        """An httpx transport this fake answers (the Full Results API)."""
-        return httpx.MockTransport(self._httpx)
+        """An httpx transport this fake answers: both APIs, as the client reaches them."""
+        return httpx.MockTransport(self.handle)
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        """Answer one request (the transport's handler); record it first."""
+        url = request.url
+        params = dict(url.params)
+        if url.host == "www.wolframalpha.com" and url.path == "/api/v1/llm-api":
+            app_id = _bearer(request.headers.get("Authorization", "")) or params.get("appid", "")
+            self.requests.append(Request("llm", params, app_id))
+        elif url.host == "api.wolframalpha.com" and url.path == "/v2/query":
+            self.requests.append(Request("full", params, params.get("appid", "")))
+        else:
+            return httpx.Response(404, text="Not Found")
+        if self.fail:
+            return self._failure(self.fail.pop(0))
+        if self.requests[-1].api == "llm":
+            status, text = self.llm_api(params, f"Bearer {self.requests[-1].app_id}")
+            return httpx.Response(status, text=text, headers={"Content-Type": _TEXT})
+        return httpx.Response(200, text=self.full_results(params), headers={"Content-Type": _XML})
+
+    def _failure(self, failure: int | Exception) -> httpx.Response:
+        if isinstance(failure, Exception):
+            raise failure
+        headers = {"Content-Type": _TEXT}
+        if failure in (429, 503) and self.retry_after is not None:
+            headers["Retry-After"] = str(self.retry_after)
+        return httpx.Response(failure, text=HTTPStatus(failure).phrase, headers=headers)
 
     # -- the LLM API ---------------------------------------------------------------
 
-    def llm_api(self, params: dict[str, str], authorization: str) -> tuple[int, str]:
+    def llm_api(self, params: Mapping[str, str], authorization: str) -> tuple[int, str]:
         """Answer one LLM API request: ``(status, text)``."""
-        app_id = authorization.removeprefix("Bearer ").strip() or params.get("appid", "")
-        self.requests.append(Request("llm", params, app_id))
-        if self.fail:
-            status = self.fail.pop(0)
-            return status, HTTPStatus(status).phrase
+        app_id = _bearer(authorization) or params.get("appid", "")
         if not self._accepts(app_id):
             return 403, "Error 1: Invalid appid"
         query = " ".join(params.get("input", params.get("i", "")).split())
@@ -125,9 +140,8 @@ class FakeWolframAlpha:
 
     # -- the Full Results API ---------------------------------------------------------
 
-    def full_results(self, params: dict[str, str]) -> str:
+    def full_results(self, params: Mapping[str, str]) -> str:
         """Answer one Full Results API request with its XML."""
-        self.requests.append(Request("full", params, params.get("appid", "")))
         if not self._accepts(params.get("appid", "")):
             return _INVALID_APPID
         query = " ".join(params.get("input", "").split())
@@ -150,14 +164,14 @@ class FakeWolframAlpha:
             root.set("numpods", str(len(root.findall("pod"))))
         return ET.tostring(root, encoding="unicode", xml_declaration=True)
 
-    def _httpx(self, request: httpx.Request) -> httpx.Response:
-        if request.url.host != "api.wolframalpha.com" or request.url.path != "/v2/query":
-            return httpx.Response(404, text="Not Found")
-        text = self.full_results(dict(request.url.params))
-        return httpx.Response(200, text=text, headers={"Content-Type": _XML})
-
     def _accepts(self, app_id: str) -> bool:
         return bool(app_id) and (self.app_ids is None or app_id in self.app_ids)
+
+
+def _bearer(authorization: str) -> str:
+    """The AppID of an ``Authorization: Bearer <AppID>`` header, as the LLM API reads it."""
+    scheme, _, token = authorization.partition(" ")
+    return token.strip() if scheme == "Bearer" else ""
 
 
 def _key(query: str) -> str:
@@ -180,29 +194,3 @@ def _queryresult(query: str, sections: list[tuple[str, str]]) -> ET.Element:
         pod.set("numsubpods", "1")
         ET.SubElement(ET.SubElement(pod, "subpod", {"title": ""}), "plaintext").text = text
     return root
-
-
-class _Adapter(HTTPAdapter):
-    """The requests side of the fake: the LLM API at www.wolframalpha.com."""
-
-    def __init__(self, fake: FakeWolframAlpha) -> None:
-        super().__init__()
-        self.fake = fake
-
-    def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
-        """Answer one request (the requests adapter interface)."""
-        url = urlsplit(request.url or "")
-        if url.hostname == "www.wolframalpha.com" and url.path == "/api/v1/llm-api":
-            params = dict(parse_qsl(url.query))
-            status, text = self.fake.llm_api(params, request.headers.get("Authorization", ""))
-        else:
-            status, text = 404, "Not Found"
-        body = text.encode()
-        raw = HTTPResponse(
-            body=io.BytesIO(body),
-            headers={"Content-Type": "text/plain; charset=utf-8"},
-            status=status,
-            reason=HTTPStatus(status).phrase,
-            preload_content=False,
-        )
-        return self.build_response(request, raw)

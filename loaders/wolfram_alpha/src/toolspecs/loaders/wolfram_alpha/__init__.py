@@ -1,0 +1,39 @@
+"""toolspecs.loaders.wolfram_alpha: Wolfram|Alpha's two APIs over one httpx client, and a reader."""
+
+from toolspecs.loaders.wolfram_alpha.client import (
+    APP_ID_ENV,
+    APP_ID_ENV_FALLBACK,
+    FULL_RESULTS_URL,
+    LLM_API_URL,
+    WolframAlphaClient,
+)
+from toolspecs.loaders.wolfram_alpha.errors import (
+    AppIdError,
+    AppIdMissing,
+    AppIdRejected,
+    MalformedReply,
+    QueryNotUnderstood,
+    WolframAlphaBadRequest,
+    WolframAlphaLoaderError,
+    WolframAlphaTimeout,
+    WolframAlphaUnavailable,
+)
+from toolspecs.loaders.wolfram_alpha.reader import WolframAlphaReader
+
+__all__ = [
+    "APP_ID_ENV",
+    "APP_ID_ENV_FALLBACK",
+    "FULL_RESULTS_URL",
+    "LLM_API_URL",
+    "AppIdError",
+    "AppIdMissing",
+    "AppIdRejected",
+    "MalformedReply",
+    "QueryNotUnderstood",
+    "WolframAlphaBadRequest",
+    "WolframAlphaClient",
+    "WolframAlphaLoaderError",
+    "WolframAlphaReader",
+    "WolframAlphaTimeout",
+    "WolframAlphaUnavailable",
+]

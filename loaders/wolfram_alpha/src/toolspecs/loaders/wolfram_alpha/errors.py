@@ -1,0 +1,126 @@
+"""What can go wrong when asking Wolfram|Alpha, as exceptions carrying what happened.
+
+Hierarchy::
+
+    WolframAlphaLoaderError         base: ``status``, ``reason``, ``retry_after``
+    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false: Wolfram
+    │                               could not read the query (``suggestions``, ``did_you_mean``)
+    ├── AppIdError                  the AppID is the problem
+    │   ├── AppIdMissing            none was given, nor set in the environment
+    │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
+    ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
+    └── WolframAlphaUnavailable     HTTP 429 (``retry_after``), 5xx, connection errors, a
+        │                           reply over the size limit: the same call may work later
+        ├── WolframAlphaTimeout     no answer within ``seconds``
+        └── MalformedReply          a reply that is not the expected XML, or is cut short
+
+Every exception carries ``status`` (the HTTP status of the failed reply, or ``None``
+when the failure was not an HTTP status, e.g. an error inside a 200 reply or a
+timeout), ``reason`` (what Wolfram|Alpha said, or what happened, as text) and
+``retry_after`` (the seconds Wolfram|Alpha asked to wait, or ``None``). No message,
+reason or attribute holds the AppID.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+# The longest query an exception message repeats, in characters.
+_SHOWN_CHARS = 80
+
+
+def cut(text: str, limit: int = _SHOWN_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…"."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+class WolframAlphaLoaderError(Exception):
+    """Base of the Wolfram|Alpha loader's exceptions.
+
+    Args:
+        message: The exception's text.
+        status: The HTTP status of the failed reply, if the failure was one.
+        reason: What Wolfram|Alpha said, or what happened.
+        retry_after: Seconds Wolfram|Alpha asked us to wait, when it said.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int | None = None,
+        reason: str = "",
+        retry_after: float | None = None,
+    ) -> None:
+        self.status = status
+        self.reason = reason
+        self.retry_after = retry_after
+        super().__init__(message)
+
+
+class QueryNotUnderstood(WolframAlphaLoaderError):
+    """Wolfram|Alpha could not read the query; what it proposed instead is kept as data.
+
+    Args:
+        query: The query as it was sent.
+        suggestions: The LLM API's "things to try instead", in its order.
+        did_you_mean: The Full Results API's "did you mean" inputs, best first.
+        status: 501 for the LLM API; ``None`` for the Full Results API (an HTTP 200).
+        reason: What Wolfram|Alpha said.
+    """
+
+    def __init__(
+        self,
+        query: str,
+        suggestions: Iterable[str] = (),
+        did_you_mean: Iterable[str] = (),
+        *,
+        status: int | None = None,
+        reason: str = "",
+    ) -> None:
+        self.query = query
+        self.suggestions = tuple(suggestions)
+        self.did_you_mean = tuple(did_you_mean)
+        super().__init__(
+            f"Wolfram|Alpha did not understand the query {cut(query)!r}",
+            status=status,
+            reason=reason,
+        )
+
+
+class AppIdError(WolframAlphaLoaderError):
+    """The AppID is missing or Wolfram|Alpha refused it: a person has to fix it."""
+
+
+class AppIdMissing(AppIdError):
+    """No AppID was given, and none is set in the environment variables named in ``reason``."""
+
+
+class AppIdRejected(AppIdError):
+    """Wolfram|Alpha refused the AppID (invalid, or not enabled for this API)."""
+
+
+class WolframAlphaBadRequest(WolframAlphaLoaderError):
+    """Wolfram|Alpha rejected the request itself (e.g. no input)."""
+
+
+class WolframAlphaUnavailable(WolframAlphaLoaderError):
+    """Wolfram|Alpha gave no usable answer this time; the same call may work later."""
+
+
+class WolframAlphaTimeout(WolframAlphaUnavailable):
+    """Wolfram|Alpha did not answer within ``seconds``.
+
+    Args:
+        seconds: How long the client waited.
+        reason: What timed out (connecting, reading...).
+    """
+
+    def __init__(self, seconds: float, reason: str = "") -> None:
+        self.seconds = seconds
+        super().__init__(f"Wolfram|Alpha did not answer within {seconds:g} seconds", reason=reason)
+
+
+class MalformedReply(WolframAlphaUnavailable):
+    """Wolfram|Alpha's reply is not the XML it should send, or ends early."""

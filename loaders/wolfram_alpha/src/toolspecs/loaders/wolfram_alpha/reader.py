@@ -1,0 +1,79 @@
+"""``WolframAlphaReader``: Wolfram|Alpha's answers as LlamaIndex Documents.
+
+The LLM API's answer is text written for language models (the input as Wolfram read
+it, results, assumptions with the values that change them, a link), so it goes into
+the Document as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote_plus
+
+from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import Document
+
+from toolspecs.loaders.wolfram_alpha.client import WolframAlphaClient
+
+if TYPE_CHECKING:
+    import httpx
+
+SOURCE = "Wolfram|Alpha LLM API"
+
+
+def website_url(query: str) -> str:
+    """The Wolfram|Alpha web page of ``query``."""
+    return f"https://www.wolframalpha.com/input?i={quote_plus(query)}"
+
+
+class WolframAlphaReader(BaseReader):
+    """Wolfram|Alpha's LLM API as a reader: one Document per query.
+
+    Args:
+        app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else
+            ``$WOLFRAMALPHA_API_KEY``.
+        timeout: Seconds to wait for Wolfram|Alpha.
+        transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``.
+        api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``.
+    """
+
+    def __init__(
+        self,
+        app_id: str | None = None,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        api_params: Mapping[str, Any] | None = None,
+    ) -> None:
+        self.client = WolframAlphaClient(app_id, timeout=timeout, transport=transport)
+        self.api_params = dict(api_params or {})
+
+    def load_data(self, query: str, assumption: str | None = None, **params: Any) -> list[Document]:
+        """Ask the LLM API; its answer as one Document.
+
+        Args:
+            query: The input, e.g. ``"boiling point of water in K"``.
+            assumption: A value from a previous answer's assumptions, e.g.
+                ``"*C.pi-_*Movie-"``.
+            **params: More LLM API parameters for this query, e.g. ``maxchars=2000``.
+
+        Returns:
+            One Document: the answer as text; metadata ``query``, ``assumption`` (when
+            given), ``source`` and ``url`` (the Wolfram|Alpha web page of the query).
+
+        Raises:
+            WolframAlphaLoaderError: Wolfram|Alpha did not answer (see the errors module).
+        """
+        answer = self.client.llm_answer(
+            query, assumption=assumption, params={**self.api_params, **params}
+        )
+        metadata: dict[str, Any] = {"query": query, "source": SOURCE, "url": website_url(query)}
+        if assumption:
+            metadata["assumption"] = assumption
+        return [
+            Document(
+                text=answer,
+                metadata=metadata,
+                excluded_embed_metadata_keys=["source", "url"],
+            )
+        ]

@@ -1,0 +1,26 @@
+"""An offline Wolfram|Alpha for tests and demos: both APIs the client uses, no AppID needed.
+
+:class:`FakeWolframAlpha` answers the LLM API and the Full Results API through one
+httpx transport, from bundled recordings and exact arithmetic, and records every
+request::
+
+    from toolspecs.loaders.wolfram_alpha import WolframAlphaReader
+    from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
+    from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
+
+    wolfram = FakeWolframAlpha()
+    spec = WolframAlphaToolSpec(app_id="offline", transport=wolfram.transport())
+    spec.wolfram_alpha_query("(7 * 12 ^ 10) / 321")  # the LlamaHub blog's example
+    wolfram.requests[-1].params  # what the spec sent
+    wolfram.fail.append(503)  # the next request fails: test your retries and guidance
+    WolframAlphaReader(app_id="offline", transport=wolfram.transport()).load_data("pi")
+"""
+
+from toolspecs.loaders.wolfram_alpha.testing.fake import (
+    FULL_RESULTS,
+    LLM_ANSWERS,
+    FakeWolframAlpha,
+    Request,
+)
+
+__all__ = ["FULL_RESULTS", "LLM_ANSWERS", "FakeWolframAlpha", "Request"]
