@@ -212,6 +212,14 @@ def test_empty_result_gets_the_declared_sentence(tools, mocked_responses):
     assert out.raw_output == []
 
 
+def test_the_empty_sentence_echoes_a_long_query_cut_short(tools, mocked_responses):
+    serve(mocked_responses, [])
+    out = tools["find_items"].call(query="unicorn " * 5_000)
+    assert out.is_error is False
+    assert out.content.startswith("Nothing matches 'unicorn unicorn")
+    assert out.content.endswith("….") and len(out.content) < 120
+
+
 def long_items(n=60):
     return [
         f"Item {i}: a {'red' if i == 37 else 'plain'} widget number {i} with a long description "

@@ -2,10 +2,15 @@
 
 Guidance echoes what the agent sent so that it can see its mistake; an echo must not
 become the flood it reports (100,000 characters sent as a date). :func:`shown` cuts
-one value, :func:`clip` cuts a whole text to a token budget, both marked with "…".
+one value, :func:`clip` cuts a whole text to a token budget, both marked with "…";
+:func:`fill` fills a message template whose ``!r`` echoes are cut by :func:`shown`.
 """
 
 from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from typing import Any
 
 from llama_index.core.utils import get_tokenizer
 
@@ -57,3 +62,29 @@ def clip(text: str, tokens: int) -> str:
         counted = len(encode(cut + ELLIPSIS))
         cut = cut[: max(0, min(len(cut) - 1, int(len(cut) * tokens / counted * 0.95)))]
     return cut.rstrip() + ELLIPSIS
+
+
+class _Values(dict[str, Any]):
+    def __missing__(self, key: str) -> str:
+        return ""
+
+
+class _Formatter(string.Formatter):
+    def convert_field(self, value: Any, conversion: str | None) -> Any:
+        # "{query!r}" echoes what the agent or the service sent: cut it short.
+        if conversion == "r":
+            return shown(value)
+        return super().convert_field(value, conversion)
+
+
+def fill(template: str, values: Mapping[str, Any]) -> str:
+    """``template`` formatted with ``values``; unknown names are left empty, ``!r`` cut.
+
+    Args:
+        template: A ``str.format`` template, e.g. ``"No papers match {query!r}."``.
+        values: The names it may use.
+
+    Returns:
+        The text; each ``{name!r}`` is ``shown(value)``.
+    """
+    return _Formatter().vformat(template, (), _Values(values))

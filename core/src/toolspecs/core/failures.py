@@ -32,13 +32,12 @@ the row that maps them needs no code.
 
 from __future__ import annotations
 
-import string
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolspecs.core.bounds import ELLIPSIS, shown
+from toolspecs.core.bounds import ELLIPSIS, fill
 from toolspecs.core.errors import (
     AskUser,
     ConfigurationError,
@@ -131,8 +130,8 @@ class FailureTable:
             "retry_after": retry_after_of(exc),
             "exc": exc,
         }
-        message = _fill(row.message, values)
-        step = _fill(row.next_step, values) if row.next_step is not None else None
+        message = fill(row.message, values)
+        step = fill(row.next_step, values) if row.next_step is not None else None
         if row.kind is RetryLater:
             return RetryLater(message, step, retry_after=retry_after_of(exc))
         return row.kind(message, step)
@@ -195,24 +194,6 @@ def _is_instance(exc: BaseException, kind: Match) -> bool:
         found = getattr(sys.modules.get(module), name, None)
         return isinstance(found, type) and isinstance(exc, found)
     return isinstance(exc, kind)
-
-
-class _Values(dict[str, Any]):
-    def __missing__(self, key: str) -> str:
-        return ""
-
-
-class _Formatter(string.Formatter):
-    def convert_field(self, value: Any, conversion: str | None) -> Any:
-        # "{exc.paper_id!r}" echoes what the agent or the service sent: cut it short.
-        if conversion == "r":
-            return shown(value)
-        return super().convert_field(value, conversion)
-
-
-def _fill(template: str, values: Mapping[str, Any]) -> str:
-    """``template`` formatted with ``values``; unknown names are left empty, ``!r`` cut."""
-    return _Formatter().vformat(template, (), _Values(values))
 
 
 _REAUTH = "Do not retry: tell the user what is wrong and ask them to fix it."

@@ -36,7 +36,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
-from toolspecs.core import large_output, schema
+from toolspecs.core import bounds, large_output, schema
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance
 from toolspecs.core.policy import Marks
 
@@ -165,7 +165,7 @@ class Guard:
             template = self.options.empty or f"{self.name} returned nothing."
             values = {p.name: p.default for p in schema.parameters(self.fn)}
             values.update(arguments)
-            text = self.renames.text(template.format(**values))
+            text = self.renames.text(bounds.fill(template, values))
         budget = self.spec.output_budget
         tokens = large_output.count_tokens(text)
         if tokens <= budget.max_tokens:
