@@ -322,3 +322,13 @@ async def test_acall_guidance(spec, api):
 def test_a_spec_with_its_own_client_keeps_it(client):
     assert ArxivToolSpec(client=client).reader.client is client
     assert ArxivToolSpec(client=ArxivClient()).reader.client is not client
+
+
+def test_fn_schema_is_the_typed_model_that_reads_the_call():
+    (query_tool, *_rest) = ArxivToolSpec().to_tool_list()
+    model = query_tool.metadata.fn_schema
+    read = model.model_validate({"query": "x", "max_results": "5", "sort_by": "newest"})
+    assert (read.query, read.max_results, read.sort_by) == ("x", 5, "recent")
+    assert (
+        model.model_json_schema() == query_tool.metadata.to_openai_tool()["function"]["parameters"]
+    )
