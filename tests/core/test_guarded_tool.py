@@ -381,3 +381,191 @@ def test_options_filter_tools_by_their_marks():
     names = [t.metadata.name for t in spec.to_tool_list()]
     assert "notify_all" not in names
     assert {"find_items", "book", "cancel"} <= set(names)
+
+
+# -- subclasses, decorators, async functions (LlamaHub-style specs keep working) ------
+
+
+def test_an_override_calling_super_gets_the_bases_arguments(mocked_responses):
+    class Newest(ShopSpec):
+        @tool(read_only=True, open_world=True)
+        def find_items(self, query: str) -> list[Document]:
+            """Find the cheapest items.
+
+            Args:
+                query: What to look for.
+            """
+            return super().find_items(query, count=5, order="cheapest")
+
+    serve(mocked_responses, ["apple"])
+    out = Newest().call_tool("find_items", query="fruit")
+    assert out.is_error is False, out.content
+    assert "n=5" in mocked_responses.calls[0].request.url
+    assert "order=price" in mocked_responses.calls[0].request.url
+    assert Newest().find_items(query="fruit")[0].text == "apple"
+
+
+def test_an_override_without_tool_keeps_the_declaration_it_overrides(mocked_responses):
+    class Plain(ShopSpec):
+        def find_items(self, query: str, count: int = 2, order: str = "name") -> list[Document]:
+            """Find items, plainly.
+
+            Args:
+                query: What to look for.
+                count: How many.
+                order: Sort order.
+            """
+            return [Document(text=f"{query}:{count}")]
+
+    spec = Plain()
+    spec.allow_destructive = False
+    tools = {t.metadata.name: t for t in spec.to_tool_list()}
+    assert "find_items" in tools and "read_find_items" in tools
+    assert tools["find_items"].marks.read_only
+    assert tools["find_items"].fn(q="pears", count="3") == "pears:3"  # the alias is kept
+
+
+def test_a_decorator_stacked_on_tool_is_not_skipped():
+    import functools
+
+    seen = []
+
+    def audited(fn):
+        @functools.wraps(fn)
+        def wrapper(self, *args, **kwargs):
+            seen.append(kwargs)
+            return fn(self, *args, **kwargs)
+
+        return wrapper
+
+    class Audited(ShopSpec):
+        @audited
+        @tool(destructive=True, idempotent=True, open_world=False)
+        def cancel(self, booking: str) -> str:
+            """Cancel a booking.
+
+            Args:
+                booking: Its id.
+            """
+            return f"Cancelled {booking}"
+
+    assert Audited().call_tool("cancel", booking=" b1 ").content == "Cancelled b1"
+    assert seen == [{"booking": "b1"}]
+
+
+async def test_async_spec_functions_and_llamahub_pairs_are_awaited():
+    class Async(ToolSpec):
+        spec_functions: ClassVar = ["ping", ("pong", "apong")]
+
+        @tool(read_only=True, open_world=False)
+        async def ping(self, times: int = 1) -> str:
+            """Ping.
+
+            Args:
+                times: How often.
+            """
+            return "ping" * times
+
+        @tool(read_only=True, open_world=False)
+        def pong(self) -> str:
+            """Pong."""
+            return "sync pong"
+
+        async def apong(self) -> str:
+            """Pong, awaited."""
+            return "async pong"
+
+    tools = {t.metadata.name: t for t in Async().to_tool_list()}
+    assert (await tools["ping"].acall(times="2")).content == "pingping"
+    assert tools["ping"].call(times=3).content == "pingpingping"
+    assert (await tools["pong"].acall()).content == "async pong"
+    assert tools["pong"].call().content == "sync pong"
+
+
+# -- failures stay guidance, of the right kind -----------------------------------------
+
+
+def test_renamed_guidance_of_a_custom_kind_keeps_its_kind():
+    from toolspecs.core import AskUser
+
+    class NoKey(AskUser):
+        def __init__(self, service: str) -> None:
+            super().__init__(f"{service} needs a key; see book.")
+
+    class Keyless(ShopSpec):
+        @tool(destructive=True, idempotent=True, open_world=False)
+        def cancel(self, booking: str) -> str:
+            """Cancel a booking.
+
+            Args:
+                booking: Its id.
+            """
+            raise NoKey("Shop")
+
+    out = {t.metadata.name: t for t in Keyless().to_tool_list(prefix="shop_")}["shop_cancel"].call(
+        booking="b1"
+    )
+    assert out.is_error and isinstance(out.exception, AskUser)
+    assert "see shop_book" in out.content
+
+
+def test_a_failure_template_that_does_not_fit_is_not_an_exception(monkeypatch, caplog):
+    from toolspecs.core import Failure, FailureTable
+
+    class Odd(ShopSpec):
+        failures = FailureTable(Failure(KeyError, RetryLater, "Lost {exc.key!r}."))
+
+        @tool(destructive=True, idempotent=True, open_world=False)
+        def cancel(self, booking: str) -> str:
+            """Cancel a booking.
+
+            Args:
+                booking: Its id.
+            """
+            raise KeyError(booking)
+
+    with pytest.raises(AttributeError):  # strict: the declaration bug surfaces in tests
+        Odd().call_tool("cancel", booking="b1")
+    monkeypatch.delenv("TOOLSPECS_STRICT")
+    out = Odd().call_tool("cancel", booking="b1")
+    assert out.is_error and isinstance(out.exception, RetryLater)
+    assert out.content.startswith("Shop failed (KeyError).")
+    assert "bad template" in caplog.text
+
+
+def test_a_wrong_timezone_setting_asks_the_user_instead_of_blaming_the_arguments(monkeypatch):
+    from toolspecs.core import AskUser
+
+    class Unzoned(ShopSpec):
+        timezone = None
+
+    monkeypatch.setenv("TOOLSPECS_TIMEZONE", "Europe/Pariss")
+    tools = {t.metadata.name: t for t in Unzoned().to_tool_list()}
+    booked = tools["book"].call(when="tomorrow 4pm")
+    assert booked.is_error and isinstance(booked.exception, AskUser), booked.content
+    assert "TOOLSPECS_TIMEZONE='Europe/Pariss' is not an IANA timezone name" in booked.content
+    assert "'tomorrow 4pm' is not a date" not in booked.content
+    (get_date,) = Unzoned().to_tool_list(spec_functions=["get_date"])
+    date = get_date.call()
+    assert date.is_error and isinstance(date.exception, AskUser)
+
+
+def test_text_that_is_not_unicode_is_guidance(tools, mocked_responses):
+    out = tools["find_items"].call(query="caf\ud800")
+    assert out.is_error and "lone surrogate" in out.content
+    assert len(mocked_responses.calls) == 0
+
+
+def test_hosts_that_read_the_fields_see_no_null_either(tools):
+    lc = tools["book"].to_langchain_structured_tool()
+    zone = convert_to_openai_tool(lc)["function"]["parameters"]["properties"]["zone"]
+    # LangChain rebuilds each field from its description, default and type: the type says
+    # string, not string-or-null (its generator still writes the default, null).
+    assert zone["type"] == "string" and "anyOf" not in zone
+    assert zone["description"] == "IANA zone of the time, e.g. 'Europe/Paris'."
+
+
+def test_errors_name_the_argument_not_pydantics_union_members(tools):
+    out = tools["find_items"].call(query="x", count="11")
+    assert "count: 11 is above the maximum of 10" in out.content
+    assert "function-before" not in out.content and "none" not in out.content.lower()

@@ -438,3 +438,14 @@ def test_the_package_page_examples_run_offline(tmp_path, monkeypatch, capsys):
     for code in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL):
         exec(compile(code, "specs/google_calendar/README.md", "exec"), namespace)
     assert "Event created with id evt0001: 'Tea'" in capsys.readouterr().out
+
+
+def test_a_missing_end_is_one_real_hour_across_a_dst_change(google, tools):
+    # 2026-03-29 in Paris: 02:00 jumps to 03:00. One hour after 01:30 is 03:30, not 02:30.
+    out = tools["create_event"].call(
+        title="Early", start_datetime="2026-03-29 01:30", timezone="Europe/Paris"
+    )
+    assert out.is_error is False, out.content
+    body = created(google)
+    assert body["start"]["dateTime"] == "2026-03-29T01:30:00+01:00"
+    assert body["end"]["dateTime"] == "2026-03-29T03:30:00+02:00"

@@ -63,8 +63,12 @@ def timezone_setting(name: str | dt.tzinfo | None) -> dt.tzinfo:
     try:
         return resolve_timezone(name)
     except FixArguments:
+        if isinstance(name, str) and name.strip():
+            setting = f"timezone={name!r}"
+        else:
+            setting = f"{TIMEZONE_ENV}={os.environ.get(TIMEZONE_ENV, '')!r}"
         raise ConfigurationError(
-            f"timezone={name!r} is not an IANA timezone name; "
+            f"{setting} is not an IANA timezone name; "
             "set it to one such as 'America/New_York', 'Europe/Paris' or 'UTC'"
         ) from None
 

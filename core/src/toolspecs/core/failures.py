@@ -32,6 +32,7 @@ the row that maps them needs no code.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
@@ -45,8 +46,10 @@ from toolspecs.core.errors import (
     RetryLater,
     ToolGuidance,
 )
+from toolspecs.core.inputs import TimezoneUnavailable
 
 Match = type[BaseException] | str
+logger = logging.getLogger("toolspecs")
 REASON_CHARS = 300
 
 
@@ -130,8 +133,18 @@ class FailureTable:
             "retry_after": retry_after_of(exc),
             "exc": exc,
         }
-        message = fill(row.message, values)
-        step = fill(row.next_step, values) if row.next_step is not None else None
+        try:
+            message = fill(row.message, values)
+            step = fill(row.next_step, values) if row.next_step is not None else None
+        except (AttributeError, LookupError, ValueError, TypeError):
+            # A row whose template does not fit this exception: a bug in the declaration,
+            # which must not turn a mapped failure into an exception out of the tool.
+            from toolspecs.core.tool import strict
+
+            if strict():
+                raise
+            logger.exception("toolspecs: the failure row for %r has a bad template", exc)
+            message, step = f"{service} failed ({type(exc).__name__}).", None
         if row.kind is RetryLater:
             return RetryLater(message, step, retry_after=retry_after_of(exc))
         return row.kind(message, step)
@@ -200,7 +213,7 @@ _REAUTH = "Do not retry: tell the user what is wrong and ask them to fix it."
 
 DEFAULT_ROWS: tuple[Failure, ...] = (
     Failure(
-        ConfigurationError,
+        (ConfigurationError, TimezoneUnavailable),
         AskUser,
         "{service} is not set up correctly: {exc}.",
         "Do not retry: tell the user what to set (the message says which setting).",

@@ -34,15 +34,23 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
 from toolspecs.core import clock
 from toolspecs.core.bounds import shown
-from toolspecs.core.errors import FixArguments
+from toolspecs.core.errors import FixArguments, ToolspecsError
 
 
 class CoercionError(ValueError):
     """A value that cannot be read as its parameter's type; the message shows it."""
+
+
+class TimezoneUnavailable(ToolspecsError):
+    """The zone to read a call's times in could not be had: a setting only the person fixes.
+
+    Not a ``ValueError``, so that pydantic does not report it as a bad argument.
+    """
 
 
 @dataclass(frozen=True)
@@ -90,7 +98,10 @@ class Context:
     def tz(self) -> dt.tzinfo:
         """The timezone naive and relative times are read in."""
         if callable(self.zone) and not isinstance(self.zone, dt.tzinfo):
-            self.zone = self.zone()
+            try:
+                self.zone = self.zone()
+            except ValueError as exc:  # ConfigurationError: a wrong timezone setting
+                raise TimezoneUnavailable(str(exc)) from exc
         return self.zone
 
 
@@ -109,7 +120,7 @@ def reading_times(context: Context) -> Iterator[None]:
 
 def _context() -> Context:
     current = _READING.get()
-    return current if current is not None else Context(zone=clock.resolve_timezone)
+    return current if current is not None else Context(zone=lambda: clock.timezone_setting(None))
 
 
 # No date or time an agent writes is longer; longer text is not parsed (dateparser takes
@@ -166,7 +177,9 @@ def tolerant(hint: Any) -> Any:
     """
     core, optional, extras = unwrap(hint)
     made = _tolerant_core(core, extras)
-    return (made | None) if optional else made
+    # null is accepted (it means the default) but not shown: every host's schema generator,
+    # not only ours, then shows the plain type.
+    return (made | SkipJsonSchema[None]) if optional else made  # type: ignore[misc]
 
 
 def _tolerant_core(core: Any, extras: list[Any]) -> Any:
@@ -208,6 +221,15 @@ def _annotated(core: Any, *metadata: Any) -> Any:
 
 def _text(value: Any) -> Any:
     if isinstance(value, str):
+        if not value.isascii():
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise _fail(
+                    "not_unicode",
+                    "{shown} holds a lone surrogate, which is not text; send valid Unicode",
+                    value,
+                ) from None
         return value.strip()
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return str(value)
@@ -311,8 +333,9 @@ def _moment(value: Any) -> dt.datetime:
     if isinstance(value, dt.date):
         return dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz)
     if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
+        tz = ctx.tz  # a failure to get the zone is not the value's fault
         with contextlib.suppress(FixArguments):
-            return clock.parse_datetime(value, ctx.tz, ctx.now)
+            return clock.parse_datetime(value, tz, ctx.now)
     raise _fail(
         "not_a_time",
         "{shown} is not a date or time; send ISO 8601 such as '2026-11-21T16:00' "
@@ -328,8 +351,9 @@ def _day(value: Any) -> dt.date:
         return value
     if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
         ctx = _context()
+        tz = ctx.tz  # a failure to get the zone is not the value's fault
         with contextlib.suppress(FixArguments):
-            return clock.parse_date(value, ctx.tz, ctx.now)
+            return clock.parse_date(value, tz, ctx.now)
     raise _fail(
         "not_a_date",
         "{shown} is not a date; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'",

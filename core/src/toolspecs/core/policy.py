@@ -4,9 +4,14 @@ Every spec function carries MCP's four tool hints, with MCP's meaning
 (``ToolAnnotations`` in the MCP schema):
 
 - ``read_only``: it does not change anything (reads, searches, the date);
-- ``destructive``: it may change or remove what exists in a way that cannot be put
-  back (deleting an event, sending mail); ``False`` means its changes are additive or
-  reversible (creating a draft, patching the fields it is given);
+- ``destructive``: it may destroy what exists (deleting an event; sending a draft,
+  which consumes it and cannot be called back). We mark ``False`` the tools that add
+  (creating an event or a draft) and the updates that change only the fields they are
+  given, whose old values the agent has just read and can put back (``update_event``,
+  ``update_draft``, like a label change): MCP calls such tools non-destructive when
+  their updates are "additive", and we read a reversible patch as one. This is the one
+  place where our reading is narrower than the most literal one; hosts that want to
+  confirm every overwrite can confirm every tool that is not ``read_only``;
 - ``idempotent``: calling it again with the same arguments has no further effect;
 - ``open_world``: it reaches beyond the user's own account: the public web, or
   other people (arXiv and Wolfram|Alpha queries, sending mail, inviting attendees).
@@ -52,6 +57,8 @@ class Marks:
         if all(value is None for value in given):
             return cls()
         reads = bool(read_only)
+        if reads and destructive:
+            raise ValueError("a tool cannot be both read_only and destructive")
         return cls(
             read_only=reads,
             destructive=(not reads) if destructive is None else destructive,

@@ -161,7 +161,7 @@ class ToolArguments(BaseModel):
                 pass  # the argument's own validation reports it
         if cls.toolspecs_zone is not None:
             return cls.toolspecs_zone(arguments)
-        return clock.resolve_timezone()
+        return clock.timezone_setting(None)
 
     @classmethod
     def problems(cls, error: ValidationError) -> list[str]:
@@ -170,13 +170,18 @@ class ToolArguments(BaseModel):
         for item in error.errors():
             loc = item["loc"]
             name = str(loc[0]) if loc else ""
+            if item["type"] == "none_required":
+                continue  # the null branch of an optional argument: the value's own error says it
             if item["type"] == "missing":
                 found.append(f"missing required argument {name!r}")
             elif item["type"] == "extra_forbidden":
                 found.append(cls._unexpected(loc[0] if loc else ""))
             else:
-                where = name + "".join(f"[{part}]" for part in loc[1:])
-                found.append(f"{where}: {inputs.error_text(item)}")
+                # List positions are shown; the names of union members are not.
+                where = name + "".join(f"[{part}]" for part in loc[1:] if isinstance(part, int))
+                text = f"{where}: {inputs.error_text(item)}"
+                if text not in found:
+                    found.append(text)
         return found
 
     @classmethod
@@ -300,6 +305,11 @@ def declaration_errors(fn: Callable[..., Any], aliases: Mapping[str, str]) -> li
     return errors
 
 
+def _without_null_default(schema: dict[str, Any]) -> None:
+    if "default" in schema and schema["default"] is None:
+        del schema["default"]
+
+
 def build_model(
     name: str,
     fn: Callable[..., Any],
@@ -329,7 +339,12 @@ def build_model(
             zone_argument = param.name
         default = ... if param.default is inspect.Parameter.empty else param.default
         description = rename(doc.args[param.name]) if doc.args.get(param.name) else None
-        fields[param.name] = (inputs.tolerant(hint), Field(default, description=description))
+        # A default of None is not shown (the argument is simply optional), by any generator.
+        extra = _without_null_default if default is None else None
+        fields[param.name] = (
+            inputs.tolerant(hint),
+            Field(default, description=description, json_schema_extra=extra),
+        )
     model: type[ToolArguments] = create_model(name, __base__=ToolArguments, **fields)
     model.toolspecs_tool = name
     model.toolspecs_aliases = dict(aliases or {})

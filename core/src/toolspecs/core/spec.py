@@ -79,27 +79,37 @@ def tool(
         ConfigurationError: When the declaration does not fit the function (an alias
             to a parameter it does not have, a parameter without an ``Args:`` line).
     """
+    try:
+        marks = Marks.of(read_only, destructive, idempotent, open_world)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
     options = ToolOptions(
-        aliases=dict(aliases or {}),
-        large_output=large_output,
-        empty=empty,
-        marks=Marks.of(read_only, destructive, idempotent, open_world),
+        aliases=dict(aliases or {}), large_output=large_output, empty=empty, marks=marks
     )
 
     def mark(fn: F) -> F:
-        errors = schema.declaration_errors(fn, options.aliases)
-        if errors:
-            raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")
-
-        @functools.wraps(fn)
-        def reading(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
-            model = self.arguments_model(fn.__name__)
-            return fn(self, **schema.prepare(model, args, kwargs))
-
-        reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
-        return reading  # type: ignore[return-value]
+        return _declare(fn, options)
 
     return mark
+
+
+def _declare(fn: F, options: ToolOptions) -> F:
+    """``fn`` checked and wrapped so that direct Python calls read their arguments too."""
+    errors = schema.declaration_errors(fn, options.aliases)
+    if errors:
+        raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")
+
+    @functools.wraps(fn)
+    def reading(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
+        # This function's own model: a subclass's override calling super() gets the base's.
+        model = self._model(fn.__name__, fn, options.aliases)
+        return fn(self, **schema.prepare(model, args, kwargs))
+
+    reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
+    # Which function is the reading wrapper and what it wraps: a decorator stacked on top
+    # copies these attributes, and must not be skipped (see _undecorated).
+    reading.__toolspecs_raw__ = (reading, fn)  # type: ignore[attr-defined]
+    return reading  # type: ignore[return-value]
 
 
 def options_of(fn: Callable[..., Any]) -> ToolOptions:
@@ -109,10 +119,27 @@ def options_of(fn: Callable[..., Any]) -> ToolOptions:
 
 
 def _undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself)."""
-    raw = getattr(getattr(fn, "__func__", None), "__wrapped__", None)
+    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself).
+
+    Only ``@tool``'s own wrapper is taken off: another decorator stacked on top of it is
+    kept (it then calls the wrapper, which reads the arguments again, harmlessly).
+    """
+    func = getattr(fn, "__func__", None)
     owner = getattr(fn, "__self__", None)
-    return raw.__get__(owner) if raw is not None and owner is not None else fn
+    pair = getattr(func, "__toolspecs_raw__", None)
+    if isinstance(pair, tuple) and pair[0] is func and owner is not None:
+        raw: Callable[..., Any] = pair[1].__get__(owner)
+        return raw
+    return fn
+
+
+def _inherited_options(cls: type, name: str) -> ToolOptions | None:
+    for base in cls.__mro__[1:]:
+        found = base.__dict__.get(name)
+        if found is not None:
+            options = getattr(found, "__toolspecs_options__", None)
+            return options if isinstance(options, ToolOptions) else None
+    return None
 
 
 class ToolSpec(BaseToolSpec):
@@ -150,7 +177,14 @@ class ToolSpec(BaseToolSpec):
                 errors.append(f"{name} is listed in spec_functions but is not a method")
                 continue
             if not hasattr(fn, "__toolspecs_options__"):
-                errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
+                inherited = _inherited_options(cls, name)
+                if inherited is not None:
+                    # An override without @tool keeps the declaration it overrides:
+                    # its marks, aliases and large-output reader.
+                    fn = _declare(fn, inherited)
+                    setattr(cls, name, fn)
+                else:
+                    errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
             names = [name, f"read_{name}"] if options_of(fn).large_output else [name]
             for tool_name in names:
                 if tool_name in seen:
@@ -169,8 +203,12 @@ class ToolSpec(BaseToolSpec):
         return store
 
     def spec_timezone(self) -> dt.tzinfo:
-        """The timezone naive and relative times are read in (see ``clock.resolve_timezone``)."""
-        return clock.resolve_timezone(self.timezone)
+        """The timezone naive and relative times are read in (``timezone``, else the default).
+
+        Raises:
+            ConfigurationError: When the setting (or ``$TOOLSPECS_TIMEZONE``) is not a zone.
+        """
+        return clock.timezone_setting(self.timezone)
 
     def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
         """The zone of one call's times when it names none (default ``spec_timezone()``).
@@ -202,9 +240,11 @@ class ToolSpec(BaseToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
-    def arguments_model(self, name: str, prefix: str = "") -> type[schema.ToolArguments]:
-        """The argument model of the spec function ``name`` (cached per spec and prefix)."""
-        return self._model(name, getattr(self, name), Renames({}) if not prefix else None, prefix)
+    def arguments_model(self, name: str) -> type[schema.ToolArguments]:
+        """The argument model of the spec function ``name``, as direct calls read it."""
+        fn = getattr(self, name)
+        raw = _undecorated(fn)
+        return self._model(name, getattr(raw, "__func__", raw), options_of(fn).aliases)
 
     def get_metadata_from_fn_name(
         self, fn_name: str, spec_functions: list[SPEC_FUNCTION_TYPE] | None = None
@@ -244,9 +284,12 @@ class ToolSpec(BaseToolSpec):
         """
         mapping = func_to_metadata_mapping or {}
         entries: list[tuple[str, Callable[..., Any]]] = []
+        paired: dict[str, Callable[..., Any]] = {}
         for entry in spec_functions or self.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(self, name)
+            if not isinstance(entry, str):  # LlamaHub's (sync, async) pair
+                paired[name] = _undecorated(getattr(self, entry[1]))
             if not self.offers(options_of(fn).marks):
                 continue
             entries.append((name, fn))
@@ -261,7 +304,8 @@ class ToolSpec(BaseToolSpec):
             )
         renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
         return [
-            self._guarded_tool(name, fn, mapping.get(name), renames, prefix) for name, fn in entries
+            self._guarded_tool(name, fn, mapping.get(name), renames, paired.get(name))
+            for name, fn in entries
         ]
 
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
@@ -298,20 +342,20 @@ class ToolSpec(BaseToolSpec):
         self,
         name: str,
         fn: Callable[..., Any],
-        renames: Renames | None,
-        prefix: str,
+        aliases: Mapping[str, str],
+        renames: Renames | None = None,
     ) -> type[schema.ToolArguments]:
-        cache: dict[tuple[str, str], type[schema.ToolArguments]]
+        """The model of ``fn`` (the undecorated function), cached per spec, function and names."""
+        renames = renames or Renames({})
+        cache: dict[tuple[Any, ...], type[schema.ToolArguments]]
         cache = self.__dict__.setdefault("_toolspecs_models", {})
-        key = (name, prefix)
+        # By code, not by function object: each to_tool_list() makes new reader closures.
+        func = getattr(fn, "__func__", fn)
+        code = getattr(func, "__code__", func)
+        key = (code, renames.name(name), tuple(sorted(renames.names.items())))
         if key not in cache:
-            renames = renames or Renames({name: f"{prefix}{name}"})
             cache[key] = schema.build_model(
-                renames.name(name),
-                _undecorated(fn),
-                options_of(fn).aliases,
-                zone=self.zone_for_call,
-                rename=renames.text,
+                renames.name(name), fn, aliases, zone=self.zone_for_call, rename=renames.text
             )
         return cache[key]
 
@@ -321,19 +365,19 @@ class ToolSpec(BaseToolSpec):
         fn: Callable[..., Any],
         metadata: ToolMetadata | None,
         renames: Renames,
-        prefix: str = "",
+        afn: Callable[..., Any] | None = None,
     ) -> GuardedTool:
         public = renames.name(name)
-        model = self._model(name, fn, renames, prefix)
+        raw = _undecorated(fn)
+        model = self._model(name, raw, options_of(fn).aliases, renames)
         if metadata is None:
             description = schema.describe(docstrings.parse(fn.__doc__))
             metadata = ToolMetadata(
                 name=public, description=renames.text(description), fn_schema=model
             )
         options = options_of(fn)
-        guard = Guard(
-            self, public, _undecorated(fn), options, model, renames, renames.name(f"read_{name}")
-        )
+        read_tool = renames.name(f"read_{name}")
+        guard = Guard(self, public, raw, options, model, renames, read_tool, afn)
         return GuardedTool(guard, metadata)
 
 

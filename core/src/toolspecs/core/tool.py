@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
+from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import TextBlock
 from llama_index.core.schema import BaseNode
 from llama_index.core.tools.function_tool import FunctionTool
@@ -37,7 +38,7 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
 from toolspecs.core import bounds, large_output, schema
-from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance
+from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
 from toolspecs.core.policy import Marks
 
 if TYPE_CHECKING:
@@ -71,14 +72,15 @@ class Renames:
         return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.names[m[1]], text)
 
     def guidance(self, guidance: ToolGuidance) -> ToolGuidance:
-        """``guidance`` with the tools it mentions under their public names."""
+        """``guidance`` with the tools it mentions under their public names (same kind)."""
         if not self.names:
             return guidance
-        if isinstance(guidance, RetryLater):
-            return RetryLater(
-                self.text(guidance.message), self.text(guidance.next_step), guidance.retry_after
-            )
-        return type(guidance)(self.text(guidance.message), self.text(guidance.next_step))
+        message, step = self.text(guidance.message), self.text(guidance.next_step)
+        if guidance.kind == "retry":
+            return RetryLater(message, step, getattr(guidance, "retry_after", None))
+        # The kind's own class: a subclass of it may take other arguments.
+        kind = AskUser if guidance.kind == "ask_user" else FixArguments
+        return kind(message, step)
 
 
 class Guard:
@@ -92,6 +94,8 @@ class Guard:
         model: Its argument model.
         renames: Public names of the spec's tools.
         read_tool: The public name of its ``read_<function>`` tool.
+        afn: An ``async`` function to await in async calls instead (a LlamaHub-style
+            ``(sync, async)`` pair in ``spec_functions``).
     """
 
     def __init__(
@@ -103,8 +107,10 @@ class Guard:
         model: type[schema.ToolArguments],
         renames: Renames,
         read_tool: str,
+        afn: Callable[..., Any] | None = None,
     ) -> None:
         self.spec = spec
+        self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
         self.name = name
         self.fn = fn
         self.options = options
@@ -122,7 +128,20 @@ class Guard:
         try:
             arguments = schema.prepare(self.model, args, kwargs)
             raw = self.fn(**arguments)
+            if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+                raw = asyncio_run(raw)
             return raw, self.text(raw, arguments)
+        except Exception as exc:
+            raise self.renames.guidance(self.guidance(exc)) from exc
+
+    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+        """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
+        if self.afn is None:
+            return await asyncio.to_thread(self.run, args, kwargs)
+        try:
+            arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
+            raw = await self.afn(**arguments)
+            return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
 
@@ -142,20 +161,40 @@ class Guard:
 
     def output(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ToolOutput:
         """The ``ToolOutput`` of one call; never raises (but for our bugs in strict mode)."""
-        raw_input = {"args": args, "kwargs": dict(kwargs)}
         try:
             raw, text = self.run(args, kwargs)
         except ToolGuidance as guidance:
-            return ToolOutput(
-                tool_name=self.name,
-                content=guidance.text,
-                raw_input=raw_input,
-                raw_output=guidance.text,
-                is_error=True,
-                exception=guidance,
-            )
+            return self.failed(args, kwargs, guidance)
+        return self.succeeded(args, kwargs, raw, text)
+
+    async def aoutput(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ToolOutput:
+        """:meth:`output` for async callers."""
+        try:
+            raw, text = await self.arun(args, kwargs)
+        except ToolGuidance as guidance:
+            return self.failed(args, kwargs, guidance)
+        return self.succeeded(args, kwargs, raw, text)
+
+    def succeeded(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], raw: Any, text: str
+    ) -> ToolOutput:
+        """The ``ToolOutput`` of a call that worked: the text, and ``raw`` as ``raw_output``."""
+        raw_input = {"args": args, "kwargs": dict(kwargs)}
         return ToolOutput(
             tool_name=self.name, blocks=[TextBlock(text=text)], raw_input=raw_input, raw_output=raw
+        )
+
+    def failed(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], guidance: ToolGuidance
+    ) -> ToolOutput:
+        """The ``ToolOutput`` of a call that ends in guidance (``is_error=True``)."""
+        return ToolOutput(
+            tool_name=self.name,
+            content=guidance.text,
+            raw_input={"args": args, "kwargs": dict(kwargs)},
+            raw_output=guidance.text,
+            is_error=True,
+            exception=guidance,
         )
 
     def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
@@ -198,7 +237,7 @@ class GuardedTool(FunctionTool):
             return guard.run(args, kwargs)[1]
 
         async def arun(*args: Any, **kwargs: Any) -> str:
-            return (await asyncio.to_thread(guard.run, args, kwargs))[1]
+            return (await guard.arun(args, kwargs))[1]
 
         super().__init__(fn=run, async_fn=arun, metadata=metadata)
 
@@ -222,7 +261,7 @@ class GuardedTool(FunctionTool):
                 return guard.run(args, kwargs)[1]
 
             async def async_fn(*args: Any, **kwargs: Any) -> str:
-                return (await asyncio.to_thread(guard.run, args, kwargs))[1]
+                return (await guard.arun(args, kwargs))[1]
 
             signature = _signature(self.metadata)
             _name(fn, self.metadata, signature)
@@ -239,8 +278,8 @@ class GuardedTool(FunctionTool):
         return self.guard.output(args, kwargs)
 
     async def acall(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
-        """Call the tool in a worker thread (spec functions block on I/O)."""
-        return await asyncio.to_thread(self.guard.output, args, kwargs)
+        """Call the tool: an async spec function is awaited, a sync one runs in a worker thread."""
+        return await self.guard.aoutput(args, kwargs)
 
 
 def _signature(metadata: ToolMetadata) -> inspect.Signature:

@@ -302,7 +302,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             old_end = _event_moment(current["end"], tz)
             start = start_datetime or old_start
             if end_datetime is None and start_datetime is not None:
-                end_datetime = start + (old_end - old_start)
+                end_datetime = _later(start, _elapsed(old_start, old_end))
                 note = " It keeps its duration."
             start, end, _ = _span(start, end_datetime or old_end, tz, all_day)
             patch.update(_times(start, end, tz, all_day))
@@ -416,7 +416,7 @@ def _span(
     """
     note = ""
     if end is None:
-        end = start + (dt.timedelta(days=1) if all_day else dt.timedelta(hours=1))
+        end = _later(start, dt.timedelta(days=1) if all_day else dt.timedelta(hours=1))
         note = (
             " No end time was given, so it lasts one day."
             if all_day
@@ -429,6 +429,17 @@ def _span(
             "Send an end_datetime after the start_datetime.",
         )
     return start.astimezone(tz), end.astimezone(tz), note
+
+
+def _elapsed(start: dt.datetime, end: dt.datetime) -> dt.timedelta:
+    """Real time between two aware moments (Python subtracts wall clocks in one zone)."""
+    return end.astimezone(dt.timezone.utc) - start.astimezone(dt.timezone.utc)
+
+
+def _later(moment: dt.datetime, delta: dt.timedelta) -> dt.datetime:
+    """``moment`` plus real time, in its own zone: right across a DST change."""
+    later = moment.astimezone(dt.timezone.utc) + delta
+    return later.astimezone(moment.tzinfo) if moment.tzinfo is not None else later
 
 
 def _times(start: dt.datetime, end: dt.datetime, tz: dt.tzinfo, all_day: bool) -> dict[str, Any]:
