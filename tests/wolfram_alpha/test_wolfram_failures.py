@@ -145,3 +145,18 @@ def test_the_table_applies_to_what_the_client_raises():
     kinds = [type(spec.call_tool("wolfram_alpha_pods", query=q).exception) for q in ("1", "2", "3")]
     assert kinds == [RetryLater, RetryLater, RetryLater]
     assert spec.call_tool("wolfram_alpha_pods", query="4").is_error is False
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument"),
+    [("wolfram_alpha_pods", "pod"), ("wolfram_alpha_pods", "assumption"),
+     ("wolfram_alpha_query", "assumption")],
+)  # fmt: skip
+def test_a_pod_or_assumption_too_long_for_a_url_is_guidance_before_any_request(tool, argument):
+    fake = FakeWolframAlpha()
+    spec = WolframAlphaToolSpec(app_id="test", transport=fake.transport())
+    out = spec.call_tool(tool, query="pi", **{argument: "x" * 100_000})
+    assert out.is_error and isinstance(out.exception, FixArguments)
+    assert f"{argument}: 'xxxx" in out.content and "too long; send at most 200" in out.content
+    assert count_tokens(out.content) <= GUIDANCE_TOKENS
+    assert fake.requests == []

@@ -12,7 +12,8 @@ declaration gives both the validation and the JSON schema the agent sees:
   language (``"tomorrow 4pm"``, ``"next Friday"``); shown to the agent as a string
 - ``Literal[...]``: any case, ``-``/space for ``_``, and the synonyms declared with
   ``Annotated[Literal[...], Synonyms({...})]``
-- ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked
+- ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked;
+  pydantic's own constraints (``Annotated[str, MaxLen(200)]``) work as in pydantic
 - :data:`Timezone`: an IANA zone name; the call's naive and relative times are read
   in it (the whole call is seen before any time is read: see :func:`reading_times`)
 
@@ -33,7 +34,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
+import annotated_types
 from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic.fields import FieldInfo
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
 
@@ -196,8 +199,10 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
         return Annotated[str, BeforeValidator(_zone_name)]
     bounds = _extra(extras, Range)
     # Constraints must come before the validator for pydantic to show them as
-    # minimum/maximum in the JSON schema.
-    limits = [Field(ge=bounds.low, le=bounds.high)] if bounds is not None else []
+    # minimum/maximum in the JSON schema. pydantic's own (annotated_types.MaxLen,
+    # Field(max_length=...)) are kept as they are.
+    limits: list[Any] = [Field(ge=bounds.low, le=bounds.high)] if bounds is not None else []
+    limits += [e for e in extras if isinstance(e, (annotated_types.BaseMetadata, FieldInfo))]
     if core is bool:
         return Annotated[bool, BeforeValidator(_truth)]
     if core is int:
@@ -205,7 +210,7 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
     if core is float:
         return _annotated(float, *limits, BeforeValidator(_number))
     if core is str:
-        return Annotated[str, BeforeValidator(_text)]
+        return _annotated(str, *limits, BeforeValidator(_text))
     if core is dt.datetime:
         # Sent as text, so that "tomorrow 4pm" is allowed: no "format" to hold the agent to.
         return Annotated[dt.datetime, BeforeValidator(_moment), WithJsonSchema({"type": "string"})]
@@ -382,6 +387,8 @@ def error_text(error: Mapping[str, Any]) -> str:
         return f"{shown(value)} is below the minimum of {_bound(ctx)}"
     if kind in ("less_than_equal", "less_than"):
         return f"{shown(value)} is above the maximum of {_bound(ctx)}"
+    if kind == "string_too_long":
+        return f"{shown(value)} is too long; send at most {ctx.get('max_length')} characters"
     if kind in ("none_required", "missing"):
         return "a value is needed here"
     if kind.endswith("_type") and value is None:

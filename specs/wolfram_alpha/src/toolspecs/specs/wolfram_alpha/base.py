@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
 from toolspecs.core import (
     AskUser,
@@ -49,6 +49,7 @@ from toolspecs.loaders.wolfram_alpha import (
 
 if TYPE_CHECKING:
     import httpx
+from annotated_types import MaxLen
 
 GET_APP_ID = (
     "Tell the user: Wolfram|Alpha needs an AppID. Get one free at "
@@ -70,6 +71,10 @@ def normalize_query(query: str) -> str:
     """One line, and ``6e14`` written as Wolfram reads it: ``6*10^14``."""
     one_line = " ".join(query.split())
     return _E_NOTATION.sub(lambda m: f"{m.group(1)}*10^{int(m.group(2))}", one_line)
+
+
+# A pod title or an assumption value: short words Wolfram gave, never a long text.
+Choice = Annotated[str, MaxLen(200)]
 
 
 class _Failures(FailureTable):
@@ -205,7 +210,7 @@ class WolframAlphaToolSpec(ToolSpec):
         read_only=True,
         open_world=True,
     )
-    def wolfram_alpha_query(self, query: str, assumption: str | None = None) -> str:
+    def wolfram_alpha_query(self, query: str, assumption: Choice | None = None) -> str:
         """Compute or look up facts with Wolfram|Alpha: math, units, dates, science, data.
 
         Send short English keywords, not sentences ('France population'); one
@@ -236,7 +241,7 @@ class WolframAlphaToolSpec(ToolSpec):
         open_world=True,
     )
     def wolfram_alpha_pods(
-        self, query: str, pod: str | None = None, assumption: str | None = None
+        self, query: str, pod: Choice | None = None, assumption: Choice | None = None
     ) -> str:
         """Get Wolfram|Alpha's result sections (pods) as plain text, and its assumptions.
 
