@@ -569,3 +569,16 @@ def test_errors_name_the_argument_not_pydantics_union_members(tools):
     out = tools["find_items"].call(query="x", count="11")
     assert "count: 11 is above the maximum of 10" in out.content
     assert "function-before" not in out.content and "none" not in out.content.lower()
+
+
+async def test_concurrent_async_calls_share_one_store(mocked_responses):
+    import asyncio
+
+    serve(mocked_responses, long_items())
+    tools = {t.metadata.name: t for t in ShopSpec().to_tool_list()}
+    outs = await asyncio.gather(*(tools["find_items"].acall(query="w") for _ in range(12)))
+    ids = sorted(int(o.content.split("stored as result ")[1].split()[0]) for o in outs)
+    assert ids == list(range(1, 13))
+    for result_id in ids[-8:]:  # the store keeps the newest eight
+        read = await tools["read_find_items"].acall(query="widget", result_id=result_id)
+        assert read.is_error is False, read.content

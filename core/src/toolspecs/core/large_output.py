@@ -10,6 +10,7 @@ Each result keeps its own index, so passages of different loads never mix.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,12 +90,16 @@ class StoredResult:
 
 
 class ResultStore:
-    """The stored results of one spec instance, newest last."""
+    """The stored results of one spec instance, newest last; safe to share between threads.
+
+    Async tool calls run in worker threads, and an agent may make several at once.
+    """
 
     def __init__(self, budget: OutputBudget) -> None:
         self.budget = budget
         self._results: OrderedDict[int, StoredResult] = OrderedDict()
         self._ids = itertools.count(1)
+        self._lock = threading.Lock()
 
     def add(self, function: str, text_or_documents: str | list[Document]) -> StoredResult:
         """Cut a result into passages and keep it under a new id."""
@@ -116,16 +121,18 @@ class ResultStore:
             # Passages carry only their text: metadata would be repeated in every chunk.
             bare = Document(text=document.get_content())
             nodes.extend(splitter.get_nodes_from_documents([bare]))
-        stored = StoredResult(
-            result_id=next(self._ids),
-            function=function,
-            nodes=nodes,
-            tokens=sum(count_tokens(node.get_content()) for node in nodes),
-            budget=self.budget,
-        )
-        self._results[stored.result_id] = stored
-        while len(self._results) > self.budget.keep:
-            self._results.popitem(last=False)
+        tokens = sum(count_tokens(node.get_content()) for node in nodes)
+        with self._lock:
+            stored = StoredResult(
+                result_id=next(self._ids),
+                function=function,
+                nodes=nodes,
+                tokens=tokens,
+                budget=self.budget,
+            )
+            self._results[stored.result_id] = stored
+            while len(self._results) > self.budget.keep:
+                self._results.popitem(last=False)
         return stored
 
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
@@ -134,7 +141,8 @@ class ResultStore:
         Raises:
             FixArguments: When there is no such result.
         """
-        mine = [r for r in self._results.values() if r.function == function]
+        with self._lock:
+            mine = [r for r in self._results.values() if r.function == function]
         if not mine:
             raise FixArguments(
                 f"There is no stored result of {function} to read.",

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
@@ -31,6 +32,7 @@ from toolspecs.core.tool import Guard, GuardedTool, Renames, strict
 __all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+_CREATING = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -196,10 +198,12 @@ class ToolSpec(BaseToolSpec):
     @property
     def results(self) -> large_output.ResultStore:
         """Where this spec keeps results that were too long to show."""
-        store = self.__dict__.get("_toolspecs_results")
+        store: large_output.ResultStore | None = self.__dict__.get("_toolspecs_results")
         if store is None:
-            store = large_output.ResultStore(self.output_budget)
-            self.__dict__["_toolspecs_results"] = store
+            with _CREATING:  # two first calls in two threads must share one store
+                store = self.__dict__.setdefault(
+                    "_toolspecs_results", large_output.ResultStore(self.output_budget)
+                )
         return store
 
     def spec_timezone(self) -> dt.tzinfo:
