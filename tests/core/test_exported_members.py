@@ -1,5 +1,6 @@
 import types
 
+import toolspecs.adapters
 import toolspecs.agents
 import toolspecs.core
 import toolspecs.loaders.arxiv
@@ -26,6 +27,7 @@ def public_names(module):
 
 def test_all_lists_exactly_what_is_public():
     for module in (
+        toolspecs.adapters,
         toolspecs.agents,
         toolspecs.core,
         toolspecs.loaders.arxiv,
