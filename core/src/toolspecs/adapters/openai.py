@@ -1,0 +1,255 @@
+"""Our tools for people who call an OpenAI-compatible or Anthropic SDK themselves.
+
+The LangChain agent concepts in the seeds describe the executor every tool-calling
+loop needs: take the model's tool calls, run them, hand back the results. Without a
+framework that is left to the caller, with its edge cases: a tool name the model made
+up, arguments that are not JSON or were cut off. :class:`ToolExecutor` handles them::
+
+    from openai import OpenAI
+    from toolspecs.adapters.openai import ToolExecutor
+
+    executor = ToolExecutor(ArxivToolSpec())
+    messages = [{"role": "user", "content": "Newest papers on electrons?"}]
+    reply = OpenAI().chat.completions.create(
+        model="gpt-4.1-mini", messages=messages, tools=executor.openai_tools()
+    ).choices[0].message
+    if reply.tool_calls:
+        messages += [reply.model_dump(exclude_none=True), *executor.execute(reply.tool_calls)]
+
+No SDK is imported here: calls may be the SDKs' objects or plain dicts of the same shape.
+Every failure (our guidance included) comes back as a message, never as an exception;
+several calls of one turn run concurrently and come back in the order they were made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from llama_index.core.tools.types import ToolOutput
+
+from toolspecs.adapters.tools import Tools, guarded_tools
+from toolspecs.core.bounds import shown
+from toolspecs.core.errors import FixArguments, ToolGuidance
+from toolspecs.core.tool import GuardedTool
+
+__all__ = ["ToolExecutor", "to_anthropic_tools", "to_openai_tools"]
+
+
+def to_openai_tools(source: Tools) -> list[dict[str, Any]]:
+    """The ``tools`` of an OpenAI chat completion (``{"type": "function", ...}``).
+
+    Args:
+        source: A spec, several specs, or our tools.
+
+    Returns:
+        One definition per tool: name, description, and the argument model's JSON schema.
+    """
+    return [tool.metadata.to_openai_tool() for tool in guarded_tools(source)]
+
+
+def to_anthropic_tools(source: Tools) -> list[dict[str, Any]]:
+    """The ``tools`` of an Anthropic message (``name``, ``description``, ``input_schema``).
+
+    Args:
+        source: A spec, several specs, or our tools.
+
+    Returns:
+        One definition per tool.
+    """
+    return [
+        {
+            "name": tool.metadata.get_name(),
+            "description": tool.metadata.description,
+            "input_schema": tool.metadata.get_parameters_dict(),
+        }
+        for tool in guarded_tools(source)
+    ]
+
+
+class ToolExecutor:
+    """Runs the tool calls a model made and returns the messages that answer them.
+
+    Args:
+        source: A spec, several specs, or our tools.
+        max_workers: How many calls of one turn run at once.
+    """
+
+    def __init__(self, source: Tools, max_workers: int = 8) -> None:
+        self.tools: dict[str, GuardedTool] = {
+            tool.metadata.get_name(): tool for tool in guarded_tools(source)
+        }
+        self.max_workers = max_workers
+
+    def openai_tools(self) -> list[dict[str, Any]]:
+        """The tool definitions to send with an OpenAI chat completion."""
+        return to_openai_tools(list(self.tools.values()))
+
+    def anthropic_tools(self) -> list[dict[str, Any]]:
+        """The tool definitions to send with an Anthropic message."""
+        return to_anthropic_tools(list(self.tools.values()))
+
+    # -- OpenAI (chat completions) -----------------------------------------------------
+
+    def execute(self, tool_calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run a chat completion's ``tool_calls``: the ``role: "tool"`` messages, in order.
+
+        Args:
+            tool_calls: ``message.tool_calls`` as the SDK returns them, or dicts
+                ``{"id", "function": {"name", "arguments"}}``.
+
+        Returns:
+            One ``{"role": "tool", "tool_call_id", "content"}`` message per call.
+        """
+        calls = [_openai_call(call) for call in tool_calls]
+        outputs = self._run_all([(name, arguments) for _, name, arguments in calls])
+        return [
+            {"role": "tool", "tool_call_id": call_id, "content": output.content}
+            for (call_id, _, _), output in zip(calls, outputs, strict=True)
+        ]
+
+    async def aexecute(self, tool_calls: Iterable[Any]) -> list[dict[str, Any]]:
+        """:meth:`execute` for async code."""
+        calls = [_openai_call(call) for call in tool_calls]
+        outputs = await self._arun_all([(name, arguments) for _, name, arguments in calls])
+        return [
+            {"role": "tool", "tool_call_id": call_id, "content": output.content}
+            for (call_id, _, _), output in zip(calls, outputs, strict=True)
+        ]
+
+    # -- Anthropic (messages) ----------------------------------------------------------
+
+    def execute_anthropic(self, content_blocks: Iterable[Any]) -> list[dict[str, Any]]:
+        """Run the ``tool_use`` blocks of an Anthropic message: ``tool_result`` blocks, in order.
+
+        Args:
+            content_blocks: ``message.content`` as the SDK returns it (other blocks,
+                such as text, are skipped), or dicts of the same shape.
+
+        Returns:
+            One ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` per call.
+        """
+        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
+        outputs = self._run_all([(name, arguments) for _, name, arguments in uses])
+        return [
+            _tool_result(use_id, output)
+            for (use_id, _, _), output in zip(uses, outputs, strict=True)
+        ]
+
+    async def aexecute_anthropic(self, content_blocks: Iterable[Any]) -> list[dict[str, Any]]:
+        """:meth:`execute_anthropic` for async code."""
+        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
+        outputs = await self._arun_all([(name, arguments) for _, name, arguments in uses])
+        return [
+            _tool_result(use_id, output)
+            for (use_id, _, _), output in zip(uses, outputs, strict=True)
+        ]
+
+    # -- running -------------------------------------------------------------------------
+
+    def run(self, name: str, arguments: Any) -> ToolOutput:
+        """One call, by tool name, with its arguments as sent (a JSON text or an object)."""
+        try:
+            tool = self._tool(name)
+            kwargs = _arguments(name, arguments)
+        except ToolGuidance as guidance:
+            return _refused(str(name), arguments, guidance)
+        return tool.call(**kwargs)
+
+    async def arun(self, name: str, arguments: Any) -> ToolOutput:
+        """:meth:`run` for async code."""
+        try:
+            tool = self._tool(name)
+            kwargs = _arguments(name, arguments)
+        except ToolGuidance as guidance:
+            return _refused(str(name), arguments, guidance)
+        return await tool.acall(**kwargs)
+
+    def _run_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
+        if len(calls) <= 1:
+            return [self.run(name, arguments) for name, arguments in calls]
+        with ThreadPoolExecutor(max_workers=min(self.max_workers, len(calls))) as pool:
+            return list(pool.map(lambda call: self.run(*call), calls))
+
+    async def _arun_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
+        return list(await asyncio.gather(*(self.arun(name, args) for name, args in calls)))
+
+    def _tool(self, name: Any) -> GuardedTool:
+        tool = self.tools.get(name) if isinstance(name, str) else None
+        if tool is None:
+            known = ", ".join(self.tools) or "none"
+            raise FixArguments(
+                f"There is no tool named {shown(name)}. The tools are: {known}.",
+                "Call one of those, by its exact name.",
+            )
+        return tool
+
+
+def _field(item: Any, key: str) -> Any:
+    """``item[key]`` for dicts, ``item.key`` for SDK objects."""
+    if isinstance(item, Mapping):
+        return item.get(key)
+    return getattr(item, key, None)
+
+
+def _openai_call(call: Any) -> tuple[str, Any, Any]:
+    function = _field(call, "function")
+    return str(_field(call, "id") or ""), _field(function, "name"), _field(function, "arguments")
+
+
+def _anthropic_use(block: Any) -> tuple[str, Any, Any] | None:
+    if _field(block, "type") != "tool_use":
+        return None
+    return str(_field(block, "id") or ""), _field(block, "name"), _field(block, "input")
+
+
+def _arguments(name: str, arguments: Any) -> dict[str, Any]:
+    """The named arguments of one call, from the JSON text or object the model sent."""
+    if arguments is None or arguments == "":
+        return {}
+    loaded = arguments
+    if isinstance(arguments, (str, bytes)):
+        text = arguments.decode("utf-8", "replace") if isinstance(arguments, bytes) else arguments
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            cut = exc.pos >= len(text.rstrip())
+            problem = (
+                "were cut off: the JSON ends before it is complete"
+                if cut
+                else f"are not valid JSON ({exc.msg} at character {exc.pos})"
+            )
+            raise FixArguments(
+                f"The arguments of {name} {problem}: {shown(text)}.",
+                'Send them again, whole, as one JSON object such as {"query": "..."}.',
+            ) from None
+    if not isinstance(loaded, Mapping):
+        raise FixArguments(
+            f"The arguments of {name} must be a JSON object of named arguments, "
+            f"not {type(loaded).__name__}: {shown(loaded)}.",
+            'Send an object such as {"query": "..."}.',
+        )
+    return {str(key): value for key, value in loaded.items()}
+
+
+def _refused(name: str, arguments: Any, guidance: ToolGuidance) -> ToolOutput:
+    return ToolOutput(
+        tool_name=name,
+        content=guidance.text,
+        raw_input={"args": (), "kwargs": {"arguments": arguments}},
+        raw_output=guidance.text,
+        is_error=True,
+        exception=guidance,
+    )
+
+
+def _tool_result(use_id: str, output: ToolOutput) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": use_id,
+        "content": output.content,
+        "is_error": bool(output.is_error),
+    }

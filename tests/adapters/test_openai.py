@@ -1,0 +1,215 @@
+"""Our tools for people who call the OpenAI or Anthropic SDK themselves (the real SDKs)."""
+
+from __future__ import annotations
+
+import json
+
+import anthropic
+import httpx
+import openai
+import pytest
+
+from toolspecs.adapters.openai import ToolExecutor, to_anthropic_tools, to_openai_tools
+from toolspecs.agents.testing import FakeOpenAI, last_tool_output
+from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
+from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox
+from toolspecs.specs.arxiv import ArxivToolSpec
+from toolspecs.specs.gmail import GmailToolSpec
+from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+
+@pytest.fixture
+def arxiv():
+    return ArxivToolSpec(transport=FakeArxiv().transport())
+
+
+@pytest.fixture
+def executor(arxiv):
+    return ToolExecutor(arxiv)
+
+
+def openai_client(fake: FakeOpenAI) -> openai.OpenAI:
+    return openai.OpenAI(api_key="test", http_client=httpx.Client(transport=fake.transport))
+
+
+def ask(client, executor, content):
+    """One tool-calling loop as a user of the SDK writes it: call, execute, answer."""
+    messages = [{"role": "user", "content": content}]
+    tools = executor.openai_tools()
+    while True:
+        reply = client.chat.completions.create(model="gpt-4.1-mini", messages=messages, tools=tools)
+        message = reply.choices[0].message
+        if not message.tool_calls:
+            return message.content
+        messages.append(message.model_dump(exclude_none=True))
+        messages.extend(executor.execute(message.tool_calls))
+
+
+# -- schemas ----------------------------------------------------------------------------
+
+
+def test_definitions_are_the_typed_schemas(arxiv):
+    tools = arxiv.to_tool_list()
+    assert to_openai_tools(arxiv) == [t.metadata.to_openai_tool() for t in tools]
+    anthropic_tools = to_anthropic_tools(arxiv)
+    first = anthropic_tools[0]
+    assert first["name"] == "arxiv_query"
+    assert first["input_schema"] == tools[0].metadata.fn_schema.model_json_schema()
+    assert first["input_schema"]["properties"]["max_results"]["type"] == "integer"
+    assert set(first) == {"name", "description", "input_schema"}
+
+
+# -- OpenAI, through the real SDK ---------------------------------------------------------
+
+
+def test_a_tool_call_loop_with_the_openai_sdk(executor):
+    fake = FakeOpenAI(
+        [
+            [("arxiv_query", {"query": "attention", "max_results": "2"})],  # "2": tolerated
+            lambda request: "Found:\n" + last_tool_output(request),
+        ]
+    )
+    answer = ask(openai_client(fake), executor, "Papers on attention?")
+    assert answer.startswith("Found:\nTitle: ")
+    assert answer.count("Title: ") == 2
+    assert fake.requests[0]["tools"] == executor.openai_tools()  # what the model received
+    tool_message = fake.requests[1]["messages"][-1]
+    assert tool_message["role"] == "tool" and tool_message["tool_call_id"]
+
+
+def test_guidance_reaches_the_model_as_the_tool_message(executor):
+    fake = FakeOpenAI(
+        [[("arxiv_paper_text", {"paper_id": "not an id"})], lambda r: last_tool_output(r)]
+    )
+    answer = ask(openai_client(fake), executor, "Read it")
+    expected = executor.tools["arxiv_paper_text"].call(paper_id="not an id").content
+    assert answer == expected
+    assert answer.startswith("'not an id' is not an arXiv id.")
+
+
+def test_a_large_result_is_read_back_in_the_same_loop(executor):
+    fake = FakeOpenAI(
+        [
+            [("arxiv_paper_text", {"paper_id": "1706.03762"})],
+            lambda request: (
+                [("read_arxiv_paper_text", {"query": "quokka ablation"})]
+                if "stored as result 1" in last_tool_output(request)
+                else "not stored"
+            ),
+            lambda request: last_tool_output(request),
+        ]
+    )
+    assert NEEDLE in ask(openai_client(fake), executor, "What does the paper say on quokkas?")
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "says"),
+    [
+        ("arxiv_search", '{"query": "x"}', "There is no tool named 'arxiv_search'. The tools are: "
+         "arxiv_query, read_arxiv_query, arxiv_paper_text, read_arxiv_paper_text."),
+        ("arxiv_query", '{"query": "x", "max_results": 2', "were cut off"),
+        ("arxiv_query", "query=x", "are not valid JSON (Expecting value at character 0)"),
+        ("arxiv_query", '["x"]', "must be a JSON object of named arguments, not list"),
+        ("arxiv_query", '{"querry": "x"}', "unknown argument 'querry' (did you mean 'query'?)"),
+    ],
+)  # fmt: skip
+def test_what_a_model_gets_wrong_is_a_message_never_an_exception(executor, name, arguments, says):
+    call = {"id": "call_1", "type": "function", "function": {"name": name, "arguments": arguments}}
+    (message,) = executor.execute([call])
+    assert message["role"] == "tool" and message["tool_call_id"] == "call_1"
+    assert says in message["content"]
+    assert message["content"].endswith(
+        ("Call one of those, by its exact name.", '..."}.', "call the tool again.")
+    )
+
+
+def test_several_calls_of_one_turn_come_back_in_order(executor):
+    calls = [
+        openai.types.chat.ChatCompletionMessageToolCall(
+            id=f"call_{i}",
+            type="function",
+            function={"name": "arxiv_query", "arguments": json.dumps({"query": query})},
+        )
+        for i, query in enumerate(["bert", "nonexistent tool", "attention"])
+    ]
+    calls[1].function.name = "nope"
+    messages = executor.execute(calls)
+    assert [m["tool_call_id"] for m in messages] == ["call_0", "call_1", "call_2"]
+    assert "BERT" in messages[0]["content"]
+    assert messages[1]["content"].startswith("There is no tool named 'nope'")
+    assert "Attention Is All You Need" in messages[2]["content"]
+
+
+async def test_async_execution_is_the_same(executor):
+    call = {"id": "c", "function": {"name": "arxiv_query", "arguments": '{"q": "bert"}'}}
+    (message,) = await executor.aexecute([call])
+    assert "BERT" in message["content"]
+
+
+def test_several_specs_need_distinct_names():
+    calendar = GoogleCalendarToolSpec(transport=FakeCalendar())
+    gmail = GmailToolSpec(transport=sample_mailbox())
+    executor = ToolExecutor([calendar, *gmail.to_tool_list(prefix="gmail_")])
+    assert "load_data" in executor.tools and "gmail_load_data" in executor.tools
+
+
+# -- Anthropic, through the real SDK ------------------------------------------------------
+
+
+def anthropic_client(replies: list[dict], seen: list[dict]) -> anthropic.Anthropic:
+    """The real Anthropic client, its Messages API answered from ``replies``."""
+    import httpx2  # the HTTP client this version of the Anthropic SDK is built on
+
+    def handle(request):
+        seen.append(json.loads(request.content))
+        return httpx2.Response(200, json=replies.pop(0))
+
+    return anthropic.Anthropic(
+        api_key="test", http_client=httpx2.Client(transport=httpx2.MockTransport(handle))
+    )
+
+
+def message(content: list[dict], stop: str = "tool_use") -> dict:
+    return {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-5-5",
+        "content": content,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 10, "output_tokens": 10},
+    }
+
+
+def test_a_tool_use_turn_with_the_anthropic_sdk(executor):
+    seen: list[dict] = []
+    uses = [
+        {"type": "text", "text": "Let me look."},
+        {"type": "tool_use", "id": "tu_1", "name": "arxiv_query",
+         "input": {"query": "attention", "max_results": "1"}},
+        {"type": "tool_use", "id": "tu_2", "name": "arxiv_paper_text",
+         "input": {"paper_id": "not an id"}},
+    ]  # fmt: skip
+    client = anthropic_client([message(uses)], seen)
+    reply = client.messages.create(
+        model="claude-sonnet-5-5",
+        max_tokens=512,
+        tools=executor.anthropic_tools(),
+        messages=[{"role": "user", "content": "Attention papers?"}],
+    )
+    assert seen[0]["tools"] == to_anthropic_tools(list(executor.tools.values()))
+    results = executor.execute_anthropic(reply.content)
+    assert [r["tool_use_id"] for r in results] == ["tu_1", "tu_2"]
+    assert results[0]["is_error"] is False and results[0]["content"].count("Title: ") == 1
+    assert results[1]["is_error"] is True
+    assert results[1]["content"] == (
+        executor.tools["arxiv_paper_text"].call(paper_id="not an id").content
+    )
+
+
+async def test_anthropic_async_and_unknown_names(executor):
+    blocks = [{"type": "tool_use", "id": "tu_9", "name": "search", "input": {}}]
+    (result,) = await executor.aexecute_anthropic(blocks)
+    assert result["is_error"] is True
+    assert result["content"].startswith("There is no tool named 'search'.")
