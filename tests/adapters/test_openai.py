@@ -213,3 +213,34 @@ async def test_anthropic_async_and_unknown_names(executor):
     (result,) = await executor.aexecute_anthropic(blocks)
     assert result["is_error"] is True
     assert result["content"].startswith("There is no tool named 'search'.")
+
+
+def test_calls_to_a_client_that_is_not_thread_safe_take_turns():
+    import threading
+
+    class Watched(FakeCalendar):
+        """Google Calendar that notes how many requests it serves at once."""
+
+        active = most = 0
+        lock = threading.Lock()
+
+        def request(self, *args, **kwargs):
+            with self.lock:
+                self.active += 1
+                self.most = max(self.most, self.active)
+            # Room for another thread to come in, if one may (time.sleep is patched away).
+            threading.Event().wait(0.02)
+            try:
+                return super().request(*args, **kwargs)
+            finally:
+                with self.lock:
+                    self.active -= 1
+
+    google = Watched()
+    executor = ToolExecutor(GoogleCalendarToolSpec(transport=google, timezone="UTC"))
+    calls = [
+        {"id": f"c{i}", "function": {"name": "load_data", "arguments": "{}"}} for i in range(6)
+    ]
+    messages = executor.execute(calls)
+    assert [m["tool_call_id"] for m in messages] == [f"c{i}" for i in range(6)]
+    assert google.most == 1  # httplib2 is not thread-safe: one request at a time

@@ -166,6 +166,9 @@ class ToolSpec(BaseToolSpec):
     # Offer tools marked destructive / tools that change things beyond the user's account.
     allow_destructive: bool = True
     allow_send: bool = True
+    # False for specs whose client must not be used from two threads at once: their calls
+    # then take turns (async calls run in worker threads, and agents make several at once).
+    thread_safe: ClassVar[bool] = True
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""
@@ -205,6 +208,15 @@ class ToolSpec(BaseToolSpec):
                     "_toolspecs_results", large_output.ResultStore(self.output_budget)
                 )
         return store
+
+    @property
+    def call_lock(self) -> threading.RLock:
+        """Held during each call of a spec that is not ``thread_safe``."""
+        lock: threading.RLock | None = self.__dict__.get("_toolspecs_call_lock")
+        if lock is None:
+            with _CREATING:
+                lock = self.__dict__.setdefault("_toolspecs_call_lock", threading.RLock())
+        return lock
 
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone naive and relative times are read in (``timezone``, else the default).

@@ -22,6 +22,7 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import logging
 import os
@@ -126,13 +127,18 @@ class Guard:
                 (and, outside strict mode, for our own bugs).
         """
         try:
-            arguments = schema.prepare(self.model, args, kwargs)
-            raw = self.fn(**arguments)
-            if inspect.iscoroutine(raw):  # an async spec function, called synchronously
-                raw = asyncio_run(raw)
+            with self._turn():
+                arguments = schema.prepare(self.model, args, kwargs)
+                raw = self.fn(**arguments)
+                if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+                    raw = asyncio_run(raw)
             return raw, self.text(raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
+
+    def _turn(self) -> contextlib.AbstractContextManager[Any]:
+        """The spec's call lock when its client is not thread-safe; else nothing."""
+        return self.spec.call_lock if not self.spec.thread_safe else contextlib.nullcontext()
 
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""

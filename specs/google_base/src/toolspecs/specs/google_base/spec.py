@@ -22,6 +22,9 @@ class GoogleToolSpec(ToolSpec):
 
     ids_hint: ClassVar[str] = ""
     failures: ClassVar[FailureTable] = GOOGLE_FAILURES
+    # googleapiclient sends through one httplib2.Http, which is not thread-safe: calls of
+    # one spec take turns (two specs, each with its own client, still run side by side).
+    thread_safe: ClassVar[bool] = False
     reader: GoogleApiReader
 
     @property
