@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 from typing import ClassVar
 from urllib.parse import parse_qs, urlsplit
 
@@ -287,6 +289,16 @@ def test_a_react_agent_calls_the_tools_and_reads_the_guidance(spec):
     # The model reads the exact guidance as the tool's response on its next turn.
     expected = guidance_of(spec, "arxiv_query", query="bert", max_results=500)
     assert model.prompts[2][-1]["content"] == f"Response:{expected}\n"
+
+
+def test_the_readme_example_runs_offline(capsys):
+    text = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n### Use it from Lagent\n", 1)[1]
+    section = re.split(r"\n##+ ", section, maxsplit=1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    shown = capsys.readouterr().out
+    assert "'Arxiv.read_arxiv_paper_text'" in shown and "Title: Attention Is All You Need" in shown
 
 
 def test_without_lagent_the_error_names_the_extra():
