@@ -1,0 +1,238 @@
+"""Lagent: our tools as the APIs of one Lagent toolkit (a ``BaseAction``).
+
+``to_lagent_action(spec)`` gives an action that Lagent's ``ActionExecutor`` (and every
+Lagent agent) accepts. What Lagent shows the model, ``executor.get_actions_info()``,
+lists each tool as ``<Toolkit>.<tool>`` in Lagent's description format: ``name``,
+``description``, ``parameters`` (``name``, Lagent's ``type``, ``description``, and the
+JSON-schema constraints of our schema: ``enum``, ``default``, ``minimum``...),
+``required``, and the ``parameter_description`` of Lagent's JSON parser.
+
+A call goes through Lagent's own ``BaseAction.__call__``; the action's parser only
+decodes the JSON, and our argument model reads the names and values (``"5"`` for 5,
+aliases, camelCase) and reports every fault at once. The answer is an
+``ActionReturn``: the agent's text as one ``text`` result, or the exact guidance text as
+``errmsg`` with ``ARGS_ERROR`` when the arguments could not be read and ``API_ERROR``
+for every other guidance (as Lagent does for its parser's faults and its APIs' errors).
+Lagent has no channel for side-effect marks: choose the tools with the spec's
+``allow_send`` and ``allow_destructive``.
+
+Needs ``pip install "toolspecs-core[lagent]"`` (lagent 0.2.x).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import traceback
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.core import schema
+from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
+from toolspecs.core.tool import GuardedTool
+
+__all__ = ["to_lagent_action"]
+
+# JSON-schema types in the words of Lagent's ``tool_api`` (``Array`` is spelled so there).
+_TYPES = {
+    "string": "STRING",
+    "integer": "NUMBER",
+    "number": "FLOAT",
+    "boolean": "BOOLEAN",
+    "array": "Array",
+    "object": "OBJECT",
+}
+# Keys of a property's JSON schema that the Lagent parameter says in its own words.
+_OWN_KEYS = {"type", "description", "title", "anyOf", "items"}
+
+
+def to_lagent_action(
+    source: Tools, *, name: str | None = None, description: str | None = None
+) -> Any:
+    """Our tools as one Lagent toolkit: a ``BaseAction`` with one API per tool.
+
+    Args:
+        source: A spec, several specs, or our tools (``spec.to_tool_list(prefix=...)``).
+        name: The toolkit's name, which the executor puts before each API
+            (``"Arxiv.arxiv_query"``); defaults to the spec's class name without
+            ``ToolSpec`` (``"Toolspecs"`` when the tools come from several specs).
+        description: The toolkit's description; defaults to the services' tools
+            (``"arXiv tools."``).
+
+    Returns:
+        A ``lagent.actions.BaseAction`` for ``ActionExecutor(actions=[...])``.
+
+    Raises:
+        ConfigurationError: When the name holds a dot, or a tool's name is one the
+            action already uses (``description``, ``name``...): give it a prefix.
+        ImportError: When lagent is not installed, naming the extra to install.
+    """
+    toolkit = _toolkit_class()
+    tools = guarded_tools(source)
+    specs = list(dict.fromkeys(type(t.guard.spec) for t in tools))
+    if name is None:
+        name = specs[0].__name__.removesuffix("ToolSpec") if len(specs) == 1 else "Toolspecs"
+    if not name or "." in name:
+        raise ConfigurationError(
+            f"a Lagent toolkit name cannot be empty or hold a dot: {name!r} "
+            "(the executor splits 'Toolkit.api' at the dot)"
+        )
+    if description is None:
+        services = list(dict.fromkeys(getattr(s, "service_name", s.__name__) for s in specs))
+        description = f"{' and '.join(services)} tools."
+    return toolkit(tools, name, description)
+
+
+@cache
+def _toolkit_class() -> type[Any]:
+    """The ``BaseAction`` subclass, defined once: Lagent registers every subclass by name."""
+    actions = require("lagent.actions", "lagent")
+    parser_module = require("lagent.actions.parser", "lagent")
+    lagent_schema = require("lagent.schema", "lagent")
+    ActionReturn = lagent_schema.ActionReturn
+    ActionStatusCode = lagent_schema.ActionStatusCode
+    ParseError = parser_module.ParseError
+    base_action: Any = actions.BaseAction  # lagent has no type hints
+    json_parser: Any = parser_module.JsonParser
+
+    class ToolArgumentsParser(json_parser):  # type: ignore[misc]
+        """Lagent's ``JsonParser`` that decodes the JSON and leaves the names to our model."""
+
+        def parse_inputs(self, inputs: Any, name: str = "run") -> dict[str, Any]:
+            """The arguments as sent, decoded; raises Lagent's ``ParseError`` with guidance."""
+            api = f"{self.action.name}.{name}"
+            if name not in self.action.tools:
+                known = ", ".join(f"{self.action.name}.{t}" for t in self.action.tools)
+                raise ParseError(
+                    FixArguments(
+                        f"{self.action.name} has no API {name!r}.", f"Call one of: {known}."
+                    ).text
+                )
+            if isinstance(inputs, str):
+                # Lagent's JsonParser (0.2.4) also takes the JSON inside a ```json fence.
+                fenced = re.search(r"^\s*(```json\n)?(.*)\n```\s*$", inputs, re.S)
+                text = fenced.group(2).strip() if fenced else inputs
+                try:
+                    inputs = json.loads(text) if text.strip() else {}
+                except json.JSONDecodeError as exc:
+                    raise ParseError(
+                        FixArguments(
+                            f"The arguments of {api} are not valid JSON "
+                            f"({exc.msg} at character {exc.pos}): {text!r}.",
+                            'Send one JSON object of parameter names and values, e.g. {"name": '
+                            '"value"}, complete and with double quotes.',
+                        ).text
+                    ) from exc
+            if not isinstance(inputs, dict):
+                raise ParseError(
+                    FixArguments(
+                        f"The arguments of {api} must be one JSON object, not "
+                        f"{type(inputs).__name__} {inputs!r}.",
+                        'Send them as {"name": "value", ...} with the parameter names.',
+                    ).text
+                )
+            return inputs
+
+    class ToolspecsToolkit(base_action):  # type: ignore[misc]
+        """toolspecs tools as the APIs of one Lagent toolkit."""
+
+        def __init__(self, tools: list[GuardedTool], name: str, description: str) -> None:
+            self.tools = {t.metadata.get_name(): t for t in tools}
+            # Lagent decides this per class from its @tool_api methods; ours come per instance.
+            self._is_toolkit = True
+            described = {
+                "name": name,
+                "description": description,
+                "api_list": [_api_description(t) for t in tools],
+            }
+            super().__init__(described, parser=ToolArgumentsParser)
+            for api, tool in self.tools.items():
+                if api.startswith("_") or hasattr(self, api):
+                    raise ConfigurationError(
+                        f"the tool name {api!r} is taken by Lagent's BaseAction; give the "
+                        "spec a prefix, e.g. spec.to_tool_list(prefix='my_')"
+                    )
+                # Lagent's BaseAction.__call__ finds an API with getattr(self, name).
+                setattr(self, api, self._api(tool))
+
+        def _api(self, tool: GuardedTool) -> Callable[..., Any]:
+            def call(**inputs: Any) -> Any:
+                try:
+                    _, text = tool.guard.run((), inputs)
+                except ToolGuidance as guidance:
+                    state = (
+                        ActionStatusCode.ARGS_ERROR
+                        if _while_reading(guidance)
+                        else ActionStatusCode.API_ERROR
+                    )
+                    return ActionReturn(
+                        args=inputs, type=self.name, errmsg=guidance.text, state=state
+                    )
+                # Our text as it is: Lagent's parse_outputs would drop what GBK cannot encode.
+                return ActionReturn(
+                    args=inputs, type=self.name, result=[{"type": "text", "content": text}]
+                )
+
+            return call
+
+    return ToolspecsToolkit
+
+
+def _api_description(tool: GuardedTool) -> dict[str, Any]:
+    """One tool in Lagent's ``api_list`` format, from the JSON schema the model is shown."""
+    model = tool.metadata.fn_schema
+    parameters = model.model_json_schema() if model is not None else {}
+    properties: dict[str, Any] = parameters.get("properties", {})
+    return {
+        "name": tool.metadata.get_name(),
+        "description": tool.metadata.description,
+        "parameters": [_parameter(name, prop) for name, prop in properties.items()],
+        "required": list(parameters.get("required", [])),
+    }
+
+
+def _parameter(name: str, prop: dict[str, Any]) -> dict[str, Any]:
+    """One parameter: Lagent's ``name``, ``type``, ``description``, then the constraints."""
+    prop = _non_null(prop)
+    parameter: dict[str, Any] = {
+        "name": name,
+        "type": _type(prop),
+        "description": prop.get("description", ""),
+    }
+    if "items" in prop:
+        parameter["items"] = {"type": _type(_non_null(prop["items"]))}
+    parameter.update((key, value) for key, value in prop.items() if key not in _OWN_KEYS)
+    return parameter
+
+
+def _non_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """``prop`` without a ``null`` alternative (optional is said by ``required``)."""
+    options = [o for o in prop.get("anyOf", []) if o.get("type") != "null"]
+    if len(options) != 1:
+        return prop
+    return {**{k: v for k, v in prop.items() if k != "anyOf"}, **options[0]}
+
+
+def _type(prop: dict[str, Any]) -> str:
+    """The Lagent type of a JSON schema: ``STRING`` when it names none, as ``tool_api`` does."""
+    kind = prop.get("type")
+    if kind is None and "enum" in prop:
+        kind = "string" if all(isinstance(v, str) for v in prop["enum"]) else None
+    return _TYPES.get(kind, "STRING") if isinstance(kind, str) else "STRING"
+
+
+def _while_reading(guidance: ToolGuidance) -> bool:
+    """Whether ``guidance`` is about arguments that could not be read (Lagent's ARGS_ERROR).
+
+    The guard raises guidance ``from`` the exception that caused it; reading the
+    arguments is :func:`toolspecs.core.schema.prepare`, so we look for its frame.
+    """
+    if guidance.kind != "fix":
+        return False
+    cause = guidance.__cause__ if isinstance(guidance.__cause__, BaseException) else guidance
+    return any(
+        frame.f_code is schema.prepare.__code__
+        for frame, _ in traceback.walk_tb(cause.__traceback__)
+    )
