@@ -139,6 +139,8 @@ class FakeOpenAI:
                     "logprobs": None,
                 }
             ],
+            # The real API always reports usage; some clients (smolagents) read it. Not counted.
+            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
         }
         return httpx.Response(200, json=completion)
 

@@ -1,0 +1,115 @@
+"""Our tools as LangChain tools: ``to_langchain_tools(spec)`` for ``create_agent`` and friends.
+
+Each tool becomes a langchain-core ``StructuredTool`` that shows the model exactly what
+our tool shows it and answers exactly as it answers:
+
+- ``args_schema`` is the tool's own typed argument model (``tool.metadata.fn_schema``),
+  and the model is sent its JSON schema unchanged (the ``parameters`` of
+  ``to_openai_tool()``: types, descriptions, defaults, ``enum``, bounds);
+- the arguments the model sent reach our argument model as they are, so ``"5"`` for an
+  integer, an alias (``q``) or ``camelCase`` names are read as everywhere else, and a
+  call it cannot read gets our guidance, not pydantic's error;
+- a result is our text (``tool.fn``; ``tool.async_fn`` for ``ainvoke``, so async agents
+  do not block their event loop);
+- guidance becomes a ``ToolException`` carrying exactly ``ToolGuidance.text``, which
+  LangChain hands back to the model as a ``ToolMessage`` with ``status="error"``
+  (``handle_tool_error=True``);
+- the policy marks are in ``tool.metadata`` under MCP's names (``readOnlyHint``,
+  ``destructiveHint``, ``idempotentHint``, ``openWorldHint``), where
+  ``langchain-mcp-adapters`` puts the annotations of MCP tools, so a host can pick the
+  tools to confirm (e.g. ``HumanInTheLoopMiddleware(interrupt_on=...)``).
+
+Importing this module needs langchain-core: ``pip install "toolspecs-core[langchain]"``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.core.errors import ConfigurationError, ToolGuidance
+from toolspecs.core.tool import GuardedTool
+
+require("langchain_core.tools", "langchain")  # else an ImportError naming the extra
+
+from langchain_core.tools import ArgsSchema, StructuredTool, ToolException  # noqa: E402
+
+__all__ = ["ToolspecsStructuredTool", "to_langchain_tools"]
+
+
+class ToolspecsStructuredTool(StructuredTool):
+    """A ``StructuredTool`` whose arguments are read by our model, not validated before it.
+
+    Made by :func:`to_langchain_tools`. Both overrides lean on langchain-core's tool
+    internals (checked against langchain-core 1.x by our tests):
+
+    - ``tool_call_schema``: LangChain rebuilds a copy of ``args_schema`` (to leave out
+      injected arguments, which our tools never have) and loses our schema generator on
+      the way (it would show ``"default": null`` for optional arguments); the model is
+      sent ``args_schema``'s own schema instead.
+    - ``_to_args_and_kwargs``: LangChain validates the call with ``args_schema`` and
+      passes on only the validated values; we pass the arguments as the model sent them,
+      so that our model reads them once, as in every other host, and a call it cannot
+      read is answered with our guidance (a ``ToolMessage`` with ``status="error"``)
+      instead of pydantic's ``ValidationError``.
+    """
+
+    @property
+    def tool_call_schema(self) -> ArgsSchema:
+        """The schema the model is sent: ``args_schema`` itself."""
+        return self.args_schema if self.args_schema is not None else super().tool_call_schema
+
+    def _to_args_and_kwargs(
+        self, tool_input: str | dict[str, Any], tool_call_id: str | None
+    ) -> tuple[tuple[str, ...], dict[str, Any]]:
+        if isinstance(tool_input, str):  # tool.invoke("text"): the first argument
+            return (tool_input,), {}
+        return (), dict(tool_input)
+
+
+def to_langchain_tools(source: Tools) -> list[ToolspecsStructuredTool]:
+    """Our tools as langchain-core ``StructuredTool`` objects, in order.
+
+    Args:
+        source: A spec, several specs, or our tools (e.g. ``spec.to_tool_list(prefix=...)``).
+
+    Returns:
+        One tool per tool of ``source``: same name, description and schema, our text as
+        its result, guidance as a ``ToolMessage`` with ``status="error"``, and the
+        policy marks in ``metadata``.
+
+    Raises:
+        ConfigurationError: When an item is not ours, or two tools share a name.
+    """
+    return [_langchain_tool(tool) for tool in guarded_tools(source)]
+
+
+def _langchain_tool(tool: GuardedTool) -> ToolspecsStructuredTool:
+    name = tool.metadata.get_name()
+    model = tool.metadata.fn_schema
+    if model is None:  # every tool of a ToolSpec has one
+        raise ConfigurationError(f"{name} has no argument model (fn_schema)")
+    fn, async_fn = tool.fn, tool.async_fn
+
+    def run(*args: Any, **kwargs: Any) -> str:
+        try:
+            return fn(*args, **kwargs)
+        except ToolGuidance as guidance:
+            raise ToolException(guidance.text) from guidance
+
+    async def arun(*args: Any, **kwargs: Any) -> str:
+        try:
+            text: str = await async_fn(*args, **kwargs)
+        except ToolGuidance as guidance:
+            raise ToolException(guidance.text) from guidance
+        return text
+
+    return ToolspecsStructuredTool(
+        name=name,
+        description=tool.metadata.description,
+        args_schema=model,
+        func=run,
+        coroutine=arun,
+        handle_tool_error=True,  # a ToolException's text goes back to the model
+        metadata=dict(tool.marks.annotations()),
+    )
