@@ -582,3 +582,15 @@ async def test_concurrent_async_calls_share_one_store(mocked_responses):
     for result_id in ids[-8:]:  # the store keeps the newest eight
         read = await tools["read_find_items"].acall(query="widget", result_id=result_id)
         assert read.is_error is False, read.content
+
+
+def test_guidance_says_whether_the_arguments_were_read(tools, mocked_responses):
+    with pytest.raises(FixArguments) as unread:
+        tools["find_items"].fn(query="x", count="lots")
+    assert unread.value.stage == "arguments"
+    serve(mocked_responses, [], status=404)
+    with pytest.raises(FixArguments) as during:
+        tools["find_items"].fn(query="x")
+    assert during.value.stage == "call"
+    prefixed = {t.metadata.name: t for t in ShopSpec().to_tool_list(prefix="shop_")}
+    assert prefixed["shop_find_items"].call(count="lots").exception.stage == "arguments"

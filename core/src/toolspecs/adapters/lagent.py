@@ -23,13 +23,11 @@ from __future__ import annotations
 
 import json
 import re
-import traceback
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
-from toolspecs.core import schema
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
@@ -224,15 +222,5 @@ def _type(prop: dict[str, Any]) -> str:
 
 
 def _while_reading(guidance: ToolGuidance) -> bool:
-    """Whether ``guidance`` is about arguments that could not be read (Lagent's ARGS_ERROR).
-
-    The guard raises guidance ``from`` the exception that caused it; reading the
-    arguments is :func:`toolspecs.core.schema.prepare`, so we look for its frame.
-    """
-    if guidance.kind != "fix":
-        return False
-    cause = guidance.__cause__ if isinstance(guidance.__cause__, BaseException) else guidance
-    return any(
-        frame.f_code is schema.prepare.__code__
-        for frame, _ in traceback.walk_tb(cause.__traceback__)
-    )
+    """Whether ``guidance`` is about arguments that could not be read (Lagent's ARGS_ERROR)."""
+    return guidance.stage == "arguments"

@@ -29,6 +29,8 @@ from toolspecs.core.bounds import clip, count_tokens
 GUIDANCE_TOKENS = 300
 
 Kind = Literal["fix", "retry", "ask_user"]
+# When a call failed: its arguments could not be read (nothing ran), or during the call.
+Stage = Literal["arguments", "call"]
 
 _NEXT_STEP: dict[str, str] = {
     "fix": "Fix the arguments and call the tool again.",
@@ -58,6 +60,9 @@ class ToolGuidance(ToolspecsError):
     """
 
     kind: ClassVar[Kind] = "fix"
+    # "arguments" when the call's arguments could not be read and the function never ran
+    # (hosts with a separate channel for that, such as Lagent's ARGS_ERROR, use it).
+    stage: Stage = "call"
 
     def __init__(self, message: str, next_step: str | None = None) -> None:
         step = next_step if next_step is not None else _NEXT_STEP[self.kind]

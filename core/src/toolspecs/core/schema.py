@@ -234,10 +234,12 @@ def prepare(
     except ValidationError as exc:
         problems.extend(model.problems(exc))
     if problems or validated is None:
-        raise FixArguments(
+        unread = FixArguments(
             f"{model.toolspecs_tool} was called wrongly: {'; '.join(problems)}. "
             f"Its arguments are: {model.listing() or 'none'}."
         )
+        unread.stage = "arguments"
+        raise unread
     return {name: getattr(validated, name) for name in validated.model_fields_set}
 
 

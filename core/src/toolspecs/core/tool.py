@@ -77,11 +77,13 @@ class Renames:
         if not self.names:
             return guidance
         message, step = self.text(guidance.message), self.text(guidance.next_step)
+        renamed: ToolGuidance
         if guidance.kind == "retry":
-            return RetryLater(message, step, getattr(guidance, "retry_after", None))
-        # The kind's own class: a subclass of it may take other arguments.
-        kind = AskUser if guidance.kind == "ask_user" else FixArguments
-        return kind(message, step)
+            renamed = RetryLater(message, step, getattr(guidance, "retry_after", None))
+        else:  # the kind's own class: a subclass of it may take other arguments
+            renamed = (AskUser if guidance.kind == "ask_user" else FixArguments)(message, step)
+        renamed.stage = guidance.stage
+        return renamed
 
 
 class Guard:
