@@ -260,3 +260,16 @@ def test_importing_toolspecs_mcp_does_not_import_mcp():
         "assert not loaded, loaded"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_all_lists_exactly_what_is_public():
+    import types
+
+    import toolspecs.mcp
+
+    public = {
+        name
+        for name, value in vars(toolspecs.mcp).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    }
+    assert set(toolspecs.mcp.__all__) == public
