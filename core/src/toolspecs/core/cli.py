@@ -5,8 +5,9 @@
     toolspecs describe arxiv
     toolspecs call arxiv.arxiv_query query="attention is all you need" max_results=2
     toolspecs call arxiv.arxiv_query --json '{"query": "1706.03762"}'
+    toolspecs serve gmail google_calendar [--http] [--sandbox]
 
-A wrong name or argument prints one line saying what to do, and exits 2;
+A wrong name, option or argument prints one line saying what to do, and exits 2;
 a tool call that ends in guidance prints it (as the agent would read it) and exits 1.
 """
 
@@ -17,7 +18,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from llama_index.core.tools import FunctionTool
 
@@ -29,6 +30,14 @@ from toolspecs.core.registry import list_specs, load_spec
 
 class UsageError(Exception):
     """A mistake on the command line: one line for the person."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its mistakes said in one line that points to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print one line and exit 2 (argparse prints the whole usage first)."""
+        self.exit(2, f"{self.prog}: {message}; see {self.prog} --help\n")
 
 
 def tool_cost(tool: FunctionTool) -> int:
@@ -166,9 +175,41 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
     return output.content, 1 if output.is_error else 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
+    from toolspecs.adapters import require
+    from toolspecs.mcp import build_server, serve_http, serve_stdio
+    from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
+
+    settings = ServeSettings(
+        names=args.names,
+        sandbox=args.sandbox,
+        allow_send=args.allow_send,
+        allow_destructive=args.allow_destructive,
+        timezone=args.timezone,
+        options=args.option,
+        prefixes=args.prefix,
+    )
+    specs = build_specs(settings)
+    tools = served_tools(specs, settings.prefixes)
+    server = build_server(tools, name="toolspecs")  # an ImportError names the mcp extra
+    anyio = require("anyio", "mcp")
+    what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
+
+    def ready(url: str) -> None:
+        print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
+
+    if args.http:
+        anyio.run(serve_http, server, args.host, args.port, ready)
+    else:
+        print(f"toolspecs: serving {what} over stdio", file=sys.stderr, flush=True)
+        anyio.run(serve_stdio, server)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``toolspecs`` command."""
-    parser = argparse.ArgumentParser(prog="toolspecs", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="toolspecs", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="each spec, its tools and their schema token cost")
     schema = sub.add_parser("schema", help="the tools of a spec as the agent sees them")
@@ -183,13 +224,67 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("target", metavar="SPEC.FUNCTION")
     call.add_argument("pairs", nargs="*", metavar="key=value")
     call.add_argument("--json", help="the arguments as one JSON object")
+    _add_serve(sub)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)
     return parser
+
+
+def _add_serve(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="serve the tools of specs to MCP clients (stdio; streamable HTTP with --http)",
+        description=(
+            "Serve the tools of the named specs as one MCP server (needs "
+            'pip install "toolspecs-core[mcp]"). When two specs offer a tool of the same '
+            "name, every tool of each such spec is named with the spec's name as prefix "
+            "(gmail_load_data, google_calendar_load_data); --prefix sets one instead."
+        ),
+    )
+    serve.add_argument("names", nargs="+", metavar="NAME", help="specs, e.g. gmail arxiv")
+    serve.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="serve each spec over its shipped fake with sample data: no keys, no network",
+    )
+    serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
+    serve.add_argument(
+        "--allow-send",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="offer tools that reach other people, such as send_draft (default: each spec's)",
+    )
+    serve.add_argument(
+        "--allow-destructive",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="offer destructive tools, such as delete_event (default: each spec's)",
+    )
+    serve.add_argument("--timezone", help="IANA timezone of the specs that deal with time")
+    serve.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME.key=value",
+        help="a constructor argument of one spec, e.g. arxiv.max_results=5 (repeatable)",
+    )
+    serve.add_argument(
+        "--prefix",
+        action="append",
+        default=[],
+        metavar="NAME=PREFIX",
+        help="put PREFIX before the tool names of spec NAME, e.g. gmail=mail_ (repeatable)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # said by the command's own parser, so that its --help is the one named
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         if args.command == "list":
             print(cmd_list(args))
@@ -200,12 +295,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "describe":
             print(cmd_describe(args))
             return 0
+        if args.command == "serve":
+            return cmd_serve(args)
         text, code = cmd_call(args)
         print(text)
         return code
     except (UsageError, ConfigurationError) as exc:
         print(f"toolspecs: {exc}", file=sys.stderr)
         return 2
+    except ImportError as exc:  # a host library that is not installed names its extra
+        print(f"toolspecs: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
+        return 0
     except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
         return 0

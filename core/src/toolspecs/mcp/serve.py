@@ -1,0 +1,261 @@
+"""``toolspecs serve``: installed specs (or their sandboxes) as one MCP server.
+
+Each spec is built from the registry with its options, in this order (later wins):
+the spec's own defaults and environment variables (credentials as everywhere:
+arguments first, then the environment), the shared flags (``--allow-send``,
+``--allow-destructive``, ``--timezone``), then ``--option NAME.key=value``.
+
+**Tool names when several specs are served.** A spec keeps its tool names unless one
+of them is also a tool of another spec served; then every tool of that spec carries
+the spec's name as prefix. Serving ``gmail google_calendar arxiv`` gives
+``gmail_load_data`` and ``google_calendar_load_data`` (both offer ``load_data``), and
+``arxiv_query`` unchanged. The rule does not depend on the order of the names.
+``--prefix NAME=PREFIX`` sets a spec's prefix instead (``--prefix google_calendar=``
+keeps its names); a clash that remains is refused with a message naming ``--prefix``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import operator
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolspecs.core import inputs
+from toolspecs.core.clock import timezone_setting
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.registry import spec_class
+from toolspecs.core.spec import ToolSpec
+from toolspecs.core.tool import GuardedTool
+from toolspecs.mcp.sandbox import sandbox_arguments
+
+# Constructor parameters that take Python objects: not settable from the command line.
+_OBJECTS = frozenset({"self", "transport", "client", "creds"})
+
+
+@dataclass
+class ServeSettings:
+    """What ``toolspecs serve`` was asked for (from the command line).
+
+    Args:
+        names: The specs to serve, as registered.
+        sandbox: Serve each spec over its seeded fake.
+        allow_send: Offer tools that reach other people (``None``: the spec's default).
+        allow_destructive: Offer destructive tools (``None``: the spec's default).
+        timezone: The timezone of every spec that deals with time.
+        options: ``NAME.key=value`` constructor arguments.
+        prefixes: ``NAME=PREFIX`` tool-name prefixes.
+    """
+
+    names: Sequence[str]
+    sandbox: bool = False
+    allow_send: bool | None = None
+    allow_destructive: bool | None = None
+    timezone: str | None = None
+    options: Sequence[str] = field(default_factory=list)
+    prefixes: Sequence[str] = field(default_factory=list)
+
+
+def _spec_name(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+def served_names(names: Sequence[str]) -> list[str]:
+    """The specs to serve, each once, under its registered name.
+
+    Raises:
+        ConfigurationError: When a spec is unknown or named twice.
+    """
+    found: list[str] = []
+    for name in names:
+        spec_class(name)  # an unknown name fails here, listing the installed specs
+        key = _spec_name(name)
+        if key in found:
+            raise ConfigurationError(f"spec {key!r} is named twice; name each spec once")
+        found.append(key)
+    return found
+
+
+def _pairs(pairs: Sequence[str], flag: str, form: str, example: str) -> list[tuple[str, str, str]]:
+    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three."""
+    dotted = "." in form.split("=")[0]
+    split: list[tuple[str, str, str]] = []
+    for pair in pairs:
+        target, sep, value = pair.partition("=")
+        name, _, key = target.partition(".") if dotted else (target, "", "")
+        if not sep or not name.strip() or (dotted and not key.strip()):
+            raise ConfigurationError(f"{flag} {pair!r} is not {form}; write e.g. {flag} {example}")
+        split.append((_spec_name(name), key.strip(), value))
+    return split
+
+
+def _hint(fn: Any, annotation: Any) -> Any:
+    """One parameter's type hint; ``Any`` (read as text) when it does not resolve here."""
+    if not isinstance(annotation, str):
+        return Any if annotation is inspect.Parameter.empty else annotation
+    try:
+        return eval(annotation, getattr(fn, "__globals__", {}), {"Any": Any})
+    except Exception:  # a name imported only for type checkers (httpx.BaseTransport)
+        return Any
+
+
+def parameters(cls: type[ToolSpec]) -> dict[str, Any]:
+    """The constructor keywords of a spec that the command line can set, with their hints."""
+    init = cls.__init__
+    return {
+        name: _hint(init, param.annotation)
+        for name, param in inspect.signature(init).parameters.items()
+        if name not in _OBJECTS
+        and param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+
+
+def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
+    """One ``--option`` value as the constructor expects it, read as tool arguments are.
+
+    ``"5"`` is 5, ``"yes"``/``"false"`` are booleans, ``"a, b"`` a list; for an option
+    that is not text, a JSON object or array (``'{"units": "metric"}'``) is read as JSON.
+
+    Raises:
+        ConfigurationError: When the value cannot be read as the type the option takes.
+    """
+    # A value was given, so None is not one of the choices: say only what the type wants.
+    core, _, extras = inputs.unwrap(hint)
+    wanted = operator.getitem(typing.Annotated, (core, *extras)) if extras else core
+    value: Any = raw
+    if core is not str and raw.strip()[:1] in ("{", "["):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(
+                f"--option {name}.{key}={raw} is not valid JSON ({exc.msg}); "
+                f'quote it like --option \'{name}.{key}={{"key": "value"}}\''
+            ) from None
+    try:
+        return inputs.coerce(value, wanted)
+    except inputs.CoercionError as exc:
+        raise ConfigurationError(f"--option {name}.{key}: {exc}") from None
+
+
+def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
+    """The specs to serve, by name, built with their options.
+
+    Raises:
+        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
+    """
+    names = served_names(settings.names)
+    if settings.timezone is not None:
+        timezone_setting(settings.timezone)  # a wrong zone fails once, before any spec
+    shared = {
+        key: value
+        for key, value in (
+            ("allow_send", settings.allow_send),
+            ("allow_destructive", settings.allow_destructive),
+            ("timezone", settings.timezone),
+        )
+        if value is not None
+    }
+    chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
+    for name, key, raw in _pairs(
+        settings.options, "--option", "NAME.key=value", "arxiv.max_results=5"
+    ):
+        if name not in chosen:
+            raise ConfigurationError(
+                f"--option {name}.{key} is for a spec that is not served; "
+                f"served: {', '.join(names)}"
+            )
+        cls = spec_class(name)
+        known = parameters(cls)
+        if key not in known:
+            raise ConfigurationError(
+                f"spec {name!r} has no option {key!r}; its options: {', '.join(known)}"
+            )
+        chosen[name][key] = read_value(name, key, raw, known[key])
+    specs: dict[str, ToolSpec] = {}
+    for name in names:
+        cls = spec_class(name)
+        known = parameters(cls)
+        # Shared flags go to constructors that take them; for the others they set the
+        # ToolSpec attribute of the same name (read-only specs are not affected).
+        arguments = {k: v for k, v in shared.items() if k in known}
+        arguments.update(chosen[name])
+        if settings.sandbox:
+            arguments.update(sandbox_arguments(name))
+        try:
+            spec = cls(**arguments)
+        except TypeError as exc:
+            raise ConfigurationError(f"cannot build spec {name!r}: {exc}") from exc
+        for key, value in shared.items():
+            if key not in known and key not in chosen[name]:
+                setattr(spec, key, value)
+        specs[name] = spec
+    return specs
+
+
+def prefixes(
+    tool_names: Mapping[str, Sequence[str]], explicit: Mapping[str, str]
+) -> dict[str, str]:
+    """Each served spec's tool-name prefix, by the rule in this module's docstring.
+
+    Args:
+        tool_names: Each spec's tool names, unprefixed.
+        explicit: Prefixes given with ``--prefix``.
+
+    Returns:
+        The prefix of every spec (``""``: its names as they are).
+
+    Raises:
+        ConfigurationError: When two tools would still share a name.
+    """
+    chosen: dict[str, str] = {}
+    for name, names in tool_names.items():
+        if name in explicit:
+            chosen[name] = explicit[name]
+            continue
+        others = {
+            f"{explicit.get(other, '')}{tool}"
+            for other, tools in tool_names.items()
+            if other != name
+            for tool in tools
+        }
+        chosen[name] = f"{name}_" if others.intersection(names) else ""
+    owners: dict[str, str] = {}
+    for name, names in tool_names.items():
+        for tool in names:
+            public = f"{chosen[name]}{tool}"
+            if public in owners:
+                first = owners[public]
+                raise ConfigurationError(
+                    f"{first} and {name} would both offer a tool named {public!r}; "
+                    f"give one a prefix, e.g. --prefix {name}={name}_"
+                )
+            owners[public] = name
+    return chosen
+
+
+def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> list[GuardedTool]:
+    """The tools of ``specs``, named by :func:`prefixes`.
+
+    Raises:
+        ConfigurationError: For a ``--prefix`` that is not ``NAME=PREFIX`` or names a spec
+            not served, or when two tools would share a name.
+    """
+    explicit: dict[str, str] = {}
+    for name, _, value in _pairs(prefix_pairs, "--prefix", "NAME=PREFIX", "gmail=mail_"):
+        if name not in specs:
+            raise ConfigurationError(
+                f"--prefix {name}= is for a spec that is not served; served: {', '.join(specs)}"
+            )
+        explicit[name] = value.strip()
+    names = {
+        name: [t.metadata.get_name() for t in spec.to_tool_list()] for name, spec in specs.items()
+    }
+    chosen = prefixes(names, explicit)
+    tools: list[GuardedTool] = []
+    for name, spec in specs.items():
+        listed = spec.to_tool_list(prefix=chosen[name])
+        tools.extend(t for t in listed if isinstance(t, GuardedTool))
+    return tools

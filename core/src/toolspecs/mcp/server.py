@@ -1,0 +1,207 @@
+"""Our tools as one MCP server, on the low-level server of ``mcp`` 2.x.
+
+We use ``mcp.server.Server`` (the low-level server), not ``MCPServer``: ``MCPServer``
+builds each tool's schema from the function's bare hints and validates the arguments
+with its own model before our tool sees them, so ``max_results="5"`` would be refused
+and our schema replaced. The low-level server lets us give each tool:
+
+- ``inputSchema``: exactly ``tool.metadata.fn_schema.model_json_schema()``;
+- ``description``: the composed prompt; ``title``: the service and the summary's first
+  clause (``"Gmail: Send a draft"``), also as ``annotations.title`` for older clients;
+- ``annotations``: the tool's policy marks (``tool.marks.annotations()``);
+
+and answer ``tools/call`` with the raw arguments read by our own model
+(``tool.guard.arun``): the text the agent reads as text content, or the guidance's exact
+text with ``isError: true``. A tool the server does not have is a protocol error
+(``-32602``, naming the tools it has), as the MCP specification asks.
+
+Progress: when the client sends a progress token, a call is framed by a first
+notification (progress 0, "<tool> started") and a last one (progress equal to total,
+"<tool> finished"), with one more every :data:`HEARTBEAT_SECONDS` in between (progress
+1, 2, ... without a total), so that clients that reset their timeout on progress keep
+waiting for a PDF download or a large mailbox load. Our loaders report no page counts,
+so there is no per-page progress.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.core.errors import ToolGuidance
+from toolspecs.core.spec import ToolSpec
+from toolspecs.core.tool import GuardedTool
+
+if TYPE_CHECKING:
+    import mcp_types
+
+    from mcp.server import Server, ServerRequestContext
+
+# Seconds between two "still working" progress notifications during one call.
+HEARTBEAT_SECONDS = 5.0
+
+# The summary's first clause: up to a '.', ':', ';' or ',' that ends a word.
+_CLAUSE_END = re.compile(r"[.:;,](?=\s|$)")
+
+
+def title(tool: GuardedTool) -> str:
+    """The human-readable title of a tool: its service and its summary's first clause.
+
+    Args:
+        tool: One of our tools.
+
+    Returns:
+        E.g. ``"Gmail: Send a draft"`` or ``"arXiv: Search arXiv papers"``.
+    """
+    summary = tool.metadata.description.strip().split("\n", 1)[0]
+    clause = _CLAUSE_END.split(summary, maxsplit=1)[0].strip()
+    service = tool.guard.spec.service_name
+    return f"{service}: {clause}" if clause else service
+
+
+def input_schema(tool: GuardedTool) -> dict[str, Any]:
+    """The tool's ``inputSchema``: its argument model's JSON schema, as OpenAI gets it."""
+    model = tool.metadata.fn_schema
+    if model is None:  # not one of ours: every GuardedTool has its argument model
+        return {"type": "object", "properties": {}}
+    return model.model_json_schema()
+
+
+def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
+    """How a client sees one of our tools in ``tools/list``.
+
+    Args:
+        tool: One of our tools.
+
+    Returns:
+        An ``mcp_types.Tool`` with our schema, description, title and annotations.
+    """
+    types = require("mcp_types", "mcp")
+    shown = title(tool)
+    annotations = {"title": shown, **tool.marks.annotations()}
+    definition: mcp_types.Tool = types.Tool(
+        name=tool.metadata.get_name(),
+        title=shown,
+        description=tool.metadata.description,
+        input_schema=input_schema(tool),
+        annotations=types.ToolAnnotations.model_validate(annotations),
+    )
+    return definition
+
+
+def _flatten(sources: Iterable[Tools]) -> list[ToolSpec | GuardedTool]:
+    items: list[ToolSpec | GuardedTool] = []
+    for source in sources:
+        if isinstance(source, (ToolSpec, GuardedTool)):
+            items.append(source)
+        else:
+            items.extend(source)
+    return items
+
+
+def _version() -> str:
+    try:
+        return version("toolspecs-core")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return ""
+
+
+def build_server(
+    *sources: Tools, name: str = "toolspecs", heartbeat: float = HEARTBEAT_SECONDS
+) -> Server[Any]:
+    """An MCP server offering the tools of ``sources``.
+
+    Args:
+        *sources: Specs, our tools, or lists of them (``spec.to_tool_list(prefix="gmail_")``).
+        name: The server's name, as clients show it.
+        heartbeat: Seconds between two progress notifications during a call, for
+            clients that sent a progress token.
+
+    Returns:
+        ``mcp.server.Server`` (the low-level server). Run it with
+        :func:`toolspecs.mcp.serve_stdio` or :func:`toolspecs.mcp.serve_http`, connect
+        to it in-process with ``mcp.Client(server)``, or mount
+        ``server.streamable_http_app()`` in your own ASGI app.
+
+    Raises:
+        ConfigurationError: When two tools share a name (give one spec a prefix:
+            ``spec.to_tool_list(prefix="gmail_")``) or an item is not ours.
+        ImportError: When ``mcp`` is not installed (``pip install "toolspecs-core[mcp]"``).
+    """
+    server_module = require("mcp.server", "mcp")
+    types = require("mcp_types", "mcp")
+    tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
+    definitions = [tool_definition(t) for t in tools.values()]
+    schemas = {d.name: d.input_schema for d in definitions}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListToolsResult:
+        result: mcp_types.ListToolsResult = types.ListToolsResult(tools=definitions)
+        return result
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
+    ) -> mcp_types.CallToolResult:
+        tool = tools.get(params.name)
+        if tool is None:
+            errors = require("mcp.shared.exceptions", "mcp")
+            raise errors.MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown tool {params.name!r}; this server's tools: {', '.join(tools)}",
+            )
+        text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+        result: mcp_types.CallToolResult = types.CallToolResult(
+            content=[types.TextContent(text=text)], is_error=failed
+        )
+        return result
+
+    server: Server[Any] = server_module.Server(
+        name,
+        version=_version(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=schemas.get,
+    )
+    return server
+
+
+async def _call(
+    ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: dict[str, Any], heartbeat: float
+) -> tuple[str, bool]:
+    """Run one call with progress around it: the text, and whether it is guidance."""
+    anyio = require("anyio", "mcp")
+    name = tool.metadata.get_name()
+    # A no-op unless the client asked for progress (sent a progress token).
+    report = ctx.session.report_progress
+    beats = 0
+
+    async def beat() -> None:
+        nonlocal beats
+        while True:
+            await anyio.sleep(heartbeat)
+            beats += 1
+            await report(beats, None, f"{name} is still working")
+
+    outcome: tuple[str, bool] = ("", True)
+    bug: Exception | None = None
+    await report(0, None, f"{name} started")
+    async with anyio.create_task_group() as group:
+        group.start_soon(beat)
+        try:
+            # Our model reads the arguments as sent ("5" for 5, aliases, camelCase).
+            _, text = await tool.guard.arun((), arguments)
+            outcome = (text, False)
+        except ToolGuidance as guidance:
+            outcome = (guidance.text, True)
+        except Exception as exc:  # our bug (strict mode): re-raised outside the group
+            bug = exc
+        finally:
+            group.cancel_scope.cancel()
+    if bug is not None:
+        raise bug
+    await report(beats + 1, beats + 1, f"{name} finished")
+    return outcome

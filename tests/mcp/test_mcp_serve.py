@@ -1,0 +1,266 @@
+"""`toolspecs serve`: which specs, with which options, under which tool names."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolspecs.core import ConfigurationError
+from toolspecs.core.cli import build_parser, main
+from toolspecs.mcp import SANDBOXES, sandbox_spec
+from toolspecs.mcp.sandbox import sample_calendar
+from toolspecs.mcp.serve import ServeSettings, build_specs, prefixes, served_tools
+
+
+def names(settings: ServeSettings) -> list[str]:
+    return [t.metadata.name for t in served_tools(build_specs(settings), settings.prefixes)]
+
+
+def sandbox(*specs: str, **more) -> ServeSettings:
+    return ServeSettings(names=list(specs), sandbox=True, **more)
+
+
+# -- tool names ---------------------------------------------------------------------------
+
+
+def test_specs_that_share_a_tool_name_both_carry_their_name():
+    served = names(sandbox("gmail", "google_calendar", "arxiv"))
+    assert "gmail_load_data" in served and "gmail_read_load_data" in served
+    assert "google_calendar_load_data" in served and "google_calendar_get_date" in served
+    assert "gmail_send_draft" in served  # every tool of the spec, not only the shared ones
+    assert "arxiv_query" in served and "read_arxiv_query" in served  # no clash: as it is
+    assert "load_data" not in served
+
+
+def test_the_rule_does_not_depend_on_the_order():
+    one = names(sandbox("gmail", "google_calendar"))
+    other = names(sandbox("google_calendar", "gmail"))
+    assert sorted(one) == sorted(other)
+
+
+def test_one_spec_keeps_its_names():
+    assert names(sandbox("google_calendar"))[:2] == ["load_data", "read_load_data"]
+
+
+def test_a_prefix_given_wins_and_can_keep_names():
+    served = names(sandbox("gmail", "google_calendar", prefixes=["google_calendar="]))
+    assert "load_data" in served and "gmail_load_data" in served  # calendar kept its names
+    served = names(sandbox("gmail", "google_calendar", prefixes=["gmail=mail_"]))
+    assert "mail_load_data" in served and "load_data" in served
+
+
+def test_a_clash_that_remains_is_refused_naming_prefix():
+    with pytest.raises(ConfigurationError, match=r"'load_data'; give one a prefix, e.g. --prefix"):
+        names(sandbox("gmail", "google_calendar", prefixes=["gmail=", "google_calendar="]))
+
+
+def test_the_rule_in_isolation():
+    found = prefixes({"a": ["x", "y"], "b": ["y"], "c": ["z"]}, {})
+    assert found == {"a": "a_", "b": "b_", "c": ""}
+    # b is given "a_" as prefix: its a_y meets nothing, and a keeps x, y.
+    assert prefixes({"a": ["x", "y"], "b": ["y"]}, {"b": "a_"}) == {"a": "", "b": "a_"}
+
+
+# -- options ------------------------------------------------------------------------------
+
+
+def test_shared_flags_reach_every_spec_that_takes_them():
+    specs = build_specs(
+        sandbox(
+            "gmail",
+            "google_calendar",
+            "arxiv",
+            allow_send=False,
+            allow_destructive=True,
+            timezone="Europe/Paris",
+        )
+    )
+    assert specs["gmail"].allow_send is False
+    assert specs["google_calendar"].allow_destructive is True
+    assert specs["google_calendar"].timezone == "Europe/Paris"
+    assert specs["arxiv"].timezone == "Europe/Paris"  # the ToolSpec setting (its get_date)
+    served = [t.metadata.name for t in served_tools(specs, [])]
+    assert "gmail_send_draft" not in served and "gmail_create_draft" in served
+
+
+def test_allow_destructive_offers_the_destructive_tools():
+    assert "delete_event" not in names(sandbox("google_calendar"))
+    assert "delete_event" in names(sandbox("google_calendar", allow_destructive=True))
+
+
+def test_options_are_read_as_tool_arguments_are():
+    specs = build_specs(
+        sandbox(
+            "arxiv",
+            "wolfram_alpha",
+            "gmail",
+            options=[
+                "arxiv.max_results=5",
+                'wolfram_alpha.api_params={"units": "metric"}',
+                "wolfram_alpha.timeout=12.5",
+                "gmail.allow_send=no",
+                "gmail.auth_flow=console",
+            ],
+        )
+    )
+    assert specs["arxiv"].max_results == 5
+    assert specs["wolfram_alpha"]._api_params == {"units": "metric"}
+    assert specs["wolfram_alpha"].timeout == 12.5
+    assert specs["gmail"].allow_send is False
+
+
+def test_an_option_wins_over_a_shared_flag():
+    specs = build_specs(sandbox("gmail", allow_send=False, options=["gmail.allow_send=true"]))
+    assert specs["gmail"].allow_send is True
+
+
+def test_credentials_as_arguments_then_the_environment(monkeypatch):
+    monkeypatch.setenv("WOLFRAM_ALPHA_APP_ID", "from-the-environment")
+    (spec,) = build_specs(ServeSettings(names=["wolfram_alpha"])).values()
+    assert spec.token == "from-the-environment"
+    given = ServeSettings(names=["wolfram_alpha"], options=["wolfram_alpha.app_id=given"])
+    (spec,) = build_specs(given).values()
+    assert spec.token == "given"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (ServeSettings(names=["nope"]), "no spec named 'nope'; installed specs: arxiv"),
+        (ServeSettings(names=["arxiv", "arxiv"]), "'arxiv' is named twice"),
+        (
+            ServeSettings(names=["arxiv"], options=["arxiv.colour=red"]),
+            "spec 'arxiv' has no option 'colour'; its options: max_results",
+        ),
+        (
+            ServeSettings(names=["arxiv"], options=["arxiv.transport=x"]),
+            "spec 'arxiv' has no option 'transport'",
+        ),
+        (
+            ServeSettings(names=["arxiv"], options=["gmail.max_results=3"]),
+            "--option gmail.max_results is for a spec that is not served; served: arxiv",
+        ),
+        (
+            ServeSettings(names=["arxiv"], options=["arxiv=3"]),
+            "--option 'arxiv=3' is not NAME.key=value; write e.g. --option arxiv.max_results=5",
+        ),
+        (
+            ServeSettings(names=["arxiv"], options=["arxiv.max_results=many"]),
+            "--option arxiv.max_results: 'many' is not a whole number",
+        ),
+        (
+            ServeSettings(names=["wolfram_alpha"], options=["wolfram_alpha.api_params={units"]),
+            "is not valid JSON",
+        ),
+        (ServeSettings(names=["arxiv"], timezone="Mars/Olympus"), "not an IANA timezone"),
+    ],
+)
+def test_a_wrong_setting_says_what_to_do(settings, message):
+    with pytest.raises(ConfigurationError) as raised:
+        served_tools(build_specs(settings), settings.prefixes)
+    assert message in str(raised.value)
+
+
+def test_a_wrong_prefix_says_what_to_do():
+    specs = build_specs(sandbox("arxiv"))
+    with pytest.raises(ConfigurationError, match="'arxiv' is not NAME=PREFIX"):
+        served_tools(specs, ["arxiv"])
+    with pytest.raises(ConfigurationError, match="--prefix gmail= is for a spec that is not"):
+        served_tools(specs, ["gmail=mail_"])
+
+
+# -- the command line ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve"], "toolspecs serve: the following arguments are required: NAME"),
+        (["serve", "arxiv", "--bogus"], "toolspecs serve: unrecognized arguments: --bogus"),
+        (["serve", "arxiv", "--port", "http"], "toolspecs serve: argument --port: invalid int"),
+        (["serve", "arxiv", "--option", "arxiv.colour=red"], "toolspecs: spec 'arxiv' has no"),
+        (
+            [
+                "serve",
+                "gmail",
+                "google_calendar",
+                "--prefix",
+                "gmail=",
+                "--prefix",
+                "google_calendar=",
+            ],
+            "toolspecs: gmail and google_calendar would both offer",
+        ),
+    ],
+)
+def test_a_wrong_command_line_is_one_line_and_exit_2(argv, message, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own mistakes
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message), err
+    assert err.count("\n") == 1, err
+
+
+def test_the_serve_options_parse():
+    args = build_parser().parse_args(
+        [
+            "serve",
+            "gmail",
+            "arxiv",
+            "--http",
+            "--port",
+            "9000",
+            "--no-allow-send",
+            "--allow-destructive",
+            "--timezone",
+            "UTC",
+            "--option",
+            "arxiv.max_results=5",
+            "--option",
+            "gmail.max_results=20",
+            "--prefix",
+            "gmail=mail_",
+        ]
+    )
+    assert args.names == ["gmail", "arxiv"]
+    assert (args.http, args.host, args.port, args.sandbox) == (True, "127.0.0.1", 9000, False)
+    assert (args.allow_send, args.allow_destructive, args.timezone) == (False, True, "UTC")
+    assert args.option == ["arxiv.max_results=5", "gmail.max_results=20"]
+    assert args.prefix == ["gmail=mail_"]
+    defaults = build_parser().parse_args(["serve", "gmail"])
+    assert (defaults.allow_send, defaults.allow_destructive, defaults.http) == (None, None, False)
+
+
+# -- sandboxes ----------------------------------------------------------------------------
+
+
+def test_every_sandbox_builds_and_answers():
+    assert SANDBOXES == ("arxiv", "gmail", "google_calendar", "wolfram_alpha")
+    for name in SANDBOXES:
+        spec = sandbox_spec(name)
+        first = spec.to_tool_list()[0]
+        arguments = {"query": "bert"} if name == "arxiv" else {}
+        if name == "wolfram_alpha":
+            arguments = {"query": "2 + 2"}
+        out = first.call(**arguments)
+        assert out.is_error is False, (name, out.content)
+
+
+def test_the_sandbox_calendar_has_working_days_of_meetings():
+    import datetime as dt
+
+    calendar = sample_calendar(today=dt.date(2026, 6, 5))  # a Friday
+    days = {e["start"]["dateTime"][:10] for e in calendar.events.values()}
+    assert min(days) == "2026-06-08" and "2026-06-06" not in days  # from Monday, no weekends
+    assert len(days) == 20 and len(calendar.events) == 40
+    titles = {e["summary"] for e in calendar.events.values()}
+    assert {"Team standup", "Lunch with Ada", "Sprint demo"} <= titles
+    assert len(calendar.busy["primary"]) == 40
+
+
+def test_sandbox_options_and_mistakes():
+    assert sandbox_spec("gmail", allow_send=False).allow_send is False
+    with pytest.raises(ConfigurationError, match="spec 'nope' has no sandbox; sandboxes: arxiv"):
+        sandbox_spec("nope")

@@ -1,0 +1,71 @@
+"""Docs are tested: the README's "Use it from an MCP client" runs and its commands parse."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+
+from toolspecs.core.cli import build_parser
+from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
+
+ROOT = Path(__file__).parents[2]
+
+
+def section() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    body = text.split("\n### Use it from an MCP client\n", 1)[1]
+    return re.split(r"\n##+ ", body, maxsplit=1)[0]
+
+
+def blocks(language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section(), re.DOTALL)
+
+
+def serve_arguments(argv: list[str]) -> list[str]:
+    """What follows the ``toolspecs`` program in a command line."""
+    at = next(i for i, word in enumerate(argv) if word == "toolspecs" and argv[i + 1] == "serve")
+    return argv[at + 1 :]
+
+
+def test_the_python_example_runs(capsys):
+    (code,) = blocks("python")
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert "find_free_time was called wrongly" in capsys.readouterr().out
+
+
+def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monkeypatch):
+    (snippet,) = blocks("json")
+    servers = json.loads(snippet)["mcpServers"]
+    assert set(servers) == {"toolspecs-sandbox", "toolspecs"}
+    for server in servers.values():
+        assert server["command"] in ("uv", "uvx")
+        args = build_parser().parse_args(serve_arguments(server["args"]))
+        assert args.command == "serve"
+        settings = ServeSettings(
+            names=args.names,
+            sandbox=args.sandbox,
+            allow_send=args.allow_send,
+            allow_destructive=args.allow_destructive,
+            timezone=args.timezone,
+            options=args.option,
+            prefixes=args.prefix,
+        )
+        for key, value in server.get("env", {}).items():
+            monkeypatch.setenv(key, value)
+        # Every spec and option exists and every value is read (no file is opened yet).
+        assert served_tools(build_specs(settings), settings.prefixes)
+    uvx = servers["toolspecs"]["args"]
+    assert uvx[:2] == ["--from", "toolspecs[mcp]"]
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert re.search(r'^mcp = \["toolspecs-core\[mcp\]', pyproject, re.MULTILINE)  # the extra
+
+
+def test_the_shell_commands_parse():
+    (shell,) = blocks("bash")
+    lines = [line.split("#")[0] for line in shell.splitlines() if line.strip()]
+    assert len(lines) == 2
+    for line in lines:
+        args = build_parser().parse_args(serve_arguments(shlex.split(line)))
+        assert args.command == "serve"

@@ -1,0 +1,35 @@
+// The official MCP TypeScript SDK client, driving an MCP server command over stdio.
+//
+//   node client.mjs CALLS_JSON COMMAND [ARG ...]
+//
+// CALLS_JSON is a JSON array of tools/call params ({"name": ..., "arguments": {...}}).
+// The client starts COMMAND, lists its tools, makes each call asking for progress, and
+// prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]}.
+// tests/mcp/test_mcp_typescript_client.py runs it against `toolspecs serve --sandbox`.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const [callsJson, command, ...args] = process.argv.slice(2);
+const transport = new StdioClientTransport({
+  command,
+  args,
+  env: { ...process.env },
+  stderr: "inherit",
+});
+const client = new Client({ name: "toolspecs-tests", version: "1.0.0" });
+await client.connect(transport);
+
+const { tools } = await client.listTools();
+const calls = [];
+for (const params of JSON.parse(callsJson)) {
+  const progress = [];
+  const result = await client.callTool(params, undefined, {
+    onprogress: (notification) => progress.push(notification),
+    timeout: 120000,
+  });
+  calls.push({ result, progress });
+}
+process.stdout.write(
+  JSON.stringify({ server: client.getServerVersion(), tools, calls }) + "\n",
+);
+await client.close();
