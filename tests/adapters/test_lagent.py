@@ -27,16 +27,6 @@ from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 
 
 @pytest.fixture
-def arxiv():
-    return FakeArxiv()
-
-
-@pytest.fixture
-def spec(arxiv):
-    return ArxivToolSpec(transport=arxiv.transport())
-
-
-@pytest.fixture
 def executor(spec):
     return ActionExecutor(actions=[to_lagent_action(spec)])
 

@@ -16,22 +16,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 
 from toolspecs.adapters.langchain import to_langchain_tools
 from toolspecs.core import ConfigurationError, ToolGuidance
-from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.loaders.arxiv.testing.pdf import NEEDLE
 from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
-
-
-@pytest.fixture
-def arxiv() -> FakeArxiv:
-    return FakeArxiv()
-
-
-@pytest.fixture
-def spec(arxiv) -> ArxivToolSpec:
-    return ArxivToolSpec(transport=arxiv.transport())
 
 
 @pytest.fixture

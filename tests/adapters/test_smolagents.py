@@ -30,16 +30,6 @@ from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 
 
-@pytest.fixture
-def arxiv() -> FakeArxiv:
-    return FakeArxiv()
-
-
-@pytest.fixture
-def spec(arxiv) -> ArxivToolSpec:
-    return ArxivToolSpec(transport=arxiv.transport())
-
-
 def every_spec() -> list[ToolSpec]:
     return [
         ArxivToolSpec(transport=FakeArxiv().transport()),

@@ -43,15 +43,7 @@ def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monk
         assert server["command"] in ("uv", "uvx")
         args = build_parser().parse_args(serve_arguments(server["args"]))
         assert args.command == "serve"
-        settings = ServeSettings(
-            names=args.names,
-            sandbox=args.sandbox,
-            allow_send=args.allow_send,
-            allow_destructive=args.allow_destructive,
-            timezone=args.timezone,
-            options=args.option,
-            prefixes=args.prefix,
-        )
+        settings = ServeSettings.from_args(args)
         for key, value in server.get("env", {}).items():
             monkeypatch.setenv(key, value)
         # Every spec and option exists and every value is read (no file is opened yet).

@@ -181,15 +181,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from toolspecs.mcp import build_server, serve_http, serve_stdio
     from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 
-    settings = ServeSettings(
-        names=args.names,
-        sandbox=args.sandbox,
-        allow_send=args.allow_send,
-        allow_destructive=args.allow_destructive,
-        timezone=args.timezone,
-        options=args.option,
-        prefixes=args.prefix,
-    )
+    settings = ServeSettings.from_args(args)
     specs = build_specs(settings)
     tools = served_tools(specs, settings.prefixes)
     server = build_server(tools, name="toolspecs")  # an ImportError names the mcp extra

@@ -58,6 +58,19 @@ class ServeSettings:
     options: Sequence[str] = field(default_factory=list)
     prefixes: Sequence[str] = field(default_factory=list)
 
+    @classmethod
+    def from_args(cls, args: Any) -> ServeSettings:
+        """The settings of a parsed ``toolspecs serve`` command line."""
+        return cls(
+            names=args.names,
+            sandbox=args.sandbox,
+            allow_send=args.allow_send,
+            allow_destructive=args.allow_destructive,
+            timezone=args.timezone,
+            options=args.option,
+            prefixes=args.prefix,
+        )
+
 
 def _spec_name(name: str) -> str:
     return name.strip().lower().replace("-", "_")
