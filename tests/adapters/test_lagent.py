@@ -298,6 +298,6 @@ def test_without_lagent_the_error_names_the_extra():
         "from toolspecs.specs.arxiv import ArxivToolSpec\n"
         "to_lagent_action(ArxivToolSpec())\n"
     )
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert 'lagent.actions is not installed: pip install "toolspecs-core[lagent]"' in run.stderr

@@ -108,7 +108,8 @@ def test_a_large_result_is_read_back_in_the_same_loop(executor):
         ("arxiv_search", '{"query": "x"}', "There is no tool named 'arxiv_search'. The tools are: "
          "arxiv_query, read_arxiv_query, arxiv_paper_text, read_arxiv_paper_text."),
         ("arxiv_query", '{"query": "x", "max_results": 2', "were cut off"),
-        ("arxiv_query", "query=x", "are not valid JSON (Expecting value at character 0)"),
+        ("arxiv_query", '{"query": "bert', "were cut off"),
+        ("arxiv_query", "query=x", "are not valid JSON (Expecting value; character 0)"),
         ("arxiv_query", '["x"]', "must be a JSON object of named arguments, not list"),
         ("arxiv_query", '{"querry": "x"}', "unknown argument 'querry' (did you mean 'query'?)"),
     ],
@@ -244,3 +245,45 @@ def test_calls_to_a_client_that_is_not_thread_safe_take_turns():
     messages = executor.execute(calls)
     assert [m["tool_call_id"] for m in messages] == [f"c{i}" for i in range(6)]
     assert google.most == 1  # httplib2 is not thread-safe: one request at a time
+
+
+async def test_a_stuck_call_holds_up_only_its_own_spec():
+    import asyncio
+    import threading
+
+    entered, release = threading.Event(), threading.Event()
+
+    class Stuck(FakeCalendar):
+        """Google Calendar that hangs until released (a login, a slow network)."""
+
+        def request(self, *args, **kwargs):
+            entered.set()
+            release.wait(20)
+            return super().request(*args, **kwargs)
+
+    calendar = GoogleCalendarToolSpec(transport=Stuck(), timezone="UTC")
+    executor = ToolExecutor([calendar, ArxivToolSpec(transport=FakeArxiv().transport())])
+    # More stuck calls than the shared worker pool has threads.
+    stuck = [asyncio.create_task(executor.arun("load_data", {})) for _ in range(12)]
+    try:
+        for _ in range(2000):
+            if entered.is_set():
+                break
+            await asyncio.sleep(0.01)
+        out = await asyncio.wait_for(executor.arun("arxiv_query", {"query": "bert"}), 20)
+        assert "BERT" in out.content
+        assert not any(task.done() for task in stuck)  # the calendar still waits, in turn
+    finally:
+        release.set()
+    assert all(not result.is_error for result in await asyncio.gather(*stuck))
+
+
+def test_a_large_result_is_read_back_through_anthropic_blocks(executor):
+    paper = [{"type": "tool_use", "id": "tu_1", "name": "arxiv_paper_text",
+              "input": {"paper_id": "1706.03762"}}]  # fmt: skip
+    (stored,) = executor.execute_anthropic(paper)
+    assert stored["is_error"] is False and "stored as result 1" in stored["content"]
+    read = [{"type": "tool_use", "id": "tu_2", "name": "read_arxiv_paper_text",
+             "input": {"query": "quokka ablation"}}]  # fmt: skip
+    (found,) = executor.execute_anthropic(read)
+    assert NEEDLE in found["content"]

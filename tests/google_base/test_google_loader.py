@@ -160,7 +160,9 @@ def test_a_malformed_service_account_key_names_the_setting(write_json, service_a
 
 
 def test_a_bad_auth_flow_is_a_value_error_for_the_person():
-    with pytest.raises(ValueError, match="auth_flow must be 'local' or 'console', not 'web'"):
+    with pytest.raises(
+        ValueError, match="auth_flow must be 'local', 'console' or 'none', not 'web'"
+    ):
         GoogleAuth(scopes=CAL, auth_flow="web")  # type: ignore[arg-type]
 
 

@@ -145,7 +145,7 @@ def test_credentials_as_arguments_then_the_environment(monkeypatch):
         ),
         (
             ServeSettings(names=["arxiv"], options=["arxiv.max_results=many"]),
-            "--option arxiv.max_results: 'many' is not a whole number",
+            "--option arxiv.max_results: the value cannot be read as a whole number",
         ),
         (
             ServeSettings(names=["wolfram_alpha"], options=["wolfram_alpha.api_params={units"]),
@@ -264,3 +264,66 @@ def test_sandbox_options_and_mistakes():
     assert sandbox_spec("gmail", allow_send=False).allow_send is False
     with pytest.raises(ConfigurationError, match="spec 'nope' has no sandbox; sandboxes: arxiv"):
         sandbox_spec("nope")
+
+
+# -- what the review found -------------------------------------------------------------
+
+
+def test_a_served_google_spec_never_opens_a_login(tmp_path, monkeypatch):
+    # A real client file and no token: a terminal would open a browser; a server must not.
+    monkeypatch.chdir(tmp_path)
+    client = {"installed": {"client_id": "id.apps.googleusercontent.com", "client_secret": "s",
+              "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+              "token_uri": "https://oauth2.googleapis.com/token",
+              "redirect_uris": ["http://localhost"]}}  # fmt: skip
+    (tmp_path / "credentials.json").write_text(__import__("json").dumps(client))
+    specs = build_specs(ServeSettings(names=["gmail"]))
+    out = specs["gmail"].call_tool("list_drafts")
+    assert out.is_error and out.exception.kind == "ask_user"
+    assert "may not open a login" in out.content
+    assert "toolspecs call gmail.list_drafts" in out.content
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["serve", "arxiv", "--http", "--port", "70000"], "toolspecs serve: argument --port: "
+         "70000 is not a port; use 0 to 65535"),
+        (["serve", "arxiv", "--prefix", "arxiv=my paper "], "toolspecs: --prefix arxiv='my "
+         "paper ' is not a tool-name prefix"),
+    ],
+)  # fmt: skip
+def test_ports_and_prefixes_are_checked_in_one_line(argv, message, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(message), err
+    assert err.count("\n") == 1, err
+
+
+def test_a_port_in_use_is_one_line_and_exit_2(capsys):
+    import socket
+
+    with socket.create_server(("127.0.0.1", 0)) as taken:
+        port = taken.getsockname()[1]
+        code = main(["serve", "arxiv", "--sandbox", "--http", "--port", str(port)])
+    assert code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1].startswith(f"toolspecs: cannot listen on 127.0.0.1:{port}"), err
+
+
+def test_an_option_value_is_never_repeated_in_an_error():
+    secret = '{"refresh_token": "SECRET-TOKEN", "client_id": '  # cut short: not JSON
+    with pytest.raises(ConfigurationError) as bad:
+        build_specs(
+            ServeSettings(names=["gmail"], options=[f"gmail.authorized_user_info={secret}"])
+        )
+    assert "SECRET" not in str(bad.value) and "is not valid JSON" in str(bad.value)
+    with pytest.raises(ConfigurationError) as wrong:
+        build_specs(
+            ServeSettings(names=["gmail"], options=['gmail.service_account_key=["SECRET"]'])
+        )
+    assert "SECRET" not in str(wrong.value) and "a JSON object" in str(wrong.value)

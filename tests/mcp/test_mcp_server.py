@@ -226,7 +226,8 @@ def test_the_server_is_the_low_level_mcp_server(arxiv_spec):
     assert isinstance(server, Server)
     assert server.name == "papers"
     assert server.version  # toolspecs-core's version
-    assert server.streamable_http_app() is not None  # mountable in your own app
+    app = server.streamable_http_app()  # mountable in your own app (a Starlette app)
+    assert [route.path for route in app.routes] == ["/mcp"]
 
 
 async def test_the_sandboxes_answer_through_the_server(mode):

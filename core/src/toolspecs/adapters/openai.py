@@ -216,11 +216,12 @@ def _arguments(name: str, arguments: Any) -> dict[str, Any]:
         try:
             loaded = json.loads(text)
         except json.JSONDecodeError as exc:
-            cut = exc.pos >= len(text.rstrip())
+            # Cut off: the text ends where the JSON was still open (in a string, too).
+            cut = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
             problem = (
                 "were cut off: the JSON ends before it is complete"
                 if cut
-                else f"are not valid JSON ({exc.msg} at character {exc.pos})"
+                else f"are not valid JSON ({exc.msg}; character {exc.pos})"
             )
             raise FixArguments(
                 f"The arguments of {name} {problem}: {shown(text)}.",

@@ -192,11 +192,39 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
 
     if args.http:
-        anyio.run(serve_http, server, args.host, args.port, ready)
-    else:
-        print(f"toolspecs: serving {what} over stdio", file=sys.stderr, flush=True)
-        anyio.run(serve_stdio, server)
-    return 0
+        if args.host not in ("127.0.0.1", "localhost", "::1"):
+            print(
+                f"toolspecs: warning: --host {args.host} takes connections from other machines, "
+                "with no authentication and no DNS-rebinding protection",
+                file=sys.stderr,
+                flush=True,
+            )
+        try:
+            anyio.run(serve_http, server, args.host, args.port, ready)
+        except OSError as exc:  # port in use, unknown host: for the person, in one line
+            raise UsageError(
+                f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "
+                "choose another --port or --host"
+            ) from None
+        return 0
+    print(f"toolspecs: serving {what} over stdio", file=sys.stderr, flush=True)
+    anyio.run(serve_stdio, server)
+    # The client is gone. A call still running in a worker thread (a slow service) must
+    # not keep this process alive: Python would wait for the thread at exit.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
+def _port(text: str) -> int:
+    """A TCP port for ``--port``: 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port; use 0 to 65535")
+    return port
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,7 +269,7 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000, help="HTTP port (default 8000; 0: any)")
+    serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any)")
     serve.add_argument(
         "--allow-send",
         action=argparse.BooleanOptionalAction,

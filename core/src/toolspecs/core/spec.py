@@ -16,6 +16,7 @@ import datetime as dt
 import functools
 import threading
 from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
@@ -217,6 +218,18 @@ class ToolSpec(BaseToolSpec):
             with _CREATING:
                 lock = self.__dict__.setdefault("_toolspecs_call_lock", threading.RLock())
         return lock
+
+    @property
+    def call_executor(self) -> ThreadPoolExecutor:
+        """The one thread async calls of a spec that is not ``thread_safe`` run in, in turn."""
+        executor: ThreadPoolExecutor | None = self.__dict__.get("_toolspecs_call_executor")
+        if executor is None:
+            with _CREATING:
+                executor = self.__dict__.setdefault(
+                    "_toolspecs_call_executor",
+                    ThreadPoolExecutor(1, thread_name_prefix=f"toolspecs-{type(self).__name__}"),
+                )
+        return executor
 
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone naive and relative times are read in (``timezone``, else the default).

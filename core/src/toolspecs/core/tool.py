@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import inspect
 import logging
 import os
@@ -145,7 +146,14 @@ class Guard:
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
         if self.afn is None:
-            return await asyncio.to_thread(self.run, args, kwargs)
+            if self.spec.thread_safe:
+                return await asyncio.to_thread(self.run, args, kwargs)
+            # Calls of a spec that is not thread-safe queue in its own one-thread executor:
+            # a slow one blocks only that spec, never the shared pool every other tool uses.
+            context = contextvars.copy_context()
+            return await asyncio.get_running_loop().run_in_executor(
+                self.spec.call_executor, context.run, self.run, args, kwargs
+            )
         try:
             arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
             raw = await self.afn(**arguments)

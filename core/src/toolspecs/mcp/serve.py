@@ -19,6 +19,7 @@ from __future__ import annotations
 import inspect
 import json
 import operator
+import re
 import typing
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -70,6 +71,10 @@ class ServeSettings:
             options=args.option,
             prefixes=args.prefix,
         )
+
+
+# Tool names must match [a-zA-Z0-9_-]{1,64} for MCP clients and OpenAI alike.
+_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,24}")
 
 
 def _spec_name(name: str) -> str:
@@ -143,14 +148,32 @@ def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
         try:
             value = json.loads(raw)
         except json.JSONDecodeError as exc:
+            # The value is not repeated: options carry keys and tokens, and MCP clients
+            # keep a server's stderr in their logs.
             raise ConfigurationError(
-                f"--option {name}.{key}={raw} is not valid JSON ({exc.msg}); "
+                f"--option {name}.{key} is not valid JSON ({exc.msg} at character {exc.pos}); "
                 f'quote it like --option \'{name}.{key}={{"key": "value"}}\''
             ) from None
     try:
         return inputs.coerce(value, wanted)
-    except inputs.CoercionError as exc:
-        raise ConfigurationError(f"--option {name}.{key}: {exc}") from None
+    except inputs.CoercionError:
+        raise ConfigurationError(
+            f"--option {name}.{key}: the value cannot be read as {_type_words(wanted)}"
+        ) from None
+
+
+def _type_words(hint: Any) -> str:
+    """What a type hint asks for, in words: ``an integer``, ``a JSON object``."""
+    kind = inputs.json_schema(hint).get("type")
+    words = {
+        "integer": "a whole number",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "a list (a JSON array)",
+        "object": "a JSON object",
+        "string": "text",
+    }
+    return words.get(kind, "the type it takes") if isinstance(kind, str) else "the type it takes"
 
 
 def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
@@ -197,6 +220,10 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         arguments.update(chosen[name])
         if settings.sandbox:
             arguments.update(sandbox_arguments(name))
+        elif "auth_flow" in known and "auth_flow" not in chosen[name]:
+            # A server must never wait for a browser login (nor print one on stdio, which
+            # carries the protocol): a missing authorization is guidance to authorize once.
+            arguments["auth_flow"] = "none"
         try:
             spec = cls(**arguments)
         except TypeError as exc:
@@ -258,6 +285,11 @@ def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> 
     """
     explicit: dict[str, str] = {}
     for name, _, value in _pairs(prefix_pairs, "--prefix", "NAME=PREFIX", "gmail=mail_"):
+        if not _PREFIX.fullmatch(value):
+            raise ConfigurationError(
+                f"--prefix {name}={value!r} is not a tool-name prefix: use at most 24 letters, "
+                "digits, '_' or '-', e.g. gmail=mail_"
+            )
         if name not in specs:
             raise ConfigurationError(
                 f"--prefix {name}= is for a spec that is not served; served: {', '.join(specs)}"

@@ -10,7 +10,8 @@ The LlamaHub keywords keep their meaning (``creds``, ``credentials_path``,
    never picked up), acting for ``subject`` with domain-wide delegation if given;
 3. a user: ``authorized_user_info`` (a dict) or the token file, refreshed when expired;
 4. otherwise the OAuth flow from ``credentials_path``: ``auth_flow="local"`` opens a
-   browser and listens on ``oauth_port``; ``auth_flow="console"`` (headless machines)
+   browser and listens on ``oauth_port``; ``auth_flow="none"`` never starts one (a
+   server: the error says to authorize in a terminal); ``auth_flow="console"`` (headless machines)
    prints the consent URL and reads back the address the browser was sent to.
 
 Tokens are written (unless ``is_cloud``) with mode 0600 to a file per scope set
@@ -66,15 +67,17 @@ class GoogleAuth:
     authorized_user_info: dict[str, Any] | None = None
     is_cloud: bool = False
     subject: str | None = None
-    auth_flow: Literal["local", "console"] = "local"
+    auth_flow: Literal["local", "console", "none"] = "local"
     oauth_port: int = 8080
     prompt: Callable[[str], str] = input
 
     def __post_init__(self) -> None:
         if self.token_path is None:
             self.token_path = f"token.{scope_label(self.scopes)}.json"
-        if self.auth_flow not in ("local", "console"):
-            raise ValueError(f"auth_flow must be 'local' or 'console', not {self.auth_flow!r}")
+        if self.auth_flow not in ("local", "console", "none"):
+            raise ValueError(
+                f"auth_flow must be 'local', 'console' or 'none', not {self.auth_flow!r}"
+            )
 
     def credentials(self) -> Any:
         """Valid credentials, refreshing or authorizing as needed.
@@ -180,6 +183,13 @@ class GoogleAuth:
                 "Cloud console, save it there (or set credentials_path to it) and authorize "
                 "once",
                 "credentials_path",
+            )
+        if self.auth_flow == "none":
+            raise GoogleAuthError(
+                "Google is not authorized yet, and this process may not open a login "
+                "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
+                f"`toolspecs call gmail.list_drafts`, which saves the token to {self.token_path}",
+                "auth_flow",
             )
         from google_auth_oauthlib.flow import InstalledAppFlow
 

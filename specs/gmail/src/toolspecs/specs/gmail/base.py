@@ -78,7 +78,8 @@ class GmailToolSpec(GoogleToolSpec):
         authorized_user_info: The user's authorized info as a dict.
         is_cloud: Do not write the token file.
         subject: With a service account: the user to act for (domain-wide delegation).
-        auth_flow: ``"local"`` (browser) or ``"console"`` (headless machines).
+        auth_flow: ``"local"`` (browser), ``"console"`` (headless machines) or ``"none"``
+            (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
         max_results: Default number of messages a search returns.
@@ -88,7 +89,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name (a
-            ``ConfigurationError``), or ``auth_flow`` is neither ``"local"`` nor ``"console"``.
+            ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -119,7 +120,7 @@ class GmailToolSpec(GoogleToolSpec):
         authorized_user_info: dict[str, Any] | None = None,
         is_cloud: bool = False,
         subject: str | None = None,
-        auth_flow: Literal["local", "console"] = "local",
+        auth_flow: Literal["local", "console", "none"] = "local",
         oauth_port: int = 8080,
         allow_send: bool = True,
         max_results: int = 10,

@@ -44,7 +44,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         authorized_user_info: The user's authorized info as a dict.
         is_cloud: Do not write the token file.
         subject: With a service account: the user to act for (domain-wide delegation).
-        auth_flow: ``"local"`` (browser) or ``"console"`` (headless machines).
+        auth_flow: ``"local"`` (browser), ``"console"`` (headless machines) or ``"none"``
+            (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         timezone: Read and show times in this IANA zone instead of the calendar's.
         calendar_id: The default calendar; ``"primary"`` is the user's own.
@@ -54,7 +55,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name (a
-            ``ConfigurationError``), or ``auth_flow`` is neither ``"local"`` nor ``"console"``.
+            ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -79,7 +80,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         authorized_user_info: dict[str, Any] | None = None,
         is_cloud: bool = False,
         subject: str | None = None,
-        auth_flow: Literal["local", "console"] = "local",
+        auth_flow: Literal["local", "console", "none"] = "local",
         oauth_port: int = 8080,
         timezone: str | None = None,
         calendar_id: str = "primary",
