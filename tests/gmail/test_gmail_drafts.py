@@ -335,3 +335,27 @@ def test_the_fake_rejects_a_body_gmail_would_reject(spec):
     bad = {"message": {"raw": "ok", "threadID": "t"}}  # threadID: not a Message field
     with pytest.raises(SchemaError, match="unknown field 'threadID'"):
         spec.service.users().drafts().create(userId="me", body=bad).execute()
+
+
+@pytest.mark.parametrize("brk", ["\r\n", "\n", "\r", "\u2028"])
+def test_a_line_break_in_a_header_value_never_starts_a_new_header(tools, gmail, brk):
+    out = tools["create_draft"].call(
+        to="ada@example.com", subject=f"x{brk}Bcc: evil@example.com", message="Hi"
+    )
+    assert out.is_error is False, out.content
+    raw = base64.urlsafe_b64decode(draft_requests(gmail)[-1].body["message"]["raw"])
+    head = raw.split(b"\n\n", 1)[0]
+    assert not [line for line in head.splitlines() if line.lower().startswith(b"bcc")]
+    mime = sent_mime(draft_requests(gmail)[-1])
+    assert mime["Bcc"] is None
+    assert str(mime["Subject"]) == "x Bcc: evil@example.com"  # kept, on its own line
+
+
+def test_a_line_break_in_a_display_name_stays_in_the_name(tools, gmail):
+    out = tools["create_draft"].call(
+        to='"Ada\\r\\nBcc: evil@example.com" <ada@example.com>', message="Hi"
+    )
+    assert out.is_error is False, out.content
+    mime = sent_mime(draft_requests(gmail)[-1])
+    assert mime["Bcc"] is None
+    assert mime["To"].addresses[0].addr_spec == "ada@example.com"

@@ -120,3 +120,26 @@ def test_console_flow_reads_back_the_redirect(tmp_path, monkeypatch, capsys):
     assert "accounts.google.com/o/oauth2/auth" in capsys.readouterr().out
     assert seen["authorization_response"].startswith("https://localhost:8080/?state=x&code=abc")
     assert stat.S_IMODE((tmp_path / "tok.json").stat().st_mode) == 0o600
+
+
+def test_the_token_is_written_whole_never_through_a_symlink(tmp_path):
+    from toolspecs.loaders.google import write_private
+
+    elsewhere = tmp_path / "elsewhere.txt"
+    elsewhere.write_text("keep me")
+    link = tmp_path / "tokens" / "token.gmail.json"
+    link.parent.mkdir()
+    link.symlink_to(elsewhere)
+    write_private(link, '{"token": "t"}')
+    assert elsewhere.read_text() == "keep me"  # the link was replaced, not followed
+    assert not link.is_symlink() and link.read_text() == '{"token": "t"}'
+    assert stat.S_IMODE(link.stat().st_mode) == 0o600
+    assert sorted(p.name for p in link.parent.iterdir()) == ["token.gmail.json"]  # no temp left
+
+
+def test_the_token_folder_is_created(tmp_path):
+    from toolspecs.loaders.google import write_private
+
+    path = tmp_path / "new" / "dir" / "token.calendar.json"
+    write_private(path, "{}")
+    assert path.read_text() == "{}" and stat.S_IMODE(path.stat().st_mode) == 0o600

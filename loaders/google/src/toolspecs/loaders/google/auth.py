@@ -21,9 +21,11 @@ each other's token as LlamaHub's shared ``token.json`` does.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
+import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +49,26 @@ def scope_label(scopes: Sequence[str]) -> str:
 
 
 def write_private(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` readable by its owner only (mode 0600)."""
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(text)
-    os.chmod(path, 0o600)
+    """Write ``text`` to ``path``, readable by its owner only (mode 0600) from the start.
+
+    The text goes to a new temporary file in the same folder (``mkstemp``: mode 0600,
+    created exclusively), which then replaces ``path`` in one step: a reader never sees
+    half a token, and a symlink at ``path`` is replaced, never written through. Missing
+    parent folders are created.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
 
 
 @dataclass

@@ -89,10 +89,11 @@ class Draft:
             if value:
                 message[name] = value
         if self.subject:
-            message["Subject"] = _encoded(self.subject)
+            message["Subject"] = _encoded(one_line(self.subject))
         if self.in_reply_to:
-            message["In-Reply-To"] = self.in_reply_to
-            message["References"] = self.references or self.in_reply_to
+            # Taken from the original mail, which anyone may have written.
+            message["In-Reply-To"] = one_line(self.in_reply_to)
+            message["References"] = one_line(self.references or self.in_reply_to)
         message["Message-ID"] = make_msgid(domain="toolspecs.draft")
         data = message.as_bytes()
         _check_recipients(data, self)
@@ -121,13 +122,23 @@ def same_thread_subject(ours: str, theirs: str) -> bool:
     return conversation_subject(ours) == conversation_subject(theirs)
 
 
+# What ends a line in a header (and so could start a new header): CR, LF and the
+# other breaks str.splitlines knows.
+_LINE_BREAKS = re.compile("[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+
+
+def one_line(value: str) -> str:
+    """A header value on one line: a line break, which would start a new header, is a space."""
+    return _LINE_BREAKS.sub(" ", value).strip()
+
+
 def _encoded(value: str) -> str:
     return value if value.isascii() else Header(value, "utf-8").encode()
 
 
 def _address_header(values: list[str], argument: str) -> str:
     pairs = parse_addresses(values, argument) if values else []
-    return ", ".join(formataddr((name, email), "utf-8") for name, email in pairs)
+    return ", ".join(formataddr((one_line(name), email), "utf-8") for name, email in pairs)
 
 
 def _check_recipients(data: bytes, draft: Draft) -> None:
