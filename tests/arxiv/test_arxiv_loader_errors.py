@@ -221,3 +221,35 @@ def test_the_fake_asks_for_no_pause_and_arxiv_for_three_seconds(arxiv):
 def test_a_reader_takes_a_client_or_a_transport_not_both(arxiv):
     with pytest.raises(ValueError, match="client= or transport=, not both"):
         ArxivReader(ArxivClient(), transport=arxiv.transport())
+
+
+# -- the deadline: retries and waits within it ----------------------------------------
+
+
+def test_no_wait_after_the_last_try(arxiv, no_backoff_sleep):
+    arxiv.fail += [(503, {"Retry-After": "5"})] * 2
+    with pytest.raises(ArxivUnavailable) as caught:
+        reader_on(arxiv.transport(), num_retries=1).load_data("bert")
+    assert len(arxiv.requests) == 2
+    assert no_backoff_sleep == [5.0]  # between the tries, not after the last
+    assert caught.value.retry_after == 5.0
+
+
+def test_retry_after_waits_stop_at_the_deadline(arxiv, no_backoff_sleep):
+    # arXiv says "30 s" every time: the old client slept 30 s before each of 4 tries.
+    arxiv.fail += [(429, {"Retry-After": "30"})] * 4
+    client = ArxivClient(transport=arxiv.transport(), num_retries=3, deadline=45)
+    with pytest.raises(ArxivUnavailable) as caught:
+        ArxivReader(client=client).load_data("bert")
+    assert len(arxiv.requests) == 2 and no_backoff_sleep == [30.0]
+    assert caught.value.retry_after == 30.0  # the guidance says when to try again
+
+
+def test_the_spec_answers_within_its_deadline_with_when_to_retry(arxiv, no_backoff_sleep):
+    from toolspecs.core import RetryLater
+    from toolspecs.specs.arxiv import ArxivToolSpec
+
+    arxiv.fail += [(503, {"Retry-After": "120"})] * 4
+    out = ArxivToolSpec(transport=arxiv.transport()).call_tool("arxiv_query", query="bert")
+    assert isinstance(out.exception, RetryLater) and out.exception.retry_after == 120.0
+    assert sum(no_backoff_sleep) <= 30.0 and len(arxiv.requests) == 1

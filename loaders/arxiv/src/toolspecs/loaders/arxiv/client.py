@@ -29,8 +29,6 @@ _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
 # arXiv's terms of use: "no more than one request every three seconds".
 _ARXIV_DELAY = 3.0
 # A Retry-After longer than this is passed on to the caller instead of waited for.
-_LONGEST_WAIT = 30.0
-
 T = TypeVar("T")
 
 
@@ -55,6 +53,9 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response.
+        deadline: The most seconds one fetch may take with its retries and the waits
+            arXiv asks for (``Retry-After``); past it, ``ArxivUnavailable`` says when to
+            try again instead of waiting.
         transport: A ``requests`` transport adapter to send every request through,
             mounted for ``https://`` and ``http://``; offline tests and demos pass
             ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
@@ -67,6 +68,7 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         num_retries: int = 3,
         timeout: float = 30.0,
         transport: BaseAdapter | None = None,
+        deadline: float = 30.0,
     ) -> None:
         if delay_seconds is None:
             delay_seconds = float(getattr(transport, "delay_seconds", _ARXIV_DELAY))
@@ -77,6 +79,7 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             self._session.mount("http://", transport)
         self.transport = transport
         self.timeout = timeout
+        self.deadline = deadline
         self._lock = threading.Lock()
         self._last_request_dt: datetime | None = None
 
@@ -120,16 +123,23 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
 
     def _retrying(self, attempt: Callable[[], T]) -> T:
         last: _Transient | None = None
-        for _ in range(self.num_retries + 1):
+        started, slept = time.monotonic(), 0.0
+        for tried in range(1, self.num_retries + 2):
             try:
                 return attempt()
             except _Transient as exc:
                 last = exc
-                if exc.retry_after is not None and exc.retry_after > self.delay_seconds:
-                    # Honour a longer Retry-After only when it is short enough to wait for.
-                    if exc.retry_after > _LONGEST_WAIT:
-                        break
-                    time.sleep(exc.retry_after - self.delay_seconds)
+                if tried > self.num_retries:
+                    break  # no wait after the last try
+                # get() waits delay_seconds itself; a longer Retry-After adds the rest.
+                extra = max(0.0, (exc.retry_after or 0.0) - self.delay_seconds)
+                # Real time, or the waits alone where sleeping is faked (tests).
+                spent = max(time.monotonic() - started, slept)
+                if spent + self.delay_seconds + extra > self.deadline:
+                    break  # the caller is told when to try again, instead of waiting
+                if extra:
+                    time.sleep(extra)
+                    slept += extra
         assert last is not None
         raise ArxivUnavailable(last.reason, last.retry_after, status=last.status)
 
