@@ -9,7 +9,7 @@ from typing import TypeAlias
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.spec import ToolSpec
-from toolspecs.core.tool import GuardedTool
+from toolspecs.core.tool import GuardedTool, names_used_twice
 
 # A spec, one of our tools, or any iterable of them (e.g. spec.to_tool_list(prefix="x_")).
 Tools: TypeAlias = ToolSpec | GuardedTool | Iterable[ToolSpec | GuardedTool]
@@ -39,8 +39,7 @@ def guarded_tools(source: Tools) -> list[GuardedTool]:
             raise ConfigurationError(
                 f"{item!r} is not a toolspecs spec or tool; pass a ToolSpec or its to_tool_list()"
             )
-    names = [t.metadata.get_name() for t in tools]
-    twice = sorted({name for name in names if names.count(name) > 1})
+    twice = names_used_twice(t.metadata.get_name() for t in tools)
     if twice:
         raise ConfigurationError(
             f"two tools are named {', '.join(map(repr, twice))}; give one spec a prefix, "

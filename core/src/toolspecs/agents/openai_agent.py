@@ -32,6 +32,8 @@ from llama_index.core.llms import LLM
 from llama_index.core.memory import BaseMemory, ChatMemoryBuffer
 from llama_index.core.tools import BaseTool, ToolOutput
 
+from toolspecs.core.tool import names_used_twice
+
 DEFAULT_MODEL = "gpt-4.1-mini"
 INSTALL = 'pip install "toolspecs[openai]"'
 
@@ -120,8 +122,7 @@ class OpenAIAgent:
             ValueError: When two tools share a name, or the LLM cannot call functions.
         """
         tools = list(tools or [])
-        names = [t.metadata.get_name() for t in tools]
-        twice = sorted({n for n in names if names.count(n) > 1})
+        twice = names_used_twice(t.metadata.get_name() for t in tools)
         if twice:
             raise ValueError(
                 f"more than one tool is named {', '.join(map(repr, twice))}; the model could "

@@ -46,26 +46,16 @@ ZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo]
 
 
 class ToolJsonSchema(GenerateJsonSchema):
-    """The JSON schema an agent reads: no titles, optional types without ``null``.
+    """The JSON schema an agent reads: no titles, keys in the order pydantic writes them.
 
-    A ``null`` for an optional argument is accepted (it means the default), but the
-    agent is not asked to consider it; keys stay in the order pydantic writes them.
+    Optional types show without ``null`` and ``None`` defaults are not shown; the field
+    types do that themselves (``SkipJsonSchema[None]``, a ``json_schema_extra``), so
+    every host's generator, not only this one, shows the same.
     """
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         """No per-field titles: the property name says it."""
         return False
-
-    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
-        """``X | None`` is shown as ``X``."""
-        return self.generate_inner(schema["schema"])
-
-    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
-        """Defaults are shown, except ``None`` (the argument is simply optional)."""
-        json_schema = super().default_schema(schema)
-        if "default" in json_schema and json_schema["default"] is None:
-            del json_schema["default"]
-        return json_schema
 
     def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
         """The object schema only: no title, no ``additionalProperties``."""

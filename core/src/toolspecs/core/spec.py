@@ -28,7 +28,7 @@ from toolspecs.core import clock, docstrings, large_output, schema
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
-from toolspecs.core.tool import Guard, GuardedTool, Renames, strict
+from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, strict
 
 __all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 
@@ -175,7 +175,7 @@ class ToolSpec(BaseToolSpec):
         """Check the spec's declarations when the class is defined."""
         super().__init_subclass__(**kwargs)
         errors: list[str] = []
-        seen: set[str] = set()
+        tool_names: list[str] = []
         for entry in cls.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(cls, name, None)
@@ -191,11 +191,8 @@ class ToolSpec(BaseToolSpec):
                     setattr(cls, name, fn)
                 else:
                     errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
-            names = [name, f"read_{name}"] if options_of(fn).large_output else [name]
-            for tool_name in names:
-                if tool_name in seen:
-                    errors.append(f"two tools are named {tool_name!r}")
-                seen.add(tool_name)
+            tool_names += [name, f"read_{name}"] if options_of(fn).large_output else [name]
+        errors.extend(f"two tools are named {name!r}" for name in names_used_twice(tool_names))
         if errors:
             raise ConfigurationError(f"{cls.__name__}: {'; '.join(errors)}")
 
@@ -326,7 +323,7 @@ class ToolSpec(BaseToolSpec):
                 reader = self._make_reader(name, prefix)
                 entries.append((reader.__name__, reader))
         names = [name for name, _ in entries]
-        twice = sorted({name for name in names if names.count(name) > 1})
+        twice = names_used_twice(names)
         if twice:
             raise ConfigurationError(
                 f"{type(self).__name__}: two tools are named {', '.join(map(repr, twice))}"

@@ -28,7 +28,8 @@ import inspect
 import logging
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -320,6 +321,11 @@ def _name(fn: Callable[..., Any], metadata: ToolMetadata, signature: inspect.Sig
     fn.__name__ = fn.__qualname__ = metadata.get_name()
     fn.__doc__ = metadata.description
     fn.__signature__ = signature  # type: ignore[attr-defined]
+
+
+def names_used_twice(names: Iterable[str]) -> list[str]:
+    """The tool names that occur more than once, sorted (a model could call only one)."""
+    return sorted(name for name, count in Counter(names).items() if count > 1)
 
 
 def as_text(raw: Any) -> str:
