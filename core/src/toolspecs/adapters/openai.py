@@ -106,19 +106,13 @@ class ToolExecutor:
         """
         calls = [_openai_call(call) for call in tool_calls]
         outputs = self._run_all([(name, arguments) for _, name, arguments in calls])
-        return [
-            {"role": "tool", "tool_call_id": call_id, "content": output.content}
-            for (call_id, _, _), output in zip(calls, outputs, strict=True)
-        ]
+        return _tool_messages(calls, outputs)
 
     async def aexecute(self, tool_calls: Iterable[Any]) -> list[dict[str, Any]]:
         """:meth:`execute` for async code."""
         calls = [_openai_call(call) for call in tool_calls]
         outputs = await self._arun_all([(name, arguments) for _, name, arguments in calls])
-        return [
-            {"role": "tool", "tool_call_id": call_id, "content": output.content}
-            for (call_id, _, _), output in zip(calls, outputs, strict=True)
-        ]
+        return _tool_messages(calls, outputs)
 
     # -- Anthropic (messages) ----------------------------------------------------------
 
@@ -152,21 +146,20 @@ class ToolExecutor:
 
     def run(self, name: str, arguments: Any) -> ToolOutput:
         """One call, by tool name, with its arguments as sent (a JSON text or an object)."""
-        try:
-            tool = self._tool(name)
-            kwargs = _arguments(name, arguments)
-        except ToolGuidance as guidance:
-            return _refused(str(name), arguments, guidance)
-        return tool.call(**kwargs)
+        found = self._read(name, arguments)
+        return found if isinstance(found, ToolOutput) else found[0].call(**found[1])
 
     async def arun(self, name: str, arguments: Any) -> ToolOutput:
         """:meth:`run` for async code."""
+        found = self._read(name, arguments)
+        return found if isinstance(found, ToolOutput) else await found[0].acall(**found[1])
+
+    def _read(self, name: Any, arguments: Any) -> ToolOutput | tuple[GuardedTool, dict[str, Any]]:
+        """The tool and its named arguments, or the refusal the model reads instead."""
         try:
-            tool = self._tool(name)
-            kwargs = _arguments(name, arguments)
+            return self._tool(name), _arguments(name, arguments)
         except ToolGuidance as guidance:
             return _refused(str(name), arguments, guidance)
-        return await tool.acall(**kwargs)
 
     def _run_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
         if len(calls) <= 1:
@@ -245,6 +238,16 @@ def _refused(name: str, arguments: Any, guidance: ToolGuidance) -> ToolOutput:
         is_error=True,
         exception=guidance,
     )
+
+
+def _tool_messages(
+    calls: list[tuple[str, Any, Any]], outputs: list[ToolOutput]
+) -> list[dict[str, Any]]:
+    """The ``role: "tool"`` message answering each chat-completion call, in order."""
+    return [
+        {"role": "tool", "tool_call_id": call_id, "content": output.content}
+        for (call_id, _, _), output in zip(calls, outputs, strict=True)
+    ]
 
 
 def _tool_result(use_id: str, output: ToolOutput) -> dict[str, Any]:
