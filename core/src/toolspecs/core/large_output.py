@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,13 @@ from llama_index.core.schema import BaseNode, Document
 from llama_index.core.utils import get_tokenizer
 
 from toolspecs.core.errors import FixArguments
+
+# Passage headers use these brackets, and no passage text can contain them (see
+# toolspecs.core.fence): a mail cannot forge "⟦passage 7 of 9 · message … from …⟧".
+PASSAGE_OPEN = "⟦"
+PASSAGE_CLOSE = "⟧"
+_HEADER_CHARS = str.maketrans({PASSAGE_OPEN: "[", PASSAGE_CLOSE: "]"})
+SOURCE_KEY = "toolspecs_source"
 
 
 def count_tokens(text: str) -> int:
@@ -62,16 +70,24 @@ class StoredResult:
     _retriever: BaseRetriever | None = field(default=None, repr=False)
 
     def search(self, query: str) -> list[tuple[int, str]]:
-        """The passages best matching ``query``, best first, as (position, text)."""
+        """The passages best matching ``query``, best first, as (position, text).
+
+        Use :meth:`hits` for their sources too.
+        """
+        return [(position, text) for position, text, _ in self.hits(query)]
+
+    def hits(self, query: str) -> list[tuple[int, str, str]]:
+        """The passages best matching ``query``, best first, as (position, text, source)."""
         if self._retriever is None:
             self._retriever = self._build_retriever()
         hits = self._retriever.retrieve(query)
         positions = {node.node_id: index for index, node in enumerate(self.nodes)}
-        found: list[tuple[int, str]] = []
+        found: list[tuple[int, str, str]] = []
         for hit in hits:
             if hit.score is not None and hit.score <= 0:
                 continue
-            found.append((positions.get(hit.node.node_id, -1), hit.node.get_content()))
+            source = str(hit.node.metadata.get(SOURCE_KEY, ""))
+            found.append((positions.get(hit.node.node_id, -1), hit.node.get_content(), source))
         return found
 
     def _build_retriever(self) -> BaseRetriever:
@@ -101,8 +117,20 @@ class ResultStore:
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
-    def add(self, function: str, text_or_documents: str | list[Document]) -> StoredResult:
-        """Cut a result into passages and keep it under a new id."""
+    def add(
+        self,
+        function: str,
+        text_or_documents: str | list[Document],
+        source: Callable[[Document], str] | None = None,
+    ) -> StoredResult:
+        """Cut a result into passages and keep it under a new id.
+
+        Args:
+            function: The tool whose result it is.
+            text_or_documents: The result.
+            source: Names the source of each document (e.g. ``"message 18c… from
+                ada@example.com"``); every passage read from it is headed with that name.
+        """
         documents = (
             [Document(text=text_or_documents)]
             if isinstance(text_or_documents, str)
@@ -118,8 +146,15 @@ class ResultStore:
         )
         nodes: list[BaseNode] = []
         for document in documents:
-            # Passages carry only their text: metadata would be repeated in every chunk.
-            bare = Document(text=document.get_content())
+            # Passages carry only their text (metadata would be repeated in every chunk),
+            # and the name of their source, kept out of the text the index reads.
+            origin = source(document) if source is not None else ""
+            bare = Document(
+                text=document.get_content(),
+                metadata={SOURCE_KEY: origin} if origin else {},
+                excluded_llm_metadata_keys=[SOURCE_KEY],
+                excluded_embed_metadata_keys=[SOURCE_KEY],
+            )
             nodes.extend(splitter.get_nodes_from_documents([bare]))
         tokens = sum(count_tokens(node.get_content()) for node in nodes)
         with self._lock:
@@ -199,8 +234,12 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
 
 
 def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
-    """The text a ``read_<function>`` call returns; ``label`` marks each passage (e.g. quoted)."""
-    hits = stored.search(query)
+    """The text a ``read_<function>`` call returns; ``label`` marks each passage (e.g. quoted).
+
+    Each passage is headed ``⟦passage 3 of 9 · {source}{label}⟧``; the passage text
+    cannot contain those brackets, so it cannot forge a header or a source.
+    """
+    hits = stored.hits(query)
     total = len(stored.nodes)
     if not hits:
         raise FixArguments(
@@ -210,6 +249,8 @@ def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
     parts = [
         f"Passages of result {stored.result_id} ({stored.function}) that best match {query!r}:"
     ]
-    for position, passage in hits:
-        parts.append(f"[passage {position + 1} of {total}{label}]\n{passage}")
+    for position, passage, source in hits:
+        origin = f" · {source.translate(_HEADER_CHARS)}" if source else ""
+        header = f"{PASSAGE_OPEN}passage {position + 1} of {total}{origin}{label}{PASSAGE_CLOSE}"
+        parts.append(f"{header}\n{passage.translate(_HEADER_CHARS)}")
     return "\n\n".join(parts)

@@ -20,6 +20,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from llama_index.core.schema import Document
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
@@ -243,6 +244,14 @@ class ToolSpec(BaseToolSpec):
             arguments: The call's arguments as sent, under the parameters' names.
         """
         return self.spec_timezone()
+
+    def passage_source(self, document: Document) -> str:
+        """Who wrote one stored document, for the header of its passages (default: none).
+
+        Specs whose results quote third parties name the source in their own words, e.g.
+        ``"message 18c… from ada@example.com"``; a passage cannot forge its header.
+        """
+        return ""
 
     def failure_context(self) -> dict[str, Any]:
         """More values for the templates of ``failures`` (e.g. where valid ids come from)."""

@@ -228,7 +228,11 @@ class Guard:
             return text
         if self.options.large_output:
             try:
-                stored = self.spec.results.add(self.name, raw if isinstance(raw, list) else text)
+                stored = self.spec.results.add(
+                    self.name,
+                    raw if isinstance(raw, list) else text,
+                    source=self.spec.passage_source,
+                )
                 return large_output.stored_message(stored, text, self.read_tool)
             except Exception:
                 if strict():
