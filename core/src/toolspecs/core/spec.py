@@ -25,7 +25,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import clock, docstrings, large_output, schema
+from toolspecs.core import clock, deadline, docstrings, large_output, schema
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
@@ -171,6 +171,9 @@ class ToolSpec(BaseToolSpec):
     # False for specs whose client must not be used from two threads at once: their calls
     # then take turns (async calls run in worker threads, and agents make several at once).
     thread_safe: ClassVar[bool] = True
+    # Seconds a call may take, retries and waits included (None: no deadline); set it on
+    # the class or on one instance. Past it the agent is told to try again later.
+    call_deadline: float | None = deadline.DEFAULT_SECONDS
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""

@@ -28,6 +28,7 @@ import inspect
 import logging
 import os
 import re
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
-from toolspecs.core import bounds, large_output, schema
+from toolspecs.core import bounds, deadline, large_output, schema
 from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
 from toolspecs.core.policy import Marks
 
@@ -50,6 +51,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("toolspecs")
 
 STRICT_ENV = "TOOLSPECS_STRICT"
+# How much sooner than the guard a spec's client is told to give up (seconds).
+_MARGIN = 1.0
 
 
 def strict() -> bool:
@@ -126,10 +129,42 @@ class Guard:
     def run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         """Call the function: its return value and the text the agent reads.
 
+        The call runs in a worker thread under the spec's ``call_deadline``: past it, the
+        agent is told to try again later and the worker's result, if it ever comes, is
+        dropped.
+
         Raises:
-            ToolGuidance: For bad arguments and every failure the spec's table maps
-                (and, outside strict mode, for our own bugs).
+            ToolGuidance: For bad arguments, a call past its deadline, and every failure
+                the spec's table maps (and, outside strict mode, for our own bugs).
         """
+        seconds = self.spec.call_deadline
+        if seconds is None:
+            return self._run(args, kwargs)
+        done = threading.Event()
+        outcome: list[Any] = []
+
+        def work() -> None:
+            try:
+                # The spec's client is told to finish a little early: its own guidance
+                # ("the service did not answer") says more than the guard's.
+                with deadline.running(max(seconds - _MARGIN, seconds / 2)):
+                    outcome.append(self._run(args, kwargs))
+            except BaseException as exc:  # re-raised in the caller's thread
+                outcome.append(exc)
+            finally:
+                done.set()
+
+        context = contextvars.copy_context()
+        worker = threading.Thread(target=context.run, args=(work,), name=self.name, daemon=True)
+        worker.start()
+        if not done.wait(seconds):
+            raise self.renames.guidance(self.late(seconds))
+        result = outcome[0]
+        if isinstance(result, BaseException):
+            raise result
+        return result  # type: ignore[no-any-return]
+
+    def _run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         try:
             with self._turn():
                 arguments = schema.prepare(self.model, args, kwargs)
@@ -139,6 +174,22 @@ class Guard:
             return raw, self.text(raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
+
+    def late(self, seconds: float) -> RetryLater:
+        """The guidance for a call still running at its deadline."""
+        service = self.spec.service_name
+        step = "Try again in a minute; if it keeps happening, ask for less (fewer results)."
+        if not self.options.marks.read_only:
+            step = (
+                "It may still have been done: check (e.g. list or get what it changes) "
+                "before trying again, so that it is not done twice."
+            )
+        return RetryLater(
+            f"{self.name} did not finish within its {seconds:g} s deadline "
+            f"({service} is slow or not answering).",
+            step,
+            60,
+        )
 
     def _turn(self) -> contextlib.AbstractContextManager[Any]:
         """The spec's call lock when its client is not thread-safe; else nothing."""
@@ -155,6 +206,15 @@ class Guard:
             return await asyncio.get_running_loop().run_in_executor(
                 self.spec.call_executor, context.run, self.run, args, kwargs
             )
+        seconds = self.spec.call_deadline
+        try:
+            with deadline.running(seconds):
+                return await asyncio.wait_for(self._arun(args, kwargs), seconds)
+        except TimeoutError:
+            raise self.renames.guidance(self.late(seconds or 0)) from None
+
+    async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+        assert self.afn is not None
         try:
             arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
             raw = await self.afn(**arguments)
