@@ -417,7 +417,7 @@ def test_revoked_refresh_token_tells_the_person_to_reauthorize(tmp_path, monkeyp
     out = spec.call_tool("load_data")
     assert out.is_error is True
     assert isinstance(out.exception, AskUser)
-    assert "invalid_grant" in out.content
+    assert "invalid_grant" not in out.content  # the token endpoint's answer stays out
     assert f"delete {token}" in out.content
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import TextBlock
-from llama_index.core.schema import BaseNode
+from llama_index.core.schema import BaseNode, Document
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
@@ -287,10 +287,12 @@ class Guard:
         if tokens <= budget.max_tokens:
             return text
         if self.options.large_output:
+            # One Document is stored as one (its passages keep their source), not as text.
+            documents = [raw] if isinstance(raw, Document) else raw
             try:
                 stored = self.spec.results.add(
                     self.name,
-                    raw if isinstance(raw, list) else text,
+                    documents if isinstance(documents, list) else text,
                     source=self.spec.passage_source,
                 )
                 return large_output.stored_message(stored, text, self.read_tool)

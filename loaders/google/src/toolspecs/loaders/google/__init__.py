@@ -17,7 +17,9 @@ from toolspecs.loaders.google.calendar import (
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleAuthError, GoogleLoaderError
 from toolspecs.loaders.google.gmail import (
     GMAIL_SCOPES,
+    PLAIN,
     GmailReader,
+    Quoting,
     describe_message,
     describe_summary,
     gmail_query,
@@ -28,6 +30,7 @@ from toolspecs.loaders.google.service import GoogleApiReader, build_service, exe
 __all__ = [
     "CALENDAR_SCOPES",
     "GMAIL_SCOPES",
+    "PLAIN",
     "GmailReader",
     "GoogleApiError",
     "GoogleApiReader",
@@ -36,6 +39,7 @@ __all__ = [
     "GoogleCalendarReader",
     "GoogleLoaderError",
     "MailMessage",
+    "Quoting",
     "build_service",
     "describe_event",
     "describe_message",

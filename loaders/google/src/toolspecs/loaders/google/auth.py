@@ -181,9 +181,10 @@ class GoogleAuth:
             try:
                 creds.refresh(Request())
             except RefreshError as exc:
+                # Not the exception's text: it carries the token endpoint's whole answer.
                 raise GoogleAuthError(
-                    "Google refused to refresh the authorization (the token expired or was "
-                    f"revoked): delete {self.token_path} and authorize again ({_short(exc)})",
+                    "the Google sign-in expired or was revoked (Google refused to refresh "
+                    f"it): delete {self.token_path} and authorize again",
                     "token_path",
                 ) from exc
         else:

@@ -3,6 +3,8 @@
 The text of each Document carries what an agent needs (llama-index drops metadata when a
 tool result becomes text): message and thread ids, From/To/Cc, the Date with its offset,
 the decoded Subject, attachments by name, and the body fenced as untrusted quoted mail.
+What the sender wrote is shown through a :class:`Quoting`: plain for RAG by default, the
+core's fences when the Gmail tool spec reads mail for an agent.
 """
 
 from __future__ import annotations
@@ -10,14 +12,20 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
-from collections.abc import Iterator
-from email.header import decode_header, make_header
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.mail import MailMessage, parse_raw
+from toolspecs.loaders.google.mail import (
+    MailMessage,
+    address_pairs,
+    format_size,
+    header_text,
+    parse_raw,
+)
 from toolspecs.loaders.google.service import GoogleApiReader, execute
 from toolspecs.loaders.google.times import format_datetime, timezone_named
 
@@ -37,49 +45,112 @@ def gmail_query(query: str | None) -> str:
     return _DATE_WORD.sub(lambda m: f"{m[1]}:{m[2]}/{m[3]}/{m[4]}", (query or "").strip())
 
 
-def decode_words(value: str) -> str:
-    """A header value with RFC 2047 encoded words (``=?UTF-8?B?...?=``) decoded."""
-    if "=?" not in value:
-        return " ".join(value.split())
-    try:
-        return " ".join(str(make_header(decode_header(value))).split())
-    except (LookupError, UnicodeDecodeError, ValueError):
-        return " ".join(value.split())
+def plain_field(text: str, limit: int = 300) -> str:
+    """A header value or file name on one line, short, without fence markers."""
+    one = " ".join(str(text).replace("<<<", "< < <").replace(">>>", "> > >").split())
+    return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
+
+
+def plain_block(text: str, source: str, what: str) -> str:
+    """A body between markers that say it is quoted mail; the markers cannot be faked."""
+    safe = text.replace("<<<", "< < <").replace(">>>", "> > >")
+    return f"{BODY_OPEN}\n{safe or '(empty)'}\n{BODY_CLOSE}"
 
 
 def fence(body: str) -> str:
-    """The body between markers that say it is quoted mail; the markers cannot be faked."""
-    safe = body.replace("<<<", "< < <").replace(">>>", "> > >")
-    return f"{BODY_OPEN}\n{safe or '(empty)'}\n{BODY_CLOSE}"
+    """The body between the plain markers of :data:`PLAIN` (for RAG Documents)."""
+    return plain_block(body, "", "mail body")
+
+
+@dataclass(frozen=True)
+class Quoting:
+    """How the sender's words are shown: headers, file names, snippets and bodies.
+
+    The reader's default (:data:`PLAIN`) keeps Documents readable for RAG; an agent spec
+    passes its own (toolspecs-gmail passes ``toolspecs.core.fence``), so the same layout
+    is written once.
+
+    Args:
+        field: ``field(text, limit)``: a one-line value (a sender, a subject, a file name).
+        quote: ``quote(text, limit)``: a one-line value between quote marks (a snippet).
+        block: ``block(text, source, what)``: a multi-line text (a body) between markers
+            naming ``source`` (e.g. ``"message 18c… from ada@example.com"``).
+    """
+
+    field: Callable[[str, int], str] = plain_field
+    quote: Callable[[str, int], str] = lambda text, limit=300: f"«{plain_field(text, limit)}»"
+    block: Callable[[str, str, str], str] = plain_block
+
+
+PLAIN = Quoting()
+ADDRESS_LIMIT = 2000  # To and Cc may list many people: the agent needs them all to reply
+MAX_ATTACHMENTS_SHOWN = 50
 
 
 def mail_date(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None) -> str:
     """The Date header with weekday and offset (in ``tz`` when given), else Gmail's time."""
     moment = mail.date()
     if moment is None and resource.get("internalDate"):
-        moment = dt.datetime.fromtimestamp(int(resource["internalDate"]) / 1000, dt.timezone.utc)
+        try:
+            moment = dt.datetime.fromtimestamp(
+                int(resource["internalDate"]) / 1000, dt.timezone.utc
+            )
+        except (ValueError, OverflowError, OSError):
+            moment = None
     if moment is None:
         return "unknown"
-    return format_datetime(moment, tz)
+    try:
+        return format_datetime(moment, tz)
+    except (ValueError, OverflowError):  # a year 1 or 9999 Date moved into another zone
+        return format_datetime(moment, None)
+
+
+def sender_address(from_header: str) -> str:
+    """The email address of a From header (``ada@example.com``), else the header, short."""
+    pairs = [email for _, email in address_pairs(from_header) if email]
+    return pairs[0] if pairs else from_header[:200] or "an unknown sender"
 
 
 def describe_message(
-    resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None = None
+    resource: dict[str, Any],
+    mail: MailMessage,
+    tz: dt.tzinfo | None = None,
+    quoting: Quoting = PLAIN,
 ) -> str:
-    """A whole message as the agent reads it: ids, headers, attachments, fenced body."""
-    lines = [f"Message id: {resource.get('id', '?')} (thread {resource.get('threadId', '?')})"]
+    """A whole message as the agent reads it: ids, headers, attachments, fenced body.
+
+    Every value the sender wrote goes through ``quoting``; our notes (a body cut, hidden
+    text left out, a MIME structure too deep to read) follow the body, outside its fence.
+    """
+    message_id = resource.get("id", "?")
+    lines = [f"Message id: {message_id} (thread {resource.get('threadId', '?')})"]
     for name in ("From", "To", "Cc", "Reply-To"):
         if mail.header(name):
-            lines.append(f"{name}: {mail.header(name)}")
+            lines.append(f"{name}: {quoting.field(mail.header(name), ADDRESS_LIMIT)}")
     lines.append(f"Date: {mail_date(mail, resource, tz)}")
-    lines.append(f"Subject: {mail.header('subject') or '(no subject)'}")
+    subject = quoting.field(mail.header("subject"), 300) or "(no subject)"
+    lines.append(f"Subject: {subject}")
     labels = [label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
     if labels:
         lines.append(f"Labels: {', '.join(labels)}")
     if mail.attachments:
-        lines.append("Attachments: " + "; ".join(a.describe() for a in mail.attachments))
-    lines.append(fence(mail.body))
+        lines.append("Attachments: " + describe_attachments(mail, quoting))
+    body, notes = mail.readable()
+    source = f"message {message_id} from {sender_address(mail.header('from'))}"
+    lines.append(quoting.block(body, source, "mail body"))
+    lines.extend(f"Note: {note}." for note in notes)
     return "\n".join(lines)
+
+
+def describe_attachments(mail: MailMessage, quoting: Quoting = PLAIN) -> str:
+    """``Q4 report.pdf (application/pdf, 3 KB); …``: names and types through ``quoting``."""
+    shown = [
+        f"{quoting.field(a.filename, 200)} ({quoting.field(a.content_type, 100)}, "
+        f"{format_size(a.size)})"
+        for a in mail.attachments[:MAX_ATTACHMENTS_SHOWN]
+    ]
+    more = len(mail.attachments) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
 
 
 def summary_headers(resource: dict[str, Any]) -> dict[str, str]:
@@ -88,22 +159,25 @@ def summary_headers(resource: dict[str, Any]) -> dict[str, str]:
     for header in resource.get("payload", {}).get("headers", []):
         key = str(header.get("name", "")).lower()
         if key and key not in found:
-            found[key] = decode_words(str(header.get("value", "")))
+            found[key] = header_text(key, str(header.get("value", "")))
     return found
 
 
-def describe_summary(resource: dict[str, Any], tz: dt.tzinfo | None = None) -> str:
+def describe_summary(
+    resource: dict[str, Any], tz: dt.tzinfo | None = None, quoting: Quoting = PLAIN
+) -> str:
     """One search hit in three lines: ids, date, from, subject and Gmail's snippet."""
     headers = summary_headers(resource)
     mail = MailMessage(headers=headers)
     unread = " (unread)" if "UNREAD" in resource.get("labelIds", []) else ""
-    snippet = " ".join(html.unescape(resource.get("snippet", "")).split())
+    snippet = html.unescape(str(resource.get("snippet", ""))[:2000])
     sender = ", ".join(mail.addresses("from")) or headers.get("from", "?")
+    subject = quoting.field(headers.get("subject", ""), 300) or "(no subject)"
     return (
         f"[id: {resource.get('id', '?')} | thread: {resource.get('threadId', '?')}]{unread} "
         f"{mail_date(mail, resource, tz)}\n"
-        f"From: {sender} | Subject: {headers.get('subject') or '(no subject)'}\n"
-        f"Snippet (quoted mail): «{snippet}»"
+        f"From: {quoting.field(sender, 300)} | Subject: {subject}\n"
+        f"Snippet (quoted mail): {quoting.quote(snippet, 300)}"
     )
 
 
@@ -119,6 +193,8 @@ class GmailReader(GoogleApiReader):
             ``FakeGmail``).
         service: A ready Gmail v1 client (used as it is).
         timezone: Show dates in this IANA zone; default: each message's own offset.
+        quoting: How the sender's words are shown (default :data:`PLAIN`; the Gmail tool
+            spec passes ``toolspecs.core.fence``).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -133,6 +209,7 @@ class GmailReader(GoogleApiReader):
         transport: Any = None,
         service: Any = None,
         timezone: str | None = None,
+        quoting: Quoting = PLAIN,
         **auth_kwargs: Any,
     ) -> None:
         for llamahub_only in ("use_iterative_parser", "results_per_page"):
@@ -141,6 +218,7 @@ class GmailReader(GoogleApiReader):
         self.query = query
         self.max_results = max_results
         self.tz = timezone_named(timezone) if timezone else None  # ValueError: not a zone
+        self.quoting = quoting
 
     def message_ids(self, query: str = "", max_results: int = 10) -> list[dict[str, str]]:
         """``{"id", "threadId"}`` of the newest messages matching ``query``, page by page."""
@@ -187,7 +265,7 @@ class GmailReader(GoogleApiReader):
         """One message as a Document whose text is :func:`describe_message`."""
         resource, mail = self.read(message_id)
         return Document(
-            text=describe_message(resource, mail, self.tz),
+            text=describe_message(resource, mail, self.tz, self.quoting),
             id_=f"gmail:{resource.get('id', message_id)}",
             metadata=_metadata(resource, mail.headers),
         )
@@ -199,7 +277,7 @@ class GmailReader(GoogleApiReader):
             resource = self.get_summary(stub["id"])
             docs.append(
                 Document(
-                    text=describe_summary(resource, self.tz),
+                    text=describe_summary(resource, self.tz, self.quoting),
                     id_=f"gmail:{resource.get('id', stub['id'])}",
                     metadata=_metadata(resource, summary_headers(resource)),
                 )

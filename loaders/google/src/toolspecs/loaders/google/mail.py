@@ -4,6 +4,23 @@ Gmail's ``format=raw`` gives the message exactly as sent. This module turns it i
 ``MailMessage``: headers decoded from RFC 2047, the ``text/plain`` part (else the HTML part
 converted to text) decoded with its declared charset (with a fallback for charsets that
 lie), and attachments listed by name, type and size instead of inlined.
+
+Anyone can send a mail, so every step is bounded and linear in the size of the mail:
+
+- the MIME structure: a mail that declares more than ``MAX_MIME_CONTAINERS`` multipart or
+  message parts is read for its headers only (the standard library's parser recurses once
+  per level and slows down with the depth, so the count is taken before it runs); at most
+  ``MAX_PARTS`` parts are read;
+- header values: at most ``MAX_HEADER_CHARS`` characters each are parsed;
+- HTML: converted by libxml2 (lxml), which is linear where the standard library's
+  ``HTMLParser`` is quadratic on some inputs (``<a<a<a…``, ``<!--<!--…``: minutes for a
+  few hundred KB on CPython 3.11); at most ``MAX_HTML_CHARS`` of markup;
+- the body shown: at most ``MAX_BODY_CHARS`` characters, then a note of what was cut.
+
+Text that HTML hides from the reader (``display:none``, ``visibility:hidden``,
+``font-size:0``, ``opacity:0``, ``mso-hide:all``, the ``hidden`` attribute) is left out of
+the body, with a note of how much there was: it is where mails hide instructions meant
+for agents. ``aria-hidden`` text is kept: people see it, only screen readers skip it.
 """
 
 from __future__ import annotations
@@ -12,63 +29,153 @@ import base64
 import binascii
 import datetime as dt
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from email import message_from_bytes, policy
+from email import policy
+from email.header import decode_header, make_header
 from email.message import Message
+from email.parser import BytesParser
 from email.utils import getaddresses, parsedate_to_datetime
-from html.parser import HTMLParser
+from typing import Any
+
+from lxml import etree
+
+MAX_BODY_CHARS = 50_000
+"""Characters of one body shown; the rest is cut with a note."""
+MAX_HTML_CHARS = 2_000_000
+"""Characters of one HTML part converted to text."""
+MAX_MIME_CONTAINERS = 64
+"""Multipart and message parts a mail may declare and still have its body read."""
+MAX_PARTS = 500
+"""Parts of one mail read (attachments listed, text taken)."""
+MAX_HEADER_CHARS = 16_000
+"""Characters of one header value parsed."""
 
 _BLOCKS = {
     "p", "div", "h1", "h2", "h3", "h4", "h5", "h6", "table", "ul", "ol",
     "blockquote", "pre", "hr", "section", "article", "header", "footer",
 }  # fmt: skip
 _LINES = {"br": "\n", "tr": "\n", "li": "\n- ", "td": " ", "th": " "}  # at the start tag
-_HIDDEN = {"script", "style", "head", "title", "template"}
+_NOT_TEXT = {"script", "style", "head", "title", "template"}
+_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_ZERO = r"(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?\s*(?:!\s*important\s*)?(?:;|$)"
+_HIDING_STYLE = re.compile(
+    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|mso-hide\s*:\s*all"
+    rf"|font-size\s*:\s*{_ZERO}|opacity\s*:\s*{_ZERO})",
+    re.I,
+)
+_CHUNK = 256 * 1024
 
 
-class _TextFromHtml(HTMLParser):
-    """Visible text of an HTML mail: blocks become lines, links keep their address."""
+def hides_text(attributes: dict[str, str]) -> bool:
+    """Whether an HTML element's attributes hide its text from a person reading the mail."""
+    if "hidden" in attributes:
+        return True
+    style = attributes.get("style")
+    return bool(style) and _HIDING_STYLE.search(_CSS_COMMENT.sub("", style)) is not None
+
+
+class _TextFromHtml:
+    """Visible text of an HTML mail, as an lxml parser target.
+
+    Blocks become lines, links keep their address, hidden text is counted, not kept.
+    """
 
     def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
         self.parts: list[str] = []
+        self.size = 0
+        self.hidden_chars = 0
+        # One entry per open element: None, or what kind of hiding it does.
+        self.open: list[str | None] = []
+        self.not_text = 0
         self.hidden = 0
         self.link: str | None = None
 
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _HIDDEN:
-            self.hidden += 1
-        elif tag in _BLOCKS:
-            self.parts.append("\n")
-        self.parts.append(_LINES.get(tag, ""))
-        if tag == "a":
-            self.link = dict(attrs).get("href")
-        if tag == "img" and not self.hidden:
-            alt = dict(attrs).get("alt")
-            if alt:
-                self.parts.append(f"[image: {alt}]")
+    def _add(self, text: str) -> None:
+        self.parts.append(text)
+        self.size += len(text)
 
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _HIDDEN:
-            self.hidden = max(0, self.hidden - 1)
-        elif tag in _BLOCKS:
-            self.parts.append("\n")
+    def start(self, tag: str, attrib: Any) -> None:
+        attributes = {str(k).lower(): str(v) for k, v in attrib.items()}
+        kind = "not_text" if tag in _NOT_TEXT else "hidden" if hides_text(attributes) else None
+        self.open.append(kind)
+        if kind == "not_text":
+            self.not_text += 1
+        elif kind == "hidden":
+            self.hidden += 1
+        if self.not_text or self.hidden:
+            return
+        if tag in _BLOCKS:
+            self._add("\n")
+        self._add(_LINES.get(tag, ""))
+        if tag == "a":
+            self.link = attributes.get("href")
+        if tag == "img" and attributes.get("alt"):
+            self._add(f"[image: {attributes['alt']}]")
+
+    def end(self, tag: str) -> None:
+        kind = self.open.pop() if self.open else None
+        if kind == "not_text":
+            self.not_text -= 1
+        elif kind == "hidden":
+            self.hidden -= 1
+        if self.not_text or self.hidden or kind:
+            return
+        if tag in _BLOCKS:
+            self._add("\n")
         if tag == "a" and self.link:
-            if self.link.startswith(("http://", "https://")) and self.link not in self.parts[-1]:
-                self.parts.append(f" ({self.link})")
+            if (
+                self.link.startswith(("http://", "https://"))
+                and self.link not in (self.parts or [""])[-1]
+            ):
+                self._add(f" ({self.link})")
             self.link = None
 
-    def handle_data(self, data: str) -> None:
-        if not self.hidden:
-            self.parts.append(data)
+    def data(self, data: str) -> None:
+        if self.not_text:
+            return
+        if self.hidden:
+            self.hidden_chars += len(data.strip())
+        else:
+            self._add(data)
+
+    def close(self) -> None:
+        return None
+
+
+@dataclass
+class HtmlText:
+    """An HTML document as text, with what was left out of it."""
+
+    text: str
+    hidden_chars: int = 0
+    cut_chars: int = 0
+
+
+def convert_html(markup: str, limit: int = MAX_BODY_CHARS) -> HtmlText:
+    """The visible text of ``markup``, converting until about ``limit`` characters of text.
+
+    Linear in the input (libxml2's HTML parser, fed in chunks), and at most
+    ``MAX_HTML_CHARS`` of markup are read. ``cut_chars`` counts the markup not read.
+    """
+    # lxml refuses strings with lone surrogates, which a lying charset can leave behind.
+    markup = markup.encode("utf-8", "replace").decode("utf-8")
+    target = _TextFromHtml()
+    parser = etree.HTMLParser(target=target, no_network=True, recover=True)
+    read = 0
+    try:
+        while read < min(len(markup), MAX_HTML_CHARS) and target.size <= limit:
+            parser.feed(markup[read : read + _CHUNK])
+            read += _CHUNK
+        parser.close()
+    except etree.LxmlError:  # e.g. "Document is empty": what was read is the text
+        pass
+    return HtmlText(tidy("".join(target.parts)), target.hidden_chars, max(len(markup) - read, 0))
 
 
 def html_to_text(markup: str) -> str:
-    """Readable text of an HTML document: no tags, scripts or styles; one line per block."""
-    parser = _TextFromHtml()
-    parser.feed(markup)
-    parser.close()
-    return tidy("".join(parser.parts))
+    """Readable text of an HTML document: one line per block; no tags, scripts or hidden text."""
+    return convert_html(markup, limit=MAX_HTML_CHARS).text
 
 
 def conversation_subject(subject: str) -> str:
@@ -117,27 +224,59 @@ class Attachment:
 
 @dataclass
 class MailMessage:
-    """One message, decoded: what an agent reads and what a draft update keeps."""
+    """One message, decoded: what an agent reads and what a draft update keeps.
+
+    ``text`` and ``html`` are the parts whole (a draft update keeps them); ``body`` and
+    :meth:`readable` are what a reader is shown: bounded, hidden text left out.
+    ``notes`` say what could not be read (e.g. a MIME structure nested too deep).
+    """
 
     headers: dict[str, str]
     text: str = ""
     html: str = ""
     attachments: list[Attachment] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def header(self, name: str) -> str:
         """A decoded header, or ``""``."""
         return self.headers.get(name.lower(), "")
 
+    def readable(self, limit: int = MAX_BODY_CHARS) -> tuple[str, list[str]]:
+        """The body to show (at most about ``limit`` characters) and notes on what was left out.
+
+        The body is the plain text part, else the HTML part as text, without hidden text.
+        The notes (ours, not the sender's) say how much was cut or hidden, and what of the
+        mail could not be read.
+        """
+        notes = list(self.notes)
+        if self.text.strip():
+            head = self.text[: 2 * limit]
+            text, cut = _clip(tidy(head), limit)
+            cut += len(self.text) - len(head)
+        elif self.html:
+            converted = convert_html(self.html, limit)
+            text, cut = _clip(converted.text, limit)
+            cut += converted.cut_chars
+            if converted.hidden_chars:
+                notes.append(
+                    f"{converted.hidden_chars} characters of text the mail hides from its "
+                    "reader (invisible in a mail program) were left out"
+                )
+        else:
+            text, cut = "", 0
+        if cut:
+            notes.insert(0, f"the body was cut: {format_size(cut)} more (all of it is in Gmail)")
+        return text, notes
+
     @property
     def body(self) -> str:
-        """The readable body: the plain text part, else the HTML part as text."""
-        if self.text.strip():
-            return tidy(self.text)
-        return html_to_text(self.html) if self.html else ""
+        """The readable body, bounded, with the notes of :meth:`readable` at its end."""
+        text, notes = self.readable()
+        return "\n\n".join([text, *(f"[{note}]" for note in notes)]).strip()
 
     def addresses(self, name: str) -> list[str]:
         """The addresses of an address header, each as ``Name <email>`` or ``email``."""
-        pairs = getaddresses([self.header(name)])
+        pairs = address_pairs(self.header(name))
         return [f"{who} <{email}>" if who else email for who, email in pairs if email]
 
     def date(self) -> dt.datetime | None:
@@ -147,49 +286,150 @@ class MailMessage:
             return None
         try:
             moment = parsedate_to_datetime(raw)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
         return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
 
 
+def address_pairs(value: str) -> list[tuple[str, str]]:
+    """``(name, email)`` pairs of an address header, for any value (bounded, no recursion).
+
+    The standard library's address parser recurses into nested comments (``((((…``), so
+    a value with many of them is read with its parentheses as spaces.
+    """
+    value = value[:MAX_HEADER_CHARS]
+    if value.count("(") > _MAX_PARENS:
+        value = value.replace("(", " ").replace(")", " ")
+    return getaddresses([value])
+
+
+def _clip(text: str, limit: int) -> tuple[str, int]:
+    """``text`` cut to about ``limit`` characters at a line or word end, and how much was cut."""
+    if len(text) <= limit:
+        return text, 0
+    end = text.rfind("\n", limit * 4 // 5, limit)
+    if end < 0:
+        end = text.rfind(" ", limit * 4 // 5, limit)
+    if end < 0:
+        end = limit
+    return text[:end].rstrip(), len(text) - end
+
+
+def decode_raw(raw: str | bytes) -> bytes:
+    """The RFC 822 bytes of a Gmail ``raw`` field (base64url); ``b""`` if it is not base64."""
+    data = raw.encode("ascii", "replace") if isinstance(raw, str) else raw
+    try:
+        return base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
+    except (binascii.Error, ValueError):
+        return b""
+
+
 def parse_raw(raw: str | bytes) -> MailMessage:
     """A Gmail ``raw`` field (base64url of the RFC 822 bytes) as a ``MailMessage``."""
-    data = raw.encode("ascii") if isinstance(raw, str) else raw
-    try:
-        source = base64.urlsafe_b64decode(data + b"=" * (-len(data) % 4))
-    except (binascii.Error, ValueError):
-        source = b""
-    return parse_bytes(source)
+    return parse_bytes(decode_raw(raw))
+
+
+_MAX_PARENS = 64
+# A Content-Type header (folded or not, comments allowed) of a part that holds parts.
+_CONTAINER = re.compile(
+    rb"^content-type:(?:[^\r\n]|\r?\n[ \t])*?(?:multipart|message)/", re.I | re.M
+)
+
+
+def mime_containers(source: bytes) -> int:
+    """How many multipart or message parts ``source`` declares (a bound on its depth).
+
+    Every level of nesting needs one (a ``multipart/digest`` part holds ``message`` parts
+    by default, so the depth is at most twice this count plus one).
+    """
+    return sum(1 for _ in _CONTAINER.finditer(source))
 
 
 def parse_bytes(source: bytes) -> MailMessage:
-    """RFC 822 bytes as a ``MailMessage``."""
-    parsed = message_from_bytes(source, policy=policy.default)
-    headers = {}
-    for name in parsed:
-        key = name.lower()
-        if key not in headers:
-            headers[key] = _header_text(parsed, name)
-    mail = MailMessage(headers=headers)
+    """RFC 822 bytes as a ``MailMessage``, in time and depth bounded for any input."""
+    containers = mime_containers(source)
+    parsed: Message | None = None
+    if containers <= MAX_MIME_CONTAINERS:
+        try:
+            # compat32: headers stay raw (decoded below, one at a time and bounded); the
+            # default policy parses Content-Type while it reads and recurses into comments.
+            parsed = BytesParser(policy=policy.compat32).parsebytes(source)
+        except RecursionError:  # not expected under the bound above; kept as a last guard
+            parsed = None
+    if parsed is None:
+        headers_only = BytesParser(policy=policy.compat32).parsebytes(source, headersonly=True)
+        mail = MailMessage(headers=_headers(headers_only))
+        mail.notes.append(
+            f"the mail's MIME structure is nested too deep to read safely ({containers} "
+            "multipart or message parts): its body and attachments were not read; the user "
+            "can open it in Gmail"
+        )
+        return mail
+    mail = MailMessage(headers=_headers(parsed))
     _walk(parsed, mail)
     return mail
 
 
-def _header_text(parsed: Message, name: str) -> str:
+def _headers(parsed: Message) -> dict[str, str]:
+    """The first value of each header, decoded, by lower-case name."""
+    headers: dict[str, str] = {}
+    for name, raw in parsed.raw_items():
+        key = str(name).lower()
+        if key not in headers:
+            headers[key] = header_text(key, str(raw))
+    return headers
+
+
+def header_text(name: str, raw: str) -> str:
+    """A raw header value as text: RFC 2047 words and 8-bit UTF-8 decoded, on one line.
+
+    At most ``MAX_HEADER_CHARS`` characters are read; address headers are parsed as
+    addresses (names quoted where needed) unless they nest more than a few comments.
+    """
+    # 8-bit bytes come from the parser as surrogate escapes: they are UTF-8 (RFC 6532).
+    value = _utf8(raw[:MAX_HEADER_CHARS])
+    value = "".join(value.splitlines())
+    if value.count("(") <= _MAX_PARENS:
+        try:
+            return " ".join(str(policy.default.header_factory(name, value)).split())
+        except (ValueError, LookupError, IndexError, TypeError, OverflowError, RecursionError):
+            pass  # a malformed encoded word or address: the words as they are
+    return decode_words(value)
+
+
+def decode_words(value: str) -> str:
+    """A header value with RFC 2047 encoded words (``=?UTF-8?B?...?=``) decoded."""
+    if "=?" not in value:
+        return " ".join(value.split())
     try:
-        return " ".join(str(parsed.get(name, "")).split())
-    except (ValueError, LookupError, IndexError):  # a malformed encoded word
-        raw = parsed.get_all(name) or [""]
-        return " ".join(str(raw[0]).split())
+        return " ".join(str(make_header(decode_header(value))).split())
+    except (LookupError, UnicodeDecodeError, ValueError):
+        return " ".join(value.split())
 
 
-def _walk(part: Message, mail: MailMessage) -> None:
-    if part.is_multipart():
-        children = part.get_payload()
-        for child in children if isinstance(children, list) else []:
-            if isinstance(child, Message):
-                _walk(child, mail)
-        return
+def _walk(root: Message, mail: MailMessage) -> None:
+    """Take the text and HTML parts and list the attachments, at most ``MAX_PARTS`` parts."""
+    for seen, part in enumerate(_parts(root), 1):
+        if seen > MAX_PARTS:
+            mail.notes.append(f"the mail has more than {MAX_PARTS} parts; only those were read")
+            return
+        _take(part, mail)
+
+
+def _parts(root: Message) -> Iterator[Message]:
+    """The leaf parts of ``root``, depth first, in order (without recursion)."""
+    stack = [root]
+    while stack:
+        part = stack.pop()
+        if part.is_multipart():
+            children = part.get_payload()
+            if isinstance(children, list):
+                stack.extend(c for c in reversed(children) if isinstance(c, Message))
+        else:
+            yield part
+
+
+def _take(part: Message, mail: MailMessage) -> None:
     content_type = part.get_content_type()
     filename = _filename(part)
     disposition = (part.get_content_disposition() or "").lower()
@@ -208,9 +448,19 @@ def _walk(part: Message, mail: MailMessage) -> None:
 
 def _filename(part: Message) -> str:
     try:
-        return str(part.get_filename() or "")
-    except (ValueError, LookupError, IndexError):
+        name = part.get_filename()
+    except (ValueError, LookupError, IndexError, TypeError):
         return "(unreadable name)"
+    if not name:
+        return ""
+    # RFC 2231 names are decoded by the parser; RFC 2047 words in a name (not standard,
+    # but common) are decoded here. Either may hold line breaks: the reader shows one line.
+    return decode_words(_utf8(str(name)[:MAX_HEADER_CHARS]))
+
+
+def _utf8(value: str) -> str:
+    """A value the parser read from bytes, with its 8-bit bytes read as UTF-8."""
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def format_size(size: int) -> str:

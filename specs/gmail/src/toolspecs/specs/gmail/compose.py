@@ -4,6 +4,12 @@ Messages are built with the standard library's ``compat32`` MIME classes and hea
 encoded here: Python's newer header folding can drop a recipient that follows a
 non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on CPython 3.11), so every built
 message is parsed back and its recipients compared before it leaves.
+
+``update_draft`` edits the stored MIME instead of building a new one: only the headers
+and the body it was asked to change are rewritten, so attachments, ``Reply-To``,
+``In-Reply-To``/``References`` and any other header stay exactly as they were. Every
+agent-given header value goes through :func:`one_line`: a line break cannot start a
+header of its own.
 """
 
 from __future__ import annotations
@@ -13,13 +19,15 @@ import re
 from dataclasses import dataclass, field, replace
 from email import message_from_bytes, policy
 from email.header import Header
+from email.message import Message
 from email.mime.multipart import MIMEMultipart
 from email.mime.nonmultipart import MIMENonMultipart
 from email.mime.text import MIMEText
+from email.parser import BytesParser
 from email.utils import formataddr, getaddresses, make_msgid
 
 from toolspecs.loaders.google import MailMessage, html_to_text
-from toolspecs.loaders.google.mail import conversation_subject
+from toolspecs.loaders.google.mail import address_pairs, conversation_subject
 from toolspecs.specs.google_base import parse_addresses
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
@@ -38,10 +46,17 @@ class Draft:
     in_reply_to: str = ""
     references: str = ""
     thread_id: str | None = None
+    # A stored draft: its MIME as Gmail keeps it, which an update edits in place, and
+    # the fields the update changes.
+    source: bytes = b""
+    changed_fields: frozenset[str] = frozenset()
+    mail: MailMessage | None = None
 
     @classmethod
-    def from_mail(cls, mail: MailMessage, thread_id: str | None = None) -> Draft:
-        """A stored draft, read back from its MIME."""
+    def from_mail(
+        cls, mail: MailMessage, thread_id: str | None = None, source: bytes = b""
+    ) -> Draft:
+        """A stored draft, read back from its MIME (``source``, kept for updates)."""
         return cls(
             to=mail.addresses("to"),
             cc=mail.addresses("cc"),
@@ -52,6 +67,8 @@ class Draft:
             in_reply_to=mail.header("in-reply-to"),
             references=mail.header("references"),
             thread_id=thread_id,
+            source=source,
+            mail=mail,
         )
 
     def changed(self, **fields: object) -> Draft:
@@ -59,7 +76,9 @@ class Draft:
         given = {key: value for key, value in fields.items() if value is not None}
         if "text" in given and "html" not in given:
             given["html"] = ""  # an HTML part would still say the old text
-        return replace(self, **given)  # type: ignore[arg-type]
+        if "html" in given and "text" not in given:
+            given["text"] = ""  # the plain part is made from the new HTML
+        return replace(self, **given, changed_fields=self.changed_fields | set(given))  # type: ignore[arg-type]
 
     def recipients(self) -> list[str]:
         """Every address the draft goes to."""
@@ -68,24 +87,48 @@ class Draft:
     def mime_bytes(self) -> bytes:
         """The RFC 822 bytes: plain text, or multipart/alternative with the HTML part.
 
+        A stored draft (``source``) is edited: only ``changed_fields`` are rewritten.
+
         Raises:
             FixArguments: When an address is not an email address (all are named).
             RuntimeError: When the built message would not carry every recipient.
         """
-        headers = {
+        data = (self._edited() if self.source else self._built()).as_bytes()
+        _check_recipients(data, self)
+        return data
+
+    def _body_part(self) -> MIMENonMultipart | MIMEMultipart:
+        text = self.text or (html_to_text(self.html) if self.html else "")
+        if not self.html:
+            return MIMEText(text, "plain", "utf-8")
+        alternative = MIMEMultipart("alternative")
+        alternative.attach(MIMEText(text, "plain", "utf-8"))
+        alternative.attach(MIMEText(self.html, "html", "utf-8"))
+        return alternative
+
+    def _address_headers(self) -> dict[str, str]:
+        return {
             "To": _address_header(self.to, "to"),
             "Cc": _address_header(self.cc, "cc"),
             "Bcc": _address_header(self.bcc, "bcc"),
         }
-        text = self.text or (html_to_text(self.html) if self.html else "")
-        message: MIMENonMultipart | MIMEMultipart
-        if self.html:
-            message = MIMEMultipart("alternative")
-            message.attach(MIMEText(text, "plain", "utf-8"))
-            message.attach(MIMEText(self.html, "html", "utf-8"))
-        else:
-            message = MIMEText(text, "plain", "utf-8")
-        for name, value in headers.items():
+
+    def _edited(self) -> Message:
+        """The stored draft with the changed headers and body replaced, the rest kept."""
+        # compat32: every header comes back exactly as it was stored.
+        message = BytesParser(policy=policy.compat32).parsebytes(self.source)
+        for name, value in self._address_headers().items():
+            if name.lower() in self.changed_fields:
+                _set_header(message, name, value)
+        if "subject" in self.changed_fields:
+            _set_header(message, "Subject", _encoded(one_line(self.subject)))
+        if self.changed_fields & {"text", "html"}:
+            _replace_body(message, self._body_part())
+        return message
+
+    def _built(self) -> Message:
+        message = self._body_part()
+        for name, value in self._address_headers().items():
             if value:
                 message[name] = value
         if self.subject:
@@ -95,9 +138,7 @@ class Draft:
             message["In-Reply-To"] = one_line(self.in_reply_to)
             message["References"] = one_line(self.references or self.in_reply_to)
         message["Message-ID"] = make_msgid(domain="toolspecs.draft")
-        data = message.as_bytes()
-        _check_recipients(data, self)
-        return data
+        return message
 
     def raw(self) -> str:
         """The MIME as Gmail's ``raw`` field (base64url)."""
@@ -141,10 +182,47 @@ def _address_header(values: list[str], argument: str) -> str:
     return ", ".join(formataddr((one_line(name), email), "utf-8") for name, email in pairs)
 
 
+def _set_header(message: Message, name: str, value: str) -> None:
+    """Replace header ``name`` where it stands (all of its copies), or drop it if empty."""
+    if not value:
+        del message[name]
+    elif name in message:
+        del message[name]
+        message[name] = value
+    else:
+        message[name] = value
+
+
+def _attachment(part: Message) -> bool:
+    return bool(part.get_filename()) or part.get_content_disposition() == "attachment"
+
+
+def _replace_body(message: Message, body: Message) -> None:
+    """Put ``body`` where the draft's text is; its attachments and headers stay."""
+    if message.is_multipart() and message.get_content_type() != "multipart/alternative":
+        parts = message.get_payload()
+        assert isinstance(parts, list)
+        for index, part in enumerate(parts):
+            if isinstance(part, Message) and not _attachment(part):
+                parts[index] = body
+                return
+        parts.insert(0, body)
+        return
+    # The whole draft is its body: the new one takes its place under the same headers.
+    for name in ("Content-Type", "Content-Transfer-Encoding"):
+        del message[name]
+    for name, value in body.items():
+        if name.lower() != "mime-version":
+            message[name] = value
+    if "MIME-Version" not in message:
+        message["MIME-Version"] = "1.0"
+    message.set_payload(body.get_payload())
+
+
 def _check_recipients(data: bytes, draft: Draft) -> None:
     parsed = message_from_bytes(data, policy=policy.default)
     for name, values in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)):
         wanted = [email.lower() for _, email in getaddresses(values)]
-        found = [email.lower() for _, email in getaddresses([str(parsed.get(name, ""))])]
+        found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]
         if sorted(filter(None, wanted)) != sorted(filter(None, found)):
             raise RuntimeError(f"The {name} header lost recipients: {wanted} became {found}.")

@@ -6,7 +6,8 @@ What the Google loader and the libraries under it raise, and what the agent shou
 failure                                 guidance       says
 ======================================  =============  ====================================
 ``GoogleAuthError`` (the loader's)      AskUser        what the person must set
-google-auth ``RefreshError``            AskUser        authorize again (names the token file)
+google-auth ``RefreshError``            AskUser        sign in again (names the token file);
+                                                       never the token endpoint's answer
 HTTP 404, 410                           FixArguments   where valid ids come from (``ids_hint``)
 HTTP 401                                AskUser        authorize again
 HTTP 429, 403 rate-limit reasons        RetryLater     wait (``Retry-After`` when Google said)
@@ -66,7 +67,8 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
     Failure(
         "google.auth.exceptions.RefreshError",
         AskUser,
-        "{service} could not be reached: the Google authorization no longer works ({exc}).",
+        # Never {exc}: a RefreshError carries the token endpoint's whole answer.
+        "{service} could not be reached: the Google sign-in expired or was revoked.",
         "{reauthorize}",
     ),
     Failure(

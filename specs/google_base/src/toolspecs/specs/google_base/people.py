@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from email.utils import getaddresses
 
-from toolspecs.core import FixArguments
+from toolspecs.core import FixArguments, fence
+
+_MAX_COMMENTS = 64
 
 _EMAIL = re.compile(
     r"^[^@\s<>(),;:\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+$"
@@ -22,6 +24,13 @@ def parse_addresses(values: list[str], argument: str = "attendees") -> list[tupl
     Raises:
         FixArguments: When an address is not an email address.
     """
+    nested = [v for v in values if v.count("(") > _MAX_COMMENTS]
+    if nested:
+        # getaddresses recurses into nested comments: "((((…" would exhaust the stack.
+        raise FixArguments(
+            f"{argument}: not email addresses: {fence.quote(nested[0], 60)} (too many '(').",
+            "Send addresses such as ['ada@example.com'].",
+        )
     pairs = getaddresses(values)
     bad = [raw for raw, (_, email) in zip(values, pairs, strict=False) if not _EMAIL.match(email)]
     if len(pairs) != len(values):

@@ -14,10 +14,17 @@ test your own agents without a Google account::
 
 from toolspecs.loaders.google.testing.calendar import FakeCalendar, timed_event
 from toolspecs.loaders.google.testing.gmail import (
+    EVIL_NAME,
     FIXTURES,
     FakeGmail,
+    attachment_message,
     fixture,
+    hidden_html_message,
+    hostile_mailbox,
+    hostile_messages,
+    huge_message,
     long_message,
+    nested_message,
     sample_mailbox,
 )
 from toolspecs.loaders.google.testing.http import (
@@ -29,16 +36,23 @@ from toolspecs.loaders.google.testing.http import (
 )
 
 __all__ = [
+    "EVIL_NAME",
     "FIXTURES",
     "FakeCalendar",
     "FakeGmail",
     "FakeGoogleHttp",
     "Request",
     "SchemaError",
+    "attachment_message",
     "check_schema",
     "discovery",
     "fixture",
+    "hidden_html_message",
+    "hostile_mailbox",
+    "hostile_messages",
+    "huge_message",
     "long_message",
+    "nested_message",
     "sample_mailbox",
     "timed_event",
 ]
