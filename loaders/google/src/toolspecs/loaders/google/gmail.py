@@ -51,6 +51,11 @@ def plain_field(text: str, limit: int = 300) -> str:
     return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
 
 
+def plain_quote(text: str, limit: int = 300) -> str:
+    """A one-line value between ``«`` and ``»``, which it can no longer contain."""
+    return f"«{plain_field(text.replace('«', '<').replace('»', '>'), limit)}»"
+
+
 def plain_block(text: str, source: str, what: str) -> str:
     """A body between markers that say it is quoted mail; the markers cannot be faked."""
     safe = text.replace("<<<", "< < <").replace(">>>", "> > >")
@@ -67,7 +72,7 @@ class Quoting:
     """How the sender's words are shown: headers, file names, snippets and bodies.
 
     The reader's default (:data:`PLAIN`) keeps Documents readable for RAG; an agent spec
-    passes its own (toolspecs-gmail passes ``toolspecs.core.fence``), so the same layout
+    passes its own (toolspecs-gmail passes the fences of its core), so the same layout
     is written once.
 
     Args:
@@ -78,7 +83,7 @@ class Quoting:
     """
 
     field: Callable[[str, int], str] = plain_field
-    quote: Callable[[str, int], str] = lambda text, limit=300: f"«{plain_field(text, limit)}»"
+    quote: Callable[[str, int], str] = plain_quote
     block: Callable[[str, str, str], str] = plain_block
 
 
@@ -194,7 +199,7 @@ class GmailReader(GoogleApiReader):
         service: A ready Gmail v1 client (used as it is).
         timezone: Show dates in this IANA zone; default: each message's own offset.
         quoting: How the sender's words are shown (default :data:`PLAIN`; the Gmail tool
-            spec passes ``toolspecs.core.fence``).
+            spec passes the fences of its core).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 

@@ -71,7 +71,7 @@ def hides_text(attributes: dict[str, str]) -> bool:
     """Whether an HTML element's attributes hide its text from a person reading the mail."""
     if "hidden" in attributes:
         return True
-    style = attributes.get("style")
+    style = attributes.get("style", "")
     return bool(style) and _HIDING_STYLE.search(_CSS_COMMENT.sub("", style)) is not None
 
 
