@@ -359,3 +359,124 @@ def test_a_line_break_in_a_display_name_stays_in_the_name(tools, gmail):
     mime = sent_mime(draft_requests(gmail)[-1])
     assert mime["Bcc"] is None
     assert mime["To"].addresses[0].addr_spec == "ada@example.com"
+
+
+# -- update_draft edits the stored MIME: nothing it was not asked to change is lost --------
+
+
+def stored_draft(spec, gmail):
+    """A draft written by a mail program: an attachment, Reply-To, a reply's headers."""
+    from email.message import EmailMessage
+
+    mail = EmailMessage()
+    mail["From"] = "grace@example.org"
+    mail["To"] = "Ada Lovelace <ada@example.com>"
+    mail["Reply-To"] = "Team <team@example.org>"
+    mail["Subject"] = "Re: Report and diagram"
+    mail["In-Reply-To"] = "<attach-0001@mail.example.com>"
+    mail["References"] = "<attach-0001@mail.example.com>"
+    mail["X-Priority"] = "1"
+    mail.set_content("Thanks, here is my version.\nGrace")
+    mail.add_attachment(
+        b"%PDF-1.4 grace's version", maintype="application", subtype="pdf", filename="v2.pdf"
+    )
+    raw = base64.urlsafe_b64encode(mail.as_bytes()).decode()
+    created = spec.service.users().drafts().create(userId="me", body={"message": {"raw": raw}})
+    return created.execute()["id"]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"message": "A new body.\nGrace"},
+        {"subject": "Re: Report and diagram, v2"},
+        {"to": ["charles@example.com"]},
+        {"cc": ["charles@example.com"], "html": "<p>A <b>new</b> body.</p>"},
+    ],
+    ids=["body", "subject", "to", "cc-and-html"],
+)
+def test_update_keeps_attachments_and_every_header_not_changed(spec, tools, gmail, change):
+    draft_id = stored_draft(spec, gmail)
+    before = gmail.draft_mime(draft_id)
+    out = tools["update_draft"].call(draft_id=draft_id, **change)
+    assert out.is_error is False, out.content
+    after = gmail.draft_mime(draft_id)
+    [attachment] = list(after.iter_attachments())
+    assert attachment.get_filename() == "v2.pdf"
+    assert attachment.get_content() == b"%PDF-1.4 grace's version"
+    for name in ("Reply-To", "In-Reply-To", "References", "X-Priority", "From", "Message-ID"):
+        assert after[name] == before[name], name
+    for name, argument in (("Subject", "subject"), ("To", "to")):
+        if argument not in change:
+            assert after[name] == before[name], name
+    body = after.get_body(("plain",)).get_content().strip()
+    if "message" in change:
+        assert body == "A new body.\nGrace"
+    elif "html" in change:
+        assert body == "A new body."  # the plain part follows the new HTML
+        assert "<b>new</b>" in after.get_body(("html",)).get_content()
+    else:
+        assert body == "Thanks, here is my version.\nGrace"
+    if "to" in change:
+        assert after["To"] == "charles@example.com"
+    if "cc" in change:
+        assert after["Cc"] == "charles@example.com"
+
+
+def test_a_draft_shows_its_attachments_and_reply_to(spec, tools, gmail):
+    draft_id = stored_draft(spec, gmail)
+    shown = tools["get_draft"].call(draft_id=draft_id).content
+    assert "Reply-To: Team <team@example.org>" in shown
+    assert "Attachments: v2.pdf (application/pdf, 24 B)" in shown
+    assert f"<<< draft body of draft {draft_id}: quoted third-party text" in shown
+
+
+def test_a_draft_too_deep_to_read_whole_is_not_rewritten(spec, tools, gmail):
+    from toolspecs.loaders.google.testing import nested_message
+
+    raw = base64.urlsafe_b64encode(nested_message(200)).decode()
+    created = spec.service.users().drafts().create(userId="me", body={"message": {"raw": raw}})
+    draft_id = created.execute()["id"]
+    out = tools["update_draft"].call(draft_id=draft_id, subject="x")
+    assert isinstance(out.exception, AskUser)
+    assert "edit this draft in Gmail" in out.content
+    assert not [r for r in gmail.requests if r.method == "PUT"]
+
+
+# -- every agent-given header value is one line -------------------------------------------
+
+INJECTED = {
+    "subject": "x\r\nBcc : evil@example.com",
+    "to": ['"Ada\r\nBcc: evil@example.com" <ada@example.com>'],
+    "cc": ['"Cc\nBcc: evil@example.com" <cc@example.com>'],
+    "bcc": ['"B\rBcc: evil@example.com" <b@example.com>'],
+}
+
+
+def header_lines(raw_bytes):
+    head = raw_bytes.replace(b"\r\n", b"\n").split(b"\n\n", 1)[0]
+    return [line for line in head.split(b"\n") if not line[:1].isspace()]
+
+
+@pytest.mark.parametrize("field", list(INJECTED))
+@pytest.mark.parametrize("tool", ["create_draft", "update_draft"])
+def test_no_agent_given_header_value_starts_a_header(spec, tools, gmail, field, tool):
+    # A line break in a value is folded to a space: a name stays a name, a subject a subject.
+    arguments = {"to": "ada@example.com", "message": "Hi", field: INJECTED[field]}
+    if tool == "update_draft":
+        arguments = {"draft_id": stored_draft(spec, gmail), field: INJECTED[field]}
+    out = tools[tool].call(**arguments)
+    assert out.is_error is False, out.content
+    saved = [r for r in gmail.requests if r.method in ("POST", "PUT")][-1]
+    raw = base64.urlsafe_b64decode(saved.body["message"]["raw"])
+    names = [line.split(b":", 1)[0].strip().lower() for line in header_lines(raw)]
+    expected_bcc = 1 if field == "bcc" else 0
+    assert names.count(b"bcc") == expected_bcc, names
+    parsed = message_from_bytes(raw, policy=policy.default)
+    recipients = [
+        address.addr_spec
+        for name in ("To", "Cc", "Bcc")
+        if parsed[name] is not None
+        for address in parsed[name].addresses
+    ]
+    assert "evil@example.com" not in recipients  # the name stays a name, on one line

@@ -178,7 +178,9 @@ def _encoded(value: str) -> str:
 
 
 def _address_header(values: list[str], argument: str) -> str:
-    pairs = parse_addresses(values, argument) if values else []
+    # One line before parsing: the address parser ends a quoted name at a CR, so
+    # '"B\rBcc: evil@x.com" <b@x.com>' would read as two addresses, evil@x.com one of them.
+    pairs = parse_addresses([one_line(v) for v in values], argument) if values else []
     return ", ".join(formataddr((one_line(name), email), "utf-8") for name, email in pairs)
 
 
@@ -222,7 +224,7 @@ def _replace_body(message: Message, body: Message) -> None:
 def _check_recipients(data: bytes, draft: Draft) -> None:
     parsed = message_from_bytes(data, policy=policy.default)
     for name, values in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)):
-        wanted = [email.lower() for _, email in getaddresses(values)]
+        wanted = [email.lower() for _, email in getaddresses([one_line(v) for v in values])]
         found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]
         if sorted(filter(None, wanted)) != sorted(filter(None, found)):
             raise RuntimeError(f"The {name} header lost recipients: {wanted} became {found}.")
