@@ -218,7 +218,10 @@ class WolframAlphaClient:
         text = _decode(response, body).strip()
         if response.status_code == 501:
             raise QueryNotUnderstood(
-                query, _suggestions(text), status=501, reason=self._first_line(text)
+                query,
+                [self._scrub(tip) for tip in _suggestions(text)],
+                status=501,
+                reason=self._first_line(text),
             )
         self._check_status(response, text)
         content_type = response.headers.get("Content-Type", "").lower()
@@ -283,7 +286,7 @@ class WolframAlphaClient:
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
-                did_you_mean=_did_you_mean(result),
+                did_you_mean=[self._scrub(text) for text in _did_you_mean(result)],
                 reason="Wolfram|Alpha could not interpret the input (success=false)",
             )
         return result
@@ -365,7 +368,10 @@ class WolframAlphaClient:
         left = end - time.monotonic()
         if left <= 0:
             raise WolframAlphaTimeout(budget, "no time was left for another request")
-        # httpx's timeouts are per operation (each read): the deadline bounds the whole.
+        # httpx's timeouts are per operation (each read), fixed when the request starts:
+        # no single wait outlasts the time left then, and _read checks the deadline after
+        # every chunk. (A read that starts late may still end up to that long after the
+        # deadline; the tool's guard has answered the agent by then.)
         timeout = httpx.Timeout(min(self.timeout, left))
         try:
             with self._http.stream(
