@@ -117,6 +117,13 @@ class FakeGoogleHttp:
         parsed = urlparse(uri)
         path = unquote(parsed.path).removeprefix(self.prefix)
         query = parse_qs(parsed.query)
+        override = {k.lower(): v for k, v in (headers or {}).items()}.get("x-http-method-override")
+        if override:
+            # googleapiclient sends a GET whose URI is over 2,000 characters as a POST with
+            # the query as a form body (googleapiclient.http.MAX_URI_LENGTH), as Google reads it.
+            method = override
+            query.update(parse_qs(body.decode() if isinstance(body, bytes) else body or ""))
+            body = None
         payload = json.loads(body) if body else None
         self.requests.append(Request(method, path, query, payload))
         for (fail_method, suffix), queue in self.fail.items():
