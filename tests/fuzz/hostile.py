@@ -181,16 +181,20 @@ def arxiv_target() -> Target:
 def wolfram_target() -> Target:
     import httpx
 
-    from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
+    from toolspecs.loaders.wolfram_alpha.testing import FAILURE_KINDS, FakeWolframAlpha
 
     fake = FakeWolframAlpha()
+    fake.slow_seconds = 0.3
     spec = load_spec("wolfram_alpha", app_id="fuzz", transport=fake.transport())
-    failures = {
+    failures: dict[str, Callable[[], None]] = {
         "503 Retry-After": lambda: fake.fail.extend([503] * 5),
         "500": lambda: fake.fail.extend([500] * 5),
         "timeout": lambda: fake.fail.extend([httpx.ReadTimeout("slow")] * 5),
         "403": lambda: fake.fail.append(403),
     }
+    # 200 with HTML, no <queryresult>, empty, truncated, an entity bomb, huge, slow.
+    for kind in FAILURE_KINDS:
+        failures[kind] = lambda kind=kind: fake.fail.extend([kind] * 2)
     known = {"query": ["2+2", "population of France", "integrate x^2"]}
     return Target("wolfram_alpha", spec, known, failures, fake.fail.clear)
 
