@@ -130,7 +130,7 @@ def test_natural_language_has_a_time_bound(monkeypatch):
     monkeypatch.setattr("dateparser.parse", slow)
     monkeypatch.setattr(clock, "PARSE_SECONDS", 0.2)
     began = time.monotonic()
-    with pytest.raises(FixArguments, match="could not be read as a date within 0.2 s"):
+    with pytest.raises(FixArguments, match=r"could not be read as a date within 0\.2 s"):
         parse_datetime("next blue moon", UTC)
     assert time.monotonic() - began < 2
 

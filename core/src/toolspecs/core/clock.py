@@ -153,14 +153,15 @@ def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
     elif tz is not None:
         moment = moment.astimezone(tz)
     zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
-    shown = f"{moment:%A %Y-%m-%d %H:%M} {format_offset(moment)}"
+    # isoformat(), not %Y: strftime writes the year 1 as "1" on some platforms.
+    shown = f"{moment:%A} {moment.date().isoformat()} {moment:%H:%M} {format_offset(moment)}"
     # A bare offset (an email's Date header) has no zone name worth repeating.
     return shown if zone.startswith(("UTC+", "UTC-")) else f"{shown} ({zone})"
 
 
 def format_date(day: dt.date) -> str:
     """A date with its weekday: ``Saturday 2026-11-21``."""
-    return f"{day:%A %Y-%m-%d}"
+    return f"{day:%A} {day.isoformat()}"
 
 
 def describe_now(tz: dt.tzinfo | None = None) -> str:
@@ -247,7 +248,7 @@ def in_range(moment: _When, text: object = None) -> _When:
 
 
 def _natural(text: str, cleaned: str, settings: dict[str, Any]) -> dt.datetime | None:
-    """dateparser's reading of ``cleaned``, or ``None``; it may take at most PARSE_SECONDS.
+    """Read ``cleaned`` with dateparser (``None``: not a date), in at most PARSE_SECONDS.
 
     dateparser cannot be interrupted: it runs in a daemon thread that is left to finish
     on its own when it is late (the text is short, so it does finish).
