@@ -374,8 +374,7 @@ def _day(value: Any) -> dt.date:
     if day is None:
         raise _fail(
             "not_a_date",
-            "{shown} {problem}; send ISO 8601 such as '2026-11-21' or words such as "
-            "'next Friday'",
+            "{shown} {problem}; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'",
             value,
             problem=problem,
         )
