@@ -89,6 +89,21 @@ def test_text_that_is_not_a_date_is_guidance_not_an_event(google, tools, sent):
     assert not writes(google)
 
 
+def test_a_recurrence_end_of_invisible_marks_is_read_quickly(google, tools):
+    import time
+
+    # The recurrence's "until" went to dateparser with no length cap (over 10 s).
+    began = time.monotonic()
+    out = tools["create_event"].call(
+        title="x", start_datetime="2026-11-23 09:00",
+        recurrence="every Monday until " + "\u200f" * 100_000,
+    )  # fmt: skip
+    assert time.monotonic() - began < 5
+    assert isinstance(out.exception, FixArguments)
+    assert "longer than 120 characters" in out.content
+    assert not writes(google)
+
+
 # -- ids and zones: guidance, never a request made with them ---------------------------------
 
 
