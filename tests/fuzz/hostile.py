@@ -111,6 +111,8 @@ class Target:
 
 
 def _google(name: str, fake: Any, known: dict[str, list[Any]]) -> Target:
+    from toolspecs.loaders.google.testing.http import HTML_PAGE
+
     def arm(*reply: Any) -> Callable[[], None]:
         def on() -> None:
             for method in ("GET", "POST", "PUT", "PATCH", "DELETE"):
@@ -125,6 +127,11 @@ def _google(name: str, fake: Any, known: dict[str, list[Any]]) -> Target:
         "403 rate": arm(403, "Forbidden", "userRateLimitExceeded"),
         "404": arm(404, "Not Found", "Not Found"),
         "401": arm(401, "Unauthorized", "Invalid Credentials"),
+        "200 HTML": arm(200, HTML_PAGE),
+        "200 {}": arm(200, b"{}"),
+        "200 empty": arm(200, b""),
+        "200 list": arm(200, b"[1, 2]"),
+        "502 HTML": arm(502, HTML_PAGE),
     }
     spec = load_spec(name, transport=fake)
     return Target(name, spec, known, failures, fake.fail.clear)
