@@ -28,6 +28,7 @@ from toolspecs.loaders.google.testing.gmail import (
     sample_mailbox,
 )
 from toolspecs.loaders.google.testing.http import (
+    HTML_PAGE,
     FakeGoogleHttp,
     Request,
     SchemaError,
@@ -38,6 +39,7 @@ from toolspecs.loaders.google.testing.http import (
 __all__ = [
     "EVIL_NAME",
     "FIXTURES",
+    "HTML_PAGE",
     "FakeCalendar",
     "FakeGmail",
     "FakeGoogleHttp",
