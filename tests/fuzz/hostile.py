@@ -156,11 +156,13 @@ def calendar_target() -> Target:
 
 
 def gmail_target() -> Target:
-    from toolspecs.loaders.google.testing import sample_mailbox
+    from toolspecs.loaders.google.testing import hostile_mailbox
 
-    fake = sample_mailbox(long_messages=1)
+    # The sample mails and hostile ones: nested 1,200 deep, 8 MB bodies, RFC 2231 names
+    # with line breaks, hidden HTML text, header comments nested 5,000 deep.
+    fake = hostile_mailbox()
     known = {
-        "message_id": sorted(fake.messages)[:5],
+        "message_id": sorted(fake.messages),
         "draft_id": sorted(fake.drafts)[:3] or ["r1"],
         "to": [["ada@example.com"], "ada@example.com"],
         "query": ["from:ada@example.com", "is:unread", "after:2026-11-01"],

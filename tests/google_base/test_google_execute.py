@@ -161,3 +161,19 @@ def test_gmail_tools_get_the_same_guidance_for_an_html_answer():
     assert out.is_error is True
     assert isinstance(out.exception, RetryLater)
     assert "could not be read" in out.content
+
+
+def test_a_gmail_call_waits_only_within_its_own_deadline(no_backoff_sleep):
+    from toolspecs.loaders.google.testing import sample_mailbox
+    from toolspecs.specs.gmail import GmailToolSpec
+
+    gmail = sample_mailbox()
+    busy = (503, "backendError", "Backend Error", {"retry-after": "2"})
+    gmail.fail[("GET", "/messages")] = [busy] * 50
+    spec = GmailToolSpec(transport=gmail)
+    spec.call_deadline = 5.0
+    out = spec.call_tool("search_messages", query="is:unread")
+    assert isinstance(out.exception, RetryLater)
+    # Google asked for 2 s between tries: one wait fits in the call's 5 s, two do not
+    # (the reader's own default deadline, 30 s, would have allowed three).
+    assert no_backoff_sleep == [2.0]

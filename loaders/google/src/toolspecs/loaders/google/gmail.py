@@ -26,7 +26,7 @@ from toolspecs.loaders.google.mail import (
     header_text,
     parse_raw,
 )
-from toolspecs.loaders.google.service import GoogleApiReader, execute
+from toolspecs.loaders.google.service import GoogleApiReader
 from toolspecs.loaders.google.times import format_datetime, timezone_named
 
 GMAIL_SCOPES = [
@@ -200,6 +200,8 @@ class GmailReader(GoogleApiReader):
         timezone: Show dates in this IANA zone; default: each message's own offset.
         quoting: How the sender's words are shown (default :data:`PLAIN`; the Gmail tool
             spec passes the fences of its core).
+        time_left: Asked before each request for the seconds it may still take, retries
+            included (the Gmail tool spec passes its call deadline).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -215,11 +217,17 @@ class GmailReader(GoogleApiReader):
         service: Any = None,
         timezone: str | None = None,
         quoting: Quoting = PLAIN,
+        time_left: Callable[[], float | None] | None = None,
         **auth_kwargs: Any,
     ) -> None:
         for llamahub_only in ("use_iterative_parser", "results_per_page"):
             auth_kwargs.pop(llamahub_only, None)  # LlamaHub options: one parser, our own paging
-        super().__init__(auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs), transport, service)
+        super().__init__(
+            auth or GoogleAuth(scopes=GMAIL_SCOPES, **auth_kwargs),
+            transport,
+            service,
+            time_left=time_left,
+        )
         self.query = query
         self.max_results = max_results
         self.tz = timezone_named(timezone) if timezone else None  # ValueError: not a zone
@@ -238,7 +246,7 @@ class GmailReader(GoogleApiReader):
                 params["q"] = gmail_query(query)
             if token:
                 params["pageToken"] = token
-            page = execute(self.service.users().messages().list(**params))
+            page = self.execute(self.service.users().messages().list(**params))
             found.extend(page.get("messages", []))
             token = page.get("nextPageToken")
             if not token:
@@ -248,7 +256,7 @@ class GmailReader(GoogleApiReader):
     def get_raw(self, message_id: str) -> dict[str, Any]:
         """The message resource with ``raw`` (the RFC 822 bytes, base64url)."""
         request = self.service.users().messages().get(userId="me", id=message_id, format="raw")
-        resource: dict[str, Any] = execute(request)
+        resource: dict[str, Any] = self.execute(request)
         return resource
 
     def read(self, message_id: str) -> tuple[dict[str, Any], MailMessage]:
@@ -263,7 +271,7 @@ class GmailReader(GoogleApiReader):
             .messages()
             .get(userId="me", id=message_id, format="metadata", metadataHeaders=SUMMARY_HEADERS)
         )
-        resource: dict[str, Any] = execute(request)
+        resource: dict[str, Any] = self.execute(request)
         return resource
 
     def message_document(self, message_id: str) -> Document:

@@ -7,7 +7,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import AskUser, FixArguments, Range, fence, tool
+from toolspecs.core import AskUser, FixArguments, Range, deadline, fence, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import (
     GMAIL_SCOPES,
@@ -15,7 +15,6 @@ from toolspecs.loaders.google import (
     GoogleAuth,
     MailMessage,
     Quoting,
-    execute,
 )
 from toolspecs.loaders.google.gmail import ADDRESS_LIMIT, describe_attachments, sender_address
 from toolspecs.loaders.google.mail import decode_raw, parse_bytes
@@ -156,6 +155,7 @@ class GmailToolSpec(GoogleToolSpec):
             transport=transport,
             timezone=timezone,
             quoting=FENCED,
+            time_left=deadline.remaining,  # retries end before the call's deadline
         )
         self.allow_send = allow_send
 
@@ -228,7 +228,7 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             max_results: At most this many (default 10).
         """
-        listed = execute(
+        listed = self.reader.execute(
             self.service.users().drafts().list(userId="me", maxResults=max_results)
         ).get("drafts", [])
         if not listed:
@@ -271,7 +271,9 @@ class GmailToolSpec(GoogleToolSpec):
         note = ""
         if reply_to_message_id:
             note = self._make_reply(draft, reply_to_message_id.strip(), subject)
-        created = execute(self.service.users().drafts().create(userId="me", body=draft.body()))
+        created = self.reader.execute(
+            self.service.users().drafts().create(userId="me", body=draft.body())
+        )
         return self._saved("created", created, draft, note)
 
     @tool(
@@ -321,7 +323,7 @@ class GmailToolSpec(GoogleToolSpec):
                 "Do not retry: tell the user to edit this draft in Gmail.",
             )
         draft = stored.changed(to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html)
-        updated = execute(
+        updated = self.reader.execute(
             self.service.users()
             .drafts()
             .update(userId="me", id=current["id"], body={"id": current["id"], **draft.body()})
@@ -362,7 +364,9 @@ class GmailToolSpec(GoogleToolSpec):
                 f"Draft {draft_id} has no recipients.",
                 f"Add them with update_draft(draft_id='{draft_id}', to=[...]) first.",
             )
-        sent = execute(self.service.users().drafts().send(userId="me", body={"id": draft_id}))
+        sent = self.reader.execute(
+            self.service.users().drafts().send(userId="me", body={"id": draft_id})
+        )
         text = (
             f"Draft {draft_id} sent as message {sent.get('id')} (thread {sent.get('threadId')}) "
             f"to {_people(draft.recipients())}; subject: {_subject(draft)}. "
@@ -374,7 +378,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     def _draft_resource(self, draft_id: str) -> dict[str, Any]:
         request = self.service.users().drafts().get(userId="me", id=draft_id, format="raw")
-        resource: dict[str, Any] = execute(request)
+        resource: dict[str, Any] = self.reader.execute(request)
         return resource
 
     def _make_reply(self, draft: Draft, message_id: str, subject: str | None) -> str:
