@@ -46,6 +46,9 @@ from toolspecs.loaders.arxiv.pdftext import PdfText
 MAX_RESULTS_LIMIT = 50
 MAX_AUTHORS_SHOWN = 10
 MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
+# Seconds of a call's deadline kept for storing a long paper's text (cutting 500,000
+# characters into passages takes about one).
+SHOW_SECONDS = 2.0
 
 SortBy = Annotated[
     Literal["relevance", "recent", "updated"],
@@ -200,7 +203,10 @@ class ArxivToolSpec(ToolSpec):
                 f"{shown(paper_id)} is not an arXiv id.",
                 "Send an id such as '1706.03762' (find it with arxiv_query first).",
             )
-        paper, text = self.reader.read_full_text(clean, deadline=deadline.remaining())
+        left = deadline.remaining()
+        if left is not None:  # keep time to show (or store) the text after reading it
+            left = max(left - SHOW_SECONDS, left / 2)
+        paper, text = self.reader.read_full_text(clean, deadline=left)
         return full_text_documents(paper, text)
 
     def passage_source(self, document: Document) -> str:
