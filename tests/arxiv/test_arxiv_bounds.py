@@ -250,3 +250,11 @@ def test_within_bounds_every_fetch_of_a_reader_call(arxiv, no_backoff_sleep):
     arxiv.fail = [(503, {"Retry-After": "5"})]
     assert reader.load_data("bert", deadline=60)  # time enough: waits, then reads
     assert no_backoff_sleep == [5.0]
+
+
+def test_no_process_to_read_the_pdf_is_an_error_not_an_exception(arxiv, monkeypatch):
+    monkeypatch.setattr("toolspecs.loaders.arxiv.pdftext.sys.executable", "/nonexistent/python")
+    text = read_pages(make_pdf(long_pages()))
+    assert text.pages == [] and text.error.startswith("no process could be started")
+    output = read_paper(spec_on(arxiv))
+    assert_guidance(output, "cannot be read: no process could be started to read it", kind=AskUser)

@@ -44,7 +44,8 @@ class PdfText:
         page_count: How many pages the PDF has (``None`` when it could not be opened).
         stopped: Why the reading stopped before the end (e.g. ``"it took over 20 s"``),
             or ``""`` when every page was read whole.
-        error: Why the PDF could not be read at all (e.g. ``"PdfReadError"``), or ``""``.
+        error: Why the PDF could not be read at all, or ``""``: ``"the PDF is damaged
+            (PdfReadError)"``, ``"reading it took over 20.0 s"``...
         cut_pages: The pages whose text was cut at the limit of one page.
     """
 
@@ -84,12 +85,15 @@ def read_pages(
         "memory": memory,
         "cpu": max(1, int(seconds) + 1),
     }
-    process = subprocess.Popen(
-        [sys.executable, "-c", _CHILD, __file__, json.dumps(limits)],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-    )
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _CHILD, __file__, json.dumps(limits)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+    except OSError as exc:  # no interpreter to start (an embedded Python), no processes left
+        return PdfText([], None, error=f"no process could be started to read it ({exc})")
     timed_out = False
     try:
         out, _ = process.communicate(pdf, timeout=max(seconds, 0.1))
@@ -122,14 +126,14 @@ def _collect(out: bytes, timed_out: bool, seconds: float, returncode: int | None
         elif "stopped" in message:
             stopped = str(message["stopped"])
         elif "error" in message:
-            error = str(message["error"])
+            error = f"the PDF is damaged ({message['error']})"
     if timed_out:
         stopped = f"reading it took over {seconds:.1f} s"
     elif not (error or stopped) and (page_count is None or len(pages) < page_count):
         # Stopped by its limits (CPU time, memory) without a word.
         stopped = f"reading it needed too much memory or time (exit status {returncode})"
     if failed and not any(p.strip() for p in pages):
-        error = error or failed[0]  # every page failed: the file is damaged
+        error = error or f"the PDF is damaged ({failed[0]})"  # every page failed
     if page_count is None and not error:
         error, stopped = stopped, ""
     return PdfText(pages, page_count, stopped, error, cut_pages)

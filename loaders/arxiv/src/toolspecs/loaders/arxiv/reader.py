@@ -262,7 +262,7 @@ class ArxivReader(BaseReader):
             seconds = min(seconds, max(end - time.monotonic(), _MIN_PARSE_SECONDS))
         text = pdftext.read_pages(content, seconds=seconds)
         if text.error:
-            raise PaperUnreadable(pid, f"the PDF is damaged ({text.error})")
+            raise PaperUnreadable(pid, text.error)
         if not any(page.strip() for page in text.pages):
             if text.stopped:
                 raise PaperUnreadable(pid, f"no text was read from the PDF: {text.stopped}")
