@@ -73,3 +73,70 @@ def test_a_timezone_setting_is_checked_for_the_person():
         "timezone='Mars/Olympus' is not an IANA timezone name; "
         "set it to one such as 'America/New_York', 'Europe/Paris' or 'UTC'"
     )
+
+
+# -- hostile or odd text: bounded, and guidance rather than a made-up date -------------
+
+
+UTC = ZoneInfo("UTC")
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["9999-12-31", "0001-01-01T00:00", "9999-12-31T23:59:59-14:00", "0001-01-01T00:00+14:00"],
+)
+def test_years_far_from_now_are_guidance_not_overflow(text):
+    # Before: the year 9999 or 1 with a ±14:00 offset overflowed wherever it was converted.
+    with pytest.raises(FixArguments, match="outside the years 1900 to 2200"):
+        parse_datetime(text, ZoneInfo("America/New_York"))
+
+
+@pytest.mark.parametrize("text", ["a", "e", "ok", "1", "2026", "1" * 100, "??"])
+def test_a_letter_or_a_run_of_digits_is_not_a_date(text):
+    # Before: 'a' read as a day in the coming year, "1"*100 as the year 1111.
+    with pytest.raises(FixArguments, match="is not a date or time"):
+        parse_datetime(text, UTC)
+
+
+def test_iso_basic_dates_and_words_still_read():
+    base = dt.datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+    assert parse_datetime("20261121", UTC, base).date() == dt.date(2026, 11, 21)
+    assert parse_datetime("明天", UTC, base).date() == dt.date(2026, 11, 22)
+    assert parse_datetime("2026-01-01T10:00+14:00", UTC).utcoffset() == dt.timedelta(hours=14)
+
+
+def test_invisible_marks_are_dropped_and_long_text_is_not_parsed():
+    import time
+
+    assert parse_datetime("\u200f2026-11-21\u200b 16:00", UTC).hour == 16
+    began = time.monotonic()
+    # Before: 100,000 right-to-left marks kept dateparser busy for over 10 s (the
+    # recurrence's "until" had no length cap).
+    with pytest.raises(FixArguments, match="longer than 120 characters"):
+        parse_datetime("\u200f" * 100_000, UTC)
+    assert time.monotonic() - began < 2
+
+
+def test_natural_language_has_a_time_bound(monkeypatch):
+    import threading
+    import time
+
+    from toolspecs.core import clock
+
+    def slow(text, settings=None):  # dateparser on a pathological text
+        threading.Event().wait(3)
+        return dt.datetime(2026, 11, 21)
+
+    monkeypatch.setattr("dateparser.parse", slow)
+    monkeypatch.setattr(clock, "PARSE_SECONDS", 0.2)
+    began = time.monotonic()
+    with pytest.raises(FixArguments, match=r"could not be read as a date within 0\.2 s"):
+        parse_datetime("next blue moon", UTC)
+    assert time.monotonic() - began < 2
+
+
+@pytest.mark.parametrize("name", ["a" * 300, "America", "\x00", "../etc"])
+def test_timezone_names_that_are_paths_or_too_long_are_guidance(name):
+    # Before: "a"*300 raised OSError (file name too long), "America" IsADirectoryError.
+    with pytest.raises(FixArguments, match="is not a timezone name"):
+        resolve_timezone(name)

@@ -116,8 +116,30 @@ def test_async_calls_have_the_same_deadline():
 
 
 def test_a_nested_call_keeps_the_earlier_deadline():
-    with running(1.0):
-        with running(100.0):
-            left = remaining()
+    with running(1.0), running(100.0):
+        left = remaining()
     assert left is not None and left <= 1.0
     assert remaining() is None
+
+
+class TakingTurnsSpec(SlowSpec):
+    """A spec whose client is not thread-safe: its calls wait for one another."""
+
+    thread_safe = False
+
+
+def test_a_write_abandoned_while_waiting_for_its_turn_is_never_made():
+    spec = TakingTurnsSpec(delay=1.5)
+    spec.call_deadline = 0.5
+    saves = []
+    spec.save = lambda text: saves.append(text) or "saved"  # type: ignore[method-assign]
+    listed = tools(spec)
+    first = threading.Thread(target=listed["lookup"].call, kwargs={"query": "slow"})
+    first.start()  # holds the spec's turn for 1.5 s, past its own deadline
+    threading.Event().wait(0.1)
+    out = listed["save"].call(text="draft")  # waits for the turn, and gives up at 0.5 s
+    assert out.is_error and "deadline" in out.content
+    first.join()
+    assert spec.finished.wait(5)
+    threading.Event().wait(0.3)  # the turn is free: the abandoned save would run now
+    assert saves == []

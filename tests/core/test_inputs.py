@@ -192,3 +192,30 @@ def test_json_schema_fragments():
     }
     assert json_schema(dt.datetime) == {"type": "string"}
     assert json_schema(bool) == {"type": "boolean"}
+
+
+@pytest.mark.parametrize(
+    ("value", "hint", "phrase"),
+    [
+        ("9999-12-31", dt.date, "outside the years 1900 to 2200"),
+        ("9999-12-31T23:59:59", dt.datetime, "outside the years 1900 to 2200"),
+        (dt.datetime(9999, 12, 31, 23), dt.datetime, "outside the years 1900 to 2200"),
+        (dt.date(1, 1, 1), dt.date, "outside the years 1900 to 2200"),
+        ("a", dt.datetime, "is not a date or time"),
+        ("1" * 100, dt.datetime, "is not a date or time"),
+        ("1" * 100, dt.date, "is not a date"),
+        ("\u200f" * 100_000, dt.date, "longer than 120 characters"),
+    ],
+)
+def test_odd_times_are_guidance_that_says_why(value, hint, phrase):
+    with pytest.raises(CoercionError, match=phrase) as err:
+        coerce(value, hint, CTX)
+    assert len(str(err.value)) < 300
+
+
+def test_a_timezone_argument_that_is_a_directory_of_the_database_is_guidance():
+    from toolspecs.core import Timezone
+
+    # Before: IsADirectoryError out of zoneinfo.
+    with pytest.raises(CoercionError, match="is not a timezone name"):
+        coerce("America", Timezone, CTX)

@@ -83,7 +83,9 @@ def test_http_errors_carry_status_reason_and_retry_after(no_backoff_sleep):
     assert isinstance(err, GoogleLoaderError)
     assert isinstance(err, HttpError)  # code written for googleapiclient keeps catching it
     assert err.resp.status == 429 and "Rate Limit Exceeded" in str(err)
-    assert len(no_backoff_sleep) == 3  # googleapiclient retried first
+    # Google asked for 30 s, the whole of the default deadline: no wait, no retry.
+    assert no_backoff_sleep == []
+    assert len(google.requests) == 2  # the calendar's timezone, then the one listing
 
 
 def test_a_missing_message_is_a_404_with_googles_words():
@@ -187,3 +189,4 @@ def test_the_loader_page_testing_example_runs(no_backoff_sleep):
     exec(compile(code, "loaders/google/README.md", "exec"), namespace)
     assert namespace["gmail"].fail[("GET", "/messages")] == []  # every 429 was served
     assert len(no_backoff_sleep) == 3
+    assert all(wait >= 2 for wait in no_backoff_sleep)  # Retry-After: 2 was honoured

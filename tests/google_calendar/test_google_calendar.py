@@ -286,7 +286,7 @@ def test_update_changes_only_what_is_given(with_event, tools):
     event = with_event.events["m1"]
     assert event["description"] == "Agenda"
     assert event["attendees"] == [{"email": "bob@example.com"}]
-    assert "Event updated with id m1: '1:1 with Bob'" in out.content
+    assert "Event updated with id m1: «1:1 with Bob»" in out.content
 
 
 def test_moving_the_start_keeps_the_duration(with_event, tools):
@@ -437,7 +437,7 @@ def test_the_package_page_examples_run_offline(tmp_path, monkeypatch, capsys):
     namespace: dict = {}
     for code in re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL):
         exec(compile(code, "specs/google_calendar/README.md", "exec"), namespace)
-    assert "Event created with id evt0001: 'Tea'" in capsys.readouterr().out
+    assert "Event created with id evt0001: «Tea»" in capsys.readouterr().out
 
 
 def test_a_missing_end_is_one_real_hour_across_a_dst_change(google, tools):

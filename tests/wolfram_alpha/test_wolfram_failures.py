@@ -37,12 +37,15 @@ def test_the_spec_maps_failures_by_its_table_not_an_override():
         (
             QueryNotUnderstood("flurbs?", ["flurbs", "glorp"], status=501),
             FixArguments,
-            ["did not understand 'flurbs?'. It suggests: flurbs; glorp.", "short English keywords"],
+            [
+                "did not understand 'flurbs?'. It suggests: «flurbs»; «glorp».",
+                "short English keywords",
+            ],
         ),
         (
             QueryNotUnderstood("francee populaton", did_you_mean=["france population"]),
             FixArguments,
-            ["did not understand 'francee populaton'. Did you mean: france population?"],
+            ["did not understand 'francee populaton'. Did you mean: «france population»?"],
         ),
         (QueryNotUnderstood("glorp"), FixArguments, ["did not understand 'glorp'."]),
         (
@@ -53,7 +56,7 @@ def test_the_spec_maps_failures_by_its_table_not_an_override():
         (
             AppIdRejected("refused", status=403, reason="Error 1: Invalid appid"),
             AskUser,
-            ["refused the AppID. It said: Error 1: Invalid appid.", "Do not retry"],
+            ["refused the AppID. It said: «Error 1: Invalid appid».", "Do not retry"],
         ),
         (
             AppIdRejected("refused", reason="Error 1: Invalid appid"),
@@ -63,7 +66,7 @@ def test_the_spec_maps_failures_by_its_table_not_an_override():
         (
             WolframAlphaBadRequest("bad", status=400, reason="Error: No input."),
             FixArguments,
-            ["rejected the request. It said: Error: No input.", "non-empty one-line query"],
+            ["rejected the request. It said: «Error: No input.».", "non-empty one-line query"],
         ),
         (
             WolframAlphaTimeout(12.5, "ReadTimeout: timed out"),
@@ -73,7 +76,7 @@ def test_the_spec_maps_failures_by_its_table_not_an_override():
         (
             MalformedReply("not XML", reason="the reply is not complete XML (no element found)"),
             RetryLater,
-            ["sent a reply that is not its XML (the reply is not complete XML"],
+            ["sent a reply that is not its answer (the reply is not complete XML"],
         ),
         (
             WolframAlphaUnavailable("429", status=429, reason="Too Many", retry_after=30),
@@ -83,7 +86,7 @@ def test_the_spec_maps_failures_by_its_table_not_an_override():
         (
             WolframAlphaUnavailable("503", status=503, reason="Service Unavailable"),
             RetryLater,
-            ["server error (HTTP 503). It said: Service Unavailable."],
+            ["server error (HTTP 503). It said: «Service Unavailable»."],
         ),
         (
             WolframAlphaUnavailable("down", reason="ConnectError: refused"),
@@ -141,7 +144,8 @@ def test_echoed_queries_and_suggestions_are_cut(spec):
 def test_the_table_applies_to_what_the_client_raises():
     fake = FakeWolframAlpha()
     spec = WolframAlphaToolSpec(app_id="k", transport=fake.transport())
-    fake.fail += [429, httpx.ReadTimeout("slow"), 500]
+    # A 500 is tried once more (no Retry-After: a short wait fits in the deadline).
+    fake.fail += [429, httpx.ReadTimeout("slow"), 500, 500]
     kinds = [type(spec.call_tool("wolfram_alpha_pods", query=q).exception) for q in ("1", "2", "3")]
     assert kinds == [RetryLater, RetryLater, RetryLater]
     assert spec.call_tool("wolfram_alpha_pods", query="4").is_error is False

@@ -3,19 +3,60 @@
 Every time an agent reads carries its weekday and UTC offset
 (``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``), and every time it sends
 without an offset is read in the spec's timezone, never the server's.
+
+What an agent sends is bounded before it is read: at most :data:`MAX_TIME_TEXT`
+characters, invisible characters dropped, natural language only when it looks like
+words or numbers of a date (one letter or a bare run of digits is not a date), read by
+dateparser for at most :data:`PARSE_SECONDS` (less when the call's deadline is nearer),
+and only years :data:`FIRST_YEAR` to :data:`LAST_YEAR`: far enough for any calendar,
+and far from the ends of Python's dates, where a ±14:00 offset or a day more overflows.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
+import re
+import threading
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
 
+from toolspecs.core import deadline
+from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments
+from toolspecs.core.fence import clean
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"
+# The years a time an agent sends may be in (inclusive).
+FIRST_YEAR = 1900
+LAST_YEAR = 2200
+# No date or time an agent writes is longer; longer text is not parsed.
+MAX_TIME_TEXT = 120
+# The longest dateparser may take to read one text (it takes seconds on some odd text,
+# and its first call loads its language data).
+PARSE_SECONDS = 5.0
+# IANA names are at most about 30 characters; a longer one is not looked up as a file.
+MAX_ZONE_NAME = 64
+ISO_EXAMPLE = "Send ISO 8601 such as '2026-11-21T16:00' or words such as 'tomorrow 4pm'."
+_When = TypeVar("_When", bound=dt.date)
+# Text worth giving to dateparser: a word of three letters ("now", "noon", "Friday"), a
+# CJK/kana/hangul character ("明天"), or digits with something else ("4pm", "21/11").
+_WORDY = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+class UnreadableTime(FixArguments):
+    """A time or date an agent sent that cannot be read; ``problem`` says why.
+
+    Args:
+        text: What was sent.
+        problem: Why it cannot be read, as words after the value ("is not a date or time").
+    """
+
+    def __init__(self, text: str, problem: str) -> None:
+        self.problem = problem
+        super().__init__(f"{shown(text)} {problem}.", ISO_EXAMPLE)
 
 
 def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
@@ -39,10 +80,13 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
     if name.upper() in ("UTC", "Z", "GMT"):
         return ZoneInfo("UTC")
     try:
+        if len(name) > MAX_ZONE_NAME:
+            raise ValueError(name)
         return ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
+    # OSError: a name that is a directory of the database ("America") or too long a path.
+    except (ZoneInfoNotFoundError, ValueError, OSError):
         raise FixArguments(
-            f"{name!r} is not a timezone name I know.",
+            f"{shown(name)} is not a timezone name I know.",
             "Use an IANA name such as 'America/New_York', 'Europe/Paris' or 'UTC'.",
         ) from None
 
@@ -109,14 +153,15 @@ def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
     elif tz is not None:
         moment = moment.astimezone(tz)
     zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
-    shown = f"{moment:%A %Y-%m-%d %H:%M} {format_offset(moment)}"
+    # isoformat(), not %Y: strftime writes the year 1 as "1" on some platforms.
+    shown = f"{moment:%A} {moment.date().isoformat()} {moment:%H:%M} {format_offset(moment)}"
     # A bare offset (an email's Date header) has no zone name worth repeating.
     return shown if zone.startswith(("UTC+", "UTC-")) else f"{shown} ({zone})"
 
 
 def format_date(day: dt.date) -> str:
     """A date with its weekday: ``Saturday 2026-11-21``."""
-    return f"{day:%A %Y-%m-%d}"
+    return f"{day:%A} {day.isoformat()}"
 
 
 def describe_now(tz: dt.tzinfo | None = None) -> str:
@@ -145,39 +190,90 @@ def parse_datetime(
         relative_to: What "now" is for relative times.
 
     Returns:
-        An aware datetime.
+        An aware datetime, in the years :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
 
     Raises:
-        FixArguments: When the text is not a time.
+        UnreadableTime: When the text is not a time (too long, not words of a date,
+            unreadable in time, or outside those years).
     """
     tz = tz or resolve_timezone()
-    cleaned = text.strip()
-    if not cleaned:
-        raise FixArguments("The time is empty.", "Send a time such as '2026-11-21T16:00'.")
+    if len(text) > MAX_TIME_TEXT:
+        raise UnreadableTime(text, f"is longer than {MAX_TIME_TEXT} characters")
+    cleaned = clean(text).strip()  # zero-width and direction marks are not part of a date
+    # A bare run of digits is no date (Python's ISO reader takes "1111…" as the year 1111),
+    # but for ISO's basic form 20261121.
+    digits = cleaned.isdigit() and len(cleaned) != 8
+    if digits or not (_WORDY.search(cleaned) or any(c.isdigit() for c in cleaned)):
+        raise UnreadableTime(text, "is not a date or time")
     iso = _parse_iso(cleaned)
     if iso is not None:
-        return iso if iso.tzinfo is not None else iso.replace(tzinfo=tz)
+        return in_range(iso if iso.tzinfo is not None else iso.replace(tzinfo=tz), text)
     base = (relative_to or now(tz)).astimezone(tz).replace(tzinfo=None)
-    try:
-        parsed = dateparser.parse(
-            cleaned,
-            settings={
-                "TIMEZONE": timezone_name(tz),
-                # Naive in ``tz``; attaching ``tz`` ourselves gives the offset of that
-                # date (dateparser would give today's, wrong across a DST change).
-                "RETURN_AS_TIMEZONE_AWARE": False,
-                "RELATIVE_BASE": base,
-                "PREFER_DATES_FROM": "future",
-            },
-        )
-    except (ValueError, OverflowError):  # dateparser's way of saying "not a date" on odd input
-        parsed = None
+    parsed = _natural(
+        text,
+        cleaned,
+        {
+            "TIMEZONE": timezone_name(tz),
+            # Naive in ``tz``; attaching ``tz`` ourselves gives the offset of that
+            # date (dateparser would give today's, wrong across a DST change).
+            "RETURN_AS_TIMEZONE_AWARE": False,
+            "RELATIVE_BASE": base,
+            "PREFER_DATES_FROM": "future",
+        },
+    )
     if parsed is None:
-        raise FixArguments(
-            f"I could not read {text!r} as a date or time.",
-            "Send ISO 8601 such as '2026-11-21T16:00' or plain words such as 'tomorrow 4pm'.",
+        raise UnreadableTime(text, "is not a date or time")
+    if parsed.tzinfo is None:
+        return in_range(parsed.replace(tzinfo=tz), text)
+    in_range(parsed, text)  # before converting: far years overflow
+    return parsed.astimezone(tz)
+
+
+def in_range(moment: _When, text: object = None) -> _When:
+    """``moment`` when its year is :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
+
+    Args:
+        moment: A time or a date.
+        text: What the agent sent, to show in the guidance; default the moment.
+
+    Raises:
+        UnreadableTime: When the year is outside that range.
+    """
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
+        raise UnreadableTime(
+            str(moment) if text is None else str(text),
+            f"is outside the years {FIRST_YEAR} to {LAST_YEAR} that dates may be in",
         )
-    return parsed.replace(tzinfo=tz) if parsed.tzinfo is None else parsed.astimezone(tz)
+    return moment
+
+
+def _natural(text: str, cleaned: str, settings: dict[str, Any]) -> dt.datetime | None:
+    """Read ``cleaned`` with dateparser (``None``: not a date), in at most PARSE_SECONDS.
+
+    dateparser cannot be interrupted: it runs in a daemon thread that is left to finish
+    on its own when it is late (the text is short, so it does finish).
+    """
+    limit = min(PARSE_SECONDS, deadline.remaining(default=PARSE_SECONDS) or 0.0)
+    outcome: list[Any] = []
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            outcome.append(dateparser.parse(cleaned, settings=settings))
+        except (ValueError, OverflowError):  # dateparser's "not a date" on odd input
+            outcome.append(None)
+        except Exception as exc:  # re-raised in the caller's thread
+            outcome.append(exc)
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="toolspecs-dateparser", daemon=True).start()
+    if not done.wait(limit):
+        raise UnreadableTime(text, f"could not be read as a date within {limit:.3g} s")
+    found = outcome[0]
+    if isinstance(found, Exception):
+        raise found
+    return found if isinstance(found, dt.datetime) else None
 
 
 def parse_date(
@@ -191,14 +287,19 @@ def parse_date(
         relative_to: What "now" is for relative dates.
 
     Returns:
-        The date.
+        The date, in the years :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
+
+    Raises:
+        UnreadableTime: When the text is not a date.
     """
     cleaned = text.strip()
     try:
-        return dt.date.fromisoformat(cleaned)
+        day = dt.date.fromisoformat(cleaned) if len(cleaned) <= MAX_TIME_TEXT else None
     except ValueError:
-        pass
-    moment = parse_datetime(cleaned, tz, relative_to)
+        day = None
+    if day is not None:
+        return in_range(day, text)
+    moment = parse_datetime(text, tz, relative_to)
     return moment.astimezone(tz).date() if tz else moment.date()
 
 

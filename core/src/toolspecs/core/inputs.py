@@ -128,7 +128,7 @@ def _context() -> Context:
 
 # No date or time an agent writes is longer; longer text is not parsed (dateparser takes
 # seconds on long odd strings).
-MAX_TIME_TEXT = 120
+MAX_TIME_TEXT = clock.MAX_TIME_TEXT
 _TRUE = {"true", "yes", "y", "1", "on", "t"}
 _FALSE = {"false", "no", "n", "0", "off", "f", "none", "null"}
 _SPLIT = re.compile(r"[,;\n]")
@@ -333,37 +333,52 @@ def _choice(choices: tuple[Any, ...], synonyms: Synonyms | None) -> Callable[[An
 
 def _moment(value: Any) -> dt.datetime:
     ctx = _context()
-    if isinstance(value, dt.datetime):
-        return value if value.tzinfo is not None else value.replace(tzinfo=ctx.tz)
-    if isinstance(value, dt.date):
-        return dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz)
-    if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
-        tz = ctx.tz  # a failure to get the zone is not the value's fault
-        with contextlib.suppress(FixArguments):
-            return clock.parse_datetime(value, tz, ctx.now)
-    raise _fail(
-        "not_a_time",
-        "{shown} is not a date or time; send ISO 8601 such as '2026-11-21T16:00' "
-        "or words such as 'tomorrow 4pm'",
-        value,
-    )
+    moment: dt.datetime | None = None
+    problem = "is not a date or time"
+    try:
+        if isinstance(value, dt.datetime):
+            moment = value if value.tzinfo is not None else value.replace(tzinfo=ctx.tz)
+            clock.in_range(moment)
+        elif isinstance(value, dt.date):
+            moment = clock.in_range(dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz))
+        elif isinstance(value, str) and value.strip():
+            tz = ctx.tz  # a failure to get the zone is not the value's fault
+            moment = clock.parse_datetime(value, tz, ctx.now)
+    except clock.UnreadableTime as exc:
+        moment, problem = None, exc.problem
+    if moment is None:
+        raise _fail(
+            "not_a_time",
+            "{shown} {problem}; send ISO 8601 such as '2026-11-21T16:00' "
+            "or words such as 'tomorrow 4pm'",
+            value,
+            problem=problem,
+        )
+    return moment
 
 
 def _day(value: Any) -> dt.date:
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    if isinstance(value, str) and value.strip() and len(value) <= MAX_TIME_TEXT:
-        ctx = _context()
-        tz = ctx.tz  # a failure to get the zone is not the value's fault
-        with contextlib.suppress(FixArguments):
-            return clock.parse_date(value, tz, ctx.now)
-    raise _fail(
-        "not_a_date",
-        "{shown} is not a date; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'",
-        value,
-    )
+    day: dt.date | None = None
+    problem = "is not a date"
+    try:
+        if isinstance(value, dt.datetime):
+            day = clock.in_range(value.date())
+        elif isinstance(value, dt.date):
+            day = clock.in_range(value)
+        elif isinstance(value, str) and value.strip():
+            ctx = _context()
+            tz = ctx.tz  # a failure to get the zone is not the value's fault
+            day = clock.parse_date(value, tz, ctx.now)
+    except clock.UnreadableTime as exc:
+        day, problem = None, exc.problem.replace("is not a date or time", "is not a date")
+    if day is None:
+        raise _fail(
+            "not_a_date",
+            "{shown} {problem}; send ISO 8601 such as '2026-11-21' or words such as 'next Friday'",
+            value,
+            problem=problem,
+        )
+    return day
 
 
 def _zone_name(value: Any) -> str:

@@ -140,7 +140,7 @@ class Guard:
         seconds = self.spec.call_deadline
         if seconds is None:
             return self._run(args, kwargs)
-        done = threading.Event()
+        done, abandoned = threading.Event(), threading.Event()
         outcome: list[Any] = []
 
         def work() -> None:
@@ -148,7 +148,7 @@ class Guard:
                 # The spec's client is told to finish a little early: its own guidance
                 # ("the service did not answer") says more than the guard's.
                 with deadline.running(max(seconds - _MARGIN, seconds / 2)):
-                    outcome.append(self._run(args, kwargs))
+                    outcome.append(self._run(args, kwargs, abandoned))
             except BaseException as exc:  # re-raised in the caller's thread
                 outcome.append(exc)
             finally:
@@ -158,15 +158,23 @@ class Guard:
         worker = threading.Thread(target=context.run, args=(work,), name=self.name, daemon=True)
         worker.start()
         if not done.wait(seconds):
+            abandoned.set()  # a call still queued for the spec's lock is not made at all
             raise self.renames.guidance(self.late(seconds))
         result = outcome[0]
         if isinstance(result, BaseException):
             raise result
         return result  # type: ignore[no-any-return]
 
-    def _run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+    def _run(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        abandoned: threading.Event | None = None,
+    ) -> tuple[Any, str]:
         try:
             with self._turn():
+                if abandoned is not None and abandoned.is_set():
+                    return None, ""  # its caller was told it timed out: do nothing now
                 arguments = schema.prepare(self.model, args, kwargs)
                 raw = self.fn(**arguments)
                 if inspect.iscoroutine(raw):  # an async spec function, called synchronously

@@ -14,7 +14,12 @@ from toolspecs.loaders.google.calendar import (
     describe_event,
     parse_event_time,
 )
-from toolspecs.loaders.google.errors import GoogleApiError, GoogleAuthError, GoogleLoaderError
+from toolspecs.loaders.google.errors import (
+    GoogleApiError,
+    GoogleAuthError,
+    GoogleLoaderError,
+    GoogleResponseError,
+)
 from toolspecs.loaders.google.gmail import (
     GMAIL_SCOPES,
     GmailReader,
@@ -35,6 +40,7 @@ __all__ = [
     "GoogleAuthError",
     "GoogleCalendarReader",
     "GoogleLoaderError",
+    "GoogleResponseError",
     "MailMessage",
     "build_service",
     "describe_event",

@@ -1,31 +1,68 @@
-"""``GoogleCalendarReader``: one Document per Calendar event, times in the calendar's zone."""
+"""``GoogleCalendarReader``: one Document per Calendar event, times in the calendar's zone.
+
+Event titles, places, names and descriptions are written by whoever made or edited the
+event, not by the user: the reader shows each one-line value through ``field`` (default:
+on one line, so a title with a newline cannot start a line of its own) and each
+description through ``block``; a tool framework passes its own fences for both.
+An event Google sends in a shape this reader cannot read becomes a note in its line,
+never an error for the whole listing.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.errors import GoogleLoaderError
-from toolspecs.loaders.google.service import GoogleApiReader, execute
+from toolspecs.loaders.google.errors import GoogleLoaderError, GoogleResponseError
+from toolspecs.loaders.google.service import GoogleApiReader
 from toolspecs.loaders.google.times import (
     format_date,
     format_datetime,
-    local_timezone,
     timezone_named,
 )
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
+# The most characters of one event's description a Document shows.
+DESCRIPTION_CHARS = 1000
+UNREADABLE_TIMES = "(times could not be read)"
 
 
-def parse_event_time(value: dict[str, Any], tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events."""
-    if "dateTime" in value:
+def one_line(value: object) -> str:
+    """``value`` on one line (every run of whitespace, line breaks included, as one space)."""
+    return " ".join(str(value).split())
+
+
+def as_is(text: str, source: str) -> str:
+    """A description as it is (the default ``block``; ``source`` is e.g. ``"event abc"``)."""
+    return text
+
+
+def parse_event_time(value: Any, tz: dt.tzinfo) -> dt.datetime | dt.date:
+    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events.
+
+    A time at the ends of the calendar (the year 1 or 9999), which ``tz`` cannot hold,
+    keeps its own offset.
+
+    Raises:
+        ValueError: When ``value`` is not a time as Google writes one.
+    """
+    if not isinstance(value, dict):
+        raise ValueError(f"not an event time: {type(value).__name__}")
+    if isinstance(value.get("dateTime"), str):
         moment = dt.datetime.fromisoformat(value["dateTime"].replace("Z", "+00:00"))
-        return moment.astimezone(tz) if moment.tzinfo else moment.replace(tzinfo=tz)
-    return dt.date.fromisoformat(value["date"])
+        if moment.tzinfo is None:
+            return moment.replace(tzinfo=tz)
+        try:
+            return moment.astimezone(tz)
+        except OverflowError:
+            return moment
+    if isinstance(value.get("date"), str):
+        return dt.date.fromisoformat(value["date"])
+    raise ValueError("an event time without dateTime or date")
 
 
 def describe_span(start: dt.datetime | dt.date, end: dt.datetime | dt.date) -> str:
@@ -36,36 +73,58 @@ def describe_span(start: dt.datetime | dt.date, end: dt.datetime | dt.date) -> s
         return f"{format_datetime(start)} to {format_datetime(end)}"
     first = start if not isinstance(start, dt.datetime) else start.date()
     last_exclusive = end if not isinstance(end, dt.datetime) else end.date()
+    if last_exclusive <= first:
+        return f"{format_date(first)} (all day)"
     last = last_exclusive - dt.timedelta(days=1)
     if last <= first:
         return f"{format_date(first)} (all day)"
     return f"{format_date(first)} to {format_date(last)} (all day)"
 
 
-def _person(who: dict[str, Any]) -> str:
-    email = who.get("email", "")
-    name = who.get("displayName")
-    return f"{name} <{email}>" if name else email
-
-
-def describe_event(event: dict[str, Any], tz: dt.tzinfo) -> str:
-    """One line an agent reads: id, title, times with weekday and offset, place, people."""
-    parts = [f"[id: {event.get('id', '?')}] {event.get('summary') or '(no title)'}"]
-    if "start" in event and "end" in event:
-        span = describe_span(
+def event_span(event: dict[str, Any], tz: dt.tzinfo) -> str:
+    """The event's times as :func:`describe_span` writes them, or a note that they cannot be."""
+    try:
+        return describe_span(
             parse_event_time(event["start"], tz), parse_event_time(event["end"], tz)
         )
-        parts[0] += f" — {span}"
+    except (KeyError, ValueError, OverflowError):
+        return UNREADABLE_TIMES
+
+
+def _person(who: Any, field: Callable[[object], str]) -> str:
+    if not isinstance(who, dict):
+        return "?"
+    email = field(who.get("email") or "")
+    name = who.get("displayName")
+    return f"{field(name)} <{email}>" if name else email
+
+
+def describe_event(
+    event: dict[str, Any], tz: dt.tzinfo, field: Callable[[object], str] = one_line
+) -> str:
+    """One line an agent reads: id, title, times with weekday and offset, place, people.
+
+    Args:
+        event: The event as the Calendar API returns it.
+        tz: The timezone to show its times in.
+        field: How each third-party value (title, place, names) is shown on the line.
+    """
+    parts = [f"[id: {field(event.get('id', '?'))}] {field(event.get('summary') or '(no title)')}"]
+    if "start" in event and "end" in event:
+        parts[0] += f" — {event_span(event, tz)}"
     if event.get("recurringEventId") or event.get("recurrence"):
         parts.append("recurring")
     if event.get("location"):
-        parts.append(f"location: {event['location']}")
+        parts.append(f"location: {field(event['location'])}")
     if event.get("organizer"):
-        parts.append(f"organizer: {_person(event['organizer'])}")
-    attendees = event.get("attendees") or []
+        parts.append(f"organizer: {_person(event['organizer'], field)}")
+    attendees = event.get("attendees")
+    attendees = attendees if isinstance(attendees, list) else []
     if attendees:
         listed = [
-            f"{_person(a)} ({a['responseStatus']})" if a.get("responseStatus") else _person(a)
+            f"{_person(a, field)} ({field(a['responseStatus'])})"
+            if isinstance(a, dict) and a.get("responseStatus")
+            else _person(a, field)
             for a in attendees[:15]
         ]
         more = f", and {len(attendees) - 15} more" if len(attendees) > 15 else ""
@@ -83,6 +142,12 @@ class GoogleCalendarReader(GoogleApiReader):
             and ``auth_kwargs`` (the LlamaHub keywords).
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``FakeCalendar``).
+        time_left: Asked before each request for the seconds it may still take, retries
+            included (default, or when it answers ``None``: 30 s).
+        field: How a one-line third-party value (title, place, name) is shown; default
+            on one line.
+        block: How a description is shown, given its text and its source
+            (``"event <id>"``); default as it is.
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -90,9 +155,21 @@ class GoogleCalendarReader(GoogleApiReader):
     version = "v3"
 
     def __init__(
-        self, auth: GoogleAuth | None = None, transport: Any = None, **auth_kwargs: Any
+        self,
+        auth: GoogleAuth | None = None,
+        transport: Any = None,
+        time_left: Callable[[], float | None] | None = None,
+        field: Callable[[object], str] = one_line,
+        block: Callable[[str, str], str] = as_is,
+        **auth_kwargs: Any,
     ) -> None:
-        super().__init__(auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs), transport)
+        super().__init__(
+            auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs),
+            transport,
+            time_left=time_left,
+        )
+        self.field = field
+        self.block = block
         self._timezones: dict[str, dt.tzinfo] = {}
 
     def calendar_timezone(self, calendar_id: str = "primary") -> dt.tzinfo:
@@ -100,16 +177,19 @@ class GoogleCalendarReader(GoogleApiReader):
 
         Raises:
             GoogleLoaderError: When this machine does not know the calendar's timezone.
+            GoogleResponseError: When Google's answer names none.
         """
         if calendar_id not in self._timezones:
-            found = execute(self.service.calendars().get(calendarId=calendar_id))
-            name = found.get("timeZone") or ""
+            found = self.execute(self.service.calendars().get(calendarId=calendar_id))
+            name = found.get("timeZone")
+            if not isinstance(name, str) or not name.strip():
+                raise GoogleResponseError("Google's answer about the calendar has no timeZone")
             try:
-                tz = timezone_named(name) if name else local_timezone()
+                tz = timezone_named(name)
             except ValueError:
                 raise GoogleLoaderError(
-                    f"the calendar's timezone {name!r} is not in this machine's timezone "
-                    "database (install the tzdata package)"
+                    f"the calendar's timezone {self.field(name)[:80]!r} is not in this "
+                    "machine's timezone database (install the tzdata package)"
                 ) from None
             self._timezones[calendar_id] = tz
         return self._timezones[calendar_id]
@@ -122,7 +202,11 @@ class GoogleCalendarReader(GoogleApiReader):
         query: str | None = None,
         calendar_id: str = "primary",
     ) -> list[dict[str, Any]]:
-        """Events starting from ``time_min`` (recurring ones expanded), in start order."""
+        """Events starting from ``time_min`` (recurring ones expanded), in start order.
+
+        Raises:
+            GoogleResponseError: When Google's answer has no list of events.
+        """
         params: dict[str, Any] = {
             "calendarId": calendar_id,
             "timeMin": time_min.isoformat(),
@@ -134,8 +218,30 @@ class GoogleCalendarReader(GoogleApiReader):
             params["timeMax"] = time_max.isoformat()
         if query:
             params["q"] = query
-        items: list[dict[str, Any]] = execute(self.service.events().list(**params)).get("items", [])
-        return items
+        items = self.execute(self.service.events().list(**params)).get("items", [])
+        if not isinstance(items, list):
+            raise GoogleResponseError("Google's list of events is not a list")
+        return [item for item in items if isinstance(item, dict)]
+
+    def document(self, event: dict[str, Any], tz: dt.tzinfo, calendar_id: str) -> Document:
+        """One event as a Document: its line, then its description (cut), if it has one."""
+        event_id = str(event.get("id", ""))
+        text = describe_event(event, tz, self.field)
+        description = event.get("description")
+        if isinstance(description, str) and description.strip():
+            if len(description) > DESCRIPTION_CHARS:
+                description = description[: DESCRIPTION_CHARS - 1] + "…"
+            text += "\n" + self.block(description, f"event {self.field(event_id)}")
+        return Document(
+            text=text,
+            id_=f"gcal:{event_id}",
+            metadata={
+                "event_id": event_id,
+                "title": str(event.get("summary", "")),
+                "link": str(event.get("htmlLink", "")),
+                "calendar_id": calendar_id,
+            },
+        )
 
     def load_data(
         self,
@@ -155,31 +261,18 @@ class GoogleCalendarReader(GoogleApiReader):
             calendar_id: Which calendar; ``"primary"`` is the user's own.
 
         Returns:
-            One Document per event; its text is one line with id, title, times, place, people.
+            One Document per event: one line with id, title, times, place and people,
+            then the description, if the event has one.
         """
         tz = self.calendar_timezone(calendar_id)
         first = _as_date(start_date) or dt.datetime.now(tz).date()
         time_min = dt.datetime.combine(first, dt.time.min, tzinfo=tz)
         last = _as_date(end_date)
-        time_max = (
-            dt.datetime.combine(last + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
-            if last
-            else None
-        )
+        time_max = None
+        if last is not None and last < dt.date.max:  # the last day there is: no end
+            time_max = dt.datetime.combine(last + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
         events = self.list_events(time_min, time_max, number_of_results, query, calendar_id)
-        return [
-            Document(
-                text=describe_event(event, tz),
-                id_=f"gcal:{event.get('id', '')}",
-                metadata={
-                    "event_id": event.get("id", ""),
-                    "title": event.get("summary", ""),
-                    "link": event.get("htmlLink", ""),
-                    "calendar_id": calendar_id,
-                },
-            )
-            for event in events
-        ]
+        return [self.document(event, tz, calendar_id) for event in events]
 
 
 def _as_date(value: dt.date | str | None) -> dt.date | None:

@@ -6,9 +6,12 @@ Hierarchy::
     ├── GoogleAuthError        only the person can fix it: no OAuth client file, a malformed
     │                          client, token or service-account key, a refresh Google refused;
     │                          ``reason`` says what to set, ``setting`` names the keyword
-    └── GoogleApiError         Google answered with an HTTP error, after googleapiclient's
-                               retries of 429, 5xx and rate-limit 403s (also a
-                               ``googleapiclient.errors.HttpError``, so code written for
+    ├── GoogleResponseError    Google (or something in between) answered with a body that is
+    │                          not what the API returns: HTML, not JSON, a JSON that is not an
+    │                          object, or an object without the fields the request returns
+    └── GoogleApiError         Google answered with an HTTP error, after the retries of 429,
+                               5xx and rate-limit 403s that fit in the call's deadline (also
+                               a ``googleapiclient.errors.HttpError``, so code written for
                                googleapiclient keeps catching it)
 
 Every error carries ``status`` (the HTTP status, or ``None``), ``reason`` (what Google
@@ -60,6 +63,36 @@ class GoogleAuthError(GoogleLoaderError):
         super().__init__(reason)
 
 
+class GoogleResponseError(GoogleLoaderError):
+    """Google's answer is not what the API returns (an HTML page, ``{}``, a cut body).
+
+    Passing, as a rule: a proxy's error page, a captive portal, a broken connection.
+    ``reason`` describes the answer without repeating it.
+
+    Args:
+        reason: What was wrong with the answer.
+        status: The HTTP status it came with.
+    """
+
+    @classmethod
+    def unreadable(cls, resp: Any, content: Any) -> GoogleResponseError:
+        """The error for a body that is not a JSON object (its type and size, not its text)."""
+        kind = str(resp.get("content-type", "") if hasattr(resp, "get") else "") or "no type"
+        size = len(content) if isinstance(content, (bytes, str)) else 0
+        status = int(getattr(resp, "status", 0) or 0) or None
+        return cls(
+            f"Google answered HTTP {status} with {size} bytes of {kind.split(';')[0]}, "
+            "not a JSON object",
+            status=status,
+        )
+
+
+RATE_LIMIT_REASONS = frozenset(
+    {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
+)
+"""Google's reasons for a 403 that means "too many requests": retried like a 429."""
+
+
 class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # untyped base
     """Google answered a request with an HTTP error.
 
@@ -81,6 +114,16 @@ class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # unt
             retry_after=_retry_after(resp),
         )
         self.google_reason = _google_reason(content)
+
+    @property
+    def passing(self) -> bool:
+        """Whether the same request may work a little later: 429, 5xx, rate-limit 403."""
+        status = self.status or 0
+        return (
+            status == 429
+            or status >= 500
+            or (status == 403 and self.google_reason in RATE_LIMIT_REASONS)
+        )
 
     @classmethod
     def from_http_error(cls, exc: HttpError) -> GoogleApiError:

@@ -1,15 +1,30 @@
-"""Google API clients from the discovery documents bundled with google-api-python-client."""
+"""Google API clients from the discovery documents bundled with google-api-python-client.
+
+:func:`execute` runs one request: passing failures (429, 5xx, rate-limit 403s, timeouts
+and dropped connections) are tried again with exponential back-off and jitter, waiting
+at least what a ``Retry-After`` asks, but only while the next try still starts within
+the caller's deadline; an answer that is not a JSON object (a proxy's HTML page, a cut
+body) is a :class:`~toolspecs.loaders.google.errors.GoogleResponseError`, never a string
+handed on as if it were the result.
+"""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 from llama_index.core.readers.base import BaseReader
+from tenacity import RetryCallState, Retrying, retry_if_exception, wait_random_exponential
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.errors import GoogleApiError
+from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
 
 NUM_RETRIES = 3
+# Seconds one request may take with its retries and waits, unless the caller says.
+DEADLINE = 30.0
+# Back-off before try n+1 is random in [0, min(2**(n-1), MAX_BACKOFF)] seconds (full jitter).
+MAX_BACKOFF = 8.0
 
 
 def build_service(api: str, version: str, credentials: Any = None, transport: Any = None) -> Any:
@@ -30,20 +45,94 @@ def build_service(api: str, version: str, credentials: Any = None, transport: An
     )
 
 
-def execute(request: Any, num_retries: int = NUM_RETRIES) -> Any:
-    """Run a request; googleapiclient retries 429, 5xx and rate-limit 403s with backoff.
+def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = NUM_RETRIES) -> Any:
+    """Run a request and return its answer, a JSON object (``{}`` for "no content").
+
+    Args:
+        request: A ``googleapiclient`` request (``service.events().list(...)``).
+        deadline: Seconds the whole run may take, waits included: a retry whose wait
+            would end past it is not made, so a ``Retry-After`` longer than what is left
+            ends the run at once (``None``: no deadline, only ``num_retries``).
+        num_retries: At most this many tries after the first.
 
     Raises:
-        GoogleApiError: When Google still answers with an HTTP error.
+        GoogleApiError: When Google still answers with an HTTP error (its ``retry_after``
+            says how long Google asked to wait, when it said).
+        GoogleResponseError: When the answer is not a JSON object.
     """
     from googleapiclient.errors import HttpError
 
-    try:
-        return request.execute(num_retries=num_retries)
-    except HttpError as exc:
-        if isinstance(exc, GoogleApiError):
-            raise
-        raise GoogleApiError.from_http_error(exc) from exc
+    # Read the body through a check. ``postproc`` is an attribute of googleapiclient's
+    # HttpRequest (set by its constructor, called by execute() on a 2xx answer).
+    original = request.postproc
+    request.postproc = _json_object(getattr(original, "__wrapped__", original))
+
+    def once() -> Any:
+        try:
+            return request.execute(num_retries=0)  # the retries are ours, below
+        except HttpError as exc:
+            if isinstance(exc, GoogleApiError):
+                raise
+            raise GoogleApiError.from_http_error(exc) from exc
+
+    retrying = Retrying(
+        retry=retry_if_exception(_passing),
+        wait=_back_off,
+        stop=_stop(num_retries, deadline),
+        reraise=True,
+    )
+    return retrying(once)
+
+
+def _passing(exc: BaseException) -> bool:
+    """A failure the same request may not meet a little later."""
+    if isinstance(exc, GoogleApiError):
+        return exc.passing
+    return isinstance(exc, (TimeoutError, ConnectionError))
+
+
+def _back_off(state: RetryCallState) -> float:
+    """Exponential back-off with full jitter, but at least what ``Retry-After`` asked."""
+    jitter: float = wait_random_exponential(multiplier=1, max=MAX_BACKOFF)(state)
+    failure = state.outcome.exception() if state.outcome is not None else None
+    asked = getattr(failure, "retry_after", None)
+    return max(jitter, float(asked)) if asked is not None else jitter
+
+
+def _stop(num_retries: int, deadline: float | None) -> Callable[[RetryCallState], bool]:
+    def stop(state: RetryCallState) -> bool:
+        if state.attempt_number > num_retries:
+            return True
+        if deadline is None:
+            return False
+        # The time used: what the clock says, or the waits alone where sleeping is faked.
+        used = max(state.seconds_since_start or 0.0, state.idle_for)
+        return used + state.upcoming_sleep >= deadline
+
+    return stop
+
+
+def _json_object(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
+    from googleapiclient.model import RawModel
+
+    # A method without a response body (events.delete) reads its answer with a RawModel
+    # (googleapiclient.discovery passes ``model.response`` as ``postproc``), which hands
+    # on the raw body: there, an empty one is the success Google sends.
+    bodiless = isinstance(getattr(postproc, "__self__", None), RawModel)
+
+    def read(resp: Any, content: bytes) -> Any:
+        try:
+            answer = postproc(resp, content)
+        except ValueError:  # not UTF-8 (googleapiclient hands other non-JSON on as text)
+            answer = None
+        if bodiless and isinstance(answer, (str, bytes)):
+            answer = _object_or_none(answer)
+        if not isinstance(answer, dict):
+            raise GoogleResponseError.unreadable(resp, content)
+        return answer
+
+    read.__wrapped__ = postproc  # type: ignore[attr-defined]
+    return read
 
 
 class GoogleApiReader(BaseReader):
@@ -54,15 +143,25 @@ class GoogleApiReader(BaseReader):
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             fake such as ``toolspecs.loaders.google.testing.FakeCalendar``).
         service: A ready client for the API (used as it is).
+        time_left: Asked before each request for the seconds it may still take, retries
+            included, e.g. a tool framework's call deadline; without one, or when it
+            answers ``None``, :data:`DEADLINE`.
     """
 
     api: ClassVar[str] = ""
     version: ClassVar[str] = ""
 
-    def __init__(self, auth: GoogleAuth, transport: Any = None, service: Any = None) -> None:
+    def __init__(
+        self,
+        auth: GoogleAuth,
+        transport: Any = None,
+        service: Any = None,
+        time_left: Callable[[], float | None] | None = None,
+    ) -> None:
         self.auth = auth
         self.transport = transport
         self._service = service
+        self.time_left = time_left
 
     @property
     def service(self) -> Any:
@@ -73,3 +172,19 @@ class GoogleApiReader(BaseReader):
                 self.api, self.version, credentials=creds, transport=self.transport
             )
         return self._service
+
+    def execute(self, request: Any) -> Any:
+        """:func:`execute` ``request`` within the time left (see ``time_left``)."""
+        left = self.time_left() if self.time_left is not None else None
+        return execute(request, deadline=DEADLINE if left is None else left)
+
+
+def _object_or_none(raw: str | bytes) -> dict[str, Any] | None:
+    """The body of a method that returns none: ``{}`` when empty, a JSON object, or None."""
+    if not raw.strip():
+        return {}
+    try:
+        loaded = json.loads(raw)
+    except ValueError:
+        return None
+    return loaded if isinstance(loaded, dict) else None

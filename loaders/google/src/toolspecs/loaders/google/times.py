@@ -22,10 +22,14 @@ def timezone_named(name: str) -> dt.tzinfo:
     if cleaned.upper() in ("UTC", "Z", "GMT"):
         return ZoneInfo("UTC")
     try:
+        if len(cleaned) > 64:  # IANA names are about 30 characters at most
+            raise ValueError(cleaned)
         return ZoneInfo(cleaned)
-    except (ZoneInfoNotFoundError, ValueError):
+    # OSError: a name that is a directory of the database ("America") or too long a path.
+    except (ZoneInfoNotFoundError, ValueError, OSError):
+        shown = repr(name) if len(name) <= 80 else repr(name[:60]) + "…"
         raise ValueError(
-            f"timezone {name!r} is not an IANA timezone name; use one such as "
+            f"timezone {shown} is not an IANA timezone name; use one such as "
             "'America/New_York', 'Europe/Paris' or 'UTC'"
         ) from None
 
@@ -63,11 +67,12 @@ def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
     elif tz is not None:
         moment = moment.astimezone(tz)
     zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
-    shown = f"{moment:%A %Y-%m-%d %H:%M} {format_offset(moment)}"
+    # isoformat(), not %Y: strftime writes the year 1 as "1" on some platforms.
+    shown = f"{moment:%A} {moment.date().isoformat()} {moment:%H:%M} {format_offset(moment)}"
     # A bare offset (an email's Date header) has no zone name worth repeating.
     return shown if zone.startswith(("UTC+", "UTC-")) else f"{shown} ({zone})"
 
 
 def format_date(day: dt.date) -> str:
     """A date with its weekday: ``Saturday 2026-11-21``."""
-    return f"{day:%A %Y-%m-%d}"
+    return f"{day:%A} {day.isoformat()}"

@@ -5,7 +5,10 @@ from toolspecs.loaders.wolfram_alpha.client import (
     APP_ID_ENV_FALLBACK,
     FULL_RESULTS_URL,
     LLM_API_URL,
+    HideAppId,
     WolframAlphaClient,
+    mask_app_id,
+    split_app_id,
 )
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdError,
@@ -28,6 +31,7 @@ __all__ = [
     "AppIdError",
     "AppIdMissing",
     "AppIdRejected",
+    "HideAppId",
     "MalformedReply",
     "QueryNotUnderstood",
     "WolframAlphaBadRequest",
@@ -36,4 +40,6 @@ __all__ = [
     "WolframAlphaReader",
     "WolframAlphaTimeout",
     "WolframAlphaUnavailable",
+    "mask_app_id",
+    "split_app_id",
 ]

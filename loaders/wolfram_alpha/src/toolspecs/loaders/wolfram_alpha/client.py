@@ -5,8 +5,14 @@
   language models. The AppID travels in the ``Authorization`` header.
 - :meth:`WolframAlphaClient.full_results` asks the Full Results API
   (``https://api.wolframalpha.com/v2/query``) and reads its XML with the ``wolframalpha``
-  package's parser. That API takes the AppID in the URL: a filter on the ``httpx``
-  logger hides it, and no exception text ever holds it.
+  package's parser (entity declarations refused, so an XML bomb cannot expand), then
+  checks that the reply has the shape that parser promises. That API takes the AppID in
+  the URL: a filter on every logger that sees request URLs (``httpx``, ``httpcore.*``,
+  ``urllib3``) masks it, and no exception text ever holds it.
+
+Each request is bounded: its reply is read up to ``max_reply_bytes``, and the whole
+request, retries and ``Retry-After`` waits included, ends within a deadline (the
+client's ``deadline``, or the ``deadline=`` of one call), not per read.
 
 Failures raise the loader's own exceptions (:mod:`toolspecs.loaders.wolfram_alpha.errors`),
 each carrying ``status``, ``reason`` and ``retry_after``. Tests and demos pass an httpx
@@ -21,6 +27,7 @@ import email.utils
 import logging
 import os
 import re
+import time
 from collections.abc import Iterable, Mapping
 from types import TracebackType
 from typing import Any, NoReturn
@@ -47,25 +54,77 @@ FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
 APP_ID_ENV = "WOLFRAM_ALPHA_APP_ID"
 # Also read: the variable the ``wolframalpha`` package documents.
 APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
-# The most bytes one reply may have (after decompression): answers are a few kilobytes.
-MAX_REPLY_BYTES = 5 * 1024 * 1024
+# The most bytes one reply may have (after decompression): answers are a few kilobytes,
+# and parsing 2 MB of hostile XML (deep nesting) takes about 2 s.
+MAX_REPLY_BYTES = 2 * 1024 * 1024
+# The most seconds one request may take, retries and waits included.
+DEADLINE_SECONDS = 30.0
+# Statuses worth one more try: rate limits and passing server errors (not 501, which the
+# LLM API sends for a query it cannot read).
+_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+# The wait before another try when the server did not say (Retry-After).
+_BACKOFF_SECONDS = 1.0
+# Time kept for the next try itself: a wait is skipped when less than this would be left.
+_TRY_SECONDS = 2.0
 _REASON_CHARS = 200
-_APPID_IN_URL = re.compile(r"appid=[^&\s\"']+", re.IGNORECASE)
+# How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
+_ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
+_APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
+# Loggers that see request URLs. httpx logs each request's URL at INFO; httpcore's DEBUG
+# traces show none today (its Request repr has only the method), but are masked too; and
+# urllib3 in case the ``wolframalpha`` package's or another requests-based client is used
+# with the same AppID. A filter on a logger applies only to records made on that logger
+# (not to its children's), hence the explicit list.
+_URL_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "urllib3",
+    "urllib3.connectionpool",
+    "urllib3.util.retry",
+)
 
 
-class _HideAppId(logging.Filter):
-    """The Full Results API takes the AppID in the URL, which httpx logs at INFO: hide it."""
+def mask_app_id(text: str) -> str:
+    """``text`` with every ``appid=...`` URL parameter shown as ``appid=***``."""
+    return _APPID_IN_URL.sub("appid=***", text) if "appid=" in text.lower() else text
+
+
+class HideAppId(logging.Filter):
+    """A logging filter that masks ``appid=...`` in a record's message and arguments.
+
+    The Full Results API takes the AppID in the URL, which httpx logs at INFO. The record
+    is rewritten only when its formatted message holds an AppID: then the masked message
+    replaces ``msg`` and ``args`` (so no handler sees the AppID, formatted or not).
+    """
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if isinstance(record.args, tuple) and any("appid=" in str(a) for a in record.args):
-            record.args = tuple(
-                _APPID_IN_URL.sub("appid=***", str(a)) if "appid=" in str(a) else a
-                for a in record.args
-            )
+        """Mask the record in place; never drop it."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its message: leave it
+            return True
+        masked = mask_app_id(message)
+        if masked != message:
+            record.msg, record.args = masked, ()
         return True
 
 
-logging.getLogger("httpx").addFilter(_HideAppId())
+_HIDE_APP_ID = HideAppId()
+for _name in _URL_LOGGERS:
+    logging.getLogger(_name).addFilter(_HIDE_APP_ID)
+
+
+class _ConnectionFailed(Exception):
+    """A failed connection (the loader's ``error``), which another try may not meet."""
+
+    def __init__(self, error: WolframAlphaUnavailable) -> None:
+        super().__init__(error)
+        self.error = error
 
 
 class WolframAlphaClient:
@@ -78,9 +137,15 @@ class WolframAlphaClient:
         transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``; default
             httpx's own.
         max_reply_bytes: The most bytes a reply may have.
+        deadline: The most seconds one request may take in all: its retries, the waits
+            Wolfram asks for (``Retry-After``) and the reading of a slow reply. A call's
+            own ``deadline=`` replaces it.
+        retries: Extra tries after a rate limit (429), a server error (5xx but 501) or a
+            failed connection, when the wait before it ends within the deadline.
 
     Raises:
-        ValueError: ``timeout`` or ``max_reply_bytes`` is not positive.
+        ValueError: ``timeout``, ``max_reply_bytes`` or ``deadline`` is not positive, or
+            ``retries`` is negative.
     """
 
     def __init__(
@@ -90,14 +155,23 @@ class WolframAlphaClient:
         transport: httpx.BaseTransport | None = None,
         *,
         max_reply_bytes: int = MAX_REPLY_BYTES,
+        deadline: float = DEADLINE_SECONDS,
+        retries: int = 1,
     ) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
         if max_reply_bytes <= 0:
             raise ValueError(f"max_reply_bytes must be positive, not {max_reply_bytes!r}")
+        if not deadline > 0:
+            raise ValueError(f"deadline must be a positive number of seconds, not {deadline!r}")
+        if retries < 0:
+            raise ValueError(f"retries must be 0 or more, not {retries!r}")
         self.app_id = app_id or os.environ.get(APP_ID_ENV) or os.environ.get(APP_ID_ENV_FALLBACK)
         self.timeout = float(timeout)
         self.max_reply_bytes = max_reply_bytes
+        self.deadline = float(deadline)
+        self.retries = retries
+        self._given_app_ids: set[str] = set()
         self._http = httpx.Client(timeout=self.timeout, transport=transport)
 
     def __repr__(self) -> str:
@@ -112,14 +186,20 @@ class WolframAlphaClient:
         *,
         assumption: str | None = None,
         params: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
     ) -> str:
         """Ask the LLM API; its answer as Wolfram writes it for language models.
+
+        The AppID travels in the ``Authorization`` header, never in the URL: an
+        ``appid`` in ``params`` (as LlamaHub's ``api_params`` allow) is used as the
+        AppID when none was given, and is not sent as a parameter.
 
         Args:
             query: The input, e.g. ``"(7 * 12 ^ 10) / 321"``.
             assumption: A value from a previous answer's assumptions, e.g.
                 ``"*C.pi-_*Movie-"``.
             params: More LLM API parameters, e.g. ``{"units": "metric", "maxchars": 3000}``.
+            deadline: Seconds this request may take in all (default: the client's).
 
         Returns:
             The answer text: the input as Wolfram read it, results, assumptions, a link.
@@ -129,17 +209,32 @@ class WolframAlphaClient:
                 suggestions are in ``suggestions``.
             WolframAlphaLoaderError: Any other failure (see the errors module).
         """
-        request_params = {**(params or {}), "input": query}
+        given, rest = split_app_id(params)
+        request_params = {**rest, "input": query}
         if assumption:
             request_params["assumption"] = assumption
-        headers = {"Authorization": f"Bearer {self._app_id()}"}
-        response, body = self._get(LLM_API_URL, request_params, headers)
+        headers = {"Authorization": f"Bearer {self._app_id(given)}"}
+        response, body = self._get(LLM_API_URL, request_params, headers, deadline=deadline)
         text = _decode(response, body).strip()
         if response.status_code == 501:
             raise QueryNotUnderstood(
-                query, _suggestions(text), status=501, reason=self._first_line(text)
+                query,
+                [self._scrub(tip) for tip in _suggestions(text)],
+                status=501,
+                reason=self._first_line(text),
             )
         self._check_status(response, text)
+        content_type = response.headers.get("Content-Type", "").lower()
+        if "html" in content_type or "xml" in content_type or _looks_like_markup(text):
+            raise MalformedReply(
+                "Wolfram|Alpha sent a reply that is not its answer text",
+                reason="the reply is a web page or markup "
+                f"(Content-Type {cut(content_type, 60)!r})",
+            )
+        if not text:
+            raise MalformedReply(
+                "Wolfram|Alpha sent an empty answer", reason="the reply has no text"
+            )
         return text
 
     def full_results(
@@ -149,6 +244,7 @@ class WolframAlphaClient:
         pod: str | None = None,
         assumption: str | None = None,
         params: Mapping[str, Any] | None = None,
+        deadline: float | None = None,
     ) -> Any:
         """Ask the Full Results API; its answer read as ``wolframalpha.Client.query`` reads it.
 
@@ -157,21 +253,28 @@ class WolframAlphaClient:
             pod: Only the sections with this title (``podtitle``), e.g. ``"Result"``.
             assumption: A value from a previous answer's assumptions.
             params: More Full Results parameters, e.g. ``{"format": "plaintext"}``.
+            deadline: Seconds this request may take in all (default: the client's).
 
         Returns:
             A ``wolframalpha.Result`` (a dict): ``.pods``, ``.assumptions``, ``.details``.
+            Its shape is checked: every pod is a dict with a text ``title`` and subpods
+            that are dicts whose ``plaintext`` is text or missing; every assumption is
+            a dict whose values are dicts.
 
         Raises:
             QueryNotUnderstood: Wolfram could not read the query (``success="false"``);
                 its "did you mean" inputs are in ``did_you_mean``.
+            MalformedReply: The reply is not the Full Results XML (another root, HTML,
+                cut short, entity declarations, an unexpected shape).
             WolframAlphaLoaderError: Any other failure (see the errors module).
         """
-        request_params = {**(params or {}), "appid": self._app_id(), "input": query}
+        given, rest = split_app_id(params)
+        request_params = {**rest, "appid": self._app_id(given), "input": query}
         if pod:
             request_params["podtitle"] = pod
         if assumption:
             request_params["assumption"] = assumption
-        response, body = self._get(FULL_RESULTS_URL, request_params)
+        response, body = self._get(FULL_RESULTS_URL, request_params, deadline=deadline)
         content_type = response.headers.get("Content-Type", "")
         if response.status_code != 200 or "xml" not in content_type:
             self._check_status(response, _decode(response, body))
@@ -183,7 +286,7 @@ class WolframAlphaClient:
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
-                did_you_mean=_did_you_mean(result),
+                did_you_mean=[self._scrub(text) for text in _did_you_mean(result)],
                 reason="Wolfram|Alpha could not interpret the input (success=false)",
             )
         return result
@@ -205,33 +308,90 @@ class WolframAlphaClient:
 
     # -- plumbing ----------------------------------------------------------------------
 
-    def _app_id(self) -> str:
-        if not self.app_id:
+    def _app_id(self, given: str | None = None) -> str:
+        if given and not self.app_id:
+            self._given_app_ids.add(given)  # for _scrub
+        app_id = self.app_id or given
+        if not app_id:
             raise AppIdMissing(
                 "no Wolfram|Alpha AppID: pass app_id=... or set "
                 f"{APP_ID_ENV} (or {APP_ID_ENV_FALLBACK})",
                 reason=f"no AppID was given, and neither {APP_ID_ENV} nor "
                 f"{APP_ID_ENV_FALLBACK} is set",
             )
-        return self.app_id
+        return app_id
 
     def _get(
-        self, url: str, params: Mapping[str, Any], headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None = None,
+        *,
+        deadline: float | None = None,
     ) -> tuple[httpx.Response, bytes]:
-        """One GET, its body read up to ``max_reply_bytes``; transport failures mapped."""
+        """One GET and its body, tried again while the wait before it fits in the deadline.
+
+        The last reply is returned whatever its status (the caller reads it); transport
+        failures, a reply over the size limit and one not read in full by the deadline
+        raise the loader's errors. There is no wait after the last try.
+        """
+        budget = round(self.deadline if deadline is None else max(0.0, float(deadline)), 1)
+        end = time.monotonic() + budget
+        for tried in range(self.retries + 1):
+            failure: WolframAlphaUnavailable | None = None
+            try:
+                response, body = self._get_once(url, params, headers, end, budget)
+            except _ConnectionFailed as exc:
+                failure, wait = exc.error, _BACKOFF_SECONDS
+            else:
+                if response.status_code not in _RETRY_STATUSES:
+                    return response, body
+                asked = _retry_after(response.headers.get("Retry-After"))
+                wait = _BACKOFF_SECONDS if asked is None else asked
+            if tried == self.retries or time.monotonic() + wait + _TRY_SECONDS > end:
+                # No time for the wait and another try: the caller is told when to retry.
+                if failure is not None:
+                    raise failure
+                return response, body
+            time.sleep(wait)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _get_once(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None,
+        end: float,
+        budget: float,
+    ) -> tuple[httpx.Response, bytes]:
+        """One GET, its body read up to ``max_reply_bytes`` and by ``end``."""
+        left = end - time.monotonic()
+        if left <= 0:
+            raise WolframAlphaTimeout(budget, "no time was left for another request")
+        # httpx's timeouts are per operation (each read), fixed when the request starts:
+        # no single wait outlasts the time left then, and _read checks the deadline after
+        # every chunk. (A read that starts late may still end up to that long after the
+        # deadline; the tool's guard has answered the agent by then.)
+        timeout = httpx.Timeout(min(self.timeout, left))
         try:
-            with self._http.stream("GET", url, params=params, headers=headers) as response:
-                return response, self._read(response)
+            with self._http.stream(
+                "GET", url, params=params, headers=headers, timeout=timeout
+            ) as response:
+                return response, self._read(response, end, budget)
         except httpx.TimeoutException as exc:
-            self._raise(WolframAlphaTimeout(self.timeout, self._describe(exc)), exc)
+            seconds = min(self.timeout, budget)
+            self._raise(WolframAlphaTimeout(seconds, self._describe(exc)), exc)
         except httpx.RequestError as exc:  # connection refused, DNS, protocol errors...
             reason = self._describe(exc)
-            self._raise(
-                WolframAlphaUnavailable(f"could not reach Wolfram|Alpha ({reason})", reason=reason),
-                exc,
+            error = WolframAlphaUnavailable(
+                f"could not reach Wolfram|Alpha ({reason})", reason=reason
             )
+            if self._scrub(str(exc)) == str(exc):
+                error.__cause__ = exc
+            error.__suppress_context__ = True
+            raise _ConnectionFailed(error) from None
 
-    def _read(self, response: httpx.Response) -> bytes:
+    def _read(self, response: httpx.Response, end: float, budget: float) -> bytes:
         declared = response.headers.get("Content-Length", "")
         if declared.isdigit() and int(declared) > self.max_reply_bytes:
             raise self._too_large(response)
@@ -241,6 +401,10 @@ class WolframAlphaClient:
             size += len(chunk)
             if size > self.max_reply_bytes:
                 raise self._too_large(response)
+            if time.monotonic() > end:
+                raise WolframAlphaTimeout(
+                    budget, f"the reply did not arrive in full within {budget:g} seconds"
+                )
             chunks.append(chunk)
         return b"".join(chunks)
 
@@ -280,26 +444,41 @@ class WolframAlphaClient:
         ``Client`` does its own HTTP, so we parse its way, with ``Document.make`` as the
         xmltodict postprocessor (as ``Client.aquery`` does); its ``Result`` and ``Pod``
         raise ``ValueError("Error <code>: <msg>")`` for Wolfram's ``<error>`` element.
+        xmltodict refuses entity declarations (``disable_entities``, its default, said
+        here): an XML bomb stops at its DTD, and no external entity is ever fetched.
+        Whatever else those objects raise on a reply of another shape (``TypeError``,
+        ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
+        reply is not Wolfram's XML, not a fault of ours.
         """
         try:
-            doc = xmltodict.parse(body, postprocessor=wolframalpha.Document.make)
-        except ValueError as exc:
-            self._raise(self._error_element(str(exc)), exc)
-        except ExpatError as exc:  # a reply cut short, or not XML at all
-            reason = f"the reply is not complete XML ({exc})"
-            self._raise(
-                MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason), exc
+            doc = xmltodict.parse(
+                body, postprocessor=wolframalpha.Document.make, disable_entities=True
             )
+        except ExpatError as exc:  # a reply cut short, or not XML at all
+            self._raise(_malformed(f"the reply is not complete XML ({exc})"), exc)
+        except ValueError as exc:
+            if _ERROR_ELEMENT.match(str(exc)):
+                self._raise(self._error_element(str(exc)), exc)
+            if "entities" in str(exc):
+                self._raise(_malformed("the reply declares XML entities, which are not read"), exc)
+            self._raise(_malformed(f"the reply has an unexpected value ({exc})"), exc)
+        except (TypeError, AttributeError, KeyError) as exc:
+            self._raise(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc)
         if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
             error = doc["error"]
+            if not isinstance(error, dict):
+                raise _malformed("the reply is an <error> without status or message")
             message = f"Error {error.get('@status', '?')}: {error.get('@message', '')}"
             raise self._error_element(message)
         result = doc.get("queryresult") if isinstance(doc, dict) else None
-        if not isinstance(result, dict):
-            raise MalformedReply(
-                "Wolfram|Alpha sent a reply that is not its XML",
-                reason="the reply has no <queryresult>",
-            )
+        if not isinstance(result, wolframalpha.Result):
+            raise _malformed("the reply has no <queryresult>")
+        try:
+            problem = _shape_problem(result)
+        except (TypeError, AttributeError, KeyError, ValueError) as exc:
+            problem = f"it cannot be read ({exc!r})"
+        if problem:
+            raise _malformed(f"the reply's <queryresult> is not as documented: {problem}")
         return result
 
     def _error_element(self, message: str) -> WolframAlphaLoaderError:
@@ -324,13 +503,75 @@ class WolframAlphaClient:
         return self._scrub(cut(text, _REASON_CHARS))
 
     def _scrub(self, text: str) -> str:
-        text = _APPID_IN_URL.sub("appid=***", text)
-        return text.replace(self.app_id, "***") if self.app_id else text
+        text = mask_app_id(text)
+        for app_id in (self.app_id, *self._given_app_ids):
+            if app_id:
+                text = text.replace(app_id, "***")
+        return text
 
     def _raise(self, error: WolframAlphaLoaderError, cause: BaseException) -> NoReturn:
         """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
         text = str(cause)
         raise error from (cause if self._scrub(text) == text else None)
+
+
+def _malformed(reason: str) -> MalformedReply:
+    return MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason)
+
+
+def _shape_problem(result: Any) -> str:
+    """What in a parsed ``<queryresult>`` is not as documented; "" when all is.
+
+    Checks, through ``wolframalpha``'s own accessors, what :meth:`full_results` promises:
+    pods with a text title and subpods whose ``plaintext`` is text or missing,
+    assumptions whose values are dicts with text ``desc`` and ``input``, and
+    ``didyoumeans`` an element or missing.
+    """
+    for pod in result.pods:
+        if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
+            return "a <pod> without a title"
+        for subpod in pod.subpods:
+            if not isinstance(subpod, dict):
+                return f"a <subpod> of {cut(pod['@title'], 40)!r} is not an element"
+            if not isinstance(subpod.get("plaintext"), (str, type(None))):
+                return f"a <plaintext> of {cut(pod['@title'], 40)!r} holds elements"
+    for assumption in result.assumptions:
+        if not isinstance(assumption, dict):
+            return "an <assumption> is not an element"
+        for value in _as_list(assumption.get("value")):
+            if not isinstance(value, dict) or not all(
+                isinstance(value.get(key), str) for key in ("@desc", "@input")
+            ):
+                return "an assumption's <value> has no desc or input"
+    if not isinstance(result.get("didyoumeans"), (dict, type(None))):
+        return "<didyoumeans> is not an element"
+    return ""
+
+
+def _as_list(value: Any) -> list[Any]:
+    """An element xmltodict gives as one item or a list of them, as a list."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _looks_like_markup(text: str) -> bool:
+    """Whether ``text`` starts as a web page or an XML document, not as an answer."""
+    start = text[:64].lstrip().lower()
+    return start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body"))
+
+
+def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+    """An ``appid`` among request parameters (any case), and the other parameters.
+
+    LlamaHub's spec sends its ``api_params`` as they are, so ``api_params={"appid": ...}``
+    is how some of its users pass the AppID; we take it as the AppID instead.
+    """
+    rest = dict(params or {})
+    found = [key for key in rest if str(key).lower() == "appid"]
+    values = [rest.pop(key) for key in found]
+    given = next((str(value) for value in values if value), None)
+    return given, rest
 
 
 def _decode(response: httpx.Response, body: bytes) -> str:

@@ -14,7 +14,7 @@ from urllib.parse import quote_plus
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
 
-from toolspecs.loaders.wolfram_alpha.client import WolframAlphaClient
+from toolspecs.loaders.wolfram_alpha.client import WolframAlphaClient, split_app_id
 
 if TYPE_CHECKING:
     import httpx
@@ -35,7 +35,9 @@ class WolframAlphaReader(BaseReader):
             ``$WOLFRAMALPHA_API_KEY``.
         timeout: Seconds to wait for Wolfram|Alpha.
         transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``.
-        api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``.
+        api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``; an
+            ``appid`` among them is taken as the AppID (sent in a header, not the URL).
+        deadline: The most seconds one query may take, retries and waits included.
     """
 
     def __init__(
@@ -44,9 +46,12 @@ class WolframAlphaReader(BaseReader):
         timeout: float = 30.0,
         transport: httpx.BaseTransport | None = None,
         api_params: Mapping[str, Any] | None = None,
+        deadline: float = 30.0,
     ) -> None:
-        self.client = WolframAlphaClient(app_id, timeout=timeout, transport=transport)
-        self.api_params = dict(api_params or {})
+        given, self.api_params = split_app_id(api_params)
+        self.client = WolframAlphaClient(
+            app_id or given, timeout=timeout, transport=transport, deadline=deadline
+        )
 
     def load_data(self, query: str, assumption: str | None = None, **params: Any) -> list[Document]:
         """Ask the LLM API; its answer as one Document.

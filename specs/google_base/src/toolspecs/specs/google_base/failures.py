@@ -13,9 +13,10 @@ HTTP 429, 403 rate-limit reasons        RetryLater     wait (``Retry-After`` whe
 HTTP 403 lacking a scope                AskUser        authorize again with the scope
 HTTP 403 otherwise                      AskUser        the account has no access
 HTTP 409                                FixArguments   use another id or update instead
-HTTP 5xx                                RetryLater     after googleapiclient's own retries
+HTTP 5xx                                RetryLater     after the retries that fit the deadline
 other HTTP 4xx                          FixArguments   Google's message
 timeouts, httplib2, ``TransportError``  RetryLater     Google could not be reached
+``GoogleResponseError`` (HTML, ``{}``)  RetryLater     check a write was not done, then retry
 ======================================  =============  ====================================
 
 HTTP errors are matched as ``googleapiclient.errors.HttpError``: the loader's
@@ -29,7 +30,12 @@ from __future__ import annotations
 from googleapiclient.errors import HttpError
 
 from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater
-from toolspecs.loaders.google import GoogleApiError, GoogleAuthError, GoogleLoaderError
+from toolspecs.loaders.google import (
+    GoogleApiError,
+    GoogleAuthError,
+    GoogleLoaderError,
+    GoogleResponseError,
+)
 
 RATE_REASONS = frozenset(
     {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
@@ -142,6 +148,14 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         ),
         RetryLater,
         "Could not reach {service} ({exc.__class__.__name__}: {exc}).",
+    ),
+    Failure(
+        GoogleResponseError,
+        RetryLater,
+        "{service} sent an answer that could not be read ({reason}); a proxy or a "
+        "network login page may be in the way.",
+        "Wait a minute and try again. If the call was to change something, first check "
+        "(list or get it) whether it was done, so that it is not done twice.",
     ),
     Failure(
         GoogleLoaderError,

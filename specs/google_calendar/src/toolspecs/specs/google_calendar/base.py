@@ -1,4 +1,11 @@
-"""The Google Calendar tool spec: the user's time, not the server's."""
+"""The Google Calendar tool spec: the user's time, not the server's.
+
+Side effects are explicit: every write tells Google whether to email the attendees
+(``sendUpdates``: ``"none"`` unless the call sets ``notify_attendees``), and a call may
+touch only the calendars the user allowed (``allowed_calendar_ids``, default the one
+default calendar, ``"primary"``). What others wrote (titles, places, names,
+descriptions) reaches the agent through :mod:`toolspecs.core.fence`.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +16,39 @@ from typing import Annotated, Any, ClassVar, Literal
 from llama_index.core.schema import Document
 
 from toolspecs.core import (
+    ConfigurationError,
     FixArguments,
     Range,
     Timezone,
+    deadline,
+    fence,
     format_datetime,
     resolve_timezone,
     tool,
 )
-from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
+from toolspecs.core.bounds import shown
+from toolspecs.core.clock import (
+    UnreadableTime,
+    describe_now,
+    in_range,
+    timezone_name,
+    timezone_setting,
+)
 from toolspecs.loaders.google import (
     CALENDAR_SCOPES,
     GoogleAuth,
     GoogleCalendarReader,
-    execute,
+    GoogleResponseError,
 )
-from toolspecs.loaders.google.calendar import describe_span, parse_event_time
+from toolspecs.loaders.google.calendar import event_span, parse_event_time
 from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
 from toolspecs.specs.google_calendar.recurrence import to_rrule
 
 SCOPES = CALENDAR_SCOPES
 NEXT = "You can move on to the next step."
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
+# sendUpdates for notify_attendees=False / True.
+SEND_UPDATES = {False: "none", True: "all"}
 
 
 class GoogleCalendarToolSpec(GoogleToolSpec):
@@ -48,14 +67,19 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         timezone: Read and show times in this IANA zone instead of the calendar's.
-        calendar_id: The default calendar; ``"primary"`` is the user's own.
+        calendar_id: The default calendar; default the first of ``allowed_calendar_ids``,
+            else ``"primary"`` (the user's own).
+        allowed_calendar_ids: The calendars the agent may read and change (a call naming
+            another gets guidance, before any request); default ``[calendar_id]``, so
+            only ``"primary"`` unless you say otherwise.
         allow_destructive: Add ``delete_event`` to the tools.
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``toolspecs.loaders.google.testing.FakeCalendar``).
 
     Raises:
-        ValueError: When ``timezone`` is not an IANA timezone name (a
-            ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
+        ValueError: When ``timezone`` is not an IANA timezone name, ``calendar_id`` is
+            not among ``allowed_calendar_ids`` (both a ``ConfigurationError``), or
+            ``auth_flow`` is not one of its three values.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -83,12 +107,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         auth_flow: Literal["local", "console", "none"] = "local",
         oauth_port: int = 8080,
         timezone: str | None = None,
-        calendar_id: str = "primary",
+        calendar_id: str | None = None,
         allow_destructive: bool = False,
         transport: Any = None,
+        allowed_calendar_ids: list[str] | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
+        allowed = _allowed(calendar_id, allowed_calendar_ids)
         auth = GoogleAuth(
             scopes=SCOPES,
             creds=creds,
@@ -102,9 +128,16 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             auth_flow=auth_flow,
             oauth_port=oauth_port,
         )
-        self.reader = GoogleCalendarReader(auth=auth, transport=transport)
+        self.reader = GoogleCalendarReader(
+            auth=auth,
+            transport=transport,
+            time_left=deadline.remaining,  # retries end before the call's deadline
+            field=fence.field,
+            block=_description,
+        )
         self.timezone = timezone
-        self.calendar_id = calendar_id
+        self.allowed_calendar_ids = allowed
+        self.calendar_id = calendar_id or allowed[0]
         self.allow_destructive = allow_destructive
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
@@ -114,9 +147,41 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return self.reader.calendar_timezone(calendar_id or self.calendar_id)
 
     def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
-        """A call's times are in the zone of the calendar it names (or the default one)."""
+        """A call's times are in the zone of the calendar it names (or the default one).
+
+        A calendar the user did not allow is not asked for its zone: the call is refused.
+        """
         calendar = arguments.get("calendar_id")
-        return self.spec_timezone(calendar if isinstance(calendar, str) and calendar else None)
+        allowed = self.allowed_calendar(calendar) if isinstance(calendar, str) else None
+        return self.spec_timezone(allowed)
+
+    def allowed_calendar(self, calendar_id: str | None) -> str | None:
+        """The allowed calendar ``calendar_id`` names (any case), or ``None``."""
+        wanted = (calendar_id or "").strip().casefold()
+        return next((c for c in self.allowed_calendar_ids if c.casefold() == wanted), None)
+
+    def calendar(self, calendar_id: str | None) -> str:
+        """The calendar a call may use: the default one, or an allowed one it names.
+
+        Raises:
+            FixArguments: When it names a calendar the user did not allow.
+        """
+        if calendar_id is None or not calendar_id.strip():
+            return self.calendar_id
+        found = self.allowed_calendar(calendar_id)
+        if found is None:
+            listed = ", ".join(repr(c) for c in self.allowed_calendar_ids[:10])
+            raise FixArguments(
+                f"calendar_id {shown(calendar_id)} is not a calendar the user allowed.",
+                f"Use one of {listed}, or leave calendar_id out for {self.calendar_id!r}. "
+                "To use another calendar, ask the user to add it to allowed_calendar_ids.",
+            )
+        return found
+
+    def passage_source(self, document: Document) -> str:
+        """``event <id>``: the event a stored passage of ``load_data`` comes from."""
+        event_id = document.metadata.get("event_id")
+        return f"event {fence.field(event_id, 80)}" if event_id else ""
 
     # -- tools -------------------------------------------------------------------
 
@@ -160,7 +225,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             start_date: First day, e.g. '2026-11-21' or 'next Monday'; default today.
             end_date: Last day, included; default no end.
             query: Only events matching these words.
-            calendar_id: Calendar id; default the user's own.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
         """
         if start_date and end_date and end_date < start_date:
             raise FixArguments(
@@ -172,7 +237,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             start_date=start_date,
             end_date=end_date,
             query=query,
-            calendar_id=calendar_id or self.calendar_id,
+            calendar_id=self.calendar(calendar_id),
         )
 
     @tool(
@@ -206,6 +271,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         recurrence: str | None = None,
         timezone: Timezone | None = None,
         calendar_id: str | None = None,
+        notify_attendees: bool = False,
     ) -> str:
         """Create a calendar event and return its id and link.
 
@@ -221,14 +287,16 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             all_day: A whole-day event (only the dates count).
             recurrence: An RRULE or words, e.g. 'every Monday until 2026-12-31'.
             timezone: IANA zone for the times, e.g. 'Europe/Paris'.
-            calendar_id: Calendar id; default the user's own.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
+            notify_attendees: Email the invitation to the attendees (default false: the
+                event is added without emails). True only when the user asks for it.
         """
         if start_datetime is None:
             raise FixArguments(
                 "create_event needs start_datetime.",
                 "Send it, e.g. '2026-11-21T16:00' (get_date helps with words like 'tomorrow').",
             )
-        calendar = calendar_id or self.calendar_id
+        calendar = self.calendar(calendar_id)
         tz = resolve_timezone(timezone) if timezone else self.spec_timezone(calendar)
         start, end, note = _span(start_datetime, end_datetime, tz, all_day)
         body: dict[str, Any] = {
@@ -243,8 +311,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             body["attendees"] = _attendees(attendees)
         if recurrence:
             body["recurrence"] = to_rrule(recurrence, tz)
-        created = execute(self.service.events().insert(calendarId=calendar, body=body))
-        return _mutation("created", created, tz, note)
+        created = self.reader.execute(
+            self.service.events().insert(
+                calendarId=calendar, body=body, sendUpdates=SEND_UPDATES[notify_attendees]
+            )
+        )
+        return _mutation("created", created, tz, note + _emailed(body, notify_attendees))
 
     @tool(
         aliases={
@@ -271,6 +343,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         attendees: list[str] | None = None,
         recurrence: str | None = None,
         calendar_id: str | None = None,
+        notify_attendees: bool = False,
     ) -> str:
         """Change an event: only the fields given change; a moved start keeps the duration.
 
@@ -283,9 +356,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             end_datetime: New end.
             attendees: The full new list of emails, e.g. ['ada@example.com'].
             recurrence: New RRULE or words, e.g. 'every weekday'.
-            calendar_id: Calendar id; default the user's own.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
+            notify_attendees: Email the attendees about the change (default false: no
+                emails). True only when the user asks for it.
         """
-        calendar = calendar_id or self.calendar_id
+        event_id = _event_id(event_id)
+        calendar = self.calendar(calendar_id)
         tz = self.spec_timezone(calendar)
         patch: dict[str, Any] = {}
         for key, value in (
@@ -296,46 +372,60 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             if value is not None:
                 patch[key] = value
         note = ""
+        if attendees is not None:
+            patch["attendees"] = _attendees(attendees)
+        if recurrence is not None:
+            patch["recurrence"] = to_rrule(recurrence, tz)
+        if not patch and start_datetime is None and end_datetime is None:
+            raise FixArguments(
+                "update_event was given nothing to change.",
+                "Send at least one of title, description, location, start_datetime, "
+                "end_datetime, attendees or recurrence.",
+            )
         if start_datetime is not None or end_datetime is not None:
-            current = execute(self.service.events().get(calendarId=calendar, eventId=event_id))
-            all_day = "date" in current.get("start", {})
-            old_start = _event_moment(current["start"], tz)
-            old_end = _event_moment(current["end"], tz)
+            current = self.reader.execute(
+                self.service.events().get(calendarId=calendar, eventId=event_id)
+            )
+            old_start, old_end = _current_times(current, tz, start_datetime, end_datetime)
+            all_day = isinstance(current.get("start"), dict) and "date" in current["start"]
             start = start_datetime or old_start
             if end_datetime is None and start_datetime is not None:
                 end_datetime = _later(start, _elapsed(old_start, old_end))
                 note = " It keeps its duration."
             start, end, _ = _span(start, end_datetime or old_end, tz, all_day)
             patch.update(_times(start, end, tz, all_day))
-        if attendees is not None:
-            patch["attendees"] = _attendees(attendees)
-        if recurrence is not None:
-            patch["recurrence"] = to_rrule(recurrence, tz)
-        if not patch:
-            raise FixArguments(
-                "update_event was given nothing to change.",
-                "Send at least one of title, description, location, start_datetime, "
-                "end_datetime, attendees or recurrence.",
+        updated = self.reader.execute(
+            self.service.events().patch(
+                calendarId=calendar,
+                eventId=event_id,
+                body=patch,
+                sendUpdates=SEND_UPDATES[notify_attendees],
             )
-        updated = execute(
-            self.service.events().patch(calendarId=calendar, eventId=event_id, body=patch)
         )
-        return _mutation("updated", updated, tz, note)
+        return _mutation("updated", updated, tz, note + _emailed(updated, notify_attendees))
 
     @tool(aliases={"id": "event_id"}, destructive=True, idempotent=True, open_world=True)
-    def delete_event(self, event_id: str, calendar_id: str | None = None) -> str:
+    def delete_event(
+        self, event_id: str, calendar_id: str | None = None, notify_attendees: bool = False
+    ) -> str:
         """Delete an event. This cannot be undone: confirm with the user first.
 
         Args:
             event_id: The event's id (from load_data).
-            calendar_id: Calendar id; default the user's own.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
+            notify_attendees: Email the attendees that it is cancelled (default false: no
+                emails). True only when the user asks for it.
         """
-        execute(
+        event_id = _event_id(event_id)
+        self.reader.execute(
             self.service.events().delete(
-                calendarId=calendar_id or self.calendar_id, eventId=event_id
+                calendarId=self.calendar(calendar_id),
+                eventId=event_id,
+                sendUpdates=SEND_UPDATES[notify_attendees],
             )
         )
-        return f"Event {event_id} deleted. {NEXT}"
+        emailed = " The attendees were emailed." if notify_attendees else ""
+        return f"Event {event_id} deleted.{emailed} {NEXT}"
 
     @tool(
         aliases={
@@ -377,15 +467,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "timeZone": timezone_name(tz),
             "items": [{"id": c} for c in calendars],
         }
-        answer = execute(self.service.freebusy().query(body=body))
-        busy: list[tuple[dt.datetime, dt.datetime]] = []
-        unknown: list[str] = []
-        for calendar, info in answer.get("calendars", {}).items():
-            if info.get("errors"):
-                unknown.append(calendar)
-                continue
-            for slot in info.get("busy", []):
-                busy.append((_instant(slot["start"], tz), _instant(slot["end"], tz)))
+        answer = self.reader.execute(self.service.freebusy().query(body=body))
+        busy, unknown = _busy_times(answer, tz)
         windows = _free_windows(start, end, busy, dt.timedelta(minutes=min_minutes))
         who = "you" if not people else "you and " + ", ".join(people)
         lines = [
@@ -408,6 +491,75 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 # -- helpers ---------------------------------------------------------------------
 
 
+def _allowed(calendar_id: str | None, allowed_calendar_ids: list[str] | None) -> list[str]:
+    """The calendars a spec may touch, checked for the person who built it."""
+    if isinstance(allowed_calendar_ids, str):  # one id given where a list is typed
+        allowed_calendar_ids = [allowed_calendar_ids]
+    allowed = [c.strip() for c in allowed_calendar_ids or [] if isinstance(c, str) and c.strip()]
+    if allowed_calendar_ids and len(allowed) != len(allowed_calendar_ids):
+        raise ConfigurationError(
+            f"allowed_calendar_ids={allowed_calendar_ids!r} must be calendar ids (strings)"
+        )
+    if not allowed:
+        return [calendar_id or "primary"]
+    if calendar_id and calendar_id.casefold() not in {c.casefold() for c in allowed}:
+        raise ConfigurationError(
+            f"calendar_id={calendar_id!r} is not in allowed_calendar_ids={allowed!r}; "
+            "add it there, or leave calendar_id out to use the first allowed calendar"
+        )
+    return allowed
+
+
+def _description(text: str, source: str) -> str:
+    """An event's description, fenced as third-party text naming its event."""
+    return fence.block(text, source, "description")
+
+
+def _event_id(event_id: str) -> str:
+    """``event_id`` without spaces; an empty one is guidance before any request."""
+    cleaned = event_id.strip()
+    if not cleaned:
+        raise FixArguments("event_id is empty.", IDS_HINT)
+    return cleaned
+
+
+def _emailed(event: Mapping[str, Any], notify: bool) -> str:
+    """What the agent is told about emails to the attendees of a written event."""
+    if notify:
+        return " The attendees were emailed."
+    return " No emails were sent to the attendees." if event.get("attendees") else ""
+
+
+def _current_times(
+    current: dict[str, Any],
+    tz: dt.tzinfo,
+    start_datetime: dt.datetime | None,
+    end_datetime: dt.datetime | None,
+) -> tuple[dt.datetime, dt.datetime]:
+    """An event's start and end as Google has them, for the ones a move does not give.
+
+    Raises:
+        GoogleResponseError: When Google's answer has no readable times.
+        FixArguments: When they lie outside the years we accept and the call needs them.
+    """
+    if start_datetime is not None and end_datetime is not None:
+        return start_datetime, end_datetime
+    try:
+        start, end = (
+            _moment_of(parse_event_time(current.get(key), tz), tz) for key in ("start", "end")
+        )
+    except ValueError:
+        raise GoogleResponseError("Google's answer about the event has no readable times") from None
+    try:
+        return in_range(start), in_range(end)
+    except UnreadableTime:
+        raise FixArguments(
+            f"The event's current times ({event_span(current, tz)}) are outside the years "
+            "dates may be in, so the missing one cannot be worked out from them.",
+            "Send both start_datetime and end_datetime.",
+        ) from None
+
+
 def _span(
     start: dt.datetime, end: dt.datetime | None, tz: dt.tzinfo, all_day: bool
 ) -> tuple[dt.datetime, dt.datetime, str]:
@@ -416,6 +568,7 @@ def _span(
     The times arrive aware: the argument model read naive ones in the call's zone.
     """
     note = ""
+    in_range(start)
     if end is None:
         end = _later(start, dt.timedelta(days=1) if all_day else dt.timedelta(hours=1))
         note = (
@@ -429,6 +582,7 @@ def _span(
             f"({format_datetime(start, tz)}).",
             "Send an end_datetime after the start_datetime.",
         )
+    in_range(end)
     return start.astimezone(tz), end.astimezone(tz), note
 
 
@@ -438,9 +592,19 @@ def _elapsed(start: dt.datetime, end: dt.datetime) -> dt.timedelta:
 
 
 def _later(moment: dt.datetime, delta: dt.timedelta) -> dt.datetime:
-    """``moment`` plus real time, in its own zone: right across a DST change."""
-    later = moment.astimezone(dt.timezone.utc) + delta
-    return later.astimezone(moment.tzinfo) if moment.tzinfo is not None else later
+    """``moment`` plus real time, in its own zone: right across a DST change.
+
+    Raises:
+        FixArguments: When that is past the end of the calendar.
+    """
+    try:
+        later = moment.astimezone(dt.timezone.utc) + delta
+        return in_range(later.astimezone(moment.tzinfo) if moment.tzinfo is not None else later)
+    except OverflowError:
+        raise FixArguments(
+            f"{format_datetime(moment)} plus {delta} is past the end of the calendar.",
+            "Send both start_datetime and end_datetime.",
+        ) from None
 
 
 def _times(start: dt.datetime, end: dt.datetime, tz: dt.tzinfo, all_day: bool) -> dict[str, Any]:
@@ -464,14 +628,45 @@ def _attendees(values: list[str]) -> list[dict[str, str]]:
     return people
 
 
-def _event_moment(value: dict[str, Any], tz: dt.tzinfo) -> dt.datetime:
-    if "dateTime" in value:
-        return _instant(value["dateTime"], tz)
-    return dt.datetime.combine(dt.date.fromisoformat(value["date"]), dt.time.min, tzinfo=tz)
+def _moment_of(value: dt.datetime | dt.date, tz: dt.tzinfo) -> dt.datetime:
+    """An event time as a moment: an all-day date is its midnight in ``tz``."""
+    if isinstance(value, dt.datetime):
+        return value
+    return dt.datetime.combine(value, dt.time.min, tzinfo=tz)
 
 
-def _instant(text: str, tz: dt.tzinfo) -> dt.datetime:
+def _instant(text: Any, tz: dt.tzinfo) -> dt.datetime:
+    if not isinstance(text, str):
+        raise ValueError(f"not a time: {type(text).__name__}")
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(tz)
+
+
+def _busy_times(
+    answer: dict[str, Any], tz: dt.tzinfo
+) -> tuple[list[tuple[dt.datetime, dt.datetime]], list[str]]:
+    """The busy intervals of a free/busy answer, and the calendars Google could not see.
+
+    Raises:
+        GoogleResponseError: When the answer is not in the shape Google writes (a free
+            window shown from a busy time that could not be read would be wrong).
+    """
+    calendars = answer.get("calendars")
+    if not isinstance(calendars, dict):
+        raise GoogleResponseError("Google's free/busy answer has no calendars")
+    busy: list[tuple[dt.datetime, dt.datetime]] = []
+    unknown: list[str] = []
+    try:
+        for calendar, info in calendars.items():
+            if info.get("errors"):
+                unknown.append(fence.field(calendar, 100))
+                continue
+            for slot in info.get("busy") or []:
+                busy.append((_instant(slot["start"], tz), _instant(slot["end"], tz)))
+    except (AttributeError, KeyError, TypeError, ValueError, OverflowError):
+        raise GoogleResponseError(
+            "a busy time in Google's free/busy answer is unreadable"
+        ) from None
+    return busy, unknown
 
 
 def _free_windows(
@@ -494,7 +689,16 @@ def _free_windows(
 
 
 def _mutation(verb: str, event: dict[str, Any], tz: dt.tzinfo, note: str) -> str:
-    span = describe_span(parse_event_time(event["start"], tz), parse_event_time(event["end"], tz))
-    link = f" Link: {event['htmlLink']}." if event.get("htmlLink") else ""
-    title = event.get("summary") or "(no title)"
-    return f"Event {verb} with id {event['id']}: '{title}', {span}.{note}{link} {NEXT}"
+    """What a write tells the agent: the event's id, title, times, link, and what was said.
+
+    Raises:
+        GoogleResponseError: When Google's answer has no event id (the guidance says to
+            check whether the write was done).
+    """
+    event_id = event.get("id")
+    if not isinstance(event_id, str) or not event_id:
+        raise GoogleResponseError("Google's answer to the write names no event id")
+    span = event_span(event, tz)
+    link = f" Link: {fence.field(event['htmlLink'])}." if event.get("htmlLink") else ""
+    title = fence.quote(event.get("summary") or "(no title)")
+    return f"Event {verb} with id {fence.field(event_id)}: {title}, {span}.{note}{link} {NEXT}"

@@ -11,6 +11,12 @@ Two tools over two Wolfram APIs, both through one
   and the assumptions as values to send back: for one exact value, or to choose a
   meaning.
 
+Wolfram's text is third-party text: answers and result sections reach the agent inside
+a :func:`toolspecs.core.fence.block`, one-line values (assumptions, suggestions, what
+Wolfram said in an error) as :func:`~toolspecs.core.fence.field` or
+:func:`~toolspecs.core.fence.quote`. Each request is bounded by the time left of the
+tool call (:func:`toolspecs.core.deadline.remaining`), retries and waits included.
+
 The client raises the loader's errors; :attr:`WolframAlphaToolSpec.failures` turns
 them into guidance. Tests and demos pass an httpx transport (``transport=``): the
 offline ``toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`` serves both APIs.
@@ -19,7 +25,6 @@ offline ``toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`` serves both
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
 
@@ -32,9 +37,12 @@ from toolspecs.core import (
     ToolGuidance,
     ToolSpec,
     TTLCache,
+    fence,
     tool,
 )
 from toolspecs.core.bounds import clip, shown
+from toolspecs.core.deadline import remaining
+from toolspecs.core.failures import reason_of
 from toolspecs.loaders.wolfram_alpha import (
     APP_ID_ENV,
     AppIdMissing,
@@ -45,10 +53,12 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaClient,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
+    split_app_id,
 )
 
 if TYPE_CHECKING:
     import httpx
+    from llama_index.core.schema import Document
 from annotated_types import MaxLen
 
 GET_APP_ID = (
@@ -64,6 +74,9 @@ MAX_QUERY_CHARS = 1000
 SHOWN_SUGGESTIONS = 5
 SUGGESTION_TOKENS = 20
 _E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w.])")
+SOURCE = "Wolfram|Alpha"
+# Characters an agent may copy around an assumption value from our « » quotes.
+_QUOTES = "«»'\"` "
 _REPHRASE = "Rephrase as short English keywords (e.g. 'France population', 'x^2 = 4')"
 
 
@@ -84,7 +97,9 @@ class _Failures(FailureTable):
 
     The core fills templates from the exception's attributes as they are; Wolfram's
     errors carry the query the agent sent, which can be any length, so this table adds
-    bounded echoes of it (``shown``) and of Wolfram's proposals (``clip``).
+    bounded echoes of it (``shown``) and of Wolfram's proposals (``clip``). What Wolfram
+    said is third-party text: rows show it as ``{wolfram_said}`` (`` It said: «…».``) or
+    ``{why}`` (one fenced line), never as the core's raw ``{said}`` or ``{reason}``.
     """
 
     def guidance(
@@ -93,7 +108,10 @@ class _Failures(FailureTable):
         service: str = "The service",
         context: Mapping[str, Any] | None = None,
     ) -> ToolGuidance | None:
+        reason = reason_of(exc)
         echoes = {
+            "wolfram_said": f" It said: {fence.quote(reason, 200)}." if reason else "",
+            "why": fence.field(reason, 200),
             "query": shown(getattr(exc, "query", "")),
             "suggestions": _listed(getattr(exc, "suggestions", ())),
             "did_you_mean": _listed(getattr(exc, "did_you_mean", ())),
@@ -102,10 +120,15 @@ class _Failures(FailureTable):
 
 
 def _listed(items: Iterable[str]) -> str:
-    """Wolfram's proposals as one line, each cut short, without control characters."""
-    printable = ("".join(ch for ch in item if unicodedata.category(ch)[0] != "C") for item in items)
-    kept = [clip(item.strip(), SUGGESTION_TOKENS) for item in printable if item.strip()]
-    return "; ".join(kept[:SHOWN_SUGGESTIONS])
+    """Wolfram's proposals as one line of quoted fields, each cut short."""
+    kept = []
+    for item in items:
+        text = fence.field(item, 200) if isinstance(item, str) else ""
+        if text:
+            kept.append(fence.quote(clip(text, SUGGESTION_TOKENS)))
+        if len(kept) == SHOWN_SUGGESTIONS:
+            break
+    return "; ".join(kept)
 
 
 class WolframAlphaToolSpec(ToolSpec):
@@ -114,7 +137,9 @@ class WolframAlphaToolSpec(ToolSpec):
     Args:
         app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``.
         api_params: Extra parameters for every LLM API request, e.g.
-            ``{"units": "metric"}``; ``maxchars`` is kept within the output budget.
+            ``{"units": "metric"}``; ``maxchars`` is kept within the output budget. An
+            ``appid`` among them (as LlamaHub's spec allows) is the AppID when ``app_id``
+            is not given; it is sent in a header, never in a URL.
         timeout: Seconds to wait for Wolfram|Alpha.
         cache_seconds: How long an identical query is answered from the cache.
         transport: The httpx transport for both APIs (tests and demos pass a fake's).
@@ -147,14 +172,14 @@ class WolframAlphaToolSpec(ToolSpec):
         Failure(
             AppIdRejected,
             AskUser,
-            "{service} refused the AppID.{said}",
+            "{service} refused the AppID.{wolfram_said}",
             "Do not retry. Tell the user their Wolfram|Alpha AppID is invalid or not enabled "
             f"for this API, and to check {APP_ID_ENV}.",
         ),
         Failure(
             WolframAlphaBadRequest,
             FixArguments,
-            "{service} rejected the request.{said}",
+            "{service} rejected the request.{wolfram_said}",
             "Send a non-empty one-line query.",
         ),
         Failure(
@@ -164,7 +189,7 @@ class WolframAlphaToolSpec(ToolSpec):
             "Try again, or simplify the query.",
         ),
         Failure(
-            MalformedReply, RetryLater, "{service} sent a reply that is not its XML ({reason})."
+            MalformedReply, RetryLater, "{service} sent a reply that is not its answer ({why})."
         ),
         Failure(
             WolframAlphaUnavailable,
@@ -175,10 +200,10 @@ class WolframAlphaToolSpec(ToolSpec):
         Failure(
             WolframAlphaUnavailable,
             RetryLater,
-            "{service} had a server error (HTTP {status}).{said}",
+            "{service} had a server error (HTTP {status}).{wolfram_said}",
             status=range(500, 600),
         ),
-        Failure(WolframAlphaUnavailable, RetryLater, "{service} gave no answer ({reason})."),
+        Failure(WolframAlphaUnavailable, RetryLater, "{service} gave no answer ({why})."),
     )
 
     def __init__(
@@ -189,8 +214,8 @@ class WolframAlphaToolSpec(ToolSpec):
         cache_seconds: float = 300.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.client = WolframAlphaClient(app_id, timeout=timeout, transport=transport)
-        self._api_params = dict(api_params or {})
+        given, self._api_params = split_app_id(api_params)
+        self.client = WolframAlphaClient(app_id or given, timeout=timeout, transport=transport)
         self.timeout = self.client.timeout
         self._cache: TTLCache[str] = TTLCache(ttl=cache_seconds, size=128)
 
@@ -225,13 +250,16 @@ class WolframAlphaToolSpec(ToolSpec):
         """
         text = self._query_text(query)
         params = {**self._api_params, "maxchars": self._maxchars()}
-        chosen = assumption.strip() if assumption else None
+        chosen = _choice(assumption)
         key = ("llm", text, chosen, tuple(sorted((k, str(v)) for k, v in params.items())))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         # maxchars is a request, not a promise: the framework cuts what is over budget.
-        answer = self.client.llm_answer(text, assumption=chosen, params=params)
+        reply = self.client.llm_answer(
+            text, assumption=chosen, params=params, deadline=remaining(None)
+        )
+        answer = fence.block(reply, SOURCE, "answer")
         self._cache.put(key, answer)
         return answer
 
@@ -254,14 +282,18 @@ class WolframAlphaToolSpec(ToolSpec):
             assumption: A value listed under Assumptions, e.g. '*C.pi-_*Movie-'.
         """
         text = self._query_text(query)
-        title = pod.strip() if pod else None
-        chosen = assumption.strip() if assumption else None
+        title = _choice(pod)
+        chosen = _choice(assumption)
         key = ("pods", text, title, chosen)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         result = self.client.full_results(
-            text, pod=title, assumption=chosen, params={"format": "plaintext"}
+            text,
+            pod=title,
+            assumption=chosen,
+            params={"format": "plaintext"},
+            deadline=remaining(None),
         )
         answer = _describe_pods(result, text, title)
         self._cache.put(key, answer)
@@ -269,8 +301,14 @@ class WolframAlphaToolSpec(ToolSpec):
 
     # -- plumbing ----------------------------------------------------------------
 
+    def passage_source(self, document: Document) -> str:
+        """Stored answers are Wolfram|Alpha's text."""
+        return SOURCE
+
     def _query_text(self, query: str) -> str:
         text = normalize_query(query)
+        if len(text) > 1 and text[0] == "«" and text[-1] == "»":  # copied from our quotes
+            text = text[1:-1].strip()
         if not text:
             raise FixArguments(
                 "The query is empty.",
@@ -293,6 +331,12 @@ class WolframAlphaToolSpec(ToolSpec):
             return budget_chars
 
 
+def _choice(value: str | None) -> str | None:
+    """A pod title or an assumption value, without the quotes an agent may copy with it."""
+    chosen = value.strip().strip(_QUOTES) if value else ""
+    return chosen or None
+
+
 def _as_list(value: Any) -> list[Any]:
     if value is None:
         return []
@@ -302,11 +346,16 @@ def _as_list(value: Any) -> list[Any]:
 
 
 def _describe_pods(result: Any, query: str, pod: str | None) -> str:
+    """The pods' text in one fence; then the assumptions, one fenced line each.
+
+    The client has checked the shape: pods with a text title, subpods whose
+    ``plaintext`` is text or missing, assumption values with text ``desc`` and ``input``.
+    """
     sections = []
     for found in result.pods:
-        texts = [t for t in (s.get("plaintext") for s in found.subpods) if t]
+        texts = [t for t in (s.get("plaintext") for s in found.subpods) if t and t.strip()]
         if texts:
-            sections.append(f"{found.title}:\n" + "\n".join(texts))
+            sections.append(f"{fence.field(found.get('@title'), 100)}:\n" + "\n".join(texts))
     if not sections:
         if pod:
             raise FixArguments(
@@ -314,12 +363,17 @@ def _describe_pods(result: Any, query: str, pod: str | None) -> str:
                 "Call again without pod to see the section titles.",
             )
         return f"Wolfram|Alpha understood {shown(query)} but has no text answer for it."
+    answer = fence.block("\n\n".join(sections), SOURCE, "result")
     assumptions = []
     for assumption in result.assumptions:
         values = _as_list(assumption.get("value"))
-        choices = [f"{v.get('@desc')} (assumption='{v.get('@input')}')" for v in values]
-        word = assumption.get("@word") or assumption.get("@type", "")
-        assumptions.append(f"- {word}: " + "; ".join(choices))
+        choices = [
+            f"{fence.field(v.get('@desc'), 80)} (assumption={fence.quote(v.get('@input'), 120)})"
+            for v in values
+        ]
+        word = fence.field(assumption.get("@word") or assumption.get("@type", ""), 80)
+        if choices:
+            assumptions.append(f"- {word}: " + "; ".join(choices))
     if assumptions:
-        sections.append("Assumptions (the first is the one used):\n" + "\n".join(assumptions))
-    return "\n\n".join(sections)
+        answer += "\nAssumptions (the first is the one used):\n" + "\n".join(assumptions)
+    return answer

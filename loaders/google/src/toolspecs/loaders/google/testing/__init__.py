@@ -21,6 +21,7 @@ from toolspecs.loaders.google.testing.gmail import (
     sample_mailbox,
 )
 from toolspecs.loaders.google.testing.http import (
+    HTML_PAGE,
     FakeGoogleHttp,
     Request,
     SchemaError,
@@ -30,6 +31,7 @@ from toolspecs.loaders.google.testing.http import (
 
 __all__ = [
     "FIXTURES",
+    "HTML_PAGE",
     "FakeCalendar",
     "FakeGmail",
     "FakeGoogleHttp",

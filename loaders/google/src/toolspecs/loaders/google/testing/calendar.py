@@ -1,7 +1,9 @@
 """A fake Google Calendar: ``calendars.get``, ``events.list/get/insert/patch/delete``, ``freeBusy``.
 
 Pass it as ``GoogleCalendarToolSpec(transport=FakeCalendar())``; bodies are checked against the
-bundled ``calendar.v3`` discovery document.
+bundled ``calendar.v3`` discovery document, and every write (insert, patch, delete) must say
+``sendUpdates`` (who Google emails about it) explicitly: a write that leaves it to Google's
+default fails the test that sent it (``require_send_updates = False`` allows it).
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from toolspecs.loaders.google.testing.http import FakeGoogleHttp, Reply
+from toolspecs.loaders.google.testing.http import FakeGoogleHttp, Reply, SchemaError
 
 
 class FakeCalendar(FakeGoogleHttp):
@@ -30,6 +32,9 @@ class FakeCalendar(FakeGoogleHttp):
         self.busy: dict[str, list[dict[str, str]]] = dict(busy or {})
         self.unknown_calendars: set[str] = set()
         self.next_id = 1
+        self.require_send_updates = True
+        # (method, event id, sendUpdates) of every write, in order.
+        self.notifications: list[tuple[str, str | None, str | None]] = []
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
         """Answer a Calendar request."""
@@ -72,6 +77,8 @@ class FakeCalendar(FakeGoogleHttp):
     def _events(
         self, method: str, event_id: str | None, query: dict[str, list[str]], body: Any
     ) -> Reply:
+        if method in ("POST", "PATCH", "PUT", "DELETE"):
+            self._check_send_updates(method, event_id, query)
         if method == "GET" and event_id is None:
             items = sorted(self.events.values(), key=lambda e: json.dumps(e["start"]))
             if "q" in query:
@@ -103,6 +110,20 @@ class FakeCalendar(FakeGoogleHttp):
             del self.events[event_id]
             return self.reply(204, None)
         return self.error(405, "methodNotAllowed", "Method not allowed")
+
+    def _check_send_updates(
+        self, method: str, event_id: str | None, query: dict[str, list[str]]
+    ) -> None:
+        sent = query.get("sendUpdates", [None])[0]
+        allowed = self.doc["resources"]["events"]["methods"]["insert"]["parameters"]
+        if sent is not None and sent not in allowed["sendUpdates"]["enum"]:
+            raise SchemaError(f"sendUpdates={sent!r} is not one of Google's values")
+        if sent is None and self.require_send_updates:
+            raise SchemaError(
+                f"{method} of an event without sendUpdates: Google's default decides "
+                "whether the attendees are emailed; say it explicitly"
+            )
+        self.notifications.append((method, event_id, sent))
 
 
 def timed_event(event_id: str, title: str, start: str, end: str, **extra: Any) -> dict[str, Any]:

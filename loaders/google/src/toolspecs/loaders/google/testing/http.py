@@ -1,11 +1,21 @@
 """The shared part of the fake Google services: an ``httplib2.Http`` stand-in.
 
 googleapiclient sends every request through ``http.request(uri, method, body, headers)``;
-a fake service answers it from memory, records it in ``requests``, can be told to fail
-first (``fail[(METHOD, path suffix)]`` = a list of ``(status, reason, message)``, or
-``(status, reason, message, {"retry-after": "30"})`` with response headers), and
-checks request bodies against the schemas of the discovery document bundled in
-google-api-python-client, so a body Google would reject fails the test that sent it.
+a fake service answers it from memory, records it in ``requests``, and checks request
+bodies against the schemas of the discovery document bundled in google-api-python-client,
+so a body Google would reject fails the test that sent it.
+
+It can be told to answer otherwise first: ``fail[(METHOD, path suffix)]`` is a list of
+answers, used one per matching request, each one of
+
+- ``(status, reason, message)``: an error shaped as Google's (``reason`` such as
+  ``"rateLimitExceeded"``), or ``(status, reason, message, {"retry-after": "30"})``
+  with response headers;
+- ``(status, body_bytes)`` or ``(status, body_bytes, headers)``: that raw body, for
+  what is not Google's shape: ``(200, HTML_PAGE)`` (a proxy's or portal's page, served
+  as ``text/html``), ``(200, b"{}")`` (JSON without the fields the request returns),
+  ``(200, b"")``, ``(502, HTML_PAGE)``; a body starting with ``<`` is sent as
+  ``text/html``, any other as ``application/json``, unless ``headers`` say otherwise.
 """
 
 from __future__ import annotations
@@ -22,6 +32,11 @@ import httplib2
 
 DISCOVERY = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
 Reply = tuple[httplib2.Response, bytes]
+# What a proxy, a captive portal or a load balancer sends instead of Google's JSON.
+HTML_PAGE = (
+    b"<!DOCTYPE html><html><head><title>Sign in to the network</title></head>"
+    b"<body><h1>Please sign in</h1><p>This network requires a login.</p></body></html>"
+)
 
 
 def discovery(name: str) -> dict[str, Any]:
@@ -117,12 +132,21 @@ class FakeGoogleHttp:
         parsed = urlparse(uri)
         path = unquote(parsed.path).removeprefix(self.prefix)
         query = parse_qs(parsed.query)
+        override = {k.lower(): v for k, v in (headers or {}).items()}.get("x-http-method-override")
+        if override:
+            # googleapiclient sends a GET whose URI is over 2,000 characters as a POST with
+            # the query as a form body (googleapiclient.http.MAX_URI_LENGTH), as Google reads it.
+            method = override
+            query.update(parse_qs(body.decode() if isinstance(body, bytes) else body or ""))
+            body = None
         payload = json.loads(body) if body else None
         self.requests.append(Request(method, path, query, payload))
         for (fail_method, suffix), queue in self.fail.items():
             if fail_method == method and path.endswith(suffix) and queue:
-                status, reason, message, *headers = queue.pop(0)
-                return self.error(status, reason, message, *headers)
+                status, *rest = queue.pop(0)
+                if isinstance(rest[0], bytes):
+                    return self.raw(status, rest[0], *rest[1:])
+                return self.error(status, *rest)
         return self.route(method, path, query, payload)
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
@@ -138,6 +162,14 @@ class FakeGoogleHttp:
         data = b"" if content is None else json.dumps(content).encode()
         fields = {"status": str(status), "content-type": "application/json", **(headers or {})}
         return httplib2.Response(fields), data
+
+    def raw(self, status: int, content: bytes, headers: dict[str, str] | None = None) -> Reply:
+        """A reply with ``content`` as it is (HTML for a body starting with ``<``)."""
+        kind = (
+            "text/html; charset=UTF-8" if content.lstrip().startswith(b"<") else "application/json"
+        )
+        fields = {"status": str(status), "content-type": kind, **(headers or {})}
+        return httplib2.Response(fields), content
 
     def error(
         self, status: int, reason: str, message: str, headers: dict[str, str] | None = None

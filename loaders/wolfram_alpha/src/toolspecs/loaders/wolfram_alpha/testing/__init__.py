@@ -13,14 +13,16 @@ request::
     spec.wolfram_alpha_query("(7 * 12 ^ 10) / 321")  # the LlamaHub blog's example
     wolfram.requests[-1].params  # what the spec sent
     wolfram.fail.append(503)  # the next request fails: test your retries and guidance
+    wolfram.fail += ["html", "slow"]  # a 200 with a web page, then a body that trickles
     WolframAlphaReader(app_id="offline", transport=wolfram.transport()).load_data("pi")
 """
 
 from toolspecs.loaders.wolfram_alpha.testing.fake import (
+    FAILURE_KINDS,
     FULL_RESULTS,
     LLM_ANSWERS,
     FakeWolframAlpha,
     Request,
 )
 
-__all__ = ["FULL_RESULTS", "LLM_ANSWERS", "FakeWolframAlpha", "Request"]
+__all__ = ["FAILURE_KINDS", "FULL_RESULTS", "LLM_ANSWERS", "FakeWolframAlpha", "Request"]

@@ -6,12 +6,18 @@ recordings (the LlamaHub blog's example, ``pi`` and its movie meaning, the boili
 point of water, the speed of light), exact arithmetic for any other plain expression,
 and otherwise Wolfram's "could not understand" reply; an AppID outside ``app_ids``
 is refused as Wolfram refuses it.
+
+Failures on demand (``fake.fail``) cover what services and the networks in front of them
+do: an HTTP status (with ``Retry-After`` for 429 and 503), a transport exception, and the
+named kinds of :data:`FAILURE_KINDS` (a 200 with an HTML page, XML without
+``<queryresult>``, an empty or cut-short body, an XML bomb, a huge body, a slow body).
 """
 
 from __future__ import annotations
 
+import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from http import HTTPStatus
@@ -36,6 +42,30 @@ FULL_RESULTS = {"pi": "full_pi.xml", "francee populaton": "full_francee_populato
 """Bundled Full Results API answers by query in lower case."""
 _XML = "text/xml; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
+FAILURE_KINDS = {
+    "html": "HTTP 200 with an HTML page (a captive portal or a CDN's page), for both APIs",
+    "no-root": "HTTP 200, text/xml, whose XML has no <queryresult> (another root element)",
+    "empty": "HTTP 200 with an empty body (of the API's content type)",
+    "truncated": "HTTP 200 with the real answer cut off halfway (XML that does not end)",
+    "xml-bomb": "HTTP 200, text/xml, a billion-laughs entity expansion",
+    "huge": "HTTP 200 whose body streams `huge_bytes` bytes, with no Content-Length",
+    "slow": "the real answer, `slow_chunk_bytes` at a time, one chunk every `slow_seconds`",
+}
+"""The named failures ``FakeWolframAlpha.fail`` takes besides statuses and exceptions."""
+_HTML = (
+    "<!DOCTYPE html>\n<html><head><title>Wolfram|Alpha</title></head>"
+    "<body><h1>We'll be right back</h1><p>Scheduled maintenance.</p></body></html>"
+)
+_NO_ROOT = (
+    "<?xml version='1.0' encoding='UTF-8'?>\n<html><body>Service temporarily unavailable"
+    "</body></html>"
+)
+_XML_BOMB = (
+    '<?xml version="1.0"?>\n<!DOCTYPE queryresult [\n <!ENTITY a "aaaaaaaaaa">\n'
+    + "".join(f' <!ENTITY {chr(98 + n)} "{("&" + chr(97 + n) + ";") * 10}">\n' for n in range(9))
+    + "]>\n<queryresult success='true' error='false' numpods='1'><pod title='Result'>"
+    "<subpod title=''><plaintext>&j;</plaintext></subpod></pod></queryresult>"
+)
 _INVALID_APPID = (
     "<?xml version='1.0' encoding='UTF-8'?>\n<queryresult success='false' error='true' "
     "numpods='0' version='2.6'>\n <error>\n  <code>1</code>\n  <msg>Invalid appid</msg>\n"
@@ -61,11 +91,17 @@ class FakeWolframAlpha:
 
     Attributes:
         requests: Every request received, in order.
-        fail: What to answer the next requests (of either API) with instead: an HTTP
-            status, e.g. ``[503]``, or an exception for the transport to raise, e.g.
-            ``[httpx.ReadTimeout("slow")]``.
+        fail: What to answer the next requests (of either API) with instead, one item
+            per request: an HTTP status, e.g. ``[503]``; an exception for the transport
+            to raise, e.g. ``[httpx.ReadTimeout("slow")]``; or a named kind of
+            :data:`FAILURE_KINDS`, e.g. ``["html", "no-root", "slow"]``.
         retry_after: The ``Retry-After`` seconds sent with a failure of status 429 or
             503 (``None``: no header).
+        slow_seconds: For ``"slow"``: the wait before each chunk of the body (a real
+            wait, with ``threading.Event().wait``, so a patched ``time.sleep`` does not
+            skip it).
+        slow_chunk_bytes: For ``"slow"``: the bytes in each chunk.
+        huge_bytes: For ``"huge"``: the size of the body.
     """
 
     def __init__(
@@ -74,8 +110,11 @@ class FakeWolframAlpha:
         self.answers = {_key(q): text for q, text in (answers or {}).items()}
         self.app_ids = app_ids
         self.requests: list[Request] = []
-        self.fail: list[int | Exception] = []
+        self.fail: list[int | Exception | str] = []
         self.retry_after: int | None = 30
+        self.slow_seconds = 1.0
+        self.slow_chunk_bytes = 16
+        self.huge_bytes = 8 * 1024 * 1024
 
     def transport(self) -> httpx.MockTransport:
         """An httpx transport this fake answers: both APIs, as the client reaches them."""
@@ -92,20 +131,48 @@ class FakeWolframAlpha:
             self.requests.append(Request("full", params, params.get("appid", "")))
         else:
             return httpx.Response(404, text="Not Found")
-        if self.fail:
-            return self._failure(self.fail.pop(0))
+        failure = self.fail.pop(0) if self.fail else None
+        if failure is not None and failure not in ("slow", "truncated"):
+            return self._failure(failure)
         if self.requests[-1].api == "llm":
             status, text = self.llm_api(params, f"Bearer {self.requests[-1].app_id}")
-            return httpx.Response(status, text=text, headers={"Content-Type": _TEXT})
-        return httpx.Response(200, text=self.full_results(params), headers={"Content-Type": _XML})
+            headers = {"Content-Type": _TEXT}
+        else:
+            status, text = 200, self.full_results(params)
+            headers = {"Content-Type": _XML}
+        if failure == "truncated":
+            return httpx.Response(status, text=text[: len(text) // 2], headers=headers)
+        if failure == "slow":
+            return httpx.Response(status, stream=_Slowly(self, text.encode()), headers=headers)
+        return httpx.Response(status, text=text, headers=headers)
 
-    def _failure(self, failure: int | Exception) -> httpx.Response:
+    def _failure(self, failure: int | Exception | str) -> httpx.Response:
         if isinstance(failure, Exception):
             raise failure
+        if isinstance(failure, str):
+            return self._named_failure(failure)
         headers = {"Content-Type": _TEXT}
         if failure in (429, 503) and self.retry_after is not None:
             headers["Retry-After"] = str(self.retry_after)
         return httpx.Response(failure, text=HTTPStatus(failure).phrase, headers=headers)
+
+    def _named_failure(self, kind: str) -> httpx.Response:
+        if kind == "html":
+            return httpx.Response(200, text=_HTML, headers={"Content-Type": "text/html"})
+        if kind == "no-root":
+            return httpx.Response(200, text=_NO_ROOT, headers={"Content-Type": _XML})
+        if kind == "empty":
+            api = self.requests[-1].api
+            return httpx.Response(
+                200, content=b"", headers={"Content-Type": _TEXT if api == "llm" else _XML}
+            )
+        if kind == "xml-bomb":
+            return httpx.Response(200, text=_XML_BOMB, headers={"Content-Type": _XML})
+        if kind == "huge":
+            return httpx.Response(
+                200, stream=_Huge(self.huge_bytes), headers={"Content-Type": _XML}
+            )
+        raise ValueError(f"unknown failure kind {kind!r}; the kinds are {sorted(FAILURE_KINDS)}")
 
     # -- the LLM API ---------------------------------------------------------------
 
@@ -166,6 +233,32 @@ class FakeWolframAlpha:
 
     def _accepts(self, app_id: str) -> bool:
         return bool(app_id) and (self.app_ids is None or app_id in self.app_ids)
+
+
+class _Slowly(httpx.SyncByteStream):
+    """A body that arrives a few bytes at a time, each after ``fake.slow_seconds``."""
+
+    def __init__(self, fake: FakeWolframAlpha, body: bytes) -> None:
+        self.fake = fake
+        self.body = body
+
+    def __iter__(self) -> Iterator[bytes]:
+        size = max(1, self.fake.slow_chunk_bytes)
+        for start in range(0, len(self.body), size):
+            threading.Event().wait(self.fake.slow_seconds)
+            yield self.body[start : start + size]
+
+
+class _Huge(httpx.SyncByteStream):
+    """A body of ``size`` bytes, made as it is read (no Content-Length)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+
+    def __iter__(self) -> Iterator[bytes]:
+        chunk = b"9" * 65536
+        for start in range(0, self.size, len(chunk)):
+            yield chunk[: self.size - start]
 
 
 def _bearer(authorization: str) -> str:
