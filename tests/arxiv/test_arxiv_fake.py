@@ -218,3 +218,10 @@ def test_fail_every_answers_every_request_after_fail(arxiv, http):
     assert answers[-1].headers["Retry-After"] == "30"
     arxiv.fail_every = None
     assert http.get(API, params={"search_query": "bert"}).status_code == 200
+
+
+def test_a_query_with_control_characters_is_answered_with_a_feed(arxiv):
+    # Found by the fuzz test: the fake echoed them into its XML and failed to build it.
+    spec = ArxivToolSpec(transport=arxiv.transport())
+    output = spec.call_tool("arxiv_query", query="attention\x11\x0e\x7f\ufffe")
+    assert "internal error" not in output.content

@@ -363,7 +363,12 @@ def _score(query: str, paper: Paper) -> int | None:
     return total if matched else None
 
 
+# Characters XML 1.0 cannot hold: arXiv echoes a query without them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _feed(query: str, total: int, start: int, entries: list[etree._Element]) -> bytes:
+    query = _NOT_XML.sub("", query)
     head = _FEED.format(
         query=escape(query, {'"': "&quot;"}), total=total, start=start, per_page=len(entries)
     )
