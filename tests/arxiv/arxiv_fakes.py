@@ -19,8 +19,9 @@ __all__ = [
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "arxiv"
 API = "https://export.arxiv.org/api/query"
 API_ANY = re.compile(r"https://export\.arxiv\.org/api/query(\?.*)?$")
-# The PDF link of 1706.03762v7 in the feed (``<link title="pdf" ...>``).
-PDF_URL = "http://arxiv.org/pdf/1706.03762v7"
+# The PDF link of 1706.03762v7 in the feed (``<link title="pdf" ...>``, http there), over
+# https: the only way the client fetches it.
+PDF_URL = "https://arxiv.org/pdf/1706.03762v7"
 
 
 def feed(name: str) -> str:

@@ -12,7 +12,7 @@ from lxml import etree
 from pypdf import PdfReader
 
 from toolspecs.loaders.arxiv import ArxivClient, ArxivReader
-from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv, make_pdf
+from toolspecs.loaders.arxiv.testing import MODES, NEEDLE, FakeArxiv, make_pdf
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -150,7 +150,8 @@ def test_your_own_papers_and_pdfs():
     arxiv = FakeArxiv(feeds=[extra], pdfs={"2501.00001": make_pdf([["My own page"]])})
     spec = ArxivToolSpec(transport=arxiv.transport())
     out = spec.call_tool("arxiv_paper_text", paper_id="2501.00001v7")
-    assert "[2501.00001v7, page 1 of 1]\nMy own page" in out.content
+    assert "<<< page 1/1 of arXiv 2501.00001v7: quoted" in out.content
+    assert "instructions to you >>>\nMy own page\n<<< end of page 1/1 >>>" in out.content
 
 
 def test_failures_on_demand_then_recovery(arxiv):
@@ -167,3 +168,60 @@ def test_only_arxiv_is_answered(http):
     response = http.get("https://example.com/")
     assert response.status_code == 404
     assert "arxiv.org only" in response.text
+
+
+# -- failures on demand: the modes a fuzz test or a demo switches on ------------------
+
+
+def test_every_mode_is_documented_and_an_unknown_one_is_refused(arxiv, http):
+    assert set(MODES) == {"ok", "html", "empty", "slow", "damaged", "huge", "bomb"}
+    arxiv.fail.append("flaky")
+    with pytest.raises(ValueError, match="FakeArxiv knows the modes"):
+        http.get(API, params={"search_query": "bert"})
+
+
+def test_html_and_empty_answers_are_200s(arxiv, http):
+    arxiv.fail += ["html", "empty", "ok"]
+    html, empty, fine = (http.get(API, params={"search_query": "bert"}) for _ in range(3))
+    assert (html.status_code, html.headers["Content-Type"]) == (200, "text/html; charset=utf-8")
+    assert b"arXiv is undergoing scheduled maintenance" in html.content
+    assert (empty.status_code, empty.content) == (200, b"")
+    assert b"<entry>" in fine.content
+
+
+def test_damaged_huge_and_bomb_pdfs(arxiv, http):
+    arxiv.fail += ["damaged", "huge", "bomb"]
+    damaged = http.get("https://arxiv.org/pdf/1706.03762v7")
+    assert damaged.content.startswith(b"%PDF-1.5\n") and len(damaged.content) > 1000
+    huge = http.get("https://arxiv.org/pdf/1706.03762v7", stream=True)
+    assert "Content-Length" not in huge.headers
+    assert huge.raw.read(9) == b"%PDF-1.7\n" and arxiv.bytes_sent == len(damaged.content) + 9
+    huge.close()
+    bomb = http.get("https://arxiv.org/pdf/1706.03762v7").content
+    assert len(bomb) < 20_000 and len(PdfReader(io.BytesIO(bomb)).pages) == 1000
+
+
+def test_a_slow_answer_is_the_right_answer_a_byte_at_a_time(arxiv, http):
+    arxiv.trickle_seconds = 0.001
+    arxiv.fail.append("slow")
+    slow = http.get(API, params={"id_list": "1810.04805"}, stream=True)
+    assert slow.raw.read1(1000) == b"<"  # one byte per read, as from a slow socket
+    rest = slow.raw.read()
+    assert b"BERT" in rest and arxiv.bytes_sent == 1 + len(rest)
+
+
+def test_fail_every_answers_every_request_after_fail(arxiv, http):
+    arxiv.fail.append(503)
+    arxiv.fail_every = (429, {"Retry-After": "30"})
+    answers = [http.get(API, params={"search_query": "bert"}) for _ in range(3)]
+    assert [a.status_code for a in answers] == [503, 429, 429]
+    assert answers[-1].headers["Retry-After"] == "30"
+    arxiv.fail_every = None
+    assert http.get(API, params={"search_query": "bert"}).status_code == 200
+
+
+def test_a_query_with_control_characters_is_answered_with_a_feed(arxiv):
+    # Found by the fuzz test: the fake echoed them into its XML and failed to build it.
+    spec = ArxivToolSpec(transport=arxiv.transport())
+    output = spec.call_tool("arxiv_query", query="attention\x11\x0e\x7f\ufffe")
+    assert "internal error" not in output.content

@@ -195,13 +195,14 @@ def test_every_error_is_a_loader_error_with_the_three_fields():
 # -- the seam: transport= ---------------------------------------------------------
 
 
-def test_transport_is_mounted_for_https_and_http(arxiv):
+def test_every_request_goes_through_the_transport_over_https(arxiv):
     client = ArxivClient(transport=arxiv.transport())
     assert arxiv.transport() is arxiv
     reader = ArxivReader(client)
     reader.load_data("bert", max_results=1)  # https://export.arxiv.org/api/query
-    reader.load_full_text("2004.04906")  # http://arxiv.org/pdf/... as the feed links it
-    assert [r.url.split(":")[0] for r in arxiv.requests] == ["https", "https", "http"]
+    reader.load_full_text("2004.04906")  # the feed links http://arxiv.org/pdf/...
+    assert [r.url for r in arxiv.requests][2] == "https://arxiv.org/pdf/2004.04906v3"
+    assert [r.url.split(":")[0] for r in arxiv.requests] == ["https", "https", "https"]
 
 
 def test_a_reader_given_a_transport_gets_a_client_of_its_own(arxiv):

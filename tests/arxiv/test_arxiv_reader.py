@@ -32,7 +32,7 @@ def test_document_text_carries_title_authors_dates_id_links_and_abstract(reader,
     assert "Published: 2017-06-12 (updated 2023-08-02)" in text
     assert "arXiv id: 1706.03762v7 | Category: cs.CL" in text
     assert (
-        "URL: https://arxiv.org/abs/1706.03762v7 | PDF: http://arxiv.org/pdf/1706.03762v7" in text
+        "URL: https://arxiv.org/abs/1706.03762v7 | PDF: https://arxiv.org/pdf/1706.03762v7" in text
     )
     # The abstract's line breaks are gone: an agent quotes it as one paragraph.
     assert (

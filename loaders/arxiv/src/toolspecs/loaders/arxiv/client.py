@@ -4,19 +4,28 @@
 a timeout on every request, one lock so concurrent tools share the rate limit,
 retries only where they can help (429, 5xx, timeouts, connection errors, malformed
 or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
+
+Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
+trickles in included, and :meth:`ArxivClient.within` for a caller's own deadline), in
+size (a body is read in chunks and dropped at its cap, never read whole first), and in
+where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`).
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
+from urllib.parse import urljoin, urlsplit
 
 import requests
+import urllib3
 from lxml import etree
 from requests.adapters import BaseAdapter
 
@@ -28,8 +37,68 @@ _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
 # arXiv's terms of use: "no more than one request every three seconds".
 _ARXIV_DELAY = 3.0
-# A Retry-After longer than this is passed on to the caller instead of waited for.
 T = TypeVar("T")
+# The largest feed we read: 50 results are about 200 KB.
+MAX_FEED_BYTES = 10 * 2**20
+# Redirects one request may follow (each to arXiv over https).
+MAX_REDIRECTS = 5
+_CHUNK = 64 * 1024
+# The end (time.monotonic()) of the caller's deadline: see ArxivClient.within.
+_CALL_END: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "arxiv_call_end", default=None
+)
+
+
+def arxiv_url(url: str) -> bool:
+    """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it.
+
+    arXiv serves its API from ``export.arxiv.org`` and its PDFs from ``arxiv.org``;
+    any ``*.arxiv.org`` is arXiv's own. Anything else (another host, plain http, a
+    user name or a port in the URL) is not fetched, and not followed as a redirect.
+    """
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return False
+    host = (parts.hostname or "").rstrip(".")
+    return (
+        parts.scheme == "https"
+        and (host == "arxiv.org" or host.endswith(".arxiv.org"))
+        and port in (None, 443)
+        and parts.username is None
+        and parts.password is None
+    )
+
+
+class _Refused(Exception):
+    """A request or redirect we do not make, or an answer we stop reading: not retried."""
+
+    def __init__(self, reason: str, status: int | None = None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.status = status
+
+
+class TooLarge(_Refused):
+    """An answer larger than the cap of its request (``limit`` bytes)."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"the answer is larger than {_size(limit)}")
+        self.limit = limit
+
+
+class Redirected(_Refused):
+    """A URL, or a redirect to one, that is not arXiv over https (``url``)."""
+
+    def __init__(self, url: str, status: int | None = None) -> None:
+        shown = url if len(url) <= 100 else url[:99] + "…"
+        super().__init__(f"it pointed to {shown}, which is not arXiv over https", status)
+        self.url = url
+
+
+def _size(limit: int) -> str:
+    return f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
 class _Transient(Exception):
@@ -52,10 +121,11 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         delay_seconds: Seconds between requests: arXiv asks for 3. By default 3, or the
             ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
         num_retries: Extra tries after a passing failure.
-        timeout: Seconds to wait for each response.
-        deadline: The most seconds one fetch may take with its retries and the waits
-            arXiv asks for (``Retry-After``); past it, ``ArxivUnavailable`` says when to
-            try again instead of waiting.
+        timeout: Seconds to wait for each response, and for each part of its body.
+        deadline: The most seconds one fetch may take with its retries, the waits
+            arXiv asks for (``Retry-After``) and the download of its body; past it,
+            ``ArxivUnavailable`` says when to try again instead of waiting. A caller
+            with less time left bounds it further with :meth:`within`.
         transport: A ``requests`` transport adapter to send every request through,
             mounted for ``https://`` and ``http://``; offline tests and demos pass
             ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
@@ -83,28 +153,97 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         self._lock = threading.Lock()
         self._last_request_dt: datetime | None = None
 
-    def get(self, url: str) -> requests.Response:
-        """GET ``url`` within the rate limit; timeouts and connection errors are transient."""
-        with self._lock:
+    @contextlib.contextmanager
+    def within(self, seconds: float | None) -> Iterator[None]:
+        """Fetches inside the block end within ``seconds`` (``None``: only ``deadline``).
+
+        For a caller with a deadline of its own (a tool call): every fetch of the block,
+        retries, waits and downloads included, ends by then or raises
+        ``ArxivUnavailable``. Per thread (a context variable): the client stays shared.
+        """
+        end = None if seconds is None else time.monotonic() + max(seconds, 0.0)
+        outer = _CALL_END.get()
+        if outer is not None and (end is None or outer < end):
+            end = outer
+        token = _CALL_END.set(end)
+        try:
+            yield
+        finally:
+            _CALL_END.reset(token)
+
+    def get(
+        self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
+    ) -> requests.Response:
+        """GET ``url`` within the rate limit; its body read whole, within limits.
+
+        Redirects are followed only to arXiv over https; the body is read in chunks
+        and dropped past ``max_bytes`` or when time runs out (``end``, a
+        ``time.monotonic()`` value, and the caller's :meth:`within`).
+
+        Raises:
+            TooLarge: When the body is over ``max_bytes``.
+            Redirected: When ``url`` or a redirect is not arXiv over https.
+        """
+        end = _earliest(end, _CALL_END.get())
+        for _hop in range(MAX_REDIRECTS + 1):
+            if not arxiv_url(url):
+                raise Redirected(url)
+            response = self._send(url, end)
+            if not response.is_redirect:
+                _read_body(response, max_bytes, end)
+                return response
+            response.close()
+            target = urljoin(url, response.headers.get("location", ""))
+            if not arxiv_url(target):
+                raise Redirected(target, response.status_code)
+            url = target
+        raise _Transient(f"more than {MAX_REDIRECTS} redirects")
+
+    def _send(self, url: str, end: float | None) -> requests.Response:
+        """One request, its headers only: the rate limit's lock is held until they came."""
+        timeout = self.timeout
+        if end is not None:
+            left = end - time.monotonic()
+            if left <= 0:
+                raise _Transient("no time was left for another request")
+            timeout = min(timeout, left)
+            if not self._lock.acquire(timeout=left):
+                raise _Transient("this process's other arXiv requests took all the time")
+        else:
+            self._lock.acquire()
+        try:
             if self._last_request_dt is not None:
                 waited = (datetime.now() - self._last_request_dt).total_seconds()
                 if waited < self.delay_seconds:
                     time.sleep(self.delay_seconds - waited)
             try:
                 response: requests.Response = self._session.get(
-                    url, headers={"user-agent": _USER_AGENT}, timeout=self.timeout
+                    url,
+                    headers={"user-agent": _USER_AGENT},
+                    timeout=timeout,
+                    allow_redirects=False,
+                    stream=True,
                 )
                 return response
             except requests.Timeout as exc:
-                raise _Transient(f"no answer within {self.timeout:g} s") from exc
+                raise _Transient(f"no answer within {timeout:g} s") from exc
             except requests.ConnectionError as exc:
                 raise _Transient(f"could not connect ({type(exc).__name__})") from exc
             finally:
                 self._last_request_dt = datetime.now()
+        finally:
+            self._lock.release()
 
-    def get_with_retries(self, url: str) -> requests.Response:
-        """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try."""
-        return self._retrying(lambda: _check_status(self.get(url)))
+    def get_with_retries(self, url: str, *, max_bytes: int = MAX_FEED_BYTES) -> requests.Response:
+        """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try.
+
+        Raises:
+            TooLarge: When the body is over ``max_bytes`` (not retried).
+            Redirected: When ``url`` or a redirect is not arXiv over https (not retried).
+        """
+        return self._retrying(
+            lambda end: _check_status(self.get(url, max_bytes=max_bytes, end=end))
+        )
 
     def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
         # Ask arXiv for the papers still wanted (3, say), not for a whole page of 100.
@@ -116,17 +255,23 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
     def _parse_feed(
         self, url: str, first_page: bool = True, _try_index: int = 0
     ) -> _feed.ParsedFeed:
-        def attempt() -> _feed.ParsedFeed:
-            return _parse(_check_status(self.get(url)).content, first_page)
+        def attempt(end: float | None) -> _feed.ParsedFeed:
+            return _parse(_check_status(self.get(url, end=end)).content, first_page)
 
-        return self._retrying(attempt)
+        try:
+            return self._retrying(attempt)
+        except _Refused as exc:  # a feed too large, or a redirect away from arXiv
+            raise ArxivUnavailable(exc.reason, status=exc.status) from exc
 
-    def _retrying(self, attempt: Callable[[], T]) -> T:
+    def _retrying(self, attempt: Callable[[float | None], T]) -> T:
         last: _Transient | None = None
         started, slept = time.monotonic(), 0.0
+        # Each try may take the time left of the deadline, the caller's included.
+        end = _earliest(started + self.deadline, _CALL_END.get())
+        assert end is not None
         for tried in range(1, self.num_retries + 2):
             try:
-                return attempt()
+                return attempt(end)
             except _Transient as exc:
                 last = exc
                 if tried > self.num_retries:
@@ -135,13 +280,60 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 extra = max(0.0, (exc.retry_after or 0.0) - self.delay_seconds)
                 # Real time, or the waits alone where sleeping is faked (tests).
                 spent = max(time.monotonic() - started, slept)
-                if spent + self.delay_seconds + extra > self.deadline:
+                if started + spent + self.delay_seconds + extra > end:
                     break  # the caller is told when to try again, instead of waiting
                 if extra:
                     time.sleep(extra)
                     slept += extra
         assert last is not None
         raise ArxivUnavailable(last.reason, last.retry_after, status=last.status)
+
+
+def _earliest(*ends: float | None) -> float | None:
+    known = [end for end in ends if end is not None]
+    return min(known) if known else None
+
+
+def _read_body(response: requests.Response, max_bytes: int, end: float | None) -> None:
+    """Read the body of a streamed ``response`` into it, in chunks, within the limits.
+
+    A declared ``Content-Length`` over the cap stops it before the first byte; a body
+    without one is cut at the cap. Each chunk is one read from the socket (urllib3's
+    ``read1``), so a body that trickles in is stopped at ``end``, not after its last byte.
+
+    Raises:
+        TooLarge: Past ``max_bytes``.
+        _Transient: Past ``end``, or when the connection breaks.
+    """
+    body = bytearray()
+    try:
+        declared = int(response.headers.get("content-length", ""))
+    except ValueError:
+        declared = -1
+    try:
+        if declared > max_bytes:
+            raise TooLarge(max_bytes)
+        while True:
+            if end is not None and time.monotonic() > end:
+                raise _Transient("the answer came too slowly to arrive in time")
+            try:
+                chunk = response.raw.read1(_CHUNK, decode_content=True)
+            except (urllib3.exceptions.HTTPError, OSError) as exc:
+                raise _Transient(f"the answer broke off ({type(exc).__name__})") from exc
+            if not chunk:
+                break
+            body += chunk
+            if len(body) > max_bytes:
+                raise TooLarge(max_bytes)
+    except BaseException:
+        response.close()  # the connection is dropped, not reused half read
+        raise
+    # requests keeps a body it has read in ``_content`` (as Response.content does);
+    # setting it makes ``response.content`` the bytes read here, within the limits.
+    # (Relies on requests' internals: ``_content`` and ``_content_consumed``.)
+    response._content = bytes(body)
+    response._content_consumed = True  # type: ignore[attr-defined]
+    response.close()  # the connection goes back to the pool
 
 
 def _check_status(response: requests.Response) -> requests.Response:

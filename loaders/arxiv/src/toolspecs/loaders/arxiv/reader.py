@@ -6,8 +6,8 @@ links, abstract), because llama-index drops metadata when a tool result becomes 
 
 from __future__ import annotations
 
-import io
 import re
+import time
 from collections.abc import Sequence
 from typing import Literal
 
@@ -16,9 +16,17 @@ from llama_index.core.schema import Document
 from requests.adapters import BaseAdapter
 
 import arxiv
-from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+from toolspecs.loaders.arxiv import pdftext
+from toolspecs.loaders.arxiv.client import (
+    ArxivClient,
+    Redirected,
+    TooLarge,
+    arxiv_url,
+    shared_client,
+)
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
+from toolspecs.loaders.arxiv.pdftext import PdfText
 
 SortBy = Literal["relevance", "recent", "updated"]
 
@@ -30,6 +38,8 @@ _SORT = {
 }
 MAX_AUTHORS_SHOWN = 10
 MAX_PDF_BYTES = 50 * 1024 * 1024
+# The least time given to reading a PDF's text, whatever is left of a deadline.
+_MIN_PARSE_SECONDS = 1.0
 
 
 def _squash(text: str) -> str:
@@ -40,6 +50,17 @@ def short_id(result: arxiv.Result) -> str:
     """``1706.03762v7`` for ``http://arxiv.org/abs/1706.03762v7``."""
     entry_id: str = result.entry_id
     return entry_id.split("/abs/")[-1]
+
+
+def pdf_link(result: arxiv.Result) -> str:
+    """The paper's PDF over https: arXiv's feeds link ``http://arxiv.org/pdf/...``.
+
+    A link to anywhere but arXiv is replaced by ``https://arxiv.org/pdf/<id>``.
+    """
+    link: str = result.pdf_url or ""
+    if link.startswith("http://"):
+        link = "https://" + link.removeprefix("http://")
+    return link if arxiv_url(link) else f"https://arxiv.org/pdf/{short_id(result)}"
 
 
 def describe(result: arxiv.Result) -> str:
@@ -58,7 +79,7 @@ def describe(result: arxiv.Result) -> str:
         f"Published: {dates}",
         f"arXiv id: {paper_id}"
         + (f" | Category: {result.primary_category}" if result.primary_category else ""),
-        f"URL: https://arxiv.org/abs/{paper_id} | PDF: {result.pdf_url or f'https://arxiv.org/pdf/{paper_id}'}",
+        f"URL: https://arxiv.org/abs/{paper_id} | PDF: {pdf_link(result)}",
     ]
     if result.journal_ref:
         lines.append(f"Journal: {_squash(result.journal_ref)}")
@@ -79,7 +100,7 @@ def to_document(result: arxiv.Result) -> Document:
             "published": result.published.date().isoformat(),
             "updated": result.updated.date().isoformat(),
             "url": f"https://arxiv.org/abs/{paper_id}",
-            "pdf_url": result.pdf_url or "",
+            "pdf_url": pdf_link(result),
             "categories": list(result.categories),
         },
         excluded_llm_metadata_keys=["authors", "categories", "pdf_url", "updated"],
@@ -118,6 +139,8 @@ class ArxivReader(BaseReader):
         max_results: int = 3,
         sort_by: SortBy | str = "relevance",
         id_list: Sequence[str] | None = None,
+        *,
+        deadline: float | None = None,
     ) -> list[Document]:
         """Search arXiv, or look papers up by id.
 
@@ -126,75 +149,122 @@ class ArxivReader(BaseReader):
             max_results: How many papers at most.
             sort_by: ``"relevance"``, ``"recent"`` (submission date) or ``"updated"``.
             id_list: arXiv ids to look up (with or without version).
+            deadline: Seconds the search may take, retries included (default: the
+                client's ``deadline`` per request).
 
         Returns:
             One Document per paper, best first.
         """
+        results = self.search(query, max_results, sort_by, id_list, deadline=deadline)
+        return [to_document(result) for result in results]
+
+    def search(
+        self,
+        query: str = "",
+        max_results: int = 3,
+        sort_by: SortBy | str = "relevance",
+        id_list: Sequence[str] | None = None,
+        *,
+        deadline: float | None = None,
+    ) -> list[arxiv.Result]:
+        """:meth:`load_data` as ``arxiv.Result`` objects, for callers that show papers their way."""
         search = arxiv.Search(
             query=query,
             id_list=list(id_list or []),
             max_results=max_results,
             sort_by=_SORT.get(str(sort_by), arxiv.SortCriterion.Relevance),
         )
-        return [to_document(result) for result in self.client.results(search)]
+        with self.client.within(deadline):
+            return list(self.client.results(search))
 
-    def load_paper(self, paper_id: str) -> arxiv.Result:
+    def load_paper(self, paper_id: str, *, deadline: float | None = None) -> arxiv.Result:
         """The search result of one paper, by id or URL.
 
         Raises:
             PaperNotFound: When no paper has that id.
         """
         clean = parse_id(paper_id) or paper_id.strip()
-        results = list(self.client.results(arxiv.Search(id_list=[clean], max_results=1)))
+        results = self.search(id_list=[clean], max_results=1, deadline=deadline)
         if not results:
             raise PaperNotFound(clean)
         return results[0]
 
-    def load_full_text(self, paper_id: str) -> list[Document]:
+    def load_full_text(self, paper_id: str, *, deadline: float | None = None) -> list[Document]:
         """A paper's full text from its PDF: the paper's header, then one Document per page.
 
         Args:
             paper_id: An arXiv id or URL, e.g. ``"1706.03762"``.
+            deadline: Seconds the lookup, the download and the reading may take.
 
         Returns:
-            The header Document (title, authors, id, links) followed by the pages.
+            The header Document (title, authors, id, links) followed by the pages read.
+            The header's metadata says how many pages the PDF has (``pages``) and, when
+            the text is not whole, why (``text_stopped``, ``cut_pages``).
 
         Raises:
             PaperNotFound: When no paper has that id.
             PaperUnreadable: When the PDF cannot be fetched or read.
         """
-        from pypdf import PdfReader
-
-        paper = self.load_paper(paper_id)
+        paper, text = self.read_full_text(paper_id, deadline=deadline)
         pid = short_id(paper)
-        try:
-            response = self.client.get_with_retries(paper.pdf_url or f"https://arxiv.org/pdf/{pid}")
-        except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
-            raise PaperUnreadable(
-                pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
-            ) from exc
-        content = response.content
-        if not content.startswith(b"%PDF"):
-            raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")
-        if len(content) > MAX_PDF_BYTES:
-            raise PaperUnreadable(pid, f"the PDF is larger than {MAX_PDF_BYTES // 2**20} MB")
-        try:
-            pdf = PdfReader(io.BytesIO(content))
-            pages = [page.extract_text() or "" for page in pdf.pages]
-        except Exception as exc:
-            # A damaged file makes pypdf raise nearly anything: PdfReadError, but also
-            # TypeError, AttributeError, LimitReachedError... It is arXiv's data, not our bug.
-            raise PaperUnreadable(pid, f"the PDF is damaged ({type(exc).__name__})") from exc
-        if not any(p.strip() for p in pages):
-            raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")
         header = to_document(paper)
+        header.metadata.update(
+            {"pages": text.page_count, "pages_read": len(text.pages), "text_stopped": text.stopped}
+        )
+        if text.cut_pages:
+            header.metadata["cut_pages"] = text.cut_pages
         documents = [header]
-        for number, text in enumerate(pages, start=1):
+        total = text.page_count or len(text.pages)
+        for number, page in enumerate(text.pages, start=1):
             documents.append(
                 Document(
-                    text=f"[{pid}, page {number} of {len(pages)}]\n{text.strip()}",
+                    text=f"[{pid}, page {number} of {total}]\n{page.strip()}",
                     id_=f"arxiv:{pid}:page:{number}",
                     metadata={"arxiv_id": pid, "page": number},
                 )
             )
         return documents
+
+    def read_full_text(
+        self, paper_id: str, *, deadline: float | None = None
+    ) -> tuple[arxiv.Result, PdfText]:
+        """The paper and the text of its PDF's pages, within size, page and time limits.
+
+        The PDF is fetched from arXiv over https only (no redirect elsewhere), dropped
+        past ``MAX_PDF_BYTES`` while downloading, and read in a child process bounded
+        in time, memory, pages and characters (:mod:`toolspecs.loaders.arxiv.pdftext`).
+
+        Raises:
+            PaperNotFound: When no paper has that id.
+            PaperUnreadable: When the PDF cannot be fetched or read, or has no text.
+        """
+        end = None if deadline is None else time.monotonic() + deadline
+        with self.client.within(deadline):
+            paper = self.load_paper(paper_id)
+            pid = short_id(paper)
+            try:
+                response = self.client.get_with_retries(pdf_link(paper), max_bytes=MAX_PDF_BYTES)
+            except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
+                raise PaperUnreadable(
+                    pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
+                ) from exc
+            except TooLarge as exc:
+                raise PaperUnreadable(
+                    pid, f"the PDF is larger than {MAX_PDF_BYTES // 2**20} MB"
+                ) from exc
+            except Redirected as exc:
+                raise PaperUnreadable(pid, f"the PDF link was redirected: {exc.reason}") from exc
+        content = response.content
+        if not content.startswith(b"%PDF"):
+            raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")
+        seconds = pdftext.MAX_SECONDS
+        if end is not None:
+            seconds = min(seconds, max(end - time.monotonic(), _MIN_PARSE_SECONDS))
+        text = pdftext.read_pages(content, seconds=seconds)
+        if text.error:
+            raise PaperUnreadable(pid, text.error)
+        if not any(page.strip() for page in text.pages):
+            if text.stopped:
+                raise PaperUnreadable(pid, f"no text was read from the PDF: {text.stopped}")
+            raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")
+        return paper, text

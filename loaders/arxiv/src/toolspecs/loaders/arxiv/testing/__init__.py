@@ -13,13 +13,31 @@ as ``transport=`` (the one seam of every toolspecs client, reader and spec)::
     arxiv.requests[-1].url  # what the spec sent
     arxiv.fail.append(503)  # the next request fails: test your retries and guidance
     arxiv.fail.append((429, {"Retry-After": "120"}))  # with headers
+    arxiv.fail.append("slow")  # or "html", "empty", "damaged", "huge", "bomb": see MODES
+    arxiv.fail_every = "html"  # every request, once ``fail`` is used up
 
 ``ArxivReader(transport=...)`` and ``ArxivClient(transport=...)`` take it the same way.
 
-``make_pdf`` writes small text PDFs of your own (pass them as ``FakeArxiv(pdfs=...)``).
+``make_pdf`` writes small text PDFs of your own (pass them as ``FakeArxiv(pdfs=...)``);
+``bomb_pdf`` a small one that no reader should read whole.
 """
 
-from toolspecs.loaders.arxiv.testing.fake import FakeArxiv, Paper
-from toolspecs.loaders.arxiv.testing.pdf import NEEDLE, NEEDLE_PAGE, long_pages, make_pdf
+from toolspecs.loaders.arxiv.testing.fake import MODES, FakeArxiv, Paper
+from toolspecs.loaders.arxiv.testing.pdf import (
+    NEEDLE,
+    NEEDLE_PAGE,
+    bomb_pdf,
+    long_pages,
+    make_pdf,
+)
 
-__all__ = ["NEEDLE", "NEEDLE_PAGE", "FakeArxiv", "Paper", "long_pages", "make_pdf"]
+__all__ = [
+    "MODES",
+    "NEEDLE",
+    "NEEDLE_PAGE",
+    "FakeArxiv",
+    "Paper",
+    "bomb_pdf",
+    "long_pages",
+    "make_pdf",
+]

@@ -7,6 +7,9 @@ It searches a bundled catalogue of real arXiv entries (``data/catalogue.xml``: t
 Transformer, RAG, BERT, GPT-3, an H1 paper...) and answers as arXiv does: Atom feeds
 with ``opensearch`` totals, ``sortBy``/``sortOrder``/``start``/``max_results`` honoured,
 an error feed (HTTP 400) for a malformed id, and PDFs under ``/pdf/<id>``.
+
+It also fails on demand, in the ways arXiv and the network fail: see ``FakeArxiv.fail``
+and :data:`MODES`.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import copy
 import io
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -27,7 +31,7 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 
-from toolspecs.loaders.arxiv.testing.pdf import long_pages, make_pdf, paper_pages
+from toolspecs.loaders.arxiv.testing.pdf import bomb_pdf, long_pages, make_pdf, paper_pages
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 _NS = {"a": ATOM_NS, "arxiv": "http://arxiv.org/schemas/atom"}
@@ -48,6 +52,25 @@ _FEED = """<?xml version="1.0" encoding="UTF-8"?>
   <opensearch:startIndex>{start}</opensearch:startIndex>
   <opensearch:itemsPerPage>{per_page}</opensearch:itemsPerPage>
 </feed>"""
+_MAINTENANCE = b"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>arXiv is undergoing maintenance</title>
+</head><body><h1>arXiv is undergoing scheduled maintenance</h1>
+<p>We expect to be back shortly. Please try again in a few minutes.</p></body></html>
+"""
+MODES = {
+    "ok": "the right answer (to let a request through before a failure meant for the next)",
+    "html": "200 with an HTML maintenance page instead of a feed or a PDF",
+    "empty": "200 with an empty body",
+    "slow": "the right answer, trickling in one byte every ``trickle_seconds``",
+    "damaged": "200 with a PDF header followed by noise (for a PDF request)",
+    "huge": "200 with a 500 MB body (a PDF header, then zeros) made as it is read, "
+    "without Content-Length",
+    "bomb": "200 with a 16 KB PDF whose text takes pypdf an hour to read (``bomb_pdf``)",
+}
+"""The named failures ``FakeArxiv.fail`` and ``fail_every`` take, besides HTTP statuses."""
+Failure = int | tuple[int, Mapping[str, str]] | str
+"""An HTTP status, a status with headers (``(429, {"Retry-After": "30"})``), or a mode."""
+HUGE_BYTES = 500 * 2**20
 _ERROR = """<entry><id>http://arxiv.org/api/errors#incorrect_id_format_for_{id}</id>
 <title>Error</title><summary>incorrect id format for {id}</summary>
 <updated>2025-03-14T00:00:00-04:00</updated><author><name>arXiv api core</name></author></entry>"""
@@ -104,13 +127,25 @@ class FakeArxiv(HTTPAdapter):
     Attributes:
         papers: The known papers by id without version.
         requests: Every request received, in order.
-        fail: Failures to answer the next requests with: an HTTP status (``503``), or
-            a status and headers (``(429, {"Retry-After": "120"})``).
+        fail: Failures to answer the next requests with, one each, in order: an HTTP
+            status (``503``); a status and headers (``(429, {"Retry-After": "120"})``,
+            ``(302, {"Location": "https://elsewhere.example/x.pdf"})``); or the name of
+            a mode of :data:`MODES`: ``"html"``, ``"empty"``, ``"slow"``, ``"damaged"``,
+            ``"huge"``, ``"bomb"``, or ``"ok"`` for no failure (``["ok", "huge"]``:
+            the id feed answers, the PDF fails).
+        fail_every: A failure (as in ``fail``) to answer every request with once
+            ``fail`` is used up, or ``None``: e.g. ``"slow"`` for an arXiv that
+            always trickles.
+        trickle_seconds: The pause before each byte of a ``"slow"`` answer (really
+            waited: ``threading.Event().wait``, not ``time.sleep``).
+        bytes_sent: Body bytes the clients have read from this fake so far: how much
+            of a ``"huge"`` answer was read before it was dropped.
         delay_seconds: The pause between requests this arXiv asks for: none (the real
             one asks for 3 s). ``ArxivClient`` paces itself by it unless told otherwise.
     """
 
     delay_seconds = 0.0
+    trickle_seconds = 0.05
 
     def __init__(
         self, feeds: Iterable[str | bytes] = (), pdfs: Mapping[str, bytes] | None = None
@@ -125,7 +160,10 @@ class FakeArxiv(HTTPAdapter):
                 self.papers[paper.base_id] = paper
         self.pdfs = dict(pdfs or {})
         self.requests: list[requests.PreparedRequest] = []
-        self.fail: list[int | tuple[int, Mapping[str, str]]] = []
+        self.fail: list[Failure] = []
+        self.fail_every: Failure | None = None
+        self.bytes_sent = 0
+        self._count = threading.Lock()
 
     def transport(self) -> FakeArxiv:
         """The transport adapter to pass as ``transport=``: this fake itself."""
@@ -154,12 +192,13 @@ class FakeArxiv(HTTPAdapter):
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
         """Answer one request (the requests adapter interface)."""
         self.requests.append(request)
+        failure = self.fail.pop(0) if self.fail else self.fail_every
+        if failure is not None:
+            return self._fail(request, failure)
+        return self._answer(request)
+
+    def _answer(self, request: requests.PreparedRequest) -> Any:
         url = urlsplit(request.url or "")
-        if self.fail:
-            failure = self.fail.pop(0)
-            status, headers = failure if isinstance(failure, tuple) else (failure, {})
-            phrase = HTTPStatus(status).phrase.encode()
-            return self._reply(request, status, phrase, "text/html", headers)
         if not (url.hostname or "").endswith("arxiv.org"):
             return self._reply(request, 404, b"FakeArxiv answers arxiv.org only.", "text/plain")
         if url.path == "/api/query":
@@ -169,6 +208,34 @@ class FakeArxiv(HTTPAdapter):
             if pdf is not None:
                 return self._reply(request, 200, pdf, "application/pdf")
         return self._reply(request, 404, b"<h1>Not Found</h1>", "text/html")
+
+    def _fail(self, request: requests.PreparedRequest, failure: Failure) -> Any:
+        if isinstance(failure, str):
+            if failure not in MODES:
+                raise ValueError(f"FakeArxiv knows the modes {sorted(MODES)}, not {failure!r}")
+            if failure == "ok":
+                return self._answer(request)
+            if failure == "html":
+                return self._reply(request, 200, _MAINTENANCE, "text/html; charset=utf-8")
+            if failure == "empty":
+                return self._reply(request, 200, b"", _ATOM_TYPE)
+            if failure == "damaged":
+                noise = b"%PDF-1.5\n" + bytes(range(256)) * 8
+                return self._reply(request, 200, noise, "application/pdf")
+            if failure == "huge":
+                body = _Body(self, b"%PDF-1.7\n", size=HUGE_BYTES)
+                return self._reply(request, 200, body, "application/pdf", length=False)
+            if failure == "bomb":
+                return self._reply(request, 200, bomb_pdf(), "application/pdf")
+            answer = self._answer(request)  # "slow": the right answer, byte by byte
+            content = answer.raw.read()
+            self._sent(-len(content))  # read here, not by the client
+            body = _Body(self, content, pause=self.trickle_seconds)
+            kind = answer.headers.get("Content-Type", "text/plain")
+            return self._reply(request, answer.status_code, body, kind)
+        status, headers = failure if isinstance(failure, tuple) else (failure, {})
+        phrase = HTTPStatus(status).phrase.encode()
+        return self._reply(request, status, phrase, "text/html", headers)
 
     def _query(self, request: requests.PreparedRequest, params: dict[str, list[str]]) -> Any:
         arg = {key: values[0] for key, values in params.items()}
@@ -198,22 +265,66 @@ class FakeArxiv(HTTPAdapter):
         self,
         request: requests.PreparedRequest,
         status: int,
-        body: bytes,
+        body: bytes | _Body,
         content_type: str,
         headers: Mapping[str, str] | None = None,
+        *,
+        length: bool = True,
     ) -> requests.Response:
+        stream = body if isinstance(body, _Body) else _Body(self, body)
+        declared = {"Content-Length": str(stream.size)} if length else {}
         raw = HTTPResponse(
-            body=io.BytesIO(body),
-            headers={
-                "Content-Type": content_type,
-                "Content-Length": str(len(body)),
-                **(headers or {}),
-            },
+            body=stream,
+            headers={"Content-Type": content_type, **declared, **(headers or {})},
             status=status,
             reason=HTTPStatus(status).phrase,
             preload_content=False,
         )
         return self.build_response(request, raw)
+
+    def _sent(self, count: int) -> None:
+        with self._count:
+            self.bytes_sent += count
+
+
+class _Body(io.RawIOBase):
+    """An answer's body as a socket gives it: counted, and made as it is read.
+
+    Args:
+        fake: The fake to count the bytes read in (``bytes_sent``).
+        head: The first bytes.
+        size: The whole size: ``head`` then zeros up to it (default: ``head`` alone).
+        pause: Seconds to wait before each byte (a trickling server); 0 for none.
+    """
+
+    def __init__(self, fake: FakeArxiv, head: bytes, size: int | None = None, pause: float = 0.0):
+        super().__init__()
+        self.fake, self.head, self.pause = fake, head, pause
+        self.size = len(head) if size is None else size
+        self.position = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        """Up to ``len(buffer)`` bytes, one if trickling: never more than one read gives."""
+        left = self.size - self.position
+        count = min(len(buffer), left, 1 if self.pause else left)
+        if count <= 0:
+            return 0
+        if self.pause:
+            threading.Event().wait(self.pause)  # real time: tests patch time.sleep
+        start = self.position
+        part = self.head[start : start + count]
+        part += bytes(count - len(part))
+        buffer[:count] = part
+        self.position += count
+        self.fake._sent(count)
+        return count
+
+    def read1(self, size: int = -1) -> bytes:
+        """One read: what ``readinto`` gives (urllib3 reads streamed bodies this way)."""
+        return self.read(size if size is not None and size >= 0 else 64 * 1024)
 
 
 def _base(paper_id: str) -> str:
@@ -252,7 +363,12 @@ def _score(query: str, paper: Paper) -> int | None:
     return total if matched else None
 
 
+# Characters XML 1.0 cannot hold: arXiv echoes a query without them.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
 def _feed(query: str, total: int, start: int, entries: list[etree._Element]) -> bytes:
+    query = _NOT_XML.sub("", query)
     head = _FEED.format(
         query=escape(query, {'"': "&quot;"}), total=total, start=start, per_page=len(entries)
     )

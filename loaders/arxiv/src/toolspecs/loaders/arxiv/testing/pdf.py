@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import zlib
 
 
 def _pdf_string(text: str) -> bytes:
@@ -36,6 +37,11 @@ def make_pdf(pages: list[list[str]]) -> bytes:
         ops.append(b"ET")
         stream = b"\n".join(ops)
         objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    return _write(objects)
+
+
+def _write(objects: list[bytes]) -> bytes:
+    """A PDF of ``objects`` (object 1 the catalog) with a correct xref table."""
     out = bytearray(b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -47,6 +53,35 @@ def make_pdf(pages: list[list[str]]) -> bytes:
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\n".encode()
     out += f"startxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
+
+
+def bomb_pdf(pages: int = 1000, chars: int = 10_000_000) -> bytes:
+    """A small, valid PDF whose text takes pypdf an hour and gigabytes to read.
+
+    One content stream shows a string of ``chars`` letters, compressed to a few KB;
+    the page tree lists the one page that shows it ``pages`` times. With the defaults
+    the file is 16 KB, and pypdf (7.1) takes about 3 s and 10 MB of text per page:
+    about an hour and 10 GB for the whole file.
+
+    Args:
+        pages: How many pages the PDF has (all the same page).
+        chars: The characters each page shows.
+    """
+    content = b"BT /F1 1 Tf (" + b"A" * chars + b") Tj ET"
+    packed = zlib.compress(content, 9)
+    kids = b" ".join([b"3 0 R"] * pages)
+    return _write(
+        [
+            b"<< /Type /Catalog /Pages 2 0 R >>",
+            b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+            b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+            b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(packed)
+            + packed
+            + b"\nendstream",
+            b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        ]
+    )
 
 
 def paper_pages(title: str, authors: list[str], abstract: str) -> list[list[str]]:

@@ -1,0 +1,79 @@
+"""Every arXiv tool answers (text or guidance) under every failure FakeArxiv can stage.
+
+Never an exception out of ``call``/``acall``, never "internal error", never the guard's
+"did not finish" (the client stops first, and says why), well within the deadline.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from toolspecs.core import ToolGuidance
+from toolspecs.loaders.arxiv.testing import FakeArxiv
+from toolspecs.specs.arxiv import ArxivToolSpec
+
+DEADLINE = 3.0
+FAILURES = [
+    "html",
+    "empty",
+    "slow",
+    "damaged",
+    "huge",
+    "bomb",
+    429,
+    503,
+    404,
+    (429, {"Retry-After": "30"}),
+    (503, {"Retry-After": "Wed, 21 Oct 2099 07:28:00 GMT"}),
+    (302, {"Location": "https://evil.example/x"}),
+    (302, {"Location": "http://arxiv.org/pdf/1706.03762v7"}),
+]
+CALLS = [
+    ("arxiv_query", {"query": "attention"}),
+    ("arxiv_query", {"query": "1706.03762, 1810.04805"}),
+    ("arxiv_paper_text", {"paper_id": "1706.03762"}),
+    ("read_arxiv_paper_text", {"query": "quokka"}),
+]
+
+
+def check(output, started: float) -> None:
+    assert time.monotonic() - started < DEADLINE + 5
+    assert "internal error" not in output.content
+    assert "did not finish within" not in output.content
+    if output.is_error:
+        assert isinstance(output.exception, ToolGuidance)
+    assert len(output.content) < 10_000
+
+
+def staged(failure, where: str) -> tuple[ArxivToolSpec, dict]:
+    arxiv = FakeArxiv()
+    arxiv.trickle_seconds = 0.02
+    if where == "every request":
+        arxiv.fail_every = failure
+    else:  # the PDF only: the id feed answers first
+        arxiv.fail += ["ok", failure]
+    spec = ArxivToolSpec(transport=arxiv.transport())
+    spec.call_deadline = DEADLINE
+    tools = {tool.metadata.name: tool for tool in spec.to_tool_list()}
+    return spec, tools
+
+
+@pytest.mark.parametrize("where", ["every request", "the PDF"])
+@pytest.mark.parametrize("failure", FAILURES, ids=str)
+def test_every_tool_answers_under_the_failure(failure, where, no_backoff_sleep):
+    _, tools = staged(failure, where)
+    for name, arguments in CALLS:
+        if where == "the PDF" and name != "arxiv_paper_text":
+            continue
+        started = time.monotonic()
+        check(tools[name].call(**arguments), started)
+
+
+@pytest.mark.parametrize("failure", ["huge", "html", 503], ids=str)
+async def test_acall_answers_too(failure, no_backoff_sleep):
+    _, tools = staged(failure, "every request")
+    for name, arguments in CALLS:
+        started = time.monotonic()
+        check(await tools[name].acall(**arguments), started)
