@@ -171,15 +171,23 @@ def gmail_target() -> Target:
 
 
 def arxiv_target() -> Target:
-    from toolspecs.loaders.arxiv.testing import FakeArxiv
+    from toolspecs.loaders.arxiv.testing import MODES, FakeArxiv
 
     fake = FakeArxiv()
     spec = load_spec("arxiv", transport=fake)
-    failures = {
+    fake.trickle_seconds = 0.02
+    failures: dict[str, Callable[[], None]] = {
         "503": lambda: fake.fail.extend([503] * 5),
         "429 Retry-After": lambda: fake.fail.extend([(429, {"Retry-After": "30"})] * 5),
         "500": lambda: fake.fail.extend([500] * 5),
+        "302 away": lambda: fake.fail.extend([(302, {"Location": "https://evil.example/x"})] * 2),
     }
+    # 200 with HTML or nothing, a trickling body, a damaged PDF, 500 MB, a crafted PDF:
+    # on every request, or on the PDF only (the feed answers first).
+    for mode in MODES:
+        if mode != "ok":
+            failures[mode] = lambda mode=mode: fake.fail.extend([mode] * 2)
+            failures[f"PDF {mode}"] = lambda mode=mode: fake.fail.extend(["ok", mode])
     known = {
         "query": ["attention is all you need", "au:Vaswani", "1706.03762"],
         "paper_id": ["1706.03762", "arXiv:1706.03762v7", "2005.11401"],
