@@ -78,7 +78,9 @@ def test_an_event_already_saved_at_the_end_of_time_does_not_break_reading(with_e
     assert fixed.is_error is False, fixed.content
 
 
-@pytest.mark.parametrize("sent", ["a", "1" * 100, "ok", "2026", "\u200f" * 100_000])
+@pytest.mark.parametrize(
+    "sent", ["a", "1" * 100, "ok", "2026", "\u200f" * 100_000, "1 1", "in 1", "a1", "7 x"]
+)
 def test_text_that_is_not_a_date_is_guidance_not_an_event(google, tools, sent):
     # Before: "a" created an event in the coming year, "1"*100 one in the year 1111.
     out = tools["create_event"].call(title="x", start_datetime=sent)

@@ -44,6 +44,8 @@ _When = TypeVar("_When", bound=dt.date)
 # Text worth giving to dateparser: a word of three letters ("now", "noon", "Friday"), a
 # CJK/kana/hangul character ("明天"), or digits with something else ("4pm", "21/11").
 _WORDY = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+# Numbers that say a date or a time without words: 12/25, 2026.11.21, 16:00, 4pm, 5 p.m.
+_NUMERIC_TIME = re.compile(r"\d\s*[-/.:]\s*\d|\d\s*[ap]\.?m\b", re.I)
 
 
 class UnreadableTime(FixArguments):
@@ -208,6 +210,10 @@ def parse_datetime(
     iso = _parse_iso(cleaned)
     if iso is not None:
         return in_range(iso if iso.tzinfo is not None else iso.replace(tzinfo=tz), text)
+    if not (_WORDY.search(cleaned) or _NUMERIC_TIME.search(cleaned)):
+        # Numbers and short words alone ("1 1", "in 1", "a1") are no date: dateparser
+        # would still make one up.
+        raise UnreadableTime(text, "is not a date or time")
     base = (relative_to or now(tz)).astimezone(tz).replace(tzinfo=None)
     parsed = _natural(
         text,
