@@ -25,27 +25,29 @@ import re
 
 from toolspecs.core.bounds import ELLIPSIS
 
-# Invisible characters (Unicode "format" characters an attacker uses to hide or split
-# text): soft hyphen, Arabic letter mark, Mongolian vowel separator, zero-width space and
-# joiners, directional marks and embeddings/isolates, word joiner and invisible
-# operators, BOM, interlinear annotation marks, tag characters.
+# Invisible characters: Unicode's Default_Ignorable_Code_Point set (soft hyphen, combining
+# grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels, Mongolian
+# selectors, zero-width space and joiners, direction marks, embeddings and isolates, word
+# joiner and invisible operators, variation selectors, BOM, shorthand format controls,
+# musical format controls, tag characters), which render as nothing and can split a marker.
 _INVISIBLE = re.compile(
-    "[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f"
-    "\ufeff\ufff9-\ufffb\U000e0000-\U000e007f]"
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
 )
 # C0/C1 controls other than tab and the line breaks (which the callers handle).
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
 # Look-alikes of the marker characters, as the plain characters they imitate.
 _LOOKALIKES = str.maketrans(
     {
-        **dict.fromkeys("‹＜﹤〈⟨❮❬❰˂ᐸ⧼", "<"),
-        **dict.fromkeys("›＞﹥〉⟩❯❭❱˃ᐳ⧽", ">"),
+        **dict.fromkeys("‹＜﹤〈⟨❮❬❰˂ᐸ⧼⦑\u2329", "<"),
+        **dict.fromkeys("›＞﹥〉⟩❯❭❱˃ᐳ⧽⦒\u232a", ">"),
         **dict.fromkeys("≪«《⟪", "<<"),
         **dict.fromkeys("≫»》⟫", ">>"),
-        "⋘": "<<<",
-        "⋙": ">>>",
-        **dict.fromkeys("⟦〚［", "["),
-        **dict.fromkeys("⟧〛］", "]"),
+        **dict.fromkeys("⋘⫷", "<<<"),
+        **dict.fromkeys("⋙⫸", ">>>"),
+        **dict.fromkeys("⟦〚［﹇", "["),
+        **dict.fromkeys("⟧〛］﹈", "]"),
     }
 )
 _RUNS = re.compile(r"<{2,}|>{2,}")
