@@ -143,3 +143,22 @@ def test_a_write_abandoned_while_waiting_for_its_turn_is_never_made():
     assert spec.finished.wait(5)
     threading.Event().wait(0.3)  # the turn is free: the abandoned save would run now
     assert saves == []
+
+
+def test_async_calls_queued_for_their_turn_keep_their_own_deadline_and_are_not_made_late():
+    spec = TakingTurnsSpec(delay=3)
+    spec.call_deadline = 0.5
+    listed = tools(spec)
+
+    async def six():
+        calls = [listed["lookup"].acall(query=str(n)) for n in range(6)]
+        return await asyncio.gather(*calls)
+
+    started = time.monotonic()
+    outs = asyncio.run(six())
+    # Each call's deadline runs from when it was made, not from when its turn came
+    # (queued one after another, the six took 6 x 0.5 s).
+    assert time.monotonic() - started < 2.0
+    assert all(out.is_error and "deadline" in out.content for out in outs)
+    threading.Event().wait(3.5)  # the first call ends; the queued ones get their turn
+    assert len(spec.left) == 1  # ... and are not made: their callers were told

@@ -29,6 +29,7 @@ import logging
 import os
 import re
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -126,12 +127,25 @@ class Guard:
         self.renames = renames
         self.read_tool = read_tool
 
-    def run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+    def run(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        end: float | None = None,
+        abandoned: threading.Event | None = None,
+    ) -> tuple[Any, str]:
         """Call the function: its return value and the text the agent reads.
 
         The call runs in a worker thread under the spec's ``call_deadline``: past it, the
         agent is told to try again later and the worker's result, if it ever comes, is
         dropped.
+
+        Args:
+            args: Positional arguments as sent.
+            kwargs: Keyword arguments as sent.
+            end: When the call's deadline falls (``time.monotonic()``), for a call that
+                waited in a queue first; default: the spec's ``call_deadline`` from now.
+            abandoned: Set by a caller that stopped waiting: the call is then not made.
 
         Raises:
             ToolGuidance: For bad arguments, a call past its deadline, and every failure
@@ -139,15 +153,20 @@ class Guard:
         """
         seconds = self.spec.call_deadline
         if seconds is None:
-            return self._run(args, kwargs)
-        done, abandoned = threading.Event(), threading.Event()
+            return self._run(args, kwargs, abandoned)
+        left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
+        abandoned = abandoned or threading.Event()
+        if left <= 0 or abandoned.is_set():
+            abandoned.set()
+            raise self.renames.guidance(self.late(seconds))
+        done = threading.Event()
         outcome: list[Any] = []
 
         def work() -> None:
             try:
                 # The spec's client is told to finish a little early: its own guidance
                 # ("the service did not answer") says more than the guard's.
-                with deadline.running(max(seconds - _MARGIN, seconds / 2)):
+                with deadline.running(max(left - _MARGIN, left / 2)):
                     outcome.append(self._run(args, kwargs, abandoned))
             except BaseException as exc:  # re-raised in the caller's thread
                 outcome.append(exc)
@@ -157,7 +176,7 @@ class Guard:
         context = contextvars.copy_context()
         worker = threading.Thread(target=context.run, args=(work,), name=self.name, daemon=True)
         worker.start()
-        if not done.wait(seconds):
+        if not done.wait(left):
             abandoned.set()  # a call still queued for the spec's lock is not made at all
             raise self.renames.guidance(self.late(seconds))
         result = outcome[0]
@@ -205,20 +224,29 @@ class Guard:
 
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
+        seconds = self.spec.call_deadline
         if self.afn is None:
-            if self.spec.thread_safe:
-                return await asyncio.to_thread(self.run, args, kwargs)
+            # The deadline runs from now, not from when a worker thread is free: a call
+            # queued behind others gives up on time, and is then not made at all.
+            end = None if seconds is None else time.monotonic() + seconds
+            abandoned = threading.Event()
+            context = contextvars.copy_context()
             # Calls of a spec that is not thread-safe queue in its own one-thread executor:
             # a slow one blocks only that spec, never the shared pool every other tool uses.
-            context = contextvars.copy_context()
-            return await asyncio.get_running_loop().run_in_executor(
-                self.spec.call_executor, context.run, self.run, args, kwargs
+            executor = None if self.spec.thread_safe else self.spec.call_executor
+            queued = asyncio.get_running_loop().run_in_executor(
+                executor, context.run, self.run, args, kwargs, end, abandoned
             )
-        seconds = self.spec.call_deadline
+            try:
+                # A little over the deadline: a call that started answers for itself.
+                return await asyncio.wait_for(queued, None if seconds is None else seconds + 0.25)
+            except (TimeoutError, asyncio.TimeoutError):
+                abandoned.set()
+                raise self.renames.guidance(self.late(seconds or 0)) from None
         try:
             with deadline.running(seconds):
                 return await asyncio.wait_for(self._arun(args, kwargs), seconds)
-        except TimeoutError:
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             raise self.renames.guidance(self.late(seconds or 0)) from None
 
     async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
