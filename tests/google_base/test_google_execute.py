@@ -177,3 +177,29 @@ def test_a_gmail_call_waits_only_within_its_own_deadline(no_backoff_sleep):
     # Google asked for 2 s between tries: one wait fits in the call's 5 s, two do not
     # (the reader's own default deadline, 30 s, would have allowed three).
     assert no_backoff_sleep == [2.0]
+
+
+def test_a_send_that_met_a_server_error_is_not_sent_again(no_backoff_sleep):
+    # Google may have sent the mail before failing: a second try could send it twice.
+    from toolspecs.loaders.google.testing import sample_mailbox
+    from toolspecs.specs.gmail import GmailToolSpec
+
+    gmail = sample_mailbox()
+    spec = GmailToolSpec(transport=gmail)
+    spec.call_tool("create_draft", to="ada@example.com", subject="s", message="m")
+    (draft_id,) = gmail.drafts
+    gmail.fail[("POST", "/drafts/send")] = [(503, "backendError", "Backend Error")]
+    out = spec.call_tool("send_draft", draft_id=draft_id)
+    assert isinstance(out.exception, RetryLater)
+    assert gmail.sent == [] and not no_backoff_sleep
+    posts = [r for r in gmail.requests if r.method == "POST" and r.path.endswith("/send")]
+    assert len(posts) == 1
+
+
+def test_an_insert_refused_by_a_rate_limit_is_retried(no_backoff_sleep):
+    google = FakeCalendar()
+    google.fail[("POST", "/events")] = [(429, "rateLimitExceeded", "Rate Limit Exceeded")]
+    spec = GoogleCalendarToolSpec(transport=google)
+    out = spec.call_tool("create_event", title="x", start_datetime="2026-11-21 16:00")
+    assert out.is_error is False, out.content
+    assert len(no_backoff_sleep) == 1 and len(google.events) == 1

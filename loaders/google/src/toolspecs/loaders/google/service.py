@@ -75,8 +75,12 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
                 raise
             raise GoogleApiError.from_http_error(exc) from exc
 
+    # A POST (a new draft, a sent draft, a new event) that met a server error or a lost
+    # connection may have been done: it is not sent again, so nothing is done twice. A
+    # rate limit (429, or 403 rateLimitExceeded) means Google refused it: that one waits.
+    repeatable = str(getattr(request, "method", "GET")).upper() != "POST"
     retrying = Retrying(
-        retry=retry_if_exception(_passing),
+        retry=retry_if_exception(_passing if repeatable else _refused),
         wait=_back_off,
         stop=_stop(num_retries, deadline),
         reraise=True,
@@ -89,6 +93,11 @@ def _passing(exc: BaseException) -> bool:
     if isinstance(exc, GoogleApiError):
         return exc.passing
     return isinstance(exc, (TimeoutError, ConnectionError))
+
+
+def _refused(exc: BaseException) -> bool:
+    """A failure that says Google did not act on the request: a rate limit."""
+    return isinstance(exc, GoogleApiError) and exc.passing and exc.status in (403, 429)
 
 
 def _back_off(state: RetryCallState) -> float:
