@@ -258,3 +258,19 @@ def test_no_process_to_read_the_pdf_is_an_error_not_an_exception(arxiv, monkeypa
     assert text.pages == [] and text.error.startswith("no process could be started")
     output = read_paper(spec_on(arxiv))
     assert_guidance(output, "cannot be read: no process could be started to read it", kind=AskUser)
+
+
+def test_keeping_arxivs_pace_never_waits_past_the_callers_deadline():
+    # arXiv asks for 3 s between requests; a call with 1 s left must not sleep 3 s first.
+    import time as clock
+
+    from toolspecs.loaders.arxiv.client import ArxivClient
+    from toolspecs.loaders.arxiv.testing import FakeArxiv
+
+    client = ArxivClient(transport=FakeArxiv(), delay_seconds=3)
+    url = "https://export.arxiv.org/api/query?id_list=1706.03762"
+    client.get(url)
+    started = clock.monotonic()
+    with client.within(1.0), pytest.raises(Exception, match="pace"):
+        client.get(url)
+    assert clock.monotonic() - started < 0.5

@@ -215,7 +215,14 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             if self._last_request_dt is not None:
                 waited = (datetime.now() - self._last_request_dt).total_seconds()
                 if waited < self.delay_seconds:
-                    time.sleep(self.delay_seconds - waited)
+                    pause = self.delay_seconds - waited
+                    if end is not None and time.monotonic() + pause >= end:
+                        raise _Transient("no time was left to keep arXiv's pace")
+                    time.sleep(pause)
+            if end is not None:  # the time left after waiting for the lock and the pace
+                timeout = min(self.timeout, end - time.monotonic())
+                if timeout <= 0:
+                    raise _Transient("no time was left for another request")
             try:
                 response: requests.Response = self._session.get(
                     url,
