@@ -203,3 +203,20 @@ def test_an_insert_refused_by_a_rate_limit_is_retried(no_backoff_sleep):
     out = spec.call_tool("create_event", title="x", start_datetime="2026-11-21 16:00")
     assert out.is_error is False, out.content
     assert len(no_backoff_sleep) == 1 and len(google.events) == 1
+
+
+@pytest.mark.parametrize("tool", ["update_draft", "get_draft", "send_draft"])
+def test_a_draft_answer_without_the_draft_is_guidance_and_nothing_is_written(tool):
+    # Found by bench/fuzz_tools.py: {} for the draft made update_draft raise KeyError.
+    from toolspecs.loaders.google.testing import sample_mailbox
+    from toolspecs.specs.gmail import GmailToolSpec
+
+    gmail = sample_mailbox()
+    spec = GmailToolSpec(transport=gmail)
+    spec.call_tool("create_draft", to="ada@example.com", subject="s", message="m")
+    (draft_id,) = gmail.drafts
+    gmail.fail[("GET", f"/drafts/{draft_id}")] = [(200, b"{}")]
+    extra = {"subject": "new"} if tool == "update_draft" else {}
+    out = spec.call_tool(tool, draft_id=draft_id, **extra)
+    assert isinstance(out.exception, RetryLater), out.content
+    assert not [r for r in gmail.requests if r.method in ("PUT", "POST") and "drafts/" in r.path]

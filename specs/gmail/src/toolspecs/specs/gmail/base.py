@@ -13,6 +13,7 @@ from toolspecs.loaders.google import (
     GMAIL_SCOPES,
     GmailReader,
     GoogleAuth,
+    GoogleResponseError,
     MailMessage,
     Quoting,
 )
@@ -379,6 +380,8 @@ class GmailToolSpec(GoogleToolSpec):
     def _draft_resource(self, draft_id: str) -> dict[str, Any]:
         request = self.service.users().drafts().get(userId="me", id=draft_id, format="raw")
         resource: dict[str, Any] = self.reader.execute(request)
+        if not resource.get("id"):  # an answer without the draft must not become a new one
+            raise GoogleResponseError("Google's answer about the draft names no draft id")
         return resource
 
     def _make_reply(self, draft: Draft, message_id: str, subject: str | None) -> str:
