@@ -17,6 +17,7 @@ Public API (everything else is an implementation detail):
 - :func:`format_datetime`, :func:`parse_datetime`: time as the user lives it.
 """
 
+from toolspecs.core.bounds import count_tokens
 from toolspecs.core.cache import TTLCache
 from toolspecs.core.clock import format_datetime, parse_datetime, resolve_timezone
 from toolspecs.core.errors import (
@@ -29,7 +30,7 @@ from toolspecs.core.errors import (
 )
 from toolspecs.core.failures import Failure, FailureTable, guidance_for_failure
 from toolspecs.core.inputs import Range, Synonyms, Timezone
-from toolspecs.core.large_output import OutputBudget, count_tokens
+from toolspecs.core.large_output import OutputBudget
 from toolspecs.core.policy import Marks
 from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec, tool

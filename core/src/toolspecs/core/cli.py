@@ -22,8 +22,8 @@ from typing import Any, NoReturn
 
 from llama_index.core.tools import FunctionTool
 
+from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.large_output import count_tokens
 from toolspecs.core.policy import Marks
 from toolspecs.core.registry import list_specs, load_spec
 

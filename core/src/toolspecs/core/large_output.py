@@ -19,8 +19,8 @@ from typing import Any
 from llama_index.core.base.base_retriever import BaseRetriever
 from llama_index.core.node_parser import TokenTextSplitter
 from llama_index.core.schema import BaseNode, Document
-from llama_index.core.utils import get_tokenizer
 
+from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
 
 # Passage headers use these brackets, and no passage text can contain them (see
@@ -29,11 +29,6 @@ PASSAGE_OPEN = "⟦"
 PASSAGE_CLOSE = "⟧"
 _HEADER_CHARS = str.maketrans({PASSAGE_OPEN: "[", PASSAGE_CLOSE: "]"})
 SOURCE_KEY = "toolspecs_source"
-
-
-def count_tokens(text: str) -> int:
-    """Tokens in ``text`` as llama-index counts them (tiktoken ``cl100k_base``)."""
-    return len(get_tokenizer()(text))
 
 
 @dataclass(frozen=True)
@@ -68,13 +63,6 @@ class StoredResult:
     tokens: int
     budget: OutputBudget
     _retriever: BaseRetriever | None = field(default=None, repr=False)
-
-    def search(self, query: str) -> list[tuple[int, str]]:
-        """The passages best matching ``query``, best first, as (position, text).
-
-        Use :meth:`hits` for their sources too.
-        """
-        return [(position, text) for position, text, _ in self.hits(query)]
 
     def hits(self, query: str) -> list[tuple[int, str, str]]:
         """The passages best matching ``query``, best first, as (position, text, source)."""

@@ -319,7 +319,7 @@ class Guard:
             values.update(arguments)
             text = self.renames.text(bounds.fill(template, values))
         budget = self.spec.output_budget
-        tokens = large_output.count_tokens(text)
+        tokens = bounds.count_tokens(text)
         if tokens <= budget.max_tokens:
             return text
         if self.options.large_output:
