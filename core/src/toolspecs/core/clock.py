@@ -204,15 +204,14 @@ def parse_datetime(
     cleaned = clean(text).strip()  # zero-width and direction marks are not part of a date
     # A bare run of digits is no date (Python's ISO reader takes "1111…" as the year 1111),
     # but for ISO's basic form 20261121.
-    digits = cleaned.isdigit() and len(cleaned) != 8
-    if digits or not (_WORDY.search(cleaned) or any(c.isdigit() for c in cleaned)):
+    if cleaned.isdigit() and len(cleaned) != 8:
         raise UnreadableTime(text, "is not a date or time")
     iso = _parse_iso(cleaned)
     if iso is not None:
         return in_range(iso if iso.tzinfo is not None else iso.replace(tzinfo=tz), text)
     if not (_WORDY.search(cleaned) or _NUMERIC_TIME.search(cleaned)):
-        # Numbers and short words alone ("1 1", "in 1", "a1") are no date: dateparser
-        # would still make one up.
+        # Numbers and short words alone ("1 1", "in 1", "a1"), or no words at all, are no
+        # date: dateparser would still make one up.
         raise UnreadableTime(text, "is not a date or time")
     base = (relative_to or now(tz)).astimezone(tz).replace(tzinfo=None)
     parsed = _natural(
