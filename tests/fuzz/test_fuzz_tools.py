@@ -17,6 +17,6 @@ def test_no_tool_raises_hangs_fails_inside_or_floods(name):
     target = build(name)
     tally = Tally()
     for tool in tools_of(target):
-        fuzz_tool(target, tool, EXAMPLES, tally, seed=2026)
+        fuzz_tool(target, tool, EXAMPLES, tally, seed_value=2026)
     assert tally.calls >= EXAMPLES
     assert tally.faults() == 0, tally.report()
