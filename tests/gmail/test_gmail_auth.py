@@ -84,11 +84,14 @@ class TokenEndpoint:
 
 
 @pytest.mark.parametrize("tool", ["search_messages", "list_drafts"])
-def test_a_refresh_refused_during_a_call_is_guidance_without_googles_answer(tool):
+def test_a_refresh_refused_during_a_call_is_guidance_without_googles_answer(
+    tool, tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)  # no token file: the hint names the one Gmail would read
     expired = Credentials.from_authorized_user_info(TOKEN, SCOPES)
     assert expired.expired
     http = TokenEndpoint(sample_mailbox())
     spec = GmailToolSpec(transport=AuthorizedHttp(expired, http=http))
     out = spec.call_tool(tool)
     assert http.refreshes >= 1
-    assert_guidance_without_the_answer(out, "delete token.gmail.json and authorize again")
+    assert_guidance_without_the_answer(out, "delete token.json and authorize again")

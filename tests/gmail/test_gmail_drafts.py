@@ -46,8 +46,9 @@ def test_llamahub_usage_works_unchanged(spec, gmail):
     assert gmail.mime(sent["id"]).get_content().strip() == "Tuesday works."
 
 
-def test_the_token_is_kept_per_scope_set():
-    assert GmailToolSpec().auth.token_path.endswith("token.gmail.json")
+def test_the_token_is_llamahubs_with_a_file_per_scope_set_beside_it():
+    assert GmailToolSpec().auth.token_path == "token.json"
+    assert GmailToolSpec().auth.own_token_path == "token.gmail.json"
 
 
 # -- LlamaHub's faults, each fixed --------------------------------------------------------

@@ -22,9 +22,14 @@ def user_token(expired: bool) -> dict:
     }  # fmt: skip
 
 
-def test_each_scope_set_has_its_own_token_file():
-    assert GoogleAuth(scopes=CAL).token_path == "token.calendar.json"
-    assert GoogleAuth(scopes=GMAIL).token_path == "token.gmail.json"
+def test_token_json_as_llamahub_and_a_file_of_its_own_per_scope_set():
+    assert GoogleAuth(scopes=CAL).token_path == "token.json"
+    assert GoogleAuth(scopes=CAL).own_token_path == "token.calendar.json"
+    assert GoogleAuth(scopes=GMAIL).own_token_path == "token.gmail.json"
+    assert GoogleAuth(scopes=CAL, token_path="/t/tok.json").own_token_path == "/t/tok.calendar.json"
+    assert GoogleAuth(scopes=CAL, token_path="token.calendar.json").own_token_path == (
+        "token.calendar.json"
+    )
     assert scope_label(CAL + GMAIL) == "calendar+gmail"
 
 

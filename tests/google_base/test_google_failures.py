@@ -180,7 +180,7 @@ def test_reauthorizing_a_service_account_points_at_its_key(service_account_info)
         (
             RefreshError("invalid_grant: Token has been expired or revoked."),
             AskUser,
-            "delete token.gmail.json and authorize again",
+            "delete token.json and authorize again",  # the file Gmail would read
         ),
         (TransportError("connection reset"), RetryLater, "Could not reach Gmail (TransportError"),
         (
@@ -192,7 +192,7 @@ def test_reauthorizing_a_service_account_points_at_its_key(service_account_info)
     ],
     ids=["refresh", "transport", "httplib2", "timeout"],
 )
-def test_failures_met_while_a_request_runs(monkeypatch, error, kind, phrase):
+def test_failures_met_while_a_request_runs(in_empty_dir, monkeypatch, error, kind, phrase):
     gmail = sample_mailbox()
 
     def fail(*args, **kwargs):

@@ -431,7 +431,7 @@ def test_revoked_refresh_token_tells_the_person_to_reauthorize(tmp_path, monkeyp
 
 def test_missing_oauth_client_file_is_guidance(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    out = GoogleCalendarToolSpec().call_tool("get_date")
+    out = GoogleCalendarToolSpec().call_tool("load_data")  # get_date needs no sign-in
     assert out.is_error is True
     assert "no OAuth client file at 'credentials.json'" in out.content
 

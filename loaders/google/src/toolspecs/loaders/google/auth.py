@@ -8,15 +8,21 @@ The LlamaHub keywords keep their meaning (``creds``, ``credentials_path``,
 2. a service account: ``service_account_key`` (a dict) or ``service_account_key_path``
    (a file you name; a stray ``service_account_key.json`` in the working directory is
    never picked up), acting for ``subject`` with domain-wide delegation if given;
-3. a user: ``authorized_user_info`` (a dict) or the token file, refreshed when expired;
+3. a user: ``authorized_user_info`` (a dict) or a token file, refreshed when expired;
 4. otherwise the OAuth flow from ``credentials_path``: ``auth_flow="local"`` opens a
    browser and listens on ``oauth_port``; ``auth_flow="none"`` never starts one (a
    server: the error says to authorize in a terminal); ``auth_flow="console"`` (headless machines)
    prints the consent URL and reads back the address the browser was sent to.
 
-Tokens are written (unless ``is_cloud``) with mode 0600 to a file per scope set
-(``token.calendar.json``, ``token.gmail.json``), so the two specs never overwrite
-each other's token as LlamaHub's shared ``token.json`` does.
+Token files. ``token_path`` defaults to LlamaHub's ``token.json``, which is used when the
+scopes it was granted hold the ones needed (``Credentials.has_scopes``). One that holds
+other scopes (the other spec's, when Calendar and Gmail share a folder) is neither used
+nor overwritten: this scope set then keeps its own file beside it,
+``token.<scopes>.json`` (``token.calendar.json``, ``token.gmail.json``: the
+:attr:`GoogleAuth.own_token_path`). A new token goes to ``token_path`` unless that file
+holds other scopes; a token that was granted more scopes than these is refreshed in
+memory and never rewritten with fewer. Tokens are written (unless ``is_cloud``) by
+:func:`write_private`: whole, mode 0600 from the start, never through a symlink.
 """
 
 from __future__ import annotations
@@ -26,8 +32,8 @@ import json
 import logging
 import os
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -36,6 +42,7 @@ from toolspecs.loaders.google.errors import GoogleAuthError
 logger = logging.getLogger("toolspecs.google")
 
 LEGACY_SERVICE_ACCOUNT_FILE = "service_account_key.json"
+DEFAULT_TOKEN_PATH = "token.json"  # LlamaHub's
 
 
 def scope_label(scopes: Sequence[str]) -> str:
@@ -78,7 +85,7 @@ class GoogleAuth:
     scopes: Sequence[str]
     creds: Any = None
     credentials_path: str = "credentials.json"
-    token_path: str | None = None
+    token_path: str = DEFAULT_TOKEN_PATH
     service_account_key_path: str | None = None
     service_account_key: dict[str, Any] | None = None
     authorized_user_info: dict[str, Any] | None = None
@@ -87,17 +94,48 @@ class GoogleAuth:
     auth_flow: Literal["local", "console", "none"] = "local"
     oauth_port: int = 8080
     prompt: Callable[[str], str] = input
+    # The token file the credentials were last read from or written to.
+    token_in_use: str | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
-        if self.token_path is None:
-            self.token_path = f"token.{scope_label(self.scopes)}.json"
+        # A list, as google-auth and LlamaHub pass scopes (and as their callers compare).
+        self.scopes = list(self.scopes)
         if self.auth_flow not in ("local", "console", "none"):
             raise ValueError(
                 f"auth_flow must be 'local', 'console' or 'none', not {self.auth_flow!r}"
             )
 
-    def credentials(self) -> Any:
+    @property
+    def own_token_path(self) -> str:
+        """This scope set's own token file beside ``token_path``: ``token.calendar.json``.
+
+        Used when ``token_path`` holds other scopes. A ``token_path`` already named for
+        the scope set (``token.calendar.json``) is its own.
+        """
+        path = Path(self.token_path)
+        label = scope_label(self.scopes)
+        if path.stem.endswith(f".{label}"):
+            return self.token_path
+        return str(path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}"))
+
+    def token_file(self) -> str:
+        """The token file these credentials use.
+
+        The one read or written last, else the one a call would read, else the one a new
+        token would be written to.
+        """
+        if self.token_in_use is not None:
+            return self.token_in_use
+        for path, _ in self._token_files():
+            return path
+        return self._save_path()
+
+    def credentials(self, sign_in: bool = True) -> Any:
         """Valid credentials, refreshing or authorizing as needed.
+
+        Args:
+            sign_in: Whether the OAuth flow may run (a browser or console login) when
+                nothing else gives credentials; with ``False``, ``None`` instead.
 
         Raises:
             GoogleAuthError: When the person must act: no OAuth client file, a malformed
@@ -108,7 +146,7 @@ class GoogleAuth:
         service_account = self._service_account()
         if service_account is not None:
             return service_account
-        return self._user_credentials()
+        return self._user_credentials(sign_in)
 
     def _service_account(self) -> Any:
         info = self.service_account_key
@@ -144,82 +182,161 @@ class GoogleAuth:
             ) from exc
         return creds.with_subject(self.subject) if self.subject else creds
 
-    def _user_credentials(self) -> Any:
+    def _user_credentials(self, sign_in: bool) -> Any:
         from google.auth.exceptions import RefreshError
         from google.auth.transport.requests import Request
-        from google.oauth2.credentials import Credentials
 
-        assert self.token_path is not None
-        creds = None
+        # Each place a user's token may be: (credentials, its file or None, may rewrite it).
+        found: Iterator[tuple[Any, str | None, bool]]
         if self.authorized_user_info is not None:
-            try:
-                creds = Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
-                    self.authorized_user_info, self.scopes
-                )
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise GoogleAuthError(
-                    "authorized_user_info is not a Google authorized-user token: pass the dict "
-                    "a Google authorization saved, or leave it out to authorize "
-                    f"({_short(exc)})",
-                    "authorized_user_info",
-                ) from exc
-        elif os.path.isfile(self.token_path):
-            info = _read_json(self.token_path, "token_path", "the token file", _REAUTHORIZE)
-            try:
-                creds = Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
-                    info, self.scopes
-                )
-            except (ValueError, KeyError, TypeError, AttributeError) as exc:
-                raise GoogleAuthError(
-                    f"the token file {self.token_path!r} is not a Google authorized-user "
-                    f"token: {_REAUTHORIZE} ({_short(exc)})",
-                    "token_path",
-                ) from exc
-        if creds is not None and creds.valid:
-            return creds
-        if creds is not None and creds.expired and creds.refresh_token:
+            found = iter([(self._from_info(), None, True)])
+        else:
+            found = (
+                (self._from_file(path), path, rewrite) for path, rewrite in self._token_files()
+            )
+        for creds, path, rewrite in found:
+            if creds.valid:
+                self.token_in_use = path
+                return creds
+            if not (creds.expired and creds.refresh_token):
+                continue  # no way to renew this one: try the next, else sign in
             try:
                 creds.refresh(Request())
             except RefreshError as exc:
                 # Not the exception's text: it carries the token endpoint's whole answer.
+                fix = (
+                    f"delete {path} and authorize again"
+                    if path is not None
+                    else "authorize again and pass the new authorized_user_info"
+                )
                 raise GoogleAuthError(
                     "the Google sign-in expired or was revoked (Google refused to refresh "
-                    f"it): delete {self.token_path} and authorize again",
-                    "token_path",
+                    f"it): {fix}",
+                    "token_path" if path is not None else "authorized_user_info",
                 ) from exc
-        else:
-            creds = self._run_flow()
-        if not self.is_cloud:
-            write_private(self.token_path, creds.to_json())
+            if rewrite:
+                self._save(creds, path)
+            else:  # granted more scopes than these: not rewritten with fewer
+                self.token_in_use = path
+            return creds
+        if not sign_in:
+            return None
+        target = None if self.is_cloud else self._new_token_path()  # before a sign-in
+        creds = self._run_flow()
+        self._save(creds, target)
         return creds
 
+    def _token_files(self) -> Iterator[tuple[str, bool]]:
+        """The token files to read, in order, each with whether a refresh may rewrite it.
+
+        ``token_path``, then this scope set's own file; a file granted other scopes is
+        skipped, and one granted more than these is read but never rewritten.
+        """
+        for path in dict.fromkeys((self.token_path, self.own_token_path)):
+            if not os.path.isfile(path):
+                continue
+            granted = _granted(path, self.scopes)
+            if granted == "other":
+                logger.info(
+                    "%s holds other Google scopes than %s: not using it",
+                    path,
+                    scope_label(self.scopes),
+                )
+                continue
+            yield path, granted != "more"
+
+    def _save_path(self) -> str:
+        """Where a new token goes: ``token_path``, unless that file holds other scopes."""
+        if self._holds_others(self.token_path):
+            return self.own_token_path
+        return self.token_path
+
+    def _holds_others(self, path: str) -> bool:
+        return os.path.isfile(path) and _granted(path, self.scopes) in ("other", "more")
+
+    def _new_token_path(self) -> str:
+        """:meth:`_save_path`, checked before a sign-in: never a file holding other scopes."""
+        path = self._save_path()
+        if self._holds_others(path):  # token_path is already this scope set's own name
+            raise GoogleAuthError(
+                f"the token file {path!r} holds other Google scopes than "
+                f"{scope_label(self.scopes)}, and is not overwritten: set token_path to "
+                "another file",
+                "token_path",
+            )
+        return path
+
+    def _save(self, creds: Any, path: str | None) -> None:
+        """Keep ``creds`` in ``path`` (default :meth:`_new_token_path`), unless ``is_cloud``."""
+        if self.is_cloud:
+            return
+        path = path or self._new_token_path()
+        write_private(path, creds.to_json())
+        self.token_in_use = path
+
+    def _from_info(self) -> Any:
+        from google.oauth2.credentials import Credentials
+
+        try:
+            return Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
+                self.authorized_user_info, self.scopes
+            )
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise GoogleAuthError(
+                "authorized_user_info is not a Google authorized-user token: pass the dict "
+                "a Google authorization saved, or leave it out to authorize "
+                f"({_short(exc)})",
+                "authorized_user_info",
+            ) from exc
+
+    def _from_file(self, path: str) -> Any:
+        from google.oauth2.credentials import Credentials
+
+        try:
+            # As LlamaHub reads it: the scopes asked for, not the file's.
+            return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
+                path, self.scopes
+            )
+        except OSError as exc:
+            raise GoogleAuthError(
+                f"the token file {path!r} could not be read: {_REAUTHORIZE} ({_short(exc)})",
+                "token_path",
+            ) from exc
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: not JSON
+            raise GoogleAuthError(
+                f"the token file {path!r} is not a Google authorized-user token: "
+                f"{_REAUTHORIZE} ({_short(exc)})",
+                "token_path",
+            ) from exc
+
     def _run_flow(self) -> Any:
-        if not os.path.isfile(self.credentials_path):
+        from google_auth_oauthlib.flow import InstalledAppFlow
+
+        try:
+            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
+        except FileNotFoundError as exc:
             raise GoogleAuthError(
                 f"Google is not authorized yet and there is no OAuth client file at "
                 f"{self.credentials_path!r}: create an OAuth client (Desktop app) in the Google "
                 "Cloud console, save it there (or set credentials_path to it) and authorize "
                 "once",
                 "credentials_path",
-            )
-        if self.auth_flow == "none":
-            raise GoogleAuthError(
-                "Google is not authorized yet, and this process may not open a login "
-                "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
-                f"`toolspecs call gmail.list_drafts`, which saves the token to {self.token_path}",
-                "auth_flow",
-            )
-        from google_auth_oauthlib.flow import InstalledAppFlow
-
-        try:
-            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            ) from exc
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise GoogleAuthError(
                 f"the OAuth client file {self.credentials_path!r} is not a Google OAuth "
                 "client: download it (Desktop app) again from the Google Cloud console, or set "
                 f"credentials_path to another file ({_short(exc)})",
                 "credentials_path",
             ) from exc
+        if self.auth_flow == "none":
+            raise GoogleAuthError(
+                "Google is not authorized yet, and this process may not open a login "
+                "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
+                f"`toolspecs call gmail.list_drafts`, which saves the token to "
+                f"{self._save_path()}",
+                "auth_flow",
+            )
         if self.auth_flow == "local":
             return flow.run_local_server(port=self.oauth_port)
         flow.redirect_uri = f"http://localhost:{self.oauth_port}/"
@@ -230,6 +347,28 @@ class GoogleAuth:
         ).strip()
         flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
         return flow.credentials
+
+
+def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other", ""]:
+    """The scopes the token file at ``path`` was granted, against ``scopes``.
+
+    ``"same"``, ``"more"`` (all of them and others), ``"other"`` (not all of them), or
+    ``""`` when the file does not say (no scope list, not readable, not a token): then the
+    library's reading of it decides.
+    """
+    from google.oauth2.credentials import Credentials
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            info = json.load(handle)
+        own = Credentials.from_authorized_user_info(info)  # type: ignore[no-untyped-call]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return ""
+    if not own.scopes:
+        return ""
+    if not own.has_scopes(scopes):
+        return "other"
+    return "same" if set(own.scopes) == set(scopes) else "more"
 
 
 _REAUTHORIZE = "delete it and authorize again, or set token_path to another file"

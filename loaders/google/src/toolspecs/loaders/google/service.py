@@ -182,6 +182,22 @@ class GoogleApiReader(BaseReader):
             )
         return self._service
 
+    def service_if_signed_in(self) -> Any:
+        """The API client if it can be had without a sign-in, else ``None``.
+
+        Like :attr:`service`, but where only the OAuth flow (a browser or console login)
+        would give credentials, none is started.
+
+        Raises:
+            GoogleAuthError: When credentials are there but cannot be used.
+        """
+        if self._service is None and self.transport is None:
+            creds = self.auth.credentials(sign_in=False)
+            if creds is None:
+                return None
+            self._service = build_service(self.api, self.version, credentials=creds)
+        return self.service
+
     def execute(self, request: Any) -> Any:
         """:func:`execute` ``request`` within the time left (see ``time_left``)."""
         left = self.time_left() if self.time_left is not None else None

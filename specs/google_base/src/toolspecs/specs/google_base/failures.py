@@ -22,7 +22,7 @@ timeouts, httplib2, ``TransportError``  RetryLater     Google could not be reach
 
 HTTP errors are matched as ``googleapiclient.errors.HttpError``: the loader's
 ``GoogleApiError`` is one, and a raw one from a direct ``request.execute()`` is mapped
-the same way. The templates use ``ids_hint`` and ``reauthorize`` from
+the same way. The templates use ``ids_hint``, ``reauthorize`` and ``authorize_guide`` from
 :meth:`GoogleToolSpec.failure_context <toolspecs.specs.google_base.spec.GoogleToolSpec>`.
 """
 
@@ -42,7 +42,8 @@ RATE_REASONS = frozenset(
     {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
 )
 SCOPE_REASONS = frozenset({"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"})
-_ASK = "Do not retry: tell the user what to set (see the toolspecs README, 'Authorize Google')."
+# authorize_guide: " (see 'Authorize Google' in the README of toolspecs-gmail)".
+_ASK = "Do not retry: tell the user what to set{authorize_guide}."
 
 
 def google_reason(exc: BaseException) -> str:

@@ -4,6 +4,10 @@ A subclass sets ``reader`` (a :class:`~toolspecs.loaders.google.GoogleApiReader`
 ``auth``) in its constructor, ``service_name``, and ``ids_hint``: what a 404 tells the
 agent about where valid ids come from. Google's failures become guidance by
 :data:`~toolspecs.specs.google_base.failures.GOOGLE_FAILURES`.
+
+LlamaHub's specs keep their auth settings as attributes of the spec (``spec.creds``,
+``spec.token_path``, ..., and ``spec._get_credentials()``); here they read and write
+``spec.auth``, the one place they live.
 """
 
 from __future__ import annotations
@@ -17,15 +21,40 @@ from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 _CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool again."
 
 
+class _AuthSetting:
+    """A LlamaHub attribute of the spec (``spec.token_path``) that is ``spec.auth``'s."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, spec: GoogleToolSpec | None, owner: type | None = None) -> Any:
+        if spec is None:
+            return self
+        return getattr(spec.auth, self.name)
+
+    def __set__(self, spec: GoogleToolSpec, value: Any) -> None:
+        setattr(spec.auth, self.name, value)
+
+
 class GoogleToolSpec(ToolSpec):
     """Base of the Google specs: the API client, authorization, Google's failure table."""
 
     ids_hint: ClassVar[str] = ""
+    # The distribution whose README (its package page) says how to authorize Google.
+    package: ClassVar[str] = "toolspecs-google-calendar"
     failures: ClassVar[FailureTable] = GOOGLE_FAILURES
     # googleapiclient sends through one httplib2.Http, which is not thread-safe: calls of
     # one spec take turns (two specs, each with its own client, still run side by side).
     thread_safe: ClassVar[bool] = False
     reader: GoogleApiReader
+    # LlamaHub's attributes, kept in spec.auth.
+    creds = _AuthSetting()
+    credentials_path = _AuthSetting()
+    token_path = _AuthSetting()
+    service_account_key_path = _AuthSetting()
+    service_account_key = _AuthSetting()
+    authorized_user_info = _AuthSetting()
+    is_cloud = _AuthSetting()
 
     @property
     def auth(self) -> GoogleAuth:
@@ -44,15 +73,34 @@ class GoogleToolSpec(ToolSpec):
             GoogleAuthError: When the person must set something first (the message says what).
         """
         self.auth.credentials()
-        return f"Authorized; the token is in {self.auth.token_path}."
+        if self.auth.token_in_use is None:
+            return "Authorized (no token file: the credentials were given, or is_cloud)."
+        return f"Authorized; the token is in {self.auth.token_in_use}."
+
+    def _get_credentials(self) -> Any:
+        """LlamaHub's name for :meth:`GoogleAuth.credentials` (same order, same keywords).
+
+        Raises:
+            GoogleAuthError: When the person must set something first (the message says what).
+        """
+        return self.auth.credentials()
 
     def failure_context(self) -> dict[str, Any]:
-        """``ids_hint`` and ``reauthorize`` (what the person does) for the failure table."""
+        """Template values for the failure table.
+
+        ``ids_hint``, ``reauthorize`` (what the person does) and ``authorize_guide`` (where
+        they read how).
+        """
         return {
             **super().failure_context(),
             "ids_hint": self.ids_hint or _CHECK_IDS,
             "reauthorize": self.reauthorize_hint(),
+            "authorize_guide": f" (see {self.authorize_guide()})",
         }
+
+    def authorize_guide(self) -> str:
+        """Where the person reads how to authorize: a section of this spec's package page."""
+        return f"'Authorize Google' in the README of {self.package}"
 
     def reauthorize_hint(self) -> str:
         """What the person does when Google no longer accepts this spec's credentials."""
@@ -68,8 +116,8 @@ class GoogleToolSpec(ToolSpec):
         elif auth.authorized_user_info is not None:
             fix = "authorized_user_info no longer works: authorize again and pass the new token"
         else:
-            fix = f"delete {auth.token_path} and authorize again"
+            fix = f"delete {auth.token_file()} and authorize again"
         return (
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
-            "(see the toolspecs README, 'Authorize Google')."
+            f"(see {self.authorize_guide()})."
         )

@@ -10,6 +10,7 @@ descriptions) reaches the agent through :mod:`toolspecs.core.fence`.
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -26,8 +27,9 @@ from toolspecs.core import (
     resolve_timezone,
     tool,
 )
-from toolspecs.core.bounds import shown
+from toolspecs.core.bounds import clip, shown
 from toolspecs.core.clock import (
+    TIMEZONE_ENV,
     UnreadableTime,
     describe_now,
     in_range,
@@ -49,6 +51,8 @@ NEXT = "You can move on to the next step."
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
 # sendUpdates for notify_attendees=False / True.
 SEND_UPDATES = {False: "none", True: "all"}
+# The most tokens get_date spends on why it could not read the calendar's zone.
+WHY_TOKENS = 60
 
 
 class GoogleCalendarToolSpec(GoogleToolSpec):
@@ -57,7 +61,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     Args:
         creds: Ready Google credentials (used as they are).
         credentials_path: The OAuth client file for the first authorization.
-        token_path: Where the user's token is kept; default ``token.calendar.json``.
+        token_path: The user's token file, LlamaHub's ``token.json`` by default; when it
+            holds other scopes, ``token.calendar.json`` beside it is used instead.
         service_account_key_path: A service account key file (only when named).
         service_account_key: A service account key as a dict.
         authorized_user_info: The user's authorized info as a dict.
@@ -98,7 +103,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         self,
         creds: Any = None,
         credentials_path: str = "credentials.json",
-        token_path: str | None = None,
+        token_path: str = "token.json",
         service_account_key_path: str | None = None,
         service_account_key: dict[str, Any] | None = None,
         authorized_user_info: dict[str, Any] | None = None,
@@ -187,11 +192,38 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
-        """Get today's date, weekday, time and the calendar's timezone with its UTC offset.
+        """Get today's date, weekday, time and timezone with its UTC offset and its source.
 
         Call it before working out dates such as 'tomorrow' or 'next Friday'.
         """
-        return describe_now(self.spec_timezone())
+        tz, source = self.date_zone()
+        return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
+
+    def date_zone(self) -> tuple[dt.tzinfo, str]:
+        """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
+
+        ``timezone`` if set; else the calendar's own, when Google credentials are there
+        without a sign-in (``creds``, a service account, a token, a ``transport``); else
+        ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the calendar's was not
+        read.
+        """
+        if self.timezone:
+            return resolve_timezone(self.timezone), "from the timezone setting"
+        why = "no Google sign-in"
+        try:
+            if self.reader.service_if_signed_in() is not None:
+                return self.reader.calendar_timezone(self.calendar_id), "the calendar's own"
+        except Exception as exc:  # mapped by the failure table; anything else is our bug
+            guidance = self.guidance_for(exc)
+            if guidance is None:
+                raise
+            why = clip(guidance.message, WHY_TOKENS)
+        source = (
+            f"from {TIMEZONE_ENV}"
+            if os.environ.get(TIMEZONE_ENV, "").strip()
+            else "from this machine's local zone"
+        )
+        return timezone_setting(None), f"{source}; the calendar's own zone was not read: {why}"
 
     @tool(
         aliases={

@@ -1,0 +1,162 @@
+"""Token files: LlamaHub's ``token.json`` is used when it holds the scopes needed, and a
+token granted other scopes is never used nor overwritten (the spec keeps its own file).
+
+Real ``google.oauth2.credentials.Credentials`` JSON files, in an empty folder; the OAuth
+flow is google_auth_oauthlib's own console flow, with only its token request faked.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+
+import pytest
+from google.auth.exceptions import RefreshError
+
+from toolspecs.core import AskUser
+from toolspecs.loaders.google import GoogleAuth
+from toolspecs.specs.gmail import GmailToolSpec
+from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+CAL = ["https://www.googleapis.com/auth/calendar"]
+GMAIL = [
+    "https://www.googleapis.com/auth/gmail.compose",
+    "https://www.googleapis.com/auth/gmail.readonly",
+]
+
+
+def token(scopes: list[str] | None, access: str, expired: bool = False) -> str:
+    """A token file as google-auth writes it (``Credentials.to_json()``)."""
+    info = {
+        "token": access, "refresh_token": f"refresh-{access}", "client_id": "cid",
+        "client_secret": "secret", "token_uri": "https://oauth2.googleapis.com/token",
+        "expiry": "2020-01-01T00:00:00Z" if expired else "2999-01-01T00:00:00Z",
+    }  # fmt: skip
+    if scopes is not None:
+        info["scopes"] = scopes
+    return json.dumps(info)
+
+
+@pytest.fixture
+def sign_in(in_empty_dir, monkeypatch):
+    """The console sign-in, for real but for Google's token endpoint; returns the spec's
+    prompt answers (one per sign-in)."""
+    (in_empty_dir / "credentials.json").write_text(json.dumps({"installed": {
+        "client_id": "cid.apps.googleusercontent.com", "client_secret": "s",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": "https://oauth2.googleapis.com/token",
+        "redirect_uris": ["http://localhost"],
+    }}))  # fmt: skip
+    signed: list[str] = []
+
+    def fetch_token(self, **kwargs):
+        signed.append(kwargs["authorization_response"])
+        self.oauth2session.token = {"access_token": "new", "refresh_token": "r", "expires_at": 4102444800}
+
+    monkeypatch.setattr("google_auth_oauthlib.flow.Flow.fetch_token", fetch_token)
+    return signed
+
+
+def console(spec):
+    spec.auth.auth_flow = "console"
+    spec.auth.prompt = lambda _: "http://localhost:8080/?state=x&code=abc"
+    return spec
+
+
+@pytest.mark.parametrize("scopes", [CAL, CAL + GMAIL, None], ids=["same", "more", "unsaid"])
+def test_a_llamahub_token_json_holding_the_scopes_is_used(in_empty_dir, scopes):
+    # Before: Calendar looked only for token.calendar.json and asked to authorize again.
+    (in_empty_dir / "token.json").write_text(token(scopes, "llamahub"))
+    spec = GoogleCalendarToolSpec()
+    assert spec._get_credentials().token == "llamahub"
+    assert spec.authorize() == "Authorized; the token is in token.json."
+    assert sorted(p.name for p in in_empty_dir.iterdir()) == ["token.json"]
+
+
+def test_a_first_sign_in_writes_token_json_owner_only(in_empty_dir, sign_in, capsys):
+    spec = console(GoogleCalendarToolSpec())
+    assert spec.authorize() == "Authorized; the token is in token.json."
+    assert sign_in and "accounts.google.com" in capsys.readouterr().out
+    written = in_empty_dir / "token.json"
+    assert json.loads(written.read_text())["scopes"] == CAL
+    assert stat.S_IMODE(written.stat().st_mode) == 0o600
+
+
+def test_a_token_json_granted_other_scopes_is_not_used_nor_overwritten(in_empty_dir, sign_in):
+    gmail_token = token(GMAIL, "gmail")
+    (in_empty_dir / "token.json").write_text(gmail_token)
+    spec = console(GoogleCalendarToolSpec())
+    assert spec.authorize() == "Authorized; the token is in token.calendar.json."
+    assert len(sign_in) == 1  # Gmail's token was not taken for Calendar's
+    assert (in_empty_dir / "token.json").read_text() == gmail_token
+    own = in_empty_dir / "token.calendar.json"
+    assert json.loads(own.read_text())["scopes"] == CAL
+    assert stat.S_IMODE(own.stat().st_mode) == 0o600
+    # Next time, each spec finds its own token without signing in.
+    assert GoogleCalendarToolSpec()._get_credentials().token == "new"
+    assert GmailToolSpec()._get_credentials().token == "gmail"
+    assert len(sign_in) == 1
+
+
+def test_an_earlier_per_scope_token_is_still_found(in_empty_dir):
+    (in_empty_dir / "token.gmail.json").write_text(token(GMAIL, "ours"))
+    assert GmailToolSpec()._get_credentials().token == "ours"
+
+
+def test_a_token_granted_more_scopes_is_refreshed_but_never_narrowed(in_empty_dir, monkeypatch):
+    both = token(CAL + GMAIL, "old", expired=True)
+    (in_empty_dir / "token.json").write_text(both)
+    asked = []
+
+    def refresh(self, request):
+        asked.append(list(self.scopes))
+        self.token, self.expiry = "fresh", None
+
+    monkeypatch.setattr("google.oauth2.credentials.Credentials.refresh", refresh)
+    assert GoogleCalendarToolSpec()._get_credentials().token == "fresh"
+    assert asked == [CAL]
+    assert (in_empty_dir / "token.json").read_text() == both  # Gmail's grant kept
+    assert sorted(p.name for p in in_empty_dir.iterdir()) == ["token.json"]
+
+
+def test_a_token_holding_exactly_the_scopes_is_rewritten_after_a_refresh(in_empty_dir, monkeypatch):
+    (in_empty_dir / "token.json").write_text(token(CAL, "old", expired=True))
+    monkeypatch.setattr(
+        "google.oauth2.credentials.Credentials.refresh",
+        lambda self, request: setattr(self, "token", "fresh"),
+    )
+    GoogleCalendarToolSpec()._get_credentials()
+    assert json.loads((in_empty_dir / "token.json").read_text())["token"] == "fresh"
+
+
+def test_a_refused_refresh_names_the_file_that_was_read(in_empty_dir, monkeypatch):
+    (in_empty_dir / "token.json").write_text(token(GMAIL, "gmail"))
+    (in_empty_dir / "token.calendar.json").write_text(token(CAL, "cal", expired=True))
+
+    def refuse(self, request):
+        raise RefreshError("invalid_grant: Token has been expired or revoked.", {"secret": 1})
+
+    monkeypatch.setattr("google.oauth2.credentials.Credentials.refresh", refuse)
+    out = GoogleCalendarToolSpec().call_tool("load_data")
+    assert isinstance(out.exception, AskUser)
+    assert "delete token.calendar.json and authorize again" in out.content
+    assert "invalid_grant" not in out.content and "token.json" not in out.content
+
+
+def test_a_token_path_named_for_the_scopes_but_holding_others_is_not_overwritten(in_empty_dir):
+    from toolspecs.loaders.google import GoogleAuthError
+
+    odd = in_empty_dir / "token.calendar.json"
+    odd.write_text(token(GMAIL, "gmail"))
+    with pytest.raises(GoogleAuthError, match="holds other Google scopes"):
+        GoogleAuth(scopes=CAL, token_path=str(odd)).credentials()
+    assert json.loads(odd.read_text())["token"] == "gmail"
+
+
+def test_the_spec_attributes_are_the_auth_settings():
+    spec = GmailToolSpec(token_path="a.json")
+    spec.token_path = "b.json"
+    spec.is_cloud = True
+    assert (spec.auth.token_path, spec.auth.is_cloud) == ("b.json", True)
+    spec.auth.credentials_path = "client.json"
+    assert spec.credentials_path == "client.json"
