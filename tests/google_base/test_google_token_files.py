@@ -39,8 +39,10 @@ def token(scopes: list[str] | None, access: str, expired: bool = False) -> str:
 
 @pytest.fixture
 def sign_in(in_empty_dir, monkeypatch):
-    """The console sign-in, for real but for Google's token endpoint; returns the spec's
-    prompt answers (one per sign-in)."""
+    """The console sign-in, for real but for Google's token endpoint.
+
+    Returns the addresses read back, one per sign-in.
+    """
     (in_empty_dir / "credentials.json").write_text(json.dumps({"installed": {
         "client_id": "cid.apps.googleusercontent.com", "client_secret": "s",
         "auth_uri": "https://accounts.google.com/o/oauth2/auth",
@@ -51,7 +53,11 @@ def sign_in(in_empty_dir, monkeypatch):
 
     def fetch_token(self, **kwargs):
         signed.append(kwargs["authorization_response"])
-        self.oauth2session.token = {"access_token": "new", "refresh_token": "r", "expires_at": 4102444800}
+        self.oauth2session.token = {
+            "access_token": "new",
+            "refresh_token": "r",
+            "expires_at": 4102444800,
+        }
 
     monkeypatch.setattr("google_auth_oauthlib.flow.Flow.fetch_token", fetch_token)
     return signed

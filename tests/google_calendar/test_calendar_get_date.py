@@ -45,8 +45,7 @@ def test_without_any_credentials_it_answers_in_the_local_zone(nowhere):
     assert out.is_error is False, out.content
     assert "The time is" in out.content and "in UTC (UTC+00:00)" in out.content
     assert out.content.endswith(
-        "(timezone: UTC, from this machine's local zone; "
-        f"{NOT_READ}: no Google sign-in)"
+        f"(timezone: UTC, from this machine's local zone; {NOT_READ}: no Google sign-in)"
     )
     assert isinstance(spec.get_date(), str)  # called directly, as LlamaHub's
     assert list(nowhere.iterdir()) == []  # nothing written
@@ -112,5 +111,5 @@ def test_auth_guidance_points_at_the_specs_own_readme_section(nowhere, package):
     name = spec.package
     assert f"(see 'Authorize Google' in the README of {name})" in out.content
     readme = Path(__file__).parents[2] / "specs" / package / "README.md"
-    assert f"name = \"{name}\"" in (readme.parent / "pyproject.toml").read_text()
+    assert f'name = "{name}"' in (readme.parent / "pyproject.toml").read_text()
     assert "\n## Authorize Google\n" in readme.read_text()
