@@ -212,6 +212,16 @@ def _add_serve(sub: Any) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; returns the exit code."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
+        return 0
+    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
+        return 0
+
+
+def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
     if args.command == "call":
@@ -246,11 +256,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ImportError as exc:  # a host library that is not installed names its extra
         print(f"toolspecs: {exc}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
-        return 0
-    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
-        return 0
 
 
 if __name__ == "__main__":
