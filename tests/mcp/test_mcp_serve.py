@@ -137,11 +137,15 @@ def test_credentials_as_arguments_then_the_environment(monkeypatch):
         ),
         (
             ServeSettings(names=["arxiv"], options=["gmail.max_results=3"]),
-            "--option gmail.max_results is for a spec that is not served; served: arxiv",
+            "--option gmail.max_results is for a spec that is not named here; named: arxiv",
         ),
         (
-            ServeSettings(names=["arxiv"], options=["arxiv=3"]),
+            ServeSettings(names=["arxiv", "gmail"], options=["arxiv=3"]),
             "--option 'arxiv=3' is not NAME.key=value; write e.g. --option arxiv.max_results=5",
+        ),
+        (  # with one spec, key=value is for it
+            ServeSettings(names=["arxiv"], options=["arxiv=3"]),
+            "spec 'arxiv' has no option 'arxiv'; its options: max_results",
         ),
         (
             ServeSettings(names=["arxiv"], options=["arxiv.max_results=many"]),

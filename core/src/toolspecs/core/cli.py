@@ -1,14 +1,8 @@
-"""The ``toolspecs`` command: list specs, show their schemas, call a tool as an agent would.
+"""The commands of ``toolspecs`` (list, schema, describe, call, serve); see :mod:`toolspecs.cli`.
 
-    toolspecs list
-    toolspecs schema arxiv [--format openai]
-    toolspecs describe arxiv
-    toolspecs call arxiv.arxiv_query query="attention is all you need" max_results=2
-    toolspecs call arxiv.arxiv_query --json '{"query": "1706.03762"}'
-    toolspecs serve gmail google_calendar [--http] [--sandbox]
-
-A wrong name, option or argument prints one line saying what to do, and exits 2;
-a tool call that ends in guidance prints it (as the agent would read it) and exits 1.
+:mod:`toolspecs.cli` reads the command line with the standard library only and calls
+these once it is read (they import llama-index). ``main`` and ``build_parser`` are
+re-exported here for the code that found them in this module.
 """
 
 from __future__ import annotations
@@ -18,26 +12,32 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, NoReturn
+from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
+from toolspecs.cli import UsageError, build_parser, main
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.policy import Marks
+from toolspecs.core.policy import WHY, Marks
 from toolspecs.core.registry import list_specs, load_spec
+from toolspecs.core.spec import ToolSpec
 
-
-class UsageError(Exception):
-    """A mistake on the command line: one line for the person."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse, with its mistakes said in one line that points to ``--help``."""
-
-    def error(self, message: str) -> NoReturn:
-        """Print one line and exit 2 (argparse prints the whole usage first)."""
-        self.exit(2, f"{self.prog}: {message}; see {self.prog} --help\n")
+__all__ = [
+    "UsageError",
+    "build_parser",
+    "build_spec",
+    "cmd_call",
+    "cmd_describe",
+    "cmd_list",
+    "cmd_schema",
+    "cmd_serve",
+    "describe_parameter",
+    "main",
+    "parse_pairs",
+    "tool_cost",
+    "withheld_text",
+]
 
 
 def tool_cost(tool: FunctionTool) -> int:
@@ -45,8 +45,29 @@ def tool_cost(tool: FunctionTool) -> int:
     return count_tokens(json.dumps(tool.metadata.to_openai_tool(skip_length_check=True)))
 
 
-def _tools(name: str) -> list[FunctionTool]:
-    return load_spec(name).to_tool_list()
+def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
+    """Spec ``name`` built as ``toolspecs serve`` builds it, from the spec options given.
+
+    Raises:
+        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
+    """
+    from toolspecs.mcp.serve import ServeSettings, build_specs
+
+    settings = ServeSettings(
+        names=[name],
+        sandbox=args.sandbox,
+        allow_send=args.allow_send,
+        allow_destructive=args.allow_destructive,
+        timezone=args.timezone,
+        options=args.option,
+        interactive=True,  # a person at a terminal: the spec's own sign-in applies
+    )
+    (spec,) = build_specs(settings).values()
+    return spec
+
+
+def _tools(args: argparse.Namespace) -> list[FunctionTool]:
+    return build_spec(args, args.name).to_tool_list()
 
 
 def cmd_list(_: argparse.Namespace) -> str:
@@ -54,7 +75,7 @@ def cmd_list(_: argparse.Namespace) -> str:
     lines: list[str] = []
     for name in list_specs():
         try:
-            tools = _tools(name)
+            tools = load_spec(name).to_tool_list()
         except ConfigurationError as exc:
             lines.append(f"{name}: cannot load ({exc})")
             continue
@@ -67,7 +88,7 @@ def cmd_list(_: argparse.Namespace) -> str:
 
 def cmd_schema(args: argparse.Namespace) -> str:
     """The tools of one spec, as text or as OpenAI tool JSON."""
-    tools = _tools(args.name)
+    tools = _tools(args)
     if args.format == "openai":
         return json.dumps([t.metadata.to_openai_tool() for t in tools], indent=2)
     blocks = []
@@ -113,7 +134,7 @@ def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
 
 def cmd_describe(args: argparse.Namespace) -> str:
     """What the agent reads about each tool of a spec, its marks, and what it costs per request."""
-    tools = _tools(args.name)
+    tools = _tools(args)
     blocks: list[str] = []
     total = 0
     for t in tools:
@@ -165,14 +186,26 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
     if not dot or not function:
         raise UsageError(f"{args.target!r} is not SPEC.FUNCTION; e.g. arxiv.arxiv_query")
     arguments = parse_pairs(args.pairs, args.json)
-    tools = {t.metadata.get_name(): t for t in _tools(spec_name)}
+    spec = build_spec(args, spec_name)
+    tools = {t.metadata.get_name(): t for t in spec.to_tool_list()}
     chosen = tools.get(function)
     if chosen is None:
+        needed = spec.withheld(function)
+        if needed:
+            raise UsageError(withheld_text(args.target, needed))
         raise UsageError(
             f"spec {spec_name!r} has no tool {function!r}; its tools: {', '.join(tools)}"
         )
     output = chosen.call(**arguments)
     return output.content, 1 if output.is_error else 0
+
+
+def withheld_text(target: str, needed: Sequence[str]) -> str:
+    """One line: a tool the spec's options leave out, why, and the flags that offer it."""
+    why = "; ".join(WHY.get(option, option) for option in needed)
+    off = " and ".join(f"{option}=False" for option in needed)
+    flags = " ".join(f"--{option.replace('_', '-')}" for option in needed)
+    return f"{target} is left out by the spec's options ({off}): {why}; add {flags} to call it"
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -214,123 +247,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
-
-
-def _port(text: str) -> int:
-    """A TCP port for ``--port``: 0 (any free one) to 65535."""
-    try:
-        port = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
-    if not 0 <= port <= 65535:
-        raise argparse.ArgumentTypeError(f"{port} is not a port; use 0 to 65535")
-    return port
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``toolspecs`` command."""
-    parser = _Parser(prog="toolspecs", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("list", help="each spec, its tools and their schema token cost")
-    schema = sub.add_parser("schema", help="the tools of a spec as the agent sees them")
-    schema.add_argument("name")
-    schema.add_argument("--format", choices=["text", "openai"], default="text")
-    describe = sub.add_parser(
-        "describe",
-        help="each tool's description, parameters and token cost, as the agent sees them",
-    )
-    describe.add_argument("name")
-    call = sub.add_parser("call", help="call a tool and print exactly what the agent would read")
-    call.add_argument("target", metavar="SPEC.FUNCTION")
-    call.add_argument("pairs", nargs="*", metavar="key=value")
-    call.add_argument("--json", help="the arguments as one JSON object")
-    _add_serve(sub)
-    for command in sub.choices.values():
-        command.set_defaults(command_parser=command)
-    return parser
-
-
-def _add_serve(sub: Any) -> None:
-    serve = sub.add_parser(
-        "serve",
-        help="serve the tools of specs to MCP clients (stdio; streamable HTTP with --http)",
-        description=(
-            "Serve the tools of the named specs as one MCP server (needs "
-            'pip install "toolspecs-core[mcp]"). When two specs offer a tool of the same '
-            "name, every tool of each such spec is named with the spec's name as prefix "
-            "(gmail_load_data, google_calendar_load_data); --prefix sets one instead."
-        ),
-    )
-    serve.add_argument("names", nargs="+", metavar="NAME", help="specs, e.g. gmail arxiv")
-    serve.add_argument(
-        "--sandbox",
-        action="store_true",
-        help="serve each spec over its shipped fake with sample data: no keys, no network",
-    )
-    serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
-    serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
-    serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any)")
-    serve.add_argument(
-        "--allow-send",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="offer tools that reach other people, such as send_draft (default: each spec's)",
-    )
-    serve.add_argument(
-        "--allow-destructive",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="offer destructive tools, such as delete_event (default: each spec's)",
-    )
-    serve.add_argument("--timezone", help="IANA timezone of the specs that deal with time")
-    serve.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        metavar="NAME.key=value",
-        help="a constructor argument of one spec, e.g. arxiv.max_results=5 (repeatable)",
-    )
-    serve.add_argument(
-        "--prefix",
-        action="append",
-        default=[],
-        metavar="NAME=PREFIX",
-        help="put PREFIX before the tool names of spec NAME, e.g. gmail=mail_ (repeatable)",
-    )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if extra:  # said by the command's own parser, so that its --help is the one named
-        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    try:
-        if args.command == "list":
-            print(cmd_list(args))
-            return 0
-        if args.command == "schema":
-            print(cmd_schema(args))
-            return 0
-        if args.command == "describe":
-            print(cmd_describe(args))
-            return 0
-        if args.command == "serve":
-            return cmd_serve(args)
-        text, code = cmd_call(args)
-        print(text)
-        return code
-    except (UsageError, ConfigurationError) as exc:
-        print(f"toolspecs: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:  # a host library that is not installed names its extra
-        print(f"toolspecs: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
-        return 0
-    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
-        return 0
 
 
 if __name__ == "__main__":

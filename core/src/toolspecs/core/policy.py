@@ -25,6 +25,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# Why a tool needs each option that :meth:`Marks.needs` names, for people.
+WHY: dict[str, str] = {
+    "allow_destructive": "it is destructive (it may delete or overwrite what exists)",
+    "allow_send": "it reaches beyond the user's account (other people or the web)",
+}
+
 
 @dataclass(frozen=True)
 class Marks:
@@ -75,11 +81,27 @@ class Marks:
             allow_send: Offer tools that change things beyond the user's account
                 (send mail, invite people).
         """
+        return not self.needs(allow_destructive=allow_destructive, allow_send=allow_send)
+
+    def needs(self, *, allow_destructive: bool = True, allow_send: bool = True) -> tuple[str, ...]:
+        """The options a spec must turn on to offer a tool with these marks (none: offered).
+
+        Args:
+            allow_destructive: The spec's ``allow_destructive``.
+            allow_send: The spec's ``allow_send``.
+
+        Returns:
+            Among ``("allow_destructive", "allow_send")``, those that are off and would
+            have to be on; :data:`WHY` says why each is needed, in words.
+        """
         if self.read_only:
-            return True
+            return ()
+        needed: list[str] = []
         if self.destructive and not allow_destructive:
-            return False
-        return allow_send or not self.open_world
+            needed.append("allow_destructive")
+        if self.open_world and not allow_send:
+            needed.append("allow_send")
+        return tuple(needed)
 
     def annotations(self) -> dict[str, bool]:
         """MCP's ``ToolAnnotations`` hints: ``readOnlyHint``, ``destructiveHint``, ..."""

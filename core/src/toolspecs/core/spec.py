@@ -349,13 +349,66 @@ class ToolSpec(BaseToolSpec):
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
 
+        The tools of ``to_tool_list()`` are built once and kept while the spec's functions
+        and the options that filter them stay the same.
+
         Raises:
-            KeyError: When the spec has no tool of that name.
+            KeyError: When the spec offers no tool of that name; for a tool its options
+                leave out, the message names the option that offers it.
         """
-        for candidate in self.to_tool_list():
-            if candidate.metadata.name == name:
-                return candidate.call(**kwargs)
-        raise KeyError(name)
+        found = self._offered_tools().get(name)
+        if found is None:
+            needed = self.withheld(name)
+            if needed:
+                turn_on = ", ".join(f"{option}=True" for option in needed)
+                raise KeyError(
+                    f"{name!r} is left out by the spec's options; build "
+                    f"{type(self).__name__} with {turn_on} to offer it"
+                )
+            raise KeyError(name)
+        return found.call(**kwargs)
+
+    def withheld(self, name: str) -> tuple[str, ...]:
+        """The options that would offer tool ``name``, which this spec's options leave out.
+
+        Read from the tool's marks (:meth:`Marks.needs`): ``("allow_destructive",)`` for
+        ``delete_event`` while ``allow_destructive`` is off.
+
+        Returns:
+            Empty when the spec offers the tool or has no function of that name.
+        """
+        for entry in self.spec_functions:
+            function = entry if isinstance(entry, str) else entry[0]
+            options = options_of(getattr(self, function))
+            if name == function or (options.large_output and name == f"read_{function}"):
+                if self.offers(options.marks):
+                    return ()
+                return options.marks.needs(
+                    allow_destructive=self.allow_destructive, allow_send=self.allow_send
+                )
+        return ()
+
+    def _offered_tools(self) -> dict[str, FunctionTool]:
+        """``to_tool_list()`` by name, rebuilt only when what it depends on has changed.
+
+        It depends on the spec functions listed, the functions themselves (an instance
+        may replace one) and which of them the options offer; the tools read everything
+        else (timezone, client, deadline) from the spec when they are called.
+        """
+        state = []
+        for entry in self.spec_functions:
+            names = (entry,) if isinstance(entry, str) else tuple(entry)
+            bound = [getattr(self, n) for n in names]
+            functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
+            offered = self.offers(options_of(bound[0]).marks)
+            state.append((names, functions, offered))
+        key = tuple(state)
+        cached: tuple[Any, dict[str, FunctionTool]] | None
+        cached = self.__dict__.get("_toolspecs_tools")
+        if cached is None or cached[0] != key:
+            cached = (key, {t.metadata.get_name(): t for t in self.to_tool_list()})
+            self.__dict__["_toolspecs_tools"] = cached
+        return cached[1]
 
     def _make_reader(self, function: str, prefix: str = "") -> Callable[..., str]:
         def reader(query: str, result_id: int | None = None) -> str:

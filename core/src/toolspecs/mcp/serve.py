@@ -3,7 +3,9 @@
 Each spec is built from the registry with its options, in this order (later wins):
 the spec's own defaults and environment variables (credentials as everywhere:
 arguments first, then the environment), the shared flags (``--allow-send``,
-``--allow-destructive``, ``--timezone``), then ``--option NAME.key=value``.
+``--allow-destructive``, ``--timezone``), then ``--option NAME.key=value`` (with one
+spec, ``--option key=value`` is for it). ``toolspecs call``, ``describe`` and ``schema``
+build their spec the same way (:func:`build_specs`).
 
 **Tool names when several specs are served.** A spec keeps its tool names unless one
 of them is also a tool of another spec served; then every tool of that spec carries
@@ -49,6 +51,9 @@ class ServeSettings:
         timezone: The timezone of every spec that deals with time.
         options: ``NAME.key=value`` constructor arguments.
         prefixes: ``NAME=PREFIX`` tool-name prefixes.
+        interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
+            sign in its own way. ``False`` (a server): no browser login unless an
+            ``auth_flow`` option asks for one.
     """
 
     names: Sequence[str]
@@ -58,6 +63,7 @@ class ServeSettings:
     timezone: str | None = None
     options: Sequence[str] = field(default_factory=list)
     prefixes: Sequence[str] = field(default_factory=list)
+    interactive: bool = False
 
     @classmethod
     def from_args(cls, args: Any) -> ServeSettings:
@@ -97,13 +103,20 @@ def served_names(names: Sequence[str]) -> list[str]:
     return found
 
 
-def _pairs(pairs: Sequence[str], flag: str, form: str, example: str) -> list[tuple[str, str, str]]:
-    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three."""
+def _pairs(
+    pairs: Sequence[str], flag: str, form: str, example: str, only: str | None = None
+) -> list[tuple[str, str, str]]:
+    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three.
+
+    With ``only`` (the one spec in use), a dotted pair may leave out ``NAME.``.
+    """
     dotted = "." in form.split("=")[0]
     split: list[tuple[str, str, str]] = []
     for pair in pairs:
         target, sep, value = pair.partition("=")
         name, _, key = target.partition(".") if dotted else (target, "", "")
+        if dotted and only is not None and sep and not key and name.strip():
+            name, key = only, name
         if not sep or not name.strip() or (dotted and not key.strip()):
             raise ConfigurationError(f"{flag} {pair!r} is not {form}; write e.g. {flag} {example}")
         split.append((_spec_name(name), key.strip(), value))
@@ -195,13 +208,14 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         if value is not None
     }
     chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
+    only = names[0] if len(names) == 1 else None
     for name, key, raw in _pairs(
-        settings.options, "--option", "NAME.key=value", "arxiv.max_results=5"
+        settings.options, "--option", "NAME.key=value", "arxiv.max_results=5", only
     ):
         if name not in chosen:
             raise ConfigurationError(
-                f"--option {name}.{key} is for a spec that is not served; "
-                f"served: {', '.join(names)}"
+                f"--option {name}.{key} is for a spec that is not named here; "
+                f"named: {', '.join(names)}"
             )
         cls = spec_class(name)
         known = parameters(cls)
@@ -220,7 +234,7 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         arguments.update(chosen[name])
         if settings.sandbox:
             arguments.update(sandbox_arguments(name))
-        elif "auth_flow" in known and "auth_flow" not in chosen[name]:
+        elif not settings.interactive and "auth_flow" in known and "auth_flow" not in chosen[name]:
             # A server must never wait for a browser login (nor print one on stdio, which
             # carries the protocol): a missing authorization is guidance to authorize once.
             arguments["auth_flow"] = "none"

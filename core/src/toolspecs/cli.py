@@ -1,0 +1,262 @@
+"""toolspecs: list specs, show their schemas, and call a tool as an agent would.
+
+Examples:
+  toolspecs call --sandbox gmail.search_messages query="lunch with Ada" max_results=2
+  toolspecs call --sandbox google_calendar.create_event title=Tea start_datetime="tomorrow 4pm"
+  toolspecs call arxiv.arxiv_query query="attention is all you need" max_results=2
+  toolspecs call arxiv.arxiv_query --json '{"query": "1706.03762"}'
+  toolspecs call google_calendar.delete_event --allow-destructive event_id=abc123
+  toolspecs describe arxiv
+  toolspecs schema arxiv --format openai
+  toolspecs list
+  toolspecs serve gmail google_calendar --sandbox [--http]
+
+--sandbox runs a built-in spec over its shipped fake with sample data: no keys, no network.
+A wrong name, option or argument prints one line saying what to do, and exits 2;
+a tool call that ends in guidance prints it (as the agent would read it) and exits 1.
+"""
+
+# This module reads the command line with the standard library only, so that --help,
+# --version and mistakes in the command line answer at once; the commands themselves
+# (toolspecs.core.cli) import llama-index. It lives outside toolspecs.core because
+# importing any module of that package runs its __init__, which imports llama-index.
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+__all__ = ["UsageError", "build_parser", "main", "version_text"]
+
+
+class UsageError(Exception):
+    """A mistake on the command line: one line for the person."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with its mistakes said in one line that points to ``--help``."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print one line and exit 2 (argparse prints the whole usage first)."""
+        self.exit(2, f"{self.prog}: {message}; see {self.prog} --help\n")
+
+
+def version_text() -> str:
+    """The version of toolspecs-core and of each installed spec's distribution."""
+    from importlib.metadata import PackageNotFoundError, entry_points, version
+
+    try:
+        core = version("toolspecs-core")
+    except PackageNotFoundError:  # run from a source tree that is not installed
+        core = "unknown (not installed)"
+    lines = [f"toolspecs-core {core}"]
+    for found in sorted(entry_points(group="toolspecs.specs"), key=lambda ep: ep.name):
+        dist = found.dist
+        package = f"{dist.name} {dist.version}" if dist is not None else found.value
+        lines.append(f"  {found.name:<16} {package}")
+    return "\n".join(lines)
+
+
+class _Version(argparse.Action):
+    """``--version``: read from the installed metadata only when it is asked for."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
+        kwargs.setdefault("help", "show the versions of toolspecs-core and the installed specs")
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> NoReturn:
+        print(version_text())
+        parser.exit(0)
+
+
+def _port(text: str) -> int:
+    """A TCP port for ``--port``: 0 (any free one) to 65535."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port; use 0 to 65535")
+    return port
+
+
+_CALL_DESCRIPTION = """\
+Call one tool and print exactly what the agent would read (exit 1 when it is guidance).
+
+Arguments are key=value pairs. Each value is text, read the way the tool reads an
+LLM's arguments: "5" is 5, "yes"/"false" are booleans, "a, b" or '["a", "b"]' is a
+list, and "tomorrow 4pm" is a time in the spec's timezone. --json gives the arguments
+as one JSON object (for nested values; key=value pairs given too are added to it).
+
+The spec is built with its defaults, then --allow-send, --allow-destructive,
+--timezone and each --option key=value (a constructor argument such as app_id,
+credentials_path, auth_flow or max_results). --sandbox puts a built-in spec on its
+shipped fake with sample data: no keys, no network."""
+
+_CALL_EPILOG = """\
+examples:
+  toolspecs call --sandbox gmail.search_messages query="lunch with Ada" max_results=2
+  toolspecs call --sandbox google_calendar.find_free_time start_datetime="tomorrow 9am" \\
+      end_datetime="tomorrow 5pm" attendees="ada@example.com, alan@example.com"
+  toolspecs call --sandbox google_calendar.delete_event --allow-destructive event_id=x
+  toolspecs call gmail.search_messages --option credentials_path=client.json query=is:unread
+  WOLFRAM_ALPHA_APP_ID=... toolspecs call wolfram_alpha.wolfram_alpha_query query="2^100"
+"""
+
+
+def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None:
+    """The options that say how specs are built (``call``, ``describe``, ``schema``, ``serve``).
+
+    Args:
+        parser: The command's parser.
+        several: Whether the command takes several specs (``--option`` then names one).
+    """
+    parser.add_argument(
+        "--sandbox",
+        action="store_true",
+        help="each spec over its shipped fake with sample data: no keys, no network",
+    )
+    parser.add_argument(
+        "--allow-send",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="offer tools that reach other people, such as send_draft (default: each spec's)",
+    )
+    parser.add_argument(
+        "--allow-destructive",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="offer destructive tools, such as delete_event (default: each spec's)",
+    )
+    parser.add_argument("--timezone", help="IANA timezone of the specs that deal with time")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME.key=value" if several else "key=value",
+        help=(
+            "a constructor argument of one spec, e.g. arxiv.max_results=5 (repeatable)"
+            if several
+            else "a constructor argument of the spec, e.g. max_results=5 or "
+            "credentials_path=client.json (repeatable)"
+        ),
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``toolspecs`` command."""
+    summary, _, examples = (__doc__ or "").partition("\n\n")
+    parser = _Parser(
+        prog="toolspecs",
+        description=summary,
+        epilog=examples,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action=_Version)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="each spec, its tools and their schema token cost")
+    schema = sub.add_parser("schema", help="the tools of a spec as the agent sees them")
+    schema.add_argument("name")
+    schema.add_argument("--format", choices=["text", "openai"], default="text")
+    _add_spec_options(schema, several=False)
+    describe = sub.add_parser(
+        "describe",
+        help="each tool's description, parameters and token cost, as the agent sees them",
+    )
+    describe.add_argument("name")
+    _add_spec_options(describe, several=False)
+    call = sub.add_parser(
+        "call",
+        help="call a tool and print exactly what the agent would read",
+        description=_CALL_DESCRIPTION,
+        epilog=_CALL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    call.add_argument("target", metavar="SPEC.FUNCTION")
+    call.add_argument("pairs", nargs="*", metavar="key=value")
+    call.add_argument("--json", help="the arguments as one JSON object")
+    _add_spec_options(call, several=False)
+    _add_serve(sub)
+    for command in sub.choices.values():
+        command.set_defaults(command_parser=command)
+    return parser
+
+
+def _add_serve(sub: Any) -> None:
+    serve = sub.add_parser(
+        "serve",
+        help="serve the tools of specs to MCP clients (stdio; streamable HTTP with --http)",
+        description=(
+            "Serve the tools of the named specs as one MCP server (needs "
+            'pip install "toolspecs-core[mcp]"). When two specs offer a tool of the same '
+            "name, every tool of each such spec is named with the spec's name as prefix "
+            "(gmail_load_data, google_calendar_load_data); --prefix sets one instead."
+        ),
+    )
+    serve.add_argument("names", nargs="+", metavar="NAME", help="specs, e.g. gmail arxiv")
+    serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
+    serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any)")
+    _add_spec_options(serve, several=True)
+    serve.add_argument(
+        "--prefix",
+        action="append",
+        default=[],
+        metavar="NAME=PREFIX",
+        help="put PREFIX before the tool names of spec NAME, e.g. gmail=mail_ (repeatable)",
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
+        return 0
+    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
+        return 0
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "call":
+        # argparse fills a nargs="*" positional once: pairs after an option (call --sandbox
+        # SPEC.FUNCTION --allow-send key=value) come back unrecognized. They are pairs.
+        args.pairs += [item for item in extra if not item.startswith("-")]
+        extra = [item for item in extra if item.startswith("-")]
+    if extra:  # said by the command's own parser, so that its --help is the one named
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    # The command line is read: now the commands, and llama-index with them.
+    from toolspecs.core import cli
+    from toolspecs.core.errors import ConfigurationError
+
+    try:
+        if args.command == "list":
+            print(cli.cmd_list(args))
+            return 0
+        if args.command == "schema":
+            print(cli.cmd_schema(args))
+            return 0
+        if args.command == "describe":
+            print(cli.cmd_describe(args))
+            return 0
+        if args.command == "serve":
+            return cli.cmd_serve(args)
+        text, code = cli.cmd_call(args)
+        print(text)
+        return code
+    except (UsageError, ConfigurationError) as exc:
+        print(f"toolspecs: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # a host library that is not installed names its extra
+        print(f"toolspecs: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
