@@ -124,7 +124,7 @@ class _Failures(FailureTable):
             "wolfram_said": f" It said: {fence.quote(reason, 200)}." if reason else "",
             "why": fence.field(reason, 200),
             "query": shown(getattr(exc, "query", "")),
-            "at": f" at {exc.host}" if getattr(exc, "host", "") else "",
+            "at": f" at {host}" if (host := getattr(exc, "host", "")) else "",
             "suggestions": _listed(getattr(exc, "suggestions", ())),
             "did_you_mean": _listed(getattr(exc, "did_you_mean", ())),
         }
