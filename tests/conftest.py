@@ -77,6 +77,9 @@ def refused(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.0.2.1", int(port or 443)))]
 
     def connect(self, address):
+        # Closed here: httplib2 drops the socket of a refused connection without closing
+        # it (a ResourceWarning later); closing a socket twice is harmless for the others.
+        self.close()
         raise ConnectionRefusedError(111, "Connection refused")
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
