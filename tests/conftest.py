@@ -41,3 +41,47 @@ def mocked_responses():
 
     with responses.RequestsMock(assert_all_requests_are_fired=False) as rsps:
         yield rsps
+
+
+@pytest.fixture
+def no_dns(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """This machine without network: every name lookup fails, as with no DNS.
+
+    The real HTTP stacks (requests/urllib3, httpx/httpcore, httplib2) run down to
+    ``socket.getaddrinfo``, which raises ``socket.gaierror`` before any packet is sent.
+    Returns the host names asked for, one per lookup.
+    """
+    import socket
+
+    asked: list[str] = []
+
+    def getaddrinfo(host, *args, **kwargs):
+        asked.append(host)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return asked
+
+
+@pytest.fixture
+def refused(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every name resolves (to 192.0.2.1, a documentation address) and every connection is
+    refused by ``socket.socket.connect``: nothing leaves the machine. Returns the host
+    names looked up, one per lookup (one per connection tried)."""
+    import socket
+
+    asked: list[str] = []
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        asked.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("192.0.2.1", int(port or 443)))]
+
+    def connect(self, address):
+        # Closed here: httplib2 drops the socket of a refused connection without closing
+        # it (a ResourceWarning later); closing a socket twice is harmless for the others.
+        self.close()
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    monkeypatch.setattr(socket.socket, "connect", connect)
+    return asked

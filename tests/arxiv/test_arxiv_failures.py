@@ -12,6 +12,7 @@ from toolspecs.loaders.arxiv import (
     ArxivClient,
     ArxivQueryError,
     ArxivUnavailable,
+    ArxivUnreachable,
     PaperNotFound,
     PaperUnreadable,
 )
@@ -71,20 +72,29 @@ def test_a_long_retry_after_is_passed_on_to_the_agent_without_hammering(spec, ap
 
 
 @pytest.mark.parametrize(
-    ("error", "reason"),
+    ("error", "reason", "step"),
     [
         (
             requests.exceptions.ReadTimeout("Read timed out. (read timeout=5)"),
-            "no answer within 5 s",
+            "no answer from export.arxiv.org within 5 s",
+            "try the same call again",
         ),
-        (requests.exceptions.ConnectTimeout("Connect timed out"), "no answer within 5 s"),
-        (requests.exceptions.ConnectionError("Connection reset by peer"), "could not connect"),
+        (
+            requests.exceptions.ConnectTimeout("Connect timed out"),
+            "no answer from export.arxiv.org within 5 s",
+            "try the same call again",
+        ),
+        (
+            requests.exceptions.ConnectionError("Connection reset by peer"),
+            "could not connect to export.arxiv.org",
+            "Wait a minute and try again",
+        ),
     ],
 )
-def test_timeouts_and_connection_errors_become_guidance(spec, api, error, reason):
+def test_timeouts_and_connection_errors_become_guidance(spec, api, error, reason, step):
     api.add(responses.GET, API_ANY, body=error)
     output = search(spec)
-    assert_guidance(output, reason, "try the same call again", kind=RetryLater)
+    assert_guidance(output, reason, step, kind=RetryLater)
     assert len(api.calls) == 3
 
 
@@ -224,7 +234,12 @@ def test_each_loader_error_has_its_own_row_before_the_defaults():
     rows = [table.row_for(error) for error in errors]
     # One row each, not the core's rows for their statuses (503, 404, 403).
     assert [row.on for row in rows] == [type(error) for error in errors]
-    assert rows == list(table.rows[:4])
+    # First the two rows of "no connection" (no network: AskUser; refused: RetryLater).
+    assert [(row.on, row.kind) for row in table.rows[:2]] == [
+        (ArxivUnreachable, AskUser),
+        (ArxivUnreachable, RetryLater),
+    ]
+    assert rows == list(table.rows[2:6])
     # The table replaces the isinstance ladder: the spec does not override guidance_for.
     assert "guidance_for" not in vars(ArxivToolSpec)
 

@@ -101,8 +101,14 @@ def test_a_retry_after_that_is_not_a_time_is_ignored(arxiv, value):
 @pytest.mark.parametrize(
     ("error", "reason"),
     [
-        (requests.ReadTimeout("Read timed out. (read timeout=5)"), "no answer within 5 s"),
-        (requests.ConnectionError("Connection refused"), "could not connect (ConnectionError)"),
+        (
+            requests.ReadTimeout("Read timed out. (read timeout=5)"),
+            "no answer from export.arxiv.org within 5 s",
+        ),
+        (
+            requests.ConnectionError("Connection refused"),
+            "could not connect to export.arxiv.org (ConnectionError)",
+        ),
     ],
 )
 def test_no_answer_at_all_has_no_status(error, reason):

@@ -189,7 +189,9 @@ def test_the_reader_raises_paper_unreadable_for_python_callers(client, paper_api
 def test_the_pdf_download_failing_is_retried_then_guidance(spec, paper_api):
     paper_api.add(responses.GET, PDF_URL, body=requests.exceptions.ReadTimeout("Read timed out."))
     output = read_paper(spec)
-    assert_guidance(output, "no answer within 5 s", "try the same call again", kind=RetryLater)
+    assert_guidance(
+        output, "no answer from arxiv.org within 5 s", "try the same call again", kind=RetryLater
+    )
     assert len(paper_api.calls) == 1 + 3  # the feed, then the PDF three times
 
 

@@ -184,11 +184,15 @@ def test_reauthorizing_a_service_account_points_at_its_key(service_account_info)
         ),
         (TransportError("connection reset"), RetryLater, "Could not reach Gmail (TransportError"),
         (
-            httplib2.ServerNotFoundError("Unable to find the server"),
-            RetryLater,
-            "Could not reach Gmail (ServerNotFoundError",
+            httplib2.ServerNotFoundError("Unable to find the server at gmail.googleapis.com"),
+            AskUser,
+            "could not resolve gmail.googleapis.com (no network, or no DNS)",
         ),
-        (TimeoutError("timed out"), RetryLater, "Could not reach Gmail (TimeoutError"),
+        (
+            TimeoutError("timed out"),
+            RetryLater,
+            "Gmail could not be reached: no answer from gmail.googleapis.com in time",
+        ),
     ],
     ids=["refresh", "transport", "httplib2", "timeout"],
 )

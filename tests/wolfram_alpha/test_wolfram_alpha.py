@@ -1,13 +1,20 @@
-"""The Wolfram|Alpha spec, offline: `respx` fakes both APIs at httpx's transport
-(the LLM API and the Full Results API, which the client reads with `wolframalpha`'s parser)."""
+"""The Wolfram|Alpha spec as shipped (no transport given), offline.
+
+Without a transport the client asks the LLM API with ``requests.get`` (as LlamaHub's spec
+does), faked here at requests' transport with ``responses``, and the Full Results API with
+httpx (read with ``wolframalpha``'s parser), faked at httpx's transport with ``respx``.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
+import requests
+import responses
 import respx
 
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
@@ -40,20 +47,24 @@ def tools():
 
 
 @pytest.fixture
-def llm_api():
-    """The LLM API faked at httpx's transport; a request to anything else fails the test."""
+def llm_api(mocked_responses: responses.RequestsMock) -> responses.RequestsMock:
+    """The LLM API faked at requests' transport; any other requests call fails the test."""
+    return mocked_responses
+
+
+@pytest.fixture
+def full_api():
+    """The Full Results API faked at httpx's transport."""
     with respx.mock(assert_all_called=False) as router:
         yield router
 
 
-def sent(call) -> httpx.QueryParams:
-    return call.request.url.params
+def sent(call) -> dict[str, str]:
+    return dict(parse_qsl(urlsplit(call.request.url).query))
 
 
-def serve_llm(router, body: str, status: int = 200):
-    return router.get(LLM_API_URL).mock(
-        return_value=httpx.Response(status, text=body, headers={"Content-Type": "text/plain"})
-    )
+def serve_llm(api: responses.RequestsMock, body: str, status: int = 200) -> None:
+    api.upsert(responses.GET, LLM_API_URL, body=body, status=status, content_type="text/plain")
 
 
 # -- prompts -----------------------------------------------------------------------
@@ -168,12 +179,12 @@ def test_bad_request_is_guidance(tools, llm_api):
     ("error", "phrase"),
     [
         # The call's deadline (30 s, less the guard's margin) bounds the wait.
-        (httpx.ReadTimeout("slow"), "did not answer within 29 seconds"),
-        (httpx.ConnectError("down"), "ConnectError: down"),
+        (requests.ReadTimeout("slow"), "did not answer within 29 seconds"),
+        (requests.ConnectionError("down"), "could not connect to www.wolframalpha.com"),
     ],
 )
 def test_timeouts_and_connection_errors(tools, llm_api, error, phrase):
-    llm_api.get(LLM_API_URL).mock(side_effect=error)
+    llm_api.get(LLM_API_URL, body=error)
     out = tools["wolfram_alpha_query"].call(query="2+2")
     assert out.is_error is True
     assert isinstance(out.exception, RetryLater)
@@ -184,7 +195,7 @@ def test_requests_have_a_timeout_within_the_time_left_of_the_call(tools, llm_api
     serve_llm(llm_api, "Result:\n4")
     tools["wolfram_alpha_query"].call(query="2+2")
     # 30 s for the call, less the guard's margin: what is left when the request starts.
-    assert 25 < llm_api.calls[0].request.extensions["timeout"]["read"] <= 29.0
+    assert 25 < llm_api.calls[0].request.req_kwargs["timeout"] <= 29.0
 
 
 def test_identical_queries_are_served_from_the_cache(tools, llm_api):
@@ -198,9 +209,9 @@ def test_identical_queries_are_served_from_the_cache(tools, llm_api):
 
 
 def test_failures_are_not_cached(tools, llm_api):
-    route = serve_llm(llm_api, "busy", status=503)
+    serve_llm(llm_api, "busy", status=503)
     assert tools["wolfram_alpha_query"].call(query="2+2").is_error is True
-    route.mock(return_value=httpx.Response(200, text="Result:\n4"))
+    serve_llm(llm_api, "Result:\n4")
     assert "\nResult:\n4\n" in tools["wolfram_alpha_query"].call(query="2+2").content
 
 
@@ -330,9 +341,9 @@ async def test_pods_work_from_inside_an_event_loop(tools):
         {"input": "2+2", "query": "3+3"},
     ],
 )
-def test_no_malformed_call_raises(tools, llm_api, arguments):
+def test_no_malformed_call_raises(tools, llm_api, full_api, arguments):
     serve_llm(llm_api, "Result:\n4")
-    llm_api.get(FULL_API).mock(
+    full_api.get(FULL_API).mock(
         return_value=httpx.Response(200, text=fixture("full_pi.xml"), headers=XML)
     )
     for tool in tools.values():

@@ -28,6 +28,7 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaReader,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
+    WolframAlphaUnreachable,
 )
 from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
 
@@ -227,12 +228,16 @@ def test_timeouts_say_how_long_the_client_waited(wolfram):
     assert "12.5 seconds" in str(exc)
 
 
-def test_connection_errors_are_unavailable(wolfram):
+def test_connection_errors_are_unavailable_and_name_the_host(wolfram):
     wolfram.fail += [httpx.ConnectError("[Errno 111] Connection refused")] * 2
     exc = raised(lambda: WolframAlphaClient("k", transport=wolfram.transport()).full_results("x"))
-    assert type(exc) is WolframAlphaUnavailable
-    assert exc.status is None
-    assert exc.reason == "ConnectError: [Errno 111] Connection refused"
+    assert type(exc) is WolframAlphaUnreachable  # a WolframAlphaUnavailable
+    assert isinstance(exc, WolframAlphaUnavailable)
+    assert (exc.host, exc.resolved, exc.status) == ("api.wolframalpha.com", True, None)
+    assert exc.reason == (
+        "could not connect to api.wolframalpha.com (ConnectError: [Errno 111] Connection refused)"
+    )
+    assert len(wolfram.requests) == 2  # tried again: a refused connection may pass
 
 
 def test_a_reply_that_is_not_xml_or_is_cut_short(wolfram):

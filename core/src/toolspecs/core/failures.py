@@ -27,7 +27,8 @@ A value echoed with ``!r`` goes through :func:`toolspecs.core.bounds.shown`: its
 cut with "…" past 80 characters, so an echo cannot become the flood it reports.
 
 Loaders raise their own errors carrying ``status``, ``reason`` and ``retry_after``;
-the row that maps them needs no code.
+the row that maps them needs no code. A loader's "no connection" error also carries
+``host`` and ``resolved``; :func:`unreachable_rows` maps it the same way for every spec.
 """
 
 from __future__ import annotations
@@ -259,3 +260,44 @@ DEFAULT_ROWS: tuple[Failure, ...] = (
 )
 
 DEFAULT_FAILURES = FailureTable()
+
+
+# A name that does not resolve means this machine has no network (or no DNS): AskUser,
+# because the agent cannot fix that and retrying at once meets the same failure; only
+# the person can (connect, fix DNS or a proxy). A refused or broken connection to a host
+# that resolved may pass (a restart, a flaky link): RetryLater, naming the host.
+NO_NETWORK = (
+    "{service} cannot be reached: this machine could not resolve {exc.host} "
+    "(no network, or no DNS)."
+)
+NO_NETWORK_STEP = (
+    "Do not retry now: tell the user this machine seems to be offline, and ask them to "
+    "check its internet connection (or its DNS or proxy settings); the same call works "
+    "once {exc.host} can be reached."
+)
+REFUSED_STEP = (
+    "Wait a minute and try again; if it keeps failing, tell the user that {exc.host} "
+    "refuses connections from this machine (a firewall or a proxy may be in the way)."
+)
+
+
+def unreachable_rows(on: Match | tuple[Match, ...]) -> tuple[Failure, Failure]:
+    """The rows for a loader's "no connection to the host" error.
+
+    The error carries ``host`` (e.g. ``"export.arxiv.org"``) and ``resolved``: ``False``
+    when the name did not resolve (AskUser: the machine is offline), ``True`` when the
+    connection was refused or broke off (RetryLater). Both name the host.
+
+    Args:
+        on: The loader's error type(s), e.g. ``ArxivUnreachable``.
+    """
+    return (
+        Failure(
+            on,
+            AskUser,
+            NO_NETWORK,
+            NO_NETWORK_STEP,
+            when=lambda exc: getattr(exc, "resolved", True) is False,
+        ),
+        Failure(on, RetryLater, "{service} could not be reached: {reason}.", REFUSED_STEP),
+    )

@@ -5,6 +5,7 @@ from toolspecs.loaders.arxiv.errors import (
     ArxivLoaderError,
     ArxivQueryError,
     ArxivUnavailable,
+    ArxivUnreachable,
     PaperNotFound,
     PaperUnreadable,
 )
@@ -17,6 +18,7 @@ __all__ = [
     "ArxivQueryError",
     "ArxivReader",
     "ArxivUnavailable",
+    "ArxivUnreachable",
     "PaperNotFound",
     "PaperUnreadable",
     "SortBy",

@@ -4,6 +4,8 @@
 a timeout on every request, one lock so concurrent tools share the rate limit,
 retries only where they can help (429, 5xx, timeouts, connection errors, malformed
 or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
+A host name that does not resolve (no network, no DNS) is not retried and keeps no
+pace (no request reached arXiv): :class:`ArxivUnreachable` names the host at once.
 
 Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
 trickles in included, and :meth:`ArxivClient.within` for a caller's own deadline), in
@@ -16,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import math
+import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -31,7 +34,7 @@ from requests.adapters import BaseAdapter
 
 import arxiv
 from arxiv import _feed
-from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
@@ -102,15 +105,24 @@ def _size(limit: int) -> str:
 
 
 class _Transient(Exception):
-    """A failure the next try may not meet; ``ArxivUnavailable`` after the last try."""
+    """A failure the next try may not meet; ``ArxivUnavailable`` after the last try.
+
+    ``host`` is set when no connection could be made to it (refused, reset): after the
+    last try that is an ``ArxivUnreachable``.
+    """
 
     def __init__(
-        self, reason: str, retry_after: float | None = None, status: int | None = None
+        self,
+        reason: str,
+        retry_after: float | None = None,
+        status: int | None = None,
+        host: str | None = None,
     ) -> None:
         super().__init__(reason)
         self.reason = reason
         self.retry_after = retry_after
         self.status = status
+        self.host = host
 
 
 class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
@@ -211,6 +223,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 raise _Transient("this process's other arXiv requests took all the time")
         else:
             self._lock.acquire()
+        host = urlsplit(url).hostname or "arXiv"
+        sent = True  # whether a request may have reached arXiv: then the pace is kept
         try:
             if self._last_request_dt is not None:
                 waited = (datetime.now() - self._last_request_dt).total_seconds()
@@ -233,11 +247,16 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 )
                 return response
             except requests.Timeout as exc:
-                raise _Transient(f"no answer within {timeout:g} s") from exc
+                raise _Transient(f"no answer from {host} within {timeout:g} s") from exc
             except requests.ConnectionError as exc:
-                raise _Transient(f"could not connect ({type(exc).__name__})") from exc
+                if _unresolved(exc):  # no network or no DNS: a retry now meets the same
+                    sent = False
+                    raise ArxivUnreachable(host, resolved=False) from exc
+                reason = f"could not connect to {host} ({_connection_failure(exc)})"
+                raise _Transient(reason, host=host) from exc
             finally:
-                self._last_request_dt = datetime.now()
+                if sent:
+                    self._last_request_dt = datetime.now()
         finally:
             self._lock.release()
 
@@ -293,7 +312,46 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                     time.sleep(extra)
                     slept += extra
         assert last is not None
+        if last.host is not None:
+            raise ArxivUnreachable(last.host, resolved=True, reason=last.reason)
         raise ArxivUnavailable(last.reason, last.retry_after, status=last.status)
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it wraps, depth first.
+
+    What it wraps: ``__cause__``, ``__context__``, exceptions in ``args``, and
+    ``reason`` (urllib3's ``MaxRetryError`` keeps the connection's error there).
+    """
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        found = stack.pop()
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        yield found
+        inner = (found.__cause__, found.__context__, getattr(found, "reason", None), *found.args)
+        stack.extend(item for item in inner if isinstance(item, BaseException))
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from a host name that did not resolve (``socket.gaierror``).
+
+    requests wraps it as ``ConnectionError(MaxRetryError(reason=NameResolutionError))``,
+    urllib3 2.x raising the last ``from`` the ``gaierror``.
+    """
+    return any(isinstance(cause, socket.gaierror) for cause in _causes(exc))
+
+
+def _connection_failure(exc: BaseException) -> str:
+    """A few words on a failed connection: "connection refused", or the error's type."""
+    for cause in _causes(exc):
+        if isinstance(cause, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(cause, ConnectionResetError):
+            return "connection reset"
+    return type(exc).__name__
 
 
 def _earliest(*ends: float | None) -> float | None:

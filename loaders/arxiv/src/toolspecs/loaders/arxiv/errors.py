@@ -4,7 +4,9 @@ Hierarchy::
 
     ArxivLoaderError           base: status, reason, retry_after
     ├── ArxivUnavailable       429, 5xx, timeouts, connection errors, malformed feeds,
-    │                          after the client's retries (``retryable`` is True)
+    │   │                      after the client's retries (``retryable`` is True)
+    │   └── ArxivUnreachable   no connection to ``host``: its name did not resolve (no
+    │                          network or DNS: not retried) or the connection was refused
     ├── ArxivQueryError        arXiv rejected the query or id (400; its message is kept)
     ├── PaperNotFound          no paper has that id (404)
     └── PaperUnreadable        the PDF could not be fetched as a PDF or read
@@ -67,6 +69,32 @@ class ArxivUnavailable(ArxivLoaderError):
             reason=reason,
             retry_after=retry_after,
         )
+
+
+class ArxivUnreachable(ArxivUnavailable):
+    """No connection could be made to ``host``: no HTTP request reached arXiv.
+
+    Args:
+        host: The host name, e.g. ``"export.arxiv.org"``.
+        resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
+            machine has no network or no DNS, which a retry a moment later does not
+            change; it is not retried (``retryable`` is ``False``). ``True`` when the
+            name resolved but the connection was refused or broke off (retried).
+        reason: What happened, e.g. ``"could not resolve export.arxiv.org (no network
+            or DNS?)"``; default from ``host`` and ``resolved``.
+    """
+
+    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+        self.host = host
+        self.resolved = resolved
+        self.retryable = resolved
+        if not reason:
+            reason = (
+                f"could not connect to {host}"
+                if resolved
+                else f"could not resolve {host} (no network or DNS?)"
+            )
+        super().__init__(reason)
 
 
 class ArxivQueryError(ArxivLoaderError):

@@ -19,6 +19,7 @@ from toolspecs.loaders.google.errors import (
     GoogleAuthError,
     GoogleLoaderError,
     GoogleResponseError,
+    GoogleUnreachable,
 )
 from toolspecs.loaders.google.gmail import (
     GMAIL_SCOPES,
@@ -44,6 +45,7 @@ __all__ = [
     "GoogleCalendarReader",
     "GoogleLoaderError",
     "GoogleResponseError",
+    "GoogleUnreachable",
     "MailMessage",
     "Quoting",
     "build_service",

@@ -9,6 +9,9 @@ Hierarchy::
     ├── GoogleResponseError    Google (or something in between) answered with a body that is
     │                          not what the API returns: HTML, not JSON, a JSON that is not an
     │                          object, or an object without the fields the request returns
+    ├── GoogleUnreachable      no answer from ``host``: its name did not resolve (no network
+    │                          or DNS: not retried), the connection was refused or broke off,
+    │                          or it timed out (retried within the deadline)
     └── GoogleApiError         Google answered with an HTTP error, after the retries of 429,
                                5xx and rate-limit 403s that fit in the call's deadline (also
                                a ``googleapiclient.errors.HttpError``, so code written for
@@ -16,8 +19,10 @@ Hierarchy::
 
 Every error carries ``status`` (the HTTP status, or ``None``), ``reason`` (what Google
 said, or what happened) and ``retry_after`` (the seconds Google asked us to wait, or
-``None``). Network failures (``TimeoutError``, ``httplib2`` errors, google-auth's
-``TransportError``) and a ``RefreshError`` met while a request runs are not wrapped.
+``None``). Network failures met while :func:`~toolspecs.loaders.google.service.execute`
+runs a request (a name that does not resolve, a refused or broken connection, a timeout,
+also inside google-auth's ``TransportError``) are a :class:`GoogleUnreachable` naming the
+host; other ``httplib2`` errors, an ``ssl.SSLError`` and a ``RefreshError`` are not wrapped.
 """
 
 from __future__ import annotations
@@ -85,6 +90,30 @@ class GoogleResponseError(GoogleLoaderError):
             "not a JSON object",
             status=status,
         )
+
+
+class GoogleUnreachable(GoogleLoaderError):
+    """No answer could be had from ``host``: the request did not get through.
+
+    Args:
+        host: The host name, e.g. ``"gmail.googleapis.com"``.
+        resolved: ``False`` when the name did not resolve (``socket.gaierror``,
+            httplib2's ``ServerNotFoundError``): this machine has no network or no DNS,
+            which a retry a moment later does not change, so it is not retried. ``True``
+            when the connection was refused, broke off or timed out.
+        reason: What happened; default from ``host`` and ``resolved``.
+    """
+
+    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+        self.host = host
+        self.resolved = resolved
+        if not reason:
+            reason = (
+                f"could not connect to {host}"
+                if resolved
+                else f"could not resolve {host} (no network or DNS?)"
+            )
+        super().__init__(reason)
 
 
 RATE_LIMIT_REASONS = frozenset(

@@ -5,20 +5,26 @@ and dropped connections) are tried again with exponential back-off and jitter, w
 at least what a ``Retry-After`` asks, but only while the next try still starts within
 the caller's deadline; an answer that is not a JSON object (a proxy's HTML page, a cut
 body) is a :class:`~toolspecs.loaders.google.errors.GoogleResponseError`, never a string
-handed on as if it were the result.
+handed on as if it were the result. A request that gets no answer (no network, a refused
+connection, a timeout) is a :class:`~toolspecs.loaders.google.errors.GoogleUnreachable`
+naming the host; a name that does not resolve is not tried again.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import re
+import socket
+import ssl
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 from llama_index.core.readers.base import BaseReader
 from tenacity import RetryCallState, Retrying, retry_if_exception, wait_random_exponential
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
+from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 
 NUM_RETRIES = 3
 # Seconds one request may take with its retries and waits, unless the caller says.
@@ -74,6 +80,11 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
             if isinstance(exc, GoogleApiError):
                 raise
             raise GoogleApiError.from_http_error(exc) from exc
+        except Exception as exc:
+            unreachable = _unreachable(exc, str(getattr(request, "uri", "")))
+            if unreachable is None:
+                raise
+            raise unreachable from exc
 
     # A POST (a new draft, a sent draft, a new event) that met a server error or a lost
     # connection may have been done: it is not sent again, so nothing is done twice. A
@@ -89,10 +100,64 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
 
 
 def _passing(exc: BaseException) -> bool:
-    """A failure the same request may not meet a little later."""
+    """A failure the same request may not meet a little later (not a name unresolved)."""
     if isinstance(exc, GoogleApiError):
         return exc.passing
+    if isinstance(exc, GoogleUnreachable):
+        return exc.resolved
     return isinstance(exc, (TimeoutError, ConnectionError))
+
+
+# httplib2 words a name that does not resolve "Unable to find the server at <host>" and
+# keeps no host attribute: we read the host from that text (httplib2 0.2x's wording).
+_NOT_FOUND_AT = re.compile(r"Unable to find the server at (\S+)")
+
+
+def _unreachable(exc: Exception, uri: str) -> GoogleUnreachable | None:
+    """The loader's error for a request that got no answer; ``None`` for other failures.
+
+    httplib2 raises ``ServerNotFoundError`` for a name that does not resolve (from the
+    ``socket.gaierror``, which it does not retry), and the socket's own errors for a
+    refused connection or a timeout; google-auth wraps them in ``TransportError`` when
+    they happen while it refreshes a token (then the host is its token server's).
+    """
+    import httplib2
+
+    host = urlsplit(uri).hostname or "Google"
+    causes = list(_causes(exc))
+    for cause in causes:
+        if isinstance(cause, (httplib2.ServerNotFoundError, socket.gaierror)):
+            named = _NOT_FOUND_AT.search(str(cause))
+            return GoogleUnreachable(named.group(1) if named else host, resolved=False)
+    if any(isinstance(cause, ssl.SSLError) for cause in causes):
+        return None  # a certificate or TLS failure: not a missing connection
+    for cause in causes:
+        if isinstance(cause, TimeoutError):
+            return GoogleUnreachable(host, resolved=True, reason=f"no answer from {host} in time")
+        if isinstance(cause, ConnectionError):
+            what = (
+                "connection refused"
+                if isinstance(cause, ConnectionRefusedError)
+                else (type(cause).__name__)
+            )
+            return GoogleUnreachable(
+                host, resolved=True, reason=f"could not connect to {host} ({what})"
+            )
+    return None
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it wraps (``__cause__``, ``__context__``, ``args``)."""
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        found = stack.pop()
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        yield found
+        inner = (found.__cause__, found.__context__, *found.args)
+        stack.extend(item for item in inner if isinstance(item, BaseException))
 
 
 def _refused(exc: BaseException) -> bool:

@@ -1,4 +1,4 @@
-"""toolspecs.loaders.wolfram_alpha: Wolfram|Alpha's two APIs over one httpx client, and a reader."""
+"""toolspecs.loaders.wolfram_alpha: Wolfram|Alpha's two APIs in one client, and a reader."""
 
 from toolspecs.loaders.wolfram_alpha.client import (
     APP_ID_ENV,
@@ -20,6 +20,7 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaLoaderError,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
+    WolframAlphaUnreachable,
 )
 from toolspecs.loaders.wolfram_alpha.reader import WolframAlphaReader
 
@@ -40,6 +41,7 @@ __all__ = [
     "WolframAlphaReader",
     "WolframAlphaTimeout",
     "WolframAlphaUnavailable",
+    "WolframAlphaUnreachable",
     "mask_app_id",
     "split_app_id",
 ]

@@ -1,8 +1,11 @@
-"""``WolframAlphaClient``: Wolfram|Alpha's LLM API and Full Results API over one httpx client.
+"""``WolframAlphaClient``: Wolfram|Alpha's LLM API and Full Results API in one client.
 
 - :meth:`WolframAlphaClient.llm_answer` asks the LLM API
   (``https://www.wolframalpha.com/api/v1/llm-api``), whose answer is text written for
-  language models. The AppID travels in the ``Authorization`` header.
+  language models. The AppID travels in the ``Authorization`` header. Without a
+  ``transport``, the request goes out with ``requests.get`` and the query in its URL, as
+  LlamaHub's spec sends it: code written against that spec, which patches
+  ``requests.get`` (LlamaHub's own tests do), keeps working.
 - :meth:`WolframAlphaClient.full_results` asks the Full Results API
   (``https://api.wolframalpha.com/v2/query``) and reads its XML with the ``wolframalpha``
   package's parser (entity declarations refused, so an XML bomb cannot expand), then
@@ -12,12 +15,15 @@
 
 Each request is bounded: its reply is read up to ``max_reply_bytes``, and the whole
 request, retries and ``Retry-After`` waits included, ends within a deadline (the
-client's ``deadline``, or the ``deadline=`` of one call), not per read.
+client's ``deadline``, or the ``deadline=`` of one call), not per read. A host name that
+does not resolve (no network, no DNS) is not retried: :class:`WolframAlphaUnreachable`
+names the host at once.
 
 Failures raise the loader's own exceptions (:mod:`toolspecs.loaders.wolfram_alpha.errors`),
 each carrying ``status``, ``reason`` and ``retry_after``. Tests and demos pass an httpx
 transport (``transport=``), e.g. the offline
-:class:`toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`'s.
+:class:`toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`'s: then both APIs go
+through httpx and that transport, the one way in for a test double.
 """
 
 from __future__ import annotations
@@ -27,13 +33,17 @@ import email.utils
 import logging
 import os
 import re
+import socket
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, NoReturn
+from urllib.parse import urlencode, urlsplit
 from xml.parsers.expat import ExpatError
 
 import httpx
+import requests
 import wolframalpha
 import xmltodict
 
@@ -46,6 +56,7 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaLoaderError,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
+    WolframAlphaUnreachable,
     cut,
 )
 
@@ -67,6 +78,9 @@ _BACKOFF_SECONDS = 1.0
 # Time kept for the next try itself: a wait is skipped when less than this would be left.
 _TRY_SECONDS = 2.0
 _REASON_CHARS = 200
+# Bytes asked of requests per read of a reply; the size and the deadline are checked
+# after each (a read waits at most the request's timeout).
+_CHUNK = 16 * 1024
 # How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
 _ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
 _APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
@@ -120,11 +134,32 @@ for _name in _URL_LOGGERS:
 
 
 class _ConnectionFailed(Exception):
-    """A failed connection (the loader's ``error``), which another try may not meet."""
+    """A failed connection (the loader's ``error``), which another try may not meet.
 
-    def __init__(self, error: WolframAlphaUnavailable) -> None:
+    ``retry`` is ``False`` when another try now would meet the same (a name that does
+    not resolve).
+    """
+
+    def __init__(self, error: WolframAlphaUnavailable, retry: bool = True) -> None:
         super().__init__(error)
         self.error = error
+        self.retry = retry
+
+
+@dataclass
+class _Reply:
+    """One reply, read within the limits, whichever library fetched it.
+
+    ``ok`` is the library's own verdict (httpx's ``is_success``, requests'
+    ``raise_for_status()``); ``status`` is read only when it is not ok.
+    """
+
+    ok: bool
+    status: int
+    reason_phrase: str
+    headers: Mapping[str, str]
+    body: bytes
+    text: str
 
 
 class WolframAlphaClient:
@@ -134,8 +169,10 @@ class WolframAlphaClient:
         app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else
             ``$WOLFRAMALPHA_API_KEY``. Without one, requests raise :class:`AppIdMissing`.
         timeout: Seconds to wait for Wolfram|Alpha (connecting, then each read).
-        transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``; default
-            httpx's own.
+        transport: The httpx transport both APIs go through, e.g.
+            ``FakeWolframAlpha().transport()``. Without one, the LLM API is asked with
+            ``requests.get`` (as LlamaHub's spec asks it) and the Full Results API with
+            httpx's own transport.
         max_reply_bytes: The most bytes a reply may have.
         deadline: The most seconds one request may take in all: its retries, the waits
             Wolfram asks for (``Retry-After``) and the reading of a slow reply. A call's
@@ -172,6 +209,7 @@ class WolframAlphaClient:
         self.deadline = float(deadline)
         self.retries = retries
         self._given_app_ids: set[str] = set()
+        self._transport = transport
         self._http = httpx.Client(timeout=self.timeout, transport=transport)
 
     def __repr__(self) -> str:
@@ -214,17 +252,23 @@ class WolframAlphaClient:
         if assumption:
             request_params["assumption"] = assumption
         headers = {"Authorization": f"Bearer {self._app_id(given)}"}
-        response, body = self._get(LLM_API_URL, request_params, headers, deadline=deadline)
-        text = _decode(response, body).strip()
-        if response.status_code == 501:
+        reply = self._get(
+            LLM_API_URL,
+            request_params,
+            headers,
+            deadline=deadline,
+            with_requests=self._transport is None,
+        )
+        text = reply.text.strip()
+        if not reply.ok and reply.status == 501:
             raise QueryNotUnderstood(
                 query,
                 [self._scrub(tip) for tip in _suggestions(text)],
                 status=501,
                 reason=self._first_line(text),
             )
-        self._check_status(response, text)
-        content_type = response.headers.get("Content-Type", "").lower()
+        self._check_status(reply, text)
+        content_type = reply.headers.get("Content-Type", "").lower()
         if "html" in content_type or "xml" in content_type or _looks_like_markup(text):
             raise MalformedReply(
                 "Wolfram|Alpha sent a reply that is not its answer text",
@@ -274,15 +318,15 @@ class WolframAlphaClient:
             request_params["podtitle"] = pod
         if assumption:
             request_params["assumption"] = assumption
-        response, body = self._get(FULL_RESULTS_URL, request_params, deadline=deadline)
-        content_type = response.headers.get("Content-Type", "")
-        if response.status_code != 200 or "xml" not in content_type:
-            self._check_status(response, _decode(response, body))
+        reply = self._get(FULL_RESULTS_URL, request_params, deadline=deadline)
+        content_type = reply.headers.get("Content-Type", "")
+        if reply.status != 200 or "xml" not in content_type:
+            self._check_status(reply, reply.text)
             raise MalformedReply(
                 "Wolfram|Alpha sent a reply that is not its XML",
                 reason=f"the reply is not XML (Content-Type {cut(content_type, 60)!r})",
             )
-        result = self._parse(body)
+        result = self._parse(reply.body)
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
@@ -328,31 +372,39 @@ class WolframAlphaClient:
         headers: Mapping[str, str] | None = None,
         *,
         deadline: float | None = None,
-    ) -> tuple[httpx.Response, bytes]:
+        with_requests: bool = False,
+    ) -> _Reply:
         """One GET and its body, tried again while the wait before it fits in the deadline.
 
         The last reply is returned whatever its status (the caller reads it); transport
         failures, a reply over the size limit and one not read in full by the deadline
-        raise the loader's errors. There is no wait after the last try.
+        raise the loader's errors. There is no wait after the last try, and no other try
+        when the host name did not resolve. ``with_requests``: sent with
+        ``requests.get`` instead of the httpx client.
         """
         budget = round(self.deadline if deadline is None else max(0.0, float(deadline)), 1)
         end = time.monotonic() + budget
         for tried in range(self.retries + 1):
             failure: WolframAlphaUnavailable | None = None
             try:
-                response, body = self._get_once(url, params, headers, end, budget)
+                if with_requests:
+                    reply = self._get_with_requests(url, params, headers, end, budget)
+                else:
+                    reply = self._get_once(url, params, headers, end, budget)
             except _ConnectionFailed as exc:
+                if not exc.retry:
+                    raise exc.error from None
                 failure, wait = exc.error, _BACKOFF_SECONDS
             else:
-                if response.status_code not in _RETRY_STATUSES:
-                    return response, body
-                asked = _retry_after(response.headers.get("Retry-After"))
+                if reply.ok or reply.status not in _RETRY_STATUSES:
+                    return reply
+                asked = _retry_after(reply.headers.get("Retry-After"))
                 wait = _BACKOFF_SECONDS if asked is None else asked
             if tried == self.retries or time.monotonic() + wait + _TRY_SECONDS > end:
                 # No time for the wait and another try: the caller is told when to retry.
                 if failure is not None:
                     raise failure
-                return response, body
+                return reply
             time.sleep(wait)
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -363,67 +415,149 @@ class WolframAlphaClient:
         headers: Mapping[str, str] | None,
         end: float,
         budget: float,
-    ) -> tuple[httpx.Response, bytes]:
-        """One GET, its body read up to ``max_reply_bytes`` and by ``end``."""
+    ) -> _Reply:
+        """One GET with httpx, its body read up to ``max_reply_bytes`` and by ``end``."""
+        timeout = self._time_for_request(end, budget)
+        try:
+            # httpx's timeouts are per operation (each read), fixed when the request
+            # starts: no single wait outlasts the time left then, and _read checks the
+            # deadline after every chunk. (A read that starts late may still end up to
+            # that long after the deadline; the tool's guard has answered the agent by then.)
+            with self._http.stream(
+                "GET", url, params=params, headers=headers, timeout=httpx.Timeout(timeout)
+            ) as response:
+                status = response.status_code
+                body = self._read(
+                    response.iter_bytes(),
+                    response.headers.get("Content-Length"),
+                    status,
+                    end,
+                    budget,
+                )
+                return _Reply(
+                    response.is_success,
+                    status,
+                    response.reason_phrase,
+                    response.headers,
+                    body,
+                    _decode(response, body),
+                )
+        except (httpx.TimeoutException, httpx.RequestError) as exc:
+            self._transport_failed(exc, url, budget)
+
+    def _get_with_requests(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None,
+        end: float,
+        budget: float,
+    ) -> _Reply:
+        """One GET with ``requests.get``, as LlamaHub's spec sends it: the query in the URL.
+
+        The reply is read as it comes, up to ``max_reply_bytes`` and by ``end``; then
+        requests decodes it (``text``) and judges its status (``raise_for_status``).
+        """
+        timeout = self._time_for_request(end, budget)
+        try:
+            response = requests.get(
+                f"{url}?{urlencode(params)}",
+                headers=dict(headers or {}),
+                timeout=timeout,
+                stream=True,
+                allow_redirects=False,
+            )
+            try:
+                body = self._read(
+                    response.iter_content(_CHUNK),
+                    response.headers.get("Content-Length"),
+                    response.status_code,
+                    end,
+                    budget,
+                )
+                # requests keeps a body it has read in ``_content`` (as Response.content
+                # does): set, ``text`` decodes these bytes by requests' own rules (its
+                # internals: ``_content`` and ``_content_consumed``).
+                response._content = body
+                response._content_consumed = True  # type: ignore[attr-defined]
+                text = response.text
+            finally:
+                response.close()
+        except requests.RequestException as exc:
+            self._transport_failed(exc, url, budget)
+        try:
+            response.raise_for_status()
+        except requests.HTTPError:
+            ok = False
+        else:
+            ok = True
+        return _Reply(ok, response.status_code, response.reason, response.headers, body, text)
+
+    def _time_for_request(self, end: float, budget: float) -> float:
+        """The timeout of the next request: the client's, or the time left if less."""
         left = end - time.monotonic()
         if left <= 0:
             raise WolframAlphaTimeout(budget, "no time was left for another request")
-        # httpx's timeouts are per operation (each read), fixed when the request starts:
-        # no single wait outlasts the time left then, and _read checks the deadline after
-        # every chunk. (A read that starts late may still end up to that long after the
-        # deadline; the tool's guard has answered the agent by then.)
-        timeout = httpx.Timeout(min(self.timeout, left))
-        try:
-            with self._http.stream(
-                "GET", url, params=params, headers=headers, timeout=timeout
-            ) as response:
-                return response, self._read(response, end, budget)
-        except httpx.TimeoutException as exc:
-            seconds = min(self.timeout, budget)
-            self._raise(WolframAlphaTimeout(seconds, self._describe(exc)), exc)
-        except httpx.RequestError as exc:  # connection refused, DNS, protocol errors...
-            reason = self._describe(exc)
-            error = WolframAlphaUnavailable(
-                f"could not reach Wolfram|Alpha ({reason})", reason=reason
-            )
-            if self._scrub(str(exc)) == str(exc):
-                error.__cause__ = exc
-            error.__suppress_context__ = True
-            raise _ConnectionFailed(error) from None
+        return min(self.timeout, left)
 
-    def _read(self, response: httpx.Response, end: float, budget: float) -> bytes:
-        declared = response.headers.get("Content-Length", "")
-        if declared.isdigit() and int(declared) > self.max_reply_bytes:
-            raise self._too_large(response)
-        chunks: list[bytes] = []
+    def _transport_failed(self, exc: Exception, url: str, budget: float) -> NoReturn:
+        """Raise the loader's error for a request that got no reply: it names the host."""
+        host = urlsplit(url).hostname or "Wolfram|Alpha"
+        reason = self._describe(exc)
+        if isinstance(exc, (httpx.TimeoutException, requests.Timeout)):
+            seconds = min(self.timeout, budget)
+            self._raise(WolframAlphaTimeout(seconds, reason, host=host), exc)
+        resolved = not _unresolved(exc)  # no network or DNS: no other try
+        error = WolframAlphaUnreachable(
+            host,
+            resolved=resolved,
+            reason=f"could not connect to {host} ({reason})" if resolved else "",
+        )
+        if self._scrub(str(exc)) == str(exc):
+            error.__cause__ = exc
+        error.__suppress_context__ = True
+        raise _ConnectionFailed(error, retry=resolved) from None
+
+    def _read(
+        self,
+        chunks: Iterator[bytes],
+        declared: str | None,
+        status: int,
+        end: float,
+        budget: float,
+    ) -> bytes:
+        """A reply's body from its ``chunks``, stopped past ``max_reply_bytes`` or ``end``."""
+        if declared and declared.isdigit() and int(declared) > self.max_reply_bytes:
+            raise self._too_large(status)
+        kept: list[bytes] = []
         size = 0
-        for chunk in response.iter_bytes():
+        for chunk in chunks:
             size += len(chunk)
             if size > self.max_reply_bytes:
-                raise self._too_large(response)
+                raise self._too_large(status)
             if time.monotonic() > end:
                 raise WolframAlphaTimeout(
                     budget, f"the reply did not arrive in full within {budget:g} seconds"
                 )
-            chunks.append(chunk)
-        return b"".join(chunks)
+            kept.append(chunk)
+        return b"".join(kept)
 
-    def _too_large(self, response: httpx.Response) -> WolframAlphaUnavailable:
+    def _too_large(self, status: int) -> WolframAlphaUnavailable:
         reason = f"the reply is over {self.max_reply_bytes} bytes"
         return WolframAlphaUnavailable(
-            f"Wolfram|Alpha sent too much: {reason}", status=response.status_code, reason=reason
+            f"Wolfram|Alpha sent too much: {reason}", status=status, reason=reason
         )
 
-    def _check_status(self, response: httpx.Response, text: str) -> None:
+    def _check_status(self, reply: _Reply, text: str) -> None:
         """Raise the loader's error for a reply whose HTTP status is a failure."""
-        status = response.status_code
-        if 200 <= status < 300:
+        if reply.ok:
             return
-        if "html" in response.headers.get("Content-Type", ""):
-            said = response.reason_phrase  # an error page: its markup says nothing useful
+        status = reply.status
+        if "html" in reply.headers.get("Content-Type", ""):
+            said = reply.reason_phrase  # an error page: its markup says nothing useful
         else:
             said = self._first_line(text)
-        retry_after = _retry_after(response.headers.get("Retry-After"))
+        retry_after = _retry_after(reply.headers.get("Retry-After"))
         kwargs: dict[str, Any] = {"status": status, "reason": said, "retry_after": retry_after}
         if status in (401, 403):
             raise AppIdRejected(f"Wolfram|Alpha refused the AppID (HTTP {status})", **kwargs)
@@ -610,3 +744,30 @@ def _retry_after(value: str | None) -> float | None:
     if when.tzinfo is None:
         when = when.replace(tzinfo=dt.timezone.utc)
     return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it wraps, depth first.
+
+    What it wraps: ``__cause__``, ``__context__``, exceptions in ``args``, and
+    ``reason`` (urllib3's ``MaxRetryError`` keeps the connection's error there).
+    """
+    seen: set[int] = set()
+    stack = [exc]
+    while stack:
+        found = stack.pop()
+        if id(found) in seen:
+            continue
+        seen.add(id(found))
+        yield found
+        inner = (found.__cause__, found.__context__, getattr(found, "reason", None), *found.args)
+        stack.extend(item for item in inner if isinstance(item, BaseException))
+
+
+def _unresolved(exc: BaseException) -> bool:
+    """Whether ``exc`` comes from a host name that did not resolve (``socket.gaierror``).
+
+    httpx raises ``ConnectError`` from httpcore's, itself from the ``gaierror``; requests
+    wraps it as ``ConnectionError(MaxRetryError(reason=NameResolutionError))``.
+    """
+    return any(isinstance(cause, socket.gaierror) for cause in _causes(exc))

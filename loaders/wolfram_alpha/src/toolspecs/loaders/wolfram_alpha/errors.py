@@ -11,7 +11,9 @@ Hierarchy::
     ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
     └── WolframAlphaUnavailable     HTTP 429 (``retry_after``), 5xx, connection errors, a
         │                           reply over the size limit: the same call may work later
-        ├── WolframAlphaTimeout     no answer within ``seconds``
+        ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
+        ├── WolframAlphaUnreachable no connection to ``host``: its name did not resolve
+        │                           (no network or DNS: not retried), or it was refused
         └── MalformedReply          a reply that is not the expected XML, or is cut short
 
 Every exception carries ``status`` (the HTTP status of the failed reply, or ``None``
@@ -115,11 +117,40 @@ class WolframAlphaTimeout(WolframAlphaUnavailable):
     Args:
         seconds: How long the client waited.
         reason: What timed out (connecting, reading...).
+        host: The host that did not answer, e.g. ``"www.wolframalpha.com"``.
     """
 
-    def __init__(self, seconds: float, reason: str = "") -> None:
+    def __init__(self, seconds: float, reason: str = "", *, host: str = "") -> None:
         self.seconds = seconds
-        super().__init__(f"Wolfram|Alpha did not answer within {seconds:g} seconds", reason=reason)
+        self.host = host
+        at = f" ({host})" if host else ""
+        super().__init__(
+            f"Wolfram|Alpha{at} did not answer within {seconds:g} seconds", reason=reason
+        )
+
+
+class WolframAlphaUnreachable(WolframAlphaUnavailable):
+    """No connection could be made to ``host``: no request reached Wolfram|Alpha.
+
+    Args:
+        host: The host name, e.g. ``"www.wolframalpha.com"``.
+        resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
+            machine has no network or no DNS, which a retry a moment later does not
+            change, so it is not retried. ``True`` when the connection was refused or
+            broke off.
+        reason: What happened; default from ``host`` and ``resolved``.
+    """
+
+    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+        self.host = host
+        self.resolved = resolved
+        if not reason:
+            reason = (
+                f"could not connect to {host}"
+                if resolved
+                else f"could not resolve {host} (no network or DNS?)"
+            )
+        super().__init__(f"Wolfram|Alpha is unreachable: {reason}", reason=reason)
 
 
 class MalformedReply(WolframAlphaUnavailable):

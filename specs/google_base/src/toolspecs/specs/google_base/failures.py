@@ -16,7 +16,9 @@ HTTP 403 otherwise                      AskUser        the account has no access
 HTTP 409                                FixArguments   use another id or update instead
 HTTP 5xx                                RetryLater     after the retries that fit the deadline
 other HTTP 4xx                          FixArguments   Google's message
-timeouts, httplib2, ``TransportError``  RetryLater     Google could not be reached
+no network: a name unresolved           AskUser        this machine is offline (names the host)
+refused, broken, timed out              RetryLater     the host could not be reached (names it)
+other httplib2, ``TransportError``      RetryLater     Google could not be reached
 ``GoogleResponseError`` (HTML, ``{}``)  RetryLater     check a write was not done, then retry
 ======================================  =============  ====================================
 
@@ -31,11 +33,13 @@ from __future__ import annotations
 from googleapiclient.errors import HttpError
 
 from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater
+from toolspecs.core.failures import unreachable_rows
 from toolspecs.loaders.google import (
     GoogleApiError,
     GoogleAuthError,
     GoogleLoaderError,
     GoogleResponseError,
+    GoogleUnreachable,
 )
 
 RATE_REASONS = frozenset(
@@ -141,6 +145,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         "{service} rejected the request (HTTP {status}).{said}",
         status=range(400, 500),
     ),
+    *unreachable_rows(GoogleUnreachable),
     Failure(
         (
             "google.auth.exceptions.TransportError",

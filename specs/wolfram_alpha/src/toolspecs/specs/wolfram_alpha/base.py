@@ -20,6 +20,9 @@ tool call (:func:`toolspecs.core.deadline.remaining`), retries and waits include
 The client raises the loader's errors; :attr:`WolframAlphaToolSpec.failures` turns
 them into guidance. Tests and demos pass an httpx transport (``transport=``): the
 offline ``toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`` serves both APIs.
+Without one, ``wolfram_alpha_query`` goes out with ``requests.get``, as LlamaHub's does:
+patching ``toolspecs.specs.wolfram_alpha.base.requests.get`` (LlamaHub's tests patch
+their module's) patches the function that sends it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+
+# Not used here: LlamaHub's module imports requests, and code written for it patches
+# "<this module>.requests.get" (its own tests do); that is requests.get, which the client
+# sends the LLM API request with when no transport is given.
+import requests  # noqa: F401
 
 from toolspecs.core import (
     AskUser,
@@ -42,7 +50,7 @@ from toolspecs.core import (
 )
 from toolspecs.core.bounds import clip, shown
 from toolspecs.core.deadline import remaining
-from toolspecs.core.failures import reason_of
+from toolspecs.core.failures import reason_of, unreachable_rows
 from toolspecs.loaders.wolfram_alpha import (
     APP_ID_ENV,
     AppIdMissing,
@@ -53,6 +61,7 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaClient,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
+    WolframAlphaUnreachable,
     split_app_id,
 )
 
@@ -99,7 +108,9 @@ class _Failures(FailureTable):
     errors carry the query the agent sent, which can be any length, so this table adds
     bounded echoes of it (``shown``) and of Wolfram's proposals (``clip``). What Wolfram
     said is third-party text: rows show it as ``{wolfram_said}`` (`` It said: «…».``) or
-    ``{why}`` (one fenced line), never as the core's raw ``{said}`` or ``{reason}``.
+    ``{why}`` (one fenced line), never as the core's raw ``{said}`` or ``{reason}`` (but
+    in :func:`~toolspecs.core.failures.unreachable_rows`, where no reply came: there the
+    reason is the client's own words on the connection, AppID scrubbed).
     """
 
     def guidance(
@@ -113,6 +124,7 @@ class _Failures(FailureTable):
             "wolfram_said": f" It said: {fence.quote(reason, 200)}." if reason else "",
             "why": fence.field(reason, 200),
             "query": shown(getattr(exc, "query", "")),
+            "at": f" at {host}" if (host := getattr(exc, "host", "")) else "",
             "suggestions": _listed(getattr(exc, "suggestions", ())),
             "did_you_mean": _listed(getattr(exc, "did_you_mean", ())),
         }
@@ -185,9 +197,10 @@ class WolframAlphaToolSpec(ToolSpec):
         Failure(
             WolframAlphaTimeout,
             RetryLater,
-            "{service} did not answer within {exc.seconds:g} seconds.",
+            "{service}{at} did not answer within {exc.seconds:g} seconds.",
             "Try again, or simplify the query.",
         ),
+        *unreachable_rows(WolframAlphaUnreachable),
         Failure(
             MalformedReply, RetryLater, "{service} sent a reply that is not its answer ({why})."
         ),
