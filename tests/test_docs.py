@@ -78,3 +78,33 @@ def test_arxiv_spec_page_example_runs_offline():
     for code in python_blocks(ROOT / "specs/arxiv/README.md"):
         exec(compile(code, "specs/arxiv/README.md", "exec"), namespace)
     assert namespace["tools"][0].metadata.name == "arxiv_query"
+
+
+def test_google_loader_page_says_what_the_gmail_reader_does():
+    import inspect
+    import types
+
+    from toolspecs.loaders.google import GmailReader
+    from toolspecs.loaders.google.testing import sample_mailbox
+
+    page = (ROOT / "loaders/google/README.md").read_text(encoding="utf-8")
+    assert "Gmail next" not in page and "(Calendar and Gmail)" in page
+    gmail_part = page.split("`GmailReader` takes", 1)[1].split("`GoogleAuth`", 1)[0]
+    for method, arguments in re.findall(r"- `(\w+)\(([^)]*)\)`", gmail_part):
+        names = [a.split("=")[0].strip() for a in arguments.split(",") if a.strip()]
+        assert list(inspect.signature(getattr(GmailReader, method)).parameters)[1:] == names
+    # LlamaHub's keywords are taken; its two parser options are accepted and ignored.
+    reader = GmailReader(
+        query="from:ada",
+        max_results=2,
+        use_iterative_parser=True,
+        results_per_page=5,
+        transport=sample_mailbox(),
+    )
+    docs = reader.load_data()
+    assert len(docs) == 2 and docs[0].text.startswith("Message id: ")
+    keys = re.findall(r"`(\w+)`", gmail_part.split("metadata keeps", 1)[1])
+    assert sorted(docs[0].metadata) == sorted(keys)
+    assert isinstance(reader.iter_documents("from:ada", 2), types.GeneratorType)
+    (summary,) = reader.summary_documents("from:ada", 1)
+    assert "Subject: " in summary.text and "Snippet" in summary.text

@@ -1,27 +1,38 @@
 """Docs are tested: every notebook in notebooks/ runs offline (TOOLSPECS_OFFLINE=1) in a
-kernel on this environment's Python, and is committed small."""
+kernel on this environment's Python, prints nothing on stderr, and is committed with
+small, up-to-date outputs (dates aside), so a code host shows what it does."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+import importlib.util
+import re
 from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_client.kernelspec import KernelSpecManager
-from jupyter_client.manager import KernelManager
-from nbclient import NotebookClient
+
+from toolspecs.agents.openai_agent import DEFAULT_MODEL
 
 ROOT = Path(__file__).parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
-CELL_TIMEOUT = 120  # seconds
-MAX_NOTEBOOK_BYTES = 30_000
-MAX_OUTPUT_CHARS = 2_000
-KEYS = ("OPENAI_API_KEY", "WOLFRAM_ALPHA_APP_ID", "WOLFRAMALPHA_API_KEY")
-# Anything that tries the network (requests, httpx) without a fake fails fast.
-NO_NETWORK = "http://127.0.0.1:9"
+MAX_NOTEBOOK_BYTES = 60_000
+# The metadata a notebook is committed with: nothing of the machine that ran it.
+METADATA = {
+    "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+    "language_info": {"name": "python"},
+}
+
+
+def _load_refresh():
+    """notebooks/refresh.py, the one definition of "the offline run" (not a package)."""
+    spec = importlib.util.spec_from_file_location("refresh", ROOT / "notebooks" / "refresh.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+refresh = _load_refresh()
 
 
 def test_there_are_notebooks():
@@ -29,62 +40,53 @@ def test_there_are_notebooks():
 
 
 @pytest.fixture(scope="module")
-def kernel_specs(tmp_path_factory) -> KernelSpecManager:
+def kernel_specs(tmp_path_factory):
     """One kernel spec: ipykernel on the Python running the tests (the project's venv)."""
-    root = tmp_path_factory.mktemp("kernels")
-    spec_dir = root / "toolspecs-venv"
-    spec_dir.mkdir()
-    spec = {
-        "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-        "display_name": "toolspecs (venv)",
-        "language": "python",
-    }
-    (spec_dir / "kernel.json").write_text(json.dumps(spec))
-    return KernelSpecManager(kernel_dirs=[str(root)], ensure_native_kernel=False)
+    return refresh.kernel_specs(tmp_path_factory.mktemp("kernels"))
 
 
-def offline_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEYS and k.lower() != "no_proxy"}
-    env.update(
-        TOOLSPECS_OFFLINE="1",
-        TOOLSPECS_STRICT="1",  # our bugs raise in the notebook instead of becoming guidance
-        HTTP_PROXY=NO_NETWORK,
-        HTTPS_PROXY=NO_NETWORK,
-        http_proxy=NO_NETWORK,
-        https_proxy=NO_NETWORK,
-    )
-    return env
+@pytest.fixture(scope="module")
+def hidden(tmp_path_factory) -> Path:
+    """ipywidgets hidden from the kernel, as in a plain ``pip install jupyterlab``."""
+    return refresh.hide_modules(tmp_path_factory.mktemp("hidden"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_runs_offline(path, kernel_specs, tmp_path):
-    notebook = nbformat.read(path, as_version=4)
-    manager = KernelManager(kernel_name="toolspecs-venv", kernel_spec_manager=kernel_specs)
-    client = NotebookClient(
-        notebook,
-        km=manager,
-        timeout=CELL_TIMEOUT,
-        shutdown_kernel="immediate",
-        resources={"metadata": {"path": str(tmp_path)}},  # files it writes land here
+def test_notebook_runs_offline_and_its_outputs_are_committed(path, kernel_specs, hidden, tmp_path):
+    # Raises CellExecutionError on any error in a cell.
+    executed = refresh.execute(path, kernel_specs, tmp_path, hidden)
+    assert refresh.stderr_outputs(executed) == [], f"{path.name} printed on stderr"
+    committed = nbformat.read(path, as_version=4)
+    fresh = refresh.tidy(executed, committed)  # ValueError: an address or a local path
+    assert any(refresh.comparable(fresh)), f"{path.name} printed nothing"
+    assert refresh.comparable(fresh) == refresh.comparable(committed), (
+        f"{path.name}: the committed outputs are stale (dates aside); "
+        f"refresh them: uv run python notebooks/refresh.py {path.stem}"
     )
-    # Raises CellExecutionError on any error; cleanup_kc: stop the kernel we gave it, too.
-    client.execute(cleanup_kc=True, env=offline_env())
-    printed = [
-        output.get("text", "")
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-        for output in cell.outputs
-    ]
-    assert any(printed), f"{path.name} printed nothing"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_notebook_is_committed_small(path):
-    assert path.stat().st_size <= MAX_NOTEBOOK_BYTES, f"{path.name}: clear its outputs"
+def test_notebook_is_committed_small_and_tidy(path):
+    assert path.stat().st_size <= MAX_NOTEBOOK_BYTES, f"{path.name}: cut its outputs"
     notebook = nbformat.read(path, as_version=4)
     nbformat.validate(notebook)
-    outputs = json.dumps([c.get("outputs", []) for c in notebook.cells if c.cell_type == "code"])
-    assert len(outputs) <= MAX_OUTPUT_CHARS, f"{path.name}: outputs of {len(outputs)} characters"
+    assert notebook.metadata == METADATA
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    assert sum(bool(cell.outputs) for cell in code) >= len(code) - 1, "committed without outputs"
+    for cell in code:
+        assert cell.execution_count is None and "execution" not in cell.metadata
+        for output in cell.outputs:
+            assert output.get("execution_count") is None
+            assert output.output_type != "stream" or output.name == "stdout"
+        for text in refresh._texts(cell.outputs):
+            assert len(text) <= refresh.MAX_OUTPUT_CHARS + len(refresh.CUT) + 20
+            assert refresh.volatile(text) == []
+
+
+def test_every_notebook_uses_the_default_model():
+    for path in NOTEBOOKS:
+        source = "".join(c.source for c in nbformat.read(path, as_version=4).cells)
+        assert re.findall(r"""model=["']([^"']+)""", source) == [DEFAULT_MODEL], path.name
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
@@ -94,3 +96,73 @@ def test_notebook_has_the_offline_switch(path):
     assert 'os.environ.get("TOOLSPECS_OFFLINE") == "1"' in setup
     intro = notebook.cells[0].source
     assert "TOOLSPECS_OFFLINE=1" in intro
+
+
+def ran(*outputs, execution_count=None) -> nbformat.NotebookNode:
+    """A notebook of one code cell, as nbclient leaves it after a run."""
+    notebook = nbformat.v4.new_notebook(
+        metadata={"language_info": {"name": "python", "version": "3.11.7"}}
+    )
+    cell = nbformat.v4.new_code_cell("print(1)", execution_count=execution_count)
+    cell.metadata["execution"] = {"iopub.status.busy": "2026-11-23T04:00:00Z"}
+    cell.outputs = list(outputs)
+    notebook.cells = [cell]
+    return notebook
+
+
+def stdout(text: str):
+    return nbformat.v4.new_output("stream", name="stdout", text=text)
+
+
+COMMITTED = nbformat.v4.new_notebook(
+    metadata=METADATA, cells=[nbformat.v4.new_code_cell("print(1)")]
+)
+
+
+def test_refresh_keeps_no_counts_timings_machine_metadata_or_rich_reprs():
+    result = nbformat.v4.new_output(
+        "execute_result", {"text/plain": "1", "text/html": "<b>1</b>"}, execution_count=3
+    )
+    tidied = refresh.tidy(ran(stdout("a"), stdout("b\n"), result, execution_count=3), COMMITTED)
+    (cell,) = tidied.cells
+    assert tidied.metadata == METADATA and cell.execution_count is None and not cell.metadata
+    assert [o.output_type for o in cell.outputs] == ["stream", "execute_result"]
+    assert cell.outputs[0].text == "ab\n"  # one print, however the kernel split it
+    assert cell.outputs[1].data == {"text/plain": "1"} and cell.outputs[1].execution_count is None
+
+
+def test_refresh_cuts_long_outputs_and_says_so():
+    (cell,) = refresh.tidy(ran(stdout("line\n" * 2_000)), COMMITTED).cells
+    text = cell.outputs[0].text
+    assert len(text) < refresh.MAX_OUTPUT_CHARS + 100
+    assert text.endswith("more characters: run the notebook to see them all]\n")
+
+
+def test_outputs_are_compared_with_dates_hidden():
+    today = refresh.tidy(ran(stdout("Today is Monday, 2026-11-23 at 10:00 -05:00.\n")), COMMITTED)
+    summer = refresh.tidy(ran(stdout("Today is Tuesday, 2027-06-01 at 09:30 -04:00.\n")), COMMITTED)
+    assert refresh.comparable(today) == refresh.comparable(summer)
+    changed = refresh.tidy(
+        ran(stdout("Today was Monday, 2026-11-23 at 10:00 -05:00.\n")), COMMITTED
+    )
+    assert refresh.comparable(today) != refresh.comparable(changed)
+
+
+def test_refresh_refuses_stderr_addresses_and_local_paths():
+    warning = nbformat.v4.new_output("stream", name="stderr", text="TqdmWarning: IProgress")
+    with pytest.raises(ValueError, match="printed on stderr: TqdmWarning"):
+        refresh.tidy(ran(warning), COMMITTED)
+    with pytest.raises(ValueError, match=r"'0x7f9104506420' in an output; '/.*' in an output"):
+        refresh.tidy(ran(stdout(f"<object at 0x7f9104506420> {ROOT}/notebooks\n")), COMMITTED)
+
+
+def test_the_readme_refresh_commands_are_the_script_s():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Notebooks\n", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^\s*uv run python notebooks/refresh\.py(.*)$", section, re.M)
+    assert len(commands) == 2
+    for command in commands:
+        args = command.split("#")[0].split()
+        parsed = refresh.build_parser().parse_args(args)
+        assert refresh.notebooks(parsed.names)  # every name is a notebook
+    assert "--check" in section and "--force" in section

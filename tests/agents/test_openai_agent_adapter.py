@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import traceback
 
 import openai
 import pytest
@@ -11,10 +12,12 @@ from agent_payloads import tool_message
 from llama_index.core.base.llms.types import ChatMessage
 from llama_index.core.llms import MockLLM
 from llama_index.core.tools import FunctionTool
+from llama_index.llms.openai import OpenAI
 
 from toolspecs.agents import OpenAIAgent
 from toolspecs.agents.openai_agent import DEFAULT_MODEL
 from toolspecs.agents.testing import FakeOpenAI, last_tool_output, message_text
+from toolspecs.core.errors import ConfigurationError
 
 
 def add(a: int, b: int) -> int:
@@ -131,3 +134,53 @@ def test_when_the_script_runs_out_the_error_says_so():
     agent = adder(fake)
     with pytest.raises(openai.BadRequestError, match="request 2 has no turn; the script has 1"):
         agent.chat("1 + 1?")
+
+
+def formatted(exc: BaseException) -> str:
+    """The traceback a person sees, the whole chain of causes and contexts."""
+    return "".join(traceback.format_exception(exc))
+
+
+def chain(exc: BaseException | None) -> list[BaseException]:
+    """The exception, its cause or context, theirs, ... (shown or not)."""
+    found: list[BaseException] = []
+    while exc is not None and exc not in found:
+        found.append(exc)
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
+def test_without_a_key_from_tools_names_the_variable(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError) as info:
+        OpenAIAgent.from_tools([FunctionTool.from_defaults(add)], verbose=True)
+    assert isinstance(info.value, ValueError)
+    assert str(info.value) == (
+        "OPENAI_API_KEY is not set: export it, or pass llm=OpenAI(api_key=...) "
+        "(or any function-calling llama-index LLM)."
+    )
+    text = formatted(info.value)
+    assert "no running event loop" not in text and "During handling" not in text
+    assert len(text.splitlines()) <= 12, text  # was 114 lines, at the first chat
+
+
+def test_an_openai_llm_without_a_key_is_refused_and_one_with_a_key_is_not(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    with pytest.raises(ConfigurationError, match="OPENAI_API_KEY is not set"):
+        OpenAIAgent.from_tools([], llm=OpenAI(model=DEFAULT_MODEL))
+    agent = OpenAIAgent.from_tools([], llm=OpenAI(model=DEFAULT_MODEL, api_key="sk-given"))
+    assert agent.function_agent.llm.api_key == "sk-given"
+
+
+def test_the_fake_openai_needs_no_key(monkeypatch):
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    fake = FakeOpenAI([[("add", {"a": 2, "b": 2})], lambda r: last_tool_output(r)])
+    assert str(adder(fake).chat("2 + 2?")) == "4"
+
+
+def test_an_error_during_chat_is_not_buried_under_the_loop_probe():
+    fake = FakeOpenAI([])  # the first request already has no turn: OpenAI answers 400
+    with pytest.raises(openai.BadRequestError) as info:
+        adder(fake).chat("1 + 1?")
+    assert "no running event loop" not in formatted(info.value)
+    assert not [e for e in chain(info.value) if "no running event loop" in str(e)]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import ast
-import inspect
 import re
 from pathlib import Path
 
@@ -23,11 +21,9 @@ def agents_section() -> str:
     return text.split("\n## Agents\n", 1)[1].split("\n## ", 1)[0]
 
 
-async def run_block(code: str, namespace: dict) -> None:
-    compiled = compile(code, str(README), "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    result = eval(compiled, namespace)
-    if inspect.iscoroutine(result):
-        await result
+def run_block(code: str, namespace: dict) -> None:
+    """Run an example as a script would: a top-level ``await`` is a SyntaxError here."""
+    exec(compile(code, str(README), "exec"), namespace)
 
 
 @pytest.fixture
@@ -54,17 +50,17 @@ def scripted(monkeypatch, arxiv):
     return fakes
 
 
-async def test_the_agents_section_runs(scripted, capsys):
+def test_the_agents_section_runs(scripted, capsys):
     blocks = BLOCK.findall(agents_section())
     assert len(blocks) == 4
     blog, function_agent, prefixed, offline = blocks
     assert "from toolspecs.agents import OpenAIAgent" in blog
     assert "OpenAIAgent.from_tools(" in blog and "verbose=True" in blog
-    assert "FunctionAgent(" in function_agent
+    assert "FunctionAgent(" in function_agent and "asyncio.run(main())" in function_agent
     assert "FakeOpenAI(" in offline
     for code in blocks:
         namespace: dict = {}
-        await run_block(code, namespace)
+        run_block(code, namespace)
         if code is prefixed:  # Gmail and Calendar side by side, every name once
             names = [t.metadata.name for t in namespace["tools"]]
             assert len(names) == len(set(names)) and "gmail_load_data" in names

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import json
+import sys
 import weakref
 from collections.abc import Coroutine, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -32,10 +33,15 @@ from llama_index.core.llms import LLM
 from llama_index.core.memory import BaseMemory, ChatMemoryBuffer
 from llama_index.core.tools import BaseTool, ToolOutput
 
+from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.tool import names_used_twice
 
 DEFAULT_MODEL = "gpt-4.1-mini"
 INSTALL = 'pip install "toolspecs[openai]"'
+NO_KEY = (
+    "OPENAI_API_KEY is not set: export it, or pass llm=OpenAI(api_key=...) "
+    "(or any function-calling llama-index LLM)."
+)
 
 T = TypeVar("T")
 
@@ -56,6 +62,26 @@ def default_llm(model: str = DEFAULT_MODEL) -> LLM:
     return OpenAI(model=model)
 
 
+def require_openai_key(llm: LLM) -> None:
+    """Refuse llama-index's ``OpenAI`` LLM when it has no key, before any request.
+
+    Without this, the OpenAI client is made at the first request, deep inside the
+    agent's workflow, and its "Missing credentials" ends a long traceback.
+
+    Raises:
+        ConfigurationError: When ``llm`` is ``OpenAI`` with no key and no client of its own.
+    """
+    module = sys.modules.get("llama_index.llms.openai")  # an OpenAI LLM has imported it
+    # Only the OpenAI class itself: its subclasses (AzureOpenAI, OpenAILike) find their
+    # credentials their own way. ``_client``/``_aclient`` are llama-index internals: the
+    # clients given with ``openai_client=``/``async_openai_client=`` hold their own key.
+    if module is None or type(llm) is not module.OpenAI:
+        return
+    openai_llm: Any = llm  # an OpenAI, which mypy cannot tell from the check above
+    if not openai_llm.api_key and openai_llm._client is None and openai_llm._aclient is None:
+        raise ConfigurationError(NO_KEY)
+
+
 class _PrivateLoop:
     """One event loop for the synchronous calls of an agent, closed with the agent."""
 
@@ -68,13 +94,21 @@ class _PrivateLoop:
             self._loop = asyncio.new_event_loop()
             weakref.finalize(self, self._loop.close)
         loop = self._loop
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
+        if not _loop_running_here():
+            # Not inside the ``except`` that asked: an error of the call would be chained
+            # to "RuntimeError: no running event loop" and buried under it.
             return loop.run_until_complete(coro)
         context = contextvars.copy_context()
         with ThreadPoolExecutor(max_workers=1) as pool:
             return pool.submit(context.run, loop.run_until_complete, coro).result()
+
+
+def _loop_running_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class OpenAIAgent:
@@ -120,6 +154,8 @@ class OpenAIAgent:
 
         Raises:
             ValueError: When two tools share a name, or the LLM cannot call functions.
+            ConfigurationError: (a ``ValueError``) When the LLM is ``OpenAI`` and
+                ``OPENAI_API_KEY`` is not set.
         """
         tools = list(tools or [])
         twice = names_used_twice(t.metadata.get_name() for t in tools)
@@ -130,6 +166,7 @@ class OpenAIAgent:
                 "GmailToolSpec().to_tool_list(prefix='gmail_')."
             )
         llm = llm or default_llm()
+        require_openai_key(llm)
         if not llm.metadata.is_function_calling_model:
             raise ValueError(
                 f"{llm.metadata.model_name!r} cannot call functions; "

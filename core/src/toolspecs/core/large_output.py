@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import threading
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -85,12 +86,29 @@ class StoredResult:
 
             index = VectorStoreIndex(self.nodes, embed_model=self.budget.embed_model)
             return index.as_retriever(similarity_top_k=top_k)
-        from llama_index.retrievers.bm25 import BM25Retriever
-
-        retriever: BaseRetriever = BM25Retriever.from_defaults(
+        retriever: BaseRetriever = _bm25_retriever_class().from_defaults(
             nodes=self.nodes, similarity_top_k=top_k
         )
         return retriever
+
+
+_IMPORT_LOCK = threading.Lock()
+
+
+def _bm25_retriever_class() -> Any:
+    """llama-index's ``BM25Retriever``, imported without bm25s's notebook warning.
+
+    bm25s (under ``llama-index-retrievers-bm25``) imports ``tqdm.auto`` when it is
+    imported; in a Jupyter kernel without ipywidgets, tqdm then warns "IProgress not
+    found. Please update jupyter and ipywidgets". We never show bm25s's progress bars
+    (llama-index passes ``show_progress=False``), so that one warning, during that one
+    import, is left out; every other warning shows as usual. This leans on the text of
+    tqdm's ``WARN_NOIPYW`` and on bm25s importing tqdm at import time.
+    """
+    with _IMPORT_LOCK, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")
+        from llama_index.retrievers.bm25 import BM25Retriever
+    return BM25Retriever
 
 
 class ResultStore:
