@@ -158,3 +158,24 @@ def test_package_readmes_link_only_to_absolute_urls(member):
         if link.startswith("https://pypi.org/project/"):
             name = link.removeprefix("https://pypi.org/project/").rstrip("/")
             assert name in set_version.names(), link
+
+
+def test_the_readme_pip_commands_are_the_ones_ci_runs():
+    """Docs are tested: each pip command of "Install with pip" runs in .ci/wheels."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("\n## Install with pip\n", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```bash\n(.*?)```", section, re.DOTALL)
+    commands = [
+        "pip install" + line.split("#")[0].split("pip install", 1)[1].rstrip()
+        for block in blocks
+        for line in block.splitlines()
+        if "pip install" in line
+    ]
+    assert commands == [
+        "pip install --find-links dist toolspecs-gmail",
+        "pip install ./core ./loaders/* ./specs/* .",
+    ]
+    ci = (ROOT / ".ci" / "wheels").read_text(encoding="utf-8")
+    ci = ci.replace('"$work/dist"', "dist").replace(" --quiet", "")
+    for command in commands:
+        assert f"-m {command}\n" in ci, command
