@@ -1,10 +1,12 @@
 """Set the one version of all ten distributions, and the pins between them.
 
 The version source is the root pyproject.toml's ``[project] version``. The members keep a
-static copy of it, and pin each other to it, because each member's sdist must build alone
-(a version read from a file outside the member would not be in its sdist) and because uv
-reads static metadata without building anything. This script writes every copy and every
-pin in one go; ``tests/test_packaging.py`` fails when any of them disagrees with the root.
+static copy of it and pin each other to it. hatchling could read a dynamic version from one
+shared file (a member's sdist keeps the value in PKG-INFO, so it still builds alone), but
+the pins between members would still be written by hand, and uv, which reads static
+metadata without building anything, would need ``cache-keys`` on that file in every member
+to notice a new version. So this script writes every copy and every pin in one go, and
+``tests/test_packaging.py`` fails when any of them disagrees with the root.
 
 Usage, from the repository root::
 
