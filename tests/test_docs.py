@@ -35,11 +35,42 @@ def test_offline_examples_run(page):
     assert redirected.kind == "retry" and "Papers is redirecting" in redirected.text
 
 
-def test_root_readme_quick_start_has_the_two_commands():
+RUN = (
+    "uv run --no-dev toolspecs call --sandbox google_calendar.create_event "
+    'title="Tea with Ada" start_datetime="tomorrow 4pm" attendees=ada@example.com'
+)
+
+
+def quick_start_commands() -> list[str]:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    quick = text.split("## Quick start", 1)[1].split("##", 1)[0]
-    commands = re.findall(r"^uv run \S+.*$", quick.split("```bash", 1)[1].split("```", 1)[0], re.M)
-    assert [c.split("#")[0].strip() for c in commands] == ["uv run toolspecs list", "uv run pytest"]
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    first = quick.split("```bash", 1)[1].split("```", 1)[0]
+    return [c.split("  #")[0].strip() for c in re.findall(r"^uv run \S+.*$", first, re.M)]
+
+
+def test_root_readme_quick_start_has_the_two_commands():
+    assert quick_start_commands() == [RUN, "uv run pytest"]
+
+
+def test_the_quick_start_run_command_works_with_no_key_and_no_network(
+    no_dns, tmp_path, monkeypatch, capsys
+):
+    """A fresh machine: no network (every name lookup fails), no key, no credentials file."""
+    import shlex
+
+    from toolspecs.cli import main
+
+    for name in ("WOLFRAM_ALPHA_APP_ID", "OPENAI_API_KEY", "TOOLSPECS_TIMEZONE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    argv = shlex.split(quick_start_commands()[0])
+    assert argv[:4] == ["uv", "run", "--no-dev", "toolspecs"]
+    assert main(argv[4:]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("Event created with id evt0001: «Tea with Ada», ")
+    assert "16:00 -05:00 (America/New_York)" in out and "No emails were sent" in out
+    assert not no_dns, f"the sandbox looked up {no_dns}"
+    assert not list(tmp_path.iterdir()), "the sandbox wrote files"
 
 
 def test_gmail_page_examples_run_offline(tmp_path, monkeypatch, capsys):
