@@ -82,7 +82,7 @@ def set_version(version: str, root: Path = ROOT) -> list[Path]:
             return match[0]
         return f'"{match["name"]}{match["extras"] or ""}{specifier}"'
 
-    written = []
+    planned: list[tuple[Path, str]] = []
     for path in pyprojects(root):
         text = path.read_text(encoding="utf-8")
         # The first `version = "..."` line is [project]'s: it comes right after the name.
@@ -94,6 +94,10 @@ def set_version(version: str, root: Path = ROOT) -> list[Path]:
         text = requirement.sub(repin, text)
         if tomllib.loads(text)["project"]["version"] != version:
             raise ValueError(f"{path}: the version line is not [project]'s")
+        planned.append((path, text))
+    # Every file checked first, then all written: a bad file leaves the release untouched.
+    written = []
+    for path, text in planned:
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from pathlib import Path
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -68,7 +70,12 @@ def test_the_quick_start_run_command_works_with_no_key_and_no_network(
     assert main(argv[4:]) == 0
     out = capsys.readouterr().out
     assert out.startswith("Event created with id evt0001: «Tea with Ada», ")
-    assert "16:00 -05:00 (America/New_York)" in out and "No emails were sent" in out
+    # The sandbox calendar is in New York time: -05:00 in winter, -04:00 in summer.
+    zone = ZoneInfo("America/New_York")
+    tomorrow = dt.datetime.now(zone).date() + dt.timedelta(days=1)
+    offset = dt.datetime.combine(tomorrow, dt.time(16), zone).strftime("%z")
+    assert f"{tomorrow} 16:00 {offset[:3]}:{offset[3:]} (America/New_York)" in out
+    assert "No emails were sent" in out
     assert not no_dns, f"the sandbox looked up {no_dns}"
     assert not list(tmp_path.iterdir()), "the sandbox wrote files"
 

@@ -122,6 +122,20 @@ def test_set_version_writes_every_copy_and_every_pin(tmp_path):
     )
 
 
+def test_set_version_with_one_bad_file_writes_none(tmp_path):
+    root = copy_of_the_workspace(tmp_path)
+    changelog = root / "CHANGELOG.md"
+    changelog.write_text(
+        changelog.read_text().replace("\n## ", "\n## 0.2.0 - Unreleased\n\n## ", 1)
+    )
+    last = set_version.pyprojects(root)[-1]  # checked last: the others come first
+    last.write_text(last.read_text().replace('version = "', 'release = "', 1))
+    before = {path: path.read_text() for path in set_version.pyprojects(root)}
+    with pytest.raises(ValueError, match="no version line"):
+        set_version.set_version("0.2.0", root=root)
+    assert {path: path.read_text() for path in set_version.pyprojects(root)} == before
+
+
 def test_set_version_at_the_current_version_changes_nothing(tmp_path):
     root = copy_of_the_workspace(tmp_path)
     version = project(ROOT / "pyproject.toml")["version"]

@@ -92,9 +92,11 @@ list, and "tomorrow 4pm" is a time in the spec's timezone. --json gives the argu
 as one JSON object (for nested values; key=value pairs given too are added to it).
 
 The spec is built with its defaults, then --allow-send, --allow-destructive,
---timezone and each --option key=value (a constructor argument such as app_id,
-credentials_path, auth_flow or max_results). --sandbox puts a built-in spec on its
-shipped fake with sample data: no keys, no network."""
+--timezone and each --option key=value (a constructor argument such as
+credentials_path, auth_flow or max_results). Keys are best left to the environment
+(WOLFRAM_ALPHA_APP_ID): an --option value stays in the shell's history and is shown to
+other users by ps. --sandbox puts a built-in spec on its shipped fake with sample data:
+no keys, no network."""
 
 _CALL_EPILOG = """\
 examples:
