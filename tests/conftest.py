@@ -43,24 +43,36 @@ def mocked_responses():
         yield rsps
 
 
-@pytest.fixture
-def no_dns(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """This machine without network: every name lookup fails, as with no DNS.
-
-    The real HTTP stacks (requests/urllib3, httpx/httpcore, httplib2) run down to
-    ``socket.getaddrinfo``, which raises ``socket.gaierror`` before any packet is sent.
-    Returns the host names asked for, one per lookup.
-    """
+def _failing_lookups(monkeypatch: pytest.MonkeyPatch, errno: str, message: str) -> list[str]:
     import socket
 
     asked: list[str] = []
+    code = getattr(socket, errno, -1)  # a platform may lack the constant
 
     def getaddrinfo(host, *args, **kwargs):
         asked.append(host)
-        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+        raise socket.gaierror(code, message)
 
     monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
     return asked
+
+
+@pytest.fixture
+def no_dns(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """This machine without network: every name lookup fails, as glibc fails it then.
+
+    The real HTTP stacks (requests/urllib3, httpx/httpcore, httplib2) run down to
+    ``socket.getaddrinfo``, which raises ``socket.gaierror`` before any packet is sent:
+    ``EAI_AGAIN`` ("Temporary failure in name resolution"), which a client tries once
+    more. Returns the host names asked for, one per lookup.
+    """
+    return _failing_lookups(monkeypatch, "EAI_AGAIN", "Temporary failure in name resolution")
+
+
+@pytest.fixture
+def no_dns_noname(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """As ``no_dns``, but every name is unknown (``EAI_NONAME``): final at once, no retry."""
+    return _failing_lookups(monkeypatch, "EAI_NONAME", "Name or service not known")
 
 
 @pytest.fixture

@@ -40,7 +40,7 @@ def test_a_calendar_call_asks_the_user_naming_the_host(no_dns, waits):
     assert waits == []
     text = str(caught.value)
     assert "could not resolve www.googleapis.com (no network, or no DNS)" in text
-    assert "Do not retry now: tell the user this machine seems to be offline" in text
+    assert "Do not retry now: tell the user this machine could not look up" in text
 
 
 def test_a_gmail_call_names_its_host(no_dns, waits):

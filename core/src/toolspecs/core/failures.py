@@ -262,18 +262,20 @@ DEFAULT_ROWS: tuple[Failure, ...] = (
 DEFAULT_FAILURES = FailureTable()
 
 
-# A name that does not resolve means this machine has no network (or no DNS): AskUser,
-# because the agent cannot fix that and retrying at once meets the same failure; only
-# the person can (connect, fix DNS or a proxy). A refused or broken connection to a host
-# that resolved may pass (a restart, a flaky link): RetryLater, naming the host.
+# A name that does not resolve, after the loader's one more try for a temporary failure
+# (EAI_AGAIN) or at once for any other: AskUser, because the agent cannot fix it and
+# retrying at once meets the same failure; only the person can (connect, fix DNS or a
+# proxy). It says what failed, not that the machine is offline: the name may be a
+# proxy's, or unknown to a working DNS. A refused or broken connection to a host that
+# resolved may pass (a restart, a flaky link): RetryLater, naming the host.
 NO_NETWORK = (
     "{service} cannot be reached: this machine could not resolve {exc.host} "
     "(no network, or no DNS)."
 )
 NO_NETWORK_STEP = (
-    "Do not retry now: tell the user this machine seems to be offline, and ask them to "
-    "check its internet connection (or its DNS or proxy settings); the same call works "
-    "once {exc.host} can be reached."
+    "Do not retry now: tell the user this machine could not look up {exc.host}, and ask "
+    "them to check its internet connection, DNS or proxy settings; the same call works "
+    "once that name resolves."
 )
 REFUSED_STEP = (
     "Wait a minute and try again; if it keeps failing, tell the user that {exc.host} "
@@ -284,9 +286,10 @@ REFUSED_STEP = (
 def unreachable_rows(on: Match | tuple[Match, ...]) -> tuple[Failure, Failure]:
     """The rows for a loader's "no connection to the host" error.
 
-    The error carries ``host`` (e.g. ``"export.arxiv.org"``) and ``resolved``: ``False``
-    when the name did not resolve (AskUser: the machine is offline), ``True`` when the
-    connection was refused or broke off (RetryLater). Both name the host.
+    The error carries ``host`` (e.g. ``"export.arxiv.org"``, or the proxy's) and
+    ``resolved``: ``False`` when the name did not resolve, after the loader's one more
+    try for a temporary failure (AskUser: no network, DNS or proxy to reach it), ``True``
+    when the connection was refused or broke off (RetryLater). Both name the host.
 
     Args:
         on: The loader's error type(s), e.g. ``ArxivUnreachable``.

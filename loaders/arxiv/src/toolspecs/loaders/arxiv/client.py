@@ -4,8 +4,10 @@
 a timeout on every request, one lock so concurrent tools share the rate limit,
 retries only where they can help (429, 5xx, timeouts, connection errors, malformed
 or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
-A host name that does not resolve (no network, no DNS) is not retried and keeps no
-pace (no request reached arXiv): :class:`ArxivUnreachable` names the host at once.
+A host name that does not resolve keeps no pace (no request reached arXiv). A
+temporary failure (``EAI_AGAIN``: no network, or a DNS hiccup) gets one more try after
+half a second, when the deadline leaves time; any other failed lookup is final at once.
+:class:`ArxivUnreachable` then names the host that did not resolve (a proxy's, behind one).
 
 Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
 trickles in included, and :meth:`ArxivClient.within` for a caller's own deadline), in
@@ -26,6 +28,7 @@ from datetime import datetime, timezone
 from email.utils import parsedate_to_datetime
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
+from urllib.request import getproxies
 
 import requests
 import urllib3
@@ -46,6 +49,10 @@ MAX_FEED_BYTES = 10 * 2**20
 # Redirects one request may follow (each to arXiv over https).
 MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
+# The wait before the one more try a temporary failure to resolve a name (EAI_AGAIN) gets.
+DNS_RETRY_WAIT = 0.5
+# getaddrinfo's answer for a temporary failure; getattr: a platform may lack the constant.
+_EAI_AGAIN = getattr(socket, "EAI_AGAIN", None)
 # The end (time.monotonic()) of the caller's deadline: see ArxivClient.within.
 _CALL_END: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "arxiv_call_end", default=None
@@ -123,6 +130,15 @@ class _Transient(Exception):
         self.retry_after = retry_after
         self.status = status
         self.host = host
+
+
+class _Unresolved(Exception):
+    """A host name that did not resolve; ``again`` when the failure was temporary."""
+
+    def __init__(self, host: str, again: bool) -> None:
+        super().__init__(f"could not resolve {host}")
+        self.host = host
+        self.again = again
 
 
 class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
@@ -249,11 +265,13 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             except requests.Timeout as exc:
                 raise _Transient(f"no answer from {host} within {timeout:g} s") from exc
             except requests.ConnectionError as exc:
-                if _unresolved(exc):  # no network or no DNS: a retry now meets the same
+                failed = _failed_host(exc, host)
+                lookup = _unresolved(exc)
+                if lookup is not None:  # no request left: no pace to keep
                     sent = False
-                    raise ArxivUnreachable(host, resolved=False) from exc
-                reason = f"could not connect to {host} ({_connection_failure(exc)})"
-                raise _Transient(reason, host=host) from exc
+                    raise _Unresolved(failed, again=lookup.errno == _EAI_AGAIN) from exc
+                reason = f"could not connect to {failed} ({_connection_failure(exc)})"
+                raise _Transient(reason, host=failed) from exc
             finally:
                 if sent:
                     self._last_request_dt = datetime.now()
@@ -295,10 +313,21 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         # Each try may take the time left of the deadline, the caller's included.
         end = _earliest(started + self.deadline, _CALL_END.get())
         assert end is not None
-        for tried in range(1, self.num_retries + 2):
+        tried, looked_up_again = 0, False
+        while True:
             try:
                 return attempt(end)
+            except _Unresolved as exc:
+                # EAI_AGAIN once gets one more try, half a second later, within the deadline;
+                # it keeps no pace of its own (no request left). Any other failure is final.
+                spent = max(time.monotonic() - started, slept)
+                if not exc.again or looked_up_again or started + spent + DNS_RETRY_WAIT >= end:
+                    raise ArxivUnreachable(exc.host, resolved=False) from exc.__cause__
+                looked_up_again = True
+                time.sleep(DNS_RETRY_WAIT)
+                slept += DNS_RETRY_WAIT
             except _Transient as exc:
+                tried += 1
                 last = exc
                 if tried > self.num_retries:
                     break  # no wait after the last try
@@ -335,13 +364,28 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         stack.extend(item for item in inner if isinstance(item, BaseException))
 
 
-def _unresolved(exc: BaseException) -> bool:
-    """Whether ``exc`` comes from a host name that did not resolve (``socket.gaierror``).
+def _unresolved(exc: BaseException) -> socket.gaierror | None:
+    """The ``socket.gaierror`` ``exc`` comes from: a host name that did not resolve.
 
     requests wraps it as ``ConnectionError(MaxRetryError(reason=NameResolutionError))``,
     urllib3 2.x raising the last ``from`` the ``gaierror``.
     """
-    return any(isinstance(cause, socket.gaierror) for cause in _causes(exc))
+    return next((cause for cause in _causes(exc) if isinstance(cause, socket.gaierror)), None)
+
+
+def _failed_host(exc: BaseException, host: str) -> str:
+    """The host no connection was made to: ``host``, or the proxy's when one is in the way.
+
+    urllib3's ``NewConnectionError`` (``NameResolutionError`` among them) keeps the
+    connection in ``conn``, whose ``host`` is the name looked up: the proxy's behind one.
+    Without it, a configured proxy (``HTTPS_PROXY``) may be the name that failed.
+    """
+    for cause in _causes(exc):
+        if isinstance(cause, urllib3.exceptions.NewConnectionError):
+            failed = getattr(cause.conn, "host", None)
+            if isinstance(failed, str) and failed:
+                return failed
+    return f"{host} (or the proxy)" if getproxies() else host
 
 
 def _connection_failure(exc: BaseException) -> str:

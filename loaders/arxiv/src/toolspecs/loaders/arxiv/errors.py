@@ -6,7 +6,8 @@ Hierarchy::
     ├── ArxivUnavailable       429, 5xx, timeouts, connection errors, malformed feeds,
     │   │                      after the client's retries (``retryable`` is True)
     │   └── ArxivUnreachable   no connection to ``host``: its name did not resolve (no
-    │                          network or DNS: not retried) or the connection was refused
+    │                          network or DNS; a temporary failure is tried once more
+    │                          after 0.5 s) or the connection was refused (retried)
     ├── ArxivQueryError        arXiv rejected the query or id (400; its message is kept)
     ├── PaperNotFound          no paper has that id (404)
     └── PaperUnreadable        the PDF could not be fetched as a PDF or read
@@ -75,11 +76,14 @@ class ArxivUnreachable(ArxivUnavailable):
     """No connection could be made to ``host``: no HTTP request reached arXiv.
 
     Args:
-        host: The host name, e.g. ``"export.arxiv.org"``.
+        host: The host name, e.g. ``"export.arxiv.org"``; behind a proxy, the proxy's
+            when it is the one that failed (``"export.arxiv.org (or the proxy)"`` when
+            that cannot be told).
         resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
-            machine has no network or no DNS, which a retry a moment later does not
-            change; it is not retried (``retryable`` is ``False``). ``True`` when the
-            name resolved but the connection was refused or broke off (retried).
+            machine has no network or no DNS. A temporary failure (``EAI_AGAIN``) was
+            tried once more after 0.5 s, any other failed at once; retrying at once
+            meets the same (``retryable`` is ``False``). ``True`` when the name resolved
+            but the connection was refused or broke off (retried).
         reason: What happened, e.g. ``"could not resolve export.arxiv.org (no network
             or DNS?)"``; default from ``host`` and ``resolved``.
     """
