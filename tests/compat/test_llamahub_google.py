@@ -105,7 +105,8 @@ def test_calendar_keeps_the_paths_given():
 
 @patch("os.path.isfile", return_value=False)
 @patch("google_auth_oauthlib.flow.InstalledAppFlow.from_client_secrets_file")
-def test_calendar_in_the_cloud_writes_no_token(flow_from_file, isfile):
+def test_calendar_in_the_cloud_writes_no_token(flow_from_file, isfile, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # ours: where a token.json would be written
     signed_in = Mock()
     signed_in.to_json.return_value = "{}"
     flow = Mock()
@@ -117,6 +118,8 @@ def test_calendar_in_the_cloud_writes_no_token(flow_from_file, isfile):
         creds = spec._get_credentials()
         opened.assert_not_called()
     assert creds is signed_in
+    # Ours: tokens are written through mkstemp/os.fdopen, which open() above never sees.
+    assert not list(tmp_path.iterdir())
 
 
 # --- Gmail ---------------------------------------------------------------------------

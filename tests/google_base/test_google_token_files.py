@@ -71,11 +71,83 @@ def console(spec):
 
 @pytest.mark.parametrize("scopes", [CAL, CAL + GMAIL, None], ids=["same", "more", "unsaid"])
 def test_a_llamahub_token_json_holding_the_scopes_is_used(in_empty_dir, scopes):
+    # "unsaid": read as LlamaHub reads it (with the scopes asked for); see below for why
+    # it is never rewritten.
     # Before: Calendar looked only for token.calendar.json and asked to authorize again.
     (in_empty_dir / "token.json").write_text(token(scopes, "llamahub"))
     spec = GoogleCalendarToolSpec()
     assert spec._get_credentials().token == "llamahub"
     assert spec.authorize() == "Authorized; the token is in token.json."
+    assert sorted(p.name for p in in_empty_dir.iterdir()) == ["token.json"]
+
+
+def test_a_token_json_that_does_not_say_its_scopes_is_never_rewritten(
+    in_empty_dir, mocked_responses
+):
+    # Before: refreshed, then rewritten with Calendar's scopes: Gmail's token, taken over.
+    unsaid = token(None, "gmail?", expired=True)
+    (in_empty_dir / "token.json").write_text(unsaid)
+    mocked_responses.post(
+        "https://oauth2.googleapis.com/token", json={"access_token": "fresh", "expires_in": 3600}
+    )
+    assert GoogleCalendarToolSpec()._get_credentials().token == "fresh"
+    assert (in_empty_dir / "token.json").read_text() == unsaid
+    assert sorted(p.name for p in in_empty_dir.iterdir()) == ["token.json"]
+
+
+def test_a_refused_refresh_of_a_token_json_that_does_not_say_signs_in_beside_it(
+    in_empty_dir, sign_in, mocked_responses
+):
+    # Before: "delete token.json and authorize again", when it may be Gmail's token.
+    unsaid = token(None, "gmail?", expired=True)
+    (in_empty_dir / "token.json").write_text(unsaid)
+    mocked_responses.post(
+        "https://oauth2.googleapis.com/token",
+        status=400,
+        json={"error": "invalid_scope", "error_description": "Bad Request"},
+    )
+    spec = console(GoogleCalendarToolSpec())
+    assert spec.authorize() == "Authorized; the token is in token.calendar.json."
+    assert len(sign_in) == 1
+    assert (in_empty_dir / "token.json").read_text() == unsaid
+    assert json.loads((in_empty_dir / "token.calendar.json").read_text())["scopes"] == CAL
+    # Next time the file that says it holds Calendar's scopes comes first: no refresh.
+    assert GoogleCalendarToolSpec()._get_credentials().token == "new"
+
+
+def test_a_sign_in_never_overwrites_a_token_json_that_does_not_say(in_empty_dir, sign_in):
+    # Expired, and no refresh token to renew it with: a sign-in is the only way.
+    before = json.dumps({**json.loads(token(None, "x", expired=True)), "refresh_token": None})
+    (in_empty_dir / "token.json").write_text(before)
+    assert console(GoogleCalendarToolSpec()).authorize() == (
+        "Authorized; the token is in token.calendar.json."
+    )
+    assert (in_empty_dir / "token.json").read_text() == before
+
+
+def test_a_refreshed_authorized_user_info_is_not_written(in_empty_dir, mocked_responses):
+    # Before: written to ./token.json, refresh token and client secret included.
+    info = json.loads(token(CAL, "old", expired=True))
+    mocked_responses.post(
+        "https://oauth2.googleapis.com/token", json={"access_token": "fresh", "expires_in": 3600}
+    )
+    assert GoogleCalendarToolSpec(authorized_user_info=info)._get_credentials().token == "fresh"
+    assert list(in_empty_dir.iterdir()) == []
+
+
+def test_a_refreshed_authorized_user_info_beside_another_token_json_is_used(
+    in_empty_dir, mocked_responses
+):
+    # Before: GoogleAuthError "holds other Google scopes", after the refresh had worked.
+    gmail_token = token(GMAIL, "gmail")
+    (in_empty_dir / "token.json").write_text(gmail_token)
+    info = json.loads(token(CAL, "old", expired=True))
+    mocked_responses.post(
+        "https://oauth2.googleapis.com/token", json={"access_token": "fresh", "expires_in": 3600}
+    )
+    spec = GoogleCalendarToolSpec(authorized_user_info=info)
+    assert spec._get_credentials().token == "fresh"
+    assert (in_empty_dir / "token.json").read_text() == gmail_token
     assert sorted(p.name for p in in_empty_dir.iterdir()) == ["token.json"]
 
 

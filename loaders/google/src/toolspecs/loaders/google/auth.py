@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google.errors import GoogleAuthError
+from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -130,23 +131,28 @@ class GoogleAuth:
             return path
         return self._save_path()
 
-    def credentials(self, sign_in: bool = True) -> Any:
+    def credentials(self, sign_in: bool = True, refresh: bool = True) -> Any:
         """Valid credentials, refreshing or authorizing as needed.
 
         Args:
             sign_in: Whether the OAuth flow may run (a browser or console login) when
                 nothing else gives credentials; with ``False``, ``None`` instead.
+            refresh: Whether expired credentials may be renewed (a request to Google's
+                token server, then the token file rewritten). With ``False`` nothing
+                goes to the network and nothing is written: credentials that would need
+                it are returned as they are (``creds.valid`` is false).
 
         Raises:
             GoogleAuthError: When the person must act: no OAuth client file, a malformed
                 client file, token or service-account key, a refresh Google refused.
+            GoogleUnreachable: When a refresh got no answer from Google's token server.
         """
         if self.creds is not None:
             return self.creds
         service_account = self._service_account()
         if service_account is not None:
             return service_account
-        return self._user_credentials(sign_in)
+        return self._user_credentials(sign_in, refresh)
 
     def _service_account(self) -> Any:
         info = self.service_account_key
@@ -182,27 +188,37 @@ class GoogleAuth:
             ) from exc
         return creds.with_subject(self.subject) if self.subject else creds
 
-    def _user_credentials(self, sign_in: bool) -> Any:
+    def _user_credentials(self, sign_in: bool, refresh: bool = True) -> Any:
         from google.auth.exceptions import RefreshError
-        from google.auth.transport.requests import Request
 
         # Each place a user's token may be: (credentials, its file or None, may rewrite it).
+        # A dict given in memory is never written anywhere.
         found: Iterator[tuple[Any, str | None, bool]]
         if self.authorized_user_info is not None:
-            found = iter([(self._from_info(), None, True)])
+            found = iter([(self._from_info(), None, False)])
         else:
             found = (
                 (self._from_file(path), path, rewrite) for path, rewrite in self._token_files()
             )
+        stale = None  # the first token that a refresh would renew
         for creds, path, rewrite in found:
             if creds.valid:
                 self.token_in_use = path
                 return creds
             if not (creds.expired and creds.refresh_token):
                 continue  # no way to renew this one: try the next, else sign in
+            if not refresh:
+                stale = stale or creds
+                continue
             try:
-                creds.refresh(Request())
+                _refresh(creds)
             except RefreshError as exc:
+                if path is not None and _granted(path, self.scopes) == "":
+                    # It does not say what it was granted: maybe another scope set's
+                    # (Google refuses to renew a token for scopes it was not granted).
+                    # Kept as it is; a sign-in writes this scope set's own file.
+                    logger.info("Google refused to refresh %s: not using it", path)
+                    continue
                 # Not the exception's text: it carries the token endpoint's whole answer.
                 fix = (
                     f"delete {path} and authorize again"
@@ -216,11 +232,11 @@ class GoogleAuth:
                 ) from exc
             if rewrite:
                 self._save(creds, path)
-            else:  # granted more scopes than these: not rewritten with fewer
+            else:  # more scopes than these, or unsaid, or in memory: never rewritten
                 self.token_in_use = path
             return creds
-        if not sign_in:
-            return None
+        if not sign_in or not refresh:
+            return stale
         target = None if self.is_cloud else self._new_token_path()  # before a sign-in
         creds = self._run_flow()
         self._save(creds, target)
@@ -229,9 +245,13 @@ class GoogleAuth:
     def _token_files(self) -> Iterator[tuple[str, bool]]:
         """The token files to read, in order, each with whether a refresh may rewrite it.
 
-        ``token_path``, then this scope set's own file; a file granted other scopes is
-        skipped, and one granted more than these is read but never rewritten.
+        ``token_path``, then this scope set's own file, those that say they hold these
+        scopes first; a file granted other scopes is skipped. Only a file granted exactly
+        these is rewritten: one granted more is never narrowed, and one that does not say
+        (no scope list: it may be another scope set's) is read, as LlamaHub reads it, but
+        kept as it is.
         """
+        unsaid = []
         for path in dict.fromkeys((self.token_path, self.own_token_path)):
             if not os.path.isfile(path):
                 continue
@@ -242,8 +262,12 @@ class GoogleAuth:
                     path,
                     scope_label(self.scopes),
                 )
-                continue
-            yield path, granted != "more"
+            elif granted == "":
+                unsaid.append(path)
+            else:
+                yield path, granted == "same"
+        for path in unsaid:
+            yield path, False
 
     def _save_path(self) -> str:
         """Where a new token goes: ``token_path``, unless that file holds other scopes."""
@@ -252,7 +276,8 @@ class GoogleAuth:
         return self.token_path
 
     def _holds_others(self, path: str) -> bool:
-        return os.path.isfile(path) and _granted(path, self.scopes) in ("other", "more")
+        """Whether ``path`` is a file that may hold other scopes: not to be overwritten."""
+        return os.path.isfile(path) and _granted(path, self.scopes) != "same"
 
     def _new_token_path(self) -> str:
         """:meth:`_save_path`, checked before a sign-in: never a file holding other scopes."""
@@ -260,8 +285,8 @@ class GoogleAuth:
         if self._holds_others(path):  # token_path is already this scope set's own name
             raise GoogleAuthError(
                 f"the token file {path!r} holds other Google scopes than "
-                f"{scope_label(self.scopes)}, and is not overwritten: set token_path to "
-                "another file",
+                f"{scope_label(self.scopes)} (or does not say which), and is not "
+                "overwritten: set token_path to another file",
                 "token_path",
             )
         return path
@@ -347,6 +372,33 @@ class GoogleAuth:
         ).strip()
         flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
         return flow.credentials
+
+
+def _refresh(creds: Any) -> None:
+    """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
+
+    Raises:
+        GoogleUnreachable: When the token server gets no answer: its name did not resolve
+            (``EAI_AGAIN``: once more after a short wait first), or the connection was
+            refused or timed out. Never the transport's text.
+    """
+    import tenacity
+
+    from google.auth.exceptions import TransportError
+    from google.auth.transport.requests import Request
+
+    for attempt in (1, 2):
+        try:
+            creds.refresh(Request())
+            return
+        except TransportError as exc:
+            failure = unreachable(exc, str(creds.token_uri))
+            if failure is None:
+                raise
+            if not (failure.again and attempt == 1):
+                raise failure from exc
+        # tenacity's sleep, as execute() waits (tests record it there).
+        tenacity.nap.sleep(AGAIN_WAIT)
 
 
 def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other", ""]:

@@ -10,8 +10,9 @@ Hierarchy::
     │                          not what the API returns: HTML, not JSON, a JSON that is not an
     │                          object, or an object without the fields the request returns
     ├── GoogleUnreachable      no answer from ``host``: its name did not resolve (no network
-    │                          or DNS: not retried), the connection was refused or broke off,
-    │                          or it timed out (retried within the deadline)
+    │                          or DNS: tried once more after 0.5 s for ``EAI_AGAIN``, else
+    │                          not), the connection was refused or broke off, or it timed out
+    │                          (retried within the deadline); ``host``, ``resolved``
     └── GoogleApiError         Google answered with an HTTP error, after the retries of 429,
                                5xx and rate-limit 403s that fit in the call's deadline (also
                                a ``googleapiclient.errors.HttpError``, so code written for
@@ -20,9 +21,10 @@ Hierarchy::
 Every error carries ``status`` (the HTTP status, or ``None``), ``reason`` (what Google
 said, or what happened) and ``retry_after`` (the seconds Google asked us to wait, or
 ``None``). Network failures met while :func:`~toolspecs.loaders.google.service.execute`
-runs a request (a name that does not resolve, a refused or broken connection, a timeout,
-also inside google-auth's ``TransportError``) are a :class:`GoogleUnreachable` naming the
-host; other ``httplib2`` errors, an ``ssl.SSLError`` and a ``RefreshError`` are not wrapped.
+runs a request or :class:`~toolspecs.loaders.google.auth.GoogleAuth` refreshes a token (a
+name that does not resolve, a refused or broken connection, a timeout, also inside
+google-auth's ``TransportError``) are a :class:`GoogleUnreachable` naming the host; other
+``httplib2`` errors, an ``ssl.SSLError`` and a ``RefreshError`` are not wrapped.
 """
 
 from __future__ import annotations
@@ -98,15 +100,18 @@ class GoogleUnreachable(GoogleLoaderError):
     Args:
         host: The host name, e.g. ``"gmail.googleapis.com"``.
         resolved: ``False`` when the name did not resolve (``socket.gaierror``,
-            httplib2's ``ServerNotFoundError``): this machine has no network or no DNS,
-            which a retry a moment later does not change, so it is not retried. ``True``
-            when the connection was refused, broke off or timed out.
+            httplib2's ``ServerNotFoundError``): this machine has no network or no DNS.
+            ``True`` when the connection was refused, broke off or timed out.
         reason: What happened; default from ``host`` and ``resolved``.
+        again: The lookup failed with ``EAI_AGAIN`` ("Temporary failure in name
+            resolution"): worth one more try after a short wait, no more. Any other
+            lookup failure is final at once.
     """
 
-    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+    def __init__(self, host: str, *, resolved: bool, reason: str = "", again: bool = False) -> None:
         self.host = host
         self.resolved = resolved
+        self.again = again
         if not reason:
             reason = (
                 f"could not connect to {host}"

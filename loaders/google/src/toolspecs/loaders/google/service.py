@@ -7,24 +7,22 @@ the caller's deadline; an answer that is not a JSON object (a proxy's HTML page,
 body) is a :class:`~toolspecs.loaders.google.errors.GoogleResponseError`, never a string
 handed on as if it were the result. A request that gets no answer (no network, a refused
 connection, a timeout) is a :class:`~toolspecs.loaders.google.errors.GoogleUnreachable`
-naming the host; a name that does not resolve is not tried again.
+naming the host; a name that does not resolve is tried once more after 0.5 s when the
+lookup said "try again" (``EAI_AGAIN``), and not at all otherwise.
 """
 
 from __future__ import annotations
 
 import json
-import re
-import socket
-import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any, ClassVar
-from urllib.parse import urlsplit
 
 from llama_index.core.readers.base import BaseReader
-from tenacity import RetryCallState, Retrying, retry_if_exception, wait_random_exponential
+from tenacity import RetryCallState, Retrying, wait_random_exponential
 
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
+from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
 
 NUM_RETRIES = 3
 # Seconds one request may take with its retries and waits, unless the caller says.
@@ -81,17 +79,17 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
                 raise
             raise GoogleApiError.from_http_error(exc) from exc
         except Exception as exc:
-            unreachable = _unreachable(exc, str(getattr(request, "uri", "")))
-            if unreachable is None:
+            failure = unreachable(exc, str(getattr(request, "uri", "")))
+            if failure is None:
                 raise
-            raise unreachable from exc
+            raise failure from exc
 
     # A POST (a new draft, a sent draft, a new event) that met a server error or a lost
     # connection may have been done: it is not sent again, so nothing is done twice. A
     # rate limit (429, or 403 rateLimitExceeded) means Google refused it: that one waits.
     repeatable = str(getattr(request, "method", "GET")).upper() != "POST"
     retrying = Retrying(
-        retry=retry_if_exception(_passing if repeatable else _refused),
+        retry=_retry(_passing if repeatable else _refused),
         wait=_back_off,
         stop=_stop(num_retries, deadline),
         reraise=True,
@@ -99,65 +97,35 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
     return retrying(once)
 
 
+def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState], bool]:
+    """Whether to try again: a failure ``worth`` it, or the first ``EAI_AGAIN`` lookup.
+
+    A name that did not resolve was never sent, so even a POST may be tried again; but
+    only ``EAI_AGAIN`` gets a second try, and only one (see
+    :mod:`~toolspecs.loaders.google.network`).
+    """
+    unresolved = 0
+
+    def retry(state: RetryCallState) -> bool:
+        nonlocal unresolved
+        if state.outcome is None or not state.outcome.failed:
+            return False
+        exc = state.outcome.exception()
+        if isinstance(exc, GoogleUnreachable) and not exc.resolved:
+            unresolved += 1
+            return exc.again and unresolved == 1
+        return exc is not None and worth(exc)
+
+    return retry
+
+
 def _passing(exc: BaseException) -> bool:
-    """A failure the same request may not meet a little later (not a name unresolved)."""
+    """A failure the same request may not meet a little later."""
     if isinstance(exc, GoogleApiError):
         return exc.passing
     if isinstance(exc, GoogleUnreachable):
         return exc.resolved
     return isinstance(exc, (TimeoutError, ConnectionError))
-
-
-# httplib2 words a name that does not resolve "Unable to find the server at <host>" and
-# keeps no host attribute: we read the host from that text (httplib2 0.2x's wording).
-_NOT_FOUND_AT = re.compile(r"Unable to find the server at (\S+)")
-
-
-def _unreachable(exc: Exception, uri: str) -> GoogleUnreachable | None:
-    """The loader's error for a request that got no answer; ``None`` for other failures.
-
-    httplib2 raises ``ServerNotFoundError`` for a name that does not resolve (from the
-    ``socket.gaierror``, which it does not retry), and the socket's own errors for a
-    refused connection or a timeout; google-auth wraps them in ``TransportError`` when
-    they happen while it refreshes a token (then the host is its token server's).
-    """
-    import httplib2
-
-    host = urlsplit(uri).hostname or "Google"
-    causes = list(_causes(exc))
-    for cause in causes:
-        if isinstance(cause, (httplib2.ServerNotFoundError, socket.gaierror)):
-            named = _NOT_FOUND_AT.search(str(cause))
-            return GoogleUnreachable(named.group(1) if named else host, resolved=False)
-    if any(isinstance(cause, ssl.SSLError) for cause in causes):
-        return None  # a certificate or TLS failure: not a missing connection
-    for cause in causes:
-        if isinstance(cause, TimeoutError):
-            return GoogleUnreachable(host, resolved=True, reason=f"no answer from {host} in time")
-        if isinstance(cause, ConnectionError):
-            what = (
-                "connection refused"
-                if isinstance(cause, ConnectionRefusedError)
-                else (type(cause).__name__)
-            )
-            return GoogleUnreachable(
-                host, resolved=True, reason=f"could not connect to {host} ({what})"
-            )
-    return None
-
-
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps (``__cause__``, ``__context__``, ``args``)."""
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        found = stack.pop()
-        if id(found) in seen:
-            continue
-        seen.add(id(found))
-        yield found
-        inner = (found.__cause__, found.__context__, *found.args)
-        stack.extend(item for item in inner if isinstance(item, BaseException))
 
 
 def _refused(exc: BaseException) -> bool:
@@ -166,9 +134,14 @@ def _refused(exc: BaseException) -> bool:
 
 
 def _back_off(state: RetryCallState) -> float:
-    """Exponential back-off with full jitter, but at least what ``Retry-After`` asked."""
-    jitter: float = wait_random_exponential(multiplier=1, max=MAX_BACKOFF)(state)
+    """Exponential back-off with full jitter, but at least what ``Retry-After`` asked.
+
+    After a name that did not resolve (``EAI_AGAIN``): :data:`~.network.AGAIN_WAIT`.
+    """
     failure = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(failure, GoogleUnreachable) and not failure.resolved:
+        return AGAIN_WAIT
+    jitter: float = wait_random_exponential(multiplier=1, max=MAX_BACKOFF)(state)
     asked = getattr(failure, "retry_after", None)
     return max(jitter, float(asked)) if asked is not None else jitter
 
@@ -247,18 +220,24 @@ class GoogleApiReader(BaseReader):
             )
         return self._service
 
-    def service_if_signed_in(self) -> Any:
+    def service_if_signed_in(self, refresh: bool = True) -> Any:
         """The API client if it can be had without a sign-in, else ``None``.
 
         Like :attr:`service`, but where only the OAuth flow (a browser or console login)
         would give credentials, none is started.
 
+        Args:
+            refresh: Whether an expired token may be renewed; with ``False``, ``None``
+                unless credentials are at hand that are valid as they are (nothing goes to
+                the network for them, nothing is written).
+
         Raises:
             GoogleAuthError: When credentials are there but cannot be used.
+            GoogleUnreachable: When a token refresh got no answer.
         """
         if self._service is None and self.transport is None:
-            creds = self.auth.credentials(sign_in=False)
-            if creds is None:
+            creds = self.auth.credentials(sign_in=False, refresh=refresh)
+            if creds is None or not (refresh or getattr(creds, "valid", True)):
                 return None
             self._service = build_service(self.api, self.version, credentials=creds)
         return self.service

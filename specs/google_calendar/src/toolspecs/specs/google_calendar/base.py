@@ -202,17 +202,20 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     def date_zone(self) -> tuple[dt.tzinfo, str]:
         """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
 
-        ``timezone`` if set; else the calendar's own, when Google credentials are there
-        without a sign-in (``creds``, a service account, a token, a ``transport``); else
-        ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the calendar's was not
-        read.
+        ``timezone`` if set; else the calendar's own, when Google credentials are at hand
+        that need neither a sign-in nor a refresh (``creds`` or a token not expired, a
+        ``transport``); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the
+        calendar's was not read. A tool marked read-only and closed-world does not renew
+        a token: that is a request to Google's token server and a token file rewritten.
         """
         if self.timezone:
             return resolve_timezone(self.timezone), "from the timezone setting"
         why = "no Google sign-in"
         try:
-            if self.reader.service_if_signed_in() is not None:
+            if self.reader.service_if_signed_in(refresh=False) is not None:
                 return self.reader.calendar_timezone(self.calendar_id), "the calendar's own"
+            if self.auth.credentials(sign_in=False, refresh=False) is not None:
+                why = "no current Google access token (get_date does not renew one)"
         except Exception as exc:  # mapped by the failure table; anything else is our bug
             guidance = self.guidance_for(exc)
             if guidance is None:
