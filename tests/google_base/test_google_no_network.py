@@ -130,7 +130,7 @@ def test_an_offline_refresh_of_token_json_asks_the_user(expired_token_json, no_d
     output = GoogleCalendarToolSpec().call_tool("load_data")
     assert isinstance(output.exception, AskUser), output.content
     assert "could not resolve oauth2.googleapis.com (no network, or no DNS)" in output.content
-    assert "tell the user this machine seems to be offline" in output.content
+    assert "tell the user this machine could not look up oauth2.googleapis.com" in output.content
     assert not any(text in output.content for text in LIBRARY_TEXT), output.content
     assert no_dns == ["oauth2.googleapis.com"] * 2 and waits == [0.5]
     assert expired_token_json.read_text() == before
