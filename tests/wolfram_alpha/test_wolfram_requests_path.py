@@ -91,11 +91,12 @@ def test_a_429_is_retried_through_requests_too(mocked_responses, sleeps):
     assert sleeps == [2.0]
 
 
-def test_a_name_that_does_not_resolve_is_asked_once_and_named(no_dns, sleeps):
+def test_a_name_that_does_not_resolve_is_asked_twice_and_named(no_dns, sleeps):
     with pytest.raises(WolframAlphaUnreachable) as caught:
         WolframAlphaClient("K", retries=3).llm_answer("2+2")
-    assert no_dns == ["www.wolframalpha.com"]  # one lookup: no retry
-    assert sleeps == []  # no back-off
+    # EAI_AGAIN ("try again"): one more lookup 0.5 s later, not the retries' back-off
+    assert no_dns == ["www.wolframalpha.com"] * 2
+    assert sleeps == [0.5]
     assert (caught.value.host, caught.value.resolved) == ("www.wolframalpha.com", False)
     assert caught.value.reason == "could not resolve www.wolframalpha.com (no network or DNS?)"
 
@@ -103,7 +104,7 @@ def test_a_name_that_does_not_resolve_is_asked_once_and_named(no_dns, sleeps):
 def test_the_full_results_api_over_httpx_fails_as_fast(no_dns, sleeps):
     with pytest.raises(WolframAlphaUnreachable) as caught:
         WolframAlphaClient("K", retries=3).full_results("pi")
-    assert no_dns == ["api.wolframalpha.com"] and sleeps == []
+    assert no_dns == ["api.wolframalpha.com"] * 2 and sleeps == [0.5]
     assert "could not resolve api.wolframalpha.com" in str(caught.value)
 
 
@@ -114,7 +115,7 @@ def test_without_network_the_tool_asks_the_user_naming_the_host(no_dns, sleeps):
             tool.fn(query="2+2")
         assert f"could not resolve {host} (no network, or no DNS)" in str(caught.value)
         assert "Do not retry now" in str(caught.value)
-    assert len(no_dns) == 2 and sleeps == []
+    assert len(no_dns) == 4 and sleeps == [0.5, 0.5]  # EAI_AGAIN: one more try each
 
 
 def test_a_refused_connection_names_the_host(refused, sleeps):

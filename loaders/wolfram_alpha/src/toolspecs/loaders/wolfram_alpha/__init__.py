@@ -12,6 +12,7 @@ from toolspecs.loaders.wolfram_alpha.client import (
 )
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdError,
+    AppIdMalformed,
     AppIdMissing,
     AppIdRejected,
     MalformedReply,
@@ -30,6 +31,7 @@ __all__ = [
     "FULL_RESULTS_URL",
     "LLM_API_URL",
     "AppIdError",
+    "AppIdMalformed",
     "AppIdMissing",
     "AppIdRejected",
     "HideAppId",

@@ -15,9 +15,15 @@
 
 Each request is bounded: its reply is read up to ``max_reply_bytes``, and the whole
 request, retries and ``Retry-After`` waits included, ends within a deadline (the
-client's ``deadline``, or the ``deadline=`` of one call), not per read. A host name that
-does not resolve (no network, no DNS) is not retried: :class:`WolframAlphaUnreachable`
-names the host at once.
+client's ``deadline``, or the ``deadline=`` of one call), not per read, however slowly
+the body arrives (each read returns what has come). A host name that does not resolve
+raises :class:`WolframAlphaUnreachable` naming the host: at once when the name does not
+exist, after one more try 0.5 s later when the resolver said "try again" (``EAI_AGAIN``,
+what glibc says with no network, and in a passing DNS hiccup).
+
+The AppID is read without surrounding whitespace (a key file's last newline); one that
+still holds spaces or control characters is refused before anything is sent
+(:class:`AppIdMalformed`), and its value is never shown.
 
 Failures raise the loader's own exceptions (:mod:`toolspecs.loaders.wolfram_alpha.errors`),
 each carrying ``status``, ``reason`` and ``retry_after``. Tests and demos pass an httpx
@@ -35,6 +41,7 @@ import os
 import re
 import socket
 import time
+import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
@@ -44,10 +51,13 @@ from xml.parsers.expat import ExpatError
 
 import httpx
 import requests
+import urllib3
 import wolframalpha
 import xmltodict
+from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 
 from toolspecs.loaders.wolfram_alpha.errors import (
+    AppIdMalformed,
     AppIdMissing,
     AppIdRejected,
     MalformedReply,
@@ -78,9 +88,12 @@ _BACKOFF_SECONDS = 1.0
 # Time kept for the next try itself: a wait is skipped when less than this would be left.
 _TRY_SECONDS = 2.0
 _REASON_CHARS = 200
-# Bytes asked of requests per read of a reply; the size and the deadline are checked
-# after each (a read waits at most the request's timeout).
+# The most bytes one read of a reply returns; a read returns what has arrived (at least a
+# byte), and the size and the deadline are checked after each (a read waits at most the
+# request's timeout), so a body sent a byte at a time still ends at the deadline.
 _CHUNK = 16 * 1024
+# The wait before the one more try a name lookup gets when the resolver said "try again".
+_DNS_AGAIN_SECONDS = 0.5
 # How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
 _ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
 _APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
@@ -137,13 +150,17 @@ class _ConnectionFailed(Exception):
     """A failed connection (the loader's ``error``), which another try may not meet.
 
     ``retry`` is ``False`` when another try now would meet the same (a name that does
-    not resolve).
+    not resolve). ``dns_again``: the resolver said "try again" (``EAI_AGAIN``), which
+    earns one more try after :data:`_DNS_AGAIN_SECONDS`, whatever ``retry`` says.
     """
 
-    def __init__(self, error: WolframAlphaUnavailable, retry: bool = True) -> None:
+    def __init__(
+        self, error: WolframAlphaUnavailable, retry: bool = True, *, dns_again: bool = False
+    ) -> None:
         super().__init__(error)
         self.error = error
         self.retry = retry
+        self.dns_again = dns_again
 
 
 @dataclass
@@ -203,7 +220,11 @@ class WolframAlphaClient:
             raise ValueError(f"deadline must be a positive number of seconds, not {deadline!r}")
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, not {retries!r}")
-        self.app_id = app_id or os.environ.get(APP_ID_ENV) or os.environ.get(APP_ID_ENV_FALLBACK)
+        self.app_id = (
+            _stripped(app_id)
+            or _stripped(os.environ.get(APP_ID_ENV))
+            or _stripped(os.environ.get(APP_ID_ENV_FALLBACK))
+        )
         self.timeout = float(timeout)
         self.max_reply_bytes = max_reply_bytes
         self.deadline = float(deadline)
@@ -353,15 +374,27 @@ class WolframAlphaClient:
     # -- plumbing ----------------------------------------------------------------------
 
     def _app_id(self, given: str | None = None) -> str:
-        if given and not self.app_id:
+        """The AppID to send, without surrounding whitespace; checked, never shown.
+
+        Stripped here too: ``app_id`` (LlamaHub's ``token``) may be set after the
+        constructor.
+        """
+        given = _stripped(given)
+        if given and not _stripped(self.app_id):
             self._given_app_ids.add(given)  # for _scrub
-        app_id = self.app_id or given
+        app_id = _stripped(self.app_id) or given
         if not app_id:
             raise AppIdMissing(
                 "no Wolfram|Alpha AppID: pass app_id=... or set "
                 f"{APP_ID_ENV} (or {APP_ID_ENV_FALLBACK})",
                 reason=f"no AppID was given, and neither {APP_ID_ENV} nor "
                 f"{APP_ID_ENV_FALLBACK} is set",
+            )
+        if not (app_id.isascii() and app_id.isprintable()) or any(c.isspace() for c in app_id):
+            raise AppIdMalformed(
+                "the Wolfram|Alpha AppID cannot be sent: it holds spaces or control characters",
+                reason="the AppID holds spaces, control characters or non-ASCII characters "
+                "inside (surrounding whitespace is ignored); it was not sent",
             )
         return app_id
 
@@ -378,13 +411,17 @@ class WolframAlphaClient:
 
         The last reply is returned whatever its status (the caller reads it); transport
         failures, a reply over the size limit and one not read in full by the deadline
-        raise the loader's errors. There is no wait after the last try, and no other try
-        when the host name did not resolve. ``with_requests``: sent with
-        ``requests.get`` instead of the httpx client.
+        raise the loader's errors. There is no wait after the last try. A host name that
+        did not resolve is final, but for the resolver's "try again" (``EAI_AGAIN``):
+        that gets one more try after 0.5 s when the deadline leaves time for it (not
+        counted in ``retries``). ``with_requests``: sent with ``requests.get`` instead of
+        the httpx client.
         """
         budget = round(self.deadline if deadline is None else max(0.0, float(deadline)), 1)
         end = time.monotonic() + budget
-        for tried in range(self.retries + 1):
+        dns_tried_again = False
+        tried = 0
+        while True:
             failure: WolframAlphaUnavailable | None = None
             try:
                 if with_requests:
@@ -392,6 +429,14 @@ class WolframAlphaClient:
                 else:
                     reply = self._get_once(url, params, headers, end, budget)
             except _ConnectionFailed as exc:
+                if (
+                    exc.dns_again
+                    and not dns_tried_again
+                    and time.monotonic() + _DNS_AGAIN_SECONDS + _TRY_SECONDS <= end
+                ):
+                    dns_tried_again = True
+                    time.sleep(_DNS_AGAIN_SECONDS)
+                    continue
                 if not exc.retry:
                     raise exc.error from None
                 failure, wait = exc.error, _BACKOFF_SECONDS
@@ -405,8 +450,8 @@ class WolframAlphaClient:
                 if failure is not None:
                     raise failure
                 return reply
+            tried += 1
             time.sleep(wait)
-        raise AssertionError("unreachable")  # pragma: no cover
 
     def _get_once(
         self,
@@ -455,8 +500,9 @@ class WolframAlphaClient:
     ) -> _Reply:
         """One GET with ``requests.get``, as LlamaHub's spec sends it: the query in the URL.
 
-        The reply is read as it comes, up to ``max_reply_bytes`` and by ``end``; then
-        requests decodes it (``text``) and judges its status (``raise_for_status``).
+        The reply is read as it comes (:func:`_arrived`), up to ``max_reply_bytes`` and
+        by ``end``; then requests decodes it (``text``) and judges its status
+        (``raise_for_status``).
         """
         timeout = self._time_for_request(end, budget)
         try:
@@ -469,7 +515,7 @@ class WolframAlphaClient:
             )
             try:
                 body = self._read(
-                    response.iter_content(_CHUNK),
+                    _arrived(response),
                     response.headers.get("Content-Length"),
                     response.status_code,
                     end,
@@ -502,21 +548,36 @@ class WolframAlphaClient:
 
     def _transport_failed(self, exc: Exception, url: str, budget: float) -> NoReturn:
         """Raise the loader's error for a request that got no reply: it names the host."""
-        host = urlsplit(url).hostname or "Wolfram|Alpha"
+        parts = urlsplit(url)
+        host = parts.hostname or "Wolfram|Alpha"
+        if isinstance(exc, (requests.exceptions.InvalidHeader, httpx.LocalProtocolError)):
+            # The library refused to send a header: ours is the AppID's. Its text may
+            # show the AppID (escaped), so only the type is told; nothing was sent.
+            raise AppIdMalformed(
+                "the Wolfram|Alpha AppID cannot be sent in a header",
+                reason=f"{type(exc).__name__}: the AppID holds characters a header "
+                "cannot carry; it was not sent",
+            ) from None
         reason = self._describe(exc)
         if isinstance(exc, (httpx.TimeoutException, requests.Timeout)):
             seconds = min(self.timeout, budget)
             self._raise(WolframAlphaTimeout(seconds, reason, host=host), exc)
-        resolved = not _unresolved(exc)  # no network or DNS: no other try
-        error = WolframAlphaUnreachable(
-            host,
-            resolved=resolved,
-            reason=f"could not connect to {host} ({reason})" if resolved else "",
-        )
+        lookup = _lookup_failure(exc)
+        if lookup is not None:
+            # The name that failed may be the proxy's: name it when the error says
+            # which, else say so.
+            if _proxied(parts.scheme):
+                host = lookup[1] or f"{host} (or the proxy)"
+            error = WolframAlphaUnreachable(host, resolved=False)
+        else:
+            error = WolframAlphaUnreachable(
+                host, resolved=True, reason=f"could not connect to {host} ({reason})"
+            )
         if self._scrub(str(exc)) == str(exc):
             error.__cause__ = exc
         error.__suppress_context__ = True
-        raise _ConnectionFailed(error, retry=resolved) from None
+        dns_again = lookup is not None and lookup[0].errno == getattr(socket, "EAI_AGAIN", None)
+        raise _ConnectionFailed(error, retry=lookup is None, dns_again=dns_again) from None
 
     def _read(
         self,
@@ -637,10 +698,15 @@ class WolframAlphaClient:
         return self._scrub(cut(text, _REASON_CHARS))
 
     def _scrub(self, text: str) -> str:
+        """``text`` without the AppID: as given, stripped, and as ``repr`` shows it."""
         text = mask_app_id(text)
+        shown: set[str] = set()
         for app_id in (self.app_id, *self._given_app_ids):
-            if app_id:
-                text = text.replace(app_id, "***")
+            for form in (app_id, _stripped(app_id)):
+                if form:
+                    shown.update((form, repr(form)[1:-1]))
+        for form in sorted(shown, key=len, reverse=True):  # the longest first
+            text = text.replace(form, "***")
         return text
 
     def _raise(self, error: WolframAlphaLoaderError, cause: BaseException) -> NoReturn:
@@ -704,8 +770,40 @@ def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str
     rest = dict(params or {})
     found = [key for key in rest if str(key).lower() == "appid"]
     values = [rest.pop(key) for key in found]
-    given = next((str(value) for value in values if value), None)
+    given = next((_stripped(str(value)) for value in values if _stripped(str(value))), None)
     return given, rest
+
+
+def _stripped(app_id: str | None) -> str | None:
+    """An AppID without surrounding whitespace (a key file's last newline); ``None`` if empty."""
+    return (app_id.strip() or None) if app_id else None
+
+
+def _arrived(response: requests.Response) -> Iterator[bytes]:
+    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
+
+    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
+    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
+    arrived, decompressed, ``b""`` at the end; its errors become requests' as
+    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
+    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
+    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
+    """
+    raw = response.raw
+    if not isinstance(raw, urllib3.HTTPResponse):
+        yield from response.iter_content(_CHUNK)
+        return
+    try:
+        while chunk := raw.read1(_CHUNK, decode_content=True):
+            yield chunk
+    except ReadTimeoutError as exc:
+        raise requests.ReadTimeout(exc) from exc
+    except ProtocolError as exc:
+        raise requests.exceptions.ChunkedEncodingError(exc) from exc
+    except DecodeError as exc:
+        raise requests.exceptions.ContentDecodingError(exc) from exc
+    except SSLError as exc:
+        raise requests.exceptions.SSLError(exc) from exc
 
 
 def _decode(response: httpx.Response, body: bytes) -> str:
@@ -764,10 +862,26 @@ def _causes(exc: BaseException) -> Iterator[BaseException]:
         stack.extend(item for item in inner if isinstance(item, BaseException))
 
 
-def _unresolved(exc: BaseException) -> bool:
-    """Whether ``exc`` comes from a host name that did not resolve (``socket.gaierror``).
+def _lookup_failure(exc: BaseException) -> tuple[socket.gaierror, str | None] | None:
+    """The ``socket.gaierror`` in ``exc``'s causes, and the host it was for when known.
 
-    httpx raises ``ConnectError`` from httpcore's, itself from the ``gaierror``; requests
-    wraps it as ``ConnectionError(MaxRetryError(reason=NameResolutionError))``.
+    httpx raises ``ConnectError`` from httpcore's, itself from the ``gaierror`` (no host
+    in it); requests wraps it as ``ConnectionError(MaxRetryError(reason=
+    NameResolutionError))``, whose ``_host`` (urllib3's internals, 2.x) is the name it
+    looked up: the proxy's when there is one. ``None`` when no lookup failed.
     """
-    return any(isinstance(cause, socket.gaierror) for cause in _causes(exc))
+    causes = list(_causes(exc))
+    failed = next((cause for cause in causes if isinstance(cause, socket.gaierror)), None)
+    if failed is None:
+        return None
+    named = (getattr(cause, "_host", None) for cause in causes)
+    return failed, next((host for host in named if isinstance(host, str) and host), None)
+
+
+def _proxied(scheme: str) -> bool:
+    """Whether a proxy is set for ``scheme``.
+
+    As requests and httpx read it from the environment (``HTTPS_PROXY``...).
+    """
+    proxies = urllib.request.getproxies()
+    return bool(proxies.get(scheme) or proxies.get("all"))

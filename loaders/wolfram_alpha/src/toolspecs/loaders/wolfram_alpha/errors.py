@@ -7,13 +7,15 @@ Hierarchy::
     │                               could not read the query (``suggestions``, ``did_you_mean``)
     ├── AppIdError                  the AppID is the problem
     │   ├── AppIdMissing            none was given, nor set in the environment
+    │   ├── AppIdMalformed          it holds spaces or control characters inside, or a
+    │   │                           header library refused it: it was never sent
     │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
     ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
     └── WolframAlphaUnavailable     HTTP 429 (``retry_after``), 5xx, connection errors, a
         │                           reply over the size limit: the same call may work later
         ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
         ├── WolframAlphaUnreachable no connection to ``host``: its name did not resolve
-        │                           (no network or DNS: not retried), or it was refused
+        │                           (no network or DNS: at most one more try), or it was refused
         └── MalformedReply          a reply that is not the expected XML, or is cut short
 
 Every exception carries ``status`` (the HTTP status of the failed reply, or ``None``
@@ -99,6 +101,16 @@ class AppIdMissing(AppIdError):
     """No AppID was given, and none is set in the environment variables named in ``reason``."""
 
 
+class AppIdMalformed(AppIdError):
+    """The AppID as set cannot be sent: a person has to correct it.
+
+    It holds spaces, control characters or non-ASCII characters inside (surrounding
+    whitespace, e.g. a file's last newline, is stripped),
+    or requests/httpx refused the header that carries it. Nothing was sent; ``reason``
+    says which, never the AppID itself.
+    """
+
+
 class AppIdRejected(AppIdError):
     """Wolfram|Alpha refused the AppID (invalid, or not enabled for this API)."""
 
@@ -136,8 +148,8 @@ class WolframAlphaUnreachable(WolframAlphaUnavailable):
         host: The host name, e.g. ``"www.wolframalpha.com"``.
         resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
             machine has no network or no DNS, which a retry a moment later does not
-            change, so it is not retried. ``True`` when the connection was refused or
-            broke off.
+            change: it is tried once more (0.5 s later) only when the resolver said "try
+            again" (``EAI_AGAIN``). ``True`` when the connection was refused or broke off.
         reason: What happened; default from ``host`` and ``resolved``.
     """
 

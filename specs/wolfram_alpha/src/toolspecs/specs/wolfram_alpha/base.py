@@ -53,6 +53,7 @@ from toolspecs.core.deadline import remaining
 from toolspecs.core.failures import reason_of, unreachable_rows
 from toolspecs.loaders.wolfram_alpha import (
     APP_ID_ENV,
+    AppIdMalformed,
     AppIdMissing,
     AppIdRejected,
     MalformedReply,
@@ -181,6 +182,15 @@ class WolframAlphaToolSpec(ToolSpec):
             _REPHRASE + ".",
         ),
         Failure(AppIdMissing, AskUser, "{service} cannot be asked: no AppID is set.", GET_APP_ID),
+        Failure(
+            AppIdMalformed,
+            AskUser,
+            "{service} cannot be asked: the AppID as set holds spaces or control characters "
+            "inside, so it was not sent.",
+            "Do not retry. Tell the user to check the Wolfram|Alpha AppID in "
+            f"{APP_ID_ENV} (or app_id=...): it should be one word of letters, digits and "
+            "dashes, as shown at https://developer.wolframalpha.com.",
+        ),
         Failure(
             AppIdRejected,
             AskUser,
