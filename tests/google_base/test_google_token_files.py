@@ -238,3 +238,23 @@ def test_the_spec_attributes_are_the_auth_settings():
     assert (spec.auth.token_path, spec.auth.is_cloud) == ("b.json", True)
     spec.auth.credentials_path = "client.json"
     assert spec.credentials_path == "client.json"
+
+
+@pytest.mark.parametrize("spec_class", [GoogleCalendarToolSpec, GmailToolSpec])
+def test_a_token_refresh_waits_no_longer_than_the_call_has_left(
+    in_empty_dir, mocked_responses, spec_class
+):
+    # Before: google-auth's own 120 s per request, whatever the call's deadline (30 s), so a
+    # stalled token server held the spec's client long after the agent was answered.
+    from toolspecs.core import deadline
+
+    scopes = CAL if spec_class is GoogleCalendarToolSpec else GMAIL
+    (in_empty_dir / "token.json").write_text(token(scopes, "old", expired=True))
+    mocked_responses.post(
+        "https://oauth2.googleapis.com/token", json={"access_token": "fresh", "expires_in": 3600}
+    )
+    spec = spec_class()
+    with deadline.running(5):
+        assert spec._get_credentials().token == "fresh"
+    (refresh,) = mocked_responses.calls
+    assert 1 <= refresh.request.req_kwargs["timeout"] <= 5

@@ -95,6 +95,9 @@ class GoogleAuth:
     auth_flow: Literal["local", "console", "none"] = "local"
     oauth_port: int = 8080
     prompt: Callable[[str], str] = input
+    # Asked before a token refresh for the seconds the caller still has (None: no limit);
+    # GoogleApiReader sets it from its own time_left.
+    time_left: Callable[[], float | None] | None = field(default=None, repr=False)
     # The token file the credentials were last read from or written to.
     token_in_use: str | None = field(default=None, init=False)
 
@@ -211,7 +214,7 @@ class GoogleAuth:
                 stale = stale or creds
                 continue
             try:
-                _refresh(creds)
+                _refresh(creds, self.time_left)
             except RefreshError as exc:
                 if path is not None and _granted(path, self.scopes) == "":
                     # It does not say what it was granted: maybe another scope set's
@@ -374,8 +377,12 @@ class GoogleAuth:
         return flow.credentials
 
 
-def _refresh(creds: Any) -> None:
+def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
     """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
+
+    Each request to the token server waits at most the time the caller has left
+    (``time_left``; google-auth's own default is 120 s), so a stalled refresh does not
+    hold the spec's client long after the call's deadline.
 
     Raises:
         GoogleUnreachable: When the token server gets no answer: its name did not resolve
@@ -387,9 +394,18 @@ def _refresh(creds: Any) -> None:
     from google.auth.exceptions import TransportError
     from google.auth.transport.requests import Request
 
+    class _Bounded(Request):
+        """google-auth's requests transport, with the caller's time left as the timeout."""
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            left = time_left() if time_left is not None else None
+            if left is not None:
+                kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
+            return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
+
     for attempt in (1, 2):
         try:
-            creds.refresh(Request())
+            creds.refresh(_Bounded())
             return
         except TransportError as exc:
             failure = unreachable(exc, str(creds.token_uri))

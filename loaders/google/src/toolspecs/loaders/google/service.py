@@ -209,6 +209,8 @@ class GoogleApiReader(BaseReader):
         self.transport = transport
         self._service = service
         self.time_left = time_left
+        if time_left is not None and auth.time_left is None:
+            auth.time_left = time_left  # a token refresh keeps to the same deadline
 
     @property
     def service(self) -> Any:
