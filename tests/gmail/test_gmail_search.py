@@ -30,7 +30,7 @@ def test_search_hits_are_compact_with_ids(tools, ids):
 
 def test_search_asks_gmail_for_headers_only(tools, gmail):
     tools["search_messages"].call(query="is:unread", max_results=2)
-    gets = [r for r in gmail.requests if r.path.startswith("/users/me/messages/")]
+    gets = [r for r in gmail.calls() if r.path.startswith("/users/me/messages/")]
     assert len(gets) == 2
     assert all(r.query["format"] == ["metadata"] for r in gets)
     assert gets[0].query["metadataHeaders"] == ["From", "To", "Cc", "Date", "Subject"]
