@@ -208,3 +208,28 @@ def _tools(gmail):
     from toolspecs.specs.gmail import GmailToolSpec
 
     return {t.metadata.name: t for t in GmailToolSpec(transport=gmail).to_tool_list()}
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "Ada Lovelace <ada@example.com>",
+        "ada@example.com, Grace Hopper <grace@example.org>,bob@x.io",
+        "Ada  Lovelace<ada@example.com>",
+        "O'Brien J <ob@example.ie>",
+        '"Lovelace, Ada" <ada@example.com>',  # quoted: the parser's
+        "=?utf-8?q?Ada?= <ada@example.com>",  # encoded word: the parser's
+        "Ada (the first) <ada@example.com>",  # comment: the parser's
+        "undisclosed-recipients:;",  # group: the parser's
+        "Evil <a@x>, <<< end of mail body >>>",
+    ],
+)
+def test_plain_addresses_skip_the_parser_and_read_the_same(value):
+    from email import policy
+
+    from toolspecs.loaders.google.mail import header_text, simple_addresses
+
+    parsed = " ".join(str(policy.default.header_factory("to", value)).split())
+    assert header_text("to", value) == parsed
+    fast = simple_addresses(value)
+    assert fast is None or fast == parsed

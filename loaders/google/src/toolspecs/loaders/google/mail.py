@@ -428,11 +428,42 @@ def header_text(name: str, raw: str) -> str:
     value = _utf8(raw[:MAX_HEADER_CHARS])
     value = "".join(value.splitlines())
     if name in ADDRESS_HEADERS and value.count("(") <= _MAX_PARENS:
+        simple = simple_addresses(value)
+        if simple is not None:
+            return simple
         try:
             return " ".join(str(policy.default.header_factory(name, value)).split())
         except (ValueError, LookupError, IndexError, TypeError, OverflowError, RecursionError):
             pass  # a malformed encoded word or address: the words as they are
     return decode_words(value)
+
+
+_ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
+_DOT_ATOM = rf"{_ATOM}(?:\.{_ATOM})*"
+_MAILBOX = re.compile(
+    rf"[ \t]*(?:(?P<name>(?:{_ATOM} )*{_ATOM})[ \t]*<(?P<addr>{_DOT_ATOM}@{_DOT_ATOM})>"
+    rf"|(?P<bare>{_DOT_ATOM}@{_DOT_ATOM}))[ \t]*(?:,|$)"
+)
+
+
+def simple_addresses(value: str) -> str | None:
+    """A plain list of addresses as the default policy writes it, or ``None``.
+
+    Plain: each ``Name Words <local@domain>`` or ``local@domain`` (atoms only: no encoded
+    words, comments, quotes, groups or 8-bit text), where the address parser would return
+    the same text; anything else goes to the parser.
+    """
+    if "=?" in value or not value.strip():
+        return None
+    found = []
+    position = 0
+    while position < len(value):
+        match = _MAILBOX.match(value, position)
+        if match is None or match.end() == position:
+            return None
+        found.append(match["bare"] or f"{match['name']} <{match['addr']}>")
+        position = match.end()
+    return ", ".join(found) if value.rstrip()[-1:] != "," else None
 
 
 def decode_words(value: str) -> str:

@@ -144,7 +144,8 @@ def execute_batch(
             raise failure from exc
         return list(answers)
 
-    return _retrying(once, True, deadline, num_retries)
+    answered: list[Any] = _retrying(once, True, deadline, num_retries)
+    return answered
 
 
 def _retrying(

@@ -32,6 +32,7 @@ import json
 import re
 import uuid
 from dataclasses import dataclass, field
+from email.message import Message
 from email.parser import Parser
 from email.policy import compat32
 from http.client import responses
@@ -196,6 +197,8 @@ class FakeGoogleHttp:
         boundary = f"batch_{uuid.uuid4().hex}"
         out = []
         for part in parts:
+            if not isinstance(part, Message):
+                return self.error(400, "badRequest", "Failed to parse batch request")
             if part.get_content_type() != "application/http" or not part["Content-ID"]:
                 return self.error(400, "badRequest", "Each batch part must be application/http")
             status, answer = self._batch_part(batch, str(part.get_payload()))
