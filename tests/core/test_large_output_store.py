@@ -14,7 +14,18 @@ from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.large_output import ResultStore, read_passages, stored_message
 
-WORDS = ["meeting", "agenda", "revenue", "budget", "report", "invoice", "contract", "team", "proposal", "review"]
+WORDS = [
+    "meeting",
+    "agenda",
+    "revenue",
+    "budget",
+    "report",
+    "invoice",
+    "contract",
+    "team",
+    "proposal",
+    "review",
+]
 
 
 def mail(n: int, seed: int = 3) -> str:
