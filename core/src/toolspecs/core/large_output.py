@@ -437,7 +437,7 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
 
 
 def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
-    """The text a call of the spec's reader tool returns; ``label`` marks each passage (e.g. quoted).
+    """The text a call of the spec's reader tool returns; ``label`` marks each passage.
 
     Each passage is headed ``⟦passage 3 of 9 · {source}{label}⟧``; the passage text
     cannot contain those brackets, so it cannot forge a header or a source.
