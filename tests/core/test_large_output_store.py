@@ -144,8 +144,8 @@ def test_reading_a_dropped_result_through_the_tool_is_guidance_to_call_again():
     tools = {t.metadata.name: t for t in Papers().to_tool_list()}
     assert "stored as result 1" in tools["load_paper"].call(seed=1).content
     assert "stored as result 2" in tools["load_paper"].call(seed=2).content
-    read = tools["read_load_paper"].call(query="revenue", result_id=1)
+    read = tools["read_stored_result"].call(query="revenue", result_id=1)
     assert read.is_error is True
     assert "Result 1 of load_paper is gone" in read.content
     assert "Call load_paper again" in read.content
-    assert tools["read_load_paper"].call(query="revenue").is_error is False
+    assert tools["read_stored_result"].call(query="revenue").is_error is False

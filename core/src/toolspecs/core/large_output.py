@@ -350,6 +350,11 @@ class ResultStore:
                 self._dropped.popitem(last=False)
         return stored
 
+    def dropped(self, result_id: int) -> str | None:
+        """The function whose result ``result_id`` was dropped to make room, if one was."""
+        with self._lock:
+            return self._dropped.get(result_id)
+
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
         """The result ``result_id`` of ``function``, or its latest one.
 

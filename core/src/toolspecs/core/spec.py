@@ -521,6 +521,9 @@ def _stored_result(
         )
     if result_id is None:
         return max(latest, key=lambda stored: stored.result_id)
+    owner = store.dropped(result_id)
+    if owner in functions:
+        return store.get(owner, result_id)  # raises: that result is gone, call it again
     for function in functions:
         try:
             return store.get(function, result_id)
