@@ -5,10 +5,8 @@ imported on first use of one of their names (PEP 562): importing the spec costs 
 it needs then, and the errors and ids stay plain imports.
 """
 
-from __future__ import annotations
-
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 from toolspecs.loaders.arxiv.errors import (
     ArxivLoaderError,
@@ -20,7 +18,7 @@ from toolspecs.loaders.arxiv.errors import (
 )
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
     from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
 
@@ -51,7 +49,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> typing.Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
