@@ -38,9 +38,8 @@ async def test_function_agent_calls_arxiv_and_reads_what_we_promise(arxiv):
     )
     assert seen[0] == [
         "arxiv_query",
-        "read_arxiv_query",
         "arxiv_paper_text",
-        "read_arxiv_paper_text",
+        "read_stored_papers",
     ]
     (result,) = results
     assert result.tool_output.is_error is False

@@ -25,7 +25,7 @@ def test_offline_examples_run(page):
         namespace: dict = {}
         exec(compile(code, page, "exec"), namespace)
     tools = namespace["tools"]
-    assert [t.metadata.name for t in tools] == ["find_papers", "read_find_papers", "get_date"]
+    assert [t.metadata.name for t in tools] == ["find_papers", "get_date", "read_stored_result"]
     out = tools[0].call(q="everything", order="newest")
     assert out.is_error is True
     assert out.content == "That query is too broad. Send a few specific keywords."

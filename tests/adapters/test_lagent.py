@@ -51,9 +51,8 @@ def test_the_model_sees_each_tool_in_lagents_api_list_format(spec, executor):
     info = executor.get_actions_info()  # what Lagent's agents put in the prompt
     assert [api["name"] for api in info] == [
         "Arxiv.arxiv_query",
-        "Arxiv.read_arxiv_query",
         "Arxiv.arxiv_paper_text",
-        "Arxiv.read_arxiv_paper_text",
+        "Arxiv.read_stored_papers",
     ]
     query = spec.to_tool_list()[0]
     assert info[0] == {
@@ -145,10 +144,10 @@ def test_unreadable_arguments_are_an_args_error_with_the_exact_guidance(spec, ex
 
 
 def test_guidance_from_the_call_itself_is_an_api_error(arxiv, spec, executor):
-    ret = executor("Arxiv.read_arxiv_query", '{"query": "bert"}')  # nothing stored yet
+    ret = executor("Arxiv.read_stored_papers", '{"query": "bert"}')  # nothing stored yet
     assert ret.state == ActionStatusCode.API_ERROR
-    assert ret.errmsg == guidance_of(spec, "read_arxiv_query", query="bert")
-    assert ret.errmsg.startswith("There is no stored result of arxiv_query to read.")
+    assert ret.errmsg == guidance_of(spec, "read_stored_papers", query="bert")
+    assert ret.errmsg.startswith("There is no stored result to read.")
     arxiv.fail.append((429, {"Retry-After": "120"}))
     ret = executor("Arxiv.arxiv_query", '{"query": "bert"}')
     assert ret.state == ActionStatusCode.API_ERROR
@@ -165,16 +164,19 @@ def test_arguments_that_are_not_a_json_object_get_guidance(executor):
     assert ret.errmsg.startswith("The arguments of Arxiv.arxiv_query must be one JSON object")
     ret = executor("Arxiv.description", "{}")  # an attribute of the action, not an API
     assert ret.state == ActionStatusCode.ARGS_ERROR
-    assert "Call one of: Arxiv.arxiv_query, Arxiv.read_arxiv_query" in ret.errmsg
+    assert (
+        "Call one of: Arxiv.arxiv_query, Arxiv.arxiv_paper_text, Arxiv.read_stored_papers"
+        in ret.errmsg
+    )
 
 
 def test_a_large_result_is_stored_and_read_back_in_the_same_executor(executor):
     ret = executor("Arxiv.arxiv_paper_text", {"paper_id": "1706.03762"})
     text = ret.format_result()
     assert ret.state == ActionStatusCode.SUCCESS
-    assert "stored as result 1" in text and "call read_arxiv_paper_text" in text
+    assert "stored as result 1" in text and "call read_stored_papers" in text
     assert NEEDLE not in text
-    found = executor("Arxiv.read_arxiv_paper_text", '{"query": "quokka ablation"}')
+    found = executor("Arxiv.read_stored_papers", '{"query": "quokka ablation"}')
     assert found.state == ActionStatusCode.SUCCESS
     assert NEEDLE in found.format_result()
 
@@ -269,7 +271,7 @@ def test_a_react_agent_calls_the_tools_and_reads_the_guidance(spec):
     answer = agent.chat("Find the BERT paper")
     assert answer.response.strip() == "BERT is 1810.04805."
     system = model.prompts[0][0]["content"]
-    assert "'name': 'Arxiv.read_arxiv_query'" in system and "Arxiv" in system
+    assert "'name': 'Arxiv.read_stored_papers'" in system and "Arxiv" in system
     first, second = answer.actions[:2]
     assert (
         first.state == ActionStatusCode.SUCCESS
@@ -288,7 +290,7 @@ def test_the_readme_example_runs_offline(capsys):
     (code,) = re.findall(r"```python\n(.*?)```", section, re.DOTALL)
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     shown = capsys.readouterr().out
-    assert "'Arxiv.read_arxiv_paper_text'" in shown and "Title: Attention Is All You Need" in shown
+    assert "'Arxiv.read_stored_papers'" in shown and "Title: Attention Is All You Need" in shown
 
 
 def test_without_lagent_the_error_names_the_extra():

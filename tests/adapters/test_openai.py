@@ -92,7 +92,7 @@ def test_a_large_result_is_read_back_in_the_same_loop(executor):
         [
             [("arxiv_paper_text", {"paper_id": "1706.03762"})],
             lambda request: (
-                [("read_arxiv_paper_text", {"query": "quokka ablation"})]
+                [("read_stored_papers", {"query": "quokka ablation"})]
                 if "stored as result 1" in last_tool_output(request)
                 else "not stored"
             ),
@@ -106,7 +106,7 @@ def test_a_large_result_is_read_back_in_the_same_loop(executor):
     ("name", "arguments", "says"),
     [
         ("arxiv_search", '{"query": "x"}', "There is no tool named 'arxiv_search'. The tools are: "
-         "arxiv_query, read_arxiv_query, arxiv_paper_text, read_arxiv_paper_text."),
+         "arxiv_query, arxiv_paper_text, read_stored_papers."),
         ("arxiv_query", '{"query": "x", "max_results": 2', "were cut off"),
         ("arxiv_query", '{"query": "bert', "were cut off"),
         ("arxiv_query", "query=x", "are not valid JSON (Expecting value; character 0)"),
@@ -283,7 +283,7 @@ def test_a_large_result_is_read_back_through_anthropic_blocks(executor):
               "input": {"paper_id": "1706.03762"}}]  # fmt: skip
     (stored,) = executor.execute_anthropic(paper)
     assert stored["is_error"] is False and "stored as result 1" in stored["content"]
-    read = [{"type": "tool_use", "id": "tu_2", "name": "read_arxiv_paper_text",
+    read = [{"type": "tool_use", "id": "tu_2", "name": "read_stored_papers",
              "input": {"query": "quokka ablation"}}]  # fmt: skip
     (found,) = executor.execute_anthropic(read)
     assert NEEDLE in found["content"]

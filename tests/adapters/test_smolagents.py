@@ -157,13 +157,13 @@ def test_a_large_result_is_stored_and_read_back_by_a_tool_calling_agent(spec):
     fake = FakeOpenAI(
         [
             [("arxiv_paper_text", {"paper_id": "1706.03762"})],
-            [("read_arxiv_paper_text", {"query": "quokka ablation", "result_id": 1})],
+            [("read_stored_papers", {"query": "quokka ablation", "result_id": 1})],
             [("final_answer", {"answer": "Perplexity went from 4.92 to 4.50."})],
         ]
     )
     tool_calling_agent(to_smolagents_tools(spec), fake).run("What did the quokka ablation do?")
     stored = request_text(fake.requests[1])
-    assert "stored as result 1" in stored and "call read_arxiv_paper_text" in stored
+    assert "stored as result 1" in stored and "call read_stored_papers" in stored
     assert NEEDLE in request_text(fake.requests[2])
 
 
@@ -171,7 +171,7 @@ def test_a_large_result_is_stored_and_read_back_by_a_code_agent(spec):
     fake = FakeOpenAI(
         [
             code('print(arxiv_paper_text(paper_id="1706.03762"))'),
-            code('print(read_arxiv_paper_text("quokka ablation", result_id=1))'),
+            code('print(read_stored_papers("quokka ablation", result_id=1))'),
             code('final_answer("Perplexity went from 4.92 to 4.50.")'),
         ]
     )

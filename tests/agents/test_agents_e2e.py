@@ -38,9 +38,8 @@ def test_blog_snippet_with_arxiv(arxiv, mocked_responses, capsys):
 
     assert assert_tools_sent(fake, [arxiv]) == [
         "arxiv_query",
-        "read_arxiv_query",
         "arxiv_paper_text",
-        "read_arxiv_paper_text",
+        "read_stored_papers",
     ]
     result = tool_message(fake, 1, "call_1_0")["content"]
     assert f"Title: {H1_PAPER}" in result
@@ -234,7 +233,7 @@ async def test_plain_function_agent_with_several_specs(arxiv, wolfram, calendar,
     output, results = await run_function_agent(specs, fake, "Find, compute, then plan")
 
     names = assert_tools_sent(fake, specs)
-    assert len(names) == 4 + 2 + 6
+    assert len(names) == 3 + 2 + 6  # arXiv: two functions and its one reader
     assert all(request["stream"] is True for request in fake.requests)
     arxiv_result = tool_message(fake, 1, "call_1_0")["content"]
     wolfram_result = tool_message(fake, 1, "call_1_1")["content"]
@@ -255,7 +254,12 @@ def test_all_four_specs_in_one_agent(arxiv, wolfram, calendar, google, capsys):
     # Gmail and Calendar both have LlamaHub's load_data: one of them takes a prefix.
     specs = [arxiv, wolfram, calendar, (GmailToolSpec(transport=gmail), "gmail_")]
     names = [t.metadata.name for t in tools_of(specs)]
-    assert {"load_data", "read_load_data", "gmail_load_data", "gmail_read_load_data"} <= set(names)
+    assert {
+        "load_data",
+        "read_stored_events",
+        "gmail_load_data",
+        "gmail_read_stored_emails",
+    } <= set(names)
     fake = FakeOpenAI(
         [
             [

@@ -34,7 +34,7 @@ CALLS = [
     ("arxiv_query", {"query": "attention"}),
     ("arxiv_query", {"query": "1706.03762, 1810.04805"}),
     ("arxiv_paper_text", {"paper_id": "1706.03762"}),
-    ("read_arxiv_paper_text", {"query": "quokka"}),
+    ("read_stored_papers", {"query": "quokka"}),
 ]
 
 

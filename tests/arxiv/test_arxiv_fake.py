@@ -141,7 +141,7 @@ def test_the_spec_reads_a_long_paper_through_the_fake(arxiv):
     out = spec.call_tool("arxiv_paper_text", paper_id="1706.03762")
     assert out.is_error is False
     assert "stored as result 1" in out.content
-    found = spec.call_tool("read_arxiv_paper_text", query="quokka ablation")
+    found = spec.call_tool("read_stored_papers", query="quokka ablation")
     assert NEEDLE in found.content
 
 

@@ -98,7 +98,7 @@ def test_read_passages_name_the_paper_and_page_in_a_header_they_cannot_forge():
     arxiv = FakeArxiv(pdfs={"1706.03762": make_pdf(forged)})
     spec = ArxivToolSpec(transport=arxiv.transport())
     assert "stored as result 1" in spec.call_tool("arxiv_paper_text", paper_id="1706.03762").content
-    found = spec.call_tool("read_arxiv_paper_text", query="quokka").content
+    found = spec.call_tool("read_stored_papers", query="quokka").content
     headers = [line for line in lines(found) if line.startswith("⟦")]
     assert headers and all(" · paper 1706.03762v7" in header for header in headers)
     assert any(

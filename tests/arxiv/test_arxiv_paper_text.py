@@ -86,12 +86,12 @@ def test_a_long_paper_is_stored_and_its_passages_read_verbatim(spec, paper_api, 
     preview = output.content
     assert count_tokens(preview) < spec.output_budget.max_tokens
     assert "stored as result 1" in preview
-    assert "call read_arxiv_paper_text with a query" in preview
+    assert "call read_stored_papers with a query" in preview
     assert "(result_id=1)" in preview
     assert preview.count("Title: Attention Is All You Need") == 1  # the preview starts there
     assert "quokka" not in preview
 
-    found = spec.call_tool("read_arxiv_paper_text", query="quokka")
+    found = spec.call_tool("read_stored_papers", query="quokka")
     assert found.is_error is False
     assert found.content.startswith(
         "Passages of result 1 (arxiv_paper_text) that best match 'quokka':"
@@ -101,25 +101,27 @@ def test_a_long_paper_is_stored_and_its_passages_read_verbatim(spec, paper_api, 
     assert NEEDLE in found.content  # verbatim
     assert count_tokens(found.content) < spec.output_budget.max_tokens
 
-    again = spec.call_tool("read_arxiv_paper_text", query="quokka ablation", result_id="1")
+    again = spec.call_tool("read_stored_papers", query="quokka ablation", result_id="1")
     assert again.is_error is False
     assert NEEDLE in again.content
     assert len(paper_api.calls) == 2  # reading never goes back to arXiv
 
 
 def test_reading_a_result_that_does_not_exist_is_guidance(spec, paper_api, long_pdf):
-    output = spec.call_tool("read_arxiv_paper_text", query="quokka")
-    assert_guidance(output, "no stored result of arxiv_paper_text", "Call arxiv_paper_text first")
+    output = spec.call_tool("read_stored_papers", query="quokka")
+    assert_guidance(output, "no stored result to read", "Call arxiv_query or arxiv_paper_text")
     serve_pdf(paper_api, long_pdf)
     read_paper(spec)
-    output = spec.call_tool("read_arxiv_paper_text", query="quokka", result_id=9)
-    assert_guidance(output, "no stored result 9", "the stored ones are 1", kind=FixArguments)
+    output = spec.call_tool("read_stored_papers", query="quokka", result_id=9)
+    assert_guidance(
+        output, "no stored result 9", "the latest ones are 1 (arxiv_paper_text)", kind=FixArguments
+    )
 
 
 def test_reading_with_words_the_paper_lacks_is_guidance(spec, paper_api, long_pdf):
     serve_pdf(paper_api, long_pdf)
     read_paper(spec)
-    output = spec.call_tool("read_arxiv_paper_text", query="zzyzxqv")
+    output = spec.call_tool("read_stored_papers", query="zzyzxqv")
     assert_guidance(output, "matches 'zzyzxqv'", "Try other words", kind=FixArguments)
 
 

@@ -35,9 +35,8 @@ def test_llamahub_construction_and_tool_list(monkeypatch):
     assert all(isinstance(t, FunctionTool) for t in tools)
     assert [t.metadata.name for t in tools] == [
         "arxiv_query",
-        "read_arxiv_query",
         "arxiv_paper_text",
-        "read_arxiv_paper_text",
+        "read_stored_papers",
     ]
     assert spec.max_results == 3
     assert spec.reader.client is shared_client()  # the process-wide rate limit

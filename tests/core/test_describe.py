@@ -27,9 +27,9 @@ def test_describe_shows_each_tool_as_the_agent_sees_it(capsys):
         "'recent' lists the newest first.\n" in out
     )
     assert "    max_results (integer, 1 to 50, optional): Papers to return" in out
-    assert "    result_id (integer, optional): Which stored result" in out
+    assert "    result_id (integer, optional): The id its preview gave" in out
     assert "arxiv_query  (" in out and "  Marks: read-only, open world\n" in out
-    assert out.split("read_arxiv_query  (", 1)[1].split("\n\n")[0].count("closed world") == 1
+    assert out.split("read_stored_papers  (", 1)[1].split("\n\n")[0].count("closed world") == 1
     last = out.strip().splitlines()[-1]
     assert last.startswith(f"Total: {len(tools)} tools, {sum(costs)} tokens of tool schemas")
 

@@ -118,7 +118,7 @@ def test_fn_returns_exactly_the_text_the_agent_reads(tools, mocked_responses):
 def test_fn_of_a_large_result_is_the_stored_preview(tools, mocked_responses):
     serve(mocked_responses, long_items())
     text = tools["find_items"].fn(query="widgets")
-    assert "stored as result 1" in text and "read_find_items" in text
+    assert "stored as result 1" in text and "read_stored_result" in text
     assert count_tokens(text) < 300
 
 
@@ -331,10 +331,12 @@ def test_a_description_over_1024_characters_fails_at_definition():
 
 
 def test_two_tools_with_one_name_fail_at_definition():
-    with pytest.raises(ConfigurationError, match=r"Twice: two tools are named 'read_find'"):
+    with pytest.raises(
+        ConfigurationError, match=r"Twice: two tools are named 'read_stored_result'"
+    ):
 
         class Twice(ToolSpec):
-            spec_functions: ClassVar = ["find", "read_find"]
+            spec_functions: ClassVar = ["find", "read_stored_result"]
 
             @tool(large_output=True, read_only=True)
             def find(self, query: str) -> str:
@@ -346,7 +348,7 @@ def test_two_tools_with_one_name_fail_at_definition():
                 return query
 
             @tool(read_only=True)
-            def read_find(self, query: str) -> str:
+            def read_stored_result(self, query: str) -> str:
                 """Read.
 
                 Args:
@@ -361,8 +363,8 @@ def test_two_tools_with_one_name_fail_at_definition():
 def test_marks_are_data_on_every_tool(tools):
     assert all(isinstance(t, GuardedTool) for t in tools.values())
     assert tools["find_items"].marks.read_only and tools["find_items"].marks.open_world
-    assert tools["read_find_items"].marks.read_only
-    assert not tools["read_find_items"].marks.open_world
+    assert tools["read_stored_result"].marks.read_only
+    assert not tools["read_stored_result"].marks.open_world
     assert tools["cancel"].marks.destructive and tools["cancel"].marks.idempotent
     assert tools["cancel"].marks.annotations() == {
         "readOnlyHint": False,
@@ -420,7 +422,7 @@ def test_an_override_without_tool_keeps_the_declaration_it_overrides(mocked_resp
     spec = Plain()
     spec.allow_destructive = False
     tools = {t.metadata.name: t for t in spec.to_tool_list()}
-    assert "find_items" in tools and "read_find_items" in tools
+    assert "find_items" in tools and "read_stored_result" in tools
     assert tools["find_items"].marks.read_only
     assert tools["find_items"].fn(q="pears", count="3") == "pears:3"  # the alias is kept
 
@@ -580,7 +582,7 @@ async def test_concurrent_async_calls_share_one_store(mocked_responses):
     ids = sorted(int(o.content.split("stored as result ")[1].split()[0]) for o in outs)
     assert ids == list(range(1, 13))
     for result_id in ids[-8:]:  # the store keeps the newest eight
-        read = await tools["read_find_items"].acall(query="widget", result_id=result_id)
+        read = await tools["read_stored_result"].acall(query="widget", result_id=result_id)
         assert read.is_error is False, read.content
 
 

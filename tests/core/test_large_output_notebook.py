@@ -30,7 +30,7 @@ from toolspecs.specs.arxiv import ArxivToolSpec
 
 tools = {t.metadata.name: t for t in ArxivToolSpec(transport=FakeArxiv().transport()).to_tool_list()}
 assert "stored" in tools["arxiv_paper_text"].call(paper_id="1706.03762").content
-found = tools["read_arxiv_paper_text"].call(query="label smoothing").content
+found = tools["read_stored_papers"].call(query="label smoothing").content
 assert "Passages of result 1" in found, found
 """
 

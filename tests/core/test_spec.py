@@ -84,8 +84,8 @@ def serve(rsps, items, status=200):
     rsps.add(responses.GET, API, json={"items": items}, status=status)
 
 
-def test_tool_list_is_plain_function_tools_with_a_reader_after_large_functions(tools):
-    assert list(tools) == ["find_items", "read_find_items", "book", "explode", "get_date"]
+def test_tool_list_is_plain_function_tools_with_one_reader_last(tools):
+    assert list(tools) == ["find_items", "book", "explode", "get_date", "read_stored_result"]
     assert all(isinstance(t, FunctionTool) for t in tools.values())
 
 
@@ -233,11 +233,11 @@ def test_large_result_is_stored_and_read_back_verbatim(tools, mocked_responses):
     out = tools["find_items"].call(query="widgets")
     assert out.is_error is False
     assert "stored as result 1" in out.content
-    assert "read_find_items" in out.content
+    assert "read_stored_result" in out.content
     assert out.content.count("widget") < 20  # a preview, not the whole
     assert len(out.raw_output) == 60  # the full result stays available to Python callers
 
-    read = tools["read_find_items"].call(query="red widget")
+    read = tools["read_stored_result"].call(query="red widget")
     assert read.is_error is False
     assert "Item 37: a red widget number 37" in read.content
 
@@ -252,16 +252,16 @@ def test_reads_do_not_mix_results_of_different_loads(tools, mocked_responses):
     )
     second = tools["find_items"].call(query="gadgets")
     assert "stored as result 2" in second.content
-    latest = tools["read_find_items"].call(query="red widget")
+    latest = tools["read_stored_result"].call(query="red widget")
     assert latest.is_error is True  # result 2 has no widgets
     assert "No passage of result 2" in latest.content
-    first = tools["read_find_items"].call(query="red widget", result_id="1")
+    first = tools["read_stored_result"].call(query="red widget", result_id="1")
     assert "Item 37: a red widget" in first.content
     assert "Gadget" not in first.content
 
 
 def test_reading_before_any_load_is_guidance(tools):
-    out = tools["read_find_items"].call(query="anything")
+    out = tools["read_stored_result"].call(query="anything")
     assert out.is_error is True
     assert "Call find_items first" in out.content
 
@@ -329,3 +329,47 @@ def test_direct_python_calls_are_coerced_too():
     )
     with pytest.raises(FixArguments, match="book was called wrongly: when: 'whenever'"):
         spec.book(when="whenever")
+
+
+class TwoStoresSpec(ToolSpec):
+    """Two functions whose long results are stored, and the one reader of both."""
+
+    spec_functions: ClassVar = ["list_planets", "list_moons"]
+    output_budget: ClassVar[OutputBudget] = OutputBudget(max_tokens=200)
+
+    @tool(large_output=True, read_only=True, open_world=False)
+    def list_planets(self) -> str:
+        """List planets."""
+        return "\n".join(f"Planet {n}: a gas giant with rings" for n in range(80))
+
+    @tool(large_output=True, read_only=True, open_world=False)
+    def list_moons(self) -> str:
+        """List moons."""
+        return "\n".join(f"Moon {n}: an icy crater world" for n in range(80))
+
+
+def test_one_reader_reads_the_stored_results_of_every_large_function():
+    tools = {t.metadata.name: t for t in TwoStoresSpec().to_tool_list()}
+    assert list(tools) == ["list_planets", "list_moons", "read_stored_result"]
+    assert "call read_stored_result" in tools["list_planets"].call().content
+    assert "call read_stored_result" in tools["list_moons"].call().content
+    reader = tools["read_stored_result"]
+    latest = reader.call(query="icy crater").content
+    assert "Passages of result 2 (list_moons)" in latest and "Moon 7" in latest
+    first = reader.call(query="gas giant", result_id=1).content
+    assert "Passages of result 1 (list_planets)" in first and "Planet 7" in first
+    missing = reader.call(query="rings", result_id=9)
+    assert missing.is_error is True
+    assert "the latest ones are 1 (list_planets), 2 (list_moons)" in missing.content
+
+
+def test_the_reader_says_which_functions_store_results_before_any_did():
+    out = TwoStoresSpec().call_tool("read_stored_result", query="rings")
+    assert out.is_error is True
+    assert "Call list_planets or list_moons first" in out.content
+
+
+def test_the_reader_follows_a_prefix():
+    tools = {t.metadata.name: t for t in TwoStoresSpec().to_tool_list(prefix="sky_")}
+    assert "call sky_read_stored_result" in tools["sky_list_moons"].call().content
+    assert "Moon 3" in tools["sky_read_stored_result"].call(query="icy").content

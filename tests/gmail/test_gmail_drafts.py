@@ -314,7 +314,7 @@ def test_sending_can_be_turned_off(gmail):
     names = [t.metadata.name for t in spec.to_tool_list()]
     assert "send_draft" not in names and "create_draft" in names
     # A filter over the marks: sending reaches other people; drafts stay in the mailbox.
-    send = GmailToolSpec(transport=gmail).to_tool_list()[-1]
+    send = GmailToolSpec(transport=gmail).to_tool_list()[-2]  # the reader comes last
     assert send.metadata.name == "send_draft" and send.marks.open_world
     out = spec.call_tool("create_draft", to="ada@example.com", message="m")
     assert "send_draft" not in out.content and "the user sends it from Gmail" in out.content

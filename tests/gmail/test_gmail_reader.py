@@ -26,7 +26,7 @@ def test_one_document_per_message_newest_first(reader, gmail):
     assert len(docs) == len(FIXTURES)
     assert "Subject: Action required" in docs[0].text  # 21 Nov, the newest
     assert "Subject: Compiler review" in docs[-1].text  # 12 Nov, the oldest
-    assert [r.query["format"] for r in gmail.requests[1:]] == [["raw"]] * len(FIXTURES)
+    assert [r.query["format"] for r in gmail.calls()[1:]] == [["raw"]] * len(FIXTURES)
 
 
 def test_ids_are_in_the_text_not_only_in_metadata(reader, ids):

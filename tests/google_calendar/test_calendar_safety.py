@@ -246,7 +246,7 @@ def test_stored_passages_name_their_event(google, tools):
             f"2026-12-{day:02d}T09:00:00-05:00", f"2026-12-{day:02d}T10:00:00-05:00",
         )  # fmt: skip
     tools["load_data"].call(start_date="2026-12-01", number_of_results=200)
-    found = tools["read_load_data"].call(query="budget").content
+    found = tools["read_stored_events"].call(query="budget").content
     assert "event e077" in found
     assert "[id: e077] Meeting 77 about budget" in found
 

@@ -255,8 +255,8 @@ def test_large_listings_are_stored_and_searchable(google, tools):
         )  # fmt: skip
     out = tools["load_data"].call(start_date="2026-12-01", number_of_results=200)
     assert count_tokens(out.content) < 2000
-    assert "read_load_data" in out.content
-    found = tools["read_load_data"].call(query="budget")
+    assert "read_stored_events" in out.content
+    found = tools["read_stored_events"].call(query="budget")
     assert "[id: e077] Meeting number 77 about budget" in found.content
 
 

@@ -67,9 +67,8 @@ def test_streamable_http_on_loopback():
         names, done, wrong = anyio.run(session)
         assert names == [
             "arxiv_query",
-            "read_arxiv_query",
             "arxiv_paper_text",
-            "read_arxiv_paper_text",
+            "read_stored_papers",
             "wolfram_alpha_query",
             "wolfram_alpha_pods",
         ]

@@ -68,7 +68,7 @@ async def test_every_tool_is_listed_with_our_schema_description_title_and_marks(
     assert (send.annotations.read_only_hint, send.annotations.destructive_hint) == (False, True)
     assert send.annotations.open_world_hint is True
     assert by_name["delete_event"].annotations.destructive_hint is True
-    assert by_name["read_load_data"].annotations.read_only_hint is True
+    assert by_name["read_stored_events"].annotations.read_only_hint is True
     assert by_name["find_free_time"].title == (
         "Google Calendar: Find free time windows between two times"
     )
@@ -130,11 +130,11 @@ async def test_a_failing_service_is_guidance_too(mode, arxiv, arxiv_spec):
 async def test_a_large_result_is_stored_and_read_back_in_the_same_server(mode, arxiv_spec):
     async with Client(build_server(arxiv_spec), mode=mode) as client:
         preview = await client.call_tool("arxiv_paper_text", {"paper_id": "1706.03762"})
-        found = await client.call_tool("read_arxiv_paper_text", {"query": "quokka ablation"})
+        found = await client.call_tool("read_stored_papers", {"query": "quokka ablation"})
 
     assert preview.is_error is False
     assert "stored as result 1" in text_of(preview)
-    assert "call read_arxiv_paper_text with a query" in text_of(preview)
+    assert "call read_stored_papers with a query" in text_of(preview)
     assert found.is_error is False
     assert NEEDLE in text_of(found)
 
@@ -144,9 +144,11 @@ async def test_a_prefixed_spec_reads_its_own_stored_result(mode):
     server = build_server(gmail.to_tool_list(prefix="gmail_"))
     async with Client(server, mode=mode) as client:
         preview = await client.call_tool("gmail_load_data", {})
-        found = await client.call_tool("gmail_read_load_data", {"query": "engine ran 14 cycles"})
+        found = await client.call_tool(
+            "gmail_read_stored_emails", {"query": "engine ran 14 cycles"}
+        )
 
-    assert "call gmail_read_load_data with a query" in text_of(preview)
+    assert "call gmail_read_stored_emails with a query" in text_of(preview)
     assert "Report 2: the engine ran 14 cycles without a fault" in text_of(found)
 
 

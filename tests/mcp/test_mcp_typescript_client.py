@@ -54,7 +54,7 @@ def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio():
         {"name": "arxiv_query", "arguments": {"query": "language models", "max_results": "5"}},
         {"name": "arxiv_query", "arguments": {"query": "attention", "max_results": 500}},
         {"name": "arxiv_paper_text", "arguments": {"paper_id": "1706.03762"}},
-        {"name": "read_arxiv_paper_text", "arguments": {"query": "quokka ablation"}},
+        {"name": "read_stored_papers", "arguments": {"query": "quokka ablation"}},
         {"name": "google_calendar_load_data", "arguments": {"number_of_results": "3"}},
     ]
     got = run_client(calls, "--sandbox", *SPECS)
@@ -90,7 +90,7 @@ def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio():
     assert guidance["isError"] is True
     assert guidance["content"] == [{"type": "text", "text": expected.value.text}]
 
-    assert "call read_arxiv_paper_text with a query" in paper["content"][0]["text"]
+    assert "call read_stored_papers with a query" in paper["content"][0]["text"]
     assert "The quokka ablation lowered perplexity" in passage["content"][0]["text"]
     assert "Team standup" in events["content"][0]["text"]
 

@@ -8,6 +8,8 @@ one value, :func:`clip` cuts a whole text to a token budget, both marked with "â
 
 from __future__ import annotations
 
+import functools
+import os
 import string
 from collections.abc import Mapping
 from typing import Any
@@ -22,6 +24,29 @@ SHOWN_CHARS = 80
 def count_tokens(text: str) -> int:
     """Tokens in ``text`` as llama-index counts them (tiktoken ``cl100k_base``)."""
     return len(get_tokenizer()(text))
+
+
+def encoding() -> Any:
+    """The ``tiktoken.Encoding`` behind :func:`count_tokens` (``cl100k_base``).
+
+    llama-index's tokenizer is ``functools.partial(encoding.encode, ...)`` (we rely on that
+    shape); when a user set another global tokenizer, this is still ``cl100k_base``, read
+    from the files llama-index bundles.
+    """
+    found = getattr(getattr(get_tokenizer(), "func", None), "__self__", None)
+    if found is not None and hasattr(found, "encode_to_numpy"):
+        return found
+    return _bundled_cl100k()
+
+
+@functools.cache
+def _bundled_cl100k() -> Any:
+    import llama_index.core
+    import tiktoken
+
+    bundled = os.path.join(os.path.dirname(llama_index.core.__file__), "_static/tiktoken_cache")
+    os.environ.setdefault("TIKTOKEN_CACHE_DIR", bundled)
+    return tiktoken.get_encoding("cl100k_base")
 
 
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:

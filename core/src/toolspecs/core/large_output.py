@@ -1,7 +1,7 @@
 """Large results go into an index the agent searches, instead of flooding its context.
 
 When a tool's text is over its spec's :class:`OutputBudget`, the agent gets a short
-preview and the name of a ``read_<function>(query)`` tool; that tool returns the
+preview and the name of the spec's reader tool (``ToolSpec.reader_name``), which returns the
 passages that best match the query, verbatim. The index is BM25 (offline: no LLM
 and no embedding API), or a vector index when an embedding model is configured.
 Each result keeps its own index, so passages of different loads never mix.
@@ -9,6 +9,7 @@ Each result keeps its own index, so passages of different loads never mix.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import threading
 import warnings
@@ -17,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
-from llama_index.core.node_parser import TokenTextSplitter
-from llama_index.core.schema import BaseNode, Document
+from llama_index.core.schema import BaseNode, Document, TextNode
 
+from toolspecs.core import bounds
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
 
@@ -42,6 +44,9 @@ class OutputBudget:
         passage_tokens: The size of the passages a stored result is cut into.
         top_k: How many passages one read returns.
         keep: How many stored results a spec keeps (oldest dropped first).
+        max_stored_bytes: The most text (UTF-8 bytes) a spec's stored results hold
+            together, 64 MiB by default; the oldest are dropped first, and a single
+            result larger than this is stored cut to it (its preview says so).
         embed_model: A llama-index embedding model; with one, reads use a vector
             index instead of BM25.
     """
@@ -51,75 +56,223 @@ class OutputBudget:
     passage_tokens: int = 300
     top_k: int = 4
     keep: int = 8
+    max_stored_bytes: int = 64 * 2**20
     embed_model: Any = None
 
 
 @dataclass
 class StoredResult:
-    """One stored result: its documents, cut into passages, with an index built on demand."""
+    """One stored result cut into passages, with its BM25 index (or a vector index, on demand).
+
+    ``passages[i]`` came from the document named ``sources[i]`` ("" when unnamed).
+    ``size`` is the UTF-8 bytes stored; ``full_size`` those of the whole result (larger
+    when the result was cut to the store's ``max_stored_bytes``).
+    """
 
     result_id: int
     function: str
-    nodes: list[BaseNode]
+    passages: list[str]
+    sources: list[str]
     tokens: int
     budget: OutputBudget
-    _retriever: BaseRetriever | None = field(default=None, repr=False)
+    size: int = 0
+    full_size: int = 0
+    _index: Any = field(default=None, repr=False)
+    _nodes: list[BaseNode] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def nodes(self) -> list[BaseNode]:
+        """The passages as llama-index nodes (their source in metadata the index does not read)."""
+        if self._nodes is None:
+            self._nodes = [
+                TextNode(
+                    text=text,
+                    metadata={SOURCE_KEY: origin} if origin else {},
+                    excluded_llm_metadata_keys=[SOURCE_KEY],
+                    excluded_embed_metadata_keys=[SOURCE_KEY],
+                )
+                for text, origin in zip(self.passages, self.sources, strict=True)
+            ]
+        return self._nodes
 
     def hits(self, query: str) -> list[tuple[int, str, str]]:
         """The passages best matching ``query``, best first, as (position, text, source)."""
-        if self._retriever is None:
-            self._retriever = self._build_retriever()
-        hits = self._retriever.retrieve(query)
-        positions = {node.node_id: index for index, node in enumerate(self.nodes)}
-        found: list[tuple[int, str, str]] = []
-        for hit in hits:
-            if hit.score is not None and hit.score <= 0:
-                continue
-            source = str(hit.node.metadata.get(SOURCE_KEY, ""))
-            found.append((positions.get(hit.node.node_id, -1), hit.node.get_content(), source))
-        return found
+        index = self.index()
+        top_k = min(self.budget.top_k, len(self.passages))
+        if not top_k:
+            return []
+        if isinstance(index, BaseRetriever):
+            positions = {node.node_id: i for i, node in enumerate(self.nodes)}
+            ranked = [(positions[hit.node.node_id], hit.score) for hit in index.retrieve(query)]
+        else:
+            ranked = index.search(query, top_k)
+        return [
+            (position, self.passages[position], self.sources[position])
+            for position, score in ranked
+            if score is None or score > 0
+        ]
 
-    def _build_retriever(self) -> BaseRetriever:
-        top_k = min(self.budget.top_k, len(self.nodes))
+    def index(self) -> Any:
+        """The index of the passages, built on first use (BM25 at once, when stored)."""
+        with self._lock:
+            if self._index is None:
+                self._index = self._build_index()
+            return self._index
+
+    def _build_index(self) -> Any:
         if self.budget.embed_model is not None:
             from llama_index.core import VectorStoreIndex
 
             index = VectorStoreIndex(self.nodes, embed_model=self.budget.embed_model)
-            return index.as_retriever(similarity_top_k=top_k)
-        retriever: BaseRetriever = _bm25_retriever_class().from_defaults(
-            nodes=self.nodes, similarity_top_k=top_k
-        )
-        return retriever
+            return index.as_retriever(similarity_top_k=min(self.budget.top_k, len(self.nodes)))
+        return _Bm25(self.passages)
 
 
 _IMPORT_LOCK = threading.Lock()
 
 
-def _bm25_retriever_class() -> Any:
-    """llama-index's ``BM25Retriever``, imported without bm25s's notebook warning.
+def _bm25s() -> tuple[Any, Any]:
+    """The ``bm25s`` and ``Stemmer`` modules, imported without bm25s's notebook warning.
 
-    bm25s (under ``llama-index-retrievers-bm25``) imports ``tqdm.auto`` when it is
-    imported; in a Jupyter kernel without ipywidgets, tqdm then warns "IProgress not
-    found. Please update jupyter and ipywidgets". We never show bm25s's progress bars
-    (llama-index passes ``show_progress=False``), so that one warning, during that one
+    bm25s imports ``tqdm.auto`` when it is imported; in a Jupyter kernel without
+    ipywidgets, tqdm then warns "IProgress not found. Please update jupyter and
+    ipywidgets". We never show bm25s's progress bars, so that one warning, during that one
     import, is left out; every other warning shows as usual. This leans on the text of
     tqdm's ``WARN_NOIPYW`` and on bm25s importing tqdm at import time.
     """
     with _IMPORT_LOCK, warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")
-        from llama_index.retrievers.bm25 import BM25Retriever
-    return BM25Retriever
+        import bm25s
+        import Stemmer
+    return bm25s, Stemmer
+
+
+class _Bm25:
+    """BM25 over passages, tokenized as llama-index's ``BM25Retriever`` does.
+
+    English stopwords dropped from the passages and the Snowball English stemmer on both
+    sides; ``BM25Retriever`` adds only the node bookkeeping we keep ourselves.
+    """
+
+    def __init__(self, passages: list[str]) -> None:
+        bm25s, stemmer = _bm25s()
+        self._bm25s = bm25s
+        self._stemmer = stemmer.Stemmer("english")
+        corpus = bm25s.tokenize(
+            passages, stopwords="en", stemmer=self._stemmer, show_progress=False
+        )
+        self._index = bm25s.BM25()
+        self._index.index(corpus, show_progress=False)
+        self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
+
+    def search(self, query: str, top_k: int) -> list[tuple[int, float]]:
+        with self._lock:
+            tokens = self._bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
+            found, scores = self._index.retrieve(tokens, k=top_k, show_progress=False)
+        return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
+
+
+# -- cutting a text into passages, tokenizing it once ------------------------------------
+
+# tiktoken's BPE is superlinear in the length of one pre-token (a run of letters without a
+# space: base64, Chinese, "xxxx…"), so the text is encoded in blocks of at most this many
+# characters, cut at whitespace where there is some.
+_BLOCK_CHARS = 8192
+_SPACE_BYTES = frozenset(b" \t\n\r\f\v")
+
+
+@functools.cache
+def _token_tables() -> tuple[Any, Any]:
+    """Per token id: does it start with whitespace, does it start a character.
+
+    A token that starts with whitespace is a word boundary; one that does not start with
+    a UTF-8 continuation byte at least starts a character.
+    """
+    encoding = bounds.encoding()
+    size = encoding.max_token_value + 1
+    space = np.zeros(size, dtype=bool)
+    starts_char = np.ones(size, dtype=bool)
+    for token in range(size):
+        try:
+            piece = encoding.decode_single_token_bytes(token)
+        except KeyError:  # ids no token has
+            continue
+        if piece:
+            space[token] = piece[0] in _SPACE_BYTES
+            starts_char[token] = not 0x80 <= piece[0] < 0xC0
+    return space, starts_char
+
+
+def _encode(text: str) -> Any:
+    """The tokens of ``text`` as a numpy array, encoded in blocks (see ``_BLOCK_CHARS``)."""
+    encoding = bounds.encoding()
+    if len(text) <= _BLOCK_CHARS:
+        return encoding.encode_to_numpy(text, allowed_special="all")
+    blocks = []
+    start = 0
+    while start < len(text):
+        end = min(start + _BLOCK_CHARS, len(text))
+        if end < len(text):
+            space = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
+            if space > start + _BLOCK_CHARS // 2:
+                end = space
+        blocks.append(encoding.encode_to_numpy(text[start:end], allowed_special="all"))
+        start = end
+    return np.concatenate(blocks)
+
+
+def _cut(text: str, size: int, overlap: int) -> tuple[list[str], int]:
+    """``text`` cut into passages of about ``size`` tokens overlapping by about ``overlap``.
+
+    Passages end before a token that starts with whitespace (between words) when one is in
+    their second half; otherwise (text without spaces) at a character boundary. Each is
+    its tokens decoded, which gives back the text's bytes exactly. Returns the passages
+    (stripped, empty ones left out) and the text's token count.
+    """
+    encoding = bounds.encoding()
+    tokens = _encode(text)
+    count = len(tokens)
+    space, starts_char = _token_tables()
+
+    def boundary(at: int, lowest: int) -> int:
+        """The last good cut at or before token ``at`` and above ``lowest``, else ``at``."""
+        window = tokens[lowest + 1 : at + 1]
+        for table in (space, starts_char):
+            good = np.flatnonzero(table[window])
+            if len(good):
+                return lowest + 1 + int(good[-1])
+        return at
+
+    passages: list[str] = []
+    start = 0
+    while start < count:
+        end = count if start + size >= count else boundary(start + size, start + size // 2)
+        piece = encoding.decode_bytes(tokens[start:end].tolist())
+        piece = piece.decode("utf-8", "replace").strip()
+        if piece:
+            passages.append(piece)
+        if end >= count:
+            break
+        start = max(boundary(end - overlap, start), start + 1) if overlap else end
+    return passages, count
 
 
 class ResultStore:
     """The stored results of one spec instance, newest last; safe to share between threads.
 
-    Async tool calls run in worker threads, and an agent may make several at once.
+    Async tool calls run in worker threads, and an agent may make several at once. The
+    store keeps at most ``budget.keep`` results and ``budget.max_stored_bytes`` of text,
+    dropping the oldest first; a read of a dropped result says so.
     """
+
+    # How many dropped results a store remembers, to tell a read of one that it is gone.
+    REMEMBER_DROPPED = 1024
 
     def __init__(self, budget: OutputBudget) -> None:
         self.budget = budget
         self._results: OrderedDict[int, StoredResult] = OrderedDict()
+        self._dropped: OrderedDict[int, str] = OrderedDict()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -129,7 +282,7 @@ class ResultStore:
         text_or_documents: str | list[Document],
         source: Callable[[Document], str] | None = None,
     ) -> StoredResult:
-        """Cut a result into passages and keep it under a new id.
+        """Cut a result into passages, index them, and keep them under a new id.
 
         Args:
             function: The tool whose result it is.
@@ -142,49 +295,92 @@ class ResultStore:
             if isinstance(text_or_documents, str)
             else text_or_documents
         )
-        # TokenTextSplitter needs no NLTK data (SentenceSplitter's punkt files are
-        # refused by NLTK's path checks when a package manager hard-links them).
-        splitter = TokenTextSplitter(
-            chunk_size=self.budget.passage_tokens,
-            chunk_overlap=min(30, self.budget.passage_tokens // 10),
-            separator=" ",
-            backup_separators=["\n"],
-        )
-        nodes: list[BaseNode] = []
+        size = self.budget.passage_tokens
+        overlap = min(30, size // 10)
+        room = max(self.budget.max_stored_bytes, 0)
+        passages: list[str] = []
+        sources: list[str] = []
+        tokens = stored_bytes = full_bytes = 0
         for document in documents:
-            # Passages carry only their text (metadata would be repeated in every chunk),
-            # and the name of their source, kept out of the text the index reads.
+            text = document.get_content()
+            if not text:
+                continue
+            try:
+                length = len(text.encode("utf-8"))
+            except UnicodeEncodeError:  # lone surrogates, as tiktoken replaces them
+                text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+                length = len(text.encode("utf-8"))
+            full_bytes += length
+            if stored_bytes >= room:
+                continue
+            if length > room - stored_bytes:
+                text = text.encode("utf-8")[: room - stored_bytes].decode("utf-8", "ignore")
+                length = len(text.encode("utf-8"))
+            stored_bytes += length
+            cut, counted = _cut(text, size, overlap)
+            tokens += counted
+            # Passages carry only their text, and the name of their source kept apart
+            # from it (the index does not read it; a passage cannot forge it).
             origin = source(document) if source is not None else ""
-            bare = Document(
-                text=document.get_content(),
-                metadata={SOURCE_KEY: origin} if origin else {},
-                excluded_llm_metadata_keys=[SOURCE_KEY],
-                excluded_embed_metadata_keys=[SOURCE_KEY],
-            )
-            nodes.extend(splitter.get_nodes_from_documents([bare]))
-        tokens = sum(count_tokens(node.get_content()) for node in nodes)
+            passages.extend(cut)
+            sources.extend([origin] * len(cut))
+        stored = StoredResult(
+            result_id=0,
+            function=function,
+            passages=passages,
+            sources=sources,
+            tokens=tokens,
+            budget=self.budget,
+            size=stored_bytes,
+            full_size=full_bytes,
+        )
+        if self.budget.embed_model is None and passages:
+            stored.index()  # BM25 now, so that the first read is as quick as the next
         with self._lock:
-            stored = StoredResult(
-                result_id=next(self._ids),
-                function=function,
-                nodes=nodes,
-                tokens=tokens,
-                budget=self.budget,
-            )
+            stored.result_id = next(self._ids)
             self._results[stored.result_id] = stored
-            while len(self._results) > self.budget.keep:
-                self._results.popitem(last=False)
+            held = sum(r.size for r in self._results.values())
+            while len(self._results) > 1 and (
+                len(self._results) > self.budget.keep or held > self.budget.max_stored_bytes
+            ):
+                _, dropped = self._results.popitem(last=False)
+                held -= dropped.size
+                self._dropped[dropped.result_id] = dropped.function
+            while len(self._dropped) > self.REMEMBER_DROPPED:
+                self._dropped.popitem(last=False)
         return stored
+
+    def dropped(self, result_id: int) -> str | None:
+        """The function whose result ``result_id`` was dropped to make room, if one was."""
+        with self._lock:
+            return self._dropped.get(result_id)
 
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
         """The result ``result_id`` of ``function``, or its latest one.
 
         Raises:
-            FixArguments: When there is no such result.
+            FixArguments: When there is no such result, or it was dropped to make room.
         """
         with self._lock:
             mine = [r for r in self._results.values() if r.function == function]
+            dropped = [i for i, f in self._dropped.items() if f == function]
+        limits = (
+            f"a spec keeps its newest {self.budget.keep} long results and at most "
+            f"{self.budget.max_stored_bytes / 2**20:g} MB of them"
+        )
+        if result_id is not None and result_id in dropped:
+            raise FixArguments(
+                f"Result {result_id} of {function} is gone: it was dropped to make room "
+                f"({limits}).",
+                f"Call {function} again to load it anew, then read the new result.",
+            )
         if not mine:
+            if dropped:
+                raise FixArguments(
+                    f"The stored results of {function} are gone: they were dropped to make "
+                    f"room ({limits}).",
+                    f"Call {function} again to load what you need, then read it here.",
+                )
             raise FixArguments(
                 f"There is no stored result of {function} to read.",
                 f"Call {function} first; when its result is long, it tells you to read it here.",
@@ -221,9 +417,15 @@ def preview(text: str, tokens: int) -> str:
 
 def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
     """What the agent sees instead of a result that is over budget."""
+    cut = ""
+    if stored.size < stored.full_size:
+        cut = (
+            f" Only its first {stored.size:,} of {stored.full_size:,} bytes are stored (a spec "
+            f"stores at most {stored.budget.max_stored_bytes:,}): ask for less to read the rest."
+        )
     return (
         f"[This result is {stored.tokens:,} tokens, more than this tool shows at once, "
-        f"so it is stored as result {stored.result_id} ({len(stored.nodes)} passages). "
+        f"so it is stored as result {stored.result_id} ({len(stored.passages)} passages).{cut} "
         f"It begins:]\n{preview(text, stored.budget.preview_tokens)}\n"
         f"[... To read more, call {read_tool} with a query saying what you are looking for; "
         f"it returns the best-matching passages verbatim (result_id={stored.result_id}).]"
@@ -240,13 +442,13 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
 
 
 def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
-    """The text a ``read_<function>`` call returns; ``label`` marks each passage (e.g. quoted).
+    """The text a call of the spec's reader tool returns; ``label`` marks each passage.
 
     Each passage is headed ``⟦passage 3 of 9 · {source}{label}⟧``; the passage text
     cannot contain those brackets, so it cannot forge a header or a source.
     """
     hits = stored.hits(query)
-    total = len(stored.nodes)
+    total = len(stored.passages)
     if not hits:
         raise FixArguments(
             f"No passage of result {stored.result_id} matches {query!r}.",

@@ -7,7 +7,8 @@ function does not have, a parameter without a docstring line, a description over
 OpenAI's limit, or two tools with one name raise ``ConfigurationError`` naming the
 spec and the function. ``to_tool_list()`` returns :class:`~toolspecs.core.tool.GuardedTool`
 objects (see :mod:`toolspecs.core.tool` for the contract every host relies on), only
-those whose marks the spec's options allow.
+those whose marks the spec's options allow, and one reader (``reader_name``) for all the
+spec's large-output functions: one tool schema per spec instead of one per function.
 """
 
 from __future__ import annotations
@@ -61,8 +62,8 @@ def tool(
 
     Args:
         aliases: Other names the agent may use for an argument, e.g. ``{"q": "query"}``.
-        large_output: Whether results over the budget are stored and get a
-            ``read_<function>`` tool (otherwise they are cut short with a note).
+        large_output: Whether results over the budget are stored and read with the
+            spec's reader tool, ``reader_name`` (otherwise they are cut short with a note).
         empty: What the agent reads when the function returns nothing (an empty
             list or text), formatted with the call's arguments, e.g.
             ``"No papers match {query!r}. Try broader keywords."``. Direct Python
@@ -159,9 +160,13 @@ class ToolSpec(BaseToolSpec):
     spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
-    # Marks every passage a read_<function> tool returns, for specs whose results quote
-    # third parties (mail): the fences of the full text do not survive cutting it up.
+    # Marks every passage the reader returns, for specs whose results quote third
+    # parties (mail): the fences of the full text do not survive cutting it up.
     passage_label: ClassVar[str] = ""
+    # The one tool that searches the stored results of all the spec's large-output
+    # functions. Name it after what the spec stores (read_stored_emails): a name no
+    # other spec uses does not force a prefix on either when both are served together.
+    reader_name: ClassVar[str] = "read_stored_result"
     timezone: str | dt.tzinfo | None = None
     # What the spec's client raises, mapped to guidance (see toolspecs.core.failures).
     failures: ClassVar[FailureTable] = DEFAULT_FAILURES
@@ -180,6 +185,7 @@ class ToolSpec(BaseToolSpec):
         super().__init_subclass__(**kwargs)
         errors: list[str] = []
         tool_names: list[str] = []
+        stores = False
         for entry in cls.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(cls, name, None)
@@ -195,7 +201,10 @@ class ToolSpec(BaseToolSpec):
                     setattr(cls, name, fn)
                 else:
                     errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
-            tool_names += [name, f"read_{name}"] if options_of(fn).large_output else [name]
+            tool_names.append(name)
+            stores = stores or options_of(fn).large_output
+        if stores:
+            tool_names.append(cls.reader_name)
         errors.extend(f"two tools are named {name!r}" for name in names_used_twice(tool_names))
         if errors:
             raise ConfigurationError(f"{cls.__name__}: {'; '.join(errors)}")
@@ -302,9 +311,10 @@ class ToolSpec(BaseToolSpec):
     ) -> list[FunctionTool]:
         """The spec's functions as guarded tools, those its options allow.
 
-        A function declared with ``large_output=True`` is followed by its
-        ``read_<function>`` tool. Tools whose marks the spec's options do not allow
-        (``allow_destructive``, ``allow_send``) are left out.
+        When any function offered is declared with ``large_output=True``, the spec's
+        reader (``reader_name``) comes last: it searches the stored results of all of
+        them. Tools whose marks the spec's options do not allow (``allow_destructive``,
+        ``allow_send``) are left out.
 
         Args:
             spec_functions: Which functions to expose; defaults to ``spec_functions``.
@@ -315,7 +325,7 @@ class ToolSpec(BaseToolSpec):
 
         Returns:
             ``GuardedTool`` objects (``FunctionTool`` subclasses), in the order of
-            ``spec_functions``.
+            ``spec_functions``, then the reader.
 
         Raises:
             ConfigurationError: When two of the tools would have the same name.
@@ -323,6 +333,7 @@ class ToolSpec(BaseToolSpec):
         mapping = func_to_metadata_mapping or {}
         entries: list[tuple[str, Callable[..., Any]]] = []
         paired: dict[str, Callable[..., Any]] = {}
+        stored: list[str] = []
         for entry in spec_functions or self.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
             fn = getattr(self, name)
@@ -332,8 +343,9 @@ class ToolSpec(BaseToolSpec):
                 continue
             entries.append((name, fn))
             if options_of(fn).large_output:
-                reader = self._make_reader(name, prefix)
-                entries.append((reader.__name__, reader))
+                stored.append(name)
+        if stored:
+            entries.append((self.reader_name, self._make_reader(stored, prefix)))
         names = [name for name, _ in entries]
         twice = names_used_twice(names)
         if twice:
@@ -377,16 +389,21 @@ class ToolSpec(BaseToolSpec):
         Returns:
             Empty when the spec offers the tool or has no function of that name.
         """
+        reader_needs: list[tuple[str, ...]] = []
         for entry in self.spec_functions:
             function = entry if isinstance(entry, str) else entry[0]
             options = options_of(getattr(self, function))
-            if name == function or (options.large_output and name == f"read_{function}"):
-                if self.offers(options.marks):
-                    return ()
-                return options.marks.needs(
-                    allow_destructive=self.allow_destructive, allow_send=self.allow_send
-                )
-        return ()
+            if name != function and not (options.large_output and name == self.reader_name):
+                continue
+            if self.offers(options.marks):
+                return ()
+            needs = options.marks.needs(
+                allow_destructive=self.allow_destructive, allow_send=self.allow_send
+            )
+            if name == function:
+                return needs
+            reader_needs.append(needs)  # the reader comes with any one of its functions
+        return min(reader_needs, key=len, default=())
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
         """``to_tool_list()`` by name, rebuilt only when what it depends on has changed.
@@ -410,21 +427,18 @@ class ToolSpec(BaseToolSpec):
             self.__dict__["_toolspecs_tools"] = cached
         return cached[1]
 
-    def _make_reader(self, function: str, prefix: str = "") -> Callable[..., str]:
+    def _make_reader(self, functions: list[str], prefix: str = "") -> Callable[..., str]:
+        """The spec's reader: it searches the stored results of ``functions``."""
+        public = [f"{prefix}{function}" for function in functions]
+
         def reader(query: str, result_id: int | None = None) -> str:
-            stored = self.results.get(f"{prefix}{function}", result_id)
             if not query.strip():
                 raise FixArguments("The query is empty.", "Send the words you are looking for.")
+            stored = _stored_result(self.results, public, result_id)
             return large_output.read_passages(stored, query, self.passage_label)
 
-        reader.__name__ = f"read_{function}"
-        summary = f"Search a stored long result of {function}; returns matching passages verbatim."
-        reader.__doc__ = f"""{summary}
-
-        Args:
-            query: Words likely to appear in the passage you want.
-            result_id: Which stored result (default: the latest).
-        """
+        reader.__name__ = self.reader_name
+        reader.__doc__ = _READER_DOC
         reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
         reader.__toolspecs_options__ = _READER  # type: ignore[attr-defined]
         return reader
@@ -467,11 +481,56 @@ class ToolSpec(BaseToolSpec):
                 name=public, description=renames.text(description), fn_schema=model
             )
         options = options_of(fn)
-        read_tool = renames.name(f"read_{name}")
+        read_tool = renames.name(self.reader_name)
         guard = Guard(self, public, raw, options, model, renames, read_tool, afn)
         return GuardedTool(guard, metadata)
 
 
+_READER_DOC = """Search a stored long result; returns its best-matching passages verbatim.
+
+Args:
+    query: Words likely to be in the passage you want.
+    result_id: The id its preview gave; default the latest.
+"""
 _READER = ToolOptions(
     marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False)
 )
+
+
+def _stored_result(
+    store: large_output.ResultStore, functions: list[str], result_id: int | None
+) -> large_output.StoredResult:
+    """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
+
+    Through ``ResultStore.get`` only, which looks up one function at a time.
+
+    Raises:
+        FixArguments: When there is no such result, naming the latest ones there are.
+    """
+    latest: list[large_output.StoredResult] = []
+    for function in functions:
+        try:
+            latest.append(store.get(function))
+        except FixArguments:
+            continue
+    if not latest:
+        raise FixArguments(
+            "There is no stored result to read.",
+            f"Call {' or '.join(functions)} first; a result too long to show is stored "
+            "and its preview says to read it here.",
+        )
+    if result_id is None:
+        return max(latest, key=lambda stored: stored.result_id)
+    owner = store.dropped(result_id)
+    if owner in functions:
+        return store.get(owner, result_id)  # raises: that result is gone, call it again
+    for function in functions:
+        try:
+            return store.get(function, result_id)
+        except FixArguments:
+            continue
+    known = ", ".join(f"{r.result_id} ({r.function})" for r in latest)
+    raise FixArguments(
+        f"There is no stored result {result_id}; the latest ones are {known}.",
+        "Call again with the result_id a preview gave, or leave result_id out for the latest.",
+    )

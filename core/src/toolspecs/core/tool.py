@@ -103,7 +103,7 @@ class Guard:
         options: How it is exposed (``@tool``).
         model: Its argument model.
         renames: Public names of the spec's tools.
-        read_tool: The public name of its ``read_<function>`` tool.
+        read_tool: The public name of its spec's reader tool (``reader_name``).
         afn: An ``async`` function to await in async calls instead (a LlamaHub-style
             ``(sync, async)`` pair in ``spec_functions``).
     """

@@ -88,6 +88,69 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
     # connection may have been done: it is not sent again, so nothing is done twice. A
     # rate limit (429, or 403 rateLimitExceeded) means Google refused it: that one waits.
     repeatable = str(getattr(request, "method", "GET")).upper() != "POST"
+    return _retrying(once, repeatable, deadline, num_retries)
+
+
+def execute_batch(
+    service: Any,
+    requests: list[Any],
+    deadline: float | None = DEADLINE,
+    num_retries: int = NUM_RETRIES,
+) -> list[Any]:
+    """Run read requests as one batch request: each call's answer, or the error it met.
+
+    The batch request (``service.new_batch_http_request()``: one ``multipart/mixed`` POST)
+    is retried as :func:`execute` retries a GET; it holds only reads, so sending it again
+    does nothing twice. Each call succeeds or fails alone: its answer is a JSON object, a
+    :class:`GoogleApiError` (HTTP error of that call) or a :class:`GoogleResponseError`.
+
+    Args:
+        service: The API client the requests come from.
+        requests: At most 100 ``googleapiclient`` requests (Google's limit per batch).
+        deadline: As for :func:`execute`.
+        num_retries: As for :func:`execute`.
+    """
+    from googleapiclient.errors import BatchError, HttpError
+
+    answers: list[Any] = [None] * len(requests)
+
+    def keep(request_id: str, response: Any, exception: Any) -> None:
+        index = int(request_id)
+        if isinstance(exception, HttpError):
+            content = exception.content
+            if isinstance(content, str):  # a batched call's body comes back decoded
+                content = content.encode("utf-8")
+            answers[index] = GoogleApiError(exception.resp, content, uri=exception.uri)
+        else:
+            answers[index] = response
+
+    def once() -> list[Any]:
+        batch = service.new_batch_http_request()
+        for index, request in enumerate(requests):
+            original = request.postproc
+            request.postproc = _object_or_error(getattr(original, "__wrapped__", original))
+            batch.add(request, callback=keep, request_id=str(index))
+        try:
+            batch.execute()
+        except BatchError as exc:  # a 2xx answer that is not multipart/mixed
+            raise GoogleResponseError.unreadable(exc.resp, exc.content) from exc
+        except HttpError as exc:
+            raise GoogleApiError.from_http_error(exc) from exc
+        except Exception as exc:
+            # _batch_uri: googleapiclient's BatchHttpRequest attribute (the batch address).
+            failure = unreachable(exc, str(getattr(batch, "_batch_uri", "")))
+            if failure is None:
+                raise
+            raise failure from exc
+        return list(answers)
+
+    answered: list[Any] = _retrying(once, True, deadline, num_retries)
+    return answered
+
+
+def _retrying(
+    once: Callable[[], Any], repeatable: bool, deadline: float | None, num_retries: int
+) -> Any:
     retrying = Retrying(
         retry=_retry(_passing if repeatable else _refused),
         wait=_back_off,
@@ -95,6 +158,22 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
         reraise=True,
     )
     return retrying(once)
+
+
+def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
+    """A batched call's reader: its JSON object, else (returned, not raised) the error."""
+
+    def read(resp: Any, content: bytes) -> Any:
+        try:
+            answer = postproc(resp, content)
+        except ValueError:
+            answer = None
+        if isinstance(answer, dict):
+            return answer
+        return GoogleResponseError.unreadable(resp, content)
+
+    read.__wrapped__ = postproc  # type: ignore[attr-defined]
+    return read
 
 
 def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState], bool]:
@@ -246,8 +325,16 @@ class GoogleApiReader(BaseReader):
 
     def execute(self, request: Any) -> Any:
         """:func:`execute` ``request`` within the time left (see ``time_left``)."""
+        return execute(request, deadline=self.deadline())
+
+    def execute_batch(self, requests: list[Any]) -> list[Any]:
+        """:func:`execute_batch` ``requests`` within the time left (see ``time_left``)."""
+        return execute_batch(self.service, requests, deadline=self.deadline())
+
+    def deadline(self) -> float:
+        """Seconds the next request may take, retries included."""
         left = self.time_left() if self.time_left is not None else None
-        return execute(request, deadline=DEADLINE if left is None else left)
+        return DEADLINE if left is None else left
 
 
 def _object_or_none(raw: str | bytes) -> dict[str, Any] | None:

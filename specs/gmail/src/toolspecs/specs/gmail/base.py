@@ -110,6 +110,7 @@ class GmailToolSpec(GoogleToolSpec):
         "send_draft",
     ]
     service_name: ClassVar[str] = "Gmail"
+    reader_name: ClassVar[str] = "read_stored_emails"
     package: ClassVar[str] = "toolspecs-gmail"
     ids_hint: ClassVar[str] = IDS_HINT
     reader: GmailReader

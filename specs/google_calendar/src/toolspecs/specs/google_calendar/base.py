@@ -96,6 +96,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         "get_date",
     ]
     service_name: ClassVar[str] = "Google Calendar"
+    reader_name: ClassVar[str] = "read_stored_events"
     ids_hint: ClassVar[str] = IDS_HINT
     reader: GoogleCalendarReader
 

@@ -110,7 +110,7 @@ def long_pages() -> list[list[str]]:
     """30 pages of distinct paragraphs about the Transformer; only page 17 says "quokka".
 
     The offline arXiv serves them as the PDF of 1706.03762: long enough (over 2,000
-    tokens) to be stored and searched with ``read_arxiv_paper_text``.
+    tokens) to be stored and searched with ``read_stored_papers``.
     """
     pages = []
     for number, topic in enumerate(TOPICS, start=1):

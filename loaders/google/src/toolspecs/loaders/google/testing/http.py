@@ -5,6 +5,14 @@ a fake service answers it from memory, records it in ``requests``, and checks re
 bodies against the schemas of the discovery document bundled in google-api-python-client,
 so a body Google would reject fails the test that sent it.
 
+It understands Google's batch endpoint (``POST /batch``, the discovery document's
+``batchPath`` that googleapiclient's ``BatchHttpRequest`` sends to, or
+``/batch/<api>/<version>``): a ``multipart/mixed`` body of at most
+:data:`MAX_BATCH` ``application/http`` requests, each answered as if sent alone (its own
+status, the ``fail`` answers below included) in a ``multipart/mixed`` reply. The batch is
+one entry of ``requests``, its calls are in its ``parts``; ``calls()`` lists every API
+call, batched or not.
+
 It can be told to answer otherwise first: ``fail[(METHOD, path suffix)]`` is a list of
 answers, used one per matching request, each one of
 
@@ -22,7 +30,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+import uuid
+from dataclasses import dataclass, field
+from email.message import Message
+from email.parser import Parser
+from email.policy import compat32
+from http.client import responses
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlparse
@@ -30,6 +43,8 @@ from urllib.parse import parse_qs, unquote, urlparse
 import googleapiclient
 import httplib2
 
+MAX_BATCH = 100
+"""Calls Google takes in one batch request."""
 DISCOVERY = Path(googleapiclient.__file__).parent / "discovery_cache" / "documents"
 Reply = tuple[httplib2.Response, bytes]
 # What a proxy, a captive portal or a load balancer sends instead of Google's JSON.
@@ -101,6 +116,8 @@ class Request:
     path: str
     query: dict[str, list[str]]
     body: Any
+    parts: list[Request] = field(default_factory=list)
+    """The calls of a batch request, in order (empty for any other request)."""
 
 
 class FakeGoogleHttp:
@@ -130,6 +147,8 @@ class FakeGoogleHttp:
     ) -> Reply:
         """Answer one request (httplib2's signature)."""
         parsed = urlparse(uri)
+        if parsed.path in ("/batch", f"/batch{self.prefix}"):
+            return self._batch(parsed.path, body, headers)
         path = unquote(parsed.path).removeprefix(self.prefix)
         query = parse_qs(parsed.query)
         override = {k.lower(): v for k, v in (headers or {}).items()}.get("x-http-method-override")
@@ -141,13 +160,71 @@ class FakeGoogleHttp:
             body = None
         payload = json.loads(body) if body else None
         self.requests.append(Request(method, path, query, payload))
+        return self._answer(method, path, query, payload)
+
+    def calls(self) -> list[Request]:
+        """Every API call received: the requests, with each batch replaced by its calls."""
+        return [call for r in self.requests for call in (r.parts or [r])]
+
+    def _answer(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
+        return self._told_to_fail(method, path) or self.route(method, path, query, body)
+
+    def _told_to_fail(self, method: str, path: str) -> Reply | None:
+        """The next ``fail`` answer for this request, if it is told to fail."""
         for (fail_method, suffix), queue in self.fail.items():
             if fail_method == method and path.endswith(suffix) and queue:
                 status, *rest = queue.pop(0)
                 if isinstance(rest[0], bytes):
                     return self.raw(status, rest[0], *rest[1:])
                 return self.error(status, *rest)
-        return self.route(method, path, query, payload)
+        return None
+
+    def _batch(self, path: str, body: Any, headers: Any) -> Reply:
+        """Answer a batch request: each ``application/http`` part as if sent alone."""
+        batch = Request("POST", path, {}, None)
+        self.requests.append(batch)
+        failed = self._told_to_fail("POST", path)
+        if failed is not None:
+            return failed
+        kind = {k.lower(): v for k, v in (headers or {}).items()}.get("content-type", "")
+        text = body.decode() if isinstance(body, bytes) else str(body or "")
+        message = Parser(policy=compat32).parsestr(f"Content-Type: {kind}\r\n\r\n{text}")
+        parts = message.get_payload() if message.is_multipart() else None
+        if not isinstance(parts, list) or not parts:
+            return self.error(400, "badRequest", "Failed to parse batch request")
+        if len(parts) > MAX_BATCH:
+            return self.error(400, "badRequest", f"Too many requests in batch (over {MAX_BATCH})")
+        boundary = f"batch_{uuid.uuid4().hex}"
+        out = []
+        for part in parts:
+            if not isinstance(part, Message):
+                return self.error(400, "badRequest", "Failed to parse batch request")
+            if part.get_content_type() != "application/http" or not part["Content-ID"]:
+                return self.error(400, "badRequest", "Each batch part must be application/http")
+            status, answer = self._batch_part(batch, str(part.get_payload()))
+            out.append(
+                f"--{boundary}\r\nContent-Type: application/http\r\n"
+                f"Content-ID: <response-{str(part['Content-ID']).strip('<>')}>\r\n\r\n"
+                f"HTTP/1.1 {status.status} {responses.get(status.status, 'Unknown')}\r\n"
+                f"Content-Type: {status.get('content-type', 'application/json')}\r\n"
+                f"Content-Length: {len(answer)}\r\n\r\n{answer.decode()}\r\n"
+            )
+        content = "".join(out) + f"--{boundary}--\r\n"
+        fields = {"status": "200", "content-type": f"multipart/mixed; boundary={boundary}"}
+        return httplib2.Response(fields), content.encode()
+
+    def _batch_part(self, batch: Request, payload: str) -> Reply:
+        """One call of a batch: ``METHOD /path?query HTTP/1.1``, headers, a blank line, a body."""
+        request_line, _, rest = payload.partition("\n")
+        method, target, _version = request_line.strip().split(" ", 2)
+        inner = Parser(policy=compat32).parsestr(rest)
+        text = inner.get_payload()
+        parsed = urlparse(target)
+        path = unquote(parsed.path).removeprefix(self.prefix)
+        query = parse_qs(parsed.query)
+        body = json.loads(text) if isinstance(text, str) and text.strip() else None
+        batch.parts.append(Request(method, path, query, body))
+        return self._answer(method, path, query, body)
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
         """Answer a request that is not told to fail."""

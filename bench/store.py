@@ -1,0 +1,414 @@
+"""Storing and searching a large result: ours next to the floor and llama-index's LoadAndSearch.
+
+For each text (mail-like prose of 100 KB, 1 MB and 10 MB; 1 MB of base64 and 1 MB of
+Chinese, runs without spaces) it prints min/median over ``--runs`` runs of:
+
+- ours: ``ResultStore.add`` (cut into passages + BM25 index), the first read
+  (``StoredResult.hits``) and a later read; peak memory (tracemalloc) of add + first read,
+  as a multiple of the text's UTF-8 size;
+- the floor: tiktoken's encoding of the text once (``encode_to_numpy``) plus bm25s built
+  over the same passages ours cut;
+- llama-index's ``LoadAndSearchToolSpec`` over the same Document, with ``MockEmbedding``:
+  its load (``TokenTextSplitter(1024)``, as its default ``SentenceSplitter`` needs NLTK
+  files that NLTK refuses when hard-linked, + a vector index); its read needs an LLM (the
+  search is ``index.as_query_engine().query``), so it runs with ``MockLLM``.
+
+Usage: ``uv run --frozen python bench/store.py [--runs 5] [--sizes 100k,1m,10m] [--quick]``
+(``--quick``: 2 runs, no 10 MB, no LoadAndSearch above 1 MB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import random
+import statistics
+import time
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+WORDS = [
+    "the",
+    "of",
+    "and",
+    "to",
+    "a",
+    "in",
+    "that",
+    "is",
+    "was",
+    "he",
+    "for",
+    "it",
+    "with",
+    "as",
+    "his",
+    "on",
+    "be",
+    "at",
+    "by",
+    "i",
+    "this",
+    "had",
+    "not",
+    "are",
+    "but",
+    "from",
+    "or",
+    "have",
+    "an",
+    "they",
+    "which",
+    "one",
+    "you",
+    "were",
+    "her",
+    "all",
+    "she",
+    "there",
+    "would",
+    "their",
+    "we",
+    "him",
+    "been",
+    "has",
+    "when",
+    "who",
+    "will",
+    "more",
+    "no",
+    "if",
+    "out",
+    "so",
+    "said",
+    "what",
+    "up",
+    "its",
+    "about",
+    "into",
+    "than",
+    "them",
+    "can",
+    "only",
+    "other",
+    "new",
+    "some",
+    "could",
+    "time",
+    "these",
+    "two",
+    "may",
+    "then",
+    "do",
+    "first",
+    "any",
+    "my",
+    "now",
+    "such",
+    "like",
+    "our",
+    "over",
+    "man",
+    "me",
+    "even",
+    "most",
+    "made",
+    "after",
+    "also",
+    "did",
+    "many",
+    "before",
+    "must",
+    "through",
+    "back",
+    "years",
+    "where",
+    "much",
+    "your",
+    "way",
+    "well",
+    "down",
+    "should",
+    "because",
+    "each",
+    "just",
+    "those",
+    "people",
+    "how",
+    "too",
+    "little",
+    "state",
+    "good",
+    "very",
+    "make",
+    "world",
+    "still",
+    "own",
+    "see",
+    "men",
+    "work",
+    "long",
+    "get",
+    "here",
+    "between",
+    "both",
+    "life",
+    "being",
+    "under",
+    "never",
+    "day",
+    "same",
+    "another",
+    "know",
+    "while",
+    "last",
+    "might",
+    "us",
+    "great",
+    "old",
+    "year",
+    "off",
+    "come",
+    "since",
+    "against",
+    "go",
+    "came",
+    "right",
+    "used",
+    "take",
+    "three",
+    "meeting",
+    "agenda",
+    "quarterly",
+    "revenue",
+    "budget",
+    "report",
+    "attached",
+    "review",
+    "schedule",
+    "deadline",
+    "project",
+    "customer",
+    "invoice",
+    "contract",
+    "team",
+    "proposal",
+    "model",
+    "results",
+    "training",
+    "dataset",
+    "attention",
+    "layer",
+    "encoder",
+    "decoder",
+    "transformer",
+    "accuracy",
+    "baseline",
+    "table",
+]
+NAMES = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra", "Barbara Liskov"]
+
+
+def mail_prose(size: int, seed: int = 14) -> str:
+    """Mail-like prose: headers, paragraphs of sentences, quoted replies, numbers."""
+    rng = random.Random(seed)
+    parts: list[str] = []
+    total = 0
+    n = 0
+    while total < size:
+        n += 1
+        who = rng.choice(NAMES)
+        head = (
+            f"From: {who} <{who.split()[0].lower()}@example.com>\n"
+            f"Date: Tue, {rng.randint(1, 28)} Oct 2025 {rng.randint(8, 18)}:{rng.randint(10, 59)}"
+            f" +0200\nSubject: Re: {' '.join(rng.choices(WORDS, k=5))} #{n}\n\n"
+        )
+        paragraphs = []
+        for _ in range(rng.randint(2, 5)):
+            sentences = []
+            for _ in range(rng.randint(2, 6)):
+                words = rng.choices(WORDS, k=rng.randint(6, 22))
+                if rng.random() < 0.3:
+                    words.insert(rng.randrange(len(words)), f"{rng.randint(2, 9999):,}")
+                sentences.append(" ".join(words).capitalize() + rng.choice([".", ".", "?", "!"]))
+            paragraphs.append(" ".join(sentences))
+        if rng.random() < 0.4:
+            paragraphs.append("> " + "\n> ".join(rng.choices(WORDS, k=8)))
+        parts.append(head + "\n\n".join(paragraphs) + "\n\n")
+        total += len(parts[-1])
+    return "".join(parts)[:size]
+
+
+def no_spaces_base64(size: int) -> str:
+    return base64.b64encode(random.Random(14).randbytes(size * 3 // 4)).decode()[:size]
+
+
+def no_spaces_chinese(size: int) -> str:
+    rng = random.Random(14)
+    chars = [chr(c) for c in range(0x4E00, 0x4E00 + 500)]  # common CJK ideographs
+    return "".join(rng.choices(chars, k=size // 3))
+
+
+def timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    start = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - start, value
+
+
+def passages_of(stored: Any) -> list[str]:
+    if hasattr(stored, "passages"):
+        return list(stored.passages)
+    return [node.get_content() for node in stored.nodes]  # before issue 14
+
+
+def ours(text: str, memory: bool = False) -> dict[str, Any]:
+    """One run: timed without tracemalloc (it slows allocation-heavy code), or traced."""
+    from llama_index.core.schema import Document
+
+    from toolspecs.core.large_output import OutputBudget, ResultStore
+
+    store = ResultStore(OutputBudget(max_stored_bytes=2**40) if _has_bytes() else OutputBudget())
+    docs = [Document(text=text)]
+    if memory:
+        tracemalloc.start()
+    add, stored = timed(lambda: store.add("load", docs))
+    first, _ = timed(lambda: stored.hits("quarterly revenue budget"))
+    peak = tracemalloc.get_traced_memory()[1] if memory else 0
+    tracemalloc.stop()
+    later, _ = timed(lambda: stored.hits("transformer attention accuracy"))
+    return {"add": add, "first": first, "later": later, "peak": peak, "stored": stored}
+
+
+def _has_bytes() -> bool:
+    from toolspecs.core.large_output import OutputBudget
+
+    return "max_stored_bytes" in OutputBudget.__dataclass_fields__
+
+
+def floor(text: str, passages: list[str]) -> dict[str, Any]:
+    import bm25s
+    import Stemmer
+
+    from toolspecs.core.bounds import count_tokens
+
+    count_tokens("warm up")  # load the encoding outside the timing
+    import llama_index.core
+
+    encoder = llama_index.core.global_tokenizer
+    encoding = encoder.func.__self__  # type: ignore[union-attr]  # functools.partial(enc.encode)
+
+    def build() -> Any:
+        encoding.encode_to_numpy(text, allowed_special="all")
+        tokens = bm25s.tokenize(
+            passages, stopwords="en", stemmer=Stemmer.Stemmer("english"), show_progress=False
+        )
+        index = bm25s.BM25()
+        index.index(tokens, show_progress=False)
+        return index
+
+    seconds, _ = timed(build)
+    tracemalloc.start()
+    build()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    return {"add": seconds, "peak": peak}
+
+
+def load_and_search(text: str, read: bool) -> dict[str, Any]:
+    from llama_index.core import Settings
+    from llama_index.core.embeddings.mock_embed_model import MockEmbedding
+    from llama_index.core.llms.mock import MockLLM
+    from llama_index.core.node_parser import TokenTextSplitter
+    from llama_index.core.schema import Document
+    from llama_index.core.tools import FunctionTool
+    from llama_index.core.tools.tool_spec.load_and_search import LoadAndSearchToolSpec
+
+    Settings.llm = MockLLM()
+    Settings.embed_model = MockEmbedding(embed_dim=8)
+    # Its default SentenceSplitter loads NLTK files that NLTK refuses when they are
+    # hard-linked (as uv installs them); the token splitter of the same size stands in.
+    Settings.transformations = [TokenTextSplitter(chunk_size=1024, chunk_overlap=20)]
+    tool = FunctionTool.from_defaults(fn=lambda: [Document(text=text)], name="load")
+    spec = LoadAndSearchToolSpec.from_defaults(tool)
+    seconds, _ = timed(spec.load)
+    result = {"add": seconds}
+    if read:
+        result["first"], _ = timed(lambda: spec.read("quarterly revenue budget"))
+        result["later"], _ = timed(lambda: spec.read("transformer attention accuracy"))
+    return result
+
+
+def stats(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
+    if not values:
+        return "—"
+    low, mid = min(values) * scale, statistics.median(values) * scale
+    if unit == "ms":
+        return f"{low * 1000:8.1f}/{mid * 1000:<8.1f}ms"
+    if unit == "x":
+        return f"{low:6.1f}/{mid:<6.1f}x"
+    return f"{low:7.3f}/{mid:<7.3f}s"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default="100k,1m,10m")
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    runs = 2 if args.quick else args.runs
+    units = {"k": 1000, "m": 1_000_000}
+    sizes = [int(s[:-1]) * units[s[-1]] for s in args.sizes.split(",")]
+    if args.quick:
+        sizes = [s for s in sizes if s <= 1_000_000]
+    cases = [(f"mail {size // 1000:,} KB", mail_prose(size)) for size in sizes]
+    cases += [("base64 1,000 KB", no_spaces_base64(1_000_000))]
+    cases += [("Chinese 1,000 KB", no_spaces_chinese(1_000_000))]
+    ours("warm up " * 2000)  # imports and the tokenizer's tables, outside the timings
+    print(
+        f"min/median of {runs} runs; peak = tracemalloc peak of add + first read "
+        "(one extra run) / text bytes"
+    )
+    for name, text in cases:
+        size = len(text.encode())
+        mine = [ours(text) for _ in range(runs)]
+        peak = ours(text, memory=True)["peak"]
+        passages = passages_of(mine[0]["stored"])
+        base = [floor(text, passages) for _ in range(runs)]
+        llama_runs = runs if size <= 1_000_000 else 1
+        read = size <= 1_000_000 and not args.quick
+        theirs = (
+            [load_and_search(text, read) for _ in range(llama_runs)]
+            if size <= 1_000_000 or not args.quick
+            else []
+        )
+        col = {k: [r[k] for r in mine] for k in ("add", "first", "later")}
+        print(f"\n== {name} ({size:,} bytes, {len(passages):,} passages)")
+        print(
+            f"  ours  store+index {stats(col['add'])}  first read {stats(col['first'], unit='ms')}"
+            f"  later read {stats(col['later'], unit='ms')}  peak {peak / size:.1f}x"
+        )
+        floor_add = [r["add"] for r in base]
+        print(f"  floor encode+bm25 {stats(floor_add)}  peak {base[0]['peak'] / size:.1f}x")
+        ratio = [a / min(floor_add) for a in col["add"]]
+        with_first = [
+            (a + f) / min(floor_add) for a, f in zip(col["add"], col["first"], strict=True)
+        ]
+        print(
+            f"  ratio ours/floor: store+index x{min(ratio):.2f}/{statistics.median(ratio):.2f}"
+            f", store+index+first read x{min(with_first):.2f}/{statistics.median(with_first):.2f}"
+        )
+        if theirs:
+            load = [r["add"] for r in theirs]
+            line = f"  LoadAndSearch load (MockEmbedding) {stats(load)}"
+            if "first" in theirs[0]:
+                line += (
+                    f"  read (MockLLM) {stats([r['first'] for r in theirs], unit='ms')}"
+                    f" / {stats([r['later'] for r in theirs], unit='ms')}"
+                )
+            print(line)
+            print(f"  ratio ours/LoadAndSearch load x{min(col['add']) / min(load):.2f}")
+
+
+if __name__ == "__main__":
+    main()

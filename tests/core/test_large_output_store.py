@@ -1,0 +1,151 @@
+"""How large results are stored: passages cut from one tokenization, bounds in count and bytes."""
+
+from __future__ import annotations
+
+import base64
+import random
+from typing import ClassVar
+
+import pytest
+from llama_index.core.embeddings import MockEmbedding
+from llama_index.core.schema import Document
+
+from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
+from toolspecs.core.bounds import count_tokens
+from toolspecs.core.large_output import ResultStore, read_passages, stored_message
+
+WORDS = [
+    "meeting",
+    "agenda",
+    "revenue",
+    "budget",
+    "report",
+    "invoice",
+    "contract",
+    "team",
+    "proposal",
+    "review",
+]
+
+
+def mail(n: int, seed: int = 3) -> str:
+    rng = random.Random(seed)
+    return "\n\n".join(
+        f"From: ada@example.com\nSubject: note {i}\n\n"
+        + " ".join(rng.choices(WORDS, k=40))
+        + f". Reference code K{i:05d}."
+        for i in range(n)
+    )
+
+
+def test_passages_are_about_passage_tokens_long_overlap_and_cover_the_text():
+    text = mail(120)
+    stored = ResultStore(OutputBudget(passage_tokens=100)).add("load", text)
+    assert len(stored.passages) > 10
+    assert all(count_tokens(p) <= 102 for p in stored.passages)  # re-encoded alone: ±1
+    assert all(count_tokens(p) >= 50 for p in stored.passages[:-1])
+    for earlier, later in zip(stored.passages, stored.passages[1:], strict=False):
+        assert later.split()[0] in earlier.split()[-12:]  # about 10 tokens of overlap
+    assert all(f"K{i:05d}" in "".join(stored.passages) for i in range(120))
+    assert all(p in text for p in stored.passages)  # verbatim, cut between words
+    assert stored.tokens == count_tokens(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        base64.b64encode(random.Random(1).randbytes(30_000)).decode(),
+        "".join(random.Random(2).choices([chr(c) for c in range(0x4E00, 0x4F00)], k=12_000)),
+        "x" * 50_000,
+    ],
+    ids=["base64", "chinese", "one-letter"],
+)
+def test_text_without_spaces_is_cut_into_whole_characters_of_about_passage_tokens(text):
+    stored = ResultStore(OutputBudget(passage_tokens=200)).add("load", text)
+    assert len(stored.passages) >= count_tokens(text) // 200
+    assert all(p in text for p in stored.passages)  # no character cut in two
+    assert text.startswith(stored.passages[0]) and text.endswith(stored.passages[-1])
+    assert all(count_tokens(p) <= 210 for p in stored.passages)
+
+
+def test_hits_are_found_with_their_source_and_position():
+    documents = [Document(text=mail(20, seed=s) + f" Marker{s}word.") for s in range(3)]
+    stored = ResultStore(OutputBudget(passage_tokens=80)).add(
+        "load", documents, source=lambda d: f"doc {d.text[-10:-5]}"
+    )
+    position, passage, source = stored.hits("Marker2word")[0]
+    assert "Marker2word" in passage and stored.passages[position] == passage
+    assert source == "doc rker2"
+    assert stored.hits("zzzz nothing like it") == []
+
+
+def test_the_vector_index_path_still_reads_passages():
+    budget = OutputBudget(passage_tokens=80, embed_model=MockEmbedding(embed_dim=8))
+    stored = ResultStore(budget).add("load", mail(20))
+    found = stored.hits("revenue")
+    assert len(found) == 4
+    assert all(stored.passages[position] == text for position, text, _ in found)
+
+
+def test_the_oldest_results_are_dropped_past_keep_and_a_read_of_one_says_it_is_gone():
+    store = ResultStore(OutputBudget(keep=2))
+    for _ in range(3):
+        store.add("load", mail(10))
+    assert store.get("load", 3).result_id == 3 and store.get("load", 2).result_id == 2
+    with pytest.raises(FixArguments) as gone:
+        store.get("load", 1)
+    assert "Result 1 of load is gone" in str(gone.value)
+    assert "Call load again" in str(gone.value)
+
+
+def test_the_oldest_results_are_dropped_past_max_stored_bytes():
+    text = mail(40)
+    size = len(text.encode())
+    store = ResultStore(OutputBudget(max_stored_bytes=int(size * 2.5)))
+    for _ in range(4):
+        store.add("load", text)
+    assert [r.result_id for r in store._results.values()] == [3, 4]
+    assert sum(r.size for r in store._results.values()) <= int(size * 2.5)
+    with pytest.raises(FixArguments, match="dropped to make room"):
+        store.get("load", 2)
+
+
+def test_a_result_over_max_stored_bytes_is_stored_cut_and_its_preview_says_so():
+    first, second = mail(30, seed=1), mail(30, seed=2) + " Lastwordhere."
+    budget = OutputBudget(max_stored_bytes=len(first.encode()) + 100, passage_tokens=80)
+    store = ResultStore(budget)
+    store.add("load", "an older result " * 100)
+    stored = store.add("load", [Document(text=first), Document(text=second)])
+    assert stored.size <= budget.max_stored_bytes < stored.full_size
+    assert [r.result_id for r in store._results.values()] == [2]  # the older one made room
+    note = stored_message(stored, first + second, "read_load")
+    assert f"Only its first {stored.size:,} of {stored.full_size:,} bytes are stored" in note
+    assert stored.hits("Lastwordhere") == []
+    assert "K00029" in read_passages(stored, "K00029")
+
+
+class Papers(ToolSpec):
+    """A spec whose one function returns long text."""
+
+    spec_functions: ClassVar = ["load_paper"]
+    output_budget: ClassVar[OutputBudget] = OutputBudget(max_tokens=300, keep=1)
+
+    @tool(large_output=True, read_only=True)
+    def load_paper(self, seed: int = 1) -> str:
+        """Load a paper.
+
+        Args:
+            seed: Which paper.
+        """
+        return mail(30, seed=seed)
+
+
+def test_reading_a_dropped_result_through_the_tool_is_guidance_to_call_again():
+    tools = {t.metadata.name: t for t in Papers().to_tool_list()}
+    assert "stored as result 1" in tools["load_paper"].call(seed=1).content
+    assert "stored as result 2" in tools["load_paper"].call(seed=2).content
+    read = tools["read_stored_result"].call(query="revenue", result_id=1)
+    assert read.is_error is True
+    assert "Result 1 of load_paper is gone" in read.content
+    assert "Call load_paper again" in read.content
+    assert tools["read_stored_result"].call(query="revenue").is_error is False
