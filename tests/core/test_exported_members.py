@@ -18,10 +18,12 @@ import toolspecs.specs.wolfram_alpha.testing
 
 
 def public_names(module):
+    # dir(), not vars(): a package may load some names on first use (PEP 562 __getattr__
+    # and __dir__, as toolspecs.loaders.arxiv does).
     return {
         name
-        for name, value in vars(module).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(module)
+        if not name.startswith("_") and not isinstance(getattr(module, name), types.ModuleType)
     }
 
 

@@ -21,8 +21,6 @@ import threading
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import dateparser
-
 from toolspecs.core import deadline
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments
@@ -258,6 +256,10 @@ def _natural(text: str, cleaned: str, settings: dict[str, Any]) -> dt.datetime |
     dateparser cannot be interrupted: it runs in a daemon thread that is left to finish
     on its own when it is late (the text is short, so it does finish).
     """
+    # Imported on first use (about 30 ms, most imports of the specs never need it), here in
+    # the caller's thread: its import does not count against the parse's time limit.
+    import dateparser
+
     limit = min(PARSE_SECONDS, deadline.remaining(default=PARSE_SECONDS) or 0.0)
     outcome: list[Any] = []
     done = threading.Event()

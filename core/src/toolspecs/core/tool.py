@@ -27,6 +27,7 @@ import contextvars
 import inspect
 import logging
 import os
+import queue
 import re
 import threading
 import time
@@ -159,27 +160,23 @@ class Guard:
         if left <= 0 or abandoned.is_set():
             abandoned.set()
             raise self.renames.guidance(self.late(seconds))
-        done = threading.Event()
-        outcome: list[Any] = []
+        outcome: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
         def work() -> None:
             try:
                 # The spec's client is told to finish a little early: its own guidance
                 # ("the service did not answer") says more than the guard's.
                 with deadline.running(max(left - _MARGIN, left / 2)):
-                    outcome.append(self._run(args, kwargs, abandoned))
+                    outcome.put(self._run(args, kwargs, abandoned))
             except BaseException as exc:  # re-raised in the caller's thread
-                outcome.append(exc)
-            finally:
-                done.set()
+                outcome.put(exc)
 
-        context = contextvars.copy_context()
-        worker = threading.Thread(target=context.run, args=(work,), name=self.name, daemon=True)
-        worker.start()
-        if not done.wait(left):
+        _WORKERS.run(contextvars.copy_context().run, work)
+        try:
+            result = outcome.get(timeout=left)
+        except queue.Empty:
             abandoned.set()  # a call still queued for the spec's lock is not made at all
-            raise self.renames.guidance(self.late(seconds))
-        result = outcome[0]
+            raise self.renames.guidance(self.late(seconds)) from None
         if isinstance(result, BaseException):
             raise result
         return result  # type: ignore[no-any-return]
@@ -319,6 +316,10 @@ class Guard:
             values.update(arguments)
             text = self.renames.text(bounds.fill(template, values))
         budget = self.spec.output_budget
+        if len(text) * 4 <= budget.max_tokens:
+            # Not counted: a token covers at least one byte of UTF-8 (a char is at most
+            # four), so it fits; the tokenizer was about 5% of a short call.
+            return text
         tokens = bounds.count_tokens(text)
         if tokens <= budget.max_tokens:
             return text
@@ -337,6 +338,52 @@ class Guard:
                     raise
                 logger.exception("toolspecs: could not store the result of %s", self.name)
         return large_output.truncated_message(text, budget, tokens)
+
+
+class Workers:
+    """Daemon threads that run sync calls under their deadline, reused from call to call.
+
+    Starting a thread per call cost more than the rest of a trivial call together. A call
+    goes to an idle worker, or to a new one when none is idle: a stuck call holds only its
+    own thread (never a queue other calls wait in), and as daemons they never keep the
+    process from exiting. At most ``keep`` idle workers wait for the next call; the others
+    end when their call does. (``concurrent.futures`` pools are neither: their threads are
+    joined at exit, and a full pool queues calls behind stuck ones.)
+
+    Args:
+        keep: The most idle workers kept.
+    """
+
+    def __init__(self, keep: int = 8) -> None:
+        self.keep = keep
+        self._idle: list[queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]] = []
+        self._lock = threading.Lock()
+
+    def run(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Start ``fn(*args)`` in a worker thread; it must not raise."""
+        with self._lock:
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = queue.SimpleQueue()
+            inbox.put((fn, args))
+            threading.Thread(
+                target=self._serve, args=(inbox,), name="toolspecs-call", daemon=True
+            ).start()
+        else:
+            inbox.put((fn, args))
+
+    def _serve(self, inbox: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+        while True:
+            fn, args = inbox.get()
+            fn(*args)
+            del fn, args  # the call's frame and result are not kept while idle
+            with self._lock:
+                if len(self._idle) >= self.keep:
+                    return
+                self._idle.append(inbox)
+
+
+_WORKERS = Workers()
 
 
 class GuardedTool(FunctionTool):

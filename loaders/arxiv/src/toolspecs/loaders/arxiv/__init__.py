@@ -1,6 +1,13 @@
-"""toolspecs.loaders.arxiv: arXiv as LlamaIndex Documents, for agents and for RAG."""
+"""toolspecs.loaders.arxiv: arXiv as LlamaIndex Documents, for agents and for RAG.
 
-from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+The client and the reader (with the ``arxiv`` package and lxml, about 20 ms of CPU) are
+imported on first use of one of their names (PEP 562): importing the spec costs only what
+it needs then, and the errors and ids stay plain imports.
+"""
+
+import importlib
+import typing
+
 from toolspecs.loaders.arxiv.errors import (
     ArxivLoaderError,
     ArxivQueryError,
@@ -10,7 +17,19 @@ from toolspecs.loaders.arxiv.errors import (
     PaperUnreadable,
 )
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
-from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
+
+if typing.TYPE_CHECKING:
+    from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+    from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
+
+_LAZY = {
+    "ArxivClient": "client",
+    "shared_client": "client",
+    "ArxivReader": "reader",
+    "SortBy": "reader",
+    "describe": "reader",
+    "to_document": "reader",
+}
 
 __all__ = [
     "ArxivClient",
@@ -28,3 +47,16 @@ __all__ = [
     "shared_client",
     "to_document",
 ]
+
+
+def __getattr__(name: str) -> typing.Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

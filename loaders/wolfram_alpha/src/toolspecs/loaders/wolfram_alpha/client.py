@@ -40,20 +40,19 @@ import logging
 import os
 import re
 import socket
+import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 from xml.parsers.expat import ExpatError
 
-import httpx
 import requests
 import urllib3
-import wolframalpha
-import xmltodict
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 
 from toolspecs.loaders.wolfram_alpha.errors import (
@@ -69,6 +68,12 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaUnreachable,
     cut,
 )
+
+if TYPE_CHECKING:
+    # httpx, wolframalpha and xmltodict are imported where a request needs them: about
+    # 150 ms at import (httpx loads its CLI's rich and click), and the LLM API, the tool
+    # agents call most, goes out with requests when no transport is given.
+    import httpx
 
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
 FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
@@ -231,7 +236,8 @@ class WolframAlphaClient:
         self.retries = retries
         self._given_app_ids: set[str] = set()
         self._transport = transport
-        self._http = httpx.Client(timeout=self.timeout, transport=transport)
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
 
     def __repr__(self) -> str:
         shown = "set" if self.app_id else "missing"
@@ -356,9 +362,21 @@ class WolframAlphaClient:
             )
         return result
 
+    @property
+    def _http(self) -> httpx.Client:
+        """The httpx client, made on first use (see the imports)."""
+        with self._client_lock:
+            if self._client is None:
+                import httpx
+
+                self._client = httpx.Client(timeout=self.timeout, transport=self._transport)
+            return self._client
+
     def close(self) -> None:
         """Close the HTTP connections."""
-        self._http.close()
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
 
     def __enter__(self) -> WolframAlphaClient:
         return self
@@ -462,6 +480,8 @@ class WolframAlphaClient:
         budget: float,
     ) -> _Reply:
         """One GET with httpx, its body read up to ``max_reply_bytes`` and by ``end``."""
+        import httpx
+
         timeout = self._time_for_request(end, budget)
         try:
             # httpx's timeouts are per operation (each read), fixed when the request
@@ -550,7 +570,9 @@ class WolframAlphaClient:
         """Raise the loader's error for a request that got no reply: it names the host."""
         parts = urlsplit(url)
         host = parts.hostname or "Wolfram|Alpha"
-        if isinstance(exc, (requests.exceptions.InvalidHeader, httpx.LocalProtocolError)):
+        if isinstance(exc, requests.exceptions.InvalidHeader) or _httpx_error(
+            exc, "LocalProtocolError"
+        ):
             # The library refused to send a header: ours is the AppID's. Its text may
             # show the AppID (escaped), so only the type is told; nothing was sent.
             raise AppIdMalformed(
@@ -559,7 +581,7 @@ class WolframAlphaClient:
                 "cannot carry; it was not sent",
             ) from None
         reason = self._describe(exc)
-        if isinstance(exc, (httpx.TimeoutException, requests.Timeout)):
+        if isinstance(exc, requests.Timeout) or _httpx_error(exc, "TimeoutException"):
             seconds = min(self.timeout, budget)
             self._raise(WolframAlphaTimeout(seconds, reason, host=host), exc)
         lookup = _lookup_failure(exc)
@@ -645,6 +667,9 @@ class WolframAlphaClient:
         ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
         reply is not Wolfram's XML, not a fault of ours.
         """
+        import wolframalpha
+        import xmltodict
+
         try:
             doc = xmltodict.parse(
                 body, postprocessor=wolframalpha.Document.make, disable_entities=True
@@ -727,6 +752,8 @@ def _shape_problem(result: Any) -> str:
     assumptions whose values are dicts with text ``desc`` and ``input``, and
     ``didyoumeans`` an element or missing.
     """
+    import wolframalpha
+
     for pod in result.pods:
         if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
             return "a <pod> without a title"
@@ -804,6 +831,16 @@ def _arrived(response: requests.Response) -> Iterator[bytes]:
         raise requests.exceptions.ContentDecodingError(exc) from exc
     except SSLError as exc:
         raise requests.exceptions.SSLError(exc) from exc
+
+
+def _httpx_error(exc: BaseException, *names: str) -> bool:
+    """Whether ``exc`` is one of httpx's errors ``names``; never imports httpx.
+
+    An httpx error exists only once httpx is imported (see the imports): a request sent
+    with requests is told apart without loading it.
+    """
+    httpx = sys.modules.get("httpx")
+    return httpx is not None and isinstance(exc, tuple(getattr(httpx, n) for n in names))
 
 
 def _decode(response: httpx.Response, body: bytes) -> str:

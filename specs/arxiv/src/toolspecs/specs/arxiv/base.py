@@ -9,12 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
 
 from llama_index.core.schema import Document
-from requests.adapters import BaseAdapter
 
-import arxiv
 from toolspecs.core import (
     AskUser,
     Failure,
@@ -31,9 +29,7 @@ from toolspecs.core import (
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.loaders.arxiv import (
-    ArxivClient,
     ArxivQueryError,
-    ArxivReader,
     ArxivUnavailable,
     ArxivUnreachable,
     PaperNotFound,
@@ -41,9 +37,15 @@ from toolspecs.loaders.arxiv import (
     parse_id,
     parse_ids,
     pdftext,
-    to_document,
 )
 from toolspecs.loaders.arxiv.pdftext import PdfText
+
+if TYPE_CHECKING:
+    # The client and reader (with arxiv and lxml) load when a spec is made, not at import.
+    from requests.adapters import BaseAdapter
+
+    import arxiv
+    from toolspecs.loaders.arxiv import ArxivClient
 
 MAX_RESULTS_LIMIT = 50
 MAX_AUTHORS_SHOWN = 10
@@ -129,6 +131,8 @@ class ArxivToolSpec(ToolSpec):
         transport: BaseAdapter | None = None,
         client: ArxivClient | None = None,
     ) -> None:
+        from toolspecs.loaders.arxiv import ArxivReader
+
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
         self.reader = ArxivReader(client, transport=transport)
 
@@ -236,6 +240,8 @@ def describe(paper: arxiv.Result, notes: Sequence[str] = ()) -> str:
         paper: The paper.
         notes: Lines of ours to show before the abstract (which a preview may cut).
     """
+    from toolspecs.loaders.arxiv import to_document
+
     document = to_document(paper)
     paper_id = fence.field(document.metadata["arxiv_id"], 60)
     names = [fence.field(name, 100) for name in document.metadata["authors"]]
@@ -260,6 +266,8 @@ def describe(paper: arxiv.Result, notes: Sequence[str] = ()) -> str:
 
 def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
     """The loader's Document of ``paper`` (id, metadata), with the fenced text."""
+    from toolspecs.loaders.arxiv import to_document
+
     document = to_document(paper)
     document.set_content(describe(paper, notes))
     return document

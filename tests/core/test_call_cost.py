@@ -1,0 +1,123 @@
+"""What one call costs, counted not timed (issue 14): objects built, threads started.
+
+A sync call runs in a worker thread under its deadline. The workers are reused from call
+to call (starting a thread was most of a trivial call), yet a stuck call still holds only
+its own: the next call gets another worker and keeps its deadline. Each call builds one
+``ToolOutput``, the one it returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from typing import Any, ClassVar
+
+import pytest
+from llama_index.core.tools import types as tool_types
+
+from toolspecs.core import ToolSpec, tool
+from toolspecs.core.tool import Workers
+
+
+class CounterSpec(ToolSpec):
+    """A trivial tool, and one that waits until it is let go."""
+
+    spec_functions: ClassVar[list[str]] = ["add", "wait"]
+    service_name = "The counter"
+
+    def __init__(self) -> None:
+        self.threads: list[threading.Thread] = []
+        self.release = threading.Event()
+
+    @tool(read_only=True)
+    def add(self, a: int, b: int) -> str:
+        """Add two integers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        self.threads.append(threading.current_thread())
+        return str(a + b)
+
+    @tool(read_only=True)
+    def wait(self) -> str:
+        """Wait until the test lets go."""
+        self.release.wait(30)
+        return "done"
+
+
+def tools(spec: ToolSpec) -> dict[str, Any]:
+    return {t.metadata.name: t for t in spec.to_tool_list()}
+
+
+@pytest.fixture
+def built(monkeypatch: pytest.MonkeyPatch) -> list[tool_types.ToolOutput]:
+    """Every ``ToolOutput`` built while the test runs."""
+    seen: list[tool_types.ToolOutput] = []
+    original = tool_types.ToolOutput.__init__
+
+    def counting(self: tool_types.ToolOutput, *args: Any, **kwargs: Any) -> None:
+        seen.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(tool_types.ToolOutput, "__init__", counting)
+    return seen
+
+
+def test_each_call_builds_one_tool_output_the_one_it_returns(built):
+    spec = CounterSpec()
+    add = tools(spec)["add"]
+    outs = [add.call(a=1, b=2), asyncio.run(add.acall(a=1, b=2)), spec.call_tool("add", a=1, b=2)]
+    assert [out.content for out in outs] == ["3", "3", "3"]
+    assert built == outs
+    built.clear()
+    bad = add.call(a="one", b=2)
+    assert bad.is_error and built == [bad]
+
+
+def test_sync_calls_reuse_a_worker_thread_instead_of_starting_one_each():
+    spec = CounterSpec()
+    add = tools(spec)["add"]
+    for _ in range(5):
+        assert add.call(a=1, b=2).content == "3"
+    assert threading.current_thread() not in spec.threads  # the deadline still applies
+    assert len(set(spec.threads)) == 1
+    assert spec.threads[0].daemon  # never keeps the process from exiting
+
+
+def test_a_stuck_call_holds_only_its_own_worker():
+    spec = CounterSpec()
+    spec.call_deadline = 0.5
+    listed = tools(spec)
+    try:
+        assert listed["add"].call(a=1, b=2).content == "3"
+        stuck = listed["wait"].call()  # holds the idle worker past its deadline
+        assert stuck.is_error and "deadline" in stuck.content
+        assert listed["add"].call(a=2, b=2).content == "4"  # another worker answers
+        first, second = spec.threads
+        assert first is not second
+    finally:
+        spec.release.set()
+
+
+def test_workers_keep_at_most_keep_idle_threads():
+    workers = Workers(keep=1)
+    release = threading.Event()
+    started = [threading.Event() for _ in range(3)]
+    for event in started:
+        workers.run(lambda e=event: (e.set(), release.wait(10)))
+    assert all(event.wait(5) for event in started)  # three at once: three threads
+    release.set()
+    done = threading.Event()
+    for _ in range(50):  # the two extra ones end once they are done
+        workers.run(done.set)
+        assert done.wait(5)
+        done.clear()
+        assert len(workers._idle) <= 1
+    for _ in range(500):  # the last one is back among the idle soon after its call
+        if workers._idle:
+            break
+        time.sleep(0.01)
+    assert len(workers._idle) == 1
