@@ -30,9 +30,9 @@ LLAMAHUB_TOKENS = {
 }
 LLAMAHUB_TOTAL = 2792
 # Issue 14's target for the default tool sets is LLAMAHUB_TOTAL. Tighter prompts and the
-# hidden calendar_id reach 2,982 (from 3,303); the rest needs a smaller default set (the
+# hidden calendar_id reach 2,983 (from 3,303); the rest needs a smaller default set (the
 # next issue's "all" set), so this holds what was reached until then.
-DEFAULT_SETS_REACHED = 2982
+DEFAULT_SETS_REACHED = 2983
 DROP_IN_RATIO = 0.65
 
 

@@ -347,7 +347,8 @@ def build_model(
         if inputs.is_zone_name(hint):
             zone_argument = param.name
         default = ... if param.default is inspect.Parameter.empty else param.default
-        text = docs[param.name] if param.name in docs else doc.args.get(param.name)
+        # A hidden argument keeps its docstring text for whoever reads the model itself.
+        text = docs.get(param.name) or doc.args.get(param.name)
         description = rename(text) if text else None
         # A default of None is not shown (the argument is simply optional), by any generator.
         extra = _without_null_default if default is None else None

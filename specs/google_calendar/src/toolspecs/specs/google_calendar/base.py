@@ -493,7 +493,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         attendees: list[str] | None = None,
         min_minutes: Annotated[int, Range(5, 1440)] = 30,
     ) -> str:
-        """Find free windows between two times, for the user and optional attendees.
+        """Find free time windows between two times, for the user and optional attendees.
 
         Args:
             start_datetime: From, e.g. 'tomorrow 9am'.
