@@ -62,21 +62,20 @@ def test_the_model_sees_each_tool_in_lagents_api_list_format(spec, executor):
             {
                 "name": "query",
                 "type": "STRING",
-                "description": "Keywords ('graph neural networks'), arXiv syntax "
-                "('au:hinton AND ti:capsule'), or an arXiv id or URL ('1706.03762') to look a "
-                "paper up.",
+                "description": "Keywords, arXiv syntax ('au:hinton AND ti:capsule') or ids "
+                "('1706.03762').",
             },
             {
                 "name": "sort_by",
                 "type": "STRING",
-                "description": "'recent' lists the newest first.",
+                "description": "'recent': newest first.",
                 "enum": ["relevance", "recent", "updated"],
                 "default": "relevance",
             },
             {
                 "name": "max_results",
                 "type": "NUMBER",
-                "description": "Papers to return, 1-50 (default 3).",
+                "description": "Default 3.",
                 "maximum": 50,
                 "minimum": 1,
             },

@@ -66,7 +66,7 @@ def test_the_model_is_sent_our_typed_schema_and_description(spec, calendar):
         "type": "integer",
         "maximum": 50,
         "minimum": 1,
-        "description": "Papers to return, 1-50 (default 3).",
+        "description": "Default 3.",
     }
     assert query["sort_by"]["enum"] == ["relevance", "recent", "updated"]
 

@@ -21,13 +21,13 @@ def test_describe_shows_each_tool_as_the_agent_sees_it(capsys):
         assert f"{tool.metadata.name}  ({cost} tokens)\n" in out
         for line in tool.metadata.description.splitlines():
             assert f"\n  {line}\n" in out
-    assert "    query (string, required): Keywords ('graph neural networks'), arXiv syntax" in out
+    assert "    query (string, required): Keywords, arXiv syntax" in out
     assert (
         '    sort_by (string, one of "relevance", "recent", "updated", default "relevance"): '
-        "'recent' lists the newest first.\n" in out
+        "'recent': newest first.\n" in out
     )
-    assert "    max_results (integer, 1 to 50, optional): Papers to return" in out
-    assert "    result_id (integer, optional): The id its preview gave" in out
+    assert "    max_results (integer, 1 to 50, optional): Default 3" in out
+    assert "    result_id (integer, optional): From the preview" in out
     assert "arxiv_query  (" in out and "  Marks: read-only, open world\n" in out
     assert out.split("read_stored_papers  (", 1)[1].split("\n\n")[0].count("closed world") == 1
     last = out.strip().splitlines()[-1]
@@ -43,7 +43,7 @@ def test_describe_a_tool_without_parameters(capsys):
     create = out.split("create_event  (", 1)[1].split("\n\n")[0]
     assert "  Marks: changes data, not destructive, open world\n" in create
     assert "    attendees (array of string, optional): Emails to invite" in out
-    assert "    all_day (boolean, default false): A whole-day event" in out
+    assert "    all_day (boolean, default false): Whole days" in out
     assert re.search(r"^Total: 6 tools, \d+ tokens", out, re.M)
 
 

@@ -20,6 +20,7 @@ from toolspecs.core import (
     RetryLater,
     Synonyms,
     ToolSpec,
+    schema,
     tool,
 )
 
@@ -373,3 +374,29 @@ def test_the_reader_follows_a_prefix():
     tools = {t.metadata.name: t for t in TwoStoresSpec().to_tool_list(prefix="sky_")}
     assert "call sky_read_stored_result" in tools["sky_list_moons"].call().content
     assert "Moon 3" in tools["sky_read_stored_result"].call(query="icy").content
+
+
+def _hide_and_retell(**docs):
+    def find(query: str, where: str | None = None, limit: int = 3) -> str:
+        """Find things.
+
+        Args:
+            query: What to find.
+            where: Where to look.
+            limit: How many.
+        """
+        return f"{query} {where} {limit}"
+
+    return schema.build_model("find", find, docs=docs)
+
+
+def test_an_instance_can_hide_an_optional_argument_or_retell_one():
+    model = _hide_and_retell(where=None, limit="Up to 10.")
+    properties = model.model_json_schema()["properties"]
+    assert list(properties) == ["query", "limit"]
+    assert properties["limit"]["description"] == "Up to 10."
+    assert model.listing() == "query (required), limit"
+    # A hidden argument is still read when a call sends it.
+    assert model.model_validate({"query": "x", "where": "attic"}).where == "attic"
+    with pytest.raises(ValueError, match="required argument 'query' cannot be hidden"):
+        _hide_and_retell(query=None)

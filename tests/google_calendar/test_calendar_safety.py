@@ -326,3 +326,33 @@ def test_a_default_calendar_outside_the_allowed_ones_is_for_the_person():
         GoogleCalendarToolSpec(calendar_id="other@x.com", allowed_calendar_ids=["primary"])
     assert GoogleCalendarToolSpec(calendar_id="team@x.com").allowed_calendar_ids == ["team@x.com"]
     assert GoogleCalendarToolSpec().allowed_calendar_ids == ["primary"]
+
+
+# -- calendar_id in the schema: only when there is a calendar to choose -------------------------
+
+
+def _properties(spec, name):
+    tool = next(t for t in spec.to_tool_list() if t.metadata.name == name)
+    return tool.metadata.to_openai_tool()["function"]["parameters"]["properties"]
+
+
+def test_with_one_allowed_calendar_the_schema_offers_no_calendar_id(google, with_event):
+    spec = GoogleCalendarToolSpec(transport=google)
+    for name in ("load_data", "create_event", "update_event"):
+        assert "calendar_id" not in _properties(spec, name)
+    # An agent written for LlamaHub still sends it: read, not refused.
+    out = spec.call_tool("load_data", start_date="2026-11-21", calendar_id="primary")
+    assert not out.is_error
+    assert "Review" in out.content
+    assert [r.path for r in google.requests if r.path.endswith("/events")] == [
+        "/calendars/primary/events"
+    ]
+    wrong = spec.call_tool("load_data", calendar_id="other@x.com")
+    assert "not a calendar the user allowed" in wrong.content
+
+
+def test_with_two_allowed_calendars_calendar_id_lists_them():
+    spec = GoogleCalendarToolSpec(allowed_calendar_ids=["team@x.com", "primary"])
+    described = _properties(spec, "create_event")["calendar_id"]["description"]
+    assert described == "One of 'team@x.com', 'primary'; default 'team@x.com'."
+    assert "calendar_id" in _properties(spec, "load_data")

@@ -76,7 +76,7 @@ def test_every_tool_fits_openai_and_costs_less_than_llamahub():
     total = sum(count_tokens(json.dumps(t.metadata.to_openai_tool())) for t in tools)
     assert total < LLAMAHUB_SCHEMA_TOKENS
     description = tools[0].metadata.description
-    for rule in ("English", "6*10^14, never 6e14", "single-letter", "one property per call"):
+    for rule in ("English", "6*10^14, not 6e14", "single-letter", "one property per call"):
         assert rule in description
     props = tools[0].metadata.get_parameters_dict()["properties"]
     assert set(props) == {"query", "assumption"}

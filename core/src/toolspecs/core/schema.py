@@ -33,7 +33,12 @@ from pydantic import (
     create_model,
     model_validator,
 )
-from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, JsonSchemaValue
+from pydantic.json_schema import (
+    GenerateJsonSchema,
+    JsonSchemaMode,
+    JsonSchemaValue,
+    SkipJsonSchema,
+)
 from pydantic_core import core_schema
 
 from toolspecs.core import clock, docstrings, inputs
@@ -78,6 +83,7 @@ class ToolArguments(BaseModel):
     toolspecs_aliases: ClassVar[Mapping[str, str]] = {}
     toolspecs_zone_argument: ClassVar[str | None] = None
     toolspecs_zone: ClassVar[ZoneOf | None] = None
+    toolspecs_hidden: ClassVar[frozenset[str]] = frozenset()
 
     @classmethod
     def model_json_schema(  # type: ignore[override]
@@ -189,6 +195,7 @@ class ToolArguments(BaseModel):
         return ", ".join(
             f"{name} (required)" if info.is_required() else name
             for name, info in cls.model_fields.items()
+            if name not in cls.toolspecs_hidden
         )
 
 
@@ -308,6 +315,7 @@ def build_model(
     aliases: Mapping[str, str] | None = None,
     zone: ZoneOf | None = None,
     rename: Callable[[str], str] = str,
+    docs: Mapping[str, str | None] | None = None,
 ) -> type[ToolArguments]:
     """The argument model of a spec function, as the tool ``name`` shows it.
 
@@ -317,24 +325,41 @@ def build_model(
         aliases: Other names the agent may use for its arguments.
         zone: The zone of the call's times when no Timezone argument is given.
         rename: Applied to each description (tool names under a prefix).
+        docs: One spec instance's own text for some arguments, instead of the docstring's
+            (e.g. the calendars it allows); ``None`` leaves an optional argument out of the
+            schema, for when there is nothing to choose. A hidden argument is still read
+            when a call sends it. Names ``fn`` does not take are ignored.
 
     Returns:
         A ``ToolArguments`` subclass with one field per parameter.
+
+    Raises:
+        ValueError: When ``docs`` would hide a required argument.
     """
     doc = docstrings.parse(fn.__doc__)
     found = hints(fn)
+    docs = docs or {}
     fields: dict[str, Any] = {}
+    hidden: set[str] = set()
     zone_argument: str | None = None
     for param in parameters(fn):
         hint = found.get(param.name, Any)
         if inputs.is_zone_name(hint):
             zone_argument = param.name
         default = ... if param.default is inspect.Parameter.empty else param.default
-        description = rename(doc.args[param.name]) if doc.args.get(param.name) else None
+        # A hidden argument keeps its docstring text for whoever reads the model itself.
+        text = docs.get(param.name) or doc.args.get(param.name)
+        description = rename(text) if text else None
         # A default of None is not shown (the argument is simply optional), by any generator.
         extra = _without_null_default if default is None else None
+        field_type = inputs.tolerant(hint)
+        if param.name in docs and docs[param.name] is None:
+            if default is ...:
+                raise ValueError(f"{name}: the required argument {param.name!r} cannot be hidden")
+            field_type = typing.Annotated[field_type, SkipJsonSchema()]  # type: ignore[type-arg]
+            hidden.add(param.name)
         fields[param.name] = (
-            inputs.tolerant(hint),
+            field_type,
             Field(default, description=description, json_schema_extra=extra),
         )
     model: type[ToolArguments] = create_model(name, __base__=ToolArguments, **fields)
@@ -342,4 +367,5 @@ def build_model(
     model.toolspecs_aliases = dict(aliases or {})
     model.toolspecs_zone_argument = zone_argument
     model.toolspecs_zone = zone
+    model.toolspecs_hidden = frozenset(hidden)
     return model

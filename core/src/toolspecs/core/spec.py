@@ -285,6 +285,15 @@ class ToolSpec(BaseToolSpec):
         """
         return clock.describe_now(self.spec_timezone())
 
+    def argument_docs(self, function: str) -> Mapping[str, str | None]:
+        """This instance's own text for arguments of ``function`` (default: the docstring's).
+
+        A string replaces the argument's ``Args:`` line in the schema; ``None`` leaves an
+        optional argument out of the schema when this instance leaves nothing to choose
+        (a call that sends it is still read). Names the function does not take are ignored.
+        """
+        return {}
+
     # -- tools -------------------------------------------------------------------
 
     def arguments_model(self, name: str) -> type[schema.ToolArguments]:
@@ -457,10 +466,21 @@ class ToolSpec(BaseToolSpec):
         # By code, not by function object: each to_tool_list() makes new reader closures.
         func = getattr(fn, "__func__", fn)
         code = getattr(func, "__code__", func)
-        key = (code, renames.name(name), tuple(sorted(renames.names.items())))
+        docs = dict(self.argument_docs(name))
+        key = (
+            code,
+            renames.name(name),
+            tuple(sorted(renames.names.items())),
+            tuple(sorted(docs.items())),
+        )
         if key not in cache:
             cache[key] = schema.build_model(
-                renames.name(name), fn, aliases, zone=self.zone_for_call, rename=renames.text
+                renames.name(name),
+                fn,
+                aliases,
+                zone=self.zone_for_call,
+                rename=renames.text,
+                docs=docs,
             )
         return cache[key]
 
@@ -486,11 +506,11 @@ class ToolSpec(BaseToolSpec):
         return GuardedTool(guard, metadata)
 
 
-_READER_DOC = """Search a stored long result; returns its best-matching passages verbatim.
+_READER_DOC = """Search stored long results; returns the best-matching passages verbatim.
 
 Args:
-    query: Words likely to be in the passage you want.
-    result_id: The id its preview gave; default the latest.
+    query: Words in the passage you want.
+    result_id: From the preview; default the latest.
 """
 _READER = ToolOptions(
     marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False)

@@ -167,10 +167,9 @@ class ArxivToolSpec(ToolSpec):
         Returns per paper: title, authors, date, id, URL, abstract.
 
         Args:
-            query: Keywords ('graph neural networks'), arXiv syntax ('au:hinton AND
-                ti:capsule'), or an arXiv id or URL ('1706.03762') to look a paper up.
-            sort_by: 'recent' lists the newest first.
-            max_results: Papers to return, 1-50 (default 3).
+            query: Keywords, arXiv syntax ('au:hinton AND ti:capsule') or ids ('1706.03762').
+            sort_by: 'recent': newest first.
+            max_results: Default 3.
         """
         text = query.strip()
         if not text:
@@ -200,10 +199,8 @@ class ArxivToolSpec(ToolSpec):
     def arxiv_paper_text(self, paper_id: str) -> list[Document]:
         """Read the full text of one arXiv paper (from its PDF).
 
-        Long papers are stored and searched: use the read tool it names for details.
-
         Args:
-            paper_id: The arXiv id or URL, e.g. '1706.03762' or 'arxiv.org/abs/1706.03762v7'.
+            paper_id: An arXiv id or URL, e.g. '1706.03762'.
         """
         clean = parse_id(paper_id)
         if clean is None:

@@ -206,7 +206,7 @@ class GmailToolSpec(GoogleToolSpec):
 
         Args:
             query: Gmail search, e.g. 'from:ada@example.com after:2026/11/01 is:unread'.
-            max_results: At most this many (default 10).
+            max_results: Default 10.
             include_body: Also return each whole message (long; get_message reads one).
         """
         count = max_results or self.max_results
@@ -219,7 +219,7 @@ class GmailToolSpec(GoogleToolSpec):
         """Read one email in full: headers, attachments by name, and the body as text.
 
         Args:
-            message_id: The message's id (from search_messages).
+            message_id: From search_messages.
         """
         return self.reader.message_document(message_id.strip())
 
@@ -230,7 +230,7 @@ class GmailToolSpec(GoogleToolSpec):
         """List drafts, newest first: id, recipients, subject and first lines.
 
         Args:
-            max_results: At most this many (default 10).
+            max_results: At most this many.
         """
         listed = self.reader.execute(
             self.service.users().drafts().list(userId="me", maxResults=max_results)
@@ -301,8 +301,8 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             to: New recipients (all of them), e.g. ['ada@example.com'].
             subject: New subject.
-            message: New plain-text body (replaces the whole body).
-            draft_id: The draft's id (from create_draft or list_drafts).
+            message: New plain-text body.
+            draft_id: From create_draft or list_drafts.
             cc: New Cc recipients; [] removes them.
             bcc: New Bcc recipients; [] removes them.
             html: New HTML body.
@@ -339,7 +339,7 @@ class GmailToolSpec(GoogleToolSpec):
         """Show a draft: id, recipients, subject, thread and its whole body.
 
         Args:
-            draft_id: The draft's id (from create_draft or list_drafts).
+            draft_id: From create_draft or list_drafts.
         """
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
@@ -352,7 +352,7 @@ class GmailToolSpec(GoogleToolSpec):
         """Send a draft. This cannot be undone: the user should have approved it.
 
         Args:
-            draft_id: The draft's id (from create_draft or list_drafts).
+            draft_id: From create_draft or list_drafts.
         """
         if not self.allow_send:
             raise AskUser(

@@ -161,6 +161,19 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         allowed = self.allowed_calendar(calendar) if isinstance(calendar, str) else None
         return self.spec_timezone(allowed)
 
+    def argument_docs(self, function: str) -> Mapping[str, str | None]:
+        """``calendar_id`` lists the allowed calendars, or is left out when there is one.
+
+        With one allowed calendar there is nothing to choose, so the schema does not offer
+        the argument (a call that sends it, as LlamaHub's agents do, is still read).
+        """
+        allowed = self.allowed_calendar_ids
+        if len(allowed) < 2:
+            return {"calendar_id": None}
+        listed = ", ".join(repr(c) for c in allowed[:10])
+        more = f" and {len(allowed) - 10} more" if len(allowed) > 10 else ""
+        return {"calendar_id": f"One of {listed}{more}; default {self.calendar_id!r}."}
+
     def allowed_calendar(self, calendar_id: str | None) -> str | None:
         """The allowed calendar ``calendar_id`` names (any case), or ``None``."""
         wanted = (calendar_id or "").strip().casefold()
@@ -193,9 +206,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
-        """Get today's date, weekday, time and timezone with its UTC offset and its source.
+        """Get the date, weekday, time and timezone (UTC offset, source).
 
-        Call it before working out dates such as 'tomorrow' or 'next Friday'.
+        Call it before working out dates like 'next Friday'.
         """
         tz, source = self.date_zone()
         return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
@@ -257,7 +270,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """List calendar events, one line each with its id, times (weekday, offset) and people.
 
         Args:
-            number_of_results: At most this many events (default 100).
+            number_of_results: At most this many.
             start_date: First day, e.g. '2026-11-21' or 'next Monday'; default today.
             end_date: Last day, included; default no end.
             query: Only events matching these words.
@@ -320,12 +333,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             start_datetime: Start, e.g. '2026-11-21T16:00' or 'tomorrow 4pm'.
             end_datetime: End; default one hour after the start.
             attendees: Emails to invite, e.g. ['ada@example.com'].
-            all_day: A whole-day event (only the dates count).
+            all_day: Whole days (only the dates count).
             recurrence: An RRULE or words, e.g. 'every Monday until 2026-12-31'.
             timezone: IANA zone for the times, e.g. 'Europe/Paris'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the invitation to the attendees (default false: the
-                event is added without emails). True only when the user asks for it.
+            notify_attendees: Email the attendees; only if the user asks.
         """
         if start_datetime is None:
             raise FixArguments(
@@ -393,8 +405,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             attendees: The full new list of emails, e.g. ['ada@example.com'].
             recurrence: New RRULE or words, e.g. 'every weekday'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the attendees about the change (default false: no
-                emails). True only when the user asks for it.
+            notify_attendees: Email the attendees; only if the user asks.
         """
         event_id = _event_id(event_id)
         calendar = self.calendar(calendar_id)
@@ -449,8 +460,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         Args:
             event_id: The event's id (from load_data).
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the attendees that it is cancelled (default false: no
-                emails). True only when the user asks for it.
+            notify_attendees: Email the attendees; only if the user asks.
         """
         event_id = _event_id(event_id)
         self.reader.execute(
@@ -489,7 +499,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             start_datetime: From, e.g. 'tomorrow 9am'.
             end_datetime: Until, e.g. 'tomorrow 5pm'.
             attendees: Emails whose calendars must also be free, e.g. ['ada@example.com'].
-            min_minutes: Shortest window worth listing (default 30).
+            min_minutes: Shortest window to list.
         """
         tz = self.spec_timezone()
         start, end, _ = _span(start_datetime, end_datetime, tz, False)

@@ -261,15 +261,14 @@ class WolframAlphaToolSpec(ToolSpec):
     def wolfram_alpha_query(self, query: str, assumption: Choice | None = None) -> str:
         """Compute or look up facts with Wolfram|Alpha: math, units, dates, science, data.
 
-        Send short English keywords, not sentences ('France population'); one
-        property per call; exponents as 6*10^14, never 6e14; single-letter variables
-        (n, x1); named constants ('speed of light') without values. If the answer is
-        about another meaning, call again with the same query and an assumption it
+        Short English keywords, not sentences ('France population'); one property per
+        call; 6*10^14, not 6e14; single-letter variables; named constants ('speed of
+        light') without values. For another meaning, call again with an assumption it
         lists. Show image URLs as Markdown images.
 
         Args:
-            query: One line, e.g. '(7 * 12 ^ 10) / 321' or 'boiling point of water in K'.
-            assumption: A value from a previous answer's assumptions, e.g. '*C.pi-_*Movie-'.
+            query: One line, e.g. 'boiling point of water in K'.
+            assumption: From a previous answer's assumptions, e.g. '*C.pi-_*Movie-'.
         """
         text = self._query_text(query)
         params = {**self._api_params, "maxchars": self._maxchars()}
@@ -294,15 +293,14 @@ class WolframAlphaToolSpec(ToolSpec):
     def wolfram_alpha_pods(
         self, query: str, pod: Choice | None = None, assumption: Choice | None = None
     ) -> str:
-        """Get Wolfram|Alpha's result sections (pods) as plain text, and its assumptions.
+        """Get Wolfram|Alpha's result sections (pods) as text, with the assumptions.
 
-        Use it for one exact value (pod='Result') or to see the meanings Wolfram
-        assumed, each with the value to pass as assumption.
+        For one exact value (pod='Result'), or the meanings assumed and their values.
 
         Args:
-            query: Short English keywords, e.g. 'pi' or 'integrate x^2 sin x'.
-            pod: Only the section with this title, e.g. 'Result' or 'Decimal approximation'.
-            assumption: A value listed under Assumptions, e.g. '*C.pi-_*Movie-'.
+            query: Short English keywords, e.g. 'integrate x^2 sin x'.
+            pod: Only this section, e.g. 'Result'.
+            assumption: A value listed under Assumptions.
         """
         text = self._query_text(query)
         title = _choice(pod)
