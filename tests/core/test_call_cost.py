@@ -9,6 +9,7 @@ its own: the next call gets another worker and keeps its deadline. Each call bui
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 from typing import Any, ClassVar
@@ -121,3 +122,26 @@ def test_workers_keep_at_most_keep_idle_threads():
             break
         time.sleep(0.01)
     assert len(workers._idle) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")
+def test_a_forked_child_calls_through_its_own_workers():
+    # Before: the child inherited the parent's idle inboxes, whose threads it does not
+    # have; its call waited out the whole deadline and came back as "did not finish".
+    spec = CounterSpec()
+    add = tools(spec)["add"]
+    assert add.call(a=1, b=2).content == "3"  # a worker is now idle in the parent
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report the call's text, then leave at once
+        try:
+            text = add.call(a=2, b=3).content
+        except BaseException as exc:  # noqa: BLE001 - anything, reported to the parent
+            text = repr(exc)
+        os.write(write, text.encode()[:500])
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as answer:
+        got = answer.read()
+    os.waitpid(pid, 0)
+    assert got == "5"

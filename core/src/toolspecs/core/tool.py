@@ -358,6 +358,15 @@ class Workers:
         self.keep = keep
         self._idle: list[queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]] = []
         self._lock = threading.Lock()
+        if hasattr(os, "register_at_fork"):
+            # A forked child (gunicorn's preload, multiprocessing's fork) has none of the
+            # parent's threads: their inboxes would swallow its calls, and a lock held at
+            # the fork would never be released.
+            os.register_at_fork(after_in_child=self._forget)
+
+    def _forget(self) -> None:
+        self._idle = []
+        self._lock = threading.Lock()
 
     def run(self, fn: Callable[..., Any], *args: Any) -> None:
         """Start ``fn(*args)`` in a worker thread; it must not raise."""
