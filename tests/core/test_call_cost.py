@@ -136,7 +136,7 @@ def test_a_forked_child_calls_through_its_own_workers():
     if pid == 0:  # the child: report the call's text, then leave at once
         try:
             text = add.call(a=2, b=3).content
-        except BaseException as exc:  # noqa: BLE001 - anything, reported to the parent
+        except BaseException as exc:  # anything, reported to the parent
             text = repr(exc)
         os.write(write, text.encode()[:500])
         os._exit(0)

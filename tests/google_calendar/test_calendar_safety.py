@@ -349,6 +349,13 @@ def test_with_one_allowed_calendar_the_schema_offers_no_calendar_id(google, with
     ]
     wrong = spec.call_tool("load_data", calendar_id="other@x.com")
     assert "not a calendar the user allowed" in wrong.content
+    # Guidance never points at the hidden argument, by name or by position.
+    typo = spec.call_tool("load_data", calendar="x")
+    assert typo.is_error and "calendar_id" not in typo.content
+    tool = next(t for t in spec.to_tool_list() if t.metadata.name == "load_data")
+    shown = len(_properties(spec, "load_data"))
+    too_many = tool.call(*["x"] * (shown + 1))
+    assert f"but it takes {shown}" in too_many.content
 
 
 def test_with_two_allowed_calendars_calendar_id_lists_them():

@@ -185,7 +185,8 @@ class ToolArguments(BaseModel):
         target = cls.target_of(key)
         if target is not None:
             return f"{target!r} given twice (as {shown(key)})"
-        close = difflib.get_close_matches(str(key), list(cls.model_fields), n=1)
+        shown_names = [name for name in cls.model_fields if name not in cls.toolspecs_hidden]
+        close = difflib.get_close_matches(str(key), shown_names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"unknown argument {shown(key)}{hint}"
 
@@ -215,7 +216,8 @@ def prepare(
     Raises:
         FixArguments: Naming every fault at once, and the arguments the tool takes.
     """
-    names = list(model.model_fields)
+    # Hidden arguments (not in the schema the model sees) are never bound by position.
+    names = [name for name in model.model_fields if name not in model.toolspecs_hidden]
     problems: list[str] = []
     if len(args) > len(names):
         problems.append(f"{len(args)} positional values given, but it takes {len(names)}")
