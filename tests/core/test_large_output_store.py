@@ -149,3 +149,21 @@ def test_reading_a_dropped_result_through_the_tool_is_guidance_to_call_again():
     assert "Result 1 of load_paper is gone" in read.content
     assert "Call load_paper again" in read.content
     assert tools["read_stored_result"].call(query="revenue").is_error is False
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        " ".join(str(i % 10) for i in range(5000)),  # digits alone
+        "| -- | ** | ;; |\n" * 800,  # punctuation tables
+        "the and of to in is it that " * 600,  # stopwords only
+    ],
+    ids=["digits", "punctuation", "stopwords"],
+)
+def test_a_result_with_no_word_to_index_is_stored_and_read_as_no_match(text):
+    # Before: bm25s raised ValueError (an empty vocabulary) on add, and again on reads.
+    store = ResultStore(OutputBudget())
+    stored = store.add("f", [Document(text=text)])
+    assert stored.passages and "".join(stored.passages).strip()
+    assert stored.hits("7 the |") == []
+    assert store.get("f") is stored

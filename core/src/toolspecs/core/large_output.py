@@ -98,10 +98,10 @@ class StoredResult:
 
     def hits(self, query: str) -> list[tuple[int, str, str]]:
         """The passages best matching ``query``, best first, as (position, text, source)."""
-        index = self.index()
         top_k = min(self.budget.top_k, len(self.passages))
         if not top_k:
             return []
+        index = self.index()
         if isinstance(index, BaseRetriever):
             positions = {node.node_id: i for i, node in enumerate(self.nodes)}
             ranked = [(positions[hit.node.node_id], hit.score) for hit in index.retrieve(query)]
@@ -162,11 +162,17 @@ class _Bm25:
         corpus = bm25s.tokenize(
             passages, stopwords="en", stemmer=self._stemmer, show_progress=False
         )
-        self._index = bm25s.BM25()
-        self._index.index(corpus, show_progress=False)
+        # Passages with no word to index (digits alone, punctuation, stopwords): bm25s
+        # cannot build an index over an empty vocabulary, and no query could match.
+        self._index: Any = None
+        if corpus.vocab:
+            self._index = bm25s.BM25()
+            self._index.index(corpus, show_progress=False)
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
 
     def search(self, query: str, top_k: int) -> list[tuple[int, float]]:
+        if self._index is None:
+            return []
         with self._lock:
             tokens = self._bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
             found, scores = self._index.retrieve(tokens, k=top_k, show_progress=False)
@@ -182,14 +188,18 @@ _BLOCK_CHARS = 8192
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 
 
-@functools.cache
 def _token_tables() -> tuple[Any, Any]:
     """Per token id: does it start with whitespace, does it start a character.
 
     A token that starts with whitespace is a word boundary; one that does not start with
-    a UTF-8 continuation byte at least starts a character.
+    a UTF-8 continuation byte at least starts a character. Kept per encoding: the global
+    tokenizer may change (``Settings.tokenizer``).
     """
-    encoding = bounds.encoding()
+    return _tables_of(bounds.encoding())
+
+
+@functools.cache
+def _tables_of(encoding: Any) -> tuple[Any, Any]:
     size = encoding.max_token_value + 1
     space = np.zeros(size, dtype=bool)
     starts_char = np.ones(size, dtype=bool)
