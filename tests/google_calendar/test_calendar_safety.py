@@ -358,6 +358,18 @@ def test_with_one_allowed_calendar_the_schema_offers_no_calendar_id(google, with
     assert f"but it takes {shown}" in too_many.content
 
 
+def test_call_tool_follows_a_change_of_allowed_calendars(google):
+    # Before: call_tool (and so the MCP server) kept the schema it first built.
+    spec = GoogleCalendarToolSpec(transport=google)
+    assert (
+        "calendar_id"
+        not in spec._offered_tools()["load_data"].metadata.get_parameters_dict()["properties"]
+    )
+    spec.allowed_calendar_ids = ["primary", "team@x.com"]
+    shown = spec._offered_tools()["load_data"].metadata.get_parameters_dict()["properties"]
+    assert "calendar_id" in shown
+
+
 def test_with_two_allowed_calendars_calendar_id_lists_them():
     spec = GoogleCalendarToolSpec(allowed_calendar_ids=["team@x.com", "primary"])
     described = _properties(spec, "create_event")["calendar_id"]["description"]

@@ -418,8 +418,9 @@ class ToolSpec(BaseToolSpec):
         """``to_tool_list()`` by name, rebuilt only when what it depends on has changed.
 
         It depends on the spec functions listed, the functions themselves (an instance
-        may replace one) and which of them the options offer; the tools read everything
-        else (timezone, client, deadline) from the spec when they are called.
+        may replace one), which of them the options offer and this instance's argument
+        texts (``argument_docs``); the tools read everything else (timezone, client,
+        deadline) from the spec when they are called.
         """
         state = []
         for entry in self.spec_functions:
@@ -427,7 +428,9 @@ class ToolSpec(BaseToolSpec):
             bound = [getattr(self, n) for n in names]
             functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
             offered = self.offers(options_of(bound[0]).marks)
-            state.append((names, functions, offered))
+            # This instance's argument texts shape the schema (a hidden calendar_id).
+            docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
+            state.append((names, functions, offered, docs))
         key = tuple(state)
         cached: tuple[Any, dict[str, FunctionTool]] | None
         cached = self.__dict__.get("_toolspecs_tools")
