@@ -119,7 +119,9 @@ def test_a_result_over_max_stored_bytes_is_stored_cut_and_its_preview_says_so():
     assert stored.size <= budget.max_stored_bytes < stored.full_size
     assert [r.result_id for r in store._results.values()] == [2]  # the older one made room
     note = stored_message(stored, first + second, "read_load")
-    assert f"Only its first {stored.size:,} of {stored.full_size:,} bytes are stored" in note
+    # The whole result's size, not its stored part's tokens, as if that were all of it.
+    assert note.startswith(f"[This result is {stored.full_size:,} bytes, more than")
+    assert f"Only its first {stored.size:,} bytes ({stored.tokens:,} tokens) are stored" in note
     assert stored.hits("Lastwordhere") == []
     assert "K00029" in read_passages(stored, "K00029")
 

@@ -428,13 +428,16 @@ def preview(text: str, tokens: int) -> str:
 def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
     """What the agent sees instead of a result that is over budget."""
     cut = ""
+    size = f"This result is {stored.tokens:,} tokens"
     if stored.size < stored.full_size:
+        size = f"This result is {stored.full_size:,} bytes"  # only its stored part is counted
         cut = (
-            f" Only its first {stored.size:,} of {stored.full_size:,} bytes are stored (a spec "
-            f"stores at most {stored.budget.max_stored_bytes:,}): ask for less to read the rest."
+            f" Only its first {stored.size:,} bytes ({stored.tokens:,} tokens) are stored (a "
+            f"spec stores at most {stored.budget.max_stored_bytes:,}): ask for less to read "
+            "the rest."
         )
     return (
-        f"[This result is {stored.tokens:,} tokens, more than this tool shows at once, "
+        f"[{size}, more than this tool shows at once, "
         f"so it is stored as result {stored.result_id} ({len(stored.passages)} passages).{cut} "
         f"It begins:]\n{preview(text, stored.budget.preview_tokens)}\n"
         f"[... To read more, call {read_tool} with a query saying what you are looking for; "
