@@ -233,3 +233,22 @@ def test_plain_addresses_skip_the_parser_and_read_the_same(value):
     assert header_text("to", value) == parsed
     fast = simple_addresses(value)
     assert fast is None or fast == parsed
+
+
+def test_a_batch_holding_a_write_is_not_sent_again_after_a_server_error(big, no_backoff_sleep):
+    # A batched write met a 503: it may have been done, so it is not sent twice (as a POST).
+    from toolspecs.loaders.google.service import execute_batch
+
+    service = GmailReader(transport=big).service
+    draft = {"message": {"raw": "U3ViamVjdDogaGkKCmhlbGxv"}}
+    writes = [service.users().drafts().create(userId="me", body=draft)]
+    big.fail[("POST", "/batch")] = [(503, "backendError", "down")]
+    with pytest.raises(GoogleApiError):
+        execute_batch(service, writes)
+    assert [r.path for r in big.requests] == ["/batch"] and no_backoff_sleep == []
+    listed = service.users().messages().list(userId="me", maxResults=1).execute()
+    first = listed["messages"][0]["id"]
+    reads = [service.users().messages().get(userId="me", id=first, format="minimal")]
+    big.fail[("POST", "/batch")] = [(503, "backendError", "down")]
+    (answer,) = execute_batch(service, reads)  # reads alone: sent again after the wait
+    assert answer["id"] == first and len(no_backoff_sleep) == 1

@@ -100,9 +100,10 @@ def execute_batch(
     """Run read requests as one batch request: each call's answer, or the error it met.
 
     The batch request (``service.new_batch_http_request()``: one ``multipart/mixed`` POST)
-    is retried as :func:`execute` retries a GET; it holds only reads, so sending it again
-    does nothing twice. Each call succeeds or fails alone: its answer is a JSON object, a
-    :class:`GoogleApiError` (HTTP error of that call) or a :class:`GoogleResponseError`.
+    is retried as :func:`execute` retries a GET when it holds only reads (sending it again
+    then does nothing twice), and as a POST otherwise. Each call succeeds or fails alone:
+    its answer is a JSON object, a :class:`GoogleApiError` (HTTP error of that call) or a
+    :class:`GoogleResponseError`.
 
     Args:
         service: The API client the requests come from.
@@ -144,7 +145,10 @@ def execute_batch(
             raise failure from exc
         return list(answers)
 
-    answered: list[Any] = _retrying(once, True, deadline, num_retries)
+    # Sent again after a server error or a lost connection only when it holds reads alone:
+    # a batched write may have been done (as execute() treats a POST).
+    repeatable = all(str(getattr(r, "method", "GET")).upper() == "GET" for r in requests)
+    answered: list[Any] = _retrying(once, repeatable, deadline, num_retries)
     return answered
 
 
