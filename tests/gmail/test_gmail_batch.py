@@ -252,3 +252,39 @@ def test_a_batch_holding_a_write_is_not_sent_again_after_a_server_error(big, no_
     big.fail[("POST", "/batch")] = [(503, "backendError", "down")]
     (answer,) = execute_batch(service, reads)  # reads alone: sent again after the wait
     assert answer["id"] == first and len(no_backoff_sleep) == 1
+
+
+def test_rate_limited_messages_are_asked_again_together_after_the_wait_google_asked(
+    big, no_backoff_sleep
+):
+    # Before: each fetched again alone at once, ignoring Retry-After.
+    service = GmailReader(transport=big).service
+    listed = service.users().messages().list(userId="me", maxResults=25).execute()
+    ids = [stub["id"] for stub in listed["messages"]]
+    big.requests.clear()
+    busy = ids[3:6]
+    for message_id in busy:
+        big.fail[("GET", f"/messages/{message_id}")] = [
+            (429, "rateLimitExceeded", "slow down", {"Retry-After": "7"})
+        ]
+    docs = GmailReader(transport=big).load_data(max_results=25)
+    assert {d.metadata["id"] for d in docs} >= set(busy)
+    assert no_backoff_sleep == [7.0]  # one wait, as long as Google asked
+    again = batches(big)[-1]
+    assert len(batches(big)) == 2 and len(again.parts) == 3  # the three, in one batch
+
+
+def test_no_wait_past_the_time_left_the_rate_limit_stands(big, no_backoff_sleep):
+    service = GmailReader(transport=big).service
+    listed = service.users().messages().list(userId="me", maxResults=25).execute()
+    ids = [stub["id"] for stub in listed["messages"]]
+    big.requests.clear()
+    busy = ids[3]
+    big.fail[("GET", f"/messages/{busy}")] = [
+        (429, "rateLimitExceeded", "slow down", {"Retry-After": "60"})
+    ]
+    reader = GmailReader(transport=big, time_left=lambda: 10.0)
+    with pytest.raises(GoogleApiError) as caught:
+        reader.load_data(max_results=25)
+    assert caught.value.status == 429 and caught.value.retry_after == 60
+    assert no_backoff_sleep == [] and len(batches(big)) == 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,7 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.errors import GoogleApiError
+from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
 from toolspecs.loaders.google.mail import (
     MailMessage,
     address_pairs,
@@ -42,6 +43,9 @@ BATCH_SIZE = 25
 """Messages fetched per batch request. Google takes 100 calls a batch but advises at most
 50 for Gmail; 25 ``messages.get`` cost 125 quota units, half of Gmail's 250 per user and
 second, so a load stays under the rate limit."""
+# The least wait before messages that met a rate limit or a server error in a batch are
+# asked for again (more when Google's Retry-After says so).
+AGAIN_AFTER = 1.0
 _DATE_WORD = re.compile(r"\b(after|before|older|newer):(\d{4})-(\d{1,2})-(\d{1,2})\b")
 
 
@@ -296,10 +300,11 @@ class GmailReader(GoogleApiReader):
     def fetch(self, message_ids: list[str], fmt: str = "raw") -> Iterator[dict[str, Any]]:
         """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request.
 
-        Each batch request is retried as one request is (within the time left); a message
-        whose own call met a passing failure (a rate limit, a server error) is fetched
-        again alone, with back-off; any other failure of a message raises when its turn
-        comes, as it would have fetched alone.
+        Each batch request is retried as one request is (within the time left). The
+        messages whose own calls met a passing failure (a rate limit, a server error) are
+        fetched again together, once, after one wait of at least what Google asked
+        (``Retry-After``) when the time left allows it; a failure that remains, and any
+        other failure of a message, raises when its turn comes, as it would have alone.
 
         Raises:
             GoogleApiError: A message's call failed (e.g. 404: it was deleted meanwhile).
@@ -311,12 +316,38 @@ class GmailReader(GoogleApiReader):
                 yield self.execute(self._get(chunk[0], fmt))
                 continue
             answers = self.execute_batch([self._get(mid, fmt) for mid in chunk])
-            for message_id, answer in zip(chunk, answers, strict=True):
-                if isinstance(answer, GoogleApiError) and answer.passing:
-                    answer = self.execute(self._get(message_id, fmt))
+            again = [
+                i
+                for i, answer in enumerate(answers)
+                if isinstance(answer, GoogleApiError) and answer.passing
+            ]
+            if again:
+                self._fetch_again(chunk, answers, again, fmt)
+            for answer in answers:
                 if isinstance(answer, Exception):
                     raise answer
                 yield answer
+
+    def _fetch_again(
+        self, chunk: list[str], answers: list[Any], again: list[int], fmt: str
+    ) -> None:
+        """Fetch ``chunk[i]`` for each ``i`` in ``again`` once more, into ``answers``."""
+        asked = max(float(answers[i].retry_after or 0.0) for i in again)
+        wait = max(asked, AGAIN_AFTER)
+        left = self.time_left() if self.time_left is not None else None
+        if left is not None and wait + AGAIN_AFTER > left:
+            return  # no time to wait and ask again: the failures stand (retry later)
+        time.sleep(wait)
+        requests = [self._get(chunk[i], fmt) for i in again]
+        if len(requests) == 1:
+            try:
+                retried: list[Any] = [self.execute(requests[0])]
+            except (GoogleApiError, GoogleResponseError) as exc:
+                retried = [exc]
+        else:
+            retried = self.execute_batch(requests)
+        for i, answer in zip(again, retried, strict=True):
+            answers[i] = answer
 
     def message_document(self, message_id: str) -> Document:
         """One message as a Document whose text is :func:`describe_message`."""

@@ -202,11 +202,19 @@ class FakeGoogleHttp:
             if part.get_content_type() != "application/http" or not part["Content-ID"]:
                 return self.error(400, "badRequest", "Each batch part must be application/http")
             status, answer = self._batch_part(batch, str(part.get_payload()))
+            # The call's own response headers (Retry-After, ...) travel in its part, as
+            # Google's batch answers carry them.
+            own = "".join(
+                f"{name.title()}: {value}\r\n"
+                for name, value in status.items()
+                if name not in ("status", "content-type", "content-length")
+                and not name.startswith("-")
+            )
             out.append(
                 f"--{boundary}\r\nContent-Type: application/http\r\n"
                 f"Content-ID: <response-{str(part['Content-ID']).strip('<>')}>\r\n\r\n"
                 f"HTTP/1.1 {status.status} {responses.get(status.status, 'Unknown')}\r\n"
-                f"Content-Type: {status.get('content-type', 'application/json')}\r\n"
+                f"Content-Type: {status.get('content-type', 'application/json')}\r\n{own}"
                 f"Content-Length: {len(answer)}\r\n\r\n{answer.decode()}\r\n"
             )
         content = "".join(out) + f"--{boundary}--\r\n"
