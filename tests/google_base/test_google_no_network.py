@@ -3,7 +3,7 @@
 No fake transport: the specs get credentials and build googleapiclient's own
 ``AuthorizedHttp(httplib2.Http())``, and google-auth refreshes a token with requests.
 ``socket.getaddrinfo`` fails as with no DNS (``no_dns``: ``EAI_AGAIN``, what glibc says
-offline; ``noname``: ``EAI_NONAME``), or every connection is refused (``refused``):
+offline; ``no_dns_noname``: ``EAI_NONAME``), or every connection is refused (``refused``):
 nothing leaves the machine. Counted in lookups and back-off waits, not in seconds.
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import socket
 
 import pytest
 from google.oauth2.credentials import Credentials
@@ -28,19 +27,6 @@ def waits(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     slept: list[float] = []
     monkeypatch.setattr("tenacity.nap.time.sleep", slept.append)
     return slept
-
-
-@pytest.fixture
-def noname(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Like ``no_dns``, but the lookups fail with ``EAI_NONAME`` (the name does not exist)."""
-    asked: list[str] = []
-
-    def getaddrinfo(host, *args, **kwargs):
-        asked.append(host)
-        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return asked
 
 
 @pytest.fixture
@@ -90,12 +76,12 @@ def test_a_gmail_call_names_its_host(no_dns, waits, no_proxy):
     assert no_dns == ["gmail.googleapis.com"] * 2 and waits == [0.5]
 
 
-def test_a_name_that_does_not_exist_is_final_at_once(noname, waits, no_proxy):
+def test_a_name_that_does_not_exist_is_final_at_once(no_dns_noname, waits, no_proxy):
     # httplib2's ServerNotFoundError keeps the gaierror as its __context__: errno read there.
     output = GmailToolSpec(creds=valid_creds()).call_tool("search_messages", query="invoice")
     assert isinstance(output.exception, AskUser)
     assert "could not resolve gmail.googleapis.com (no network, or no DNS)" in output.content
-    assert noname == ["gmail.googleapis.com"] and waits == []
+    assert no_dns_noname == ["gmail.googleapis.com"] and waits == []
 
 
 def test_a_draft_is_tried_again_when_the_name_did_not_resolve(no_dns, waits, no_proxy):
@@ -136,11 +122,11 @@ def test_an_offline_refresh_of_token_json_asks_the_user(expired_token_json, no_d
     assert expired_token_json.read_text() == before
 
 
-def test_an_offline_refresh_with_no_such_name_is_final(expired_token_json, noname, waits):
+def test_an_offline_refresh_with_no_such_name_is_final(expired_token_json, no_dns_noname, waits):
     output = GoogleCalendarToolSpec().call_tool("load_data")
     assert isinstance(output.exception, AskUser)
     assert "could not resolve oauth2.googleapis.com" in output.content
-    assert noname == ["oauth2.googleapis.com"] and waits == []
+    assert no_dns_noname == ["oauth2.googleapis.com"] and waits == []
 
 
 def test_a_refused_refresh_connection_is_retry_later_naming_the_host(

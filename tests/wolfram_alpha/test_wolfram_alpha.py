@@ -34,12 +34,6 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
-@pytest.fixture(autouse=True)
-def _no_env_key(monkeypatch):
-    monkeypatch.delenv("WOLFRAM_ALPHA_APP_ID", raising=False)
-    monkeypatch.delenv("WOLFRAMALPHA_API_KEY", raising=False)
-
-
 @pytest.fixture
 def tools():
     spec = WolframAlphaToolSpec(app_id="TEST-APPID")

@@ -37,12 +37,6 @@ FIXTURES = ROOT / "tests" / "fixtures" / "wolfram_alpha"
 SECRET = "SECRET-APPID-123"
 
 
-@pytest.fixture(autouse=True)
-def _no_env_key(monkeypatch):
-    monkeypatch.delenv("WOLFRAM_ALPHA_APP_ID", raising=False)
-    monkeypatch.delenv("WOLFRAMALPHA_API_KEY", raising=False)
-
-
 @pytest.fixture
 def wolfram() -> FakeWolframAlpha:
     return FakeWolframAlpha()

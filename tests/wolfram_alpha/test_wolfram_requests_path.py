@@ -27,19 +27,6 @@ from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 BLOG = "(7 * 12 ^ 10) / 321"
 
 
-@pytest.fixture(autouse=True)
-def _no_env_key(monkeypatch):
-    monkeypatch.delenv("WOLFRAM_ALPHA_APP_ID", raising=False)
-    monkeypatch.delenv("WOLFRAMALPHA_API_KEY", raising=False)
-
-
-@pytest.fixture
-def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    slept: list[float] = []
-    monkeypatch.setattr("toolspecs.loaders.wolfram_alpha.client.time.sleep", slept.append)
-    return slept
-
-
 def test_with_requests_get_patched_as_llamahub_does_the_tool_returns_the_text():
     answer = FakeWolframAlpha().llm_api({"input": BLOG}, "Bearer K")[1]
     with patch("requests.get") as get:

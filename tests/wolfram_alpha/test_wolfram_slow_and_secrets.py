@@ -35,19 +35,6 @@ STEP_SECONDS = 0.2
 BODY_BYTES = 300
 
 
-@pytest.fixture(autouse=True)
-def _no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("WOLFRAM_ALPHA_APP_ID", raising=False)
-    monkeypatch.delenv("WOLFRAMALPHA_API_KEY", raising=False)
-
-
-@pytest.fixture
-def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
-    slept: list[float] = []
-    monkeypatch.setattr("toolspecs.loaders.wolfram_alpha.client.time.sleep", slept.append)
-    return slept
-
-
 # -- 1. the deadline holds on a slow body, on both paths ------------------------------
 
 
@@ -212,19 +199,6 @@ def test_scrub_hides_the_app_id_as_repr_shows_it():
 
 
 # -- 3. DNS: EAI_AGAIN is tried once more after 0.5 s, EAI_NONAME is final -------------
-
-
-@pytest.fixture
-def no_dns_noname(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every name lookup fails as for a name that does not exist (EAI_NONAME)."""
-    asked: list[str] = []
-
-    def getaddrinfo(host, *args, **kwargs):
-        asked.append(host)
-        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
-
-    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
-    return asked
 
 
 @pytest.mark.parametrize(
