@@ -24,13 +24,20 @@ def test_the_built_in_specs_are_registered():
     assert "arxiv" in SPECS
 
 
+def every_tool(name):
+    """Every tool of the spec: the opt-in ones and those its options leave out."""
+    spec = load_spec(name)
+    spec.allow_destructive = spec.allow_send = True
+    return spec.to_tool_list(spec_functions=spec.all_functions)
+
+
 def openai_tools(name):
-    return [t.metadata.to_openai_tool() for t in load_spec(name).to_tool_list()]
+    return [t.metadata.to_openai_tool() for t in every_tool(name)]
 
 
 @pytest.mark.parametrize("name", SPECS)
 def test_every_tool_converts_without_skipping_the_length_check(name):
-    for t in load_spec(name).to_tool_list():
+    for t in every_tool(name):
         assert len(t.metadata.description) <= OPENAI_DESCRIPTION_LIMIT, t.metadata.name
         tool_json = t.metadata.to_openai_tool()  # raises over 1024 characters
         assert re.fullmatch(r"[a-zA-Z0-9_-]{1,64}", tool_json["function"]["name"])

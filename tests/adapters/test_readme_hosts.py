@@ -53,7 +53,7 @@ def test_the_langchain_example_runs(arxiv, monkeypatch, capsys):
     namespace: dict = {}
     exec(compile(code, str(README), "exec"), namespace)
     assert asked == ["openai:gpt-4.1-mini"]
-    assert sorted(namespace["confirm"]) == ["create_event", "update_event"]
+    assert sorted(namespace["confirm"]) == ["create_event"]
     (result,) = [m for m in namespace["state"]["messages"] if m.type == "tool"]
     assert result.status == "success" and "Multi-Electron Production" in result.content
     out = capsys.readouterr().out

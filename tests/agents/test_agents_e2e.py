@@ -233,7 +233,7 @@ async def test_plain_function_agent_with_several_specs(arxiv, wolfram, calendar,
     output, results = await run_function_agent(specs, fake, "Find, compute, then plan")
 
     names = assert_tools_sent(fake, specs)
-    assert len(names) == 3 + 2 + 6  # arXiv: two functions and its one reader
+    assert len(names) == 3 + 2 + 4  # arXiv: two functions and its one reader
     assert all(request["stream"] is True for request in fake.requests)
     arxiv_result = tool_message(fake, 1, "call_1_0")["content"]
     wolfram_result = tool_message(fake, 1, "call_1_1")["content"]

@@ -44,7 +44,14 @@ def test_describe_a_tool_without_parameters(capsys):
     assert "  Marks: changes data, not destructive, open world\n" in create
     assert "    attendees (array of string, optional): Emails to invite" in out
     assert "    all_day (boolean, default false): Whole days" in out
-    assert re.search(r"^Total: 6 tools, \d+ tokens", out, re.M)
+    assert re.search(r"^Total: 4 tools, \d+ tokens", out, re.M)
+    # The opt-in tools follow, each saying how to offer it; delete_event needs its option.
+    free = out.split("find_free_time  (", 1)[1].split("\n\n")[0]
+    assert "opt-in: --tools default,find_free_time" in free.splitlines()[0]
+    assert "The 2 opt-in tools would add" in out and "delete_event" not in out
+    assert main(["describe", "google_calendar", "--tools", "all", "--allow-destructive"]) == 0
+    every = capsys.readouterr().out
+    assert re.search(r"^Total: 7 tools, \d+ tokens", every, re.M) and "opt-in" not in every
 
 
 @pytest.mark.parametrize(

@@ -21,4 +21,4 @@ def spec(google):
 
 @pytest.fixture
 def tools(spec):
-    return {t.metadata.name: t for t in spec.to_tool_list()}
+    return {t.metadata.name: t for t in spec.to_tool_list(spec_functions=spec.all_functions)}

@@ -332,7 +332,7 @@ def test_a_default_calendar_outside_the_allowed_ones_is_for_the_person():
 
 
 def _properties(spec, name):
-    tool = next(t for t in spec.to_tool_list() if t.metadata.name == name)
+    tool = next(t for t in spec.to_tool_list(spec.all_functions) if t.metadata.name == name)
     return tool.metadata.to_openai_tool()["function"]["parameters"]["properties"]
 
 

@@ -41,10 +41,20 @@ def test_llamahub_usage_works_unchanged(google, spec):
 
 
 def test_delete_is_opt_in():
-    assert "delete_event" not in [t.metadata.name for t in GoogleCalendarToolSpec().to_tool_list()]
-    opted = GoogleCalendarToolSpec(allow_destructive=True).to_tool_list()
+    every = GoogleCalendarToolSpec.all_functions
+    offered = GoogleCalendarToolSpec().to_tool_list(spec_functions=every)
+    assert "delete_event" not in [t.metadata.name for t in offered]
+    opted = GoogleCalendarToolSpec(allow_destructive=True).to_tool_list(spec_functions=every)
     delete = next(t for t in opted if t.metadata.name == "delete_event")
     assert delete.marks.destructive and not delete.marks.read_only
+    # Allowed is not chosen: the default set stays LlamaHub's.
+    default = GoogleCalendarToolSpec(allow_destructive=True).to_tool_list()
+    assert [t.metadata.name for t in default] == [
+        "load_data",
+        "create_event",
+        "get_date",
+        "read_stored_events",
+    ]
 
 
 # -- time semantics ----------------------------------------------------------------

@@ -84,8 +84,12 @@ def test_shared_flags_reach_every_spec_that_takes_them():
 
 
 def test_allow_destructive_offers_the_destructive_tools():
-    assert "delete_event" not in names(sandbox("google_calendar"))
-    assert "delete_event" in names(sandbox("google_calendar", allow_destructive=True))
+    assert "delete_event" not in names(sandbox("google_calendar", tools=["all"]))
+    assert "delete_event" in names(
+        sandbox("google_calendar", allow_destructive=True, tools=["all"])
+    )
+    # Allowed is not chosen: the default set stays lean.
+    assert "delete_event" not in names(sandbox("google_calendar", allow_destructive=True))
 
 
 def test_options_are_read_as_tool_arguments_are():

@@ -49,6 +49,7 @@ def text_of(result) -> str:
 async def test_every_tool_is_listed_with_our_schema_description_title_and_marks(mode):
     gmail = GmailToolSpec(transport=sample_mailbox()).to_tool_list(prefix="gmail_")
     calendar = GoogleCalendarToolSpec(transport=FakeCalendar(), allow_destructive=True)
+    calendar.spec_functions = calendar.all_functions  # the server follows the instance
     ours = {t.metadata.name: t for t in [*gmail, *calendar.to_tool_list()]}
     server = build_server(gmail, calendar)
 

@@ -32,7 +32,7 @@ def serve_arguments(argv: list[str]) -> list[str]:
 def test_the_python_example_runs(capsys):
     (code,) = blocks("python")
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
-    assert "find_free_time was called wrongly" in capsys.readouterr().out
+    assert "load_data was called wrongly" in capsys.readouterr().out
 
 
 def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monkeypatch):

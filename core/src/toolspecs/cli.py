@@ -135,6 +135,17 @@ def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None
     )
     parser.add_argument("--timezone", help="IANA timezone of the specs that deal with time")
     parser.add_argument(
+        "--tools",
+        action="append",
+        default=[],
+        metavar="[NAME.]TOOL,...",
+        help=(
+            "the tools to offer instead of each spec's lean default set: tool names, "
+            "'all' or 'default', comma-separated, e.g. --tools default,get_thread "
+            "(repeatable)"
+        ),
+    )
+    parser.add_argument(
         "--option",
         action="append",
         default=[],

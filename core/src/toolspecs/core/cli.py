@@ -60,6 +60,7 @@ def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
         allow_destructive=args.allow_destructive,
         timezone=args.timezone,
         options=args.option,
+        tools=args.tools,
         interactive=True,  # a person at a terminal: the spec's own sign-in applies
     )
     (spec,) = build_specs(settings).values()
@@ -132,29 +133,50 @@ def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
     return f"{line}: {prop['description']}" if prop.get("description") else line
 
 
+def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
+    lines = [f"{tool.metadata.name}  ({cost} tokens){note}"]
+    lines += [f"  {line}" for line in tool.metadata.description.splitlines()]
+    marks = getattr(tool, "marks", None)
+    if isinstance(marks, Marks):
+        lines.append(f"  Marks: {marks.describe()}")
+    schema = tool.metadata.get_parameters_dict()
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    lines.append("  Parameters:" if properties else "  Parameters: none")
+    for name, prop in properties.items():
+        lines.append(f"    {describe_parameter(name, prop, name in required)}")
+    return "\n".join(lines)
+
+
 def cmd_describe(args: argparse.Namespace) -> str:
-    """What the agent reads about each tool of a spec, its marks, and what it costs per request."""
-    tools = _tools(args)
+    """What the agent reads about each tool of a spec, its marks, and what it costs per request.
+
+    The tools offered (the default set, or ``--tools``) come first; then the spec's other
+    tools, each saying how to offer it.
+    """
+    spec = build_spec(args, args.name)
+    tools = spec.to_tool_list()
+    offered = {t.metadata.get_name() for t in tools}
+    more = [
+        t
+        for t in spec.to_tool_list(list(spec.all_functions))
+        if t.metadata.get_name() not in offered
+    ]
     blocks: list[str] = []
     total = 0
     for t in tools:
         cost = tool_cost(t)
         total += cost
-        lines = [f"{t.metadata.name}  ({cost} tokens)"]
-        lines += [f"  {line}" for line in t.metadata.description.splitlines()]
-        marks = getattr(t, "marks", None)
-        if isinstance(marks, Marks):
-            lines.append(f"  Marks: {marks.describe()}")
-        schema = t.metadata.get_parameters_dict()
-        properties: dict[str, Any] = schema.get("properties", {})
-        required = set(schema.get("required", []))
-        lines.append("  Parameters:" if properties else "  Parameters: none")
-        for name, prop in properties.items():
-            lines.append(f"    {describe_parameter(name, prop, name in required)}")
-        blocks.append("\n".join(lines))
+        blocks.append(_describe_tool(t, cost))
+    extra = 0
+    for t in more:
+        cost = tool_cost(t)
+        extra += cost
+        blocks.append(_describe_tool(t, cost, f"  opt-in: --tools default,{t.metadata.name}"))
     blocks.append(
         f"Total: {len(tools)} tools, {total} tokens of tool schemas sent with every request "
         "(cl100k_base over each tool's OpenAI JSON)."
+        + (f" The {len(more)} opt-in tools would add {extra} tokens (--tools all)." if more else "")
     )
     return "\n\n".join(blocks)
 
@@ -187,7 +209,9 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
         raise UsageError(f"{args.target!r} is not SPEC.FUNCTION; e.g. arxiv.arxiv_query")
     arguments = parse_pairs(args.pairs, args.json)
     spec = build_spec(args, spec_name)
-    tools = {t.metadata.get_name(): t for t in spec.to_tool_list()}
+    # Naming a tool chooses it: any of the spec's tools, unless --tools chose a set.
+    offered = spec.to_tool_list() if args.tools else spec.to_tool_list(list(spec.all_functions))
+    tools = {t.metadata.get_name(): t for t in offered}
     chosen = tools.get(function)
     if chosen is None:
         needed = spec.withheld(function)

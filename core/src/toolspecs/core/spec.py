@@ -9,6 +9,13 @@ spec and the function. ``to_tool_list()`` returns :class:`~toolspecs.core.tool.G
 objects (see :mod:`toolspecs.core.tool` for the contract every host relies on), only
 those whose marks the spec's options allow, and one reader (``reader_name``) for all the
 spec's large-output functions: one tool schema per spec instead of one per function.
+
+**Choosing tools.** Every tool costs tokens in every request, so a spec's default set
+(``spec_functions``, what ``to_tool_list()`` gives) is lean; ``more_functions`` lists
+the tools offered on request. ``all_functions`` is both, in order:
+``spec.to_tool_list(spec_functions=spec.all_functions)`` offers everything, and any
+subset may be named. An instance may also set ``spec.spec_functions`` to its own list,
+which every host then follows (``toolspecs serve --tools`` does this).
 """
 
 from __future__ import annotations
@@ -158,6 +165,10 @@ class ToolSpec(BaseToolSpec):
     """
 
     spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
+    # Tools offered only on request (to_tool_list(spec_functions=[...]), --tools); declared
+    # and checked like spec_functions. all_functions is both, set when the class is made.
+    more_functions: ClassVar[list[str]] = []
+    all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
     # Marks every passage the reader returns, for specs whose results quote third
@@ -186,11 +197,17 @@ class ToolSpec(BaseToolSpec):
         errors: list[str] = []
         tool_names: list[str] = []
         stores = False
-        for entry in cls.spec_functions:
+        default = [entry if isinstance(entry, str) else entry[0] for entry in cls.spec_functions]
+        cls.all_functions = [
+            *cls.spec_functions,
+            *(name for name in cls.more_functions if name not in default),
+        ]
+        for entry in cls.all_functions:
             name = entry if isinstance(entry, str) else entry[0]
+            listed = "spec_functions" if name in default else "more_functions"
             fn = getattr(cls, name, None)
             if not callable(fn):
-                errors.append(f"{name} is listed in spec_functions but is not a method")
+                errors.append(f"{name} is listed in {listed} but is not a method")
                 continue
             if not hasattr(fn, "__toolspecs_options__"):
                 inherited = _inherited_options(cls, name)
@@ -326,7 +343,8 @@ class ToolSpec(BaseToolSpec):
         ``allow_send``) are left out.
 
         Args:
-            spec_functions: Which functions to expose; defaults to ``spec_functions``.
+            spec_functions: Which functions to expose; defaults to ``spec_functions`` (the
+                lean default set). Any of ``all_functions`` may be named.
             func_to_metadata_mapping: Metadata to use instead of the composed prompt.
             prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
                 agent share names (Gmail and Calendar both have ``load_data``). Mentions
@@ -337,14 +355,21 @@ class ToolSpec(BaseToolSpec):
             ``spec_functions``, then the reader.
 
         Raises:
-            ConfigurationError: When two of the tools would have the same name.
+            ConfigurationError: When two of the tools would have the same name, or a
+                function named is not one of the spec's.
         """
         mapping = func_to_metadata_mapping or {}
         entries: list[tuple[str, Callable[..., Any]]] = []
         paired: dict[str, Callable[..., Any]] = {}
         stored: list[str] = []
+        declared = {entry if isinstance(entry, str) else entry[0] for entry in self.all_functions}
         for entry in spec_functions or self.spec_functions:
             name = entry if isinstance(entry, str) else entry[0]
+            if name not in declared and not callable(getattr(self, name, None)):
+                raise ConfigurationError(
+                    f"{type(self).__name__} has no function {name!r}; its functions: "
+                    + ", ".join(sorted(declared))
+                )
             fn = getattr(self, name)
             if not isinstance(entry, str):  # LlamaHub's (sync, async) pair
                 paired[name] = _undecorated(getattr(self, entry[1]))
@@ -370,8 +395,10 @@ class ToolSpec(BaseToolSpec):
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
 
-        The tools of ``to_tool_list()`` are built once and kept while the spec's functions
-        and the options that filter them stay the same.
+        The tools of ``spec_functions`` (the instance's, when it set its own) can be
+        called, and the opt-in ones of ``more_functions``: naming one is choosing it. The
+        tools are built once and kept while the spec's functions and the options that
+        filter them stay the same.
 
         Raises:
             KeyError: When the spec offers no tool of that name; for a tool its options
@@ -399,7 +426,7 @@ class ToolSpec(BaseToolSpec):
             Empty when the spec offers the tool or has no function of that name.
         """
         reader_needs: list[tuple[str, ...]] = []
-        for entry in self.spec_functions:
+        for entry in self._callable_functions():
             function = entry if isinstance(entry, str) else entry[0]
             options = options_of(getattr(self, function))
             if name != function and not (options.large_output and name == self.reader_name):
@@ -415,15 +442,16 @@ class ToolSpec(BaseToolSpec):
         return min(reader_needs, key=len, default=())
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
-        """``to_tool_list()`` by name, rebuilt only when what it depends on has changed.
+        """The tools :meth:`call_tool` calls by name, rebuilt only when their inputs change.
 
         It depends on the spec functions listed, the functions themselves (an instance
         may replace one), which of them the options offer and this instance's argument
         texts (``argument_docs``); the tools read everything else (timezone, client,
         deadline) from the spec when they are called.
         """
+        callable_functions = self._callable_functions()
         state = []
-        for entry in self.spec_functions:
+        for entry in callable_functions:
             names = (entry,) if isinstance(entry, str) else tuple(entry)
             bound = [getattr(self, n) for n in names]
             functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
@@ -435,9 +463,16 @@ class ToolSpec(BaseToolSpec):
         cached: tuple[Any, dict[str, FunctionTool]] | None
         cached = self.__dict__.get("_toolspecs_tools")
         if cached is None or cached[0] != key:
-            cached = (key, {t.metadata.get_name(): t for t in self.to_tool_list()})
+            tools = self.to_tool_list(spec_functions=callable_functions)
+            cached = (key, {t.metadata.get_name(): t for t in tools})
             self.__dict__["_toolspecs_tools"] = cached
         return cached[1]
+
+    def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
+        """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
+        listed = list(self.spec_functions)
+        names = {entry if isinstance(entry, str) else entry[0] for entry in listed}
+        return [*listed, *(name for name in self.more_functions if name not in names)]
 
     def _make_reader(self, functions: list[str], prefix: str = "") -> Callable[..., str]:
         """The spec's reader: it searches the stored results of ``functions``."""

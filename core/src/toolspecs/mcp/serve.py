@@ -14,6 +14,10 @@ the spec's name as prefix. Serving ``gmail google_calendar arxiv`` gives
 ``arxiv_query`` unchanged. The rule does not depend on the order of the names.
 ``--prefix NAME=PREFIX`` sets a spec's prefix instead (``--prefix google_calendar=``
 keeps its names); a clash that remains is refused with a message naming ``--prefix``.
+
+**Which tools.** Each spec offers its lean default set (``spec_functions``) unless
+``--tools`` names others (:func:`choose_tools`): ``--tools all``, ``--tools
+default,get_thread`` or, with several specs, ``--tools gmail.all,arxiv_bibtex``.
 """
 
 from __future__ import annotations
@@ -51,6 +55,7 @@ class ServeSettings:
         timezone: The timezone of every spec that deals with time.
         options: ``NAME.key=value`` constructor arguments.
         prefixes: ``NAME=PREFIX`` tool-name prefixes.
+        tools: ``--tools`` values: ``[NAME.]TOOL``, ``all`` or ``default``, comma-separated.
         interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
             sign in its own way. ``False`` (a server): no browser login unless an
             ``auth_flow`` option asks for one.
@@ -63,6 +68,7 @@ class ServeSettings:
     timezone: str | None = None
     options: Sequence[str] = field(default_factory=list)
     prefixes: Sequence[str] = field(default_factory=list)
+    tools: Sequence[str] = field(default_factory=list)
     interactive: bool = False
 
     @classmethod
@@ -76,6 +82,7 @@ class ServeSettings:
             timezone=args.timezone,
             options=args.option,
             prefixes=args.prefix,
+            tools=args.tools,
         )
 
 
@@ -246,7 +253,66 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
             if key not in known and key not in chosen[name]:
                 setattr(spec, key, value)
         specs[name] = spec
+    choose_tools(specs, settings.tools)
     return specs
+
+
+def _function_names(entries: Sequence[Any]) -> list[str]:
+    return [entry if isinstance(entry, str) else entry[0] for entry in entries]
+
+
+def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
+    """Give each spec named by ``--tools`` the functions chosen for it (``spec_functions``).
+
+    Each item is ``TOOL``, ``all`` or ``default``, optionally ``NAME.``-prefixed. ``all``
+    and ``default`` without a name are for every spec; a tool without a name is for the
+    one spec that has it. A spec no item names keeps its default set. The chosen
+    functions keep the spec's own order.
+
+    Raises:
+        ConfigurationError: For an item that names no spec served or no tool of its spec.
+    """
+    wanted: dict[str, set[str]] = {}
+    for value in values:
+        for item in (part.strip() for part in value.split(",")):
+            if not item:
+                continue
+            name, dot, tool = item.rpartition(".")
+            name = _spec_name(name)
+            if dot and name not in specs:
+                raise ConfigurationError(
+                    f"--tools {item}: {name!r} is not served here; served: {', '.join(specs)}"
+                )
+            targets = [name] if dot else list(specs)
+            if tool in ("all", "default"):
+                for target in targets:
+                    spec = specs[target]
+                    chosen = spec.all_functions if tool == "all" else type(spec).spec_functions
+                    wanted.setdefault(target, set()).update(_function_names(chosen))
+                continue
+            owners = [t for t in targets if tool in _function_names(specs[t].all_functions)]
+            if not owners:
+                known = sorted(
+                    f"{t}.{f}" if len(specs) > 1 else f
+                    for t in targets
+                    for f in _function_names(specs[t].all_functions)
+                )
+                raise ConfigurationError(
+                    f"--tools {item}: no such tool; choose from all, default, " + ", ".join(known)
+                )
+            if len(owners) > 1:
+                raise ConfigurationError(
+                    f"--tools {item}: {', '.join(owners)} all have {tool!r}; "
+                    f"write e.g. --tools {owners[0]}.{tool}"
+                )
+            wanted.setdefault(owners[0], set()).add(tool)
+    for name, functions in wanted.items():
+        spec = specs[name]
+        spec.spec_functions = [
+            entry
+            for entry in spec.all_functions
+            if (entry if isinstance(entry, str) else entry[0]) in functions
+        ]
 
 
 def prefixes(

@@ -77,7 +77,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         allowed_calendar_ids: The calendars the agent may read and change (a call naming
             another gets guidance, before any request); default ``[calendar_id]``, so
             only ``"primary"`` unless you say otherwise.
-        allow_destructive: Add ``delete_event`` to the tools.
+        allow_destructive: Allow ``delete_event`` (opt-in like ``update_event``: name it
+            in ``to_tool_list(spec_functions=...)``, or offer ``all_functions``).
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``toolspecs.loaders.google.testing.FakeCalendar``).
 
@@ -90,10 +91,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     spec_functions = [  # noqa: RUF012
         "load_data",
         "create_event",
+        "get_date",
+    ]
+    # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
+    # tokens in every request, so the default set is LlamaHub's.
+    more_functions: ClassVar[list[str]] = [
         "update_event",
         "delete_event",  # destructive: offered with allow_destructive=True
         "find_free_time",
-        "get_date",
     ]
     service_name: ClassVar[str] = "Google Calendar"
     reader_name: ClassVar[str] = "read_stored_events"
