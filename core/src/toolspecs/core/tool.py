@@ -22,7 +22,6 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import inspect
 import logging
@@ -127,6 +126,8 @@ class Guard:
         self.model = model
         self.renames = renames
         self.read_tool = read_tool
+        # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
+        self.inline = not options.blocking
 
     def run(
         self,
@@ -139,7 +140,11 @@ class Guard:
 
         The call runs in a worker thread under the spec's ``call_deadline``: past it, the
         agent is told to try again later and the worker's result, if it ever comes, is
-        dropped.
+        dropped. A function declared ``@tool(blocking=False)`` (no I/O, nothing to wait
+        for) runs on the caller's thread instead, under the same deadline: handing it to
+        a worker cost more than the rest of a trivial call, and there is nothing in it
+        the guard could stop waiting for but the spec's call lock, which it waits for no
+        longer than the deadline.
 
         Args:
             args: Positional arguments as sent.
@@ -155,6 +160,8 @@ class Guard:
         seconds = self.spec.call_deadline
         if seconds is None:
             return self._run(args, kwargs, abandoned)
+        if self.inline:
+            return self._run_inline(args, kwargs, seconds, end, abandoned)
         left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
         abandoned = abandoned or threading.Event()
         if left <= 0 or abandoned.is_set():
@@ -181,6 +188,33 @@ class Guard:
             raise result
         return result  # type: ignore[no-any-return]
 
+    def _run_inline(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        seconds: float,
+        end: float | None,
+        abandoned: threading.Event | None,
+    ) -> tuple[Any, str]:
+        """:meth:`run` on the caller's thread, for a function that does no I/O."""
+        left = seconds if end is None else end - time.monotonic()
+        if left <= 0 or (abandoned is not None and abandoned.is_set()):
+            raise self.renames.guidance(self.late(seconds))
+        if self.spec.thread_safe:
+            with deadline.running(left):
+                return self._run(args, kwargs, abandoned)
+        # A stuck call of the same spec may hold its lock: wait no longer than the deadline
+        # (``_run`` takes the lock again; it is reentrant).
+        stop = time.monotonic() + left
+        lock = self.spec.call_lock
+        if not lock.acquire(timeout=left):
+            raise self.renames.guidance(self.late(seconds))
+        try:
+            with deadline.running(stop - time.monotonic()):
+                return self._run(args, kwargs, abandoned)
+        finally:
+            lock.release()
+
     def _run(
         self,
         args: tuple[Any, ...],
@@ -188,13 +222,13 @@ class Guard:
         abandoned: threading.Event | None = None,
     ) -> tuple[Any, str]:
         try:
-            with self._turn():
-                if abandoned is not None and abandoned.is_set():
-                    return None, ""  # its caller was told it timed out: do nothing now
-                arguments = schema.prepare(self.model, args, kwargs)
-                raw = self.fn(**arguments)
-                if inspect.iscoroutine(raw):  # an async spec function, called synchronously
-                    raw = asyncio_run(raw)
+            if self.spec.thread_safe:
+                arguments, raw = self._call(args, kwargs, abandoned)
+            else:
+                with self.spec.call_lock:  # its client is not thread-safe
+                    arguments, raw = self._call(args, kwargs, abandoned)
+            if arguments is None:
+                return None, ""  # its caller was told it timed out: nothing was done
             return raw, self.text(raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
@@ -215,13 +249,34 @@ class Guard:
             60,
         )
 
-    def _turn(self) -> contextlib.AbstractContextManager[Any]:
-        """The spec's call lock when its client is not thread-safe; else nothing."""
-        return self.spec.call_lock if not self.spec.thread_safe else contextlib.nullcontext()
+    def _call(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        abandoned: threading.Event | None,
+    ) -> tuple[dict[str, Any] | None, Any]:
+        """The arguments read and the function's return value (``None, None``: abandoned)."""
+        if abandoned is not None and abandoned.is_set():
+            return None, None  # its caller was told it timed out: do nothing now
+        arguments = schema.prepare(self.model, args, kwargs)
+        raw = self.fn(**arguments)
+        if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+            raw = asyncio_run(raw)
+        return arguments, raw
 
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
         seconds = self.spec.call_deadline
+        if self.afn is None and self.inline:
+            # Nothing in it waits: run it here, unless the spec's call lock is taken (then a
+            # thread waits for it, so that the event loop does not).
+            lock = None if self.spec.thread_safe else self.spec.call_lock
+            if lock is None or lock.acquire(blocking=False):
+                try:
+                    return self.run(args, kwargs)
+                finally:
+                    if lock is not None:
+                        lock.release()
         if self.afn is None:
             # The deadline runs from now, not from when a worker thread is free: a call
             # queued behind others gives up on time, and is then not made at all.
