@@ -137,7 +137,7 @@ class ToolArguments(BaseModel):
         # ``__pydantic_fields__`` is ``model_fields`` without the per-access cost of its
         # class property (pydantic 2.10+; documented on ``BaseModel``).
         fields = cls.__pydantic_fields__
-        if all(key in fields and value is not None for key, value in data.items()):
+        if fields.keys() >= data.keys() and all(value is not None for value in data.values()):
             return dict(data)  # the common call: every name exact, nothing to drop
         resolved: dict[Any, Any] = {}
         exact = [key for key in data if key in fields]

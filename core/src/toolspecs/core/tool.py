@@ -92,6 +92,27 @@ class Renames:
         return renamed
 
 
+class Abandoned:
+    """Set by a caller that stopped waiting for a call: the call, if not begun, is not made.
+
+    A plain flag (setting and reading an attribute is atomic under the GIL): a
+    ``threading.Event`` costs a condition and a lock to build, and nobody waits on this.
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Mark the call abandoned."""
+        self._set = True
+
+    def is_set(self) -> bool:
+        """Whether the call was abandoned."""
+        return self._set
+
+
 class Guard:
     """The call path of one tool: arguments in, text (or guidance) out.
 
@@ -134,7 +155,7 @@ class Guard:
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
         end: float | None = None,
-        abandoned: threading.Event | None = None,
+        abandoned: Abandoned | None = None,
     ) -> tuple[Any, str]:
         """Call the function: its return value and the text the agent reads.
 
@@ -163,7 +184,7 @@ class Guard:
         if self.inline:
             return self._run_inline(args, kwargs, seconds, end, abandoned)
         left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
-        abandoned = abandoned or threading.Event()
+        abandoned = abandoned or Abandoned()
         if left <= 0 or abandoned.is_set():
             abandoned.set()
             raise self.renames.guidance(self.late(seconds))
@@ -194,7 +215,7 @@ class Guard:
         kwargs: Mapping[str, Any],
         seconds: float,
         end: float | None,
-        abandoned: threading.Event | None,
+        abandoned: Abandoned | None,
     ) -> tuple[Any, str]:
         """:meth:`run` on the caller's thread, for a function that does no I/O."""
         left = seconds if end is None else end - time.monotonic()
@@ -219,7 +240,7 @@ class Guard:
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        abandoned: threading.Event | None = None,
+        abandoned: Abandoned | None = None,
     ) -> tuple[Any, str]:
         try:
             if self.spec.thread_safe:
@@ -253,7 +274,7 @@ class Guard:
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        abandoned: threading.Event | None,
+        abandoned: Abandoned | None,
     ) -> tuple[dict[str, Any] | None, Any]:
         """The arguments read and the function's return value (``None, None``: abandoned)."""
         if abandoned is not None and abandoned.is_set():
@@ -281,7 +302,7 @@ class Guard:
             # The deadline runs from now, not from when a worker thread is free: a call
             # queued behind others gives up on time, and is then not made at all.
             end = None if seconds is None else time.monotonic() + seconds
-            abandoned = threading.Event()
+            abandoned = Abandoned()
             context = contextvars.copy_context()
             # Calls of a spec that is not thread-safe queue in its own one-thread executor:
             # a slow one blocks only that spec, never the shared pool every other tool uses.
