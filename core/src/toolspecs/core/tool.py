@@ -222,8 +222,11 @@ class Guard:
         if left <= 0 or (abandoned is not None and abandoned.is_set()):
             raise self.renames.guidance(self.late(seconds))
         if self.spec.thread_safe:
-            with deadline.running(left):
+            token = deadline.enter(left)
+            try:
                 return self._run(args, kwargs, abandoned)
+            finally:
+                deadline.leave(token)
         # A stuck call of the same spec may hold its lock: wait no longer than the deadline
         # (``_run`` takes the lock again; it is reentrant).
         stop = time.monotonic() + left
