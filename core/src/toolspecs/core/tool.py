@@ -289,7 +289,11 @@ class Guard:
         return arguments, raw
 
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
-        """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
+        """:meth:`run` for async callers: an async function is awaited, a sync one threaded.
+
+        A sync function declared ``blocking=False`` runs here, unless its spec's call lock
+        is taken (then a thread waits for it, not the event loop).
+        """
         seconds = self.spec.call_deadline
         if self.afn is None and self.inline:
             # Nothing in it waits: run it here, unless the spec's call lock is taken (then a
@@ -502,7 +506,7 @@ class GuardedTool(FunctionTool):
 
     @property
     def async_fn(self) -> Callable[..., Any]:
-        """``fn``, awaitable (runs in a worker thread)."""
+        """``fn``, awaitable (in a worker thread, unless declared ``blocking=False``)."""
         return self._describe()[1]
 
     def _describe(self) -> tuple[Callable[..., str], Callable[..., Any]]:
@@ -532,7 +536,10 @@ class GuardedTool(FunctionTool):
         return self.guard.output(args, kwargs)
 
     async def acall(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
-        """Call the tool: an async spec function is awaited, a sync one runs in a worker thread."""
+        """Call the tool: an async function is awaited, a sync one runs in a worker thread.
+
+        A sync function declared ``@tool(blocking=False)`` runs in the event loop's thread.
+        """
         return await self.guard.aoutput(args, kwargs)
 
 
