@@ -15,9 +15,10 @@ tells apart, each called ``number`` times per repeat, the sides alternating:
 - the same with ``call_deadline = None`` (no deadline, no worker), for reference.
 
 Printed: microseconds per call, min / median over the repeats, and the ratio to the bare
-tool (target of issue 14: at most x1.3 for a trivial call), then the cost of a bare thread
-hand-off (a ``SimpleQueue`` there and one back, nothing else: the floor of any
-worker-thread design), then the ``ToolOutput`` objects built per call (target: one).
+tool (of the best times, and the median of the per-round ratios; target of issue 14: at
+most x1.3 for a trivial call), then the cost of a bare thread hand-off (a ``SimpleQueue``
+there and one back, nothing else: the floor of any worker-thread design), then the
+``ToolOutput`` objects built per call (target: one).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import argparse
 import queue
 import statistics
 import threading
+import time
 import timeit
 from collections.abc import Callable
 from typing import Any, ClassVar
@@ -121,7 +123,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=15)
     parser.add_argument("--number", type=int, default=2000, help="calls per repeat")
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="time CPU of the process (time.process_time) instead of the wall clock: steadier "
+        "on a shared machine, but it leaves out a thread hand-off's wake-up wait",
+    )
     args = parser.parse_args()
+    timer = time.process_time if args.cpu else time.perf_counter
     bare = FunctionTool.from_defaults(fn=add)
     local = LocalSpec().to_tool_list()[0]
     guarded = MathSpec().to_tool_list()[0]
@@ -138,22 +147,26 @@ def main() -> None:
         assert call().content == "3"
         timeit.timeit(call, number=args.number // 4)  # warm: the first call builds caches
     micros: dict[str, list[float]] = {side: [] for side in [*sides, "hand-off"]}
+
+    def per_call(call: Callable[[], Any]) -> float:
+        return timeit.timeit(call, timer=timer, number=args.number) / args.number * 1e6
+
     for _ in range(args.repeats):
         for side, (_, call) in sides.items():
-            micros[side].append(timeit.timeit(call, number=args.number) / args.number * 1e6)
-        micros["hand-off"].append(timeit.timeit(floor, number=args.number) / args.number * 1e6)
+            micros[side].append(per_call(call))
+        micros["hand-off"].append(per_call(floor))
     base = micros["bare FunctionTool"]
-    print(f"One trivial call, {args.repeats} x {args.number} calls (us, min / median)")
+    clock = "CPU" if args.cpu else "wall"
+    print(f"One trivial call, {args.repeats} x {args.number} calls ({clock} us, min / median)")
     print("  local: @tool(blocking=False); service: @tool; both with the 30 s call_deadline")
+    print("  ratio of mins; and the median of each round's ratio (the sides run back to back)")
     header = f"{'tool':<20}{'runs on':<17}{'min':>7}{'median':>8}{'ratio min':>11}{'median':>8}"
     print(header)
     for side, values in micros.items():
         kind = sides[side][0] if side in sides else "two threads"
         low, mid = min(values), statistics.median(values)
-        print(
-            f"{side:<20}{kind:<17}{low:7.1f}{mid:8.1f}"
-            f"{low / min(base):11.2f}{mid / statistics.median(base):8.2f}"
-        )
+        rounds = statistics.median(v / b for v, b in zip(values, base, strict=True))
+        print(f"{side:<20}{kind:<17}{low:7.1f}{mid:8.1f}{low / min(base):11.2f}{rounds:8.2f}")
     built = {side: outputs_per_call(call) for side, (_, call) in sides.items()}
     print("ToolOutput objects per call:", ", ".join(f"{s} {n}" for s, n in built.items()))
 
