@@ -17,7 +17,6 @@ times are read in. Names it cannot map stay as they are and are reported.
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import inspect
 import re
 import typing
@@ -191,6 +190,8 @@ class ToolArguments(BaseModel):
         if target is not None:
             return f"{target!r} given twice (as {shown(key)})"
         shown_names = [name for name in cls.model_fields if name not in cls.toolspecs_hidden]
+        import difflib  # here, for a wrong argument's "did you mean", not at import (0.6 ms)
+
         close = difflib.get_close_matches(str(key), shown_names, n=1)
         hint = f" (did you mean {close[0]!r}?)" if close else ""
         return f"unknown argument {shown(key)}{hint}"

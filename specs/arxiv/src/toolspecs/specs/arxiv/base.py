@@ -36,16 +36,16 @@ from toolspecs.loaders.arxiv import (
     PaperUnreadable,
     parse_id,
     parse_ids,
-    pdftext,
 )
-from toolspecs.loaders.arxiv.pdftext import PdfText
 
 if TYPE_CHECKING:
-    # The client and reader (with arxiv and lxml) load when a spec is made, not at import.
+    # The client and reader (with arxiv and lxml) load when a spec is made, not at import;
+    # pdftext when a PDF is read.
     from requests.adapters import BaseAdapter
 
     import arxiv
     from toolspecs.loaders.arxiv import ArxivClient
+    from toolspecs.loaders.arxiv.pdftext import PdfText
 
 MAX_RESULTS_LIMIT = 50
 MAX_AUTHORS_SHOWN = 10
@@ -272,6 +272,8 @@ def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
 
 def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
     """The paper's header (with a note when the text is not whole), then one per page."""
+    from toolspecs.loaders.arxiv import pdftext  # where a PDF was read (see TYPE_CHECKING)
+
     total = text.page_count or len(text.pages)
     notes = [f"Full text: {total} page{'s' if total != 1 else ''}, read from the PDF."]
     if text.stopped:
