@@ -1,5 +1,7 @@
-"""A fake Google Calendar: ``calendars.get``, ``calendarList.list``, ``events.list/get/
-instances/insert/patch/delete``, ``freeBusy``.
+"""A fake Google Calendar: calendars, calendarList, events and freeBusy.
+
+It answers ``calendars.get``, ``calendarList.list``,
+``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``.
 
 Recurring events are kept as Google keeps them: a series (an event with ``recurrence``)
 and, for an occurrence that was changed or cancelled, an exception stored under the
@@ -123,7 +125,7 @@ class FakeCalendar(FakeGoogleHttp):
             }
             self.events[new_id] = event
             return self.reply(200, event)
-        if event_id not in self.events and self.occurrence(event_id) is None:
+        if event_id is None or (event_id not in self.events and self.occurrence(event_id) is None):
             return self.error(404, "notFound", "Not Found")
         if event_id not in self.events:  # an occurrence: changing it makes an exception
             occurrence = self.occurrence(event_id)
@@ -196,7 +198,8 @@ class FakeCalendar(FakeGoogleHttp):
         limit = _moment({"date": f"{when[:4]}-{when[4:6]}-{when[6:8]}"}) + dt.timedelta(days=2)
         for occurrence in _occurrences(master, limit):
             if occurrence["id"] == event_id:
-                return self.events.get(event_id, occurrence)
+                found: dict[str, Any] = self.events.get(str(event_id), occurrence)
+                return found
         return None
 
     def _check_send_updates(
@@ -288,9 +291,10 @@ def _occurrences(master: dict[str, Any], until: dt.datetime | None) -> list[dict
     step, count = int(parts.get("INTERVAL", "1")), int(parts.get("COUNT", "730"))
     last = parts.get("UNTIL")
     end = (
-        dt.datetime.strptime(last[:8], "%Y%m%d").replace(tzinfo=dt.UTC) + dt.timedelta(days=1)
+        dt.datetime.strptime(last[:8], "%Y%m%d").replace(tzinfo=dt.timezone.utc)
+        + dt.timedelta(days=1)
         if last and len(last) == 8
-        else dt.datetime.strptime(last, "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.UTC)
+        else dt.datetime.strptime(last, "%Y%m%dT%H%M%SZ").replace(tzinfo=dt.timezone.utc)
         if last
         else None
     )
@@ -299,7 +303,7 @@ def _occurrences(master: dict[str, Any], until: dt.datetime | None) -> list[dict
     period = 0
     while len(out) < min(count, 730):
         for wall in _period(parts.get("FREQ", "DAILY"), local, period * step, days):
-            moment = wall.replace(tzinfo=zone).astimezone(dt.UTC)
+            moment = wall.replace(tzinfo=zone).astimezone(dt.timezone.utc)
             if wall < local:
                 continue
             if (end and (moment > end if not all_day else moment >= end)) or (
@@ -341,7 +345,7 @@ def _instance(
         original = {"date": day.isoformat()}
     else:
         start = wall.replace(tzinfo=zone)
-        utc = start.astimezone(dt.UTC)
+        utc = start.astimezone(dt.timezone.utc)
         suffix = f"{utc:%Y%m%dT%H%M%SZ}"
         name = master["start"].get("timeZone")
         end = (utc + length).astimezone(zone)
