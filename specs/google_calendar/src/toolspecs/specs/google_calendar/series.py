@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from toolspecs.core import AskUser, FixArguments, fence, format_datetime
-from toolspecs.loaders.google.calendar import event_span, parse_event_time
+from toolspecs.loaders.google.calendar import parse_event_time
 from toolspecs.specs.google_calendar import base as _base
 from toolspecs.specs.google_calendar.recurrence import Scope, end_before, rest_of
 
@@ -80,9 +80,9 @@ def resolve(
     if wanted == "this":
         if not series_id:
             raise FixArguments(
-                f"{event_id} is a whole recurring series, not one occurrence.",
-                f"Send the id of the occurrence to change ({hint(spec, calendar, event_id, tz)}),"
-                " or scope='all' for every occurrence.",
+                f"{event_id} is a whole recurring series, not one occurrence; "
+                f"{hint(spec, calendar, event_id, tz)}.",
+                "Send one occurrence's id, or scope='all' for every occurrence.",
             )
         return Found(event_id, event, "occurrence")
     if not series_id:  # a series' id with 'all' or 'following': the whole series
@@ -119,10 +119,8 @@ def hint(spec: GoogleCalendarToolSpec, calendar: str, series_id: str, tz: dt.tzi
     items = [i for i in answer.get("items") or [] if isinstance(i, dict)]
     if not items:
         return "it has no occurrences from now on"
-    listed = "; ".join(
-        f"[id: {fence.field(i.get('id', '?'), 200)}] {event_span(i, tz)}" for i in items
-    )
-    return f"the next ones: {listed}"
+    listed = ", ".join(f"[id: {fence.field(i.get('id', '?'), 200)}]" for i in items)
+    return f"its next occurrences: {listed}"
 
 
 def shifted(
