@@ -275,3 +275,38 @@ def test_the_overlap_warning_is_bounded(google, tools):
     out = tools["create_event"].call(title="Call", start_datetime="2026-11-26 09:15")
     assert "It overlaps 6 events" in out.content and "and 3 more" in out.content
     assert out.content.count("[id: b") == 3
+
+
+# -- over MCP and in the sandbox ---------------------------------------------------
+
+
+async def test_the_new_tools_answer_over_mcp(google):
+    from mcp import Client
+
+    from toolspecs.mcp import build_server
+
+    spec = GoogleCalendarToolSpec(transport=google, allow_destructive=True)
+    spec.spec_functions = spec.all_functions  # the server follows the instance
+    async with Client(build_server(spec)) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        found = await client.call_tool(
+            "search_events", {"query": "budget", "start_date": "2026-11-01"}
+        )
+        answered = await client.call_tool("respond_to_event", {"event_id": "e1", "response": "yes"})
+        moved = await client.call_tool(
+            "update_event", {"event_id": "wk_20261201T150000Z", "title": "Moved", "scope": "this"}
+        )
+    assert {"search_events", "list_calendars", "respond_to_event"} <= set(names)
+    assert "[id: e1] Budget review" in found.content[0].text
+    assert "The user accepted" in answered.content[0].text
+    assert "Event updated with id wk_20261201T150000Z" in moved.content[0].text
+
+
+def test_the_new_tools_work_in_the_sandbox():
+    from toolspecs.mcp import sandbox_spec
+
+    spec = sandbox_spec("google_calendar")
+    found = spec.call_tool("search_events", query="standup")
+    assert found.is_error is False and "Team standup" in found.content
+    calendars = spec.call_tool("list_calendars")
+    assert calendars.is_error is False and "[id: primary]" in calendars.content
