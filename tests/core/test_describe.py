@@ -51,7 +51,7 @@ def test_describe_a_tool_without_parameters(capsys):
     assert "The 5 opt-in tools would add" in out and "delete_event" not in out
     assert main(["describe", "google_calendar", "--tools", "all", "--allow-destructive"]) == 0
     every = capsys.readouterr().out
-    assert re.search(r"^Total: 7 tools, \d+ tokens", every, re.M) and "opt-in" not in every
+    assert re.search(r"^Total: 10 tools, \d+ tokens", every, re.M) and "opt-in" not in every
 
 
 @pytest.mark.parametrize(
