@@ -104,7 +104,7 @@ def test_a_bad_unit_or_location_is_guidance_and_nothing_is_sent(arguments, phras
 
 
 def test_a_bad_unit_or_location_in_the_constructor_raises_for_the_person():
-    with pytest.raises(ValueError, match="outside -90..90"):
+    with pytest.raises(ValueError, match=r"outside -90\.\.90"):
         WolframAlphaToolSpec(app_id="x", location="-91,0")
     with pytest.raises(ValueError, match="'metric' or 'nonmetric'"):
         WolframAlphaToolSpec(app_id="x", units="kelvin")
