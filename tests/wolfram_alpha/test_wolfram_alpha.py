@@ -73,7 +73,7 @@ def test_every_tool_fits_openai_and_costs_less_than_llamahub():
     for rule in ("English", "6*10^14, not 6e14", "single-letter", "one property per call"):
         assert rule in description
     props = tools[0].metadata.get_parameters_dict()["properties"]
-    assert set(props) == {"query", "assumption"}
+    assert set(props) == {"query", "assumption", "units", "location"}
 
 
 # -- the LLM API -------------------------------------------------------------------
@@ -248,7 +248,7 @@ def test_pods_give_sections_and_assumptions_with_their_values(tools):
     params = route.calls[0].request.url.params
     assert params["appid"] == "TEST-APPID"
     assert params["input"] == "pi"
-    assert params["format"] == "plaintext"
+    assert params["format"] == "plaintext,image"
 
 
 @respx.mock

@@ -106,7 +106,7 @@ def test_pods_come_through_the_transport(wolfram):
     request = wolfram.requests[-1]
     assert request.api == "full"
     assert request.params["podtitle"] == "Decimal approximation"
-    assert request.params["format"] == "plaintext"
+    assert request.params["format"] == "plaintext,image"
     assert request.params["appid"] == "offline"
 
 

@@ -23,6 +23,13 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaUnavailable,
     WolframAlphaUnreachable,
 )
+from toolspecs.loaders.wolfram_alpha.place import (
+    MAX_LOCATION_CHARS,
+    PLACE_KEYS,
+    UNITS,
+    location_params,
+    units_param,
+)
 from toolspecs.loaders.wolfram_alpha.reader import WolframAlphaReader
 
 __all__ = [
@@ -30,6 +37,9 @@ __all__ = [
     "APP_ID_ENV_FALLBACK",
     "FULL_RESULTS_URL",
     "LLM_API_URL",
+    "MAX_LOCATION_CHARS",
+    "PLACE_KEYS",
+    "UNITS",
     "AppIdError",
     "AppIdMalformed",
     "AppIdMissing",
@@ -44,6 +54,8 @@ __all__ = [
     "WolframAlphaTimeout",
     "WolframAlphaUnavailable",
     "WolframAlphaUnreachable",
+    "location_params",
     "mask_app_id",
     "split_app_id",
+    "units_param",
 ]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from urllib.parse import urlsplit
 
 # Not used here: LlamaHub's module imports requests, and code written for it patches
 # "<this module>.requests.get" (its own tests do); that is requests.get, which the client
@@ -53,6 +54,7 @@ from toolspecs.core.deadline import remaining
 from toolspecs.core.failures import reason_of, unreachable_rows
 from toolspecs.loaders.wolfram_alpha import (
     APP_ID_ENV,
+    PLACE_KEYS,
     AppIdMalformed,
     AppIdMissing,
     AppIdRejected,
@@ -63,7 +65,9 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
     WolframAlphaUnreachable,
+    location_params,
     split_app_id,
+    units_param,
 )
 
 if TYPE_CHECKING:
@@ -98,6 +102,25 @@ def normalize_query(query: str) -> str:
 
 # A pod title or an assumption value: short words Wolfram gave, never a long text.
 Choice = Annotated[str, MaxLen(200)]
+# The podstate that asks for a pod's step-by-step solution, as Wolfram documents it: by its
+# name (the first pod offering it) and for the pod most math queries offer it on.
+STEP_PODSTATES = ("Step-by-step solution", "Result__Step-by-step solution")
+# Images are listed only from Wolfram's own hosts (www6b3.wolframalpha.com,
+# public5.wolframalpha.com...), over https, and written with URL characters only.
+_IMAGE_HOST = re.compile(r"^(?:www|public)[0-9a-z]*\.wolframalpha\.com$")
+_URL_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]{1,600}$")
+SHOWN_IMAGES = 8
+_NOT_ENTITLED = (
+    "Wolfram|Alpha offers a step-by-step solution for {pods} but sent none: this AppID is "
+    "likely not entitled to step-by-step results. Tell the user that their Wolfram|Alpha "
+    "API plan needs step-by-step access (https://developer.wolframalpha.com); the results "
+    "above stand without steps."
+)
+_NO_STEPS = (
+    "Wolfram|Alpha has no step-by-step solution for {query}: none of its sections offers "
+    "one. Steps come for math such as 'solve 3x-7=11' or 'integrate x^2 sin x'; use the "
+    "results above."
+)
 
 
 class _Failures(FailureTable):
@@ -154,8 +177,17 @@ class WolframAlphaToolSpec(ToolSpec):
             ``appid`` among them (as LlamaHub's spec allows) is the AppID when ``app_id``
             is not given; it is sent in a header, never in a URL.
         timeout: Seconds to wait for Wolfram|Alpha.
+        units: ``"metric"`` or ``"nonmetric"`` (or ``"imperial"``) for every request;
+            default Wolfram's choice for the location.
+        location: Where the user is, for every request: a place name (``"Boston, MA"``),
+            ``"latitude,longitude"`` (``"42.36,-71.06"``) or an IP address; sent as
+            Wolfram's ``location``, ``latlong`` or ``ip``. A call's own ``location`` or
+            ``units`` replaces these, which replace those among ``api_params``.
         cache_seconds: How long an identical query is answered from the cache.
         transport: The httpx transport for both APIs (tests and demos pass a fake's).
+
+    Raises:
+        ValueError: ``units`` or ``location`` is not one of the forms above.
     """
 
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
@@ -236,8 +268,19 @@ class WolframAlphaToolSpec(ToolSpec):
         timeout: float = 30.0,
         cache_seconds: float = 300.0,
         transport: httpx.BaseTransport | None = None,
+        *,
+        units: str | None = None,
+        location: str | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
+        # Units and location for every request: LlamaHub's api_params may hold them (sent
+        # as they are, as LlamaHub sends them); the constructor's replace them.
+        self._place = {k: v for k, v in self._api_params.items() if k in PLACE_KEYS or k == "units"}
+        if units is not None:
+            self._place["units"] = units_param(units)
+        if location is not None and location.strip():
+            self._place = {k: v for k, v in self._place.items() if k not in PLACE_KEYS}
+            self._place.update(location_params(location))
         self.client = WolframAlphaClient(app_id or given, timeout=timeout, transport=transport)
         self.timeout = self.client.timeout
         self._cache: TTLCache[str] = TTLCache(ttl=cache_seconds, size=128)
@@ -258,20 +301,29 @@ class WolframAlphaToolSpec(ToolSpec):
         read_only=True,
         open_world=True,
     )
-    def wolfram_alpha_query(self, query: str, assumption: Choice | None = None) -> str:
-        """Compute or look up facts with Wolfram|Alpha: math, units, dates, science, data.
+    def wolfram_alpha_query(
+        self,
+        query: str,
+        assumption: Choice | None = None,
+        units: str | None = None,
+        location: str | None = None,
+    ) -> str:
+        """Wolfram|Alpha facts and math: units, dates, science, data.
 
         Short English keywords, not sentences ('France population'); one property per
         call; 6*10^14, not 6e14; single-letter variables; named constants ('speed of
-        light') without values. For another meaning, call again with an assumption it
-        lists. Show image URLs as Markdown images.
+        light') without values. For another meaning, send a listed assumption. Show image
+        URLs as Markdown.
 
         Args:
-            query: One line, e.g. 'boiling point of water in K'.
-            assumption: From a previous answer's assumptions, e.g. '*C.pi-_*Movie-'.
+            query: e.g. 'boiling point of water in K'.
+            assumption: Listed in an answer, e.g. '*C.pi-_*Movie-'.
+            units: metric or nonmetric.
+            location: User's city: 'Boston, MA'.
         """
         text = self._query_text(query)
-        params = {**self._api_params, "maxchars": self._maxchars()}
+        rest = {k: v for k, v in self._api_params.items() if k not in self._place_keys}
+        params = {**rest, **self._place_params(units, location), "maxchars": self._maxchars()}
         chosen = _choice(assumption)
         key = ("llm", text, chosen, tuple(sorted((k, str(v)) for k, v in params.items())))
         cached = self._cache.get(key)
@@ -291,32 +343,36 @@ class WolframAlphaToolSpec(ToolSpec):
         open_world=True,
     )
     def wolfram_alpha_pods(
-        self, query: str, pod: Choice | None = None, assumption: Choice | None = None
+        self,
+        query: str,
+        pod: Choice | None = None,
+        assumption: Choice | None = None,
+        steps: bool = False,
     ) -> str:
-        """Get Wolfram|Alpha's result sections (pods) as text, with the assumptions.
+        """Get Wolfram|Alpha's result sections (pods) as text, with assumptions.
 
-        For one exact value (pod='Result'), or the meanings assumed and their values.
+        Also one exact value (pod='Result'), or plots as links.
 
         Args:
-            query: Short English keywords, e.g. 'integrate x^2 sin x'.
-            pod: Only this section, e.g. 'Result'.
-            assumption: A value listed under Assumptions.
+            query: Keywords, e.g. 'integrate x^2 sin x'.
+            pod: One section, e.g. 'Result'.
+            assumption: From Assumptions.
+            steps: Show the steps.
         """
         text = self._query_text(query)
         title = _choice(pod)
         chosen = _choice(assumption)
-        key = ("pods", text, title, chosen)
+        params: dict[str, Any] = {**self._place, "format": "plaintext,image"}
+        if steps:
+            params["podstate"] = list(STEP_PODSTATES)
+        key = ("pods", text, title, chosen, tuple(sorted((k, str(v)) for k, v in params.items())))
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         result = self.client.full_results(
-            text,
-            pod=title,
-            assumption=chosen,
-            params={"format": "plaintext"},
-            deadline=remaining(None),
+            text, pod=title, assumption=chosen, params=params, deadline=remaining(None)
         )
-        answer = _describe_pods(result, text, title)
+        answer = _describe_pods(result, text, title, steps)
         self._cache.put(key, answer)
         return answer
 
@@ -343,6 +399,30 @@ class WolframAlphaToolSpec(ToolSpec):
             )
         return text
 
+    @property
+    def _place_keys(self) -> frozenset[str]:
+        return PLACE_KEYS | {"units"}
+
+    def _place_params(self, units: str | None, location: str | None) -> dict[str, str]:
+        """The spec's units and location, replaced by a call's own (checked) ones."""
+        place = dict(self._place)
+        if units and units.strip():
+            try:
+                place["units"] = units_param(units)
+            except ValueError as exc:
+                raise FixArguments(f"{exc}.", "Send 'metric', 'nonmetric', or no units.") from None
+        if location and location.strip():
+            try:
+                where = location_params(location)
+            except ValueError as exc:
+                raise FixArguments(
+                    f"The location {shown(location)} cannot be used: {exc}.",
+                    "Send a city and region ('Boston, MA'), a latitude,longitude "
+                    "('42.36,-71.06'), or no location.",
+                ) from None
+            place = {k: v for k, v in place.items() if k not in PLACE_KEYS} | where
+        return place
+
     def _maxchars(self) -> int:
         budget_chars = (self.output_budget.max_tokens - 100) * CHARS_PER_TOKEN
         asked = self._api_params.get("maxchars")
@@ -366,25 +446,50 @@ def _as_list(value: Any) -> list[Any]:
     return [value]
 
 
-def _describe_pods(result: Any, query: str, pod: str | None) -> str:
-    """The pods' text in one fence; then the assumptions, one fenced line each.
+def _describe_pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
+    """The pods' text in one fence; the image pods as links; then the assumptions.
 
     The client has checked the shape: pods with a text title, subpods whose
     ``plaintext`` is text or missing, assumption values with text ``desc`` and ``input``.
+    A subpod with a title (e.g. "Possible intermediate steps") is shown under it. With
+    ``steps``, a reply without steps ends with why and what to do (:func:`_steps_note`).
     """
     sections = []
+    images: list[str] = []
     for found in result.pods:
-        texts = [t for t in (s.get("plaintext") for s in found.subpods) if t and t.strip()]
+        pod_title = fence.field(found.get("@title"), 100)
+        texts = []
+        for subpod in found.subpods:
+            plain = subpod.get("plaintext")
+            if plain and plain.strip():
+                sub_title = fence.field(subpod.get("@title"), 100)
+                texts.append(f"{sub_title}:\n{plain}" if sub_title else plain)
+            else:  # an image pod (a plot, a map): its picture is the content
+                images += [
+                    f"- {pod_title}: {link}"
+                    for link in map(_image_link, _as_list(subpod.get("img")))
+                    if link
+                ]
         if texts:
-            sections.append(f"{fence.field(found.get('@title'), 100)}:\n" + "\n".join(texts))
-    if not sections:
+            sections.append(f"{pod_title}:\n" + "\n".join(texts))
+    if not sections and not images:
         if pod:
             raise FixArguments(
                 f"Wolfram|Alpha has no section titled {shown(pod)} for {shown(query)}.",
                 "Call again without pod to see the section titles.",
             )
         return f"Wolfram|Alpha understood {shown(query)} but has no text answer for it."
-    answer = fence.block("\n\n".join(sections), SOURCE, "result")
+    parts = []
+    if sections:
+        parts.append(fence.block("\n\n".join(sections), SOURCE, "result"))
+    if images:
+        more = len(images) - SHOWN_IMAGES
+        listed = images[:SHOWN_IMAGES] + ([f"- ({more} more)"] if more > 0 else [])
+        parts.append(
+            "Images (links on Wolfram|Alpha's server; alt text quoted; show as Markdown "
+            "images):\n" + "\n".join(listed)
+        )
+    answer = "\n".join(parts)
     assumptions = []
     for assumption in result.assumptions:
         values = _as_list(assumption.get("value"))
@@ -397,4 +502,67 @@ def _describe_pods(result: Any, query: str, pod: str | None) -> str:
             assumptions.append(f"- {word}: " + "; ".join(choices))
     if assumptions:
         answer += "\nAssumptions (the first is the one used):\n" + "\n".join(assumptions)
-    return answer
+    note = _steps_note(result, query, steps)
+    return f"{answer}\n{note}" if note else answer
+
+
+def _image_link(img: Any) -> str:
+    """One ``<img>`` as ``«alt» URL (W x H px)``; "" unless it is on Wolfram's own host.
+
+    The URL is Wolfram's as sent, checked, never fetched: https, a host of
+    :data:`_IMAGE_HOST`, no user or port, URL characters only (so it cannot hold our
+    markers or a line break). The alt text is third-party text, quoted.
+    """
+    src = img.get("@src") if isinstance(img, dict) else None
+    if not isinstance(src, str) or not _URL_CHARS.match(src):
+        return ""
+    try:
+        parts = urlsplit(src)
+        port = parts.port
+    except ValueError:
+        return ""
+    host = parts.hostname or ""
+    if parts.scheme != "https" or port or parts.username or not _IMAGE_HOST.match(host):
+        return ""
+    width, height = img.get("@width"), img.get("@height")
+    size = f" ({width} x {height} px)" if isinstance(width, int) and isinstance(height, int) else ""
+    alt = fence.field(img.get("@alt"), 120)
+    return f"{fence.quote(alt) + ' ' if alt else ''}{src}{size}"
+
+
+def _step_states(result: Any) -> list[str]:
+    """The titles of the pods that offer a step-by-step solution (a state Wolfram marks)."""
+    offering = []
+    for found in result.pods:
+        states = found.get("states")
+        listed = _as_list(states.get("state")) if isinstance(states, dict) else []
+        if any(
+            isinstance(state, dict)
+            and (
+                state.get("@stepbystep") == "true"
+                or "step-by-step" in str(state.get("@name")).lower()
+            )
+            for state in listed
+        ):
+            offering.append(fence.quote(found.get("@title"), 80))
+    return offering
+
+
+def _has_steps(result: Any) -> bool:
+    return any(
+        "step" in str(subpod.get("@title", "")).lower()
+        for found in result.pods
+        for subpod in found.subpods
+    )
+
+
+def _steps_note(result: Any, query: str, steps: bool) -> str:
+    """What the agent should know about steps: none came, or some may be asked for."""
+    offering = _step_states(result)
+    if not steps:
+        return "A step-by-step solution is offered: call again with steps=true." if offering else ""
+    if _has_steps(result):
+        return ""
+    if offering:
+        return _NOT_ENTITLED.format(pods=", ".join(offering[:3]))
+    return _NO_STEPS.format(query=shown(query))

@@ -15,14 +15,23 @@ request::
     wolfram.fail.append(503)  # the next request fails: test your retries and guidance
     wolfram.fail += ["html", "slow"]  # a 200 with a web page, then a body that trickles
     WolframAlphaReader(app_id="offline", transport=wolfram.transport()).load_data("pi")
+    FakeWolframAlpha(step_by_step=False)  # an AppID not entitled to step-by-step results
 """
 
 from toolspecs.loaders.wolfram_alpha.testing.fake import (
     FAILURE_KINDS,
     FULL_RESULTS,
     LLM_ANSWERS,
+    STEPS,
     FakeWolframAlpha,
     Request,
 )
 
-__all__ = ["FAILURE_KINDS", "FULL_RESULTS", "LLM_ANSWERS", "FakeWolframAlpha", "Request"]
+__all__ = [
+    "FAILURE_KINDS",
+    "FULL_RESULTS",
+    "LLM_ANSWERS",
+    "STEPS",
+    "FakeWolframAlpha",
+    "Request",
+]

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import threading
 import xml.etree.ElementTree as ET
-from collections.abc import Collection, Iterator, Mapping
-from dataclasses import dataclass
+import zlib
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from http import HTTPStatus
 from importlib.resources import files
@@ -38,8 +39,31 @@ LLM_ANSWERS = {
     ("speed of light", ""): "llm_speed_of_light.txt",
 }
 """Bundled LLM API answers by (query in lower case, assumption)."""
-FULL_RESULTS = {"pi": "full_pi.xml", "francee populaton": "full_francee_populaton.xml"}
+FULL_RESULTS = {
+    "pi": "full_pi.xml",
+    "francee populaton": "full_francee_populaton.xml",
+    "integrate x^2 sin x": "full_integrate_x2_sin_x.xml",
+}
 """Bundled Full Results API answers by query in lower case."""
+STEPS = {
+    ("integrate x^2 sin x", "IndefiniteIntegral"): (
+        "Take the integral:\nintegral x^2 sin(x) dx\n"
+        "For the integrand x^2 sin(x), integrate by parts, integral f dg = f g - integral g df, "
+        "where f = x^2, dg = sin(x) dx, df = 2 x dx, g = -cos(x):\n"
+        " = -x^2 cos(x) + integral 2 x cos(x) dx\n"
+        "Factor out constants:\n = -x^2 cos(x) + 2 integral x cos(x) dx\n"
+        "For the integrand x cos(x), integrate by parts, where f = x, dg = cos(x) dx, "
+        "df = dx, g = sin(x):\n"
+        " = -x^2 cos(x) + 2 x sin(x) - 2 integral sin(x) dx\n"
+        "The integral of sin(x) is -cos(x):\n"
+        "Answer: | = -x^2 cos(x) + 2 x sin(x) + 2 cos(x) + constant"
+    ),
+}
+"""Step-by-step solutions by (query in lower case, pod id), sent for the podstate
+``Step-by-step solution`` (or ``<pod id>__Step-by-step solution``) as a subpod titled
+"Possible intermediate steps", as Wolfram sends them."""
+STEP_STATE = "Step-by-step solution"
+_IMAGE_HOST = "https://www6b3.wolframalpha.com/Calculate/MSP/"
 _XML = "text/xml; charset=utf-8"
 _TEXT = "text/plain; charset=utf-8"
 FAILURE_KINDS = {
@@ -80,6 +104,8 @@ class Request:
     api: str  # "llm" or "full"
     params: dict[str, str]
     app_id: str
+    pairs: list[tuple[str, str]] = field(default_factory=list)
+    """Every parameter in order, repeated ones (``podstate``) included."""
 
 
 class FakeWolframAlpha:
@@ -88,6 +114,9 @@ class FakeWolframAlpha:
     Args:
         answers: More LLM API answers (text as Wolfram writes it) by query.
         app_ids: The AppIDs it accepts; ``None`` accepts any non-empty one.
+        step_by_step: Whether those AppIDs are entitled to step-by-step solutions. When
+            not, the podstate asking for steps changes nothing: the reply is the usual
+            one, the pod still offering its ``Step-by-step solution`` state, with no steps.
 
     Attributes:
         requests: Every request received, in order.
@@ -105,10 +134,15 @@ class FakeWolframAlpha:
     """
 
     def __init__(
-        self, answers: Mapping[str, str] | None = None, app_ids: Collection[str] | None = None
+        self,
+        answers: Mapping[str, str] | None = None,
+        app_ids: Collection[str] | None = None,
+        *,
+        step_by_step: bool = True,
     ) -> None:
         self.answers = {_key(q): text for q, text in (answers or {}).items()}
         self.app_ids = app_ids
+        self.step_by_step = step_by_step
         self.requests: list[Request] = []
         self.fail: list[int | Exception | str] = []
         self.retry_after: int | None = 30
@@ -124,11 +158,12 @@ class FakeWolframAlpha:
         """Answer one request (the transport's handler); record it first."""
         url = request.url
         params = dict(url.params)
+        pairs = list(url.params.multi_items())
         if url.host == "www.wolframalpha.com" and url.path == "/api/v1/llm-api":
             app_id = _bearer(request.headers.get("Authorization", "")) or params.get("appid", "")
-            self.requests.append(Request("llm", params, app_id))
+            self.requests.append(Request("llm", params, app_id, pairs))
         elif url.host == "api.wolframalpha.com" and url.path == "/v2/query":
-            self.requests.append(Request("full", params, params.get("appid", "")))
+            self.requests.append(Request("full", params, params.get("appid", ""), pairs))
         else:
             return httpx.Response(404, text="Not Found")
         failure = self.fail.pop(0) if self.fail else None
@@ -138,7 +173,7 @@ class FakeWolframAlpha:
             status, text = self.llm_api(params, f"Bearer {self.requests[-1].app_id}")
             headers = {"Content-Type": _TEXT}
         else:
-            status, text = 200, self.full_results(params)
+            status, text = 200, self.full_results(params, url.params.get_list("podstate"))
             headers = {"Content-Type": _XML}
         if failure == "truncated":
             return httpx.Response(status, text=text[: len(text) // 2], headers=headers)
@@ -207,8 +242,12 @@ class FakeWolframAlpha:
 
     # -- the Full Results API ---------------------------------------------------------
 
-    def full_results(self, params: Mapping[str, str]) -> str:
-        """Answer one Full Results API request with its XML."""
+    def full_results(self, params: Mapping[str, str], podstates: Sequence[str] = ()) -> str:
+        """Answer one Full Results API request with its XML.
+
+        ``format`` keeps only the formats asked (``plaintext``, ``image``); each of
+        ``podstates`` is applied as Wolfram applies it (see :data:`STEPS`).
+        """
         if not self._accepts(params.get("appid", "")):
             return _INVALID_APPID
         query = " ".join(params.get("input", "").split())
@@ -223,6 +262,14 @@ class FakeWolframAlpha:
                 else [("Input", query), *arithmetic.describe(value, "." in query)]
             )
             root = _queryresult(query, sections)
+        for state in podstates:
+            self._apply_state(root, query, state)
+        formats = {f.strip() for f in params.get("format", "plaintext,image").split(",")}
+        for subpod in root.iter("subpod"):
+            for kind in ("plaintext", "img"):
+                if {"img": "image"}.get(kind, kind) not in formats:
+                    for found in subpod.findall(kind):
+                        subpod.remove(found)
         title = params.get("podtitle")
         if title:
             for pod in root.findall("pod"):
@@ -230,6 +277,32 @@ class FakeWolframAlpha:
                     root.remove(pod)
             root.set("numpods", str(len(root.findall("pod"))))
         return ET.tostring(root, encoding="unicode", xml_declaration=True)
+
+    def _apply_state(self, root: ET.Element, query: str, state: str) -> None:
+        """Show the steps of the first pod offering ``state`` (a step-by-step one).
+
+        ``state`` is a state's name (``Step-by-step solution``) or its input
+        (``IndefiniteIntegral__Step-by-step solution``). Shown, the steps are a subpod
+        "Possible intermediate steps" and the state becomes ``Hide steps``; without
+        ``step_by_step`` (an AppID not entitled) nothing changes.
+        """
+        pod_id, _, name = state.rpartition("__")
+        for pod in root.findall("pod"):
+            if pod_id and pod.get("id") != pod_id:
+                continue
+            offered = pod.find(f"states/state[@name='{name}']") if "'" not in name else None
+            if offered is None:
+                continue
+            steps = STEPS.get((query.lower(), pod.get("id", "")))
+            if offered.get("stepbystep") != "true" or steps is None or not self.step_by_step:
+                return
+            subpod = ET.SubElement(pod, "subpod", {"title": "Possible intermediate steps"})
+            _image(subpod, steps)
+            ET.SubElement(subpod, "plaintext").text = steps
+            pod.set("numsubpods", str(len(pod.findall("subpod"))))
+            offered.set("name", "Hide steps")
+            offered.set("input", f"{pod.get('id')}__Hide steps")
+            return
 
     def _accepts(self, app_id: str) -> bool:
         return bool(app_id) and (self.app_ids is None or app_id in self.app_ids)
@@ -285,5 +358,25 @@ def _queryresult(query: str, sections: list[tuple[str, str]]) -> ET.Element:
             {"title": title, "id": title.replace(" ", ""), "position": str(100 * position)},
         )
         pod.set("numsubpods", "1")
-        ET.SubElement(ET.SubElement(pod, "subpod", {"title": ""}), "plaintext").text = text
+        subpod = ET.SubElement(pod, "subpod", {"title": ""})
+        _image(subpod, text)
+        ET.SubElement(subpod, "plaintext").text = text
     return root
+
+
+def _image(subpod: ET.Element, text: str) -> None:
+    """The ``<img>`` Wolfram sends for a subpod's content (a GIF on its own host)."""
+    name = f"MSP{zlib.crc32(text.encode()):08x}{len(text):04d}"
+    ET.SubElement(
+        subpod,
+        "img",
+        {
+            "src": f"{_IMAGE_HOST}{name}?MSPStoreType=image/gif&s=6",
+            "alt": text,
+            "title": text,
+            "width": str(min(500, 7 * len(text))),
+            "height": str(19 * (text.count("\n") + 1)),
+            "type": "Default",
+            "contenttype": "image/gif",
+        },
+    )
