@@ -310,3 +310,8 @@ def test_the_new_tools_work_in_the_sandbox():
     assert found.is_error is False and "Team standup" in found.content
     calendars = spec.call_tool("list_calendars")
     assert calendars.is_error is False and "[id: primary]" in calendars.content
+    # The user is invited to the week's meetings: an invitation can be answered.
+    lunch = spec.call_tool("search_events", query="Lunch with Ada")
+    lunch_id = lunch.content.split("[id: ", 1)[1].split("]", 1)[0]
+    answered = spec.call_tool("respond_to_event", event_id=lunch_id, response="yes")
+    assert answered.is_error is False and "accepted" in answered.content, answered.content

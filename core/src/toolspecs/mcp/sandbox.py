@@ -63,6 +63,7 @@ _WEEK: tuple[tuple[int, int, int, int, str, str, tuple[str, ...], str], ...] = (
     (4, 15, 0, 45, "Sprint demo", "Room 4.2", ("alan@example.com", "ada@example.com"), ""),
 )
 _TEAM = ("ada@example.com", "alan@example.com", "grace@example.com")
+_ME = "me@example.com"  # the sandbox's user: invited, as a guest, to the week's meetings
 
 
 def sample_calendar(today: dt.date | None = None, days: int = 28) -> Any:
@@ -70,7 +71,9 @@ def sample_calendar(today: dt.date | None = None, days: int = 28) -> Any:
 
     Each working day has a 09:30 standup with the team and one meeting of the week's
     pattern (a design review, lunch with Ada, a one-to-one, a reading group, a demo);
-    the free/busy answer follows the events.
+    the free/busy answer follows the events. Ada organizes them all and the user
+    (``me@example.com``) is invited to the week's meetings, not yet having answered, so
+    ``respond_to_event`` has invitations to answer.
 
     Args:
         today: The day before the first booked one (default: today in New York).
@@ -93,10 +96,10 @@ def sample_calendar(today: dt.date | None = None, days: int = 28) -> Any:
         for hour, minute, minutes, summary, location, people, description in slots:
             start = dt.datetime.combine(day, dt.time(hour, minute), zone)
             event_id = f"sbx{day:%Y%m%d}{hour:02d}{minute:02d}"
-            extra: dict[str, Any] = {
-                "location": location,
-                "attendees": [{"email": person} for person in people],
-            }
+            guests: list[dict[str, Any]] = [{"email": person} for person in people]
+            if summary != "Team standup":
+                guests.append({"email": _ME, "self": True, "responseStatus": "needsAction"})
+            extra: dict[str, Any] = {"location": location, "attendees": guests}
             if description:
                 extra["description"] = description
             events[event_id] = testing.timed_event(
