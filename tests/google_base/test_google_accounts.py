@@ -155,3 +155,12 @@ async def test_serve_gmail_at_work_and_home_over_mcp(mode):
     async with Client(server, mode=mode) as client:
         out = await client.call_tool("home_list_drafts", {})
     assert out.is_error is False
+
+
+def test_toolspecs_call_takes_the_account_either_way(capsys):
+    from toolspecs.core.cli import main
+
+    assert main(["call", "--sandbox", "gmail.list_drafts", "--option", "account=work"]) == 0
+    assert "work_create_draft makes one" in capsys.readouterr().out
+    assert main(["call", "--sandbox", "gmail@home.get_message", "message_id=nope"]) == 1
+    assert "Gmail ('home' account) found nothing" in capsys.readouterr().out
