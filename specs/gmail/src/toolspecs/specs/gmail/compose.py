@@ -23,7 +23,7 @@ import mimetypes
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from email import encoders, message_from_bytes, policy
+from email import encoders, policy
 from email.header import Header
 from email.message import Message
 from email.mime.base import MIMEBase
@@ -322,7 +322,8 @@ def _become(message: Message, body: Message) -> None:
 
 
 def _check_recipients(data: bytes, draft: Draft) -> None:
-    parsed = message_from_bytes(data, policy=policy.default)
+    # The headers alone: a draft's attachments (megabytes) need not be parsed again.
+    parsed = BytesParser(policy=policy.default).parsebytes(data, headersonly=True)
     for name, values in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)):
         wanted = [email.lower() for _, email in getaddresses([one_line(v) for v in values])]
         found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]
