@@ -212,7 +212,8 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
     # Naming a tool chooses it: any of the spec's tools, unless --tools chose a set.
     offered = spec.to_tool_list() if args.tools else spec.to_tool_list(list(spec.all_functions))
     tools = {t.metadata.get_name(): t for t in offered}
-    chosen = tools.get(function)
+    # A Google spec with an account offers work_list_drafts: its own name works too.
+    chosen = tools.get(function) or tools.get(f"{getattr(spec, 'default_prefix', '')}{function}")
     if chosen is None:
         needed = spec.withheld(function)
         if needed:

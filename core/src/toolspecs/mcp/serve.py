@@ -15,6 +15,13 @@ the spec's name as prefix. Serving ``gmail google_calendar arxiv`` gives
 ``--prefix NAME=PREFIX`` sets a spec's prefix instead (``--prefix google_calendar=``
 keeps its names); a clash that remains is refused with a message naming ``--prefix``.
 
+**One spec, several accounts.** ``NAME@ACCOUNT`` serves a spec built with
+``account=ACCOUNT`` (the Google specs): ``toolspecs serve gmail@work gmail@home`` offers
+``work_search_messages`` and ``home_search_messages``, each with its own token file. A
+spec's own prefix (``spec.default_prefix``, ``work_``) is kept unless its names clash;
+then it is ``gmail_work_``. ``--option gmail@work.max_results=5`` and ``--tools
+gmail@work.all`` name it like any spec.
+
 **Which tools.** Each spec offers its lean default set (``spec_functions``) unless
 ``--tools`` names others (:func:`choose_tools`): ``--tools all``, ``--tools
 default,get_thread`` or, with several specs, ``--tools gmail.all,arxiv_bibtex``.
@@ -94,6 +101,27 @@ def _spec_name(name: str) -> str:
     return name.strip().lower().replace("-", "_")
 
 
+# NAME@ACCOUNT: the account is a short name of letters, digits and '_'.
+_ACCOUNT = re.compile(r"[a-z0-9][a-z0-9_]{0,23}")
+
+
+def split_account(name: str) -> tuple[str, str | None]:
+    """``gmail@work`` as ``("gmail", "work")``; a name without ``@`` has no account.
+
+    Raises:
+        ConfigurationError: When the account is not a short name of letters and digits.
+    """
+    base, at, account = _spec_name(name).partition("@")
+    if not at:
+        return base, None
+    if not _ACCOUNT.fullmatch(account):
+        raise ConfigurationError(
+            f"{name!r}: the account after '@' must be a short name of letters, digits or "
+            "'_', e.g. gmail@work"
+        )
+    return base, account
+
+
 def served_names(names: Sequence[str]) -> list[str]:
     """The specs to serve, each once, under its registered name.
 
@@ -102,8 +130,9 @@ def served_names(names: Sequence[str]) -> list[str]:
     """
     found: list[str] = []
     for name in names:
-        spec_class(name)  # an unknown name fails here, listing the installed specs
-        key = _spec_name(name)
+        base, account = split_account(name)
+        spec_class(base)  # an unknown name fails here, listing the installed specs
+        key = f"{base}@{account}" if account else base
         if key in found:
             raise ConfigurationError(f"spec {key!r} is named twice; name each spec once")
         found.append(key)
@@ -224,7 +253,7 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
                 f"--option {name}.{key} is for a spec that is not named here; "
                 f"named: {', '.join(names)}"
             )
-        cls = spec_class(name)
+        cls = spec_class(split_account(name)[0])
         known = parameters(cls)
         if key not in known:
             raise ConfigurationError(
@@ -233,14 +262,21 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         chosen[name][key] = read_value(name, key, raw, known[key])
     specs: dict[str, ToolSpec] = {}
     for name in names:
-        cls = spec_class(name)
+        base, account = split_account(name)
+        cls = spec_class(base)
         known = parameters(cls)
+        if account is not None:
+            if "account" not in known:
+                raise ConfigurationError(
+                    f"spec {base!r} has no accounts; serve it as {base}, without @{account}"
+                )
+            chosen[name]["account"] = account
         # Shared flags go to constructors that take them; for the others they set the
         # ToolSpec attribute of the same name (read-only specs are not affected).
         arguments = {k: v for k, v in shared.items() if k in known}
         arguments.update(chosen[name])
         if settings.sandbox:
-            arguments.update(sandbox_arguments(name))
+            arguments.update(sandbox_arguments(base))
         elif not settings.interactive and "auth_flow" in known and "auth_flow" not in chosen[name]:
             # A server must never wait for a browser login (nor print one on stdio, which
             # carries the protocol): a missing authorization is guidance to authorize once.
@@ -316,13 +352,16 @@ def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
 
 
 def prefixes(
-    tool_names: Mapping[str, Sequence[str]], explicit: Mapping[str, str]
+    tool_names: Mapping[str, Sequence[str]],
+    explicit: Mapping[str, str],
+    defaults: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
     """Each served spec's tool-name prefix, by the rule in this module's docstring.
 
     Args:
         tool_names: Each spec's tool names, unprefixed.
         explicit: Prefixes given with ``--prefix``.
+        defaults: A spec's own prefix when its names do not clash (an account's).
 
     Returns:
         The prefix of every spec (``""``: its names as they are).
@@ -330,18 +369,21 @@ def prefixes(
     Raises:
         ConfigurationError: When two tools would still share a name.
     """
+    defaults = defaults or {}
     chosen: dict[str, str] = {}
     for name, names in tool_names.items():
         if name in explicit:
             chosen[name] = explicit[name]
             continue
+        own = defaults.get(name, "")
         others = {
-            f"{explicit.get(other, '')}{tool}"
+            f"{explicit.get(other, defaults.get(other, ''))}{tool}"
             for other, tools in tool_names.items()
             if other != name
             for tool in tools
         }
-        chosen[name] = f"{name}_" if others.intersection(names) else ""
+        clash = others.intersection(f"{own}{tool}" for tool in names)
+        chosen[name] = f"{name.replace('@', '_')}_" if clash else own
     owners: dict[str, str] = {}
     for name, names in tool_names.items():
         for tool in names:
@@ -350,7 +392,7 @@ def prefixes(
                 first = owners[public]
                 raise ConfigurationError(
                     f"{first} and {name} would both offer a tool named {public!r}; "
-                    f"give one a prefix, e.g. --prefix {name}={name}_"
+                    f"give one a prefix, e.g. --prefix {name}={name.replace('@', '_')}_"
                 )
             owners[public] = name
     return chosen
@@ -376,9 +418,12 @@ def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> 
             )
         explicit[name] = value.strip()
     names = {
-        name: [t.metadata.get_name() for t in spec.to_tool_list()] for name, spec in specs.items()
+        name: [t.metadata.get_name() for t in spec.to_tool_list(prefix="")]
+        for name, spec in specs.items()
     }
-    chosen = prefixes(names, explicit)
+    # The Google specs' account prefix (work_); other specs have none.
+    defaults = {name: str(getattr(spec, "default_prefix", "")) for name, spec in specs.items()}
+    chosen = prefixes(names, explicit, defaults)
     tools: list[GuardedTool] = []
     for name, spec in specs.items():
         listed = spec.to_tool_list(prefix=chosen[name])

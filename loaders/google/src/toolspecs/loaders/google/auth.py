@@ -19,10 +19,13 @@ scopes it was granted hold the ones needed (``Credentials.has_scopes``). One tha
 other scopes (the other spec's, when Calendar and Gmail share a folder) is neither used
 nor overwritten: this scope set then keeps its own file beside it,
 ``token.<scopes>.json`` (``token.calendar.json``, ``token.gmail.json``: the
-:attr:`GoogleAuth.own_token_path`). A new token goes to ``token_path`` unless that file
-holds other scopes; a token that was granted more scopes than these is refreshed in
-memory and never rewritten with fewer. Tokens are written (unless ``is_cloud``) by
-:func:`write_private`: whole, mode 0600 from the start, never through a symlink.
+:attr:`GoogleAuth.own_token_path`). With ``account="work"`` (several Google accounts in
+one program) the account and scope set name the only file used, beside ``token_path``:
+``token.work.gmail.json``; LlamaHub's ``token.json`` is never read for it. A new token
+goes to ``token_path`` unless that file holds other scopes; a token that was granted
+more scopes than these is refreshed in memory and never rewritten with fewer. Tokens
+are written (unless ``is_cloud``) by :func:`write_private`: whole, mode 0600 from the
+start, never through a symlink.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import contextlib
 import json
 import logging
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +48,8 @@ logger = logging.getLogger("toolspecs.google")
 
 LEGACY_SERVICE_ACCOUNT_FILE = "service_account_key.json"
 DEFAULT_TOKEN_PATH = "token.json"  # LlamaHub's
+# An account name: in a file name and a tool-name prefix (OpenAI's [a-zA-Z0-9_-]).
+ACCOUNT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
 
 
 def scope_label(scopes: Sequence[str]) -> str:
@@ -95,6 +101,8 @@ class GoogleAuth:
     auth_flow: Literal["local", "console", "none"] = "local"
     oauth_port: int = 8080
     prompt: Callable[[str], str] = input
+    # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
+    account: str | None = None
     # Asked before a token refresh for the seconds the caller still has (None: no limit);
     # GoogleApiReader sets it from its own time_left.
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)
@@ -104,6 +112,16 @@ class GoogleAuth:
     def __post_init__(self) -> None:
         # A list, as google-auth and LlamaHub pass scopes (and as their callers compare).
         self.scopes = list(self.scopes)
+        if self.account is not None:
+            self.account = self.account.strip()
+            if not ACCOUNT_NAME.fullmatch(self.account):
+                raise ValueError(
+                    f"account must be a short name of letters, digits, '_' or '-' (e.g. "
+                    f"'work'), not {self.account!r}"
+                )
+            path = Path(self.token_path)
+            label = f"{self.account}.{scope_label(self.scopes)}"
+            self.token_path = str(path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}"))
         if self.auth_flow not in ("local", "console", "none"):
             raise ValueError(
                 f"auth_flow must be 'local', 'console' or 'none', not {self.auth_flow!r}"

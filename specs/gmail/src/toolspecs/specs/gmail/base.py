@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import html as html_lib
+import os
+from collections.abc import Mapping
+from email.message import Message
+from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
@@ -18,8 +23,17 @@ from toolspecs.loaders.google import (
     Quoting,
 )
 from toolspecs.loaders.google.gmail import ADDRESS_LIMIT, describe_attachments, sender_address
-from toolspecs.loaders.google.mail import decode_raw, parse_bytes
-from toolspecs.specs.gmail.compose import Draft, reply_subject, same_thread_subject
+from toolspecs.loaders.google.mail import decode_raw, format_size, html_to_text, parse_bytes
+from toolspecs.specs.gmail.compose import (
+    Draft,
+    attachment_parts,
+    file_part,
+    forward_subject,
+    part_name,
+    part_size,
+    reply_subject,
+    same_thread_subject,
+)
 from toolspecs.specs.google_base import GoogleToolSpec
 
 SCOPES = GMAIL_SCOPES
@@ -35,7 +49,14 @@ _DRAFT_ALIASES = {
     "text": "message",
     "content": "message",
     "html_body": "html",
+    "files": "attachments",
+    "attach": "attachments",
+    "attachment": "attachments",
 }
+# Gmail's limit on what one message carries in attachments.
+ATTACHMENTS_LIMIT = 25 * 1024 * 1024
+# How many files of the allowed folder a guidance names.
+_LISTED_FILES = 20
 # Everything a sender wrote reaches the agent through the core's fences: one-line fields
 # for headers and file names, a quote that cannot be closed for snippets, a block naming
 # the message and its sender for bodies.
@@ -89,6 +110,15 @@ class GmailToolSpec(GoogleToolSpec):
             (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
+        attachment_dir: The folder drafts may attach files from (nothing outside it);
+            ``None`` (the default): no files are attached, and the ``attachments``
+            argument is not offered.
+        max_attachment_size: The largest file, in bytes, a draft may attach (all of a
+            draft's attachments together stay within Gmail's 25 MB).
+        account: A name for this Google account (``"work"``), for several accounts in
+            one agent: its own token file (``token.work.gmail.json`` beside
+            ``token_path``), tool names prefixed ``work_`` by default, and replies and
+            guidance that name it.
         max_results: Default number of messages a search returns.
         timezone: Show dates in this IANA zone; default each message's own offset.
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
@@ -135,6 +165,9 @@ class GmailToolSpec(GoogleToolSpec):
         max_results: int = 10,
         timezone: str | None = None,
         transport: Any = None,
+        attachment_dir: str | os.PathLike[str] | None = None,
+        max_attachment_size: int = ATTACHMENTS_LIMIT,
+        account: str | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
@@ -150,7 +183,11 @@ class GmailToolSpec(GoogleToolSpec):
             subject=subject,
             auth_flow=auth_flow,
             oauth_port=oauth_port,
+            account=account,
         )
+        self.use_account(auth.account)
+        self.attachment_dir = attachment_dir
+        self.max_attachment_size = max_attachment_size
         self.max_results = max_results
         self.timezone = timezone
         self.reader = GmailReader(
@@ -162,6 +199,12 @@ class GmailToolSpec(GoogleToolSpec):
             time_left=deadline.remaining,  # retries end before the call's deadline
         )
         self.allow_send = allow_send
+
+    def argument_docs(self, function: str) -> Mapping[str, str | None]:
+        """``attachments`` is left out of the drafts' schemas until a folder is allowed."""
+        if function in ("create_draft", "update_draft") and self.attachment_dir is None:
+            return {"attachments": None}
+        return {}
 
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone dates are shown in (``timezone``, else this machine's)."""
@@ -244,7 +287,12 @@ class GmailToolSpec(GoogleToolSpec):
         return "\n\n".join(lines)
 
     @tool(
-        aliases={**_DRAFT_ALIASES, **_REPLY_ALIASES},
+        aliases={
+            **_DRAFT_ALIASES,
+            **_REPLY_ALIASES,
+            "forward": "forward_message_id",
+            "forward_id": "forward_message_id",
+        },
         destructive=False,
         idempotent=False,
         open_world=False,
@@ -258,6 +306,8 @@ class GmailToolSpec(GoogleToolSpec):
         bcc: list[str] | None = None,
         html: str | None = None,
         reply_to_message_id: str | None = None,
+        forward_message_id: str | None = None,
+        attachments: list[str] | None = None,
     ) -> ApiText:
         """Create a draft email and return its id; nothing is sent.
 
@@ -269,12 +319,26 @@ class GmailToolSpec(GoogleToolSpec):
             bcc: Bcc recipients.
             html: An HTML body, sent with the text as its plain alternative.
             reply_to_message_id: Reply to this message id, in its thread.
+            forward_message_id: Forward this message.
+            attachments: Files to attach, by name in the allowed folder.
         """
+        if reply_to_message_id and forward_message_id:
+            raise FixArguments(
+                "A draft cannot both reply to a message and forward one.",
+                "Send reply_to_message_id or forward_message_id, not both.",
+            )
+        files = self._attachments(attachments or [])
         draft = Draft(to=to or [], cc=cc or [], bcc=bcc or [], text=message or "", html=html or "")
         draft.subject = subject or ""
         note = ""
         if reply_to_message_id:
             note = self._make_reply(draft, reply_to_message_id.strip(), subject)
+        forwarded: list[Message] = []
+        if forward_message_id:
+            forwarded, note = self._make_forward(draft, forward_message_id.strip(), subject)
+        if forwarded or files:
+            draft.attachments = [*forwarded, *files]
+            self._check_total(draft.attachments)
         created = self.reader.execute(
             self.service.users().drafts().create(userId="me", body=draft.body())
         )
@@ -295,6 +359,7 @@ class GmailToolSpec(GoogleToolSpec):
         cc: list[str] | None = None,
         bcc: list[str] | None = None,
         html: str | None = None,
+        attachments: list[str] | None = None,
     ) -> ApiText:
         """Change a draft: only the fields given change; the rest (body, thread) is kept.
 
@@ -306,6 +371,8 @@ class GmailToolSpec(GoogleToolSpec):
             cc: New Cc recipients; [] removes them.
             bcc: New Bcc recipients; [] removes them.
             html: New HTML body.
+            attachments: All the files it carries: names attached stay, others come
+                from the allowed folder; [] removes them.
         """
         if not draft_id:
             raise FixArguments(
@@ -313,7 +380,7 @@ class GmailToolSpec(GoogleToolSpec):
                 "If you created or read the draft earlier, its id is in the conversation; "
                 "otherwise call list_drafts.",
             )
-        if all(value is None for value in (to, subject, message, cc, bcc, html)):
+        if all(value is None for value in (to, subject, message, cc, bcc, html, attachments)):
             raise FixArguments(
                 "update_draft was given nothing to change.",
                 "Send at least one of to, subject, message, cc, bcc or html with the draft_id.",
@@ -326,7 +393,14 @@ class GmailToolSpec(GoogleToolSpec):
                 f"({'; '.join(stored.mail.notes)}), so changing it here could lose parts of it.",
                 "Do not retry: tell the user to edit this draft in Gmail.",
             )
-        draft = stored.changed(to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html)
+        files = None
+        if attachments is not None:
+            kept = {part_name(part): part for part in attachment_parts(stored.source)}
+            files = self._attachments(attachments, kept)
+            self._check_total(files)
+        draft = stored.changed(
+            to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
+        )
         updated = self.reader.execute(
             self.service.users()
             .drafts()
@@ -372,8 +446,9 @@ class GmailToolSpec(GoogleToolSpec):
             self.service.users().drafts().send(userId="me", body={"id": draft_id})
         )
         text = (
-            f"Draft {draft_id} sent as message {sent.get('id')} (thread {sent.get('threadId')}) "
-            f"to {_people(draft.recipients())}; subject: {_subject(draft)}. "
+            f"Draft {draft_id} sent{self.account_note()} as message {sent.get('id')} "
+            f"(thread {sent.get('threadId')}) to {_people(draft.recipients())}; "
+            f"subject: {_subject(draft)}. "
             "You can move on to the next step."
         )
         return ApiText(text, sent)
@@ -411,6 +486,126 @@ class GmailToolSpec(GoogleToolSpec):
             )
         return ""
 
+    def _make_forward(
+        self, draft: Draft, message_id: str, subject: str | None
+    ) -> tuple[list[Message], str]:
+        """Quote the original's headers and body below the draft's text; its attachments.
+
+        Gmail's ``raw`` form of the original carries its attachments whole: they are
+        taken from it as they are (one request, not one per attachment).
+        """
+        original = self.reader.get_raw(message_id)
+        source = decode_raw(original.get("raw", ""))
+        mail = parse_bytes(source)
+        lines = ["---------- Forwarded message ---------"]
+        for name in ("From", "Date", "Subject", "To", "Cc"):
+            if mail.header(name):
+                lines.append(f"{name}: {mail.header(name)}")
+        quoted = "\n".join(lines) + "\n\n" + (mail.text or html_to_text(mail.html)).strip()
+        draft.text = f"{draft.text.rstrip()}\n\n{quoted}" if draft.text.strip() else quoted
+        if draft.html:
+            escaped = html_lib.escape(quoted)
+            draft.html += f'<br><br><div style="white-space:pre-wrap">{escaped}</div>'
+        draft.subject = subject or forward_subject(mail.header("subject"))
+        parts = attachment_parts(source)
+        total = sum(part_size(part) for part in parts)
+        if total > ATTACHMENTS_LIMIT:
+            raise AskUser(
+                f"Message {message_id}'s attachments take {format_size(total)}, over Gmail's "
+                f"{format_size(ATTACHMENTS_LIMIT)} for one message, so it cannot be forwarded "
+                "with them here.",
+                "Do not retry: tell the user to forward it from Gmail (which links large files).",
+            )
+        kept = f" with its {len(parts)} attachment(s)" if parts else ""
+        return parts, f" It forwards message {message_id}{kept}."
+
+    def _attachments(
+        self, names: list[str], kept: Mapping[str, Message] | None = None
+    ) -> list[Message]:
+        """The parts for ``names``: a part of ``kept`` by its name, else a file of the folder.
+
+        Raises:
+            AskUser: When a file is named but no folder is allowed (or it is missing).
+            FixArguments: For a name outside the folder, missing, or a file too large.
+        """
+        kept = kept or {}
+        parts: list[Message] = []
+        for raw_name in names:
+            name = raw_name.strip()
+            if not name:
+                raise FixArguments(
+                    "An attachment name is empty.", "Name each file, e.g. ['report.pdf']."
+                )
+            parts.append(kept[name] if name in kept else self._file(name))
+        return parts
+
+    def _root(self) -> Path:
+        if self.attachment_dir is None:
+            raise AskUser(
+                f"Attaching files is turned off{self.account_note()}: the user has not "
+                "allowed a folder to attach files from (GmailToolSpec(attachment_dir=...), "
+                "or --option attachment_dir=PATH on the command line).",
+                "Do not retry with attachments: leave them out and tell the user which files "
+                "to attach in Gmail, or ask them to allow a folder.",
+            )
+        root = Path(self.attachment_dir).expanduser()
+        if not root.is_dir():
+            raise AskUser(
+                "The folder allowed for attachments does not exist.",
+                "Do not retry with attachments: tell the user to check attachment_dir.",
+            )
+        return root.resolve()
+
+    def _file(self, name: str) -> Message:
+        """A file of the allowed folder as a part: strictly inside it, within the limit."""
+        root = self._root()
+        given = Path(name).expanduser()
+        listing = _folder_files(root)
+        if ".." in given.parts:
+            raise FixArguments(
+                f"Attachment {fence.field(name, 200)} steps out of the allowed folder ('..').",
+                f"Name a file in the folder by its name. {listing}",
+            )
+        try:
+            # Symlinks followed: where the file really is must be inside the folder.
+            real = (given if given.is_absolute() else root / given).resolve(strict=True)
+        except (OSError, RuntimeError):
+            raise FixArguments(
+                f"There is no file {fence.field(name, 200)} in the folder allowed for attachments.",
+                f"Name one of its files. {listing}",
+            ) from None
+        if not real.is_relative_to(root) or not real.is_file():
+            raise FixArguments(
+                f"{fence.field(name, 200)} is not a file inside the folder allowed for "
+                "attachments; only files there can be attached.",
+                f"Name one of its files, or ask the user to put the file there. {listing}",
+            )
+        with real.open("rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > self.max_attachment_size:
+                raise FixArguments(
+                    f"{fence.field(name, 200)} is {format_size(size)}, over the "
+                    f"{format_size(self.max_attachment_size)} a file may be here.",
+                    "Leave it out, and tell the user to share it another way (e.g. a link).",
+                )
+            data = handle.read(self.max_attachment_size + 1)
+        if len(data) > self.max_attachment_size:  # it grew while we read it
+            raise FixArguments(
+                f"{fence.field(name, 200)} is over the {format_size(self.max_attachment_size)} "
+                "a file may be here.",
+                "Leave it out, and tell the user to share it another way (e.g. a link).",
+            )
+        return file_part(given.name, data)
+
+    def _check_total(self, parts: list[Message]) -> None:
+        total = sum(part_size(part) for part in parts)
+        if total > ATTACHMENTS_LIMIT:
+            raise FixArguments(
+                f"The attachments take {format_size(total)} together, over Gmail's "
+                f"{format_size(ATTACHMENTS_LIMIT)} for one message.",
+                "Attach fewer files, or tell the user to share the large ones as links.",
+            )
+
     def _saved(self, verb: str, saved: dict[str, Any], draft: Draft, note: str) -> ApiText:
         draft_id = saved.get("id", "?")
         thread = saved.get("message", {}).get("threadId")
@@ -421,18 +616,37 @@ class GmailToolSpec(GoogleToolSpec):
         )
         recipients = _people(draft.recipients()) or "nobody yet"
         body = "" if (draft.text or draft.html) else " The body is empty."
+        if draft.attachments is not None:
+            files = [
+                f"{fence.field(part_name(p) or '(no name)', 120)} ({format_size(part_size(p))})"
+                for p in draft.attachments
+            ]
+            body += f" Attached: {', '.join(files)}." if files else " No attachments."
         send = (
             f" send it with send_draft(draft_id='{draft_id}'),"
             if self.allow_send
             else " the user sends it from Gmail,"
         )
         text = (
-            f"Draft {verb} with id {draft_id}{where}: to {recipients}; "
+            f"Draft {verb}{self.account_note()} with id {draft_id}{where}: to {recipients}; "
             f"subject: {_subject(draft)}.{body}{note} "
             f"Next: show it to the user;{send} or change it with "
             f"update_draft(draft_id='{draft_id}', ...)."
         )
         return ApiText(text, saved)
+
+
+def _folder_files(root: Path) -> str:
+    """The first files of the allowed folder, for a guidance (names fenced)."""
+    try:
+        names = sorted(e.name for e in os.scandir(root) if e.is_file())
+    except OSError:
+        return ""
+    if not names:
+        return "The folder is empty."
+    shown = ", ".join(fence.field(n, 80) for n in names[:_LISTED_FILES])
+    more = f" and {len(names) - _LISTED_FILES} more" if len(names) > _LISTED_FILES else ""
+    return f"Its files: {shown}{more}."
 
 
 def _read_draft(resource: dict[str, Any]) -> Draft:

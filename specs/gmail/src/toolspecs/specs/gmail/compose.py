@@ -5,20 +5,26 @@ encoded here: Python's newer header folding can drop a recipient that follows a
 non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on CPython 3.11), so every built
 message is parsed back and its recipients compared before it leaves.
 
-``update_draft`` edits the stored MIME instead of building a new one: only the headers
-and the body it was asked to change are rewritten, so attachments, ``Reply-To``,
+``update_draft`` edits the stored MIME instead of building a new one: only the headers,
+the body and the attachments it was asked to change are rewritten, so ``Reply-To``,
 ``In-Reply-To``/``References`` and any other header stay exactly as they were. Every
 agent-given header value goes through :func:`one_line`: a line break cannot start a
 header of its own.
+
+Attachments are MIME parts (:func:`file_part` for a file, or a part kept from a stored
+draft or a forwarded mail, as it was): a draft with any is ``multipart/mixed``, its body
+first.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
+import mimetypes
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from email import message_from_bytes
+from email import encoders
 from email.header import Header
 from email.message import Message
 from email.parser import BytesParser
@@ -51,6 +57,8 @@ class Draft:
     in_reply_to: str = ""
     references: str = ""
     thread_id: str | None = None
+    # The attachment parts; None keeps a stored draft's (an update that names none).
+    attachments: list[Message] | None = None
     # A stored draft: its MIME as Gmail keeps it, which an update edits in place, and
     # the fields the update changes.
     source: bytes = b""
@@ -134,10 +142,19 @@ class Draft:
             _set_header(message, "Subject", _encoded(one_line(self.subject)))
         if self.changed_fields & {"text", "html"}:
             _replace_body(message, self._body_part())
+        if "attachments" in self.changed_fields:
+            _set_attachments(message, self.attachments or [])
         return message
 
     def _built(self) -> Message:
-        message = self._body_part()
+        message: Message = self._body_part()
+        if self.attachments:
+            from email.mime.multipart import MIMEMultipart  # see TYPE_CHECKING above
+
+            mixed = MIMEMultipart("mixed")
+            for part in [message, *self.attachments]:
+                mixed.attach(part)
+            message = mixed
         for name, value in self._address_headers().items():
             if value:
                 message[name] = value
@@ -166,6 +183,15 @@ def reply_subject(subject: str) -> str:
     """``Re: <subject>`` unless it already starts with Re:."""
     subject = subject.strip() or "(no subject)"
     return subject if _RE.match(subject) else f"Re: {subject}"
+
+
+_FWD = re.compile(r"^\s*(fwd?|fw)\s*:", re.I)
+
+
+def forward_subject(subject: str) -> str:
+    """``Fwd: <subject>`` unless it already starts with Fwd: (or Fw:)."""
+    subject = subject.strip() or "(no subject)"
+    return subject if _FWD.match(subject) else f"Fwd: {subject}"
 
 
 def same_thread_subject(ours: str, theirs: str) -> bool:
@@ -234,10 +260,90 @@ def _replace_body(message: Message, body: Message) -> None:
     message.set_payload(body.get_payload())
 
 
+def file_part(filename: str, data: bytes) -> Message:
+    """An attachment part for a file: its MIME type taken from its name, base64 inside."""
+    kind, encoding = mimetypes.guess_type(filename, strict=False)
+    if kind is None or encoding is not None:  # unknown, or compressed (.tar.gz): bytes
+        kind = "application/octet-stream"
+    main, _, sub = kind.partition("/")
+    from email.mime.base import MIMEBase  # here, where a draft is written (see TYPE_CHECKING)
+
+    part = MIMEBase(main, sub)
+    part.set_payload(data)
+    encoders.encode_base64(part)
+    name = one_line(filename)
+    # RFC 2231 for a name that is not ASCII (what mail programs read).
+    part.add_header(
+        "Content-Disposition",
+        "attachment",
+        filename=name if name.isascii() else ("utf-8", "", name),
+    )
+    return part
+
+
+def attachment_parts(source: bytes) -> list[Message]:
+    """The attachment parts of a stored message (``source``), as they are, in order."""
+    message = BytesParser().parsebytes(source)  # compat32, the parser's default
+    return [part for part in message.walk() if not part.is_multipart() and _attachment(part)]
+
+
+def part_name(part: Message) -> str:
+    """An attachment part's file name (``""`` when it has none)."""
+    return one_line(str(part.get_filename() or ""))
+
+
+def part_size(part: Message) -> int:
+    """The decoded size of an attachment part, in bytes."""
+    payload = part.get_payload(decode=True)
+    return len(payload) if isinstance(payload, bytes) else 0
+
+
+def _set_attachments(message: Message, parts: Sequence[Message]) -> None:
+    """Make ``parts`` the message's attachments (replacing any), its body kept first."""
+    if message.get_content_type() == "multipart/mixed":
+        payload = message.get_payload()
+        assert isinstance(payload, list)
+        body = [p for p in payload if isinstance(p, Message) and not _attachment(p)]
+    else:
+        body = [_detached_body(message)]
+    if not parts and len(body) == 1:
+        _become(message, body[0])
+        return
+    from email.mime.multipart import MIMEMultipart  # where a draft is written (TYPE_CHECKING)
+
+    mixed = MIMEMultipart("mixed")
+    for part in [*body, *parts]:
+        mixed.attach(part)
+    _become(message, mixed)
+
+
+def _detached_body(message: Message) -> Message:
+    """The body of a one-part (or alternative) message as a part of its own."""
+    part = Message()
+    for name, value in message.items():
+        if name.lower().startswith("content-"):
+            part[name] = value
+    part.set_payload(message.get_payload())
+    return part
+
+
+def _become(message: Message, body: Message) -> None:
+    """Put ``body`` (its content headers and payload) in the place of the message's own."""
+    for name in {n for n in message if n.lower().startswith("content-")}:
+        del message[name]
+    for name, value in body.items():
+        if name.lower() != "mime-version":
+            message[name] = value
+    if "MIME-Version" not in message:
+        message["MIME-Version"] = "1.0"
+    message.set_payload(body.get_payload())
+
+
 def _check_recipients(data: bytes, draft: Draft) -> None:
     from email.policy import default  # here, where a draft is written (see TYPE_CHECKING)
 
-    parsed = message_from_bytes(data, policy=default)
+    # The headers alone: a draft's attachments (megabytes) need not be parsed again.
+    parsed = BytesParser(policy=default).parsebytes(data, headersonly=True)
     for name, values in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)):
         wanted = [email.lower() for _, email in getaddresses([one_line(v) for v in values])]
         found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]

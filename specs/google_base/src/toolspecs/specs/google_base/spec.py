@@ -8,11 +8,21 @@ agent about where valid ids come from. Google's failures become guidance by
 LlamaHub's specs keep their auth settings as attributes of the spec (``spec.creds``,
 ``spec.token_path``, ..., and ``spec._get_credentials()``); here they read and write
 ``spec.auth``, the one place they live.
+
+**Several accounts.** A spec built with ``account="work"`` keeps its own token file
+(``token.work.gmail.json``), offers its tools as ``work_search_messages`` when
+``to_tool_list()`` is called without a prefix (``prefix=""`` keeps the names), and names
+the account in its replies and guidance, so an agent holding two mailboxes knows which
+one answered.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
+
+from llama_index.core.tools.function_tool import FunctionTool
+from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
+from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import FailureTable, ToolSpec
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
@@ -47,6 +57,8 @@ class GoogleToolSpec(ToolSpec):
     # one spec take turns (two specs, each with its own client, still run side by side).
     thread_safe: ClassVar[bool] = False
     reader: GoogleApiReader
+    # The account's name (``"work"``), when the program holds several; see the module.
+    account: str | None = None
     # LlamaHub's attributes, kept in spec.auth.
     creds = _AuthSetting()
     credentials_path = _AuthSetting()
@@ -55,6 +67,43 @@ class GoogleToolSpec(ToolSpec):
     service_account_key = _AuthSetting()
     authorized_user_info = _AuthSetting()
     is_cloud = _AuthSetting()
+
+    @property
+    def default_prefix(self) -> str:
+        """The tool-name prefix when none is asked for: ``work_`` for ``account="work"``."""
+        return f"{self.account}_" if self.account else ""
+
+    def account_note(self) -> str:
+        """`` in the 'work' account``, for replies and guidance; empty without an account."""
+        return f" in the {self.account!r} account" if self.account else ""
+
+    def to_tool_list(
+        self,
+        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
+        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+        prefix: str | None = None,
+    ) -> list[FunctionTool]:
+        """As :meth:`ToolSpec.to_tool_list`; without ``prefix``, :attr:`default_prefix`."""
+        chosen = self.default_prefix if prefix is None else prefix
+        return super().to_tool_list(spec_functions, func_to_metadata_mapping, chosen)
+
+    def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
+        """As :meth:`ToolSpec.call_tool`; a tool's own name works without the account prefix."""
+        prefix = self.default_prefix
+        if prefix and not name.startswith(prefix):
+            name = f"{prefix}{name}"
+        return super().call_tool(name, **kwargs)
+
+    def use_account(self, account: str | None) -> None:
+        """Name this spec's account (``auth.account``, already checked) where the agent reads.
+
+        ``service_name`` becomes ``Gmail ('work' account)`` on this instance: Google's
+        failures as guidance, late-call guidance and MCP titles all name the account.
+        """
+        self.account = account
+        if account:
+            # An instance value over the class's ClassVar (the core reads spec.service_name).
+            setattr(self, "service_name", f"{type(self).service_name} ({account!r} account)")  # noqa: B010
 
     @property
     def auth(self) -> GoogleAuth:

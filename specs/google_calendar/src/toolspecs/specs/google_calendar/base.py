@@ -91,6 +91,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             in ``to_tool_list(spec_functions=...)``, or offer ``all_functions``).
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``toolspecs.loaders.google.testing.FakeCalendar``).
+        account: A name for this Google account (``"work"``), for several accounts in
+            one agent: its own token file (``token.work.calendar.json`` beside
+            ``token_path``), tool names prefixed ``work_`` by default, and guidance
+            that names it.
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name, ``calendar_id`` is
@@ -135,6 +139,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         allow_destructive: bool = False,
         transport: Any = None,
         allowed_calendar_ids: list[str] | None = None,
+        account: str | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
@@ -151,7 +156,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             subject=subject,
             auth_flow=auth_flow,
             oauth_port=oauth_port,
+            account=account,
         )
+        self.use_account(auth.account)
         self.reader = GoogleCalendarReader(
             auth=auth,
             transport=transport,
