@@ -206,8 +206,9 @@ def test_a_prefix_keeps_gmail_and_calendar_apart():
     } <= set(names)
     by_name = {t.metadata.name: t for t in tools}
     # Descriptions, answers and guidance name the prefixed tools.
-    openai = json.dumps(by_name["gmail_search_messages"].metadata.to_openai_tool())
-    assert "gmail_get_message reads one" in openai and " get_message" not in openai
+    openai = json.dumps(by_name["gmail_update_draft"].metadata.to_openai_tool())
+    assert "From gmail_create_draft or gmail_list_drafts." in openai
+    assert " create_draft" not in openai and " list_drafts" not in openai
     stored = by_name["gmail_load_data"].call()
     assert "call gmail_read_stored_emails with a query" in stored.content
     found = by_name["gmail_read_stored_emails"].call(query="engine ran 287 cycles")

@@ -250,7 +250,7 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             query: Gmail search, e.g. 'from:ada@example.com after:2026/11/01 is:unread'.
             max_results: Default 10.
-            include_body: Also return each whole message (long; get_message reads one).
+            include_body: Also return whole messages (long).
         """
         count = max_results or self.max_results
         if include_body:
@@ -312,12 +312,12 @@ class GmailToolSpec(GoogleToolSpec):
         """Create a draft email and return its id; nothing is sent.
 
         Args:
-            to: Recipients, e.g. ['ada@example.com'] or 'Ada <ada@example.com>'.
-            subject: The subject; in a reply, default 'Re: ' and the original's.
+            to: Recipients, e.g. ['ada@example.com'].
+            subject: In a reply, default 'Re: ' + the original's.
             message: The body as plain text.
             cc: Cc recipients.
             bcc: Bcc recipients.
-            html: An HTML body, sent with the text as its plain alternative.
+            html: HTML body (message is its plain alternative).
             reply_to_message_id: Reply to this message id, in its thread.
             forward_message_id: Forward this message.
             attachments: Files to attach, by name in the allowed folder.
@@ -361,10 +361,10 @@ class GmailToolSpec(GoogleToolSpec):
         html: str | None = None,
         attachments: list[str] | None = None,
     ) -> ApiText:
-        """Change a draft: only the fields given change; the rest (body, thread) is kept.
+        """Change a draft; what is not given is kept (body, thread, attachments).
 
         Args:
-            to: New recipients (all of them), e.g. ['ada@example.com'].
+            to: All new recipients, e.g. ['ada@example.com'].
             subject: New subject.
             message: New plain-text body.
             draft_id: From create_draft or list_drafts.

@@ -358,9 +358,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             start_datetime: Start, e.g. '2026-11-21T16:00' or 'tomorrow 4pm'.
             end_datetime: End; default one hour after the start.
             attendees: Emails to invite, e.g. ['ada@example.com'].
-            all_day: Whole days (only the dates count).
-            recurrence: An RRULE or words, e.g. 'every Monday until 2026-12-31'.
-            timezone: IANA zone for the times, e.g. 'Europe/Paris'.
+            all_day: Whole days.
+            recurrence: RRULE or words, e.g. 'every Monday'.
+            timezone: IANA zone, e.g. 'Europe/Paris'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
             notify_attendees: Email the attendees; only if the user asks.
         """
