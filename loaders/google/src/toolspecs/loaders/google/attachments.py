@@ -115,15 +115,13 @@ def attachment_parts(payload: dict[str, Any]) -> list[AttachmentPart]:
 def find_attachment(parts: list[AttachmentPart], wanted: str) -> AttachmentPart | None:
     """The part ``wanted`` names: its ``partId``, Gmail's ``attachmentId``, or its file name."""
     wanted = wanted.strip()
-    for match in (
-        lambda p: p.part_id == wanted and p.part_id != "",
-        lambda p: p.attachment_id == wanted and wanted != "",
-        lambda p: p.filename.casefold() == wanted.casefold(),
-    ):
-        for part in parts:
-            if match(part):
-                return part
-    return None
+    if not wanted:
+        return None
+    for part in parts:
+        if wanted in (part.part_id, part.attachment_id):
+            return part
+    folded = wanted.casefold()
+    return next((part for part in parts if part.filename.casefold() == folded), None)
 
 
 def kind_of(mime_type: str, filename: str) -> Kind | None:
@@ -193,7 +191,7 @@ def attachment_text(
         if not any(page.strip() for page in read.pages):
             notes.append("the PDF has no text layer (a scan?): its pages are images")
     else:
-        text = decode_bytes(content, charset)
+        text = decode_bytes(content, charset).replace("\r\n", "\n").replace("\r", "\n")
         if kind == "html":
             converted = convert_html(text, MAX_TEXT_CHARS)
             text = converted.text
