@@ -19,7 +19,7 @@ from __future__ import annotations
 import base64
 import binascii
 import mimetypes
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any, Literal
@@ -30,8 +30,6 @@ MAX_ATTACHMENT_BYTES = 10 * 2**20
 """Bytes of one attachment downloaded at most (Gmail takes up to 25 MB)."""
 MAX_TEXT_CHARS = 500_000
 """Characters of one attachment's text kept (a 100-page report has about 300,000)."""
-PDF_EXTRA = "toolspecs-loader-google[pdf]"
-"""What to install to read PDF attachments (it brings pypdf through the arXiv loader)."""
 
 Kind = Literal["pdf", "html", "csv", "text"]
 _TEXT_APPLICATIONS = {
@@ -157,7 +155,11 @@ class AttachmentText:
 
 
 def attachment_text(
-    content: bytes, kind: Kind, charset: str = "", seconds: float = 20.0
+    content: bytes,
+    kind: Kind,
+    charset: str = "",
+    seconds: float = 20.0,
+    read_pdf: Callable[..., Any] | None = None,
 ) -> AttachmentText:
     """The text of an attachment's bytes, bounded.
 
@@ -166,20 +168,15 @@ def attachment_text(
         kind: What :func:`kind_of` said.
         charset: The part's declared charset, if any.
         seconds: How long reading a PDF may take.
-
-    Raises:
-        ImportError: A PDF, and the PDF reader is not installed (see :data:`PDF_EXTRA`).
+        read_pdf: For PDFs: ``toolspecs.loaders.arxiv.pdftext.read_pages`` (or a function
+            with its signature and result).
     """
     notes: list[str] = []
     pages = None
     if kind == "pdf":
-        try:
-            from toolspecs.loaders.arxiv.pdftext import read_pages
-        except ImportError as exc:
-            raise ImportError(
-                f"reading PDF attachments needs pypdf: pip install '{PDF_EXTRA}'"
-            ) from exc
-        read = read_pages(content, seconds=seconds, max_chars=MAX_TEXT_CHARS)
+        if read_pdf is None:
+            return AttachmentText("", ["no PDF reader is installed"])
+        read = read_pdf(content, seconds=seconds, max_chars=MAX_TEXT_CHARS)
         if read.error:
             return AttachmentText("", [f"the PDF could not be read: {read.error}"])
         pages = read.page_count

@@ -21,7 +21,6 @@ from toolspecs.loaders.google import (
 )
 from toolspecs.loaders.google.attachments import (
     MAX_ATTACHMENT_BYTES,
-    PDF_EXTRA,
     AttachmentPart,
     attachment_parts,
     attachment_text,
@@ -48,6 +47,8 @@ MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 MAX_THREAD_MESSAGES = 100
 """Messages of one thread read (Gmail keeps at most 100 in a thread)."""
 MAX_LABELS_SHOWN = 500
+PDF_EXTRA = "toolspecs-gmail[pdf]"
+"""What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
 _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 IDS_HINT = (
     "Message ids come from search_messages ([id: ...]); draft ids from list_drafts or "
@@ -363,6 +364,7 @@ class GmailToolSpec(GoogleToolSpec):
                 f"{shown} is over the {format_size(limit)} read_attachment downloads.",
                 "Do not retry: tell the user the file's name so they can open it in Gmail.",
             )
+        reader = _pdf_reader(shown) if kind == "pdf" else None
         data = part.data or self.reader.attachment_data(message_id, part.attachment_id)
         if len(data) * 3 // 4 > limit + 3:  # Gmail's size was wrong: still not decoded
             raise AskUser(
@@ -372,13 +374,7 @@ class GmailToolSpec(GoogleToolSpec):
         content = decode_data(data)
         if content is None:
             raise GoogleResponseError("Google's attachment data is not base64")
-        try:
-            read = attachment_text(content, kind, part.charset, _pdf_seconds())
-        except ImportError:
-            raise AskUser(
-                f"{shown} is a PDF, and this installation cannot read PDFs.",
-                f"Do not retry: tell the user to install {PDF_EXTRA!r} (it adds pypdf).",
-            ) from None
+        read = attachment_text(content, kind, part.charset, _pdf_seconds(), reader)
         headers = summary_headers(resource)
         sender = sender_address(headers.get("from", ""))
         pages = f", {read.pages} page(s)" if read.pages else ""
@@ -777,6 +773,18 @@ def _ids(values: list[str]) -> list[str]:
             if piece:
                 found.append(_one_id(piece, "message_ids", "search_messages lists [id: ...]"))
     return found
+
+
+def _pdf_reader(shown: str) -> Any:
+    """The arXiv loader's bounded PDF reader (``toolspecs-gmail[pdf]``), else guidance."""
+    try:
+        from toolspecs.loaders.arxiv.pdftext import read_pages
+    except ImportError:
+        raise AskUser(
+            f"{shown} is a PDF, and this installation cannot read PDFs.",
+            f"Do not retry: tell the user to install {PDF_EXTRA!r} (it adds pypdf).",
+        ) from None
+    return read_pages
 
 
 def _pdf_seconds() -> float:
