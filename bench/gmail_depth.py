@@ -74,14 +74,12 @@ def main() -> None:
     if args.json:
         print(json.dumps(result, indent=1))
         return
+    mid = statistics.median
+    print(f"read_attachment (PDF, whole call): min {min(ours):.3f} s, median {mid(ours):.3f} s")
+    print(f"pypdf in process (floor):          min {min(floor):.4f} s, median {mid(floor):.4f} s")
     print(
-        f"read_attachment (PDF, whole call): min {min(ours):.3f} s, median {statistics.median(ours):.3f} s"
-    )
-    print(
-        f"pypdf in process (floor):          min {min(floor):.4f} s, median {statistics.median(floor):.4f} s"
-    )
-    print(
-        f"ratio: {result['ratio_of_min']:.0f}x of the best times, {result['ratio_median']:.0f}x median per round"
+        f"ratio: {result['ratio_of_min']:.0f}x of the best times, "
+        f"{result['ratio_median']:.0f}x median per round"
     )
     print(
         f"get_thread, {args.thread} messages: {requests} HTTP requests "
