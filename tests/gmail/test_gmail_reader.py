@@ -92,8 +92,8 @@ def test_rfc2047_subject_and_name_are_decoded(reader, ids):
 def test_attachments_are_listed_not_inlined(reader, ids):
     text = read(reader, ids, "attachments")
     assert (
-        "Attachments: Q4 report.pdf (application/pdf, 3 KB); diagramme été.png (image/png, 70 B)"
-        in text
+        "Attachments: Q4 report.pdf (application/pdf, 3 KB) [attachment_id: 1]; "
+        "diagramme été.png (image/png, 70 B) [attachment_id: 2]" in text
     )
     assert "JVBERi0" not in text and "iVBOR" not in text  # no base64 of either file
     assert "the report and the diagram are attached" in text

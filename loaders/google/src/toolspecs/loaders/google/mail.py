@@ -206,7 +206,11 @@ def decode_part(part: Message) -> str:
     payload = part.get_payload(decode=True)
     if not isinstance(payload, bytes):
         return str(part.get_payload() or "")
-    declared = part.get_content_charset()
+    return decode_bytes(payload, part.get_content_charset())
+
+
+def decode_bytes(payload: bytes, declared: str | None = None) -> str:
+    """Text bytes decoded with their declared charset, else UTF-8, else Latin-1."""
     for charset in (declared, "utf-8", "windows-1252", "latin-1"):
         if not charset:
             continue
@@ -224,6 +228,8 @@ class Attachment:
     filename: str
     content_type: str
     size: int
+    part_id: str = ""
+    """Gmail's ``partId`` of the part (``"1"``, ``"1.2"``): its id for ``read_attachment``."""
 
     def describe(self) -> str:
         """``report.pdf (application/pdf, 12 KB)``."""
@@ -496,27 +502,36 @@ def decode_words(value: str) -> str:
 
 def _walk(root: Message, mail: MailMessage) -> None:
     """Take the text and HTML parts and list the attachments, at most ``MAX_PARTS`` parts."""
-    for seen, part in enumerate(_parts(root), 1):
+    for seen, (part_id, part) in enumerate(_parts(root), 1):
         if seen > MAX_PARTS:
             mail.notes.append(f"the mail has more than {MAX_PARTS} parts; only those were read")
             return
-        _take(part, mail)
+        _take(part, mail, part_id)
 
 
-def _parts(root: Message) -> Iterator[Message]:
-    """The leaf parts of ``root``, depth first, in order (without recursion)."""
-    stack = [root]
+def _parts(root: Message) -> Iterator[tuple[str, Message]]:
+    """The leaf parts of ``root`` with Gmail's ``partId``, depth first, in order.
+
+    Gmail numbers the parts of a multipart ``"0"``, ``"1"``…, and theirs ``"1.0"``…; the
+    root is ``""``. Without recursion.
+    """
+    stack: list[tuple[str, Message]] = [("", root)]
     while stack:
-        part = stack.pop()
+        part_id, part = stack.pop()
         if part.is_multipart():
             children = part.get_payload()
             if isinstance(children, list):
-                stack.extend(c for c in reversed(children) if isinstance(c, Message))
+                prefix = f"{part_id}." if part_id else ""
+                stack.extend(
+                    (f"{prefix}{i}", c)
+                    for i, c in reversed(list(enumerate(children)))
+                    if isinstance(c, Message)
+                )
         else:
-            yield part
+            yield part_id, part
 
 
-def _take(part: Message, mail: MailMessage) -> None:
+def _take(part: Message, mail: MailMessage, part_id: str = "") -> None:
     content_type = part.get_content_type()
     filename = _filename(part)
     disposition = (part.get_content_disposition() or "").lower()
@@ -525,7 +540,7 @@ def _take(part: Message, mail: MailMessage) -> None:
             return
         payload = part.get_payload(decode=True)
         size = len(payload) if isinstance(payload, bytes) else 0
-        mail.attachments.append(Attachment(filename or "(unnamed)", content_type, size))
+        mail.attachments.append(Attachment(filename or "(unnamed)", content_type, size, part_id))
         return
     if content_type == "text/plain" and not mail.text:
         mail.text = decode_part(part)

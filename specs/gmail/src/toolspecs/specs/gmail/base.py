@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import html as html_lib
 import os
+import re
 from collections.abc import Mapping
 from email.message import Message
 from pathlib import Path
@@ -17,16 +18,31 @@ from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import (
     GMAIL_SCOPES,
     GmailReader,
+    GoogleApiError,
     GoogleAuth,
     GoogleResponseError,
     MailMessage,
     Quoting,
 )
-from toolspecs.loaders.google.gmail import ADDRESS_LIMIT, describe_attachments, sender_address
+from toolspecs.loaders.google.attachments import (
+    MAX_ATTACHMENT_BYTES,
+    AttachmentPart,
+    attachment_parts,
+    attachment_text,
+    decode_data,
+    find_attachment,
+    kind_of,
+)
+from toolspecs.loaders.google.gmail import (
+    ADDRESS_LIMIT,
+    MODIFY_LIMIT,
+    describe_attachments,
+    sender_address,
+    summary_headers,
+)
 from toolspecs.loaders.google.mail import decode_raw, format_size, html_to_text, parse_bytes
 from toolspecs.specs.gmail.compose import (
     Draft,
-    attachment_parts,
     file_part,
     forward_subject,
     part_name,
@@ -34,9 +50,20 @@ from toolspecs.specs.gmail.compose import (
     reply_subject,
     same_thread_subject,
 )
+from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_parts
+from toolspecs.specs.gmail.labels import resolve
 from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
 
 SCOPES = GMAIL_SCOPES
+MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
+"""The scope ``modify_labels`` needs (``GmailToolSpec(allow_modify=True)`` asks for it)."""
+MAX_THREAD_MESSAGES = 100
+"""Messages of one thread read (Gmail keeps at most 100 in a thread)."""
+MAX_LABELS_SHOWN = 500
+PDF_EXTRA = "toolspecs-gmail[pdf]"
+"""What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
+_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 IDS_HINT = (
     "Message ids come from search_messages ([id: ...]); draft ids from list_drafts or "
     "from the reply of create_draft."
@@ -119,6 +146,9 @@ class GmailToolSpec(GoogleToolSpec):
             one agent: its own token file (``token.work.gmail.json`` beside
             ``token_path``), tool names prefixed ``work_`` by default, and replies and
             guidance that name it.
+        allow_modify: Also ask Google for the ``gmail.modify`` scope, which
+            ``modify_labels`` needs (archive, mark read, labels). Off by default, so that
+            tokens authorized for the default scopes keep working.
         max_results: Default number of messages a search returns.
         timezone: Show dates in this IANA zone; default each message's own offset.
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
@@ -139,6 +169,12 @@ class GmailToolSpec(GoogleToolSpec):
         "get_draft",
         "send_draft",
     ]
+    more_functions: ClassVar[list[str]] = [
+        "get_thread",
+        "read_attachment",
+        "list_labels",
+        "modify_labels",
+    ]
     service_name: ClassVar[str] = "Gmail"
     reader_name: ClassVar[str] = "read_stored_emails"
     package: ClassVar[str] = "toolspecs-gmail"
@@ -148,6 +184,8 @@ class GmailToolSpec(GoogleToolSpec):
     query: str = ""
     use_iterative_parser: bool = False  # LlamaHub's option: one parser here, always
     max_results: int = 10
+    # Bytes of one attachment read_attachment downloads at most (from its size in Gmail).
+    max_attachment_bytes: int = MAX_ATTACHMENT_BYTES
 
     def __init__(
         self,
@@ -168,11 +206,12 @@ class GmailToolSpec(GoogleToolSpec):
         attachment_dir: str | os.PathLike[str] | None = None,
         max_attachment_size: int = ATTACHMENTS_LIMIT,
         account: str | None = None,
+        allow_modify: bool = False,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
         auth = GoogleAuth(
-            scopes=SCOPES,
+            scopes=[*SCOPES, MODIFY_SCOPE] if allow_modify else SCOPES,
             creds=creds,
             credentials_path=credentials_path,
             token_path=token_path,
@@ -199,6 +238,7 @@ class GmailToolSpec(GoogleToolSpec):
             time_left=deadline.remaining,  # retries end before the call's deadline
         )
         self.allow_send = allow_send
+        self.allow_modify = allow_modify
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """``attachments`` is left out of the drafts' schemas until a folder is allowed."""
@@ -265,6 +305,233 @@ class GmailToolSpec(GoogleToolSpec):
             message_id: From search_messages.
         """
         return self.reader.message_document(message_id.strip())
+
+    # -- threads, attachments and labels (issue 15: opt-in, see more_functions) ---------
+
+    @tool(
+        aliases={"id": "thread_id", "thread": "thread_id", "message_id": "thread_id"},
+        large_output=True,
+        read_only=True,
+        open_world=False,
+    )
+    def get_thread(self, thread_id: str) -> list[Document]:
+        """Read a whole conversation, oldest message first, each in full.
+
+        Args:
+            thread_id: From search_messages ([thread: ...]); a message id works too.
+        """
+        wanted = _one_id(thread_id, "thread_id", "search_messages lists [thread: ...] for each hit")
+        note = ""
+        try:
+            thread = self.reader.thread(wanted)
+        except GoogleApiError as exc:
+            if exc.status != 404:
+                raise
+            # Not a thread id: perhaps a message's (the first message's id is its thread's).
+            try:
+                message = self.reader.get_summary(wanted)
+            except GoogleApiError as missing:
+                if missing.status != 404:
+                    raise
+                raise FixArguments(
+                    f"There is no thread or message with id {wanted}.",
+                    "Take the thread id from search_messages ([id: ... | thread: ...]).",
+                ) from None
+            thread = self.reader.thread(str(message.get("threadId", wanted)))
+            note = f" ({wanted} is a message id: this is the thread that holds it)"
+        thread_id = str(thread.get("id", wanted))
+        stubs = list(thread.get("messages", []))
+        ids = [str(m.get("id")) for m in stubs[:MAX_THREAD_MESSAGES] if m.get("id")]
+        documents = self.reader.documents(ids)
+        lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
+        for number, doc in enumerate(documents, 1):
+            meta = doc.metadata
+            draft = " (draft)" if "DRAFT" in stubs[number - 1].get("labelIds", []) else ""
+            lines.append(
+                f"{number}. [id: {meta.get('id')}]{draft} {fence.field(meta.get('date'), 60)}"
+                f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
+            )
+        if len(stubs) > len(ids):
+            lines.append(f"Only the first {len(ids)} messages are shown.")
+        last = ids[-1] if ids else "?"
+        lines.append(
+            f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
+        )
+        return [Document(text="\n".join(lines)), *documents]
+
+    @tool(
+        aliases={
+            "id": "message_id",
+            "attachment": "attachment_id",
+            "filename": "attachment_id",
+            "file": "attachment_id",
+            "part_id": "attachment_id",
+        },
+        large_output=True,
+        read_only=True,
+        open_world=False,
+    )
+    def read_attachment(self, message_id: str, attachment_id: str) -> Document:
+        """Read the text of an attached PDF, plain text, CSV or HTML file.
+
+        Args:
+            message_id: The message holding it.
+            attachment_id: From get_message ([attachment_id: 1]); the file name works too.
+        """
+        message_id = _one_id(message_id, "message_id", "search_messages lists [id: ...]")
+        resource = self.reader.payload(message_id)
+        parts = attachment_parts(resource.get("payload") or {})
+        if not parts:
+            raise FixArguments(
+                f"Message {message_id} has no attachments.",
+                "Search with 'has:attachment' to find mail that has some.",
+            )
+        part = find_attachment(parts, attachment_id)
+        if part is None:
+            raise FixArguments(
+                f"Message {message_id} has no attachment {fence.quote(attachment_id, 100)}.",
+                f"Its attachments: {_listing(parts)}. Pass one of these attachment_id values.",
+            )
+        name = fence.field(part.filename, 200)
+        shown = f"{name} ({fence.field(part.mime_type, 100)}, {format_size(part.size)})"
+        kind = kind_of(part.mime_type, part.filename)
+        if kind is None:
+            raise AskUser(
+                f"{shown} is not a file read_attachment reads: it reads the text of PDF, "
+                "plain text, CSV and HTML files.",
+                "Do not retry: tell the user the file's name so they can open it in Gmail.",
+            )
+        limit = self.max_attachment_bytes
+        if part.size > limit:
+            raise AskUser(
+                f"{shown} is over the {format_size(limit)} read_attachment downloads.",
+                "Do not retry: tell the user the file's name so they can open it in Gmail.",
+            )
+        reader = _pdf_reader(shown) if kind == "pdf" else None
+        data = part.data or self.reader.attachment_data(message_id, part.attachment_id)
+        if len(data) * 3 // 4 > limit + 3:  # Gmail's size was wrong: still not decoded
+            raise AskUser(
+                f"{shown} is over the {format_size(limit)} read_attachment downloads.",
+                "Do not retry: tell the user the file's name so they can open it in Gmail.",
+            )
+        content = decode_data(data)
+        if content is None:
+            raise GoogleResponseError("Google's attachment data is not base64")
+        read = attachment_text(content, kind, part.charset, _pdf_seconds(), reader)
+        headers = summary_headers(resource)
+        sender = sender_address(headers.get("from", ""))
+        pages = f", {read.pages} page(s)" if read.pages else ""
+        source = f"file {name} in message {message_id} from {sender}"
+        lines = [
+            f"Attachment {shown[:-1]}{pages}) [attachment_id: {part.part_id or name}] "
+            f"of message {message_id} from {fence.field(sender, 120)}",
+            fence.block(read.text, source, "attachment"),
+            *(f"Note: {note}." for note in read.notes),
+        ]
+        return Document(
+            text="\n".join(lines),
+            id_=f"gmail:{message_id}:{part.part_id}",
+            metadata={"id": message_id, "from": headers.get("from", ""), "file": part.filename},
+        )
+
+    @tool(read_only=True, open_world=False)
+    def list_labels(self) -> str:
+        """List the labels: system ones (INBOX, UNREAD, STARRED...) and the user's, with ids."""
+        labels = self.reader.labels()
+        system = sorted(str(x.get("id")) for x in labels if x.get("type") == "system")
+        user = sorted(
+            (x for x in labels if x.get("type") != "system"),
+            key=lambda x: str(x.get("name", "")).casefold(),
+        )
+        lines = [f"System labels (id = name): {', '.join(system) or 'none'}."]
+        if user:
+            lines.append(f"The user's labels ({len(user)}), name [id]:")
+            lines.extend(
+                f"- {fence.field(x.get('name'), 200)} [{fence.field(x.get('id'), 100)}]"
+                for x in user[:MAX_LABELS_SHOWN]
+            )
+            if len(user) > MAX_LABELS_SHOWN:
+                lines.append(f"... and {len(user) - MAX_LABELS_SHOWN} more.")
+        else:
+            lines.append("The user has no labels of their own.")
+        lines.append(
+            "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+        )
+        return "\n".join(lines)
+
+    @tool(
+        aliases={
+            "ids": "message_ids",
+            "message_id": "message_ids",
+            "id": "message_ids",
+            "add_labels": "add",
+            "add_label_ids": "add",
+            "action": "add",
+            "remove_labels": "remove",
+            "remove_label_ids": "remove",
+        },
+        destructive=False,
+        idempotent=True,
+        open_world=False,
+    )
+    def modify_labels(
+        self,
+        message_ids: list[str],
+        add: list[str] | None = None,
+        remove: list[str] | None = None,
+    ) -> str:
+        """Archive, mark read or unread, star, or put labels on or off messages.
+
+        Args:
+            message_ids: At most 1000, e.g. ['18f3a2c4d5e601f3'].
+            add: Labels (names or ids) or actions, e.g. ['archive'], ['mark read'], ['Receipts'].
+            remove: Labels to take off, e.g. ['INBOX'] (archive), ['UNREAD'] (mark read).
+        """
+        ids = list(dict.fromkeys(_ids(message_ids)))
+        if not ids:
+            raise FixArguments(
+                "You did not provide message_ids.",
+                "Message ids come from search_messages ([id: ...]).",
+            )
+        if len(ids) > MODIFY_LIMIT:
+            raise FixArguments(
+                f"modify_labels takes at most {MODIFY_LIMIT} message ids a call (Google's "
+                f"limit); you sent {len(ids)}.",
+                f"Send them in calls of at most {MODIFY_LIMIT}.",
+            )
+        changes = resolve(list(add or []), list(remove or []), self.reader.labels)
+        if not changes:
+            raise FixArguments(
+                "modify_labels was given no label to put on or take off.",
+                "Send add or remove, e.g. add=['archive'] or remove=['UNREAD'].",
+            )
+        try:
+            self.reader.modify_labels(
+                ids,
+                [c.label_id for c in changes if c.sign > 0],
+                [c.label_id for c in changes if c.sign < 0],
+            )
+        except GoogleApiError as exc:
+            if exc.status == 403 and google_reason(exc) in SCOPE_REASONS:
+                raise AskUser(
+                    "Changing labels needs Gmail's modify permission, which this agent's "
+                    "sign-in was not given.",
+                    "Do not retry: tell the user to construct GmailToolSpec(allow_modify=True) "
+                    "and authorize again.",
+                ) from None
+            raise
+        shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+        done = "; ".join(c.effect() for c in changes)
+        undo = ", ".join(
+            f"{verb}={[c.label_id for c in changes if c.sign == sign]}"
+            for verb, sign in (("add", -1), ("remove", 1))
+            if any(c.sign == sign for c in changes)
+        )
+        return (
+            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing; "
+            f"to undo, call modify_labels with the same ids and {undo}. "
+            "You can move on to the next step."
+        )
 
     # -- drafts -------------------------------------------------------------------------
 
@@ -395,7 +662,7 @@ class GmailToolSpec(GoogleToolSpec):
             )
         files = None
         if attachments is not None:
-            kept = {part_name(part): part for part in attachment_parts(stored.source)}
+            kept = {part_name(part): part for part in mime_attachment_parts(stored.source)}
             files = self._attachments(attachments, kept)
             self._check_total(files)
         draft = stored.changed(
@@ -507,7 +774,7 @@ class GmailToolSpec(GoogleToolSpec):
             escaped = html_lib.escape(quoted)
             draft.html += f'<br><br><div style="white-space:pre-wrap">{escaped}</div>'
         draft.subject = subject or forward_subject(mail.header("subject"))
-        parts = attachment_parts(source)
+        parts = mime_attachment_parts(source)
         total = sum(part_size(part) for part in parts)
         if total > ATTACHMENTS_LIMIT:
             raise AskUser(
@@ -691,3 +958,50 @@ def _draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | No
         lines.append(fence.block(text, f"draft {draft_id}", "draft body"))
         lines.extend(f"Note: {note}." for note in notes)
     return "\n".join(lines)
+
+
+def _listing(parts: list[AttachmentPart]) -> str:
+    shown = [
+        f"{fence.field(p.filename, 200)} ({fence.field(p.mime_type, 100)}, {format_size(p.size)})"
+        f" [attachment_id: {p.part_id or fence.field(p.filename, 200)}]"
+        for p in parts[:20]
+    ]
+    more = f"; and {len(parts) - 20} more" if len(parts) > 20 else ""
+    return "; ".join(shown) + more
+
+
+def _one_id(value: str, name: str, where: str) -> str:
+    """An id as agents send it (``[id: 18f…]``, quoted, padded), checked."""
+    text = value.strip().strip("[]'\"").strip()
+    text = re.sub(r"^(id|thread|message)\s*:\s*", "", text, flags=re.I)
+    if not _ID.fullmatch(text):
+        raise FixArguments(f"{fence.quote(value, 100)} is not a Gmail id ({name}).", f"{where}.")
+    return text
+
+
+def _ids(values: list[str]) -> list[str]:
+    found = []
+    for value in values:
+        for piece in str(value).split():
+            piece = piece.strip(",")
+            if piece:
+                found.append(_one_id(piece, "message_ids", "search_messages lists [id: ...]"))
+    return found
+
+
+def _pdf_reader(shown: str) -> Any:
+    """The arXiv loader's bounded PDF reader (``toolspecs-gmail[pdf]``), else guidance."""
+    try:
+        from toolspecs.loaders.arxiv.pdftext import read_pages
+    except ImportError:
+        raise AskUser(
+            f"{shown} is a PDF, and this installation cannot read PDFs.",
+            f"Do not retry: tell the user to install {PDF_EXTRA!r} (it adds pypdf).",
+        ) from None
+    return read_pages
+
+
+def _pdf_seconds() -> float:
+    """Seconds a PDF may take to read: 20, or less when the call's deadline is nearer."""
+    left = deadline.remaining()
+    return 20.0 if left is None else max(min(20.0, left - 1.0), 0.5)
