@@ -33,7 +33,9 @@ LLAMAHUB_TOTAL = 2792
 # LLAMAHUB_TOTAL: the four together never cost more than LlamaHub's. Opt-in tools
 # (more_functions) are not counted: they are sent only when chosen.
 SPEC_BUDGETS = {"arxiv": 440, "wolfram_alpha": 420, "google_calendar": 760, "gmail": 1150}
-DROP_IN_RATIO = 0.65
+# 0.65 until issue 15 gave arxiv_query its fielded search in the default set (author,
+# title, category, submitted: +66 tokens, which the issue asks for there): 0.662 now.
+DROP_IN_RATIO = 0.67
 
 
 def tokens_per_tool() -> dict[str, dict[str, int]]:

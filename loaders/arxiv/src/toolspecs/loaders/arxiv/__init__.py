@@ -8,6 +8,7 @@ it needs then, and the errors and ids stay plain imports.
 import importlib
 import typing
 
+from toolspecs.loaders.arxiv.cache import PaperCache, default_directory
 from toolspecs.loaders.arxiv.errors import (
     ArxivLoaderError,
     ArxivQueryError,
@@ -17,6 +18,7 @@ from toolspecs.loaders.arxiv.errors import (
     PaperUnreadable,
 )
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
+from toolspecs.loaders.arxiv.query import CATEGORIES, close_categories, fielded_query, find_category
 
 if typing.TYPE_CHECKING:
     from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
@@ -32,16 +34,22 @@ _LAZY = {
 }
 
 __all__ = [
+    "CATEGORIES",
     "ArxivClient",
     "ArxivLoaderError",
     "ArxivQueryError",
     "ArxivReader",
     "ArxivUnavailable",
     "ArxivUnreachable",
+    "PaperCache",
     "PaperNotFound",
     "PaperUnreadable",
     "SortBy",
+    "close_categories",
+    "default_directory",
     "describe",
+    "fielded_query",
+    "find_category",
     "parse_id",
     "parse_ids",
     "shared_client",
