@@ -56,7 +56,10 @@ def test_the_default_is_the_per_user_cache_dir_on_arxiv_and_none_on_a_fake(tmp_p
     monkeypatch.setenv("TOOLSPECS_ARXIV_CACHE", "off")
     assert ArxivToolSpec().reader.cache is None
     spec = ArxivToolSpec(transport=FakeArxiv(), paper_cache=True, paper_cache_mb=1)
-    assert (spec.reader.cache.directory, spec.reader.cache.max_bytes) == (default_directory(), 2**20)
+    assert (spec.reader.cache.directory, spec.reader.cache.max_bytes) == (
+        default_directory(),
+        2**20,
+    )
 
 
 def pdf(label: str, size: int = 0) -> bytes:

@@ -378,8 +378,8 @@ class ArxivToolSpec(ToolSpec):
         if after is not None:
             label = fence.field(after.number or after.name, 80)
             lines.append(
-                f"Next: section={label!r} reads the next section; "
-                "arxiv_paper_outline lists them all."
+                f"Next: arxiv_paper_section(paper_id={pid!r}, section={label!r}) reads the "
+                "next section; arxiv_paper_outline lists them all."
             )
         else:
             lines.append("This is the last section; arxiv_paper_outline lists them all.")
