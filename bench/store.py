@@ -21,8 +21,14 @@ from __future__ import annotations
 
 import argparse
 import base64
+import ctypes
+import gc
+import json
 import random
+import re
 import statistics
+import subprocess
+import sys
 import time
 import tracemalloc
 from collections.abc import Callable
@@ -286,7 +292,7 @@ def _has_bytes() -> bool:
     return "max_stored_bytes" in OutputBudget.__dataclass_fields__
 
 
-def floor(text: str, passages: list[str]) -> dict[str, Any]:
+def floor(text: str, passages: list[str], trace: bool = True) -> dict[str, Any]:
     import bm25s
     import Stemmer
 
@@ -307,7 +313,10 @@ def floor(text: str, passages: list[str]) -> dict[str, Any]:
         index.index(tokens, show_progress=False)
         return index
 
-    seconds, _ = timed(build)
+    seconds, index = timed(build)
+    if not trace:
+        return {"add": seconds, "index": index}
+    del index
     tracemalloc.start()
     build()
     peak = tracemalloc.get_traced_memory()[1]
@@ -350,29 +359,83 @@ def stats(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
     return f"{low:7.3f}/{mid:<7.3f}s"
 
 
+CASES: dict[str, Callable[[int], str]] = {
+    "mail": mail_prose,
+    "base64": no_spaces_base64,
+    "Chinese": no_spaces_chinese,
+}
+
+
+def _rss(field: str) -> int:
+    with open("/proc/self/status") as status:
+        return int(re.search(rf"{field}:\s+(\d+) kB", status.read()).group(1)) * 1024  # type: ignore[union-attr]
+
+
+def rss_child(side: str, kind: str, size: int) -> None:
+    """In a fresh process: the growth of peak RSS while ``side`` stores the text, printed.
+
+    Imports, the tokenizer's tables and the text come first; then freed memory goes back to
+    the system (``malloc_trim``), the peak is reset (``/proc/self/clear_refs``, Linux ≥ 4.0)
+    and the RSS read; what the peak rises above it is the side's extra memory.
+    """
+    text = CASES[kind](size)
+    ours("warm up " * 2000)
+    floor("warm up " * 2000, ["warm up"])
+    passages = passages_of(ours(text)["stored"]) if side == "floor" else []
+    gc.collect()
+    ctypes.CDLL("libc.so.6").malloc_trim(0)
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")
+    before = _rss("VmRSS")
+    # Each side's result is kept while the peak is read, as a spec keeps its stored result.
+    kept = ours(text) if side == "ours" else floor(text, passages, trace=False)
+    extra = _rss("VmHWM") - before
+    del kept
+    print(json.dumps({"extra": extra}))
+
+
+def rss_peaks(side: str, kind: str, size: int, runs: int) -> list[int]:
+    """Peak RSS growth of ``runs`` fresh child processes (see ``rss_child``)."""
+    command = [sys.executable, __file__, "--rss-child", f"{side},{kind},{size}"]
+    return [
+        json.loads(subprocess.run(command, check=True, capture_output=True, text=True).stdout)[
+            "extra"
+        ]
+        for _ in range(runs)
+    ]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="100k,1m,10m")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rss-child", help=argparse.SUPPRESS)  # SIDE,KIND,SIZE: one child
     args = parser.parse_args()
+    if args.rss_child:
+        side, kind, size = args.rss_child.split(",")
+        rss_child(side, kind, int(size))
+        return
     runs = 2 if args.quick else args.runs
     units = {"k": 1000, "m": 1_000_000}
     sizes = [int(s[:-1]) * units[s[-1]] for s in args.sizes.split(",")]
     if args.quick:
         sizes = [s for s in sizes if s <= 1_000_000]
-    cases = [(f"mail {size // 1000:,} KB", mail_prose(size)) for size in sizes]
-    cases += [("base64 1,000 KB", no_spaces_base64(1_000_000))]
-    cases += [("Chinese 1,000 KB", no_spaces_chinese(1_000_000))]
+    kinds = [("mail", size) for size in sizes] + [("base64", 1_000_000), ("Chinese", 1_000_000)]
+    cases = [(kind, size, CASES[kind](size)) for kind, size in kinds]
+    rss_runs = min(runs, 3)
     ours("warm up " * 2000)  # imports and the tokenizer's tables, outside the timings
     print(
         f"min/median of {runs} runs; peak = tracemalloc peak of add + first read "
-        "(one extra run) / text bytes"
+        f"(one extra run) / text bytes; RSS = peak RSS growth in {rss_runs} fresh processes"
+        " / text bytes (min/median)"
     )
-    for name, text in cases:
+    for kind, length, text in cases:
+        name = f"{kind} {length // 1000:,} KB"
         size = len(text.encode())
         mine = [ours(text) for _ in range(runs)]
         peak = ours(text, memory=True)["peak"]
+        rss = {side: rss_peaks(side, kind, length, rss_runs) for side in ("ours", "floor")}
         passages = passages_of(mine[0]["stored"])
         base = [floor(text, passages) for _ in range(runs)]
         llama_runs = runs if size <= 1_000_000 else 1
@@ -387,9 +450,13 @@ def main() -> None:
         print(
             f"  ours  store+index {stats(col['add'])}  first read {stats(col['first'], unit='ms')}"
             f"  later read {stats(col['later'], unit='ms')}  peak {peak / size:.1f}x"
+            f"  RSS {stats([r / size for r in rss['ours']], unit='x')}"
         )
         floor_add = [r["add"] for r in base]
-        print(f"  floor encode+bm25 {stats(floor_add)}  peak {base[0]['peak'] / size:.1f}x")
+        print(
+            f"  floor encode+bm25 {stats(floor_add)}  peak {base[0]['peak'] / size:.1f}x"
+            f"  RSS {stats([r / size for r in rss['floor']], unit='x')}"
+        )
         ratio = [a / min(floor_add) for a in col["add"]]
         with_first = [
             (a + f) / min(floor_add) for a, f in zip(col["add"], col["first"], strict=True)

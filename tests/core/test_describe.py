@@ -48,10 +48,10 @@ def test_describe_a_tool_without_parameters(capsys):
     # The opt-in tools follow, each saying how to offer it; delete_event needs its option.
     free = out.split("find_free_time  (", 1)[1].split("\n\n")[0]
     assert "opt-in: --tools default,find_free_time" in free.splitlines()[0]
-    assert "The 2 opt-in tools would add" in out and "delete_event" not in out
+    assert "The 5 opt-in tools would add" in out and "delete_event" not in out
     assert main(["describe", "google_calendar", "--tools", "all", "--allow-destructive"]) == 0
     every = capsys.readouterr().out
-    assert re.search(r"^Total: 7 tools, \d+ tokens", every, re.M) and "opt-in" not in every
+    assert re.search(r"^Total: 10 tools, \d+ tokens", every, re.M) and "opt-in" not in every
 
 
 @pytest.mark.parametrize(

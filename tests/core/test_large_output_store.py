@@ -169,3 +169,37 @@ def test_a_result_with_no_word_to_index_is_stored_and_read_as_no_match(text):
     assert stored.passages and "".join(stored.passages).strip()
     assert stored.hits("7 the |") == []
     assert store.get("f") is stored
+
+
+def test_a_stored_result_holds_its_text_once_and_its_passages_are_slices_of_it():
+    # Before: each passage was a copy, decoded from its tokens (overlaps copied twice).
+    text = "Grüße aus Köln, 日本語 🙂.\n\n" + mail(60) + "\n\n  "
+    document = Document(text=text)
+    stored = ResultStore(OutputBudget(passage_tokens=80)).add("load", [document, Document()])
+    assert stored.passages.texts == [text]  # type: ignore[attr-defined]
+    assert stored.passages.texts[0] is document.text  # type: ignore[attr-defined]
+    assert sum(map(len, stored.passages)) > len(text)  # they overlap: made when read
+    assert all(p == p.strip() and p in text for p in stored.passages)
+    assert stored.passages[0].startswith("Grüße") and stored.passages[-1].endswith("K00059.")
+    assert list(stored.passages)[1:3] == stored.passages[1:3]
+
+
+@pytest.mark.parametrize("passage_tokens", [300, 40])
+def test_passages_rank_as_bm25s_ranks_them_with_its_own_tokenizer(passage_tokens):
+    # The store tokenizes passage by passage and builds bm25s's matrix its own way; the
+    # scores are those of bm25s.tokenize + BM25().index over the same passages.
+    bm25s = pytest.importorskip("bm25s")
+    stemmer = pytest.importorskip("Stemmer").Stemmer("english")
+    rng = random.Random(9)
+    text = "\n\n".join(mail(40, seed=s) + " Überweisung Grüße 日本語 " * s for s in range(6))
+    text += "\n\n" + "the and of to " * 200  # a passage with stopwords alone
+    stored = ResultStore(OutputBudget(passage_tokens=passage_tokens, top_k=6)).add("f", text)
+    passages = list(stored.passages)
+    reference = bm25s.BM25()
+    corpus = bm25s.tokenize(passages, stopwords="en", stemmer=stemmer, show_progress=False)
+    reference.index(corpus, show_progress=False)
+    for query in [" ".join(rng.choices(WORDS, k=3)) for _ in range(20)] + ["Grüße", "K00017"]:
+        tokens = bm25s.tokenize(query, stemmer=stemmer, show_progress=False)
+        found, scores = reference.retrieve(tokens, k=6, show_progress=False)
+        expected = [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
+        assert stored.index().search(query, 6) == expected

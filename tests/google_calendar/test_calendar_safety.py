@@ -58,8 +58,9 @@ def test_an_event_already_saved_at_the_end_of_time_does_not_break_reading(with_e
     with_event.events["far"] = timed_event(
         "far", "Far", "9999-12-31T22:00:00-05:00", "9999-12-31T23:59:59-05:00"
     )
+    # It lasts to the end of time: Google lists only events that reach the window.
     with_event.events["early"] = timed_event(
-        "early", "Early", "0001-01-01T00:00:00+14:00", "0001-01-01T01:00:00+14:00"
+        "early", "Early", "0001-01-01T00:00:00+14:00", "9999-12-31T01:00:00+14:00"
     )
     with_event.events["odd"] = {"id": "odd", "summary": "Odd", "start": "x", "end": {}}
     out = tools["load_data"].call(start_date="2026-11-01")

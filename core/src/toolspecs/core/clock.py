@@ -15,6 +15,7 @@ and far from the ends of Python's dates, where a ±14:00 offset or a day more ov
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import os
 import re
 import threading
@@ -39,11 +40,24 @@ PARSE_SECONDS = 5.0
 MAX_ZONE_NAME = 64
 ISO_EXAMPLE = "Send ISO 8601 such as '2026-11-21T16:00' or words such as 'tomorrow 4pm'."
 _When = TypeVar("_When", bound=dt.date)
-# Text worth giving to dateparser: a word of three letters ("now", "noon", "Friday"), a
-# CJK/kana/hangul character ("明天"), or digits with something else ("4pm", "21/11").
-_WORDY = re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
-# Numbers that say a date or a time without words: 12/25, 2026.11.21, 16:00, 4pm, 5 p.m.
-_NUMERIC_TIME = re.compile(r"\d\s*[-/.:]\s*\d|\d\s*[ap]\.?m\b", re.I)
+
+
+# The two patterns below are compiled on first use, not at import: the Unicode classes of
+# the first cost about 1 ms to compile, and only text that is not ISO needs them.
+@functools.cache
+def _wordy() -> re.Pattern[str]:
+    """Text worth giving to dateparser: a word of three letters, a CJK character, digits.
+
+    Words such as "now", "noon", "Friday"; a CJK/kana/hangul character ("明天"); or digits
+    with something else ("4pm", "21/11").
+    """
+    return re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+
+
+@functools.cache
+def _numeric_time() -> re.Pattern[str]:
+    """Numbers that say a date or a time without words: 12/25, 2026.11.21, 16:00, 4pm."""
+    return re.compile(r"\d\s*[-/.:]\s*\d|\d\s*[ap]\.?m\b", re.I)
 
 
 class UnreadableTime(FixArguments):
@@ -207,7 +221,7 @@ def parse_datetime(
     iso = _parse_iso(cleaned)
     if iso is not None:
         return in_range(iso if iso.tzinfo is not None else iso.replace(tzinfo=tz), text)
-    if not (_WORDY.search(cleaned) or _NUMERIC_TIME.search(cleaned)):
+    if not (_wordy().search(cleaned) or _numeric_time().search(cleaned)):
         # Numbers and short words alone ("1 1", "in 1", "a1"), or no words at all, are no
         # date: dateparser would still make one up.
         raise UnreadableTime(text, "is not a date or time")

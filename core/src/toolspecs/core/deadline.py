@@ -11,10 +11,8 @@ this package).
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import time
-from collections.abc import Iterator
 
 DEFAULT_SECONDS = 30.0
 
@@ -23,21 +21,47 @@ _END: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 )
 
 
-@contextlib.contextmanager
-def running(seconds: float | None) -> Iterator[None]:
+class running:  # lower case: used as a function, ``with deadline.running(30):``
     """Run the block as one call with ``seconds`` to go (``None``: no deadline).
 
     A call inside another (a spec calling another tool) keeps the earlier deadline.
+    A class rather than a ``contextlib`` generator: every tool call enters one, and the
+    generator machinery was most of its cost.
+
+    Args:
+        seconds: How long the block may take.
+    """
+
+    __slots__ = ("_seconds", "_token")
+
+    def __init__(self, seconds: float | None) -> None:
+        self._seconds = seconds
+        self._token: contextvars.Token[float | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = enter(self._seconds)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _END.reset(self._token)
+            self._token = None
+
+
+def enter(seconds: float | None) -> contextvars.Token[float | None]:
+    """Start a call with ``seconds`` to go: :class:`running` without the ``with``.
+
+    For the guard's own hot path; end the call with :func:`leave`.
     """
     end = None if seconds is None else time.monotonic() + seconds
     outer = _END.get()
     if outer is not None and (end is None or outer < end):
         end = outer
-    token = _END.set(end)
-    try:
-        yield
-    finally:
-        _END.reset(token)
+    return _END.set(end)
+
+
+def leave(token: contextvars.Token[float | None]) -> None:
+    """End the call that :func:`enter` started (its ``token``)."""
+    _END.reset(token)
 
 
 def remaining(default: float | None = None) -> float | None:

@@ -21,20 +21,27 @@ use ``⟦…⟧`` headers for the same reason (see :mod:`toolspecs.core.large_ou
 
 from __future__ import annotations
 
+import functools
 import re
 
 from toolspecs.core.bounds import ELLIPSIS
+
 
 # Invisible characters: Unicode's Default_Ignorable_Code_Point set (soft hyphen, combining
 # grapheme joiner, Arabic letter mark, Hangul fillers, Khmer inherent vowels, Mongolian
 # selectors, zero-width space and joiners, direction marks, embeddings and isolates, word
 # joiner and invisible operators, variation selectors, BOM, shorthand format controls,
 # musical format controls, tag characters), which render as nothing and can split a marker.
-_INVISIBLE = re.compile(
-    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
-    "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
-    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
-)
+# Compiled on the first clean(), not at import: the class costs about 1 ms to compile.
+@functools.cache
+def _invisible() -> re.Pattern[str]:
+    return re.compile(
+        "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f"
+        "\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb"
+        "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e0fff]"
+    )
+
+
 # C0/C1 controls other than tab and the line breaks (which the callers handle).
 _CONTROLS = re.compile("[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
 # Look-alikes of the marker characters, as the plain characters they imitate.
@@ -67,7 +74,7 @@ def clean(text: str) -> str:
         The text without zero-width and direction characters or controls, with marker
         look-alikes made plain and every run of ``<`` or ``>`` broken by spaces.
     """
-    text = _CONTROLS.sub(" ", _INVISIBLE.sub("", text)).translate(_LOOKALIKES)
+    text = _CONTROLS.sub(" ", _invisible().sub("", text)).translate(_LOOKALIKES)
     return _RUNS.sub(lambda m: " ".join(m[0]), text)
 
 

@@ -29,8 +29,8 @@ import json
 import operator
 import re
 import types
-from collections.abc import Callable, Iterator, Mapping
-from contextvars import ContextVar
+from collections.abc import Callable, Mapping
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -111,14 +111,28 @@ class Context:
 _READING: ContextVar[Context | None] = ContextVar("toolspecs_reading_times", default=None)
 
 
-@contextlib.contextmanager
-def reading_times(context: Context) -> Iterator[None]:
-    """Within the block, times and dates are read with ``context`` (zone and now)."""
-    token = _READING.set(context)
-    try:
-        yield
-    finally:
-        _READING.reset(token)
+class reading_times:  # lower case: used as a function, ``with reading_times(ctx):``
+    """Within the block, times and dates are read with ``context`` (zone and now).
+
+    A class, not a ``contextlib`` generator: every tool call enters one (issue 14).
+
+    Args:
+        context: The zone and "now" of the block.
+    """
+
+    __slots__ = ("_context", "_token")
+
+    def __init__(self, context: Context) -> None:
+        self._context = context
+        self._token: Token[Context | None] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _READING.set(self._context)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._token is not None:
+            _READING.reset(self._token)
+            self._token = None
 
 
 def _context() -> Context:

@@ -9,14 +9,15 @@ Each result keeps its own index, so passages of different loads never mix.
 
 from __future__ import annotations
 
+import array
 import functools
 import itertools
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -60,6 +61,38 @@ class OutputBudget:
     embed_model: Any = None
 
 
+class Passages(Sequence[str]):
+    """The passages of a stored result, as (start, end) offsets into the texts it holds.
+
+    Each text is held once (the very string the tool returned), however much the passages
+    overlap; ``passages[i]`` is the slice ``texts[doc[i]][start[i]:end[i]]``, made when read.
+    """
+
+    def __init__(self, texts: list[str], doc: Any, start: Any, end: Any) -> None:
+        self.texts = texts
+        self._doc, self._start, self._end = doc, start, end
+
+    def __len__(self) -> int:
+        return len(self._doc)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        text = self.texts[int(self._doc[i])]
+        return text[int(self._start[i]) : int(self._end[i])]
+
+    def __iter__(self) -> Iterator[str]:
+        texts = self.texts
+        for doc, start, end in zip(
+            self._doc.tolist(), self._start.tolist(), self._end.tolist(), strict=True
+        ):
+            yield texts[doc][start:end]
+
+
 @dataclass
 class StoredResult:
     """One stored result cut into passages, with its BM25 index (or a vector index, on demand).
@@ -71,7 +104,7 @@ class StoredResult:
 
     result_id: int
     function: str
-    passages: list[str]
+    passages: Sequence[str]
     sources: list[str]
     tokens: int
     budget: OutputBudget
@@ -153,21 +186,24 @@ class _Bm25:
 
     English stopwords dropped from the passages and the Snowball English stemmer on both
     sides; ``BM25Retriever`` adds only the node bookkeeping we keep ourselves.
+
+    The passages are tokenized one at a time (bm25s's ``Tokenizer.streaming_tokenize``:
+    the same lowercasing, words, stopwords and stems as ``bm25s.tokenize``), their stem
+    ids kept in compact arrays rather than Python lists, and dropped once the index
+    is built.
     """
 
-    def __init__(self, passages: list[str]) -> None:
+    def __init__(self, passages: Iterable[str]) -> None:
         bm25s, stemmer = _bm25s()
         self._bm25s = bm25s
         self._stemmer = stemmer.Stemmer("english")
-        corpus = bm25s.tokenize(
-            passages, stopwords="en", stemmer=self._stemmer, show_progress=False
-        )
+        ids, vocab = _stem_ids(bm25s, self._stemmer, passages)
         # Passages with no word to index (digits alone, punctuation, stopwords): bm25s
         # cannot build an index over an empty vocabulary, and no query could match.
         self._index: Any = None
-        if corpus.vocab:
-            self._index = bm25s.BM25()
-            self._index.index(corpus, show_progress=False)
+        if vocab:
+            self._index = _new_bm25()
+            self._index.index(bm25s.tokenization.Tokenized(ids, vocab), show_progress=False)
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
 
     def search(self, query: str, top_k: int) -> list[tuple[int, float]]:
@@ -179,6 +215,81 @@ class _Bm25:
         return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
 
 
+def _stem_ids(bm25s: Any, stemmer: Any, passages: Iterable[str]) -> tuple[Any, dict[str, int]]:
+    """Each passage's stem ids, and the stems' ids (the tokenizer's other tables dropped).
+
+    A passage's ids are a compact array (2 bytes an id while there are at most 65,536
+    stems so far, else 4), each its own: a Python list of ints costs 8 bytes an id, and
+    one growing array leaves as much again in freed holes of the heap.
+    """
+    tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=stemmer)
+    vocab: dict[str, int] = tokenizer.get_vocab_dict()  # filled as the passages are read
+    ids = []
+    # allow_empty=False: a passage without a word to index has no token, as with
+    # bm25s.tokenize (an "" token would count in the average passage length).
+    for doc in tokenizer.streaming_tokenize(passages, allow_empty=False):
+        ids.append(array.array("H" if len(vocab) <= 2**16 else "i", doc))
+    return _IdLists(ids), vocab
+
+
+class _IdLists(Sequence[list[int]]):
+    """Each passage's token ids as a list, made from a compact array when read.
+
+    bm25s takes a corpus's ids as a list of lists of ints; it only takes their ``len`` and
+    iterates over them (three times while indexing: we rely on that, it is bm25s's code
+    in ``BM25.build_index_from_ids``), so the lists need not all be held at once.
+    """
+
+    def __init__(self, ids: list[array.array[int]]) -> None:
+        self._ids = ids
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+    @overload
+    def __getitem__(self, i: int) -> list[int]: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[list[int]]: ...
+    def __getitem__(self, i: int | slice) -> list[int] | list[list[int]]:
+        if isinstance(i, slice):
+            return [ids.tolist() for ids in self._ids[i]]
+        return self._ids[i].tolist()
+
+    def __iter__(self) -> Iterator[list[int]]:
+        for ids in self._ids:
+            yield ids.tolist()
+
+
+def _lean_csc(data: Any, rows: Any, cols: Any, shape: tuple[int, int]) -> tuple[Any, Any, Any]:
+    """bm25s's numpy CSC builder with less memory: the same arrays, from a stable sort.
+
+    bm25s's ``_np_csc_python`` sorts ``cols << 32 | rows`` packed into int64 (two int64
+    copies of the inputs and the packed array: about 44 bytes per entry at its peak). Its
+    entries come in passage order (``rows`` ascending), so a stable argsort of ``cols``
+    alone gives the same order, at about 28 bytes per entry. This replaces bm25s's
+    ``BM25._np_csc`` hook (its internals: the one its numba backend swaps too).
+    """
+    indptr = np.zeros(shape[1] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(cols, minlength=shape[1]), out=indptr[1:])
+    sorter = np.argsort(cols, kind="stable")
+    return data[sorter], rows[sorter], indptr
+
+
+@functools.cache
+def _lean_bm25_class() -> Any:
+    bm25s, _ = _bm25s()
+
+    class LeanBM25(bm25s.BM25):  # type: ignore[misc,name-defined]
+        _np_csc = staticmethod(_lean_csc)
+
+    return LeanBM25
+
+
+def _new_bm25() -> Any:
+    """A new, empty bm25s index that builds with ``_lean_csc``."""
+    return _lean_bm25_class()()
+
+
 # -- cutting a text into passages, tokenizing it once ------------------------------------
 
 # tiktoken's BPE is superlinear in the length of one pre-token (a run of letters without a
@@ -188,21 +299,23 @@ _BLOCK_CHARS = 8192
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 
 
-def _token_tables() -> tuple[Any, Any]:
-    """Per token id: does it start with whitespace, does it start a character.
+def _token_tables() -> tuple[Any, Any, Any]:
+    """Per token id: does it start with whitespace, a character, and how many start in it.
 
     A token that starts with whitespace is a word boundary; one that does not start with
-    a UTF-8 continuation byte at least starts a character. Kept per encoding: the global
+    a UTF-8 continuation byte at least starts a character. The characters starting in the
+    tokens before a cut are the cut's offset in the text. Kept per encoding: the global
     tokenizer may change (``Settings.tokenizer``).
     """
     return _tables_of(bounds.encoding())
 
 
 @functools.cache
-def _tables_of(encoding: Any) -> tuple[Any, Any]:
+def _tables_of(encoding: Any) -> tuple[Any, Any, Any]:
     size = encoding.max_token_value + 1
     space = np.zeros(size, dtype=bool)
     starts_char = np.ones(size, dtype=bool)
+    chars = np.zeros(size, dtype=np.int64)
     for token in range(size):
         try:
             piece = encoding.decode_single_token_bytes(token)
@@ -211,15 +324,13 @@ def _tables_of(encoding: Any) -> tuple[Any, Any]:
         if piece:
             space[token] = piece[0] in _SPACE_BYTES
             starts_char[token] = not 0x80 <= piece[0] < 0xC0
-    return space, starts_char
+            chars[token] = sum(not 0x80 <= byte < 0xC0 for byte in piece)
+    return space, starts_char, chars
 
 
-def _encode(text: str) -> Any:
-    """The tokens of ``text`` as a numpy array, encoded in blocks (see ``_BLOCK_CHARS``)."""
+def _blocks(text: str) -> Iterator[Any]:
+    """The tokens of ``text`` as numpy arrays, block after block (see ``_BLOCK_CHARS``)."""
     encoding = bounds.encoding()
-    if len(text) <= _BLOCK_CHARS:
-        return encoding.encode_to_numpy(text, allowed_special="all")
-    blocks = []
     start = 0
     while start < len(text):
         end = min(start + _BLOCK_CHARS, len(text))
@@ -227,45 +338,90 @@ def _encode(text: str) -> Any:
             space = max(text.rfind(" ", start, end), text.rfind("\n", start, end))
             if space > start + _BLOCK_CHARS // 2:
                 end = space
-        blocks.append(encoding.encode_to_numpy(text[start:end], allowed_special="all"))
+        yield encoding.encode_to_numpy(text[start:end], allowed_special="all")
         start = end
-    return np.concatenate(blocks)
 
 
-def _cut(text: str, size: int, overlap: int) -> tuple[list[str], int]:
+def _cut(text: str, size: int, overlap: int) -> tuple[list[int], list[int], int]:
     """``text`` cut into passages of about ``size`` tokens overlapping by about ``overlap``.
 
     Passages end before a token that starts with whitespace (between words) when one is in
-    their second half; otherwise (text without spaces) at a character boundary. Each is
-    its tokens decoded, which gives back the text's bytes exactly. Returns the passages
-    (stripped, empty ones left out) and the text's token count.
+    their second half; otherwise (text without spaces) at a character boundary. A passage
+    is kept as the (start, end) offsets of its characters in ``text``, whitespace at
+    either end left out; passages of whitespace alone are left out. Returns the starts,
+    the ends and the text's token count.
+
+    The text is tokenized once, block by block; only the tokens from the current passage
+    on are held, never the whole text's.
     """
-    encoding = bounds.encoding()
-    tokens = _encode(text)
-    count = len(tokens)
-    space, starts_char = _token_tables()
+    space, starts_char, chars = _token_tables()
+    blocks = _blocks(text)
+    tokens = np.zeros(0, dtype=np.uint32)  # the text's tokens from ``base`` on
+    base = 0
+    done = False
+
+    def have(upto: int) -> bool:
+        """Hold the tokens up to ``upto`` (exclusive) if the text has them; whether it has."""
+        nonlocal tokens, done
+        while base + len(tokens) < upto and not done:
+            block = next(blocks, None)
+            if block is None:
+                done = True
+            else:
+                tokens = np.concatenate((tokens, block))
+        return base + len(tokens) >= upto
 
     def boundary(at: int, lowest: int) -> int:
         """The last good cut at or before token ``at`` and above ``lowest``, else ``at``."""
-        window = tokens[lowest + 1 : at + 1]
+        window = tokens[lowest + 1 - base : at + 1 - base]
         for table in (space, starts_char):
             good = np.flatnonzero(table[window])
             if len(good):
                 return lowest + 1 + int(good[-1])
         return at
 
-    passages: list[str] = []
+    # The character offset of token ``at``: the characters starting in the tokens before it.
+    cursor = [0, 0]  # a token, its character offset
+
+    def offset(at: int) -> int:
+        token, char = cursor
+        if at >= token:
+            char += int(chars[tokens[token - base : at - base]].sum())
+        else:
+            char -= int(chars[tokens[at - base : token - base]].sum())
+        cursor[:] = [at, char]
+        return char
+
+    starts: list[int] = []
+    ends: list[int] = []
     start = 0
-    while start < count:
-        end = count if start + size >= count else boundary(start + size, start + size // 2)
-        piece = encoding.decode_bytes(tokens[start:end].tolist())
-        piece = piece.decode("utf-8", "replace").strip()
-        if piece:
-            passages.append(piece)
-        if end >= count:
+    while have(start + 1):
+        if have(start + size + 1):
+            end = boundary(start + size, start + size // 2)
+        else:
+            end = base + len(tokens)  # the rest of the text
+        first, last = offset(start), offset(end)
+        piece = text[first:last]
+        kept = piece.lstrip()
+        if kept:
+            starts.append(first + len(piece) - len(kept))
+            ends.append(last - (len(kept) - len(kept.rstrip())))
+        if end >= base + len(tokens) and not have(end + 1):
             break
         start = max(boundary(end - overlap, start), start + 1) if overlap else end
-    return passages, count
+        tokens, base = tokens[start - base :], start  # a view: copied on the next block
+    return starts, ends, base + len(tokens)
+
+
+def _utf8_size(text: str, chunk: int = 2**16) -> int:
+    """The UTF-8 size of ``text``, without a UTF-8 copy of all of it at once.
+
+    Raises:
+        UnicodeEncodeError: When ``text`` holds a lone surrogate.
+    """
+    if text.isascii():
+        return len(text)
+    return sum(len(text[i : i + chunk].encode("utf-8")) for i in range(0, len(text), chunk))
 
 
 class ResultStore:
@@ -308,7 +464,10 @@ class ResultStore:
         size = self.budget.passage_tokens
         overlap = min(30, size // 10)
         room = max(self.budget.max_stored_bytes, 0)
-        passages: list[str] = []
+        texts: list[str] = []
+        docs: list[int] = []
+        starts: list[int] = []
+        ends: list[int] = []
         sources: list[str] = []
         tokens = stored_bytes = full_bytes = 0
         for document in documents:
@@ -316,10 +475,10 @@ class ResultStore:
             if not text:
                 continue
             try:
-                length = len(text.encode("utf-8"))
+                length = _utf8_size(text)
             except UnicodeEncodeError:  # lone surrogates, as tiktoken replaces them
                 text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-                length = len(text.encode("utf-8"))
+                length = _utf8_size(text)
             full_bytes += length
             if stored_bytes >= room:
                 continue
@@ -327,13 +486,25 @@ class ResultStore:
                 text = text.encode("utf-8")[: room - stored_bytes].decode("utf-8", "ignore")
                 length = len(text.encode("utf-8"))
             stored_bytes += length
-            cut, counted = _cut(text, size, overlap)
+            first, last, counted = _cut(text, size, overlap)
             tokens += counted
-            # Passages carry only their text, and the name of their source kept apart
-            # from it (the index does not read it; a passage cannot forge it).
+            if not first:
+                continue
+            # The text is held once, the very string the tool returned; the passages
+            # are offsets into it. Passages carry only their text, and the name of their
+            # source kept apart from it (the index does not read it; it cannot be forged).
+            docs.extend([len(texts)] * len(first))
+            texts.append(text)
+            starts.extend(first)
+            ends.extend(last)
             origin = source(document) if source is not None else ""
-            passages.extend(cut)
-            sources.extend([origin] * len(cut))
+            sources.extend([origin] * len(first))
+        passages = Passages(
+            texts,
+            np.array(docs, dtype=np.int32),
+            np.array(starts, dtype=np.int64),
+            np.array(ends, dtype=np.int64),
+        )
         stored = StoredResult(
             result_id=0,
             function=function,

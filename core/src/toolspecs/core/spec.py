@@ -53,6 +53,7 @@ class ToolOptions:
     large_output: bool = False
     empty: str | None = None
     marks: Marks = field(default_factory=Marks)
+    blocking: bool = True
 
 
 def tool(
@@ -64,6 +65,7 @@ def tool(
     destructive: bool | None = None,
     idempotent: bool | None = None,
     open_world: bool | None = None,
+    blocking: bool = True,
 ) -> Callable[[F], F]:
     """Declare how a spec function is exposed as a tool.
 
@@ -81,6 +83,10 @@ def tool(
         open_world: It reaches the public web or other people. The four marks have
             MCP's meaning (see :mod:`toolspecs.core.policy`); left out, MCP's
             worst-case defaults apply.
+        blocking: ``False`` promises that the function does no I/O and waits for
+            nothing (a stored result, a computation on its arguments): it then runs on
+            the caller's thread under its deadline instead of in a worker thread that the
+            guard can stop waiting for (see :meth:`toolspecs.core.tool.Guard.run`).
 
     Returns:
         A decorator. Called directly from Python, the function reads its arguments
@@ -96,7 +102,11 @@ def tool(
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from None
     options = ToolOptions(
-        aliases=dict(aliases or {}), large_output=large_output, empty=empty, marks=marks
+        aliases=dict(aliases or {}),
+        large_output=large_output,
+        empty=empty,
+        marks=marks,
+        blocking=blocking,
     )
 
     def mark(fn: F) -> F:
@@ -551,7 +561,8 @@ Args:
     result_id: From the preview; default the latest.
 """
 _READER = ToolOptions(
-    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False)
+    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
+    blocking=False,  # it searches results held in memory
 )
 
 

@@ -22,7 +22,6 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import inspect
 import logging
@@ -93,6 +92,27 @@ class Renames:
         return renamed
 
 
+class Abandoned:
+    """Set by a caller that stopped waiting for a call: the call, if not begun, is not made.
+
+    A plain flag (setting and reading an attribute is atomic under the GIL): a
+    ``threading.Event`` costs a condition and a lock to build, and nobody waits on this.
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Mark the call abandoned."""
+        self._set = True
+
+    def is_set(self) -> bool:
+        """Whether the call was abandoned."""
+        return self._set
+
+
 class Guard:
     """The call path of one tool: arguments in, text (or guidance) out.
 
@@ -127,19 +147,25 @@ class Guard:
         self.model = model
         self.renames = renames
         self.read_tool = read_tool
+        # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
+        self.inline = not options.blocking
 
     def run(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
         end: float | None = None,
-        abandoned: threading.Event | None = None,
+        abandoned: Abandoned | None = None,
     ) -> tuple[Any, str]:
         """Call the function: its return value and the text the agent reads.
 
         The call runs in a worker thread under the spec's ``call_deadline``: past it, the
         agent is told to try again later and the worker's result, if it ever comes, is
-        dropped.
+        dropped. A function declared ``@tool(blocking=False)`` (no I/O, nothing to wait
+        for) runs on the caller's thread instead, under the same deadline: handing it to
+        a worker cost more than the rest of a trivial call, and there is nothing in it
+        the guard could stop waiting for but the spec's call lock, which it waits for no
+        longer than the deadline.
 
         Args:
             args: Positional arguments as sent.
@@ -155,8 +181,10 @@ class Guard:
         seconds = self.spec.call_deadline
         if seconds is None:
             return self._run(args, kwargs, abandoned)
+        if self.inline:
+            return self._run_inline(args, kwargs, seconds, end, abandoned)
         left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
-        abandoned = abandoned or threading.Event()
+        abandoned = abandoned or Abandoned()
         if left <= 0 or abandoned.is_set():
             abandoned.set()
             raise self.renames.guidance(self.late(seconds))
@@ -181,20 +209,50 @@ class Guard:
             raise result
         return result  # type: ignore[no-any-return]
 
+    def _run_inline(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        seconds: float,
+        end: float | None,
+        abandoned: Abandoned | None,
+    ) -> tuple[Any, str]:
+        """:meth:`run` on the caller's thread, for a function that does no I/O."""
+        left = seconds if end is None else end - time.monotonic()
+        if left <= 0 or (abandoned is not None and abandoned.is_set()):
+            raise self.renames.guidance(self.late(seconds))
+        if self.spec.thread_safe:
+            token = deadline.enter(left)
+            try:
+                return self._run(args, kwargs, abandoned)
+            finally:
+                deadline.leave(token)
+        # A stuck call of the same spec may hold its lock: wait no longer than the deadline
+        # (``_run`` takes the lock again; it is reentrant).
+        stop = time.monotonic() + left
+        lock = self.spec.call_lock
+        if not lock.acquire(timeout=left):
+            raise self.renames.guidance(self.late(seconds))
+        try:
+            with deadline.running(stop - time.monotonic()):
+                return self._run(args, kwargs, abandoned)
+        finally:
+            lock.release()
+
     def _run(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        abandoned: threading.Event | None = None,
+        abandoned: Abandoned | None = None,
     ) -> tuple[Any, str]:
         try:
-            with self._turn():
-                if abandoned is not None and abandoned.is_set():
-                    return None, ""  # its caller was told it timed out: do nothing now
-                arguments = schema.prepare(self.model, args, kwargs)
-                raw = self.fn(**arguments)
-                if inspect.iscoroutine(raw):  # an async spec function, called synchronously
-                    raw = asyncio_run(raw)
+            if self.spec.thread_safe:
+                arguments, raw = self._call(args, kwargs, abandoned)
+            else:
+                with self.spec.call_lock:  # its client is not thread-safe
+                    arguments, raw = self._call(args, kwargs, abandoned)
+            if arguments is None:
+                return None, ""  # its caller was told it timed out: nothing was done
             return raw, self.text(raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
@@ -215,18 +273,43 @@ class Guard:
             60,
         )
 
-    def _turn(self) -> contextlib.AbstractContextManager[Any]:
-        """The spec's call lock when its client is not thread-safe; else nothing."""
-        return self.spec.call_lock if not self.spec.thread_safe else contextlib.nullcontext()
+    def _call(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        abandoned: Abandoned | None,
+    ) -> tuple[dict[str, Any] | None, Any]:
+        """The arguments read and the function's return value (``None, None``: abandoned)."""
+        if abandoned is not None and abandoned.is_set():
+            return None, None  # its caller was told it timed out: do nothing now
+        arguments = schema.prepare(self.model, args, kwargs)
+        raw = self.fn(**arguments)
+        if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+            raw = asyncio_run(raw)
+        return arguments, raw
 
     async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
-        """:meth:`run` for async callers: an async function is awaited, a sync one threaded."""
+        """:meth:`run` for async callers: an async function is awaited, a sync one threaded.
+
+        A sync function declared ``blocking=False`` runs here, unless its spec's call lock
+        is taken (then a thread waits for it, not the event loop).
+        """
         seconds = self.spec.call_deadline
+        if self.afn is None and self.inline:
+            # Nothing in it waits: run it here, unless the spec's call lock is taken (then a
+            # thread waits for it, so that the event loop does not).
+            lock = None if self.spec.thread_safe else self.spec.call_lock
+            if lock is None or lock.acquire(blocking=False):
+                try:
+                    return self.run(args, kwargs)
+                finally:
+                    if lock is not None:
+                        lock.release()
         if self.afn is None:
             # The deadline runs from now, not from when a worker thread is free: a call
             # queued behind others gives up on time, and is then not made at all.
             end = None if seconds is None else time.monotonic() + seconds
-            abandoned = threading.Event()
+            abandoned = Abandoned()
             context = contextvars.copy_context()
             # Calls of a spec that is not thread-safe queue in its own one-thread executor:
             # a slow one blocks only that spec, never the shared pool every other tool uses.
@@ -423,7 +506,7 @@ class GuardedTool(FunctionTool):
 
     @property
     def async_fn(self) -> Callable[..., Any]:
-        """``fn``, awaitable (runs in a worker thread)."""
+        """``fn``, awaitable (in a worker thread, unless declared ``blocking=False``)."""
         return self._describe()[1]
 
     def _describe(self) -> tuple[Callable[..., str], Callable[..., Any]]:
@@ -453,7 +536,10 @@ class GuardedTool(FunctionTool):
         return self.guard.output(args, kwargs)
 
     async def acall(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
-        """Call the tool: an async spec function is awaited, a sync one runs in a worker thread."""
+        """Call the tool: an async function is awaited, a sync one runs in a worker thread.
+
+        A sync function declared ``@tool(blocking=False)`` runs in the event loop's thread.
+        """
         return await self.guard.aoutput(args, kwargs)
 
 

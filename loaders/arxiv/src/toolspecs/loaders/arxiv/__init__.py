@@ -8,7 +8,6 @@ it needs then, and the errors and ids stay plain imports.
 import importlib
 import typing
 
-from toolspecs.loaders.arxiv.cache import PaperCache, default_directory
 from toolspecs.loaders.arxiv.errors import (
     ArxivLoaderError,
     ArxivQueryError,
@@ -18,13 +17,25 @@ from toolspecs.loaders.arxiv.errors import (
     PaperUnreadable,
 )
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
-from toolspecs.loaders.arxiv.query import CATEGORIES, close_categories, fielded_query, find_category
 
 if typing.TYPE_CHECKING:
+    from toolspecs.loaders.arxiv.cache import PaperCache, default_directory
     from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+    from toolspecs.loaders.arxiv.query import (
+        CATEGORIES,
+        close_categories,
+        fielded_query,
+        find_category,
+    )
     from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
 
 _LAZY = {
+    "CATEGORIES": "query",
+    "close_categories": "query",
+    "fielded_query": "query",
+    "find_category": "query",
+    "PaperCache": "cache",
+    "default_directory": "cache",
     "ArxivClient": "client",
     "shared_client": "client",
     "ArxivReader": "reader",

@@ -28,10 +28,10 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from email import policy
 from email.header import decode_header, make_header
 from email.message import Message
 from email.parser import BytesParser
@@ -57,11 +57,18 @@ _LINES = {"br": "\n", "tr": "\n", "li": "\n- ", "td": " ", "th": " "}  # at the 
 _NOT_TEXT = {"script", "style", "head", "title", "template"}
 _CSS_COMMENT = re.compile(r"/\*.*?\*/", re.S)
 _ZERO = r"(?:0+(?:\.0*)?|\.0+)(?:[a-z]+|%)?\s*(?:!\s*important\s*)?(?:;|$)"
-_HIDING_STYLE = re.compile(
-    r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)|mso-hide\s*:\s*all"
-    rf"|font-size\s*:\s*{_ZERO}|opacity\s*:\s*{_ZERO})",
-    re.I,
-)
+
+
+# Compiled on the first styled element, not at import: it costs about 1 ms to compile.
+@functools.cache
+def _hiding_style() -> re.Pattern[str]:
+    return re.compile(
+        r"(?:^|;)\s*(?:display\s*:\s*none|visibility\s*:\s*(?:hidden|collapse)"
+        rf"|mso-hide\s*:\s*all|font-size\s*:\s*{_ZERO}|opacity\s*:\s*{_ZERO})",
+        re.I,
+    )
+
+
 _CHUNK = 256 * 1024
 _SPACES = re.compile(r"[ \t\u00a0]+")
 
@@ -71,7 +78,7 @@ def hides_text(attributes: dict[str, str]) -> bool:
     if "hidden" in attributes:
         return True
     style = attributes.get("style", "")
-    return bool(style) and _HIDING_STYLE.search(_CSS_COMMENT.sub("", style)) is not None
+    return bool(style) and _hiding_style().search(_CSS_COMMENT.sub("", style)) is not None
 
 
 class _TextFromHtml:
@@ -352,13 +359,15 @@ def parse_bytes(source: bytes) -> MailMessage:
     parsed: Message | None = None
     if containers <= MAX_MIME_CONTAINERS:
         try:
-            # compat32: headers stay raw (decoded below, one at a time and bounded); the
-            # default policy parses Content-Type while it reads and recurses into comments.
-            parsed = BytesParser(policy=policy.compat32).parsebytes(source)
+            # compat32 (the parser's documented default; email.policy, which spells it out,
+            # costs 2 ms to import): headers stay raw (decoded below, one at a time and
+            # bounded); the default policy parses Content-Type while it reads and recurses
+            # into comments.
+            parsed = BytesParser().parsebytes(source)
         except RecursionError:  # not expected under the bound above; kept as a last guard
             parsed = None
     if parsed is None:
-        headers_only = BytesParser(policy=policy.compat32).parsebytes(source, headersonly=True)
+        headers_only = BytesParser().parsebytes(source, headersonly=True)
         mail = MailMessage(headers=_headers(headers_only))
         mail.notes.append(
             f"the mail's MIME structure is nested too deep to read safely ({containers} "
@@ -431,8 +440,12 @@ def header_text(name: str, raw: str) -> str:
         simple = simple_addresses(value)
         if simple is not None:
             return simple
+        # email.policy's default policy (its header registry and address parser, about
+        # 2 ms) is imported here, for the addresses that need it, not with the module.
+        from email.policy import default
+
         try:
-            return " ".join(str(policy.default.header_factory(name, value)).split())
+            return " ".join(str(default.header_factory(name, value)).split())
         except (ValueError, LookupError, IndexError, TypeError, OverflowError, RecursionError):
             pass  # a malformed encoded word or address: the words as they are
     return decode_words(value)
@@ -440,10 +453,15 @@ def header_text(name: str, raw: str) -> str:
 
 _ATOM = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+"
 _DOT_ATOM = rf"{_ATOM}(?:\.{_ATOM})*"
-_MAILBOX = re.compile(
-    rf"[ \t]*(?:(?P<name>(?:{_ATOM} )*{_ATOM})[ \t]*<(?P<addr>{_DOT_ATOM}@{_DOT_ATOM})>"
-    rf"|(?P<bare>{_DOT_ATOM}@{_DOT_ATOM}))[ \t]*(?:,|$)"
-)
+
+
+# Compiled on the first address header, not at import (about 0.4 ms).
+@functools.cache
+def _mailbox() -> re.Pattern[str]:
+    return re.compile(
+        rf"[ \t]*(?:(?P<name>(?:{_ATOM} )*{_ATOM})[ \t]*<(?P<addr>{_DOT_ATOM}@{_DOT_ATOM})>"
+        rf"|(?P<bare>{_DOT_ATOM}@{_DOT_ATOM}))[ \t]*(?:,|$)"
+    )
 
 
 def simple_addresses(value: str) -> str | None:
@@ -458,7 +476,7 @@ def simple_addresses(value: str) -> str | None:
     found = []
     position = 0
     while position < len(value):
-        match = _MAILBOX.match(value, position)
+        match = _mailbox().match(value, position)
         if match is None or match.end() == position:
             return None
         found.append(match["bare"] or f"{match['name']} <{match['addr']}>")

@@ -49,7 +49,6 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
-from xml.parsers.expat import ExpatError
 
 import requests
 import urllib3
@@ -667,6 +666,8 @@ class WolframAlphaClient:
         ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
         reply is not Wolfram's XML, not a fault of ours.
         """
+        from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
+
         import wolframalpha
         import xmltodict
 

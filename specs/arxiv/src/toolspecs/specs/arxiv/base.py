@@ -7,7 +7,6 @@ names, blocks naming the paper for abstracts and pages.
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -31,32 +30,25 @@ from toolspecs.core import (
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.loaders.arxiv import (
-    CATEGORIES,
     ArxivQueryError,
     ArxivUnavailable,
     ArxivUnreachable,
-    PaperCache,
     PaperNotFound,
     PaperUnreadable,
-    close_categories,
-    default_directory,
-    fielded_query,
-    find_category,
     parse_id,
     parse_ids,
-    pdftext,
 )
-from toolspecs.loaders.arxiv.cache import DEFAULT_MAX_BYTES
-from toolspecs.loaders.arxiv.pdftext import PdfText
 from toolspecs.specs.arxiv.dates import submitted_range
 
 if TYPE_CHECKING:
-    # The client and reader (with arxiv and lxml) load when a spec is made, not at import.
+    # The client and reader (with arxiv and lxml) load when a spec is made, not at import;
+    # pdftext when a PDF is read.
     from requests.adapters import BaseAdapter
 
     import arxiv
-    from toolspecs.loaders.arxiv import ArxivClient
+    from toolspecs.loaders.arxiv import ArxivClient, PaperCache
     from toolspecs.loaders.arxiv.outline import Heading
+    from toolspecs.loaders.arxiv.pdftext import PdfText
 
 MAX_RESULTS_LIMIT = 50
 MAX_AUTHORS_SHOWN = 10
@@ -163,7 +155,7 @@ class ArxivToolSpec(ToolSpec):
         transport: BaseAdapter | None = None,
         client: ArxivClient | None = None,
         paper_cache: PaperCache | str | os.PathLike[str] | bool | None = None,
-        paper_cache_mb: float = DEFAULT_MAX_BYTES / 2**20,
+        paper_cache_mb: float = 500,
     ) -> None:
         from toolspecs.loaders.arxiv import ArxivReader
 
@@ -244,6 +236,8 @@ class ArxivToolSpec(ToolSpec):
             if not papers:
                 raise PaperNotFound(", ".join(ids))
             return [paper_document(paper) for paper in papers]
+        from toolspecs.loaders.arxiv import fielded_query
+
         search = fielded_query(
             text, authors=authors, title=title or "", categories=categories, submitted=dates
         )
@@ -480,6 +474,8 @@ def _paper_cache(
     setting: PaperCache | str | os.PathLike[str] | bool | None, max_bytes: int, real: bool
 ) -> PaperCache | None:
     """The cache the constructor's ``paper_cache`` names (see :class:`ArxivToolSpec`)."""
+    from toolspecs.loaders.arxiv import PaperCache, default_directory
+
     if isinstance(setting, PaperCache):
         return setting
     if setting is False or (setting is None and not real):
@@ -501,6 +497,8 @@ def _categories(text: str) -> list[str]:
     Raises:
         FixArguments: When a part names no category, listing close ones.
     """
+    from toolspecs.loaders.arxiv import CATEGORIES, close_categories, find_category
+
     codes: list[str] = []
     for part in re.split(r"[,;|]|\s+or\s+", text):
         if not part.split():
@@ -528,6 +526,8 @@ def _match_section(wanted: str, found: Sequence[Heading], pid: str) -> tuple[int
     Raises:
         FixArguments: When none matches, listing the headings.
     """
+    import difflib  # here: not loaded with the spec (see tests/test_lazy_imports.py)
+
     key = re.sub(r"^(?:section|sec\.?|§)\s*", "", wanted.lower()).strip().rstrip(".")
     if re.fullmatch(r"\d+(?:\.\d+)*|[a-z]", key):
         hits = [i for i, h in enumerate(found) if h.number.lower() == key]
@@ -610,6 +610,8 @@ def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
 
 def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
     """The paper's header (with a note when the text is not whole), then one per page."""
+    from toolspecs.loaders.arxiv import pdftext  # where a PDF was read (see TYPE_CHECKING)
+
     total = text.page_count or len(text.pages)
     notes = [f"Full text: {total} page{'s' if total != 1 else ''}, read from the PDF."]
     if text.stopped:

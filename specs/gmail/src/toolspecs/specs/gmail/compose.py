@@ -15,20 +15,25 @@ header of its own.
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from dataclasses import dataclass, field, replace
-from email import message_from_bytes, policy
+from email import message_from_bytes
 from email.header import Header
 from email.message import Message
-from email.mime.multipart import MIMEMultipart
-from email.mime.nonmultipart import MIMENonMultipart
-from email.mime.text import MIMEText
 from email.parser import BytesParser
 from email.utils import formataddr, getaddresses, make_msgid
+from typing import TYPE_CHECKING
 
 from toolspecs.loaders.google import MailMessage, html_to_text
 from toolspecs.loaders.google.mail import address_pairs, conversation_subject
 from toolspecs.specs.google_base import parse_addresses
+
+if TYPE_CHECKING:
+    # email.mime and email.policy are imported where a draft is written (about 3 ms at
+    # import, with the header registry): importing the spec does not write one.
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.nonmultipart import MIMENonMultipart
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
 
@@ -98,6 +103,10 @@ class Draft:
         return data
 
     def _body_part(self) -> MIMENonMultipart | MIMEMultipart:
+        # Imported here, where a draft is written (see TYPE_CHECKING above).
+        from email.mime.multipart import MIMEMultipart
+        from email.mime.text import MIMEText
+
         text = self.text or (html_to_text(self.html) if self.html else "")
         if not self.html:
             return MIMEText(text, "plain", "utf-8")
@@ -115,8 +124,9 @@ class Draft:
 
     def _edited(self) -> Message:
         """The stored draft with the changed headers and body replaced, the rest kept."""
-        # compat32: every header comes back exactly as it was stored.
-        message = BytesParser(policy=policy.compat32).parsebytes(self.source)
+        # compat32 (the parser's documented default): every header comes back exactly as
+        # it was stored.
+        message = BytesParser().parsebytes(self.source)
         for name, value in self._address_headers().items():
             if name.lower() in self.changed_fields:
                 _set_header(message, name, value)
@@ -165,12 +175,15 @@ def same_thread_subject(ours: str, theirs: str) -> bool:
 
 # What ends a line in a header (and so could start a new header): CR, LF and the
 # other breaks str.splitlines knows.
-_LINE_BREAKS = re.compile("[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
+# Compiled on first use, not at import (about 0.5 ms).
+@functools.cache
+def _line_breaks() -> re.Pattern[str]:
+    return re.compile("[\r\n\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]+")
 
 
 def one_line(value: str) -> str:
     """A header value on one line: a line break, which would start a new header, is a space."""
-    return _LINE_BREAKS.sub(" ", value).strip()
+    return _line_breaks().sub(" ", value).strip()
 
 
 def _encoded(value: str) -> str:
@@ -222,7 +235,9 @@ def _replace_body(message: Message, body: Message) -> None:
 
 
 def _check_recipients(data: bytes, draft: Draft) -> None:
-    parsed = message_from_bytes(data, policy=policy.default)
+    from email.policy import default  # here, where a draft is written (see TYPE_CHECKING)
+
+    parsed = message_from_bytes(data, policy=default)
     for name, values in (("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)):
         wanted = [email.lower() for _, email in getaddresses([one_line(v) for v in values])]
         found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -42,9 +43,10 @@ from toolspecs.loaders.google import (
     GoogleCalendarReader,
     GoogleResponseError,
 )
-from toolspecs.loaders.google.calendar import event_span, parse_event_time
+from toolspecs.loaders.google.calendar import describe_event, event_span, parse_event_time
 from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
-from toolspecs.specs.google_calendar.recurrence import to_rrule
+from toolspecs.specs.google_calendar import series
+from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 
 SCOPES = CALENDAR_SCOPES
 NEXT = "You can move on to the next step."
@@ -53,6 +55,14 @@ IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
 SEND_UPDATES = {False: "none", True: "all"}
 # The most tokens get_date spends on why it could not read the calendar's zone.
 WHY_TOKENS = 60
+# create_event names at most this many overlapping events, of at most OVERLAP_LOOKUP asked.
+OVERLAP_SHOWN = 3
+OVERLAP_LOOKUP = 50
+# search_events' default window: this many days back and ahead of today.
+SEARCH_DAYS_BACK = 30
+SEARCH_DAYS_AHEAD = 365
+# respond_to_event's answers, as Google names them, and how the reply says them.
+RESPONSES = {"accepted": "accepted", "declined": "declined", "tentative": "tentatively accepted"}
 
 
 class GoogleCalendarToolSpec(GoogleToolSpec):
@@ -99,6 +109,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         "update_event",
         "delete_event",  # destructive: offered with allow_destructive=True
         "find_free_time",
+        "search_events",
+        "list_calendars",
+        "respond_to_event",
     ]
     service_name: ClassVar[str] = "Google Calendar"
     reader_name: ClassVar[str] = "read_stored_events"
@@ -364,6 +377,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             body["attendees"] = _attendees(attendees)
         if recurrence:
             body["recurrence"] = to_rrule(recurrence, tz)
+        note += self.overlaps(calendar, start, end, tz, all_day)
         created = self.reader.execute(
             self.service.events().insert(
                 calendarId=calendar, body=body, sendUpdates=SEND_UPDATES[notify_attendees]
@@ -379,6 +393,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "end": "end_datetime",
             "guests": "attendees",
             "rrule": "recurrence",
+            "apply_to": "scope",
+            "occurrences": "scope",
         },
         # It changes only the fields it is given, and the agent saw the old values.
         destructive=False,
@@ -397,11 +413,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         recurrence: str | None = None,
         calendar_id: str | None = None,
         notify_attendees: bool = False,
+        scope: str | None = None,
     ) -> str:
         """Change an event: only the fields given change; a moved start keeps the duration.
 
         Args:
-            event_id: The event's id (from load_data).
+            event_id: The event's id (from load_data); an occurrence's id names one occurrence.
             title: New title.
             description: New details.
             location: New place.
@@ -411,8 +428,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             recurrence: New RRULE or words, e.g. 'every weekday'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
             notify_attendees: Email the attendees; only if the user asks.
+            scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
         event_id = _event_id(event_id)
+        wanted = read_scope(scope)
         calendar = self.calendar(calendar_id)
         tz = self.spec_timezone(calendar)
         patch: dict[str, Any] = {}
@@ -423,60 +442,331 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         ):
             if value is not None:
                 patch[key] = value
-        note = ""
         if attendees is not None:
             patch["attendees"] = _attendees(attendees)
         if recurrence is not None:
             patch["recurrence"] = to_rrule(recurrence, tz)
-        if not patch and start_datetime is None and end_datetime is None:
+        moves = start_datetime is not None or end_datetime is not None
+        if not patch and not moves:
             raise FixArguments(
                 "update_event was given nothing to change.",
                 "Send at least one of title, description, location, start_datetime, "
                 "end_datetime, attendees or recurrence.",
             )
-        if start_datetime is not None or end_datetime is not None:
-            current = self.reader.execute(
-                self.service.events().get(calendarId=calendar, eventId=event_id)
-            )
-            old_start, old_end = _current_times(current, tz, start_datetime, end_datetime)
-            all_day = isinstance(current.get("start"), dict) and "date" in current["start"]
-            start = start_datetime or old_start
-            if end_datetime is None and start_datetime is not None:
-                end_datetime = _later(start, _elapsed(old_start, old_end))
-                note = " It keeps its duration."
-            start, end, _ = _span(start, end_datetime or old_end, tz, all_day)
-            patch.update(_times(start, end, tz, all_day))
+        send = SEND_UPDATES[notify_attendees]
+        note = ""
+        target = event_id
+        current: dict[str, Any] | None = None
+        if wanted is not None:
+            found = series.resolve(self, calendar, event_id, wanted, tz)
+            if found.split:
+                return series.split(
+                    self, calendar, found, patch, tz, start_datetime, end_datetime, send
+                )
+            target, current, note = found.target, found.event, found.note
+            if moves and found.occurrence is not None and found.event is not None:
+                times, moved = _moved(found.occurrence, tz, start_datetime, end_datetime)
+                patch.update(series.shifted(found.occurrence, found.event, times, tz))
+                note += moved + " Every occurrence moves by as much."
+                moves = False
+        if moves:
+            if current is None:
+                current = self.reader.execute(
+                    self.service.events().get(calendarId=calendar, eventId=target)
+                )
+            times, moved = _moved(current, tz, start_datetime, end_datetime)
+            patch.update(times)
+            note += moved
         updated = self.reader.execute(
             self.service.events().patch(
-                calendarId=calendar,
-                eventId=event_id,
-                body=patch,
-                sendUpdates=SEND_UPDATES[notify_attendees],
+                calendarId=calendar, eventId=target, body=patch, sendUpdates=send
             )
         )
         return _mutation("updated", updated, tz, note + _emailed(updated, notify_attendees))
 
-    @tool(aliases={"id": "event_id"}, destructive=True, idempotent=True, open_world=True)
+    @tool(
+        aliases={"id": "event_id", "apply_to": "scope", "occurrences": "scope"},
+        destructive=True,
+        idempotent=True,
+        open_world=True,
+    )
     def delete_event(
-        self, event_id: str, calendar_id: str | None = None, notify_attendees: bool = False
+        self,
+        event_id: str,
+        calendar_id: str | None = None,
+        notify_attendees: bool = False,
+        scope: str | None = None,
     ) -> str:
         """Delete an event. This cannot be undone: confirm with the user first.
 
         Args:
-            event_id: The event's id (from load_data).
+            event_id: The event's id (from load_data); an occurrence's id names one occurrence.
             calendar_id: Calendar id, one the user allowed; default the user's own.
             notify_attendees: Email the attendees; only if the user asks.
+            scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
         event_id = _event_id(event_id)
+        wanted = read_scope(scope)
+        calendar = self.calendar(calendar_id)
+        send = SEND_UPDATES[notify_attendees]
+        emailed = " The attendees were emailed." if notify_attendees else ""
+        if wanted is None:
+            self.reader.execute(
+                self.service.events().delete(
+                    calendarId=calendar, eventId=event_id, sendUpdates=send
+                )
+            )
+            return f"Event {event_id} deleted.{emailed} {NEXT}"
+        tz = self.spec_timezone(calendar)
+        found = series.resolve(self, calendar, event_id, wanted, tz)
+        if found.split:
+            return series.end_series(self, calendar, found, tz, send) + emailed + f" {NEXT}"
         self.reader.execute(
             self.service.events().delete(
-                calendarId=self.calendar(calendar_id),
-                eventId=event_id,
-                sendUpdates=SEND_UPDATES[notify_attendees],
+                calendarId=calendar, eventId=found.target, sendUpdates=send
             )
         )
-        emailed = " The attendees were emailed." if notify_attendees else ""
-        return f"Event {event_id} deleted.{emailed} {NEXT}"
+        what = found.deleted_text()
+        return f"{what} deleted.{found.note}{emailed} {NEXT}"
+
+    @tool(
+        aliases={
+            "q": "query",
+            "search": "query",
+            "text": "query",
+            "from_date": "start_date",
+            "start": "start_date",
+            "to_date": "end_date",
+            "end": "end_date",
+            "max_results": "number_of_results",
+            "limit": "number_of_results",
+        },
+        large_output=True,
+        read_only=True,
+        open_world=False,
+    )
+    def search_events(
+        self,
+        query: str,
+        start_date: dt.date | None = None,
+        end_date: dt.date | None = None,
+        number_of_results: Annotated[int, Range(1, 250)] = 25,
+        calendar_id: str | None = None,
+    ) -> str:
+        """Search events by words (title, description, place, people); one line each with id.
+
+        Args:
+            query: Words to find, e.g. 'budget review'.
+            start_date: First day, e.g. '2026-10-01'; default 30 days ago.
+            end_date: Last day, included; default a year from today.
+            number_of_results: At most this many.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
+        """
+        words = " ".join((query or "").split())
+        if not words:
+            raise FixArguments("query is empty.", "Send words to find, or use load_data.")
+        calendar = self.calendar(calendar_id)
+        tz = self.spec_timezone(calendar)
+        today = dt.datetime.now(tz).date()
+        first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
+        last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
+        if last < first:
+            raise FixArguments(
+                f"end_date {last} is before start_date {first}.",
+                "Send an end_date on or after the start_date.",
+            )
+        time_min = in_range(dt.datetime.combine(first, dt.time.min, tzinfo=tz))
+        after = last + dt.timedelta(days=1)
+        time_max = in_range(dt.datetime.combine(after, dt.time.min, tzinfo=tz))
+        found = self.reader.list_events(time_min, time_max, number_of_results, words, calendar)
+        span = f"from {first} to {last}"
+        if not found:
+            return (
+                f"No events match {fence.quote(words, 100)} {span}. "
+                "Try fewer or other words, or a wider range of dates."
+            )
+        lines = [f"{len(found)} events match {fence.quote(words, 100)} {span}:"]
+        lines += [describe_event(event, tz, fence.field) for event in found]
+        if len(found) >= number_of_results:
+            lines.append(
+                f"(There may be more: raise number_of_results above {number_of_results} "
+                "or narrow the dates.)"
+            )
+        return "\n".join(lines)
+
+    @tool(read_only=True, open_world=False)
+    def list_calendars(self) -> str:
+        """List the calendars this agent may use: id, name, timezone, access role."""
+        entries: list[dict[str, Any]] = []
+        token = None
+        for _ in range(4):  # 4 pages of 250: more calendars than a person keeps
+            answer = self.reader.execute(
+                self.service.calendarList().list(maxResults=250, pageToken=token)
+            )
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise GoogleResponseError("Google's calendar list has no items")
+            entries += [item for item in items if isinstance(item, dict)]
+            token = answer.get("nextPageToken")
+            if not token:
+                break
+        lines = ["Calendars this agent may use:"]
+        matched: set[int] = set()
+        for allowed in self.allowed_calendar_ids:
+            index = _entry_for(entries, allowed)
+            default = ", the default" if allowed == self.calendar_id else ""
+            if index is None:
+                lines.append(
+                    f"- [id: {fence.field(allowed, 200)}] not in the user's calendar list: "
+                    f"it may not exist, or the user has not added it{default}."
+                )
+                continue
+            matched.add(index)
+            entry = entries[index]
+            name = fence.quote(entry.get("summaryOverride") or entry.get("summary") or "?", 80)
+            own = f" ({fence.field(entry.get('id'), 200)})" if allowed != entry.get("id") else ""
+            role = fence.field(entry.get("accessRole") or "unknown", 40)
+            read_only = " (read only)" if role in ("reader", "freeBusyReader") else ""
+            lines.append(
+                f"- [id: {fence.field(allowed, 200)}]{own} {name} — timezone "
+                f"{fence.field(entry.get('timeZone') or '?', 60)}, access {role}{read_only}"
+                f"{', primary' if entry.get('primary') else ''}{default}"
+            )
+        others = len(entries) - len(matched)
+        if others:
+            lines.append(
+                f"The user's list has {others} more calendar{'s' if others > 1 else ''} this "
+                "agent may not use. To allow one, the user adds its id to allowed_calendar_ids "
+                "when creating GoogleCalendarToolSpec."
+            )
+        return "\n".join(lines)
+
+    @tool(
+        aliases={
+            "id": "event_id",
+            "answer": "response",
+            "rsvp": "response",
+            "status": "response",
+            "response_status": "response",
+            "note": "comment",
+            "message": "comment",
+            "notify": "notify_organizer",
+            "notify_attendees": "notify_organizer",
+        },
+        # The organizer (and the other guests) see the answer in the event.
+        destructive=False,
+        idempotent=True,
+        open_world=True,
+    )
+    def respond_to_event(
+        self,
+        event_id: str,
+        response: str,
+        comment: str | None = None,
+        calendar_id: str | None = None,
+        notify_organizer: bool = False,
+    ) -> str:
+        """Answer an invitation: accept, decline or tentative, with an optional comment.
+
+        Args:
+            event_id: The event's id (from load_data); an occurrence's id answers only it.
+            response: 'accept', 'decline' or 'tentative'.
+            comment: A note for the organizer.
+            calendar_id: Calendar id, one the user allowed; default the user's own.
+            notify_organizer: Email the organizer; only if the user asks.
+        """
+        event_id = _event_id(event_id)
+        answer = _response(response)
+        calendar = self.calendar(calendar_id)
+        tz = self.spec_timezone(calendar)
+        current = self.reader.execute(
+            self.service.events().get(calendarId=calendar, eventId=event_id)
+        )
+        guests = current.get("attendees")
+        guests = guests if isinstance(guests, list) else []
+        mine = next(
+            (i for i, g in enumerate(guests) if isinstance(g, dict) and g.get("self")), None
+        )
+        title = fence.quote(current.get("summary") or "(no title)", 80)
+        organizer = current.get("organizer")
+        organizes = isinstance(organizer, dict) and organizer.get("self")
+        if organizes or (mine is not None and guests[mine].get("organizer")):
+            raise FixArguments(
+                f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
+                "To change it use update_event; to answer someone else's invitation, "
+                "send that event's id.",
+            )
+        if mine is None:
+            raise FixArguments(
+                f"The user is not a guest of event {event_id} ({title}), so there is no "
+                "invitation to answer.",
+                "Check the id with load_data or search_events; only events the user was "
+                "invited to can be answered.",
+            )
+        entry = {**guests[mine], "responseStatus": answer}
+        if comment is not None:
+            if comment.strip():
+                entry["comment"] = comment.strip()
+            else:
+                entry.pop("comment", None)
+        body = {"attendees": [entry if i == mine else g for i, g in enumerate(guests)]}
+        updated = self.reader.execute(
+            self.service.events().patch(
+                calendarId=calendar,
+                eventId=event_id,
+                body=body,
+                sendUpdates=SEND_UPDATES[notify_organizer],
+            )
+        )
+        said = ""
+        if entry.get("comment"):
+            said = f" with the comment {fence.quote(entry['comment'], 200)}"
+        emailed = " and was emailed" if notify_organizer else "; no email was sent"
+        which = ""
+        if current.get("recurrence"):
+            which = " This answers every occurrence; an occurrence's id answers only that one."
+        elif current.get("recurringEventId"):
+            which = " This answers only this occurrence."
+        return (
+            f"The user {RESPONSES[answer]} {title}, {event_span(updated, tz)} "
+            f"(event id {fence.field(updated.get('id') or event_id, 200)}){said}. The organizer "
+            f"sees the answer in the event{emailed}.{which} {NEXT}"
+        )
+
+    def overlaps(
+        self, calendar: str, start: dt.datetime, end: dt.datetime, tz: dt.tzinfo, all_day: bool
+    ) -> str:
+        """A note naming the events a new one at ``start``-``end`` overlaps (bounded).
+
+        Events marked free (``transparency: transparent``) and cancelled ones do not count.
+        A lookup Google does not answer is said, not raised: the event is still created.
+        """
+        if all_day:
+            last = max(end.date(), start.date() + dt.timedelta(days=1))
+            start = dt.datetime.combine(start.date(), dt.time.min, tzinfo=tz)
+            end = dt.datetime.combine(last, dt.time.min, tzinfo=tz)
+        try:
+            found = self.reader.list_events(start, end, OVERLAP_LOOKUP, calendar_id=calendar)
+        except Exception as exc:  # mapped by the failure table; anything else is our bug
+            if self.guidance_for(exc) is None:
+                raise
+            return " (Overlaps could not be checked.)"
+        busy = [
+            e
+            for e in found
+            if e.get("status") != "cancelled" and e.get("transparency") != "transparent"
+        ]
+        if not busy:
+            return ""
+        shown = [
+            f"[id: {fence.field(e.get('id', '?'), 200)}] "
+            f"{fence.quote(e.get('summary') or '(no title)', 60)}, {event_span(e, tz)}"
+            for e in busy[:OVERLAP_SHOWN]
+        ]
+        more = len(busy) - len(shown)
+        at_least = "at least " if len(found) >= OVERLAP_LOOKUP else ""
+        listed = "; ".join(shown) + (f"; and {at_least}{more} more" if more else "")
+        return f" It overlaps {at_least}{len(busy)} event{'s' if len(busy) > 1 else ''}: {listed}."
 
     @tool(
         aliases={
@@ -559,6 +849,54 @@ def _allowed(calendar_id: str | None, allowed_calendar_ids: list[str] | None) ->
             "add it there, or leave calendar_id out to use the first allowed calendar"
         )
     return allowed
+
+
+def _moved(
+    current: dict[str, Any],
+    tz: dt.tzinfo,
+    start_datetime: dt.datetime | None,
+    end_datetime: dt.datetime | None,
+) -> tuple[dict[str, Any], str]:
+    """The new ``start``/``end`` of ``current`` moved as asked, and a note on the duration."""
+    old_start, old_end = _current_times(current, tz, start_datetime, end_datetime)
+    all_day = isinstance(current.get("start"), dict) and "date" in current["start"]
+    start = start_datetime or old_start
+    note = ""
+    if end_datetime is None and start_datetime is not None:
+        end_datetime = _later(start, _elapsed(old_start, old_end))
+        note = " It keeps its duration."
+    start, end, _ = _span(start, end_datetime or old_end, tz, all_day)
+    return _times(start, end, tz, all_day), note
+
+
+def _response(text: str) -> str:
+    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...).
+
+    Raises:
+        FixArguments: When it is none of accept, decline or tentative.
+    """
+    words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
+    if words.startswith("tentativ") or words in ("maybe", "perhaps", "possibly", "unsure", "might"):
+        return "tentative"
+    if words.startswith(("declin", "reject", "refus", "not ", "no", "can t", "cannot", "won t")):
+        return "declined"
+    if words.startswith(("accept", "yes", "ok", "sure", "attend", "going", "confirm", "join", "y")):
+        return "accepted"
+    raise FixArguments(
+        f"response {shown(text)} is not an answer I know.",
+        "Send 'accept', 'decline' or 'tentative'.",
+    )
+
+
+def _entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
+    """The index of the calendarList entry of an allowed id (``"primary"``: the primary one)."""
+    wanted = calendar_id.casefold()
+    for index, entry in enumerate(entries):
+        if str(entry.get("id", "")).casefold() == wanted or (
+            wanted == "primary" and entry.get("primary")
+        ):
+            return index
+    return None
 
 
 def _description(text: str, source: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from typing import Literal
 
 from toolspecs.core import FixArguments, parse_datetime
 
@@ -74,3 +75,70 @@ def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
         if key in parts:
             rule += f";{key}={parts[key]}"
     return [rule]
+
+
+# -- scopes of a change to a recurring event -----------------------------------------
+
+Scope = Literal["this", "following", "all"]
+SCOPE_EXAMPLE = "'this' (one occurrence), 'following' (this and later ones) or 'all'"
+
+
+def read_scope(text: str | None) -> Scope | None:
+    """The scope an agent wrote: 'this', 'this and following', 'all' and their spellings.
+
+    ``None`` (or an empty string) means what the event id names: an occurrence's id is that
+    occurrence, a series' id the whole series.
+
+    Raises:
+        FixArguments: When the text is none of them.
+    """
+    words = re.sub(r"[^a-z]+", " ", (text or "").lower()).split()
+    if not words:
+        return None
+    joined = "".join(words)
+    if any(w in joined for w in ("follow", "future", "onward", "later", "subsequent", "after")):
+        return "following"
+    if any(w in words for w in ("all", "series", "every", "entire", "whole", "recurring")):
+        return "all"
+    if any(w in words for w in ("this", "one", "single", "occurrence", "instance", "only")):
+        return "this"
+    raise FixArguments(f"scope {text!r} is not one I know.", f"Send {SCOPE_EXAMPLE}.")
+
+
+def end_before(recurrence: list[str], start: dt.datetime | dt.date) -> list[str]:
+    """A series' ``recurrence`` ended just before the occurrence at ``start``.
+
+    Each RRULE gets ``UNTIL`` (one second before ``start``, in UTC, or the day before for
+    an all-day series) in place of its ``COUNT`` or ``UNTIL``; other lines stay.
+    """
+    if isinstance(start, dt.datetime):
+        last = (start.astimezone(dt.timezone.utc) - dt.timedelta(seconds=1)).strftime(
+            "%Y%m%dT%H%M%SZ"
+        )
+    else:
+        last = (start - dt.timedelta(days=1)).strftime("%Y%m%d")
+    return [
+        _with(line, {"UNTIL": last}, drop=("COUNT",)) if line.startswith("RRULE:") else line
+        for line in recurrence
+    ]
+
+
+def rest_of(recurrence: list[str], before: int) -> list[str]:
+    """The ``recurrence`` of a series' later part, ``before`` occurrences already past.
+
+    A ``COUNT`` counts what is left; ``UNTIL`` and the rest stay as they are.
+    """
+    out = []
+    for line in recurrence:
+        count = re.search(r"(?:^|;)COUNT=(\d+)", line) if line.startswith("RRULE:") else None
+        if count:
+            line = _with(line, {"COUNT": str(max(1, int(count.group(1)) - before))})
+        out.append(line)
+    return out
+
+
+def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
+    """An RRULE line with ``values`` set and the ``drop`` parts removed."""
+    parts = [p for p in rule.removeprefix("RRULE:").split(";") if p]
+    kept = [p for p in parts if p.split("=", 1)[0].upper() not in {*values, *drop}]
+    return "RRULE:" + ";".join([*kept, *(f"{k}={v}" for k, v in values.items())])

@@ -1,0 +1,312 @@
+"""Issue 15, Google Calendar: search, calendars, invitations, recurring scopes, overlaps.
+
+Against the shipped FakeCalendar (request bodies checked against calendar.v3's discovery
+document); the process in UTC, the calendar in New York.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from toolspecs.core import AskUser, FixArguments, RetryLater
+from toolspecs.loaders.google.testing import FakeCalendar, timed_event
+from toolspecs.loaders.google.testing.calendar import calendar_entry
+from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+from toolspecs.specs.google_calendar.recurrence import read_scope
+
+ME = {"email": "ada@example.com", "self": True, "responseStatus": "needsAction"}
+GRACE = {"email": "grace@example.com", "displayName": "Grace", "responseStatus": "accepted"}
+WEEKLY = ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=6"]
+
+
+@pytest.fixture
+def google():
+    events = {
+        "e1": timed_event(
+            "e1", "Budget review", "2026-11-24T14:00:00-05:00", "2026-11-24T14:45:00-05:00",
+            organizer={"email": "grace@example.com"}, attendees=[GRACE, dict(ME)],
+        ),
+        "e2": timed_event(
+            "e2", "Lunch", "2026-11-24T12:00:00-05:00", "2026-11-24T13:00:00-05:00",
+            organizer={"email": "ada@example.com", "self": True},
+        ),
+        "wk": timed_event(
+            "wk", "Weekly sync", "2026-11-24T10:00:00-05:00", "2026-11-24T10:30:00-05:00",
+            recurrence=list(WEEKLY), attendees=[GRACE],
+        ),
+    }  # fmt: skip
+    return FakeCalendar(events=events)
+
+
+@pytest.fixture
+def tools(google):
+    spec = GoogleCalendarToolSpec(transport=google, allow_destructive=True)
+    return {t.metadata.name: t for t in spec.to_tool_list(spec_functions=spec.all_functions)}
+
+
+def writes(google):
+    return [r for r in google.calls() if r.method in ("POST", "PATCH", "DELETE")]
+
+
+# -- the default set stays lean ----------------------------------------------------
+
+
+def test_new_tools_are_opt_in():
+    spec = GoogleCalendarToolSpec()
+    default = [t.metadata.name for t in spec.to_tool_list()]
+    assert default == ["load_data", "create_event", "get_date", "read_stored_events"]
+    for name in ("search_events", "list_calendars", "respond_to_event"):
+        assert name in spec.all_functions and name not in default
+
+
+# -- search_events -----------------------------------------------------------------
+
+
+def test_search_events_sends_q_in_a_window_and_lists_ids_times_titles(google, tools):
+    out = tools["search_events"].call(query="budget", start_date="2026-11-01")
+    assert out.is_error is False, out.content
+    sent = [r for r in google.calls() if r.path.endswith("/events") and r.method == "GET"][-1]
+    assert sent.query["q"] == ["budget"]
+    assert sent.query["timeMin"] == ["2026-11-01T00:00:00-04:00"]
+    assert "timeMax" in sent.query
+    assert "1 events match «budget»" in out.content or "1 events match" in out.content
+    assert "[id: e1] Budget review — Tuesday 2026-11-24 14:00 -05:00" in out.content
+    assert "Lunch" not in out.content
+
+
+def test_search_events_guides_on_nothing_found_and_empty_query(tools):
+    none = tools["search_events"].call(query="zebra", start_date="2026-11-01")
+    assert none.is_error is False and "No events match" in none.content
+    assert "wider range" in none.content
+    empty = tools["search_events"].call(query="  ")
+    assert isinstance(empty.exception, FixArguments)
+
+
+# -- list_calendars ----------------------------------------------------------------
+
+
+def test_list_calendars_shows_only_allowed_ones_and_how_to_allow_more():
+    google = FakeCalendar(
+        calendar_list=[
+            calendar_entry("ada@example.com", "Ada Lovelace", primary=True),
+            calendar_entry("team@group.calendar.google.com", "Team", "Europe/Paris", "writer"),
+            calendar_entry("secret@group.calendar.google.com", "Secret", access_role="reader"),
+        ]
+    )
+    spec = GoogleCalendarToolSpec(
+        transport=google, allowed_calendar_ids=["primary", "team@group.calendar.google.com"]
+    )
+    out = spec.call_tool("list_calendars")
+    assert out.is_error is False, out.content
+    assert "[id: primary] (ada@example.com)" in out.content
+    assert "timezone America/New_York, access owner, primary, the default" in out.content
+    assert "[id: team@group.calendar.google.com]" in out.content
+    assert "timezone Europe/Paris, access writer" in out.content
+    assert "Secret" not in out.content and "secret@" not in out.content
+    assert "1 more calendar this agent may not use" in out.content
+    assert "allowed_calendar_ids" in out.content
+    assert google.calls()[-1].path == "/users/me/calendarList"
+
+
+# -- respond_to_event --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [("accept", "accepted"), ("yes", "accepted"), ("Accepted", "accepted"),
+     ("maybe", "tentative"), ("tentatively", "tentative"), ("no", "declined"),
+     ("decline", "declined")],
+)  # fmt: skip
+def test_respond_patches_only_the_users_own_entry(google, tools, said, status):
+    out = tools["respond_to_event"].call(event_id="e1", response=said, comment="Running late")
+    assert out.is_error is False, out.content
+    patch = writes(google)[-1]
+    assert patch.method == "PATCH" and patch.path.endswith("/events/e1")
+    assert patch.query["sendUpdates"] == ["none"]
+    assert set(patch.body) == {"attendees"}
+    grace, me = patch.body["attendees"]
+    assert grace == GRACE  # every other attendee as it was
+    assert me == {**ME, "responseStatus": status, "comment": "Running late"}
+    assert "(event id e1)" in out.content and "no email was sent" in out.content
+
+
+def test_respond_guides_the_organizer_the_uninvited_and_odd_answers(google, tools):
+    own = tools["respond_to_event"].call(event_id="e2", response="accept")
+    assert isinstance(own.exception, FixArguments) and "organizes" in own.content
+    absent = tools["respond_to_event"].call(event_id="wk", response="accept")
+    assert isinstance(absent.exception, FixArguments) and "not a guest" in absent.content
+    odd = tools["respond_to_event"].call(event_id="e1", response="purple")
+    assert isinstance(odd.exception, FixArguments) and "'tentative'" in odd.content
+    assert not writes(google)
+
+
+def test_respond_marks():
+    spec = GoogleCalendarToolSpec()
+    tool = next(
+        t for t in spec.to_tool_list(spec_functions=["respond_to_event"])
+        if t.metadata.name == "respond_to_event"
+    )  # fmt: skip
+    assert not tool.marks.read_only and not tool.marks.destructive and tool.marks.open_world
+
+
+# -- recurring events: scopes ------------------------------------------------------
+
+
+def test_scope_spellings():
+    assert read_scope("This occurrence") == "this"
+    assert read_scope("this and following events") == "following"
+    assert read_scope("thisAndFollowing") == "following"
+    assert read_scope("entire series") == "all"
+    assert read_scope(None) is None
+    with pytest.raises(FixArguments):
+        read_scope("sideways")
+
+
+def test_update_this_occurrence_by_its_id_changes_only_it(google, tools):
+    out = tools["update_event"].call(
+        event_id="wk_20261201T150000Z", title="Sync (moved room)", scope="this occurrence"
+    )
+    assert out.is_error is False, out.content
+    assert google.events["wk_20261201T150000Z"]["summary"] == "Sync (moved room)"
+    assert google.events["wk"]["summary"] == "Weekly sync"
+    listed = tools["load_data"].call(start_date="2026-11-24", end_date="2026-12-09").content
+    assert "[id: wk_20261201T150000Z] Sync (moved room)" in listed
+    assert "[id: wk_20261208T150000Z] Weekly sync" in listed
+
+
+def test_this_with_a_series_id_lists_occurrence_ids(google, tools):
+    out = tools["update_event"].call(event_id="wk", title="X", scope="this")
+    assert isinstance(out.exception, FixArguments)
+    assert "[id: wk_" in out.content and "scope='all'" in out.content
+    assert not writes(google)
+
+
+def test_update_all_from_an_occurrence_moves_the_series(google, tools):
+    out = tools["update_event"].call(
+        event_id="wk_20261201T150000Z", start_datetime="2026-12-01 11:00", scope="all"
+    )
+    assert out.is_error is False, out.content
+    patch = writes(google)[-1]
+    assert patch.path.endswith("/events/wk")
+    assert patch.body["start"]["dateTime"] == "2026-11-24T11:00:00-05:00"
+    assert patch.body["end"]["dateTime"] == "2026-11-24T11:30:00-05:00"
+
+
+def test_this_and_following_splits_the_series_with_until(google, tools):
+    out = tools["update_event"].call(
+        event_id="wk_20261208T150000Z", title="Weekly sync v2", scope="this and following"
+    )
+    assert out.is_error is False, out.content
+    cut, made = writes(google)[-2:]
+    assert cut.method == "PATCH" and cut.path.endswith("/events/wk")
+    assert cut.body == {"recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T145959Z"]}
+    assert made.method == "POST"
+    assert made.body["start"]["dateTime"] == "2026-12-08T10:00:00-05:00"
+    assert made.body["recurrence"] == ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=4"]  # 6 - 2 before
+    assert made.body["summary"] == "Weekly sync v2"
+    assert "Split the series: wk now ends before" in out.content
+    listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
+    assert listed.count("Weekly sync v2") == 4 and listed.count("Weekly sync —") == 2
+
+
+def test_a_failed_split_restores_the_series_and_says_so(google, tools):
+    google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert isinstance(out.exception, RetryLater), out.content
+    assert "The series was not split" in out.content and "undone" in out.content
+    assert google.events["wk"]["recurrence"] == WEEKLY
+
+
+def test_a_split_that_cannot_be_undone_asks_the_user(google, tools):
+    google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
+    # The cut passes; the undo (the second PATCH of wk) fails.
+    google.fail[("PATCH", "/events/wk")] = []
+    original = google._answer
+
+    def answer(method, path, query, body):
+        if method == "PATCH" and body == {"recurrence": WEEKLY}:
+            return google.error(403, "forbidden", "Forbidden")
+        return original(method, path, query, body)
+
+    google._answer = answer
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert isinstance(out.exception, AskUser), out.content
+    assert "only half split" in out.content and "RRULE:FREQ=WEEKLY" in out.content
+
+
+def test_delete_scopes(google, tools):
+    one = tools["delete_event"].call(event_id="wk_20261201T150000Z", scope="just this one")
+    assert one.is_error is False and "only this one" in one.content
+    assert google.events["wk_20261201T150000Z"]["status"] == "cancelled"
+    later = tools["delete_event"].call(event_id="wk_20261215T150000Z", scope="following")
+    assert later.is_error is False and "now ends before" in later.content
+    assert google.events["wk"]["recurrence"] == [
+        "RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261215T145959Z"
+    ]
+    listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
+    assert listed.count("Weekly sync") == 2  # Nov 24 and Dec 8
+    every = tools["delete_event"].call(event_id="wk_20261208T150000Z", scope="all")
+    assert every.is_error is False and "Series wk with all its occurrences" in every.content
+    assert "wk" not in google.events
+
+
+# -- create_event warns about overlaps ---------------------------------------------
+
+
+def test_create_event_warns_about_overlaps_without_refusing(google, tools):
+    out = tools["create_event"].call(
+        title="Call", start_datetime="2026-11-24 12:30", end_datetime="2026-11-24 14:15"
+    )
+    assert out.is_error is False, out.content
+    assert "Event created with id evt0001" in out.content
+    assert "It overlaps 2 events: [id: e2] «Lunch»" in out.content or (
+        "It overlaps 2 events" in out.content and "[id: e2]" in out.content
+    )
+    assert "[id: e1]" in out.content and "14:00 -05:00" in out.content
+    free = tools["create_event"].call(title="Quiet", start_datetime="2026-11-25 08:00")
+    assert "overlaps" not in free.content
+
+
+def test_the_overlap_warning_is_bounded(google, tools):
+    for i in range(6):
+        google.events[f"b{i}"] = timed_event(
+            f"b{i}", f"Busy {i}", "2026-11-26T09:00:00-05:00", "2026-11-26T10:00:00-05:00"
+        )
+    out = tools["create_event"].call(title="Call", start_datetime="2026-11-26 09:15")
+    assert "It overlaps 6 events" in out.content and "and 3 more" in out.content
+    assert out.content.count("[id: b") == 3
+
+
+# -- over MCP and in the sandbox ---------------------------------------------------
+
+
+async def test_the_new_tools_answer_over_mcp(google):
+    from mcp import Client
+
+    from toolspecs.mcp import build_server
+
+    spec = GoogleCalendarToolSpec(transport=google, allow_destructive=True)
+    spec.spec_functions = spec.all_functions  # the server follows the instance
+    async with Client(build_server(spec)) as client:
+        names = [t.name for t in (await client.list_tools()).tools]
+        found = await client.call_tool(
+            "search_events", {"query": "budget", "start_date": "2026-11-01"}
+        )
+        answered = await client.call_tool("respond_to_event", {"event_id": "e1", "response": "yes"})
+        moved = await client.call_tool(
+            "update_event", {"event_id": "wk_20261201T150000Z", "title": "Moved", "scope": "this"}
+        )
+    assert {"search_events", "list_calendars", "respond_to_event"} <= set(names)
+    assert "[id: e1] Budget review" in found.content[0].text
+    assert "The user accepted" in answered.content[0].text
+    assert "Event updated with id wk_20261201T150000Z" in moved.content[0].text
+
+
+def test_the_new_tools_work_in_the_sandbox():
+    from toolspecs.mcp import sandbox_spec
+
+    spec = sandbox_spec("google_calendar")
+    found = spec.call_tool("search_events", query="standup")
+    assert found.is_error is False and "Team standup" in found.content
+    calendars = spec.call_tool("list_calendars")
+    assert calendars.is_error is False and "[id: primary]" in calendars.content
