@@ -62,8 +62,7 @@ def test_the_model_sees_each_tool_in_lagents_api_list_format(spec, executor):
             {
                 "name": "query",
                 "type": "STRING",
-                "description": "Keywords, arXiv syntax ('au:hinton AND ti:capsule') or ids "
-                "('1706.03762').",
+                "description": "Keywords or ids ('1706.03762').",
             },
             {
                 "name": "sort_by",
@@ -79,8 +78,16 @@ def test_the_model_sees_each_tool_in_lagents_api_list_format(spec, executor):
                 "maximum": 50,
                 "minimum": 1,
             },
+            {"name": "author", "type": "STRING", "description": "e.g. 'Hinton'."},
+            {"name": "title", "type": "STRING", "description": "Title words."},
+            {"name": "category", "type": "STRING", "description": "e.g. 'cs.CL'."},
+            {
+                "name": "submitted",
+                "type": "STRING",
+                "description": "e.g. '2023 to 2024-06'.",
+            },
         ],
-        "required": ["query"],
+        "required": [],  # issue 15: a field may stand in for the query
         "parameter_description": JsonParser.PARAMETER_DESCRIPTION,
     }
     json.dumps(info)  # the agents dump it into the prompt

@@ -10,6 +10,14 @@ from toolspecs.loaders.arxiv import ArxivClient
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 
+@pytest.fixture(autouse=True)
+def paper_cache_dir(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    """Each test's own default paper cache: none of it in the user's, none shared."""
+    directory = tmp_path / "paper-cache"
+    monkeypatch.setenv("TOOLSPECS_ARXIV_CACHE", str(directory))
+    return directory
+
+
 @pytest.fixture(scope="session")
 def short_pdf() -> bytes:
     return make_pdf(SHORT_PAGES)

@@ -77,3 +77,30 @@ async def test_acall_answers_too(failure, no_backoff_sleep):
     for name, arguments in CALLS:
         started = time.monotonic()
         check(await tools[name].acall(**arguments), started)
+
+
+NEW_CALLS = [  # issue 15's tools and arguments
+    ("arxiv_query", {"author": "Vaswani", "category": "cs.CL", "submitted": "2017"}),
+    ("arxiv_paper_outline", {"paper_id": "1706.03762"}),
+    ("arxiv_paper_section", {"paper_id": "1706.03762", "section": "3"}),
+    ("arxiv_bibtex", {"paper_ids": ["1706.03762", "1810.04805"]}),
+]
+
+
+@pytest.mark.parametrize("where", ["every request", "the PDF"])
+@pytest.mark.parametrize(
+    "failure", [429, (429, {"Retry-After": "120"}), 503, "html", "damaged"], ids=str
+)
+def test_the_new_tools_answer_under_throttling_and_failures(failure, where, no_backoff_sleep):
+    for name, arguments in NEW_CALLS:
+        if where == "the PDF" and name not in ("arxiv_paper_outline", "arxiv_paper_section"):
+            continue
+        spec, _ = staged(failure, where)
+        tool = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=spec.all_functions)}
+        started = time.monotonic()
+        output = tool[name].call(**arguments)
+        check(output, started)
+        # Throttled throughout: guidance to retry later (one 429 on the PDF is retried).
+        if where == "every request" and (failure in (429, 503) or isinstance(failure, tuple)):
+            assert output.is_error, (name, output.content)
+            assert "try again" in output.content.lower() or "retry" in output.content.lower()

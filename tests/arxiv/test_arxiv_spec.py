@@ -199,11 +199,11 @@ def test_an_empty_query_is_guidance(spec, api, query):
 
 
 def test_an_unknown_argument_is_guidance(spec, api):
-    output = spec.call_tool("arxiv_query", query="attention", year=2017)
+    output = spec.call_tool("arxiv_query", query="attention", venue="NeurIPS")
     assert_guidance(
         output,
-        "unknown argument 'year'",
-        "Its arguments are: query (required), sort_by, max_results.",
+        "unknown argument 'venue'",
+        "Its arguments are: query, sort_by, max_results, author, title, category, submitted.",
         "Fix the arguments and call the tool again.",
         kind=FixArguments,
     )
@@ -211,12 +211,12 @@ def test_an_unknown_argument_is_guidance(spec, api):
 
 
 def test_a_missing_query_is_guidance(spec, api):
+    # The query is optional since fields came (issue 15), but one of them is needed.
     output = spec.call_tool("arxiv_query", sort_by="recent")
     assert_guidance(
         output,
-        "missing required argument 'query'",
-        "query (required)",
-        "call the tool again",
+        "The query is empty.",
+        "or a field: author, title, category or submitted.",
         kind=FixArguments,
     )
     assert len(api.calls) == 0

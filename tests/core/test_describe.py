@@ -21,7 +21,7 @@ def test_describe_shows_each_tool_as_the_agent_sees_it(capsys):
         assert f"{tool.metadata.name}  ({cost} tokens)\n" in out
         for line in tool.metadata.description.splitlines():
             assert f"\n  {line}\n" in out
-    assert "    query (string, required): Keywords, arXiv syntax" in out
+    assert "    query (string, optional): Keywords or ids ('1706.03762')." in out
     assert (
         '    sort_by (string, one of "relevance", "recent", "updated", default "relevance"): '
         "'recent': newest first.\n" in out

@@ -73,9 +73,10 @@ def test_cli_call_with_json(capsys, mocked_responses, fast_client):
 
 
 def test_cli_call_guidance_exits_1(capsys):
+    assert main(["call", "arxiv.arxiv_paper_text", "pages=500"]) == 1
+    assert "missing required argument 'paper_id'" in capsys.readouterr().out
     assert main(["call", "arxiv.arxiv_query", "max_results=500"]) == 1
     out = capsys.readouterr().out
-    assert "missing required argument 'query'" in out
     assert "500 is above the maximum of 50" in out
 
 

@@ -19,10 +19,23 @@ from toolspecs.loaders.arxiv.errors import (
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
 
 if typing.TYPE_CHECKING:
+    from toolspecs.loaders.arxiv.cache import PaperCache, default_directory
     from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
+    from toolspecs.loaders.arxiv.query import (
+        CATEGORIES,
+        close_categories,
+        fielded_query,
+        find_category,
+    )
     from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
 
 _LAZY = {
+    "CATEGORIES": "query",
+    "close_categories": "query",
+    "fielded_query": "query",
+    "find_category": "query",
+    "PaperCache": "cache",
+    "default_directory": "cache",
     "ArxivClient": "client",
     "shared_client": "client",
     "ArxivReader": "reader",
@@ -32,16 +45,22 @@ _LAZY = {
 }
 
 __all__ = [
+    "CATEGORIES",
     "ArxivClient",
     "ArxivLoaderError",
     "ArxivQueryError",
     "ArxivReader",
     "ArxivUnavailable",
     "ArxivUnreachable",
+    "PaperCache",
     "PaperNotFound",
     "PaperUnreadable",
     "SortBy",
+    "close_categories",
+    "default_directory",
     "describe",
+    "fielded_query",
+    "find_category",
     "parse_id",
     "parse_ids",
     "shared_client",

@@ -19,6 +19,7 @@ import json
 import subprocess
 import sys
 from dataclasses import dataclass, field
+from typing import Any
 
 MAX_PAGES = 500
 """Pages read at most (arXiv papers have 10-100; long theses a few hundred)."""
@@ -30,6 +31,10 @@ MAX_SECONDS = 20.0
 """Seconds the reading may take, unless the caller has less."""
 MAX_MEMORY = 1024 * 2**20
 """Bytes of address space the child may use (where the platform can limit it)."""
+MAX_OUTLINE = 300
+"""Bookmarks read at most (a thesis has about 200 headings)."""
+MAX_TITLE_CHARS = 200
+"""Characters kept of one bookmark's title."""
 
 # The child runs this file alone: importing the package would import llama-index (2 s).
 _CHILD = "import runpy, sys; runpy.run_path(sys.argv[1], run_name='__main__')"
@@ -47,6 +52,8 @@ class PdfText:
         error: Why the PDF could not be read at all, or ``""``: ``"the PDF is damaged
             (PdfReadError)"``, ``"reading it took over 20.0 s"``...
         cut_pages: The pages whose text was cut at the limit of one page.
+        outline: The PDF's bookmarks, in order: (level from 1, title, page from 1);
+            empty when it has none or they could not be read.
     """
 
     pages: list[str]
@@ -54,6 +61,7 @@ class PdfText:
     stopped: str = ""
     error: str = ""
     cut_pages: list[int] = field(default_factory=list)
+    outline: list[tuple[int, str, int]] = field(default_factory=list)
 
 
 def read_pages(
@@ -84,6 +92,8 @@ def read_pages(
         "max_page_chars": max_page_chars,
         "memory": memory,
         "cpu": max(1, int(seconds) + 1),
+        "outline": MAX_OUTLINE,
+        "title": MAX_TITLE_CHARS,
     }
     try:
         process = subprocess.Popen(
@@ -108,6 +118,7 @@ def _collect(out: bytes, timed_out: bool, seconds: float, returncode: int | None
     pages: list[str] = []
     page_count: int | None = None
     cut_pages: list[int] = []
+    outline: list[tuple[int, str, int]] = []
     failed: list[str] = []
     stopped = error = ""
     for line in out.splitlines():
@@ -121,6 +132,8 @@ def _collect(out: bytes, timed_out: bool, seconds: float, returncode: int | None
                 failed.append(str(message["failed"]))
         elif "count" in message:
             page_count = int(message["count"])
+        elif "outline" in message:
+            outline = [(int(lv), str(title), int(page)) for lv, title, page in message["outline"]]
         elif "cut" in message:
             cut_pages.append(int(message["cut"]))
         elif "stopped" in message:
@@ -136,7 +149,7 @@ def _collect(out: bytes, timed_out: bool, seconds: float, returncode: int | None
         error = error or f"the PDF is damaged ({failed[0]})"  # every page failed
     if page_count is None and not error:
         error, stopped = stopped, ""
-    return PdfText(pages, page_count, stopped, error, cut_pages)
+    return PdfText(pages, page_count, stopped, error, cut_pages, outline)
 
 
 def _child(limits: dict[str, int]) -> None:
@@ -165,6 +178,7 @@ def _child(limits: dict[str, int]) -> None:
 
         reader = PdfReader(io.BytesIO(data))
         send(count=len(reader.pages))
+        send(outline=_bookmarks(reader, limits))
         total = 0
         for number, page in enumerate(reader.pages, start=1):
             if number > limits["max_pages"]:
@@ -193,6 +207,29 @@ def _child(limits: dict[str, int]) -> None:
         # A damaged file makes pypdf raise nearly anything: PdfReadError, but also
         # TypeError, AttributeError, LimitReachedError... It is the file's fault.
         send(error=type(exc).__name__)
+
+
+def _bookmarks(reader: Any, limits: dict[str, int]) -> list[list[object]]:
+    """The outline of pypdf's ``reader``: [level, title, page], at most ``MAX_OUTLINE``."""
+    found: list[list[object]] = []
+    try:
+        # pypdf's outline: Destinations, each followed by a list of its children.
+        stack: list[tuple[int, list[Any]]] = [(1, list(reader.outline))]
+        while stack and len(found) < limits["outline"]:
+            level, items = stack.pop()
+            while items and len(found) < limits["outline"]:
+                item = items.pop(0)
+                if isinstance(item, list):
+                    stack.append((level, items))
+                    level, items = level + 1, item
+                    continue
+                page = reader.get_destination_page_number(item)
+                title = " ".join(str(item.title or "").split())[: limits["title"]]
+                if page is not None and page >= 0 and title:
+                    found.append([level, title, page + 1])
+    except Exception:  # a damaged outline: the text may still be read, headings found in it
+        return found
+    return found
 
 
 if __name__ == "__main__":

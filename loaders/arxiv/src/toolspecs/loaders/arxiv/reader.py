@@ -17,6 +17,7 @@ from requests.adapters import BaseAdapter
 
 import arxiv
 from toolspecs.loaders.arxiv import pdftext
+from toolspecs.loaders.arxiv.cache import PaperCache
 from toolspecs.loaders.arxiv.client import (
     ArxivClient,
     Redirected,
@@ -116,14 +117,22 @@ class ArxivReader(BaseReader):
             arXiv's limit of 1 request every 3 seconds holds across the process.
         transport: A ``requests`` transport adapter for a client of this reader's own,
             e.g. ``FakeArxiv().transport()`` for offline tests and demos.
+        cache: Where downloaded PDFs are kept and found again, across calls and
+            processes (:class:`~toolspecs.loaders.arxiv.cache.PaperCache`), or ``None``
+            to download every time.
 
     Raises:
         ValueError: When given both: a client already has its transport.
     """
 
     def __init__(
-        self, client: ArxivClient | None = None, *, transport: BaseAdapter | None = None
+        self,
+        client: ArxivClient | None = None,
+        *,
+        transport: BaseAdapter | None = None,
+        cache: PaperCache | None = None,
     ) -> None:
+        self.cache = cache
         if client is not None and transport is not None:
             raise ValueError(
                 "ArxivReader takes client= or transport=, not both: give the transport "
@@ -230,9 +239,11 @@ class ArxivReader(BaseReader):
     ) -> tuple[arxiv.Result, PdfText]:
         """The paper and the text of its PDF's pages, within size, page and time limits.
 
-        The PDF is fetched from arXiv over https only (no redirect elsewhere), dropped
-        past ``MAX_PDF_BYTES`` while downloading, and read in a child process bounded
-        in time, memory, pages and characters (:mod:`toolspecs.loaders.arxiv.pdftext`).
+        The PDF comes from the reader's ``cache`` when it holds that version; else it
+        is fetched from arXiv over https only (no redirect elsewhere), dropped past
+        ``MAX_PDF_BYTES`` while downloading, and kept in the cache once read. It is read
+        in a child process bounded in time, memory, pages and characters
+        (:mod:`toolspecs.loaders.arxiv.pdftext`).
 
         Raises:
             PaperNotFound: When no paper has that id.
@@ -242,6 +253,10 @@ class ArxivReader(BaseReader):
         with self.client.within(deadline):
             paper = self.load_paper(paper_id)
             pid = short_id(paper)
+            cached = self.cache.get(pid) if self.cache is not None else None
+        if cached is not None:
+            return paper, self._read_pdf(pid, cached, end)
+        with self.client.within(None if end is None else end - time.monotonic()):
             try:
                 response = self.client.get_with_retries(pdf_link(paper), max_bytes=MAX_PDF_BYTES)
             except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
@@ -257,6 +272,12 @@ class ArxivReader(BaseReader):
         content = response.content
         if not content.startswith(b"%PDF"):
             raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")
+        text = self._read_pdf(pid, content, end)
+        if self.cache is not None:  # only a PDF that was read: a damaged one is not kept
+            self.cache.put(pid, content)
+        return paper, text
+
+    def _read_pdf(self, pid: str, content: bytes, end: float | None) -> PdfText:
         seconds = pdftext.MAX_SECONDS
         if end is not None:
             seconds = min(seconds, max(end - time.monotonic(), _MIN_PARSE_SECONDS))
@@ -267,4 +288,4 @@ class ArxivReader(BaseReader):
             if text.stopped:
                 raise PaperUnreadable(pid, f"no text was read from the PDF: {text.stopped}")
             raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")
-        return paper, text
+        return text

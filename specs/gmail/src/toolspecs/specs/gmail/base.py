@@ -285,10 +285,10 @@ class GmailToolSpec(GoogleToolSpec):
         max_results: Annotated[int, Range(1, 100)] | None = None,
         include_body: bool = False,
     ) -> list[Document]:
-        """Search emails; each hit: message id, thread id, date, from, subject and snippet.
+        """Search emails: ids, date, from, subject and snippet of each hit.
 
         Args:
-            query: Gmail search, e.g. 'from:ada@example.com after:2026/11/01 is:unread'.
+            query: Gmail search, e.g. 'from:ada@example.com is:unread'.
             max_results: Default 10.
             include_body: Also return whole messages (long).
         """
@@ -576,7 +576,7 @@ class GmailToolSpec(GoogleToolSpec):
         forward_message_id: str | None = None,
         attachments: list[str] | None = None,
     ) -> ApiText:
-        """Create a draft email and return its id; nothing is sent.
+        """Create a draft (nothing is sent); returns its id.
 
         Args:
             to: Recipients, e.g. ['ada@example.com'].
@@ -584,8 +584,8 @@ class GmailToolSpec(GoogleToolSpec):
             message: The body as plain text.
             cc: Cc recipients.
             bcc: Bcc recipients.
-            html: HTML body (message is its plain alternative).
-            reply_to_message_id: Reply to this message id, in its thread.
+            html: HTML body; message is the plain text.
+            reply_to_message_id: Reply in this message's thread.
             forward_message_id: Forward this message.
             attachments: Files to attach, by name in the allowed folder.
         """
@@ -633,10 +633,10 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             to: All new recipients, e.g. ['ada@example.com'].
             subject: New subject.
-            message: New plain-text body.
+            message: New body text.
             draft_id: From create_draft or list_drafts.
-            cc: New Cc recipients; [] removes them.
-            bcc: New Bcc recipients; [] removes them.
+            cc: New Cc; [] removes all.
+            bcc: New Bcc; [] removes all.
             html: New HTML body.
             attachments: All the files it carries: names attached stay, others come
                 from the allowed folder; [] removes them.

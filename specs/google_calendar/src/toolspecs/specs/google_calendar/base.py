@@ -292,12 +292,12 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         query: str | None = None,
         calendar_id: str | None = None,
     ) -> list[Document]:
-        """List calendar events, one line each with its id, times (weekday, offset) and people.
+        """List events, one line each: id, times (weekday, offset), people.
 
         Args:
             number_of_results: At most this many.
-            start_date: First day, e.g. '2026-11-21' or 'next Monday'; default today.
-            end_date: Last day, included; default no end.
+            start_date: e.g. '2026-11-21' or 'next Monday'; default today.
+            end_date: Last day (included).
             query: Only events matching these words.
             calendar_id: Calendar id, one the user allowed; default the user's own.
         """
@@ -347,22 +347,22 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         calendar_id: str | None = None,
         notify_attendees: bool = False,
     ) -> str:
-        """Create a calendar event and return its id and link.
+        """Create an event; returns its id and link.
 
         Times without an offset are in the calendar's timezone.
 
         Args:
-            title: The event's title.
+            title: Title.
             description: Details.
             location: Where.
             start_datetime: Start, e.g. '2026-11-21T16:00' or 'tomorrow 4pm'.
-            end_datetime: End; default one hour after the start.
+            end_datetime: Default: an hour after the start.
             attendees: Emails to invite, e.g. ['ada@example.com'].
             all_day: Whole days.
             recurrence: RRULE or words, e.g. 'every Monday'.
             timezone: IANA zone, e.g. 'Europe/Paris'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the attendees; only if the user asks.
+            notify_attendees: Email guests; only if the user asks.
         """
         if start_datetime is None:
             raise FixArguments(
@@ -434,7 +434,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             attendees: The full new list of emails, e.g. ['ada@example.com'].
             recurrence: New RRULE or words, e.g. 'every weekday'.
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the attendees; only if the user asks.
+            notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
         event_id = _event_id(event_id)
@@ -509,7 +509,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         Args:
             event_id: The event's id (from load_data); an occurrence's id names one occurrence.
             calendar_id: Calendar id, one the user allowed; default the user's own.
-            notify_attendees: Email the attendees; only if the user asks.
+            notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
         event_id = _event_id(event_id)

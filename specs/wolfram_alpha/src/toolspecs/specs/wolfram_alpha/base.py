@@ -312,14 +312,13 @@ class WolframAlphaToolSpec(ToolSpec):
 
         Short English keywords, not sentences ('France population'); one property per
         call; 6*10^14, not 6e14; single-letter variables; named constants ('speed of
-        light') without values. For another meaning, send a listed assumption. Show image
-        URLs as Markdown.
+        light') without values. Show image URLs as Markdown.
 
         Args:
             query: e.g. 'boiling point of water in K'.
-            assumption: Listed in an answer, e.g. '*C.pi-_*Movie-'.
+            assumption: Another meaning an answer listed, e.g. '*C.pi-_*Movie-'.
             units: metric or nonmetric.
-            location: User's city: 'Boston, MA'.
+            location: e.g. 'Boston, MA'.
         """
         text = self._query_text(query)
         rest = {k: v for k, v in self._api_params.items() if k not in self._place_keys}

@@ -31,7 +31,13 @@ from lxml import etree
 from requests.adapters import HTTPAdapter
 from urllib3 import HTTPResponse
 
-from toolspecs.loaders.arxiv.testing.pdf import bomb_pdf, long_pages, make_pdf, paper_pages
+from toolspecs.loaders.arxiv.testing.pdf import (
+    bomb_pdf,
+    long_outline,
+    long_pages,
+    make_pdf,
+    paper_pages,
+)
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
 _NS = {"a": ATOM_NS, "arxiv": "http://arxiv.org/schemas/atom"}
@@ -41,6 +47,8 @@ _VALID_ID = re.compile(
 )
 _FIELDS = ("ti", "au", "abs", "cat", "co", "jr", "id", "all")
 _TERM = re.compile(r'(?:([a-z]+):)?("[^"]*"|[^\s()"]+)')
+# arXiv's date ranges: submittedDate:[YYYYMMDDHHMM TO YYYYMMDDHHMM], in GMT.
+_SUBMITTED = re.compile(r"submittedDate:\[(\d{12}) TO (\d{12})\]")
 _FEED = """<?xml version="1.0" encoding="UTF-8"?>
 <feed xmlns="http://www.w3.org/2005/Atom" xmlns:arxiv="http://arxiv.org/schemas/atom"
       xmlns:opensearch="http://a9.com/-/spec/opensearch/1.1/">
@@ -181,8 +189,8 @@ class FakeArxiv(HTTPAdapter):
         base = _base(paper_id)
         if base in self.pdfs:
             return self.pdfs[base]
-        if base == "1706.03762":
-            return make_pdf(long_pages())
+        if base == "1706.03762":  # with bookmarks, as LaTeX's hyperref writes them
+            return make_pdf(long_pages(), outline=long_outline())
         paper = self.papers.get(base)
         if paper is None:
             return None
@@ -248,7 +256,11 @@ class FakeArxiv(HTTPAdapter):
         papers = [self.papers[_base(i)] for i in ids if _base(i) in self.papers]
         if not ids:
             papers = list(self.papers.values()) if arg.get("search_query") else []
-        scored = [(p, _score(arg.get("search_query", ""), p)) for p in papers]
+        search_query = arg.get("search_query", "")
+        for start_at, end_at in _SUBMITTED.findall(search_query):
+            papers = [p for p in papers if start_at <= _minute(p.fields["published"]) <= end_at]
+        search_query = _SUBMITTED.sub(" ", search_query)
+        scored = [(p, _score(search_query, p)) for p in papers]
         found = [(p, score) for p, score in scored if score is not None]
         order = arg.get("sortBy", "relevance")
         newest_first = arg.get("sortOrder", "descending") == "descending"
@@ -325,6 +337,11 @@ class _Body(io.RawIOBase):
     def read1(self, size: int = -1) -> bytes:
         """One read: what ``readinto`` gives (urllib3 reads streamed bodies this way)."""
         return self.read(size if size is not None and size >= 0 else 64 * 1024)
+
+
+def _minute(stamp: str) -> str:
+    """``200506121757`` for an Atom time ``2017-06-12T17:57:34Z`` (arXiv's are in GMT)."""
+    return re.sub(r"\D", "", stamp)[:12]
 
 
 def _base(paper_id: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import textwrap
 import zlib
+from collections.abc import Sequence
 
 
 def _pdf_string(text: str) -> bytes:
@@ -11,19 +12,25 @@ def _pdf_string(text: str) -> bytes:
     return b"(" + raw.replace(b"\\", b"\\\\").replace(b"(", b"\\(").replace(b")", b"\\)") + b")"
 
 
-def make_pdf(pages: list[list[str]]) -> bytes:
+def make_pdf(pages: list[list[str]], outline: Sequence[tuple[str, int]] = ()) -> bytes:
     """A valid PDF (correct xref offsets) whose pages show ``pages`` as lines of text.
 
     Args:
         pages: The lines of each page, in Helvetica; characters outside cp1252 become ``?``.
+        outline: Bookmarks (the PDF's outline), each a title and its page (1 for the
+            first), in order, as LaTeX's hyperref writes them for sections.
 
     Returns:
         The PDF file's bytes.
     """
     count = len(pages)
     kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
+    root = 4 + 2 * count  # the outline's root object, its items after it
+    catalog = b"<< /Type /Catalog /Pages 2 0 R >>"
+    if outline:
+        catalog = f"<< /Type /Catalog /Pages 2 0 R /Outlines {root} 0 R >>".encode()
     objects: list[bytes] = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
+        catalog,
         f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode(),
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
     ]
@@ -37,7 +44,24 @@ def make_pdf(pages: list[list[str]]) -> bytes:
         ops.append(b"ET")
         stream = b"\n".join(ops)
         objects.append(f"<< /Length {len(stream)} >>\nstream\n".encode() + stream + b"\nendstream")
+    if outline:
+        objects.extend(_outline(outline, root))
     return _write(objects)
+
+
+def _outline(items: Sequence[tuple[str, int]], root: int) -> list[bytes]:
+    """The outline's root (object ``root``) and one flat item per bookmark after it."""
+    first, last = root + 1, root + len(items)
+    objects = [f"<< /Type /Outlines /First {first} 0 R /Last {last} 0 R /Count {len(items)} >>"]
+    for number, (title, page) in enumerate(items, start=first):
+        links = f" /Prev {number - 1} 0 R" if number > first else ""
+        links += f" /Next {number + 1} 0 R" if number < last else ""
+        page_object = 4 + 2 * (page - 1)
+        objects.append(
+            f"<< /Title {_pdf_string(title).decode('cp1252')} /Parent {root} 0 R{links} "
+            f"/Dest [{page_object} 0 R /XYZ 72 720 0] >>"
+        )
+    return [item.encode("cp1252") for item in objects]
 
 
 def _write(objects: list[bytes]) -> bytes:
@@ -104,6 +128,11 @@ NEEDLE_PAGE = 17
 """The one page of :func:`long_pages` that holds :data:`NEEDLE`."""
 NEEDLE = "The quokka ablation lowered perplexity from 4.92 to 4.50 on the development set."
 """A sentence to search a long paper for: only page 17 says "quokka"."""
+
+
+def long_outline() -> list[tuple[str, int]]:
+    """The bookmarks of :func:`long_pages`: ``"3 Scaled dot-product attention"`` on page 3."""
+    return [(f"{number} {topic.capitalize()}", number) for number, topic in enumerate(TOPICS, 1)]
 
 
 def long_pages() -> list[list[str]]:
