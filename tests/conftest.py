@@ -9,6 +9,8 @@ import pytest
 
 # Our own bugs must surface in tests, not turn into "the tool failed" text.
 os.environ["TOOLSPECS_STRICT"] = "1"
+# No test writes into the user's own paper cache (tests of the cache set a directory).
+os.environ["TOOLSPECS_ARXIV_CACHE"] = "off"
 
 
 @pytest.fixture(autouse=True)
