@@ -153,3 +153,31 @@ def test_call_offers_every_tool_by_name_and_describe_lists_the_opt_in_ones(capsy
     assert main(["describe", "--sandbox", "google_calendar", "--tools", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("toolspecs: --tools nope: no such tool") and err.count("\n") == 1
+
+
+class PointingSpec(NotesSpec):
+    """A reply that points to another tool only when the agent has it."""
+
+    @tool(read_only=False, destructive=False, idempotent=False, open_world=False)
+    def add_note(self, text: str) -> str:
+        """Add a note.
+
+        Args:
+            text: The note.
+        """
+        if self.offers_tool("find_notes"):
+            return f"Added {text!r}. Call find_notes to find it."
+        return f"Added {text!r}."
+
+
+def test_a_reply_names_another_tool_only_when_the_agent_has_it():
+    spec = PointingSpec()
+    (alone,) = spec.to_tool_list()
+    assert alone.call(text="tea").content == "Added 'tea'."
+    both = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=spec.all_functions)}
+    assert both["add_note"].call(text="tea").content == "Added 'tea'. Call find_notes to find it."
+    # With a prefix the mention follows the tool's public name.
+    prefixed = spec.to_tool_list(spec_functions=["add_note", "find_notes"], prefix="n_")
+    assert prefixed[0].call(text="tea").content.endswith("Call n_find_notes to find it.")
+    # A direct Python call of the method: every function counts as offered.
+    assert spec.add_note("tea").endswith("Call find_notes to find it.")

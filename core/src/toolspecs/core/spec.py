@@ -37,7 +37,7 @@ from toolspecs.core import clock, deadline, docstrings, large_output, schema
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
-from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, strict
+from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, offered, strict
 
 __all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 
@@ -300,6 +300,15 @@ class ToolSpec(BaseToolSpec):
         """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""
         return self.failures.guidance(exc, self.service_name, self.failure_context())
 
+    def offers_tool(self, function: str) -> bool:
+        """Whether the agent has tool ``function`` beside the one it called (see ``offered``).
+
+        Replies and guidance that point to another tool ask this first: with opt-in tools
+        (``more_functions``) and ``--tools``, the agent may not have it. Outside a tool
+        call, every function of the spec counts as offered.
+        """
+        return offered(function)
+
     def offers(self, marks: Marks) -> bool:
         """Whether this spec offers a tool with ``marks``, by its options' filters."""
         return marks.allowed(allow_destructive=self.allow_destructive, allow_send=self.allow_send)
@@ -397,8 +406,9 @@ class ToolSpec(BaseToolSpec):
                 f"{type(self).__name__}: two tools are named {', '.join(map(repr, twice))}"
             )
         renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
+        offered = frozenset(names)
         return [
-            self._guarded_tool(name, fn, mapping.get(name), renames, paired.get(name))
+            self._guarded_tool(name, fn, mapping.get(name), renames, paired.get(name), offered)
             for name, fn in entries
         ]
 
@@ -539,6 +549,7 @@ class ToolSpec(BaseToolSpec):
         metadata: ToolMetadata | None,
         renames: Renames,
         afn: Callable[..., Any] | None = None,
+        offered: frozenset[str] | None = None,
     ) -> GuardedTool:
         public = renames.name(name)
         raw = _undecorated(fn)
@@ -550,7 +561,7 @@ class ToolSpec(BaseToolSpec):
             )
         options = options_of(fn)
         read_tool = renames.name(self.reader_name)
-        guard = Guard(self, public, raw, options, model, renames, read_tool, afn)
+        guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered)
         return GuardedTool(guard, metadata)
 
 

@@ -113,6 +113,23 @@ class Abandoned:
         return self._set
 
 
+# The spec functions offered beside the tool being called (None: no tool list, all of them).
+_OFFERED: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
+    "toolspecs_offered", default=None
+)
+
+
+def offered(function: str) -> bool:
+    """Whether the agent was given spec function ``function`` beside the tool it called.
+
+    For replies and guidance that point to another tool: a tool the agent does not have
+    must not be named (opt-in tools, ``--tools``). Outside a tool call (a direct Python
+    call of the spec's method) every function counts as offered.
+    """
+    chosen = _OFFERED.get()
+    return chosen is None or function in chosen
+
+
 class Guard:
     """The call path of one tool: arguments in, text (or guidance) out.
 
@@ -126,6 +143,8 @@ class Guard:
         read_tool: The public name of its spec's reader tool (``reader_name``).
         afn: An ``async`` function to await in async calls instead (a LlamaHub-style
             ``(sync, async)`` pair in ``spec_functions``).
+        offered: The spec functions offered beside it (unprefixed), which
+            :func:`offered` answers from during its calls; ``None``: all of them.
     """
 
     def __init__(
@@ -138,8 +157,10 @@ class Guard:
         renames: Renames,
         read_tool: str,
         afn: Callable[..., Any] | None = None,
+        offered: frozenset[str] | None = None,
     ) -> None:
         self.spec = spec
+        self.offered = offered
         self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
         self.name = name
         self.fn = fn
@@ -283,7 +304,11 @@ class Guard:
         if abandoned is not None and abandoned.is_set():
             return None, None  # its caller was told it timed out: do nothing now
         arguments = schema.prepare(self.model, args, kwargs)
-        raw = self.fn(**arguments)
+        token = _OFFERED.set(self.offered)
+        try:
+            raw = self.fn(**arguments)
+        finally:
+            _OFFERED.reset(token)
         if inspect.iscoroutine(raw):  # an async spec function, called synchronously
             raw = asyncio_run(raw)
         return arguments, raw
@@ -333,7 +358,11 @@ class Guard:
         assert self.afn is not None
         try:
             arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
-            raw = await self.afn(**arguments)
+            token = _OFFERED.set(self.offered)
+            try:
+                raw = await self.afn(**arguments)
+            finally:
+                _OFFERED.reset(token)
             return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
