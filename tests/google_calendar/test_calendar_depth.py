@@ -197,41 +197,69 @@ def test_this_and_following_splits_the_series_with_until(google, tools):
         event_id="wk_20261208T150000Z", title="Weekly sync v2", scope="this and following"
     )
     assert out.is_error is False, out.content
-    cut, made = writes(google)[-2:]
-    assert cut.method == "PATCH" and cut.path.endswith("/events/wk")
-    assert cut.body == {"recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T145959Z"]}
+    made, cut = writes(google)[-2:]  # the new series first, then the cut: a clean undo
     assert made.method == "POST"
     assert made.body["start"]["dateTime"] == "2026-12-08T10:00:00-05:00"
     assert made.body["recurrence"] == ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=4"]  # 6 - 2 before
     assert made.body["summary"] == "Weekly sync v2"
+    assert cut.method == "PATCH" and cut.path.endswith("/events/wk")
+    assert cut.body == {"recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T145959Z"]}
     assert "Split the series: wk now ends before" in out.content
+    assert "Warning" not in out.content
     listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
     assert listed.count("Weekly sync v2") == 4 and listed.count("Weekly sync —") == 2
 
 
-def test_a_failed_split_restores_the_series_and_says_so(google, tools):
+def test_a_failed_insert_leaves_the_series_untouched(google, tools):
     google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
     assert isinstance(out.exception, RetryLater), out.content
-    assert "The series was not split" in out.content and "undone" in out.content
+    assert not [w for w in writes(google) if w.method != "POST"]
     assert google.events["wk"]["recurrence"] == WEEKLY
 
 
+def test_a_failed_cut_deletes_the_new_series_and_says_so(google, tools):
+    google.fail[("PATCH", "/events/wk")] = [(503, "backendError", "Backend Error")] * 5
+    out = tools["update_event"].call(
+        event_id="wk_20261208T150000Z", title="v2", scope="following", notify_attendees=True
+    )
+    assert isinstance(out.exception, RetryLater), out.content
+    assert "The series was not split" in out.content and "deleted again" in out.content
+    assert "emailed an invitation" in out.content
+    undo = writes(google)[-1]
+    assert undo.method == "DELETE" and undo.path.endswith("/events/evt0001")
+    assert undo.query["sendUpdates"] == ["none"]  # the undo emails no one
+    assert "evt0001" not in google.events
+    assert google.events["wk"]["recurrence"] == WEEKLY
+    listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
+    assert listed.count("Weekly sync") == 6 and "v2" not in listed
+
+
 def test_a_split_that_cannot_be_undone_asks_the_user(google, tools):
-    google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
-    # The cut passes; the undo (the second PATCH of wk) fails.
-    google.fail[("PATCH", "/events/wk")] = []
-    original = google._answer
-
-    def answer(method, path, query, body):
-        if method == "PATCH" and body == {"recurrence": WEEKLY}:
-            return google.error(403, "forbidden", "Forbidden")
-        return original(method, path, query, body)
-
-    google._answer = answer
+    google.fail[("PATCH", "/events/wk")] = [(503, "backendError", "Backend Error")] * 5
+    google.fail[("DELETE", "/events/evt0001")] = [(403, "forbidden", "Forbidden")]
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
     assert isinstance(out.exception, AskUser), out.content
-    assert "only half split" in out.content and "RRULE:FREQ=WEEKLY" in out.content
+    assert "only half split" in out.content
+    assert "delete the series evt0001 in Google Calendar" in out.content
+
+
+def test_a_split_warns_about_occurrences_changed_or_cancelled_after_it(google, tools):
+    google.events["wk_20261215T150000Z"] = {
+        **google.occurrence("wk_20261215T150000Z"), "status": "cancelled"
+    }  # fmt: skip
+    google.events["wk_20261222T150000Z"] = {
+        **google.occurrence("wk_20261222T150000Z"), "summary": "Sync with the board"
+    }  # fmt: skip
+    google.events["wk_20261201T150000Z"] = {  # before the split: it stays, not named
+        **google.occurrence("wk_20261201T150000Z"), "location": "Room 2"
+    }  # fmt: skip
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    assert "Warning: 2 occurrence(s) from that one on had been changed or cancelled" in out.content
+    assert "[id: wk_20261215T150000Z] cancelled" in out.content
+    assert "[id: wk_20261222T150000Z] changed" in out.content
+    assert "wk_20261201T150000Z" not in out.content
 
 
 def test_delete_scopes(google, tools):
