@@ -82,6 +82,40 @@ def test_search_events_guides_on_nothing_found_and_empty_query(tools):
     assert isinstance(empty.exception, FixArguments)
 
 
+def test_search_events_follows_a_short_page_to_the_matches(google, tools):
+    # Google may answer a page with nothing on it but a nextPageToken (above all with q).
+    empty = b'{"kind": "calendar#events", "items": [], "nextPageToken": "0"}'
+    google.fail[("GET", "/events")] = [(200, empty)]
+    out = tools["search_events"].call(query="budget", start_date="2026-11-01")
+    assert out.is_error is False, out.content
+    assert "[id: e1] Budget review" in out.content and "No events match" not in out.content
+    pages = [r for r in google.calls() if r.path.endswith("/events") and r.method == "GET"]
+    assert [p.query.get("pageToken") for p in pages] == [None, ["0"]]
+
+
+def test_load_data_reads_later_pages_up_to_the_number_asked(google, tools):
+    google.page_size = 1
+    out = tools["load_data"].call(start_date="2026-11-24", end_date="2026-11-24")
+    assert out.is_error is False, out.content
+    assert "[id: wk_20261124T150000Z]" in out.content
+    assert "[id: e2]" in out.content and "[id: e1]" in out.content
+    two = tools["load_data"].call(
+        start_date="2026-11-24", end_date="2026-11-24", number_of_results=2
+    )
+    assert "[id: e2]" in two.content and "[id: e1]" not in two.content
+    last = [r for r in google.calls() if r.path.endswith("/events") and r.method == "GET"][-1]
+    assert last.query["maxResults"] == ["1"] and last.query["pageToken"] == ["1"]
+
+
+def test_the_overlap_warning_sees_events_on_later_pages(google, tools):
+    google.page_size = 1
+    out = tools["create_event"].call(
+        title="Call", start_datetime="2026-11-24 12:30", end_datetime="2026-11-24 14:15"
+    )
+    assert "It overlaps 2 events: [id: e2] «Lunch»" in out.content, out.content
+    assert "[id: e1] «Budget review»" in out.content
+
+
 # -- list_calendars ----------------------------------------------------------------
 
 

@@ -1,7 +1,8 @@
 """A fake Google Calendar: calendars, calendarList, events and freeBusy.
 
 It answers ``calendars.get``, ``calendarList.list``,
-``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``.
+``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``. Lists come in
+pages with ``nextPageToken``; ``page_size`` makes the pages shorter than ``maxResults``.
 
 Recurring events are kept as Google keeps them: a series (an event with ``recurrence``)
 and, for an occurrence that was changed or cancelled, an exception stored under the
@@ -54,6 +55,9 @@ class FakeCalendar(FakeGoogleHttp):
         )
         self.next_id = 1
         self.require_send_updates = True
+        # At most this many items on a page of events.list/instances (None: maxResults),
+        # as Google may send short pages with a nextPageToken (``q`` makes it likely).
+        self.page_size: int | None = None
         # (method, event id, sendUpdates) of every write, in order.
         self.notifications: list[tuple[str, str | None, str | None]] = []
 
@@ -110,8 +114,7 @@ class FakeCalendar(FakeGoogleHttp):
             items = self._listed(query)
             if "q" in query:
                 items = [e for e in items if query["q"][0].lower() in json.dumps(e).lower()]
-            limit = int(query.get("maxResults", ["250"])[0])
-            return self.reply(200, {"kind": "calendar#events", "items": items[:limit]})
+            return self.reply(200, self._page(items, query))
         if method == "POST":
             self.check(body, "Event")
             new_id = f"evt{self.next_id:04d}"
@@ -168,9 +171,18 @@ class FakeCalendar(FakeGoogleHttp):
             return self.error(400, "invalid", "The event is not recurring.")
         low, high = _window(query)
         deleted = query.get("showDeleted", ["false"])[0] == "true"
-        items = self.expand(master, low, high, deleted)
-        limit = int(query.get("maxResults", ["250"])[0])
-        return self.reply(200, {"kind": "calendar#events", "items": items[:limit]})
+        return self.reply(200, self._page(self.expand(master, low, high, deleted), query))
+
+    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[str, Any]:
+        """One page of ``items``: ``maxResults`` (or ``page_size``) from ``pageToken`` on."""
+        size = int(query.get("maxResults", ["250"])[0])
+        if self.page_size is not None:
+            size = min(size, self.page_size)
+        first = int(query.get("pageToken", ["0"])[0])
+        page: dict[str, Any] = {"kind": "calendar#events", "items": items[first : first + size]}
+        if first + size < len(items):
+            page["nextPageToken"] = str(first + size)
+        return page
 
     def expand(
         self,
