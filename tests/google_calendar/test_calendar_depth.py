@@ -174,6 +174,25 @@ def test_respond_guides_the_organizer_the_uninvited_and_odd_answers(google, tool
     assert not writes(google)
 
 
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [("not sure", "tentative"), ("Not sure yet", "tentative"), ("I'm not sure", "tentative"),
+     ("no idea yet", "tentative"), ("don't know", "tentative"), ("unsure", "tentative"),
+     ("sure", "accepted"), ("yeah", "accepted"), ("y", "accepted"), ("nope", "declined"),
+     ("not going", "declined")],
+)  # fmt: skip
+def test_respond_reads_doubt_as_tentative(google, tools, said, status):
+    out = tools["respond_to_event"].call(event_id="e1", response=said)
+    assert out.is_error is False, out.content
+    assert writes(google)[-1].body["attendees"][1]["responseStatus"] == status
+
+
+def test_respond_does_not_read_any_y_word_as_yes(google, tools):
+    odd = tools["respond_to_event"].call(event_id="e1", response="yellow")
+    assert isinstance(odd.exception, FixArguments), odd.content
+    assert not writes(google)
+
+
 def test_respond_marks():
     spec = GoogleCalendarToolSpec()
     tool = next(

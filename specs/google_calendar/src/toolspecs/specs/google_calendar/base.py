@@ -883,11 +883,28 @@ def _response(text: str) -> str:
         FixArguments: When it is none of accept, decline or tentative.
     """
     words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
-    if words.startswith("tentativ") or words in ("maybe", "perhaps", "possibly", "unsure", "might"):
+    unsure = ("not sure", "unsure", "don t know", "do not know", "no idea", "undecided")
+    if (
+        words.startswith(("tentativ", "maybe", "perhaps", "possibly", "might", *unsure))
+        or " not sure " in f" {words} "
+    ):
         return "tentative"
     if words.startswith(("declin", "reject", "refus", "not ", "no", "can t", "cannot", "won t")):
         return "declined"
-    if words.startswith(("accept", "yes", "ok", "sure", "attend", "going", "confirm", "join", "y")):
+    yes = (
+        "accept",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "ok",
+        "sure",
+        "attend",
+        "going",
+        "confirm",
+        "join",
+    )
+    if words == "y" or words.startswith(yes):
         return "accepted"
     raise FixArguments(
         f"response {shown(text)} is not an answer I know.",
