@@ -263,6 +263,32 @@ def test_this_and_following_splits_the_series_with_until(google, tools):
     assert listed.count("Weekly sync v2") == 4 and listed.count("Weekly sync —") == 2
 
 
+def test_a_split_counts_what_came_before_across_pages(google, tools):
+    google.page_size = 1  # Google pages instances too
+    out = tools["update_event"].call(event_id="wk_20261215T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["recurrence"] == ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=3"]  # 6 - 3 before
+
+
+def test_an_all_day_split_east_of_utc_counts_the_days_before_it():
+    holidays = {
+        "hd": {
+            "id": "hd", "status": "confirmed", "summary": "Office closed",
+            "start": {"date": "2026-12-01"}, "end": {"date": "2026-12-02"},
+            "recurrence": ["RRULE:FREQ=DAILY;COUNT=10"],
+        }
+    }  # fmt: skip
+    google = FakeCalendar(timezone="Asia/Tokyo", events=holidays)
+    spec = GoogleCalendarToolSpec(transport=google)
+    out = spec.call_tool("update_event", event_id="hd_20261204", title="Closed", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["recurrence"] == ["RRULE:FREQ=DAILY;COUNT=7"]  # Dec 1, 2, 3 before
+    cut = writes(google)[-1]
+    assert cut.body == {"recurrence": ["RRULE:FREQ=DAILY;UNTIL=20261203"]}
+
+
 def test_a_failed_insert_leaves_the_series_untouched(google, tools):
     google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")

@@ -178,8 +178,9 @@ def _before_count(
     """How many occurrences come before ``start`` (only asked when a COUNT needs it)."""
     if not any("COUNT=" in line for line in series.get("recurrence") or []):
         return 0
-    limit = start if isinstance(start, dt.datetime) else dt.datetime.combine(start, dt.time.min)
-    high = limit.isoformat() if limit.tzinfo else limit.isoformat() + "Z"
+    # An all-day occurrence starts at its date's midnight in the calendar's zone (not UTC's:
+    # east of UTC that would count the occurrence itself).
+    high = _day_start(start, spec.spec_timezone(calendar)).isoformat()
     return len(_instances(spec, calendar, str(series["id"]), timeMax=high))
 
 

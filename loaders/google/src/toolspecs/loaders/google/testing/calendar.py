@@ -159,7 +159,9 @@ class FakeCalendar(FakeGoogleHttp):
                 continue  # an exception: listed in its series' place
             if event.get("recurrence") and query.get("singleEvents", ["false"])[0] == "true":
                 items += self.expand(event, low, high, deleted)
-            elif (deleted or event.get("status") != "cancelled") and _overlaps(event, low, high):
+            elif (deleted or event.get("status") != "cancelled") and _overlaps(
+                event, low, high, self.zone
+            ):
                 items.append(event)
         return sorted(items, key=_start_key)
 
@@ -193,13 +195,21 @@ class FakeCalendar(FakeGoogleHttp):
     ) -> list[dict[str, Any]]:
         """The occurrences of a series in the window, its exceptions in their place."""
         out = []
-        for occurrence in _occurrences(master, high):
+        # A day beyond ``high``: an all-day date begins at midnight in the calendar's zone,
+        # up to 14 hours before UTC's; ``_overlaps`` then filters exactly.
+        ahead = high + dt.timedelta(days=1) if high else None
+        for occurrence in _occurrences(master, ahead):
             stored = self.events.get(occurrence["id"], occurrence)
             if stored.get("status") == "cancelled" and not deleted:
                 continue
-            if _overlaps(stored, low, high):
+            if _overlaps(stored, low, high, self.zone):
                 out.append(stored)
         return out
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The calendar's timezone: where an all-day event's dates begin and end."""
+        return ZoneInfo(self.timezone)
 
     def occurrence(self, event_id: str | None) -> dict[str, Any] | None:
         """The occurrence ``event_id`` names (``<series id>_<start>``), if it is one."""
@@ -252,11 +262,11 @@ def calendar_entry(
     return entry
 
 
-def _moment(value: Any) -> dt.datetime:
-    """An event time as an aware moment (an all-day date is its midnight in UTC)."""
+def _moment(value: Any, zone: dt.tzinfo = dt.timezone.utc) -> dt.datetime:
+    """An event time as an aware moment (an all-day date is its midnight in ``zone``)."""
     if "dateTime" in value:
         return dt.datetime.fromisoformat(value["dateTime"].replace("Z", "+00:00"))
-    return dt.datetime.fromisoformat(value["date"]).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.fromisoformat(value["date"]).replace(tzinfo=zone)
 
 
 def _start_key(event: dict[str, Any]) -> str:
@@ -274,11 +284,16 @@ def _window(query: dict[str, list[str]]) -> tuple[dt.datetime | None, dt.datetim
     )
 
 
-def _overlaps(event: dict[str, Any], low: dt.datetime | None, high: dt.datetime | None) -> bool:
-    """Google's window: the event ends after ``timeMin`` and starts before ``timeMax``."""
+def _overlaps(
+    event: dict[str, Any], low: dt.datetime | None, high: dt.datetime | None, zone: ZoneInfo
+) -> bool:
+    """Google's window: the event ends after ``timeMin`` and starts before ``timeMax``.
+
+    An all-day event's dates begin at midnight in the calendar's timezone, as Google's do.
+    """
     try:
-        return (low is None or _moment(event["end"]) > low) and (
-            high is None or _moment(event["start"]) < high
+        return (low is None or _moment(event["end"], zone) > low) and (
+            high is None or _moment(event["start"], zone) < high
         )
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return True  # a shape Google would not send: listed, for the reader's tests
