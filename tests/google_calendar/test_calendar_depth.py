@@ -289,6 +289,19 @@ def test_an_all_day_split_east_of_utc_counts_the_days_before_it():
     assert cut.body == {"recurrence": ["RRULE:FREQ=DAILY;UNTIL=20261203"]}
 
 
+def test_a_split_from_a_moved_occurrence_keeps_the_series_time(google, tools):
+    moved = google.occurrence("wk_20261208T150000Z")
+    moved["start"] = {"dateTime": "2026-12-08T16:00:00-05:00", "timeZone": "America/New_York"}
+    moved["end"] = {"dateTime": "2026-12-08T17:00:00-05:00", "timeZone": "America/New_York"}
+    google.events["wk_20261208T150000Z"] = moved  # moved alone to 16:00, one hour long
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["start"]["dateTime"] == "2026-12-08T10:00:00-05:00"
+    assert made.body["end"]["dateTime"] == "2026-12-08T10:30:00-05:00"
+    assert "[id: wk_20261208T150000Z] changed" in out.content  # its move is not kept
+
+
 def test_a_failed_insert_leaves_the_series_untouched(google, tools):
     google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")

@@ -217,11 +217,14 @@ def split(
     ] or None
     if body["attendees"] is None:
         del body["attendees"]
-    body["start"], body["end"] = occurrence["start"], occurrence["end"]
+    # The series' own time at the occurrence's original start: an occurrence moved alone
+    # must not move every later one.
+    unmoved = {**occurrence, **_unmoved(occurrence, series, tz)}
+    body["start"], body["end"] = unmoved["start"], unmoved["end"]
     body["recurrence"] = rest_of(original, _before_count(spec, calendar, series, start))
     note = ""
     if start_datetime is not None or end_datetime is not None:
-        times, note = _base._moved(occurrence, tz, start_datetime, end_datetime)
+        times, note = _base._moved(unmoved, tz, start_datetime, end_datetime)
         body.update(times)
     body.update(patch)
     when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
@@ -247,6 +250,14 @@ def split(
         f"changes.{note}{_lost_text(lost)}"
     )
     return _base._mutation("created", created, tz, said)
+
+
+def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
+    """The occurrence's ``start``/``end`` as its series puts them (its original start)."""
+    first, last = _base._current_times(series, tz, None, None)
+    begin = _base._moment_of(_original_start(occurrence, tz), tz)
+    end = _base._later(begin, _base._elapsed(first, last))
+    return _base._times(begin, end, tz, "date" in (series.get("start") or {}))
 
 
 def _exceptions_from(
