@@ -193,6 +193,21 @@ def test_respond_does_not_read_any_y_word_as_yes(google, tools):
     assert not writes(google)
 
 
+def test_respond_guidance_names_only_tools_the_agent_has(google):
+    spec = GoogleCalendarToolSpec(transport=google)
+    alone = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=["respond_to_event"])}
+    own = alone["respond_to_event"].call(event_id="e2", response="accept")
+    assert isinstance(own.exception, FixArguments) and "organizes" in own.content
+    assert "update_event" not in own.content
+    absent = alone["respond_to_event"].call(event_id="wk", response="accept")
+    assert isinstance(absent.exception, FixArguments) and "load_data" in absent.content
+    assert "search_events" not in absent.content
+    both = spec.to_tool_list(spec_functions=["respond_to_event", "update_event", "search_events"])
+    tools = {t.metadata.name: t for t in both}
+    assert "update_event" in tools["respond_to_event"].call(event_id="e2", response="y").content
+    assert "search_events" in tools["respond_to_event"].call(event_id="wk", response="y").content
+
+
 def test_respond_marks():
     spec = GoogleCalendarToolSpec()
     tool = next(
@@ -213,6 +228,17 @@ def test_scope_spellings():
     assert read_scope(None) is None
     with pytest.raises(FixArguments):
         read_scope("sideways")
+
+
+@pytest.mark.parametrize(
+    "text", ["not following, only this one", "all but this one", "not the whole series"]
+)
+def test_a_scope_with_a_negation_is_refused(google, tools, text):
+    with pytest.raises(FixArguments):
+        read_scope(text)
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope=text)
+    assert isinstance(out.exception, FixArguments) and "negation" in out.content
+    assert not writes(google)
 
 
 def test_update_this_occurrence_by_its_id_changes_only_it(google, tools):

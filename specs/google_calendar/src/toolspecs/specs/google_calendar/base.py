@@ -698,16 +698,19 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         organizer = current.get("organizer")
         organizes = isinstance(organizer, dict) and organizer.get("self")
         if organizes or (mine is not None and guests[mine].get("organizer")):
+            change = (
+                "To change it use update_event; to" if self.offers_tool("update_event") else "To"
+            )
             raise FixArguments(
                 f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
-                "To change it use update_event; to answer someone else's invitation, "
-                "send that event's id.",
+                f"{change} answer someone else's invitation, send that event's id.",
             )
         if mine is None:
+            search = " or search_events" if self.offers_tool("search_events") else ""
             raise FixArguments(
                 f"The user is not a guest of event {event_id} ({title}), so there is no "
                 "invitation to answer.",
-                "Check the id with load_data or search_events; only events the user was "
+                f"Check the id with load_data{search}; only events the user was "
                 "invited to can be answered.",
             )
         entry = {**guests[mine], "responseStatus": answer}
