@@ -69,7 +69,7 @@ def test_search_events_sends_q_in_a_window_and_lists_ids_times_titles(google, to
     assert sent.query["q"] == ["budget"]
     assert sent.query["timeMin"] == ["2026-11-01T00:00:00-04:00"]
     assert "timeMax" in sent.query
-    assert "1 events match «budget»" in out.content or "1 events match" in out.content
+    assert "1 events match «budget» from 2026-11-01 to " in out.content
     assert "[id: e1] Budget review — Tuesday 2026-11-24 14:00 -05:00" in out.content
     assert "Lunch" not in out.content
 
@@ -80,6 +80,40 @@ def test_search_events_guides_on_nothing_found_and_empty_query(tools):
     assert "wider range" in none.content
     empty = tools["search_events"].call(query="  ")
     assert isinstance(empty.exception, FixArguments)
+
+
+def test_search_events_follows_a_short_page_to_the_matches(google, tools):
+    # Google may answer a page with nothing on it but a nextPageToken (above all with q).
+    empty = b'{"kind": "calendar#events", "items": [], "nextPageToken": "0"}'
+    google.fail[("GET", "/events")] = [(200, empty)]
+    out = tools["search_events"].call(query="budget", start_date="2026-11-01")
+    assert out.is_error is False, out.content
+    assert "[id: e1] Budget review" in out.content and "No events match" not in out.content
+    pages = [r for r in google.calls() if r.path.endswith("/events") and r.method == "GET"]
+    assert [p.query.get("pageToken") for p in pages] == [None, ["0"]]
+
+
+def test_load_data_reads_later_pages_up_to_the_number_asked(google, tools):
+    google.page_size = 1
+    out = tools["load_data"].call(start_date="2026-11-24", end_date="2026-11-24")
+    assert out.is_error is False, out.content
+    assert "[id: wk_20261124T150000Z]" in out.content
+    assert "[id: e2]" in out.content and "[id: e1]" in out.content
+    two = tools["load_data"].call(
+        start_date="2026-11-24", end_date="2026-11-24", number_of_results=2
+    )
+    assert "[id: e2]" in two.content and "[id: e1]" not in two.content
+    last = [r for r in google.calls() if r.path.endswith("/events") and r.method == "GET"][-1]
+    assert last.query["maxResults"] == ["1"] and last.query["pageToken"] == ["1"]
+
+
+def test_the_overlap_warning_sees_events_on_later_pages(google, tools):
+    google.page_size = 1
+    out = tools["create_event"].call(
+        title="Call", start_datetime="2026-11-24 12:30", end_datetime="2026-11-24 14:15"
+    )
+    assert "It overlaps 2 events: [id: e2] «Lunch»" in out.content, out.content
+    assert "[id: e1] «Budget review»" in out.content
 
 
 # -- list_calendars ----------------------------------------------------------------
@@ -140,6 +174,40 @@ def test_respond_guides_the_organizer_the_uninvited_and_odd_answers(google, tool
     assert not writes(google)
 
 
+@pytest.mark.parametrize(
+    ("said", "status"),
+    [("not sure", "tentative"), ("Not sure yet", "tentative"), ("I'm not sure", "tentative"),
+     ("no idea yet", "tentative"), ("don't know", "tentative"), ("unsure", "tentative"),
+     ("sure", "accepted"), ("yeah", "accepted"), ("y", "accepted"), ("nope", "declined"),
+     ("not going", "declined")],
+)  # fmt: skip
+def test_respond_reads_doubt_as_tentative(google, tools, said, status):
+    out = tools["respond_to_event"].call(event_id="e1", response=said)
+    assert out.is_error is False, out.content
+    assert writes(google)[-1].body["attendees"][1]["responseStatus"] == status
+
+
+def test_respond_does_not_read_any_y_word_as_yes(google, tools):
+    odd = tools["respond_to_event"].call(event_id="e1", response="yellow")
+    assert isinstance(odd.exception, FixArguments), odd.content
+    assert not writes(google)
+
+
+def test_respond_guidance_names_only_tools_the_agent_has(google):
+    spec = GoogleCalendarToolSpec(transport=google)
+    alone = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=["respond_to_event"])}
+    own = alone["respond_to_event"].call(event_id="e2", response="accept")
+    assert isinstance(own.exception, FixArguments) and "organizes" in own.content
+    assert "update_event" not in own.content
+    absent = alone["respond_to_event"].call(event_id="wk", response="accept")
+    assert isinstance(absent.exception, FixArguments) and "load_data" in absent.content
+    assert "search_events" not in absent.content
+    both = spec.to_tool_list(spec_functions=["respond_to_event", "update_event", "search_events"])
+    tools = {t.metadata.name: t for t in both}
+    assert "update_event" in tools["respond_to_event"].call(event_id="e2", response="y").content
+    assert "search_events" in tools["respond_to_event"].call(event_id="wk", response="y").content
+
+
 def test_respond_marks():
     spec = GoogleCalendarToolSpec()
     tool = next(
@@ -160,6 +228,17 @@ def test_scope_spellings():
     assert read_scope(None) is None
     with pytest.raises(FixArguments):
         read_scope("sideways")
+
+
+@pytest.mark.parametrize(
+    "text", ["not following, only this one", "all but this one", "not the whole series"]
+)
+def test_a_scope_with_a_negation_is_refused(google, tools, text):
+    with pytest.raises(FixArguments):
+        read_scope(text)
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope=text)
+    assert isinstance(out.exception, FixArguments) and "negation" in out.content
+    assert not writes(google)
 
 
 def test_update_this_occurrence_by_its_id_changes_only_it(google, tools):
@@ -197,41 +276,108 @@ def test_this_and_following_splits_the_series_with_until(google, tools):
         event_id="wk_20261208T150000Z", title="Weekly sync v2", scope="this and following"
     )
     assert out.is_error is False, out.content
-    cut, made = writes(google)[-2:]
-    assert cut.method == "PATCH" and cut.path.endswith("/events/wk")
-    assert cut.body == {"recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T145959Z"]}
+    made, cut = writes(google)[-2:]  # the new series first, then the cut: a clean undo
     assert made.method == "POST"
     assert made.body["start"]["dateTime"] == "2026-12-08T10:00:00-05:00"
     assert made.body["recurrence"] == ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=4"]  # 6 - 2 before
     assert made.body["summary"] == "Weekly sync v2"
+    assert cut.method == "PATCH" and cut.path.endswith("/events/wk")
+    assert cut.body == {"recurrence": ["RRULE:FREQ=WEEKLY;BYDAY=TU;UNTIL=20261208T145959Z"]}
     assert "Split the series: wk now ends before" in out.content
+    assert "Warning" not in out.content
     listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
     assert listed.count("Weekly sync v2") == 4 and listed.count("Weekly sync —") == 2
 
 
-def test_a_failed_split_restores_the_series_and_says_so(google, tools):
+def test_a_split_counts_what_came_before_across_pages(google, tools):
+    google.page_size = 1  # Google pages instances too
+    out = tools["update_event"].call(event_id="wk_20261215T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["recurrence"] == ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=3"]  # 6 - 3 before
+
+
+def test_an_all_day_split_east_of_utc_counts_the_days_before_it():
+    holidays = {
+        "hd": {
+            "id": "hd", "status": "confirmed", "summary": "Office closed",
+            "start": {"date": "2026-12-01"}, "end": {"date": "2026-12-02"},
+            "recurrence": ["RRULE:FREQ=DAILY;COUNT=10"],
+        }
+    }  # fmt: skip
+    google = FakeCalendar(timezone="Asia/Tokyo", events=holidays)
+    spec = GoogleCalendarToolSpec(transport=google)
+    out = spec.call_tool("update_event", event_id="hd_20261204", title="Closed", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["recurrence"] == ["RRULE:FREQ=DAILY;COUNT=7"]  # Dec 1, 2, 3 before
+    cut = writes(google)[-1]
+    assert cut.body == {"recurrence": ["RRULE:FREQ=DAILY;UNTIL=20261203"]}
+
+
+def test_a_split_from_a_moved_occurrence_keeps_the_series_time(google, tools):
+    moved = google.occurrence("wk_20261208T150000Z")
+    moved["start"] = {"dateTime": "2026-12-08T16:00:00-05:00", "timeZone": "America/New_York"}
+    moved["end"] = {"dateTime": "2026-12-08T17:00:00-05:00", "timeZone": "America/New_York"}
+    google.events["wk_20261208T150000Z"] = moved  # moved alone to 16:00, one hour long
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    made = [w for w in writes(google) if w.method == "POST"][-1]
+    assert made.body["start"]["dateTime"] == "2026-12-08T10:00:00-05:00"
+    assert made.body["end"]["dateTime"] == "2026-12-08T10:30:00-05:00"
+    assert "[id: wk_20261208T150000Z] changed" in out.content  # its move is not kept
+
+
+def test_a_failed_insert_leaves_the_series_untouched(google, tools):
     google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
     assert isinstance(out.exception, RetryLater), out.content
-    assert "The series was not split" in out.content and "undone" in out.content
+    assert not [w for w in writes(google) if w.method != "POST"]
     assert google.events["wk"]["recurrence"] == WEEKLY
 
 
+def test_a_failed_cut_deletes_the_new_series_and_says_so(google, tools):
+    google.fail[("PATCH", "/events/wk")] = [(503, "backendError", "Backend Error")] * 5
+    out = tools["update_event"].call(
+        event_id="wk_20261208T150000Z", title="v2", scope="following", notify_attendees=True
+    )
+    assert isinstance(out.exception, RetryLater), out.content
+    assert "The series was not split" in out.content and "deleted again" in out.content
+    assert "emailed an invitation" in out.content
+    undo = writes(google)[-1]
+    assert undo.method == "DELETE" and undo.path.endswith("/events/evt0001")
+    assert undo.query["sendUpdates"] == ["none"]  # the undo emails no one
+    assert "evt0001" not in google.events
+    assert google.events["wk"]["recurrence"] == WEEKLY
+    listed = tools["load_data"].call(start_date="2026-11-24", end_date="2027-01-31").content
+    assert listed.count("Weekly sync") == 6 and "v2" not in listed
+
+
 def test_a_split_that_cannot_be_undone_asks_the_user(google, tools):
-    google.fail[("POST", "/events")] = [(503, "backendError", "Backend Error")] * 5
-    # The cut passes; the undo (the second PATCH of wk) fails.
-    google.fail[("PATCH", "/events/wk")] = []
-    original = google._answer
-
-    def answer(method, path, query, body):
-        if method == "PATCH" and body == {"recurrence": WEEKLY}:
-            return google.error(403, "forbidden", "Forbidden")
-        return original(method, path, query, body)
-
-    google._answer = answer
+    google.fail[("PATCH", "/events/wk")] = [(503, "backendError", "Backend Error")] * 5
+    google.fail[("DELETE", "/events/evt0001")] = [(403, "forbidden", "Forbidden")]
     out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
     assert isinstance(out.exception, AskUser), out.content
-    assert "only half split" in out.content and "RRULE:FREQ=WEEKLY" in out.content
+    assert "only half split" in out.content
+    assert "delete the series evt0001 in Google Calendar" in out.content
+
+
+def test_a_split_warns_about_occurrences_changed_or_cancelled_after_it(google, tools):
+    google.events["wk_20261215T150000Z"] = {
+        **google.occurrence("wk_20261215T150000Z"), "status": "cancelled"
+    }  # fmt: skip
+    google.events["wk_20261222T150000Z"] = {
+        **google.occurrence("wk_20261222T150000Z"), "summary": "Sync with the board"
+    }  # fmt: skip
+    google.events["wk_20261201T150000Z"] = {  # before the split: it stays, not named
+        **google.occurrence("wk_20261201T150000Z"), "location": "Room 2"
+    }  # fmt: skip
+    out = tools["update_event"].call(event_id="wk_20261208T150000Z", title="v2", scope="following")
+    assert out.is_error is False, out.content
+    assert "Warning: 2 occurrence(s) from that one on had been changed or cancelled" in out.content
+    assert "[id: wk_20261215T150000Z] cancelled" in out.content
+    assert "[id: wk_20261222T150000Z] changed" in out.content
+    assert "wk_20261201T150000Z" not in out.content
 
 
 def test_delete_scopes(google, tools):
@@ -259,10 +405,8 @@ def test_create_event_warns_about_overlaps_without_refusing(google, tools):
     )
     assert out.is_error is False, out.content
     assert "Event created with id evt0001" in out.content
-    assert "It overlaps 2 events: [id: e2] «Lunch»" in out.content or (
-        "It overlaps 2 events" in out.content and "[id: e2]" in out.content
-    )
-    assert "[id: e1]" in out.content and "14:00 -05:00" in out.content
+    assert "It overlaps 2 events: [id: e2] «Lunch», Tuesday 2026-11-24 12:00" in out.content
+    assert "; [id: e1] «Budget review», Tuesday 2026-11-24 14:00 -05:00" in out.content
     free = tools["create_event"].call(title="Quiet", start_datetime="2026-11-25 08:00")
     assert "overlaps" not in free.content
 

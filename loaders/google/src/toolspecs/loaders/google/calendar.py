@@ -28,6 +28,9 @@ from toolspecs.loaders.google.times import (
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 # The most characters of one event's description a Document shows.
 DESCRIPTION_CHARS = 1000
+# Pages of events.list followed for one list_events: Google may send short or empty
+# pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
+LIST_PAGES = 5
 UNREADABLE_TIMES = "(times could not be read)"
 
 
@@ -204,13 +207,16 @@ class GoogleCalendarReader(GoogleApiReader):
     ) -> list[dict[str, Any]]:
         """Events starting from ``time_min`` (recurring ones expanded), in start order.
 
+        Google may send a page shorter than asked (even an empty one) with a
+        ``nextPageToken``, above all with ``query``: the pages are followed until
+        ``max_results`` events or ``LIST_PAGES`` pages.
+
         Raises:
             GoogleResponseError: When Google's answer has no list of events.
         """
         params: dict[str, Any] = {
             "calendarId": calendar_id,
             "timeMin": time_min.isoformat(),
-            "maxResults": max_results,
             "singleEvents": True,
             "orderBy": "startTime",
         }
@@ -218,10 +224,22 @@ class GoogleCalendarReader(GoogleApiReader):
             params["timeMax"] = time_max.isoformat()
         if query:
             params["q"] = query
-        items = self.execute(self.service.events().list(**params)).get("items", [])
-        if not isinstance(items, list):
-            raise GoogleResponseError("Google's list of events is not a list")
-        return [item for item in items if isinstance(item, dict)]
+        events: list[dict[str, Any]] = []
+        token = None
+        for _ in range(LIST_PAGES):
+            answer = self.execute(
+                self.service.events().list(
+                    **params, maxResults=max_results - len(events), pageToken=token
+                )
+            )
+            items = answer.get("items", [])
+            if not isinstance(items, list):
+                raise GoogleResponseError("Google's list of events is not a list")
+            events += [item for item in items if isinstance(item, dict)]
+            token = answer.get("nextPageToken")
+            if not token or len(events) >= max_results:
+                break
+        return events[:max_results]
 
     def document(self, event: dict[str, Any], tz: dt.tzinfo, calendar_id: str) -> Document:
         """One event as a Document: its line, then its description (cut), if it has one."""

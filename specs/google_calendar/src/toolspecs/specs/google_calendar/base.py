@@ -698,16 +698,19 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         organizer = current.get("organizer")
         organizes = isinstance(organizer, dict) and organizer.get("self")
         if organizes or (mine is not None and guests[mine].get("organizer")):
+            change = (
+                "To change it use update_event; to" if self.offers_tool("update_event") else "To"
+            )
             raise FixArguments(
                 f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
-                "To change it use update_event; to answer someone else's invitation, "
-                "send that event's id.",
+                f"{change} answer someone else's invitation, send that event's id.",
             )
         if mine is None:
+            search = " or search_events" if self.offers_tool("search_events") else ""
             raise FixArguments(
                 f"The user is not a guest of event {event_id} ({title}), so there is no "
                 "invitation to answer.",
-                "Check the id with load_data or search_events; only events the user was "
+                f"Check the id with load_data{search}; only events the user was "
                 "invited to can be answered.",
             )
         entry = {**guests[mine], "responseStatus": answer}
@@ -883,11 +886,28 @@ def _response(text: str) -> str:
         FixArguments: When it is none of accept, decline or tentative.
     """
     words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
-    if words.startswith("tentativ") or words in ("maybe", "perhaps", "possibly", "unsure", "might"):
+    unsure = ("not sure", "unsure", "don t know", "do not know", "no idea", "undecided")
+    if (
+        words.startswith(("tentativ", "maybe", "perhaps", "possibly", "might", *unsure))
+        or " not sure " in f" {words} "
+    ):
         return "tentative"
     if words.startswith(("declin", "reject", "refus", "not ", "no", "can t", "cannot", "won t")):
         return "declined"
-    if words.startswith(("accept", "yes", "ok", "sure", "attend", "going", "confirm", "join", "y")):
+    yes = (
+        "accept",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "ok",
+        "sure",
+        "attend",
+        "going",
+        "confirm",
+        "join",
+    )
+    if words == "y" or words.startswith(yes):
         return "accepted"
     raise FixArguments(
         f"response {shown(text)} is not an answer I know.",

@@ -96,6 +96,12 @@ def read_scope(text: str | None) -> Scope | None:
     if not words:
         return None
     joined = "".join(words)
+    if any(w in ("not", "no", "nor", "never", "except", "but") for w in words):
+        # "not following, only this one": which scope is meant is for the agent to say.
+        raise FixArguments(
+            f"scope {text!r} holds a negation, so I cannot tell which scope is meant.",
+            f"Send one of {SCOPE_EXAMPLE}, without 'not'.",
+        )
     if any(w in joined for w in ("follow", "future", "onward", "later", "subsequent", "after")):
         return "following"
     if any(w in words for w in ("all", "series", "every", "entire", "whole", "recurring")):

@@ -1,7 +1,8 @@
 """A fake Google Calendar: calendars, calendarList, events and freeBusy.
 
 It answers ``calendars.get``, ``calendarList.list``,
-``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``.
+``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``. Lists come in
+pages with ``nextPageToken``; ``page_size`` makes the pages shorter than ``maxResults``.
 
 Recurring events are kept as Google keeps them: a series (an event with ``recurrence``)
 and, for an occurrence that was changed or cancelled, an exception stored under the
@@ -54,6 +55,9 @@ class FakeCalendar(FakeGoogleHttp):
         )
         self.next_id = 1
         self.require_send_updates = True
+        # At most this many items on a page of events.list/instances (None: maxResults),
+        # as Google may send short pages with a nextPageToken (``q`` makes it likely).
+        self.page_size: int | None = None
         # (method, event id, sendUpdates) of every write, in order.
         self.notifications: list[tuple[str, str | None, str | None]] = []
 
@@ -110,8 +114,7 @@ class FakeCalendar(FakeGoogleHttp):
             items = self._listed(query)
             if "q" in query:
                 items = [e for e in items if query["q"][0].lower() in json.dumps(e).lower()]
-            limit = int(query.get("maxResults", ["250"])[0])
-            return self.reply(200, {"kind": "calendar#events", "items": items[:limit]})
+            return self.reply(200, self._page(items, query))
         if method == "POST":
             self.check(body, "Event")
             new_id = f"evt{self.next_id:04d}"
@@ -156,7 +159,9 @@ class FakeCalendar(FakeGoogleHttp):
                 continue  # an exception: listed in its series' place
             if event.get("recurrence") and query.get("singleEvents", ["false"])[0] == "true":
                 items += self.expand(event, low, high, deleted)
-            elif (deleted or event.get("status") != "cancelled") and _overlaps(event, low, high):
+            elif (deleted or event.get("status") != "cancelled") and _overlaps(
+                event, low, high, self.zone
+            ):
                 items.append(event)
         return sorted(items, key=_start_key)
 
@@ -168,9 +173,18 @@ class FakeCalendar(FakeGoogleHttp):
             return self.error(400, "invalid", "The event is not recurring.")
         low, high = _window(query)
         deleted = query.get("showDeleted", ["false"])[0] == "true"
-        items = self.expand(master, low, high, deleted)
-        limit = int(query.get("maxResults", ["250"])[0])
-        return self.reply(200, {"kind": "calendar#events", "items": items[:limit]})
+        return self.reply(200, self._page(self.expand(master, low, high, deleted), query))
+
+    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]]) -> dict[str, Any]:
+        """One page of ``items``: ``maxResults`` (or ``page_size``) from ``pageToken`` on."""
+        size = int(query.get("maxResults", ["250"])[0])
+        if self.page_size is not None:
+            size = min(size, self.page_size)
+        first = int(query.get("pageToken", ["0"])[0])
+        page: dict[str, Any] = {"kind": "calendar#events", "items": items[first : first + size]}
+        if first + size < len(items):
+            page["nextPageToken"] = str(first + size)
+        return page
 
     def expand(
         self,
@@ -181,13 +195,21 @@ class FakeCalendar(FakeGoogleHttp):
     ) -> list[dict[str, Any]]:
         """The occurrences of a series in the window, its exceptions in their place."""
         out = []
-        for occurrence in _occurrences(master, high):
+        # A day beyond ``high``: an all-day date begins at midnight in the calendar's zone,
+        # up to 14 hours before UTC's; ``_overlaps`` then filters exactly.
+        ahead = high + dt.timedelta(days=1) if high else None
+        for occurrence in _occurrences(master, ahead):
             stored = self.events.get(occurrence["id"], occurrence)
             if stored.get("status") == "cancelled" and not deleted:
                 continue
-            if _overlaps(stored, low, high):
+            if _overlaps(stored, low, high, self.zone):
                 out.append(stored)
         return out
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The calendar's timezone: where an all-day event's dates begin and end."""
+        return ZoneInfo(self.timezone)
 
     def occurrence(self, event_id: str | None) -> dict[str, Any] | None:
         """The occurrence ``event_id`` names (``<series id>_<start>``), if it is one."""
@@ -240,11 +262,11 @@ def calendar_entry(
     return entry
 
 
-def _moment(value: Any) -> dt.datetime:
-    """An event time as an aware moment (an all-day date is its midnight in UTC)."""
+def _moment(value: Any, zone: dt.tzinfo = dt.timezone.utc) -> dt.datetime:
+    """An event time as an aware moment (an all-day date is its midnight in ``zone``)."""
     if "dateTime" in value:
         return dt.datetime.fromisoformat(value["dateTime"].replace("Z", "+00:00"))
-    return dt.datetime.fromisoformat(value["date"]).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.fromisoformat(value["date"]).replace(tzinfo=zone)
 
 
 def _start_key(event: dict[str, Any]) -> str:
@@ -262,11 +284,16 @@ def _window(query: dict[str, list[str]]) -> tuple[dt.datetime | None, dt.datetim
     )
 
 
-def _overlaps(event: dict[str, Any], low: dt.datetime | None, high: dt.datetime | None) -> bool:
-    """Google's window: the event ends after ``timeMin`` and starts before ``timeMax``."""
+def _overlaps(
+    event: dict[str, Any], low: dt.datetime | None, high: dt.datetime | None, zone: ZoneInfo
+) -> bool:
+    """Google's window: the event ends after ``timeMin`` and starts before ``timeMax``.
+
+    An all-day event's dates begin at midnight in the calendar's timezone, as Google's do.
+    """
     try:
-        return (low is None or _moment(event["end"]) > low) and (
-            high is None or _moment(event["start"]) < high
+        return (low is None or _moment(event["end"], zone) > low) and (
+            high is None or _moment(event["start"], zone) < high
         )
     except (KeyError, TypeError, ValueError, AttributeError, OverflowError):
         return True  # a shape Google would not send: listed, for the reader's tests
