@@ -102,7 +102,8 @@ class ArxivToolSpec(ToolSpec):
             must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a directory, or
             ``off``) changes that default.
         paper_cache_mb: The most megabytes the cache directory holds (least recently
-            used papers go first).
+            used papers go first). Only the cache's own files are deleted; a directory
+            holding other files gets a ``toolspecs-arxiv/`` folder for the cache.
 
     Raises:
         ValueError: When given both ``transport`` and ``client``.
