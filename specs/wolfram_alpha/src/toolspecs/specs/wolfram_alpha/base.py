@@ -349,21 +349,24 @@ class WolframAlphaToolSpec(ToolSpec):
         pod: Choice | None = None,
         assumption: Choice | None = None,
         steps: bool = False,
+        units: str | None = None,
+        location: str | None = None,
     ) -> str:
-        """Get Wolfram|Alpha's result sections (pods) as text, with assumptions.
-
-        Also one exact value (pod='Result'), or plots as links.
+        """Wolfram|Alpha's result sections (pods): text, plots, assumptions.
 
         Args:
-            query: Keywords, e.g. 'integrate x^2 sin x'.
-            pod: One section, e.g. 'Result'.
+            query: e.g. 'integrate x^2'.
+            pod: e.g. 'Result'.
             assumption: From Assumptions.
-            steps: Show the steps.
+            steps: Step-by-step.
+            units: metric or nonmetric.
+            location: e.g. 'Boston, MA'.
         """
         text = self._query_text(query)
         title = _choice(pod)
         chosen = _choice(assumption)
-        params: dict[str, Any] = {**self._place, "format": "plaintext,image"}
+        place = self._place_params(units, location)
+        params: dict[str, Any] = {**place, "format": "plaintext,image"}
         if steps:
             params["podstate"] = list(STEP_PODSTATES)
         key = ("pods", text, title, chosen, tuple(sorted((k, str(v)) for k, v in params.items())))
