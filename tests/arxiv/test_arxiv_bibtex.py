@@ -55,7 +55,7 @@ def test_entries_carry_the_metadata_fenced_with_ids_and_a_next_step(spec):
 def test_latex_specials_in_titles_are_escaped_and_keys_are_ascii(spec):
     text = spec.call_tool("arxiv_bibtex", paper_ids="2101.00001").content
     assert (
-        r"title = {{Fast \& 100\% \$O(n)\$ attention\_\{x\} \#1 \textasciitilde{} "
+        r"title = {{Fast \& 100\% \$O(n)\$ attention\_\textbraceleft{}x\textbraceright{} \#1 \textasciitilde{} "
         r"\textbackslash{}cite\textasciicircum{}2}}"
     ) in text
     assert "@misc{unalsmith2017fast," in text
@@ -88,6 +88,52 @@ def test_unknown_ids_are_named_and_bad_ones_are_guidance(spec, arxiv):
     assert_guidance(output, "'attention, paper' is not an arXiv id", "['1706.03762'",
                     kind=FixArguments)  # fmt: skip
     assert len(arxiv.requests) == sent
+
+
+def _bibtex_entries_as_bibtex_reads_them(text: str) -> list[str]:
+    """Split ``text`` into entries the way BibTeX's parser does.
+
+    An ``@`` outside an entry starts one; inside, braces are counted whatever precedes
+    them (a backslash does not hide a brace from BibTeX), and depth 0 ends the entry.
+    """
+    entries, depth, start = [], 0, None
+    for at, char in enumerate(text):
+        if start is None:
+            if char == "@":
+                start = at
+            continue
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                entries.append(text[start : at + 1])
+                start = None
+    return entries
+
+
+def test_braces_and_at_signs_in_metadata_cannot_start_an_entry_of_their_own():
+    hostile = "a} @misc{evil, title={pwned}} @comment{"
+    odd = (
+        feed("search_attention.xml")
+        .replace("Effective Approaches", hostile + " Effective Approaches")
+        .replace("Minh-Thang Luong", "Mallory} @misc{evil2,")
+    )
+    spec = ArxivToolSpec(transport=FakeArxiv(feeds=[odd]).transport())
+    output = spec.call_tool("arxiv_bibtex", paper_ids="1508.04025")
+    assert output.is_error is False, output.content
+    body = output.content.split("<<<", 1)[1].split("\n", 1)[1]
+    entries = _bibtex_entries_as_bibtex_reads_them(body)
+    assert len(entries) == 1 and entries[0].count("@") == 1
+    assert r"a\textbraceright{} {\char64}misc\textbraceleft{}evil" in entries[0]
+    assert "doi = {10.18653/v1/D15-1166}" in entries[0]  # verbatim, not \_-escaped
+
+
+def test_a_doi_that_could_break_the_entry_is_left_out(arxiv):
+    odd = feed("search_attention.xml").replace("10.18653/v1/D15-1166", "10.1/x} @misc{y")
+    reader = ArxivReader(transport=FakeArxiv(feeds=[odd]).transport())
+    (entry,) = bibtex_entries(reader.search(id_list=["1508.04025"], max_results=1))
+    assert "doi" not in entry and "@misc{y" not in entry
 
 
 def test_escape_latex_keeps_one_line():

@@ -45,6 +45,34 @@ def test_the_outline_lists_the_bookmarks_with_pages_and_a_next_step(spec):
     )
 
 
+def test_outline_and_section_name_each_other_only_when_the_agent_has_both(spec):
+    def tools(*names):
+        return {t.metadata.name: t for t in spec.to_tool_list(spec_functions=list(names))}
+
+    alone = tools("arxiv_paper_outline")["arxiv_paper_outline"].call(paper_id="1706.03762")
+    assert alone.is_error is False and "arxiv_paper_section" not in alone.content
+    assert alone.content.endswith("- 30 Acknowledgements (page 30)")
+    section = tools("arxiv_paper_section")["arxiv_paper_section"]
+    middle, last = (
+        section.call(paper_id="1706.03762", section="3"),
+        section.call(paper_id="1706.03762", section="30"),
+    )
+    assert "arxiv_paper_outline" not in middle.content + last.content
+    assert middle.content.endswith("section='4') reads the next section.")
+    assert last.content.endswith("This is the last section.")
+    both = tools("arxiv_paper_outline", "arxiv_paper_section")
+    assert (
+        both["arxiv_paper_outline"]
+        .call(paper_id="1706.03762")
+        .content.endswith("section='2') reads one section.")
+    )
+    assert (
+        both["arxiv_paper_section"]
+        .call(paper_id="1706.03762", section="30")
+        .content.endswith("This is the last section; arxiv_paper_outline lists them all.")
+    )
+
+
 def test_without_bookmarks_the_headings_come_from_numbered_lines(arxiv, spec):
     arxiv.pdfs["1706.03762"] = make_pdf(SHORT_PAGES)
     text = spec.call_tool("arxiv_paper_outline", paper_id="1706.03762").content

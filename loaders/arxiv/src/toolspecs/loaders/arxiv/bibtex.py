@@ -1,9 +1,15 @@
-"""BibTeX entries built from arXiv's metadata, as arXiv's own "Export BibTeX" writes them.
+r"""BibTeX entries built from arXiv's metadata, as arXiv's own "Export BibTeX" writes them.
 
 ``@misc`` with ``eprint``, ``archivePrefix`` and ``primaryClass`` (what biblatex and
 natbib's arXiv styles read), ``doi`` when arXiv has one, and the abs page as ``url``.
 LaTeX's special characters in titles and names are escaped, so an entry compiles
 whatever a title holds; titles are braced, so styles keep their capitals (``BERT``).
+Braces are written as ``\textbraceleft{}``/``\textbraceright{}``, never ``\{``: BibTeX
+counts a brace even after a backslash, so ``a} @misc{x`` in a title would close the
+field and start an entry of its own. ``@`` is written ``{\char64}`` for parsers that
+start an entry at any ``@``. ``doi`` and ``url`` are not escaped (biblatex reads them
+verbatim, and ``\_`` would corrupt a DOI); a DOI that holds a brace, a backslash, an
+``@`` or a space is left out.
 Citation keys are stable (Google Scholar's form: first author's surname, year, first
 word of the title that is not a stop word): ``vaswani2017attention``.
 """
@@ -20,8 +26,9 @@ __all__ = ["bibtex_entries", "bibtex_entry", "citation_key", "escape_latex"]
 
 _SPECIALS = {
     "\\": r"\textbackslash{}",
-    "{": r"\{",
-    "}": r"\}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "@": r"{\char64}",
     "&": r"\&",
     "%": r"\%",
     "$": r"\$",
@@ -31,6 +38,8 @@ _SPECIALS = {
     "^": r"\textasciicircum{}",
 }
 _SPECIAL = re.compile("|".join(re.escape(char) for char in _SPECIALS))
+# A DOI as biblatex reads it verbatim: no character that could end the field or the entry.
+_SAFE_DOI = re.compile(r"^10\.[0-9.]+/[^\s{}@\\]+$")
 _GROUP = re.compile(r"\b(?:collaboration|consortium|team|group|project)\b", re.IGNORECASE)
 _STOP_WORDS = frozenset([
     "a", "an", "the", "on", "of", "in", "for", "and", "to", "with", "is", "are", "via",
@@ -70,6 +79,12 @@ def _bare_id(result: arxiv.Result) -> str:
     return re.sub(r"v\d+$", "", str(result.entry_id).split("/abs/")[-1])
 
 
+def _doi(result: arxiv.Result) -> str:
+    """The DOI as arXiv sent it (biblatex reads it verbatim); "" if it could break the entry."""
+    doi = (result.doi or "").strip()
+    return doi if _SAFE_DOI.match(doi) else ""
+
+
 def bibtex_entry(result: arxiv.Result, key: str | None = None) -> str:
     """One ``@misc`` entry for ``result``, keyed ``key`` (default :func:`citation_key`)."""
     paper_id = _bare_id(result)
@@ -80,7 +95,7 @@ def bibtex_entry(result: arxiv.Result, key: str | None = None) -> str:
         ("eprint", paper_id),
         ("archivePrefix", "arXiv"),
         ("primaryClass", escape_latex(result.primary_category or "")),
-        ("doi", escape_latex(result.doi or "")),
+        ("doi", _doi(result)),
         ("journal", escape_latex(result.journal_ref or "")),
         ("url", f"https://arxiv.org/abs/{paper_id}"),
     ]

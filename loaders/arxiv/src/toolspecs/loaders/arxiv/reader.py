@@ -17,7 +17,7 @@ from requests.adapters import BaseAdapter
 
 import arxiv
 from toolspecs.loaders.arxiv import pdftext
-from toolspecs.loaders.arxiv.cache import PaperCache
+from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES, PaperCache
 from toolspecs.loaders.arxiv.client import (
     ArxivClient,
     Redirected,
@@ -38,7 +38,6 @@ _SORT = {
     "updated": arxiv.SortCriterion.LastUpdatedDate,
 }
 MAX_AUTHORS_SHOWN = 10
-MAX_PDF_BYTES = 50 * 1024 * 1024
 # The least time given to reading a PDF's text, whatever is left of a deadline.
 _MIN_PARSE_SECONDS = 1.0
 

@@ -102,7 +102,8 @@ class ArxivToolSpec(ToolSpec):
             must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a directory, or
             ``off``) changes that default.
         paper_cache_mb: The most megabytes the cache directory holds (least recently
-            used papers go first).
+            used papers go first). Only the cache's own files are deleted; a directory
+            holding other files gets a ``toolspecs-arxiv/`` folder for the cache.
 
     Raises:
         ValueError: When given both ``transport`` and ``client``.
@@ -310,10 +311,12 @@ class ArxivToolSpec(ToolSpec):
         if len(found) > MAX_OUTLINE_SHOWN:
             lines.append(f"[... {len(found) - MAX_OUTLINE_SHOWN} more headings not shown]")
         example = found[min(1, len(found) - 1)]
-        lines.append(
-            f"Next: arxiv_paper_section(paper_id={pid!r}, "
-            f"section={fence.field(example.number or example.name, 80)!r}) reads one section."
-        )
+        if self.offers_tool("arxiv_paper_section"):  # opt-in: the agent may not have it
+            lines.append(
+                f"Next: arxiv_paper_section(paper_id={pid!r}, "
+                f"section={fence.field(example.number or example.name, 80)!r}) reads one "
+                "section."
+            )
         return "\n".join(lines)
 
     @tool(
@@ -369,14 +372,20 @@ class ArxivToolSpec(ToolSpec):
             fence.block(body or "(no text under this heading)", f"arXiv {pid}", f"section {title}")
         )
         after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
+        # arxiv_paper_outline is opt-in: named only when the agent has it.
+        outline = (
+            "; arxiv_paper_outline lists them all"
+            if self.offers_tool("arxiv_paper_outline")
+            else ""
+        )
         if after is not None:
             label = fence.field(after.number or after.name, 80)
             lines.append(
                 f"Next: arxiv_paper_section(paper_id={pid!r}, section={label!r}) reads the "
-                "next section; arxiv_paper_outline lists them all."
+                f"next section{outline}."
             )
         else:
-            lines.append("This is the last section; arxiv_paper_outline lists them all.")
+            lines.append(f"This is the last section{outline}.")
         return Document(
             text="\n".join(lines),
             id_=f"arxiv:{short_id_of(paper)}:section:{index + 1}",

@@ -106,9 +106,11 @@ Choice = Annotated[str, MaxLen(200)]
 # name (the first pod offering it) and for the pod most math queries offer it on.
 STEP_PODSTATES = ("Step-by-step solution", "Result__Step-by-step solution")
 # Images are listed only from Wolfram's own hosts (www6b3.wolframalpha.com,
-# public5.wolframalpha.com...), over https, and written with URL characters only.
+# public5.wolframalpha.com...), over https, and written with the few URL characters
+# Wolfram's image links use: none that Markdown reads (``( ) [ ] ! ' *``), so a link
+# cannot close itself and open an image from another host.
 _IMAGE_HOST = re.compile(r"^(?:www|public)[0-9a-z]*\.wolframalpha\.com$")
-_URL_CHARS = re.compile(r"^[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]{1,600}$")
+_URL_CHARS = re.compile(r"^[A-Za-z0-9._~/?=&%:-]{1,600}$")
 SHOWN_IMAGES = 8
 _NOT_ENTITLED = (
     "Wolfram|Alpha offers a step-by-step solution for {pods} but sent none: this AppID is "
@@ -347,21 +349,24 @@ class WolframAlphaToolSpec(ToolSpec):
         pod: Choice | None = None,
         assumption: Choice | None = None,
         steps: bool = False,
+        units: str | None = None,
+        location: str | None = None,
     ) -> str:
-        """Get Wolfram|Alpha's result sections (pods) as text, with assumptions.
-
-        Also one exact value (pod='Result'), or plots as links.
+        """Wolfram|Alpha's result sections (pods): text, plots, assumptions.
 
         Args:
-            query: Keywords, e.g. 'integrate x^2 sin x'.
-            pod: One section, e.g. 'Result'.
+            query: e.g. 'integrate x^2'.
+            pod: e.g. 'Result'.
             assumption: From Assumptions.
-            steps: Show the steps.
+            steps: Step-by-step.
+            units: metric or nonmetric.
+            location: e.g. 'Boston, MA'.
         """
         text = self._query_text(query)
         title = _choice(pod)
         chosen = _choice(assumption)
-        params: dict[str, Any] = {**self._place, "format": "plaintext,image"}
+        place = self._place_params(units, location)
+        params: dict[str, Any] = {**place, "format": "plaintext,image"}
         if steps:
             params["podstate"] = list(STEP_PODSTATES)
         key = ("pods", text, title, chosen, tuple(sorted((k, str(v)) for k, v in params.items())))
@@ -509,8 +514,9 @@ def _image_link(img: Any) -> str:
     """One ``<img>`` as ``«alt» URL (W x H px)``; "" unless it is on Wolfram's own host.
 
     The URL is Wolfram's as sent, checked, never fetched: https, a host of
-    :data:`_IMAGE_HOST`, no user or port, URL characters only (so it cannot hold our
-    markers or a line break). The alt text is third-party text, quoted.
+    :data:`_IMAGE_HOST`, no user or port, only the characters of :data:`_URL_CHARS` (so
+    it cannot hold our markers, a line break, or Markdown that opens another link).
+    The alt text is third-party text, quoted.
     """
     src = img.get("@src") if isinstance(img, dict) else None
     if not isinstance(src, str) or not _URL_CHARS.match(src):
