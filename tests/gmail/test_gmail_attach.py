@@ -120,13 +120,103 @@ def test_a_file_over_the_limit_and_files_over_gmails_total_are_refused(gmail, fo
     assert draft_writes(gmail) == []
 
 
-def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder):
+def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder, monkeypatch):
     big = folder / "video.mp4"
     with big.open("wb") as handle:  # sparse: 26 MB on paper
         handle.truncate(26 * 1024 * 1024)
+    opened = []
+    monkeypatch.setattr(gmail_base, "_open_in", lambda *args: opened.append(args))
     spec = GmailToolSpec(transport=gmail, attachment_dir=folder)
     out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["video.mp4"])
     assert out.is_error is True and "video.mp4" in str(out) and "25.0 MB" in str(out)
+    assert opened == []  # refused by its size on the check, never opened
+    assert draft_writes(gmail) == []
+
+
+def swap_after_the_check(monkeypatch, swap):
+    """Run ``swap`` between the folder check and the open (the race a check invites)."""
+    real_open = gmail_base._open_in
+
+    def racing_open(root, relative):
+        swap()
+        return real_open(root, relative)
+
+    monkeypatch.setattr(gmail_base, "_open_in", racing_open)
+
+
+def test_a_file_swapped_for_a_symlink_after_the_check_is_not_attached(
+    spec, gmail, folder, monkeypatch
+):
+    target = folder / "report.pdf"
+
+    def swap():
+        target.unlink()
+        target.symlink_to(folder.parent / "secret.txt")
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["report.pdf"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert "not for mail" not in str(out)
+    assert draft_writes(gmail) == []
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_walked(
+    spec, gmail, folder, monkeypatch
+):
+    (folder / "sub").mkdir()
+    (folder / "sub" / "secret.txt").write_text("fine")
+    outside = folder.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not for mail")
+
+    def swap():
+        (folder / "sub" / "secret.txt").unlink()
+        (folder / "sub").rmdir()
+        (folder / "sub").symlink_to(outside)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["sub/secret.txt"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert draft_writes(gmail) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_is_refused_without_blocking_in_place_or_swapped_in(
+    spec, gmail, folder, monkeypatch
+):
+    os.mkfifo(folder / "pipe.txt")
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["pipe.txt"])
+    assert out.is_error is True and "regular file" in str(out)
+
+    target = folder / "data.csv"
+
+    def swap():  # nobody writes to it: a blocking open would wait forever
+        target.unlink()
+        os.mkfifo(target)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["data.csv"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert draft_writes(gmail) == []
+
+
+def test_a_hard_link_to_a_file_outside_is_refused_and_one_swapped_in_too(
+    spec, gmail, folder, monkeypatch
+):
+    os.link(folder.parent / "secret.txt", folder / "notes.txt")
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["notes.txt"])
+    assert out.is_error is True and "hard link" in str(out) and "copy" in str(out)
+    assert "not for mail" not in str(out)
+
+    target = folder / "data.csv"
+
+    def swap():
+        target.unlink()
+        os.link(folder.parent / "secret.txt", target)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["data.csv"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
     assert draft_writes(gmail) == []
 
 

@@ -6,6 +6,7 @@ import datetime as dt
 import html as html_lib
 import os
 import re
+import stat
 from collections.abc import Mapping
 from email.message import Message
 from pathlib import Path
@@ -841,20 +842,48 @@ class GmailToolSpec(GoogleToolSpec):
                 f"There is no file {fence.field(name, 200)} in the folder allowed for attachments.",
                 f"Name one of its files. {listing}",
             ) from None
-        if not real.is_relative_to(root) or not real.is_file():
+        if not real.is_relative_to(root):
             raise FixArguments(
                 f"{fence.field(name, 200)} is not a file inside the folder allowed for "
                 "attachments; only files there can be attached.",
                 f"Name one of its files, or ask the user to put the file there. {listing}",
             )
-        with real.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > self.max_attachment_size:
-                raise FixArguments(
-                    f"{fence.field(name, 200)} is {format_size(size)}, over the "
-                    f"{format_size(self.max_attachment_size)} a file may be here.",
-                    "Leave it out, and tell the user to share it another way (e.g. a link).",
-                )
+        try:
+            checked = os.lstat(real)
+        except OSError:
+            checked = None
+        if checked is None or not stat.S_ISREG(checked.st_mode):
+            # A FIFO, a device or a folder: opening one could block or read without end.
+            raise FixArguments(
+                f"{fence.field(name, 200)} is not a regular file inside the folder allowed "
+                "for attachments; only regular files there can be attached.",
+                f"Name one of its files, or ask the user to put the file there. {listing}",
+            )
+        if checked.st_nlink != 1:
+            # A hard link may be the very file of another folder (e.g. ~/.ssh/id_rsa).
+            raise FixArguments(
+                f"{fence.field(name, 200)} is a hard link (the same file has another name "
+                "elsewhere), so it cannot be attached from the folder.",
+                "Leave it out, and ask the user to copy the file into the folder instead.",
+            )
+        self._check_size(name, checked.st_size)
+        changed = FixArguments(
+            f"{fence.field(name, 200)} changed while it was being attached.",
+            "Leave it out, and ask the user to check the file in the folder.",
+        )
+        try:
+            fd = _open_in(root, real.relative_to(root))
+        except OSError:
+            raise changed from None
+        with os.fdopen(fd, "rb") as handle:
+            opened = os.fstat(fd)
+            if (
+                not stat.S_ISREG(opened.st_mode)
+                or (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino)
+                or opened.st_nlink != 1
+            ):
+                raise changed
+            self._check_size(name, opened.st_size)
             data = handle.read(self.max_attachment_size + 1)
         if len(data) > self.max_attachment_size:  # it grew while we read it
             raise FixArguments(
@@ -863,6 +892,14 @@ class GmailToolSpec(GoogleToolSpec):
                 "Leave it out, and tell the user to share it another way (e.g. a link).",
             )
         return file_part(given.name, data)
+
+    def _check_size(self, name: str, size: int) -> None:
+        if size > self.max_attachment_size:
+            raise FixArguments(
+                f"{fence.field(name, 200)} is {format_size(size)}, over the "
+                f"{format_size(self.max_attachment_size)} a file may be here.",
+                "Leave it out, and tell the user to share it another way (e.g. a link).",
+            )
 
     def _check_total(self, parts: list[Message]) -> None:
         total = sum(part_size(part) for part in parts)
@@ -901,6 +938,43 @@ class GmailToolSpec(GoogleToolSpec):
             f"update_draft(draft_id='{draft_id}', ...)."
         )
         return ApiText(text, saved)
+
+
+# A file is opened without following a symlink, without blocking (a FIFO swapped in
+# returns at once and fstat refuses it) and without leaking into child processes.
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _open_in(root: Path, relative: Path) -> int:
+    """A descriptor of ``root/relative``, walked from ``root`` one folder at a time.
+
+    No symlink is followed on the way (O_NOFOLLOW at each step), so a folder or file
+    swapped for a symlink after the check fails with OSError instead of leading out of
+    ``root``. Where ``dir_fd`` is not supported (Windows), the path is opened whole; the
+    caller's inode check still holds.
+    """
+    if os.open not in os.supports_dir_fd:
+        return os.open(root / relative, _FILE_FLAGS)
+    folder = os.open(root, _DIR_FLAGS)
+    try:
+        for part in relative.parts[:-1]:
+            inner = os.open(part, _DIR_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
+    finally:
+        os.close(folder)
 
 
 def _folder_files(root: Path) -> str:
