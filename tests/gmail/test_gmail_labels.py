@@ -58,6 +58,29 @@ def test_unknown_label_gets_the_close_matches(spec, gmail, ids):
     assert not any(c.path.endswith("batchModify") for c in gmail.calls())
 
 
+def test_replies_name_the_other_label_tool_only_when_the_agent_has_it(spec, ids):
+    def chosen(*names):
+        return {t.metadata.name: t for t in spec.to_tool_list(spec_functions=list(names))}
+
+    alone = chosen("list_labels")["list_labels"].call().content
+    assert "modify_labels" not in alone and "search_messages" not in alone
+    with_search = chosen("list_labels", "search_messages")["list_labels"].call().content
+    assert with_search.endswith(
+        "search_messages finds a label's mail, e.g. query='label:Receipts'."
+    )
+    both = chosen("list_labels", "modify_labels")["list_labels"].call().content
+    assert both.endswith(
+        "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+    )
+
+    unknown = {"message_ids": [ids["plain"]], "add": ["Receits"]}
+    modify = chosen("modify_labels")["modify_labels"].call(**unknown)
+    assert modify.is_error is True
+    assert "list_labels" not in modify.content and "of a label the user has" in modify.content
+    modify = chosen("modify_labels", "list_labels")["modify_labels"].call(**unknown)
+    assert "Use a name or id from list_labels" in modify.content
+
+
 def test_guidance_for_what_it_does_not_do(spec, ids):
     with pytest.raises(AskUser, match="does not change TRASH"):
         spec.modify_labels([ids["plain"]], add=["TRASH"])

@@ -455,9 +455,12 @@ class GmailToolSpec(GoogleToolSpec):
                 lines.append(f"... and {len(user) - MAX_LABELS_SHOWN} more.")
         else:
             lines.append("The user has no labels of their own.")
-        lines.append(
-            "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
-        )
+        if self.offers_tool("modify_labels"):
+            lines.append(
+                "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+            )
+        elif self.offers_tool("search_messages"):
+            lines.append("search_messages finds a label's mail, e.g. query='label:Receipts'.")
         return "\n".join(lines)
 
     @tool(
@@ -500,7 +503,12 @@ class GmailToolSpec(GoogleToolSpec):
                 f"limit); you sent {len(ids)}.",
                 f"Send them in calls of at most {MODIFY_LIMIT}.",
             )
-        changes = resolve(list(add or []), list(remove or []), self.reader.labels)
+        changes = resolve(
+            list(add or []),
+            list(remove or []),
+            self.reader.labels,
+            list_tool=self.offers_tool("list_labels"),
+        )
         if not changes:
             raise FixArguments(
                 "modify_labels was given no label to put on or take off.",
