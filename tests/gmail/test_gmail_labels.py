@@ -24,8 +24,9 @@ def test_archive_and_mark_read(spec, gmail, ids):
     assert out.is_error is False
     assert out.content.startswith(
         f"2 message(s) archived; marked read: {ids['plain']}, {ids['thread_1']}. "
-        "Doing it again changes nothing; to undo, call modify_labels with the same ids and "
-        "add=['INBOX', 'UNREAD']."
+        "Doing it again changes nothing. The reverse, modify_labels with the same ids and "
+        "add=['INBOX', 'UNREAD'], applies to every id given: it undoes this exactly only if "
+        "they all had the same labels before."
     )
     for message_id in pair:
         assert gmail.messages[message_id]["labelIds"] == []
@@ -35,6 +36,15 @@ def test_archive_and_mark_read(spec, gmail, ids):
     # idempotent: the same call again leaves the same labels
     spec.call_tool("modify_labels", message_ids=pair, add=["archive", "mark read"])
     assert gmail.messages[ids["plain"]]["labelIds"] == []
+
+
+def test_the_undo_hint_of_a_mixed_batch_does_not_promise_an_exact_undo(spec, gmail, ids):
+    unread, read = ids["plain"], ids["thread_1"]
+    spec.call_tool("modify_labels", message_ids=[read], add=["mark read"])
+    out = spec.call_tool("modify_labels", message_ids=[unread, read], add=["mark read"]).content
+    # add=['UNREAD'] on both would mark unread the one that was read before this call
+    assert "to undo, call" not in out
+    assert "add=['UNREAD'], applies to every id given" in out and "only if" in out
 
 
 def test_names_ids_and_words_in_both_lists(spec, gmail, ids):

@@ -537,8 +537,9 @@ class GmailToolSpec(GoogleToolSpec):
             if any(c.sign == sign for c in changes)
         )
         return (
-            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing; "
-            f"to undo, call modify_labels with the same ids and {undo}. "
+            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
+            f"The reverse, modify_labels with the same ids and {undo}, applies to every id "
+            "given: it undoes this exactly only if they all had the same labels before. "
             "You can move on to the next step."
         )
 
