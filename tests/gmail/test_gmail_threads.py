@@ -3,6 +3,8 @@ threads stored for read_stored_emails."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolspecs.core import FixArguments
@@ -65,3 +67,17 @@ def test_a_long_thread_is_stored_with_a_preview():
     read = spec.call_tool("read_stored_emails", query="engine ran 21 cycles").content
     assert "Report 3" in read
     assert f"message {first['id']}" in read or "from reporter3@example.com" in read
+
+
+def test_a_stub_without_an_id_does_not_shift_the_draft_marks(all_tools, gmail, ids):
+    first, second = ids["thread_1"], ids["thread_2"]
+    stubs = [
+        {"threadId": first, "labelIds": ["DRAFT"]},  # a stub Gmail sent without its id
+        {"id": first, "threadId": first, "labelIds": ["INBOX"]},
+        {"id": second, "threadId": first, "labelIds": ["DRAFT"]},
+    ]
+    thread = {"id": first, "historyId": "1", "messages": stubs}
+    gmail.fail[("GET", f"/threads/{first}")] = [(200, json.dumps(thread).encode())]
+    out = all_tools["get_thread"].call(thread_id=first).content
+    assert f"1. [id: {first}] " in out and f"1. [id: {first}] (draft)" not in out
+    assert f"2. [id: {second}] (draft) " in out

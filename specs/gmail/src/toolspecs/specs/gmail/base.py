@@ -341,13 +341,14 @@ class GmailToolSpec(GoogleToolSpec):
             thread = self.reader.thread(str(message.get("threadId", wanted)))
             note = f" ({wanted} is a message id: this is the thread that holds it)"
         thread_id = str(thread.get("id", wanted))
-        stubs = list(thread.get("messages", []))
-        ids = [str(m.get("id")) for m in stubs[:MAX_THREAD_MESSAGES] if m.get("id")]
+        stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
+        ids = [str(m["id"]) for m in stubs[:MAX_THREAD_MESSAGES]]
+        drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
         documents = self.reader.documents(ids)
         lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
         for number, doc in enumerate(documents, 1):
             meta = doc.metadata
-            draft = " (draft)" if "DRAFT" in stubs[number - 1].get("labelIds", []) else ""
+            draft = " (draft)" if str(meta.get("id")) in drafts else ""
             lines.append(
                 f"{number}. [id: {meta.get('id')}]{draft} {fence.field(meta.get('date'), 60)}"
                 f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
