@@ -61,6 +61,9 @@ MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 """The scope ``modify_labels`` needs (``GmailToolSpec(allow_modify=True)`` asks for it)."""
 MAX_THREAD_MESSAGES = 100
 """Messages of one thread read (Gmail keeps at most 100 in a thread)."""
+MAX_THREAD_BYTES = 32 * 1024 * 1024
+"""What the messages get_thread reads may take together, by Gmail's ``sizeEstimate``
+(the first message is read whatever its size, as get_message would)."""
 MAX_LABELS_SHOWN = 500
 PDF_EXTRA = "toolspecs-gmail[pdf]"
 """What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
@@ -342,7 +345,14 @@ class GmailToolSpec(GoogleToolSpec):
             note = f" ({wanted} is a message id: this is the thread that holds it)"
         thread_id = str(thread.get("id", wanted))
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
-        ids = [str(m["id"]) for m in stubs[:MAX_THREAD_MESSAGES]]
+        ids: list[str] = []
+        total = 0
+        for stub in stubs[:MAX_THREAD_MESSAGES]:
+            size = _size_estimate(stub)
+            if ids and total + size > MAX_THREAD_BYTES:
+                break  # the raw messages are held at once: stop before memory runs away
+            ids.append(str(stub["id"]))
+            total += size
         drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
         documents = self.reader.documents(ids)
         lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
@@ -354,7 +364,19 @@ class GmailToolSpec(GoogleToolSpec):
                 f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
             )
         if len(stubs) > len(ids):
-            lines.append(f"Only the first {len(ids)} messages are shown.")
+            why = (
+                f"at most {MAX_THREAD_MESSAGES} are read"
+                if len(ids) == MAX_THREAD_MESSAGES
+                else f"the next would take the thread over {format_size(MAX_THREAD_BYTES)}"
+            )
+            rest = [str(m["id"]) for m in stubs[len(ids) :]]
+            more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
+            read = (
+                " Read the others one at a time with get_message(message_id=...)"
+                if self.offers_tool("get_message")
+                else " The others are"
+            )
+            lines.append(f"Only the first {len(ids)} messages are shown ({why}).{read}: {more}.")
         last = ids[-1] if ids else "?"
         lines.append(
             f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
@@ -985,6 +1007,14 @@ def _open_in(root: Path, relative: Path) -> int:
         return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
     finally:
         os.close(folder)
+
+
+def _size_estimate(stub: Mapping[str, Any]) -> int:
+    """A message's ``sizeEstimate`` (bytes), 0 when Gmail left it out or sent no number."""
+    try:
+        return max(int(stub.get("sizeEstimate") or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _folder_files(root: Path) -> str:
