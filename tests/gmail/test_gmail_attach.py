@@ -321,3 +321,30 @@ def test_the_folder_may_be_given_on_the_command_line(folder, gmail):
     settings = ServeSettings(names=["gmail"], options=[f"attachment_dir={folder}"])
     (spec,) = build_specs(settings).values()
     assert os.fspath(spec.attachment_dir) == str(folder)
+
+
+def test_update_draft_keeps_attachments_by_number_even_unnamed_or_of_one_name(spec, gmail):
+    from email.message import EmailMessage
+
+    draft_id = spec.create_draft(["ada@example.com"], "Scans", "Three.", files=["data.csv"])["id"]
+    # As the user left it in Gmail: two scans of one name and a part without a name.
+    mime = EmailMessage()
+    mime["To"], mime["Subject"] = "ada@example.com", "Scans"
+    mime.set_content("Three.")
+    mime.add_attachment(b"first", "application", "pdf", filename="scan.pdf")
+    mime.add_attachment(b"second", "application", "pdf", filename="scan.pdf")
+    mime.add_attachment(b"nameless", "application", "octet-stream")
+    gmail.messages[gmail.drafts[draft_id]]["source"] = mime.as_bytes()
+
+    out = spec.call_tool(
+        "update_draft", draft_id=draft_id, attachments=["scan.pdf", "scan.pdf", "#3"]
+    )
+    assert out.is_error is False and "Removed" not in str(out)
+    assert [p[2] for p in parts(gmail.draft_mime(draft_id))] == [b"first", b"second", b"nameless"]
+
+    out = spec.call_tool("update_draft", draft_id=draft_id, attachments=["#2", "data.csv"])
+    assert "Removed: #1 scan.pdf, #3 (no name) (to keep one, name it by its number" in str(out)
+    assert [p[2] for p in parts(gmail.draft_mime(draft_id))] == [b"second", "a,b\n1,2\n"]
+
+    out = spec.call_tool("update_draft", draft_id=draft_id, attachments=["#7"])
+    assert out.is_error is True and "#1 to #2" in str(out)

@@ -694,10 +694,21 @@ class GmailToolSpec(GoogleToolSpec):
                 "Do not retry: tell the user to edit this draft in Gmail.",
             )
         files = None
+        note = ""
         if attachments is not None:
-            kept = {part_name(part): part for part in mime_attachment_parts(stored.source)}
+            kept = mime_attachment_parts(stored.source)
             files = self._attachments(attachments, kept)
             self._check_total(files)
+            dropped = [
+                f"#{number} {fence.field(part_name(part) or '(no name)', 120)}"
+                for number, part in enumerate(kept, 1)
+                if not any(part is file for file in files)
+            ]
+            if dropped:
+                note = (
+                    f" Removed: {', '.join(dropped)} (to keep one, name it by its number, "
+                    "e.g. '#1', or its file name)."
+                )
         draft = stored.changed(
             to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
         )
@@ -706,7 +717,7 @@ class GmailToolSpec(GoogleToolSpec):
             .drafts()
             .update(userId="me", id=current["id"], body={"id": current["id"], **draft.body()})
         )
-        return self._saved("updated", updated, draft, "")
+        return self._saved("updated", updated, draft, note)
 
     @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
     def get_draft(self, draft_id: str | None = None) -> ApiText:
@@ -819,16 +830,18 @@ class GmailToolSpec(GoogleToolSpec):
         kept = f" with its {len(parts)} attachment(s)" if parts else ""
         return parts, f" It forwards message {message_id}{kept}."
 
-    def _attachments(
-        self, names: list[str], kept: Mapping[str, Message] | None = None
-    ) -> list[Message]:
-        """The parts for ``names``: a part of ``kept`` by its name, else a file of the folder.
+    def _attachments(self, names: list[str], kept: list[Message] | None = None) -> list[Message]:
+        """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
+
+        A part of ``kept`` is named by its number ('#2', in the draft's order), or by its
+        file name (each name keeps the first part of that name not kept yet).
 
         Raises:
             AskUser: When a file is named but no folder is allowed (or it is missing).
             FixArguments: For a name outside the folder, missing, or a file too large.
         """
-        kept = kept or {}
+        kept = kept or []
+        used: set[int] = set()
         parts: list[Message] = []
         for raw_name in names:
             name = raw_name.strip()
@@ -836,7 +849,12 @@ class GmailToolSpec(GoogleToolSpec):
                 raise FixArguments(
                     "An attachment name is empty.", "Name each file, e.g. ['report.pdf']."
                 )
-            parts.append(kept[name] if name in kept else self._file(name))
+            index = _kept_index(name, kept, used)
+            if index is None:
+                parts.append(self._file(name))
+            else:
+                used.add(index)
+                parts.append(kept[index])
         return parts
 
     def _root(self) -> Path:
@@ -1007,6 +1025,25 @@ def _open_in(root: Path, relative: Path) -> int:
         return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
     finally:
         os.close(folder)
+
+
+def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
+    """The index in ``kept`` that ``name`` keeps ('#2' or a file name), None for a file."""
+    number = re.fullmatch(r"#\s*(\d{1,4})", name)
+    if number is not None:
+        index = int(number.group(1)) - 1
+        if not 0 <= index < len(kept):
+            raise FixArguments(
+                f"The draft has {len(kept)} attachment(s): there is no {name}.",
+                f"Name the ones to keep as #1 to #{len(kept)}, or by file name."
+                if kept
+                else "Name files of the allowed folder to attach.",
+            )
+        return index
+    for index, part in enumerate(kept):
+        if index not in used and part_name(part) == name:
+            return index
+    return None
 
 
 def _size_estimate(stub: Mapping[str, Any]) -> int:
