@@ -120,13 +120,103 @@ def test_a_file_over_the_limit_and_files_over_gmails_total_are_refused(gmail, fo
     assert draft_writes(gmail) == []
 
 
-def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder):
+def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder, monkeypatch):
     big = folder / "video.mp4"
     with big.open("wb") as handle:  # sparse: 26 MB on paper
         handle.truncate(26 * 1024 * 1024)
+    opened = []
+    monkeypatch.setattr(gmail_base, "_open_in", lambda *args: opened.append(args))
     spec = GmailToolSpec(transport=gmail, attachment_dir=folder)
     out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["video.mp4"])
     assert out.is_error is True and "video.mp4" in str(out) and "25.0 MB" in str(out)
+    assert opened == []  # refused by its size on the check, never opened
+    assert draft_writes(gmail) == []
+
+
+def swap_after_the_check(monkeypatch, swap):
+    """Run ``swap`` between the folder check and the open (the race a check invites)."""
+    real_open = gmail_base._open_in
+
+    def racing_open(root, relative):
+        swap()
+        return real_open(root, relative)
+
+    monkeypatch.setattr(gmail_base, "_open_in", racing_open)
+
+
+def test_a_file_swapped_for_a_symlink_after_the_check_is_not_attached(
+    spec, gmail, folder, monkeypatch
+):
+    target = folder / "report.pdf"
+
+    def swap():
+        target.unlink()
+        target.symlink_to(folder.parent / "secret.txt")
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["report.pdf"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert "not for mail" not in str(out)
+    assert draft_writes(gmail) == []
+
+
+def test_a_folder_swapped_for_a_symlink_after_the_check_is_not_walked(
+    spec, gmail, folder, monkeypatch
+):
+    (folder / "sub").mkdir()
+    (folder / "sub" / "secret.txt").write_text("fine")
+    outside = folder.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("not for mail")
+
+    def swap():
+        (folder / "sub" / "secret.txt").unlink()
+        (folder / "sub").rmdir()
+        (folder / "sub").symlink_to(outside)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["sub/secret.txt"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert draft_writes(gmail) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="FIFOs are POSIX")
+def test_a_fifo_is_refused_without_blocking_in_place_or_swapped_in(
+    spec, gmail, folder, monkeypatch
+):
+    os.mkfifo(folder / "pipe.txt")
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["pipe.txt"])
+    assert out.is_error is True and "regular file" in str(out)
+
+    target = folder / "data.csv"
+
+    def swap():  # nobody writes to it: a blocking open would wait forever
+        target.unlink()
+        os.mkfifo(target)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["data.csv"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
+    assert draft_writes(gmail) == []
+
+
+def test_a_hard_link_to_a_file_outside_is_refused_and_one_swapped_in_too(
+    spec, gmail, folder, monkeypatch
+):
+    os.link(folder.parent / "secret.txt", folder / "notes.txt")
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["notes.txt"])
+    assert out.is_error is True and "hard link" in str(out) and "copy" in str(out)
+    assert "not for mail" not in str(out)
+
+    target = folder / "data.csv"
+
+    def swap():
+        target.unlink()
+        os.link(folder.parent / "secret.txt", target)
+
+    swap_after_the_check(monkeypatch, swap)
+    out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["data.csv"])
+    assert out.is_error is True and "changed while it was being attached" in str(out)
     assert draft_writes(gmail) == []
 
 
@@ -231,3 +321,30 @@ def test_the_folder_may_be_given_on_the_command_line(folder, gmail):
     settings = ServeSettings(names=["gmail"], options=[f"attachment_dir={folder}"])
     (spec,) = build_specs(settings).values()
     assert os.fspath(spec.attachment_dir) == str(folder)
+
+
+def test_update_draft_keeps_attachments_by_number_even_unnamed_or_of_one_name(spec, gmail):
+    from email.message import EmailMessage
+
+    draft_id = spec.create_draft(["ada@example.com"], "Scans", "Three.", files=["data.csv"])["id"]
+    # As the user left it in Gmail: two scans of one name and a part without a name.
+    mime = EmailMessage()
+    mime["To"], mime["Subject"] = "ada@example.com", "Scans"
+    mime.set_content("Three.")
+    mime.add_attachment(b"first", "application", "pdf", filename="scan.pdf")
+    mime.add_attachment(b"second", "application", "pdf", filename="scan.pdf")
+    mime.add_attachment(b"nameless", "application", "octet-stream")
+    gmail.messages[gmail.drafts[draft_id]]["source"] = mime.as_bytes()
+
+    out = spec.call_tool(
+        "update_draft", draft_id=draft_id, attachments=["scan.pdf", "scan.pdf", "#3"]
+    )
+    assert out.is_error is False and "Removed" not in str(out)
+    assert [p[2] for p in parts(gmail.draft_mime(draft_id))] == [b"first", b"second", b"nameless"]
+
+    out = spec.call_tool("update_draft", draft_id=draft_id, attachments=["#2", "data.csv"])
+    assert "Removed: #1 scan.pdf, #3 (no name) (to keep one, name it by its number" in str(out)
+    assert [p[2] for p in parts(gmail.draft_mime(draft_id))] == [b"second", "a,b\n1,2\n"]
+
+    out = spec.call_tool("update_draft", draft_id=draft_id, attachments=["#7"])
+    assert out.is_error is True and "#1 to #2" in str(out)

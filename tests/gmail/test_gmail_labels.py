@@ -24,8 +24,9 @@ def test_archive_and_mark_read(spec, gmail, ids):
     assert out.is_error is False
     assert out.content.startswith(
         f"2 message(s) archived; marked read: {ids['plain']}, {ids['thread_1']}. "
-        "Doing it again changes nothing; to undo, call modify_labels with the same ids and "
-        "add=['INBOX', 'UNREAD']."
+        "Doing it again changes nothing. The reverse, modify_labels with the same ids and "
+        "add=['INBOX', 'UNREAD'], applies to every id given: it undoes this exactly only if "
+        "they all had the same labels before."
     )
     for message_id in pair:
         assert gmail.messages[message_id]["labelIds"] == []
@@ -35,6 +36,15 @@ def test_archive_and_mark_read(spec, gmail, ids):
     # idempotent: the same call again leaves the same labels
     spec.call_tool("modify_labels", message_ids=pair, add=["archive", "mark read"])
     assert gmail.messages[ids["plain"]]["labelIds"] == []
+
+
+def test_the_undo_hint_of_a_mixed_batch_does_not_promise_an_exact_undo(spec, gmail, ids):
+    unread, read = ids["plain"], ids["thread_1"]
+    spec.call_tool("modify_labels", message_ids=[read], add=["mark read"])
+    out = spec.call_tool("modify_labels", message_ids=[unread, read], add=["mark read"]).content
+    # add=['UNREAD'] on both would mark unread the one that was read before this call
+    assert "to undo, call" not in out
+    assert "add=['UNREAD'], applies to every id given" in out and "only if" in out
 
 
 def test_names_ids_and_words_in_both_lists(spec, gmail, ids):
@@ -56,6 +66,29 @@ def test_unknown_label_gets_the_close_matches(spec, gmail, ids):
     assert out.is_error is True
     assert out.content.startswith("There is no label «Receits». Close matches: «Receipts».")
     assert not any(c.path.endswith("batchModify") for c in gmail.calls())
+
+
+def test_replies_name_the_other_label_tool_only_when_the_agent_has_it(spec, ids):
+    def chosen(*names):
+        return {t.metadata.name: t for t in spec.to_tool_list(spec_functions=list(names))}
+
+    alone = chosen("list_labels")["list_labels"].call().content
+    assert "modify_labels" not in alone and "search_messages" not in alone
+    with_search = chosen("list_labels", "search_messages")["list_labels"].call().content
+    assert with_search.endswith(
+        "search_messages finds a label's mail, e.g. query='label:Receipts'."
+    )
+    both = chosen("list_labels", "modify_labels")["list_labels"].call().content
+    assert both.endswith(
+        "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+    )
+
+    unknown = {"message_ids": [ids["plain"]], "add": ["Receits"]}
+    modify = chosen("modify_labels")["modify_labels"].call(**unknown)
+    assert modify.is_error is True
+    assert "list_labels" not in modify.content and "of a label the user has" in modify.content
+    modify = chosen("modify_labels", "list_labels")["modify_labels"].call(**unknown)
+    assert "Use a name or id from list_labels" in modify.content
 
 
 def test_guidance_for_what_it_does_not_do(spec, ids):

@@ -3,11 +3,14 @@ threads stored for read_stored_emails."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolspecs.core import FixArguments
 from toolspecs.loaders.google.testing import long_message, sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
+from toolspecs.specs.gmail import base as gmail_base
 
 
 @pytest.fixture
@@ -65,3 +68,38 @@ def test_a_long_thread_is_stored_with_a_preview():
     read = spec.call_tool("read_stored_emails", query="engine ran 21 cycles").content
     assert "Report 3" in read
     assert f"message {first['id']}" in read or "from reporter3@example.com" in read
+
+
+def test_a_stub_without_an_id_does_not_shift_the_draft_marks(all_tools, gmail, ids):
+    first, second = ids["thread_1"], ids["thread_2"]
+    stubs = [
+        {"threadId": first, "labelIds": ["DRAFT"]},  # a stub Gmail sent without its id
+        {"id": first, "threadId": first, "labelIds": ["INBOX"]},
+        {"id": second, "threadId": first, "labelIds": ["DRAFT"]},
+    ]
+    thread = {"id": first, "historyId": "1", "messages": stubs}
+    gmail.fail[("GET", f"/threads/{first}")] = [(200, json.dumps(thread).encode())]
+    out = all_tools["get_thread"].call(thread_id=first).content
+    assert f"1. [id: {first}] " in out and f"1. [id: {first}] (draft)" not in out
+    assert f"2. [id: {second}] (draft) " in out
+
+
+def test_a_thread_is_read_only_up_to_a_total_size_and_names_the_rest(
+    all_tools, gmail, ids, monkeypatch
+):
+    first, second = ids["thread_1"], ids["thread_2"]
+    # Gmail's sizeEstimate of each message: what threads.get (format=minimal) reports
+    monkeypatch.setattr(gmail_base, "MAX_THREAD_BYTES", gmail.messages[first]["sizeEstimate"] + 1)
+    out = all_tools["get_thread"].call(thread_id=first).content
+    assert out.startswith(f"Thread {first}: 2 message(s), oldest first.\n1. [id: {first}]")
+    assert f"[id: {second}]" not in out
+    assert "Only the first 1 messages are shown (the next would take the thread over " in out
+    assert f"Read the others one at a time with get_message(message_id=...): {second}." in out
+    fetched = [c.path for c in gmail.calls() if c.query.get("format") == ["raw"]]
+    assert fetched == [f"/users/me/messages/{first}"]  # the second was never downloaded
+    # The first message is read whatever its size, as get_message would read it.
+    monkeypatch.setattr(gmail_base, "MAX_THREAD_BYTES", 1)
+    chosen = GmailToolSpec(transport=gmail).to_tool_list(spec_functions=["get_thread"])
+    out = {t.metadata.name: t for t in chosen}["get_thread"].call(thread_id=first).content
+    assert f"1. [id: {first}]" in out and f"The others are: {second}." in out
+    assert "get_message" not in out  # the agent was not given it

@@ -6,6 +6,7 @@ import datetime as dt
 import html as html_lib
 import os
 import re
+import stat
 from collections.abc import Mapping
 from email.message import Message
 from pathlib import Path
@@ -60,6 +61,9 @@ MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
 """The scope ``modify_labels`` needs (``GmailToolSpec(allow_modify=True)`` asks for it)."""
 MAX_THREAD_MESSAGES = 100
 """Messages of one thread read (Gmail keeps at most 100 in a thread)."""
+MAX_THREAD_BYTES = 32 * 1024 * 1024
+"""What the messages get_thread reads may take together, by Gmail's ``sizeEstimate``
+(the first message is read whatever its size, as get_message would)."""
 MAX_LABELS_SHOWN = 500
 PDF_EXTRA = "toolspecs-gmail[pdf]"
 """What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
@@ -340,19 +344,39 @@ class GmailToolSpec(GoogleToolSpec):
             thread = self.reader.thread(str(message.get("threadId", wanted)))
             note = f" ({wanted} is a message id: this is the thread that holds it)"
         thread_id = str(thread.get("id", wanted))
-        stubs = list(thread.get("messages", []))
-        ids = [str(m.get("id")) for m in stubs[:MAX_THREAD_MESSAGES] if m.get("id")]
+        stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
+        ids: list[str] = []
+        total = 0
+        for stub in stubs[:MAX_THREAD_MESSAGES]:
+            size = _size_estimate(stub)
+            if ids and total + size > MAX_THREAD_BYTES:
+                break  # the raw messages are held at once: stop before memory runs away
+            ids.append(str(stub["id"]))
+            total += size
+        drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
         documents = self.reader.documents(ids)
         lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
         for number, doc in enumerate(documents, 1):
             meta = doc.metadata
-            draft = " (draft)" if "DRAFT" in stubs[number - 1].get("labelIds", []) else ""
+            draft = " (draft)" if str(meta.get("id")) in drafts else ""
             lines.append(
                 f"{number}. [id: {meta.get('id')}]{draft} {fence.field(meta.get('date'), 60)}"
                 f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
             )
         if len(stubs) > len(ids):
-            lines.append(f"Only the first {len(ids)} messages are shown.")
+            why = (
+                f"at most {MAX_THREAD_MESSAGES} are read"
+                if len(ids) == MAX_THREAD_MESSAGES
+                else f"the next would take the thread over {format_size(MAX_THREAD_BYTES)}"
+            )
+            rest = [str(m["id"]) for m in stubs[len(ids) :]]
+            more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
+            read = (
+                " Read the others one at a time with get_message(message_id=...)"
+                if self.offers_tool("get_message")
+                else " The others are"
+            )
+            lines.append(f"Only the first {len(ids)} messages are shown ({why}).{read}: {more}.")
         last = ids[-1] if ids else "?"
         lines.append(
             f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
@@ -454,9 +478,12 @@ class GmailToolSpec(GoogleToolSpec):
                 lines.append(f"... and {len(user) - MAX_LABELS_SHOWN} more.")
         else:
             lines.append("The user has no labels of their own.")
-        lines.append(
-            "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
-        )
+        if self.offers_tool("modify_labels"):
+            lines.append(
+                "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+            )
+        elif self.offers_tool("search_messages"):
+            lines.append("search_messages finds a label's mail, e.g. query='label:Receipts'.")
         return "\n".join(lines)
 
     @tool(
@@ -499,7 +526,12 @@ class GmailToolSpec(GoogleToolSpec):
                 f"limit); you sent {len(ids)}.",
                 f"Send them in calls of at most {MODIFY_LIMIT}.",
             )
-        changes = resolve(list(add or []), list(remove or []), self.reader.labels)
+        changes = resolve(
+            list(add or []),
+            list(remove or []),
+            self.reader.labels,
+            list_tool=self.offers_tool("list_labels"),
+        )
         if not changes:
             raise FixArguments(
                 "modify_labels was given no label to put on or take off.",
@@ -528,8 +560,9 @@ class GmailToolSpec(GoogleToolSpec):
             if any(c.sign == sign for c in changes)
         )
         return (
-            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing; "
-            f"to undo, call modify_labels with the same ids and {undo}. "
+            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
+            f"The reverse, modify_labels with the same ids and {undo}, applies to every id "
+            "given: it undoes this exactly only if they all had the same labels before. "
             "You can move on to the next step."
         )
 
@@ -661,10 +694,21 @@ class GmailToolSpec(GoogleToolSpec):
                 "Do not retry: tell the user to edit this draft in Gmail.",
             )
         files = None
+        note = ""
         if attachments is not None:
-            kept = {part_name(part): part for part in mime_attachment_parts(stored.source)}
+            kept = mime_attachment_parts(stored.source)
             files = self._attachments(attachments, kept)
             self._check_total(files)
+            dropped = [
+                f"#{number} {fence.field(part_name(part) or '(no name)', 120)}"
+                for number, part in enumerate(kept, 1)
+                if not any(part is file for file in files)
+            ]
+            if dropped:
+                note = (
+                    f" Removed: {', '.join(dropped)} (to keep one, name it by its number, "
+                    "e.g. '#1', or its file name)."
+                )
         draft = stored.changed(
             to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
         )
@@ -673,7 +717,7 @@ class GmailToolSpec(GoogleToolSpec):
             .drafts()
             .update(userId="me", id=current["id"], body={"id": current["id"], **draft.body()})
         )
-        return self._saved("updated", updated, draft, "")
+        return self._saved("updated", updated, draft, note)
 
     @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
     def get_draft(self, draft_id: str | None = None) -> ApiText:
@@ -786,16 +830,18 @@ class GmailToolSpec(GoogleToolSpec):
         kept = f" with its {len(parts)} attachment(s)" if parts else ""
         return parts, f" It forwards message {message_id}{kept}."
 
-    def _attachments(
-        self, names: list[str], kept: Mapping[str, Message] | None = None
-    ) -> list[Message]:
-        """The parts for ``names``: a part of ``kept`` by its name, else a file of the folder.
+    def _attachments(self, names: list[str], kept: list[Message] | None = None) -> list[Message]:
+        """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
+
+        A part of ``kept`` is named by its number ('#2', in the draft's order), or by its
+        file name (each name keeps the first part of that name not kept yet).
 
         Raises:
             AskUser: When a file is named but no folder is allowed (or it is missing).
             FixArguments: For a name outside the folder, missing, or a file too large.
         """
-        kept = kept or {}
+        kept = kept or []
+        used: set[int] = set()
         parts: list[Message] = []
         for raw_name in names:
             name = raw_name.strip()
@@ -803,7 +849,12 @@ class GmailToolSpec(GoogleToolSpec):
                 raise FixArguments(
                     "An attachment name is empty.", "Name each file, e.g. ['report.pdf']."
                 )
-            parts.append(kept[name] if name in kept else self._file(name))
+            index = _kept_index(name, kept, used)
+            if index is None:
+                parts.append(self._file(name))
+            else:
+                used.add(index)
+                parts.append(kept[index])
         return parts
 
     def _root(self) -> Path:
@@ -841,20 +892,48 @@ class GmailToolSpec(GoogleToolSpec):
                 f"There is no file {fence.field(name, 200)} in the folder allowed for attachments.",
                 f"Name one of its files. {listing}",
             ) from None
-        if not real.is_relative_to(root) or not real.is_file():
+        if not real.is_relative_to(root):
             raise FixArguments(
                 f"{fence.field(name, 200)} is not a file inside the folder allowed for "
                 "attachments; only files there can be attached.",
                 f"Name one of its files, or ask the user to put the file there. {listing}",
             )
-        with real.open("rb") as handle:
-            size = os.fstat(handle.fileno()).st_size
-            if size > self.max_attachment_size:
-                raise FixArguments(
-                    f"{fence.field(name, 200)} is {format_size(size)}, over the "
-                    f"{format_size(self.max_attachment_size)} a file may be here.",
-                    "Leave it out, and tell the user to share it another way (e.g. a link).",
-                )
+        try:
+            checked = os.lstat(real)
+        except OSError:
+            checked = None
+        if checked is None or not stat.S_ISREG(checked.st_mode):
+            # A FIFO, a device or a folder: opening one could block or read without end.
+            raise FixArguments(
+                f"{fence.field(name, 200)} is not a regular file inside the folder allowed "
+                "for attachments; only regular files there can be attached.",
+                f"Name one of its files, or ask the user to put the file there. {listing}",
+            )
+        if checked.st_nlink != 1:
+            # A hard link may be the very file of another folder (e.g. ~/.ssh/id_rsa).
+            raise FixArguments(
+                f"{fence.field(name, 200)} is a hard link (the same file has another name "
+                "elsewhere), so it cannot be attached from the folder.",
+                "Leave it out, and ask the user to copy the file into the folder instead.",
+            )
+        self._check_size(name, checked.st_size)
+        changed = FixArguments(
+            f"{fence.field(name, 200)} changed while it was being attached.",
+            "Leave it out, and ask the user to check the file in the folder.",
+        )
+        try:
+            fd = _open_in(root, real.relative_to(root))
+        except OSError:
+            raise changed from None
+        with os.fdopen(fd, "rb") as handle:
+            opened = os.fstat(fd)
+            if (
+                not stat.S_ISREG(opened.st_mode)
+                or (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino)
+                or opened.st_nlink != 1
+            ):
+                raise changed
+            self._check_size(name, opened.st_size)
             data = handle.read(self.max_attachment_size + 1)
         if len(data) > self.max_attachment_size:  # it grew while we read it
             raise FixArguments(
@@ -863,6 +942,14 @@ class GmailToolSpec(GoogleToolSpec):
                 "Leave it out, and tell the user to share it another way (e.g. a link).",
             )
         return file_part(given.name, data)
+
+    def _check_size(self, name: str, size: int) -> None:
+        if size > self.max_attachment_size:
+            raise FixArguments(
+                f"{fence.field(name, 200)} is {format_size(size)}, over the "
+                f"{format_size(self.max_attachment_size)} a file may be here.",
+                "Leave it out, and tell the user to share it another way (e.g. a link).",
+            )
 
     def _check_total(self, parts: list[Message]) -> None:
         total = sum(part_size(part) for part in parts)
@@ -901,6 +988,70 @@ class GmailToolSpec(GoogleToolSpec):
             f"update_draft(draft_id='{draft_id}', ...)."
         )
         return ApiText(text, saved)
+
+
+# A file is opened without following a symlink, without blocking (a FIFO swapped in
+# returns at once and fstat refuses it) and without leaking into child processes.
+_FILE_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_NONBLOCK", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+_DIR_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _open_in(root: Path, relative: Path) -> int:
+    """A descriptor of ``root/relative``, walked from ``root`` one folder at a time.
+
+    No symlink is followed on the way (O_NOFOLLOW at each step), so a folder or file
+    swapped for a symlink after the check fails with OSError instead of leading out of
+    ``root``. Where ``dir_fd`` is not supported (Windows), the path is opened whole; the
+    caller's inode check still holds.
+    """
+    if os.open not in os.supports_dir_fd:
+        return os.open(root / relative, _FILE_FLAGS)
+    folder = os.open(root, _DIR_FLAGS)
+    try:
+        for part in relative.parts[:-1]:
+            inner = os.open(part, _DIR_FLAGS, dir_fd=folder)
+            os.close(folder)
+            folder = inner
+        return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
+    finally:
+        os.close(folder)
+
+
+def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
+    """The index in ``kept`` that ``name`` keeps ('#2' or a file name), None for a file."""
+    number = re.fullmatch(r"#\s*(\d{1,4})", name)
+    if number is not None:
+        index = int(number.group(1)) - 1
+        if not 0 <= index < len(kept):
+            raise FixArguments(
+                f"The draft has {len(kept)} attachment(s): there is no {name}.",
+                f"Name the ones to keep as #1 to #{len(kept)}, or by file name."
+                if kept
+                else "Name files of the allowed folder to attach.",
+            )
+        return index
+    for index, part in enumerate(kept):
+        if index not in used and part_name(part) == name:
+            return index
+    return None
+
+
+def _size_estimate(stub: Mapping[str, Any]) -> int:
+    """A message's ``sizeEstimate`` (bytes), 0 when Gmail left it out or sent no number."""
+    try:
+        return max(int(stub.get("sizeEstimate") or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _folder_files(root: Path) -> str:

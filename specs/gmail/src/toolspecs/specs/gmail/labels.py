@@ -86,9 +86,15 @@ class Change:
 
 
 def resolve(
-    add: list[str], remove: list[str], labels: Callable[[], list[dict[str, Any]]]
+    add: list[str],
+    remove: list[str],
+    labels: Callable[[], list[dict[str, Any]]],
+    *,
+    list_tool: bool = True,
 ) -> list[Change]:
     """The changes ``add`` and ``remove`` ask for; ``labels()`` is called only when needed.
+
+    ``list_tool``: whether the agent has list_labels, which a guidance then names.
 
     Raises:
         FixArguments: A name no label has (with the close matches), or one label both
@@ -110,7 +116,7 @@ def resolve(
             else:
                 if known is None:
                     known = labels()
-                label_id, name = _user_label(text, known)
+                label_id, name = _user_label(text, known, list_tool)
                 direction = sign
             if label_id in REFUSED:
                 raise AskUser(
@@ -127,7 +133,7 @@ def resolve(
     return list(changes.values())
 
 
-def _user_label(text: str, known: list[dict[str, Any]]) -> tuple[str, str]:
+def _user_label(text: str, known: list[dict[str, Any]], list_tool: bool) -> tuple[str, str]:
     folded = text.casefold()
     for label in known:
         label_id, name = str(label.get("id", "")), str(label.get("name", ""))
@@ -144,8 +150,9 @@ def _user_label(text: str, known: list[dict[str, Any]]) -> tuple[str, str]:
         if close
         else ""
     )
+    where = "from list_labels" if list_tool else "of a label the user has"
     raise FixArguments(
         f"There is no label {fence.quote(text, 100)}.",
-        f"{hint}Use a name or id from list_labels, or one of: archive, mark read, "
-        "mark unread, star, unstar, important.",
+        f"{hint}Use a name or id {where}, "
+        "or one of: archive, mark read, mark unread, star, unstar, important.",
     )
