@@ -264,16 +264,7 @@ class ArxivToolSpec(ToolSpec):
         Args:
             paper_id: An arXiv id or URL, e.g. '1706.03762'.
         """
-        clean = parse_id(paper_id)
-        if clean is None:
-            raise FixArguments(
-                f"{shown(paper_id)} is not an arXiv id.",
-                "Send an id such as '1706.03762' (find it with arxiv_query first).",
-            )
-        left = deadline.remaining()
-        if left is not None:  # keep time to show (or store) the text after reading it
-            left = max(left - SHOW_SECONDS, left / 2)
-        paper, text = self.reader.read_full_text(clean, deadline=left)
+        paper, text = self._read(paper_id)
         return full_text_documents(paper, text)
 
     @tool(

@@ -250,14 +250,7 @@ def _replace_body(message: Message, body: Message) -> None:
         parts.insert(0, body)
         return
     # The whole draft is its body: the new one takes its place under the same headers.
-    for name in ("Content-Type", "Content-Transfer-Encoding"):
-        del message[name]
-    for name, value in body.items():
-        if name.lower() != "mime-version":
-            message[name] = value
-    if "MIME-Version" not in message:
-        message["MIME-Version"] = "1.0"
-    message.set_payload(body.get_payload())
+    _become(message, body)
 
 
 def file_part(filename: str, data: bytes) -> Message:
