@@ -9,6 +9,7 @@ its own: the next call gets another worker and keeps its deadline. Each call bui
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import os
 import threading
 import time
@@ -145,3 +146,49 @@ def test_a_forked_child_calls_through_its_own_workers():
         got = answer.read()
     os.waitpid(pid, 0)
     assert got == "5"
+
+
+class ZoneSpec(ToolSpec):
+    """A tool with a date and one without; the spec counts the zone lookups."""
+
+    spec_functions: ClassVar[list[str]] = ["on", "add"]
+    service_name = "The zones"
+
+    def __init__(self) -> None:
+        self.lookups = 0
+
+    def zone_for_call(self, arguments: Any) -> Any:
+        self.lookups += 1
+        return super().zone_for_call(arguments)
+
+    @tool(read_only=True, open_world=False)
+    def on(self, day: dt.date | None = None) -> str:
+        """Say the day.
+
+        Args:
+            day: e.g. 'tomorrow'.
+        """
+        return str(day)
+
+    @tool(read_only=True, open_world=False)
+    def add(self, a: int, b: int) -> str:
+        """Add two integers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        return str(a + b)
+
+
+def test_only_a_tool_with_dates_or_times_sets_up_a_timezone_for_its_call():
+    spec = ZoneSpec()
+    # Structural, not timed: a model without dates skips the per-call timezone context.
+    assert spec.arguments_model("add").toolspecs_reads_times is False
+    assert spec.arguments_model("on").toolspecs_reads_times is True
+    tools = {t.metadata.name: t for t in spec.to_tool_list()}
+    assert tools["add"].call(a=1, b=2).content == "3"
+    assert spec.lookups == 0
+    assert tools["on"].call(day="2026-11-21").content == "2026-11-21"
+    tools["on"].call(day="tomorrow")
+    assert spec.lookups >= 1  # a relative day is still read in the spec's zone

@@ -83,6 +83,9 @@ class ToolArguments(BaseModel):
     toolspecs_zone_argument: ClassVar[str | None] = None
     toolspecs_zone: ClassVar[ZoneOf | None] = None
     toolspecs_hidden: ClassVar[frozenset[str]] = frozenset()
+    # Whether a parameter is a date or time (read in the call's timezone): the others need
+    # no timezone context, which every call would otherwise set (issue 14).
+    toolspecs_reads_times: ClassVar[bool] = True
 
     @classmethod
     def model_json_schema(  # type: ignore[override]
@@ -103,6 +106,8 @@ class ToolArguments(BaseModel):
         if not isinstance(data, Mapping):
             return handler(data)
         arguments = cls.resolve_names(data)
+        if not cls.toolspecs_reads_times:
+            return handler(arguments)
         with inputs.reading_times(inputs.Context(zone=lambda: cls.call_zone(arguments))):
             return handler(arguments)
 
@@ -380,4 +385,12 @@ def build_model(
     model.toolspecs_zone_argument = zone_argument
     model.toolspecs_zone = zone
     model.toolspecs_hidden = frozenset(hidden)
+    model.toolspecs_reads_times = any(_reads_times(hint) for hint, _ in fields.values())
     return model
+
+
+def _reads_times(hint: Any) -> bool:
+    """Whether a type hint holds a date or a datetime anywhere (``list[date] | None``)."""
+    if isinstance(hint, type) and issubclass(hint, dt.date):
+        return True
+    return any(_reads_times(arg) for arg in typing.get_args(hint))
