@@ -236,8 +236,9 @@ def build(name: str) -> Target:
 
 
 def tools_of(target: Target) -> list[GuardedTool]:
-    """Every tool of the target's spec."""
-    return list(target.spec.to_tool_list())  # type: ignore[arg-type]
+    """Every tool of the target's spec, the opt-in ones (``more_functions``) included."""
+    spec = target.spec
+    return list(spec.to_tool_list(spec_functions=spec.all_functions))  # type: ignore[arg-type]
 
 
 def _typed(schema: dict[str, Any]) -> st.SearchStrategy[Any]:
