@@ -213,7 +213,7 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
     offered = spec.to_tool_list() if args.tools else spec.to_tool_list(list(spec.all_functions))
     tools = {t.metadata.get_name(): t for t in offered}
     # A Google spec with an account offers work_list_drafts: its own name works too.
-    chosen = tools.get(function) or tools.get(f"{getattr(spec, 'default_prefix', '')}{function}")
+    chosen = tools.get(function) or tools.get(f"{spec.default_prefix}{function}")
     if chosen is None:
         needed = spec.withheld(function)
         if needed:

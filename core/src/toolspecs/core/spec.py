@@ -300,6 +300,11 @@ class ToolSpec(BaseToolSpec):
         """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""
         return self.failures.guidance(exc, self.service_name, self.failure_context())
 
+    @property
+    def default_prefix(self) -> str:
+        """The tool-name prefix when none is asked for (none; Google's ``work_`` account)."""
+        return ""
+
     def offers_tool(self, function: str) -> bool:
         """Whether the agent has tool ``function`` beside the one it called (see ``offered``).
 
@@ -352,7 +357,7 @@ class ToolSpec(BaseToolSpec):
         self,
         spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
         func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
-        prefix: str = "",
+        prefix: str | None = None,
     ) -> list[FunctionTool]:
         """The spec's functions as guarded tools, those its options allow.
 
@@ -368,6 +373,7 @@ class ToolSpec(BaseToolSpec):
             prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
                 agent share names (Gmail and Calendar both have ``load_data``). Mentions
                 of the spec's own tools in descriptions, answers and guidance follow.
+                Default :attr:`default_prefix`; ``""`` keeps the names as they are.
 
         Returns:
             ``GuardedTool`` objects (``FunctionTool`` subclasses), in the order of
@@ -377,6 +383,8 @@ class ToolSpec(BaseToolSpec):
             ConfigurationError: When two of the tools would have the same name, or a
                 function named is not one of the spec's.
         """
+        if prefix is None:
+            prefix = self.default_prefix
         mapping = func_to_metadata_mapping or {}
         entries: list[tuple[str, Callable[..., Any]]] = []
         paired: dict[str, Callable[..., Any]] = {}
@@ -424,6 +432,9 @@ class ToolSpec(BaseToolSpec):
             KeyError: When the spec offers no tool of that name; for a tool its options
                 leave out, the message names the option that offers it.
         """
+        prefix = self.default_prefix
+        if prefix and not name.startswith(prefix):  # its own name works without it
+            name = f"{prefix}{name}"
         found = self._offered_tools().get(name)
         if found is None:
             needed = self.withheld(name)

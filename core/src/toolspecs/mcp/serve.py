@@ -422,7 +422,7 @@ def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> 
         for name, spec in specs.items()
     }
     # The Google specs' account prefix (work_); other specs have none.
-    defaults = {name: str(getattr(spec, "default_prefix", "")) for name, spec in specs.items()}
+    defaults = {name: spec.default_prefix for name, spec in specs.items()}
     chosen = prefixes(names, explicit, defaults)
     tools: list[GuardedTool] = []
     for name, spec in specs.items():

@@ -20,10 +20,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from llama_index.core.tools.function_tool import FunctionTool
-from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
-from llama_index.core.tools.types import ToolMetadata, ToolOutput
-
 from toolspecs.core import FailureTable, ToolSpec
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
@@ -76,23 +72,6 @@ class GoogleToolSpec(ToolSpec):
     def account_note(self) -> str:
         """`` in the 'work' account``, for replies and guidance; empty without an account."""
         return f" in the {self.account!r} account" if self.account else ""
-
-    def to_tool_list(
-        self,
-        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
-        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
-        prefix: str | None = None,
-    ) -> list[FunctionTool]:
-        """As :meth:`ToolSpec.to_tool_list`; without ``prefix``, :attr:`default_prefix`."""
-        chosen = self.default_prefix if prefix is None else prefix
-        return super().to_tool_list(spec_functions, func_to_metadata_mapping, chosen)
-
-    def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
-        """As :meth:`ToolSpec.call_tool`; a tool's own name works without the account prefix."""
-        prefix = self.default_prefix
-        if prefix and not name.startswith(prefix):
-            name = f"{prefix}{name}"
-        return super().call_tool(name, **kwargs)
 
     def use_account(self, account: str | None) -> None:
         """Name this spec's account (``auth.account``, already checked) where the agent reads.
