@@ -155,6 +155,11 @@ def _undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def function_name(entry: SPEC_FUNCTION_TYPE) -> str:
+    """The name of a ``spec_functions`` entry: itself, or the sync name of a LlamaHub pair."""
+    return entry if isinstance(entry, str) else entry[0]
+
+
 def _inherited_options(cls: type, name: str) -> ToolOptions | None:
     for base in cls.__mro__[1:]:
         found = base.__dict__.get(name)
@@ -207,13 +212,13 @@ class ToolSpec(BaseToolSpec):
         errors: list[str] = []
         tool_names: list[str] = []
         stores = False
-        default = [entry if isinstance(entry, str) else entry[0] for entry in cls.spec_functions]
+        default = [function_name(entry) for entry in cls.spec_functions]
         cls.all_functions = [
             *cls.spec_functions,
             *(name for name in cls.more_functions if name not in default),
         ]
         for entry in cls.all_functions:
-            name = entry if isinstance(entry, str) else entry[0]
+            name = function_name(entry)
             listed = "spec_functions" if name in default else "more_functions"
             fn = getattr(cls, name, None)
             if not callable(fn):
@@ -389,9 +394,9 @@ class ToolSpec(BaseToolSpec):
         entries: list[tuple[str, Callable[..., Any]]] = []
         paired: dict[str, Callable[..., Any]] = {}
         stored: list[str] = []
-        declared = {entry if isinstance(entry, str) else entry[0] for entry in self.all_functions}
+        declared = {function_name(entry) for entry in self.all_functions}
         for entry in spec_functions or self.spec_functions:
-            name = entry if isinstance(entry, str) else entry[0]
+            name = function_name(entry)
             if name not in declared and not callable(getattr(self, name, None)):
                 raise ConfigurationError(
                     f"{type(self).__name__} has no function {name!r}; its functions: "
@@ -458,7 +463,7 @@ class ToolSpec(BaseToolSpec):
         """
         reader_needs: list[tuple[str, ...]] = []
         for entry in self._callable_functions():
-            function = entry if isinstance(entry, str) else entry[0]
+            function = function_name(entry)
             options = options_of(getattr(self, function))
             if name != function and not (options.large_output and name == self.reader_name):
                 continue
@@ -502,7 +507,7 @@ class ToolSpec(BaseToolSpec):
     def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
         """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
         listed = list(self.spec_functions)
-        names = {entry if isinstance(entry, str) else entry[0] for entry in listed}
+        names = {function_name(entry) for entry in listed}
         return [*listed, *(name for name in self.more_functions if name not in names)]
 
     def _make_reader(self, functions: list[str], prefix: str = "") -> Callable[..., str]:

@@ -42,7 +42,7 @@ from toolspecs.core import inputs
 from toolspecs.core.clock import timezone_setting
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.registry import spec_class
-from toolspecs.core.spec import ToolSpec
+from toolspecs.core.spec import ToolSpec, function_name
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp.sandbox import sandbox_arguments
 
@@ -294,7 +294,7 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
 
 
 def _function_names(entries: Sequence[Any]) -> list[str]:
-    return [entry if isinstance(entry, str) else entry[0] for entry in entries]
+    return [function_name(entry) for entry in entries]
 
 
 def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
@@ -345,9 +345,7 @@ def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
     for name, functions in wanted.items():
         spec = specs[name]
         spec.spec_functions = [
-            entry
-            for entry in spec.all_functions
-            if (entry if isinstance(entry, str) else entry[0]) in functions
+            entry for entry in spec.all_functions if function_name(entry) in functions
         ]
 
 
