@@ -5,11 +5,12 @@ Usage, from the repository root::
     uv run python notebooks/refresh.py              # every notebook in notebooks/
     uv run python notebooks/refresh.py arxiv gmail  # some of them
     uv run python notebooks/refresh.py --check      # exit 1 when a notebook's outputs are stale
-    uv run python notebooks/refresh.py --force      # write even where only dates changed
 
 Each notebook runs in a fresh kernel on this environment's Python with
 ``TOOLSPECS_OFFLINE=1`` (the shipped fakes and a scripted LLM), no API key and every
-proxy pointing at a closed port, so nothing reaches the network. ipywidgets is hidden
+proxy pointing at a closed port, so nothing reaches the network. Its clock is pinned
+(``TOOLSPECS_NOW``, read by ``toolspecs.core.clock.now``, to :data:`NOW`) and its zone set
+(``TZ``), so what it prints is the same on any day and any machine. ipywidgets is hidden
 from the kernel, as in a plain ``pip install jupyterlab``: the notebooks must read well
 without widgets, which a code host cannot show anyway. Then each notebook is tidied so
 that two runs on two machines write the same file:
@@ -20,11 +21,9 @@ that two runs on two machines write the same file:
 - long outputs cut to :data:`MAX_OUTPUT_CHARS` characters, with a line saying so;
 - outputs with a memory address or a path of this machine refused (:func:`volatile`).
 
-Dates come from the fakes and the clock: the Calendar demo places its events from
-tomorrow on and ``get_date`` tells the time, so those outputs change from run to run.
-Outputs are compared with dates, times, weekdays and offsets hidden
-(:func:`comparable`), and a notebook whose outputs changed only there is not rewritten
-(no diff every day). ``tests/test_notebooks.py`` runs every notebook through
+The Calendar demo places its events from "tomorrow" on and ``get_date`` tells the time:
+with the pinned clock, those are the same text on every run, so outputs are compared
+exactly (:func:`comparable`). ``tests/test_notebooks.py`` runs every notebook through
 :func:`execute` and :func:`tidy`, and fails when the committed outputs are stale.
 """
 
@@ -54,21 +53,13 @@ KERNEL = "toolspecs-venv"
 KEYS = ("OPENAI_API_KEY", "WOLFRAM_ALPHA_APP_ID", "WOLFRAMALPHA_API_KEY")
 NO_NETWORK = "http://127.0.0.1:9"  # requests and httpx without a fake fail at once
 HIDDEN = ("ipywidgets",)
+# The instant the offline run reads as now (a Monday morning in New York), and its zone.
+NOW = "2026-11-23T10:00:00-05:00"
+ZONE = "UTC"
 CUT = "\n[... {more} more characters: run the notebook to see them all]\n"
 
 # What differs between two runs or two machines, and must not be committed.
 _ADDRESS = re.compile(r"\b0x[0-9a-fA-F]{6,}\b")
-# Dates and times the fakes derive from today: hidden when outputs are compared.
-_WHEN = re.compile(
-    r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2})?)?"
-    r"|\d{4}/\d{2}/\d{2}"
-    r"|\b\d{1,2}:\d{2}\b"
-    r"|(UTC)?[+-]\d{2}:\d{2}\b"  # offsets: daylight saving time moves them
-    r"|\b(Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b"
-    r"|\b(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{1,2} [A-Z][a-z]{2} \d{4}\b"
-    r"|\b(January|February|March|April|May|June|July|August|September|October"
-    r"|November|December) \d{1,2}\b"
-)
 
 
 def notebooks(names: list[str] | None = None) -> list[Path]:
@@ -85,7 +76,9 @@ def notebooks(names: list[str] | None = None) -> list[Path]:
 
 
 def offline_env(hidden: Path | None = None) -> dict[str, str]:
-    """This process's environment without keys, offline, strict, the network closed.
+    """This process's environment for the offline run: no keys, the network closed.
+
+    Strict (our bugs raise), the clock pinned to :data:`NOW`, the zone :data:`ZONE`.
 
     Args:
         hidden: A directory of :func:`hide_modules` stubs, put first on ``PYTHONPATH``.
@@ -96,6 +89,8 @@ def offline_env(hidden: Path | None = None) -> dict[str, str]:
     env.update(
         TOOLSPECS_OFFLINE="1",
         TOOLSPECS_STRICT="1",  # our bugs raise in the notebook instead of becoming guidance
+        TOOLSPECS_NOW=NOW,
+        TZ=ZONE,
         HTTP_PROXY=NO_NETWORK,
         HTTPS_PROXY=NO_NETWORK,
         http_proxy=NO_NETWORK,
@@ -245,12 +240,8 @@ def _texts(outputs: list[Any]) -> list[str]:
 
 
 def comparable(notebook: NotebookNode) -> list[list[str]]:
-    """Every code cell's output text with dates and times hidden, to compare two runs."""
-    return [
-        [_WHEN.sub("<when>", text) for text in _texts(cell.outputs)]
-        for cell in notebook.cells
-        if cell.cell_type == "code"
-    ]
+    """Every code cell's output text, to compare two runs (exactly: the clock is pinned)."""
+    return [_texts(cell.outputs) for cell in notebook.cells if cell.cell_type == "code"]
 
 
 def write(notebook: NotebookNode, path: Path) -> None:
@@ -259,13 +250,12 @@ def write(notebook: NotebookNode, path: Path) -> None:
     path.write_text(nbformat.writes(notebook) + "\n", encoding="utf-8")
 
 
-def refresh(paths: list[Path], check: bool = False, force: bool = False) -> int:
+def refresh(paths: list[Path], check: bool = False) -> int:
     """Run each notebook and write its outputs; the exit code.
 
     Args:
         paths: The notebooks.
         check: Write nothing; the exit code is 1 when a notebook's outputs are stale.
-        force: Write a notebook even when only its dates changed.
     """
     stale = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -281,8 +271,8 @@ def refresh(paths: list[Path], check: bool = False, force: bool = False) -> int:
                 if not same:
                     stale.append(path.name)
                 print(f"{path.name}: {'up to date' if same else 'stale'}")
-            elif same and not force:
-                print(f"{path.name}: unchanged but for dates (--force writes it anyway)")
+            elif same:
+                print(f"{path.name}: unchanged")
             else:
                 write(fresh, path)
                 print(f"{path.name}: written, {path.stat().st_size:,} bytes")
@@ -301,14 +291,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 when outputs are stale"
     )
-    parser.add_argument("--force", action="store_true", help="write even when only dates changed")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     """The command line (see the module docstring)."""
     args = build_parser().parse_args(argv)
-    return refresh(notebooks(args.names), check=args.check, force=args.force)
+    return refresh(notebooks(args.names), check=args.check)
 
 
 if __name__ == "__main__":

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import time
 
@@ -9,6 +10,21 @@ import pytest
 
 # Our own bugs must surface in tests, not turn into "the tool failed" text.
 os.environ["TOOLSPECS_STRICT"] = "1"
+
+# "Now", for every test and every process a test starts: toolspecs reads the wall clock
+# only through toolspecs.core.clock.now(), which $TOOLSPECS_NOW pins. By default a fixed
+# Monday morning in New York; TOOLSPECS_TEST_NOW=<ISO instant> pins another, and
+# TOOLSPECS_TEST_NOW=system pins the system clock as the session starts (.ci/run does that
+# under libfaketime at daylight-saving changes, a leap day and a year's end). Fixtures build
+# their dates from the ``now`` fixture, so the suite passes whatever instant it is given.
+DEFAULT_TEST_NOW = "2026-11-23T10:00:00-05:00"
+_asked = os.environ.get("TOOLSPECS_TEST_NOW", "").strip() or DEFAULT_TEST_NOW
+TEST_NOW = (
+    dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    if _asked == "system"
+    else dt.datetime.fromisoformat(_asked)
+)
+os.environ["TOOLSPECS_NOW"] = TEST_NOW.isoformat()
 # No test writes into the user's own paper cache (tests of the cache set a directory).
 os.environ["TOOLSPECS_ARXIV_CACHE"] = "off"
 
@@ -16,6 +32,13 @@ os.environ["TOOLSPECS_ARXIV_CACHE"] = "off"
 @pytest.fixture(autouse=True)
 def _strict(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOOLSPECS_STRICT", "1")
+    monkeypatch.setenv("TOOLSPECS_NOW", TEST_NOW.isoformat())
+
+
+@pytest.fixture
+def now() -> dt.datetime:
+    """The instant the tools read as now in this run (aware, UTC or the pin's offset)."""
+    return TEST_NOW
 
 
 @pytest.fixture(autouse=True)

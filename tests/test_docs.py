@@ -54,30 +54,49 @@ def test_root_readme_quick_start_has_the_two_commands():
     assert quick_start_commands() == [RUN, "uv run pytest"]
 
 
-def test_the_quick_start_run_command_works_with_no_key_and_no_network(
-    no_dns, tmp_path, monkeypatch, capsys
-):
-    """A fresh machine: no network (every name lookup fails), no key, no credentials file."""
+# The day the README's printed output was made on (its "tomorrow" is Tuesday 2026-11-24).
+README_NOW = "2026-11-23T10:00:00-05:00"
+
+
+def _quick_start_output(capsys) -> str:
     import shlex
 
     from toolspecs.cli import main
 
-    for name in ("WOLFRAM_ALPHA_APP_ID", "OPENAI_API_KEY", "TOOLSPECS_TIMEZONE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.chdir(tmp_path)
     argv = shlex.split(quick_start_commands()[0])
     assert argv[:4] == ["uv", "run", "--no-dev", "toolspecs"]
     assert main(argv[4:]) == 0
-    out = capsys.readouterr().out
+    return capsys.readouterr().out
+
+
+def test_the_quick_start_run_command_works_with_no_key_and_no_network(
+    no_dns, tmp_path, monkeypatch, capsys, now
+):
+    """A fresh machine: no network (every name lookup fails), no key, no credentials file."""
+    for name in ("WOLFRAM_ALPHA_APP_ID", "OPENAI_API_KEY", "TOOLSPECS_TIMEZONE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    out = _quick_start_output(capsys)
     assert out.startswith("Event created with id evt0001: «Tea with Ada», ")
     # The sandbox calendar is in New York time: -05:00 in winter, -04:00 in summer.
     zone = ZoneInfo("America/New_York")
-    tomorrow = dt.datetime.now(zone).date() + dt.timedelta(days=1)
+    tomorrow = now.astimezone(zone).date() + dt.timedelta(days=1)
     offset = dt.datetime.combine(tomorrow, dt.time(16), zone).strftime("%z")
     assert f"{tomorrow} 16:00 {offset[:3]}:{offset[3:]} (America/New_York)" in out
     assert "No emails were sent" in out
     assert not no_dns, f"the sandbox looked up {no_dns}"
     assert not list(tmp_path.iterdir()), "the sandbox wrote files"
+
+
+def test_the_quick_start_prints_what_the_readme_shows(no_dns, tmp_path, monkeypatch, capsys):
+    for name in ("WOLFRAM_ALPHA_APP_ID", "OPENAI_API_KEY", "TOOLSPECS_TIMEZONE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TOOLSPECS_NOW", README_NOW)
+    monkeypatch.chdir(tmp_path)
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    shown = quick.split("```text\n", 1)[1].split("```", 1)[0]
+    assert _quick_start_output(capsys) == shown
 
 
 def test_gmail_page_examples_run_offline(tmp_path, monkeypatch, capsys):

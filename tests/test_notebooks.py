@@ -1,9 +1,11 @@
 """Docs are tested: every notebook in notebooks/ runs offline (TOOLSPECS_OFFLINE=1) in a
 kernel on this environment's Python, prints nothing on stderr, and is committed with
-small, up-to-date outputs (dates aside), so a code host shows what it does."""
+small, up-to-date outputs, so a code host shows what it does. The run's clock is pinned
+(refresh.NOW), so the outputs are compared exactly, on any day."""
 
 from __future__ import annotations
 
+import datetime as dt
 import importlib.util
 import re
 from pathlib import Path
@@ -60,7 +62,7 @@ def test_notebook_runs_offline_and_its_outputs_are_committed(path, kernel_specs,
     fresh = refresh.tidy(executed, committed)  # ValueError: an address or a local path
     assert any(refresh.comparable(fresh)), f"{path.name} printed nothing"
     assert refresh.comparable(fresh) == refresh.comparable(committed), (
-        f"{path.name}: the committed outputs are stale (dates aside); "
+        f"{path.name}: the committed outputs are stale; "
         f"refresh them: uv run python notebooks/refresh.py {path.stem}"
     )
 
@@ -138,14 +140,18 @@ def test_refresh_cuts_long_outputs_and_says_so():
     assert text.endswith("more characters: run the notebook to see them all]\n")
 
 
-def test_outputs_are_compared_with_dates_hidden():
-    today = refresh.tidy(ran(stdout("Today is Monday, 2026-11-23 at 10:00 -05:00.\n")), COMMITTED)
-    summer = refresh.tidy(ran(stdout("Today is Tuesday, 2027-06-01 at 09:30 -04:00.\n")), COMMITTED)
-    assert refresh.comparable(today) == refresh.comparable(summer)
-    changed = refresh.tidy(
-        ran(stdout("Today was Monday, 2026-11-23 at 10:00 -05:00.\n")), COMMITTED
+def test_the_offline_run_pins_the_clock_and_the_zone_so_outputs_compare_exactly():
+    env = refresh.offline_env()
+    assert env["TOOLSPECS_NOW"] == refresh.NOW and env["TZ"] == refresh.ZONE
+    # What the kernel's tools read as now is the pinned instant, whatever the day is.
+    from toolspecs.core import clock
+
+    assert clock._pinned(env["TOOLSPECS_NOW"]) == dt.datetime.fromisoformat(refresh.NOW)
+    monday = refresh.tidy(ran(stdout("Today is Monday, 2026-11-23 at 10:00 -05:00.\n")), COMMITTED)
+    tuesday = refresh.tidy(
+        ran(stdout("Today is Tuesday, 2026-11-24 at 10:00 -05:00.\n")), COMMITTED
     )
-    assert refresh.comparable(today) != refresh.comparable(changed)
+    assert refresh.comparable(monday) != refresh.comparable(tuesday)  # nothing is hidden
 
 
 def test_refresh_refuses_stderr_addresses_and_local_paths():
@@ -165,4 +171,4 @@ def test_the_readme_refresh_commands_are_the_script_s():
         args = command.split("#")[0].split()
         parsed = refresh.build_parser().parse_args(args)
         assert refresh.notebooks(parsed.names)  # every name is a notebook
-    assert "--check" in section and "--force" in section
+    assert "--check" in section

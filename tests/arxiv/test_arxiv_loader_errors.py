@@ -82,6 +82,7 @@ def test_a_429_carries_arxivs_retry_after(arxiv):
 
 
 def test_a_retry_after_given_as_an_http_date_is_read_as_seconds(arxiv):
+    # The real clock, on purpose: the client measures a Retry-After date from it.
     later = email.utils.formatdate(time.time() + 600, usegmt=True)
     arxiv.fail.append((503, {"Retry-After": later}))
     with pytest.raises(ArxivUnavailable) as caught:

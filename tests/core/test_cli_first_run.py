@@ -205,9 +205,9 @@ def test_a_tool_left_out_by_policy_names_the_flag(offline, capsys):
     assert err.endswith("; add --allow-send to call it\n")
 
 
-def test_with_the_flag_the_tool_is_called(offline, capsys):
+def test_with_the_flag_the_tool_is_called(offline, capsys, now):
     # The sandbox books a 09:30 standup on every working day from tomorrow (New York).
-    day = dt.datetime.now(ZoneInfo(CALENDAR_ZONE)).date() + dt.timedelta(days=1)
+    day = now.astimezone(ZoneInfo(CALENDAR_ZONE)).date() + dt.timedelta(days=1)
     while day.weekday() >= 5:
         day += dt.timedelta(days=1)
     standup = f"sbx{day:%Y%m%d}0930"

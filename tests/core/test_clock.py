@@ -3,8 +3,58 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from toolspecs.core import FixArguments, format_datetime, parse_datetime, resolve_timezone
+from toolspecs.core import (
+    ConfigurationError,
+    FixArguments,
+    clock,
+    format_datetime,
+    parse_datetime,
+    resolve_timezone,
+)
 from toolspecs.core.clock import describe_now
+
+NY = ZoneInfo("America/New_York")
+
+
+def test_now_is_the_pinned_instant_in_the_zone_asked(monkeypatch):
+    # The night New York springs forward: 01:30 EST, and at 02:00 the clocks jump to 03:00.
+    monkeypatch.setenv("TOOLSPECS_NOW", "2027-03-14T01:30:00-05:00")
+    assert clock.now(NY) == dt.datetime(2027, 3, 14, 1, 30, tzinfo=NY)
+    assert clock.now(ZoneInfo("Pacific/Auckland")).isoformat() == "2027-03-14T19:30:00+13:00"
+    assert describe_now(NY) == (
+        "Today is Sunday, 2027-03-14. The time is 01:30 in America/New_York (UTC-05:00). "
+        "Tomorrow is Monday 2027-03-15."
+    )
+    # Relative words are read from the pinned instant, with the offset of their own day.
+    assert parse_datetime("tomorrow 4pm", NY).isoformat() == "2027-03-15T16:00:00-04:00"
+
+
+def test_without_a_pin_now_is_the_real_clock(monkeypatch):
+    # Reads the real clock on purpose: what a user gets when nothing is pinned.
+    monkeypatch.delenv("TOOLSPECS_NOW")
+    before = dt.datetime.now(dt.timezone.utc)
+    read = clock.now(dt.timezone.utc)
+    assert before <= read <= dt.datetime.now(dt.timezone.utc)
+
+
+@pytest.mark.parametrize("pin", ["tomorrow", "2026-11-23T10:00", "1732370400"])
+def test_a_pin_that_is_not_an_instant_says_how_to_set_it(monkeypatch, pin):
+    monkeypatch.setenv("TOOLSPECS_NOW", pin)
+    with pytest.raises(ConfigurationError, match=r"TOOLSPECS_NOW=.* is not an instant; set it"):
+        clock.now(NY)
+
+
+def test_the_machine_zone_is_its_iana_zone_with_each_day_s_own_offset(monkeypatch):
+    monkeypatch.delenv("TOOLSPECS_TIMEZONE", raising=False)
+    monkeypatch.setenv("TZ", "America/New_York")
+    zone = resolve_timezone()
+    assert zone == NY
+    # Not today's fixed offset: a July date is shown in daylight time, a January one not.
+    july = parse_datetime("2027-07-01 09:00")
+    assert format_datetime(july) == "Thursday 2027-07-01 09:00 -04:00 (America/New_York)"
+    assert parse_datetime("2027-01-04 09:00").utcoffset() == dt.timedelta(hours=-5)
+    monkeypatch.setenv("TZ", ":Europe/Paris")
+    assert resolve_timezone() == ZoneInfo("Europe/Paris")
 
 
 def test_format_shows_weekday_offset_and_zone():
@@ -29,9 +79,9 @@ def test_timezone_from_environment(monkeypatch):
     assert resolve_timezone("utc") == ZoneInfo("UTC")
 
 
-def test_describe_now_names_date_weekday_time_and_offset():
+def test_describe_now_names_date_weekday_time_and_offset(now):
     text = describe_now(ZoneInfo("Asia/Kolkata"))
-    today = dt.datetime.now(ZoneInfo("Asia/Kolkata"))
+    today = now.astimezone(ZoneInfo("Asia/Kolkata"))
     assert f"Today is {today:%A}, {today:%Y-%m-%d}" in text
     assert "Asia/Kolkata (UTC+05:30)" in text
     assert "Tomorrow is" in text

@@ -6,6 +6,9 @@ document); the process in UTC, the calendar in New York.
 
 from __future__ import annotations
 
+import datetime as dt
+from zoneinfo import ZoneInfo
+
 import pytest
 
 from toolspecs.core import AskUser, FixArguments, RetryLater
@@ -253,10 +256,22 @@ def test_update_this_occurrence_by_its_id_changes_only_it(google, tools):
     assert "[id: wk_20261208T150000Z] Weekly sync" in listed
 
 
-def test_this_with_a_series_id_lists_occurrence_ids(google, tools):
-    out = tools["update_event"].call(event_id="wk", title="X", scope="this")
+def test_this_with_a_series_id_lists_occurrence_ids(google, tools, now):
+    # The hint lists the occurrences "from now on": a series of Tuesdays from next week,
+    # whatever day the suite runs on.
+    ny = ZoneInfo("America/New_York")
+    day = now.astimezone(ny).date() + dt.timedelta(days=7)
+    day += dt.timedelta(days=(1 - day.weekday()) % 7)  # a Tuesday, as BYDAY=TU asks
+    start = dt.datetime.combine(day, dt.time(10), ny)
+    end = start + dt.timedelta(minutes=30)
+    google.events["nx"] = timed_event(
+        "nx", "Next sync", start.isoformat(), end.isoformat(), recurrence=list(WEEKLY)
+    )
+    out = tools["update_event"].call(event_id="nx", title="X", scope="this")
     assert isinstance(out.exception, FixArguments)
-    assert "[id: wk_" in out.content and "scope='all'" in out.content
+    first = start.astimezone(dt.timezone.utc)
+    assert f"its next occurrences: [id: nx_{first:%Y%m%dT%H%M%SZ}]" in out.content
+    assert "scope='all'" in out.content
     assert not writes(google)
 
 

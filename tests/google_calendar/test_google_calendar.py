@@ -80,11 +80,11 @@ def test_times_are_the_calendars_not_the_servers(google, tools, sent, expected):
     assert "ends one hour after the start" in out.content
 
 
-def test_relative_times_are_read_in_the_calendar_zone(google, tools):
+def test_relative_times_are_read_in_the_calendar_zone(google, tools, now):
     out = tools["create_event"].call(title="Tea", start_datetime="tomorrow 4pm")
     assert out.is_error is False
     start = dt.datetime.fromisoformat(created(google)["start"]["dateTime"])
-    assert start.date() == dt.datetime.now(NY).date() + dt.timedelta(days=1)
+    assert start.date() == now.astimezone(NY).date() + dt.timedelta(days=1)
     assert (start.hour, start.minute) == (16, 0)
     # The offset is New York's on that date (not UTC's, not today's if DST changes overnight).
     assert start.utcoffset() == dt.datetime.combine(start.date(), dt.time(16), NY).utcoffset()
@@ -143,10 +143,10 @@ def test_the_timezone_setting_overrides_the_calendar(google):
     assert "Asia/Kolkata (UTC+05:30)" in spec.get_date()
 
 
-def test_get_date_gives_the_calendars_zone(tools):
+def test_get_date_gives_the_calendars_zone(tools, now):
     text = tools["get_date"].call().content
-    now = dt.datetime.now(NY)
-    assert f"Today is {now:%A}, {now:%Y-%m-%d}" in text
+    here = now.astimezone(NY)
+    assert f"Today is {here:%A}, {here:%Y-%m-%d}" in text
     assert "America/New_York (UTC-0" in text
 
 

@@ -179,6 +179,7 @@ def test_a_rate_limit_carries_retry_after(wolfram):
 
 
 def test_retry_after_as_an_http_date():
+    # The real clock, on purpose: the client measures a Retry-After date from it.
     when = email.utils.formatdate(time.time() + 120, usegmt=True)
     exc = raised(lambda: client_on(replying(503, "busy", **{"Retry-After": when})).llm_answer("x"))
     assert exc.status == 503

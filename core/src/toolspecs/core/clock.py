@@ -10,6 +10,13 @@ words or numbers of a date (one letter or a bare run of digits is not a date), r
 dateparser for at most :data:`PARSE_SECONDS` (less when the call's deadline is nearer),
 and only years :data:`FIRST_YEAR` to :data:`LAST_YEAR`: far enough for any calendar,
 and far from the ends of Python's dates, where a ±14:00 offset or a day more overflows.
+
+"Now" has one source, :func:`now`: the wall clock, unless ``$TOOLSPECS_NOW`` pins it to an
+instant (ISO 8601 with an offset, ``2026-11-23T10:00:00-05:00``), as ``SOURCE_DATE_EPOCH``
+pins the time of a reproducible build. The test suite and the offline notebooks pin it, so
+what they print is the same on any day; subprocesses they start inherit the pin. Nothing
+else in toolspecs reads the wall clock for what an agent sees (deadlines and retries use
+the monotonic clock; ``Retry-After`` dates are compared with the real time).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ import datetime as dt
 import functools
 import os
 import re
+import sys
 import threading
 from typing import Any, TypeVar
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -28,6 +36,7 @@ from toolspecs.core.errors import ConfigurationError, FixArguments
 from toolspecs.core.fence import clean
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"
+NOW_ENV = "TOOLSPECS_NOW"
 # The years a time an agent sends may be in (inclusive).
 FIRST_YEAR = 1900
 LAST_YEAR = 2200
@@ -89,8 +98,7 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
         return name
     name = (name or os.environ.get(TIMEZONE_ENV) or "").strip()
     if not name:
-        local = dt.datetime.now().astimezone().tzinfo
-        return local if local is not None else dt.timezone.utc
+        return system_timezone()
     if name.upper() in ("UTC", "Z", "GMT"):
         return ZoneInfo("UTC")
     try:
@@ -103,6 +111,25 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
             f"{shown(name)} is not a timezone name I know.",
             "Use an IANA name such as 'America/New_York', 'Europe/Paris' or 'UTC'.",
         ) from None
+
+
+def system_timezone() -> dt.tzinfo:
+    """This machine's timezone, by its IANA name where the system says it ($TZ, /etc/localtime).
+
+    An IANA zone, not today's fixed offset: a date across a daylight-saving change gets the
+    offset of its own day. ``$TZ`` is read on every call (a process may change it).
+    """
+    named = os.environ.get("TZ", "").strip().removeprefix(":")
+    try:
+        if not named:
+            import tzlocal  # dateparser's own dependency; imported when no zone is set
+
+            return tzlocal.get_localzone()  # /etc/localtime (tzlocal caches it)
+        return resolve_timezone(named)
+    # A POSIX rule ("EST5EDT,M3.2.0,M11.1.0"), a path, a zone the system names badly:
+    # today's offset is all there is.
+    except (FixArguments, ZoneInfoNotFoundError, ValueError, OSError):
+        return dt.datetime.now().astimezone().tzinfo or dt.timezone.utc
 
 
 def timezone_setting(name: str | dt.tzinfo | None) -> dt.tzinfo:
@@ -136,12 +163,35 @@ def timezone_name(tz: dt.tzinfo) -> str:
     key = getattr(tz, "key", None)
     if isinstance(key, str):
         return key
-    return dt.datetime.now(tz).tzname() or "UTC"
+    return now(tz).tzname() or "UTC"
 
 
 def now(tz: dt.tzinfo | None = None) -> dt.datetime:
-    """The current time, aware, in ``tz`` (the spec's timezone)."""
-    return dt.datetime.now(tz or resolve_timezone())
+    """The current time, aware, in ``tz`` (default the spec's timezone setting).
+
+    The one place toolspecs reads the wall clock: ``$TOOLSPECS_NOW`` pins it (see the
+    module docstring).
+
+    Raises:
+        ConfigurationError: When ``$TOOLSPECS_NOW`` is set but not an instant.
+    """
+    tz = tz or resolve_timezone()
+    pinned = _pinned(os.environ.get(NOW_ENV, ""))
+    return dt.datetime.now(tz) if pinned is None else pinned.astimezone(tz)
+
+
+@functools.lru_cache(maxsize=4)
+def _pinned(text: str) -> dt.datetime | None:
+    """The instant ``$TOOLSPECS_NOW`` names (``None`` when it is empty)."""
+    if not text.strip():
+        return None
+    moment = _parse_iso(text.strip())
+    if moment is None or moment.tzinfo is None:
+        raise ConfigurationError(
+            f"{NOW_ENV}={text[:80]!r} is not an instant; set it to ISO 8601 with an offset "
+            "such as '2026-11-23T10:00:00-05:00', or unset it to use the real clock"
+        )
+    return moment
 
 
 def format_offset(moment: dt.datetime) -> str:
@@ -324,9 +374,22 @@ def parse_date(
     return moment.astimezone(tz).date() if tz else moment.date()
 
 
+if sys.version_info >= (3, 11):
+    _fromisoformat = dt.datetime.fromisoformat
+else:
+    # Python 3.10 reads only ISO's extended form; the backport is 3.11's reader, so an
+    # agent's "20261121" or "20261121T1600" reads the same on every Python we support.
+    from backports.datetime_fromisoformat import datetime_fromisoformat
+
+    def _fromisoformat(text: str) -> dt.datetime:
+        moment: dt.datetime = datetime_fromisoformat(text)
+        offset = moment.utcoffset()  # the backport's own offset class, as the stdlib's
+        return moment if offset is None else moment.replace(tzinfo=dt.timezone(offset))
+
+
 def _parse_iso(text: str) -> dt.datetime | None:
     candidate = text[:-1] + "+00:00" if text.endswith(("Z", "z")) else text
     try:
-        return dt.datetime.fromisoformat(candidate)
+        return _fromisoformat(candidate)
     except ValueError:
         return None

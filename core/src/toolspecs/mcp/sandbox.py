@@ -28,6 +28,7 @@ from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from toolspecs.core import clock
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.registry import load_spec
 from toolspecs.core.spec import ToolSpec
@@ -84,7 +85,7 @@ def sample_calendar(today: dt.date | None = None, days: int = 28) -> Any:
     """
     testing = importlib.import_module("toolspecs.loaders.google.testing")
     zone = ZoneInfo(CALENDAR_ZONE)
-    first = today or dt.datetime.now(zone).date()
+    first = today or clock.now(zone).date()
     events: dict[str, dict[str, Any]] = {}
     for offset in range(1, days + 1):
         day = first + dt.timedelta(days=offset)

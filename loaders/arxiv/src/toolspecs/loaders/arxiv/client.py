@@ -179,7 +179,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         self.timeout = timeout
         self.deadline = deadline
         self._lock = threading.Lock()
-        self._last_request_dt: datetime | None = None
+        # When the last request went out (monotonic: a wall clock set back stalls no pace).
+        self._last_request: float | None = None
 
     @contextlib.contextmanager
     def within(self, seconds: float | None) -> Iterator[None]:
@@ -242,8 +243,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         host = urlsplit(url).hostname or "arXiv"
         sent = True  # whether a request may have reached arXiv: then the pace is kept
         try:
-            if self._last_request_dt is not None:
-                waited = (datetime.now() - self._last_request_dt).total_seconds()
+            if self._last_request is not None:
+                waited = time.monotonic() - self._last_request
                 if waited < self.delay_seconds:
                     pause = self.delay_seconds - waited
                     if end is not None and time.monotonic() + pause >= end:
@@ -274,7 +275,7 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 raise _Transient(reason, host=failed) from exc
             finally:
                 if sent:
-                    self._last_request_dt = datetime.now()
+                    self._last_request = time.monotonic()
         finally:
             self._lock.release()
 

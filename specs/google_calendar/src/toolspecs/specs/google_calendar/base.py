@@ -37,6 +37,7 @@ from toolspecs.core.clock import (
     timezone_name,
     timezone_setting,
 )
+from toolspecs.core.clock import now as clock_now
 from toolspecs.loaders.google import (
     CALENDAR_SCOPES,
     GoogleAuth,
@@ -306,12 +307,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
                 f"end_date {end_date} is before start_date {start_date}.",
                 "Send an end_date on or after the start_date.",
             )
+        calendar = self.calendar(calendar_id)
         return self.reader.load_data(
             number_of_results=number_of_results or 100,
-            start_date=start_date,
+            # Today in the user's timezone, by toolspecs' one clock (not the loader's own).
+            start_date=start_date or clock_now(self.spec_timezone(calendar)).date(),
             end_date=end_date,
             query=query,
-            calendar_id=self.calendar(calendar_id),
+            calendar_id=calendar,
         )
 
     @tool(
@@ -574,7 +577,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             raise FixArguments("query is empty.", "Send words to find, or use load_data.")
         calendar = self.calendar(calendar_id)
         tz = self.spec_timezone(calendar)
-        today = dt.datetime.now(tz).date()
+        today = clock_now(tz).date()
         first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
         last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
         if last < first:

@@ -17,7 +17,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from toolspecs.core import AskUser, FixArguments, fence, format_datetime
+from toolspecs.core import AskUser, FixArguments, clock, fence, format_datetime
 from toolspecs.loaders.google.calendar import parse_event_time
 from toolspecs.specs.google_calendar import base as _base
 from toolspecs.specs.google_calendar.recurrence import Scope, end_before, rest_of
@@ -112,7 +112,7 @@ def _is_first(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo)
 
 def hint(spec: GoogleCalendarToolSpec, calendar: str, series_id: str, tz: dt.tzinfo) -> str:
     """The next few occurrence ids of a series, for guidance (bounded)."""
-    now = dt.datetime.now(tz)
+    now = clock.now(tz)
     answer = spec.reader.execute(
         spec.service.events().instances(
             calendarId=calendar,
