@@ -157,6 +157,19 @@ def test_every_distribution_ships_the_mit_license_and_says_who_wrote_it(where):
     assert meta["keywords"][:2] == ["llama-index", "agents"]
 
 
+# .ci/pythons runs the suite on each Python the root pyproject.toml names in its classifiers.
+TESTED_PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
+
+
+@pytest.mark.parametrize("where", [p.relative_to(ROOT).as_posix() for p in MEMBERS] + ["."])
+def test_every_distribution_claims_the_pythons_ci_tests(where):
+    meta = project(ROOT / where / "pyproject.toml")
+    assert meta["requires-python"] == f">={TESTED_PYTHONS[0]}"
+    prefix = "Programming Language :: Python :: 3."
+    versions = [c.rsplit(" :: ", 1)[1] for c in meta["classifiers"] if c.startswith(prefix)]
+    assert versions == TESTED_PYTHONS
+
+
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 
