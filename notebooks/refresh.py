@@ -56,6 +56,7 @@ HIDDEN = ("ipywidgets",)
 # The instant the offline run reads as now (a Monday morning in New York), and its zone.
 NOW = "2026-11-23T10:00:00-05:00"
 ZONE = "UTC"
+PYTHON_EOL_WARNING = "ignore::FutureWarning:google.api_core._python_version_support"
 CUT = "\n[... {more} more characters: run the notebook to see them all]\n"
 
 # What differs between two runs or two machines, and must not be committed.
@@ -91,6 +92,10 @@ def offline_env(hidden: Path | None = None) -> dict[str, str]:
         TOOLSPECS_STRICT="1",  # our bugs raise in the notebook instead of becoming guidance
         TOOLSPECS_NOW=NOW,
         TZ=ZONE,
+        # google.api_core warns, by the real date, that this machine's Python is near or
+        # past its end of life (3.10 now, 3.11 from late 2027): about the machine that
+        # runs the notebook, not what the notebook shows.
+        PYTHONWARNINGS=",".join(filter(None, [env.get("PYTHONWARNINGS"), PYTHON_EOL_WARNING])),
         HTTP_PROXY=NO_NETWORK,
         HTTPS_PROXY=NO_NETWORK,
         http_proxy=NO_NETWORK,
