@@ -1,22 +1,42 @@
-"""`toolspecs serve --http`: streamable HTTP on 127.0.0.1 only, on a port the system picks.
+"""`toolspecs serve --http`: streamable HTTP behind a bearer token, on the address it binds.
 
 The server runs as a subprocess (the real command line); mcp's own client connects to
-the URL it announces. Every wait is bounded and the process is always stopped.
+the URL it announces, sending the token as a client configuration does. Every wait is
+bounded and the process is always stopped.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import queue
+import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
 import httpx
+import httpx2
+import pytest
 from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
 
 TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+TOKEN = "test-token-" + "x" * 32  # what a person puts in $TOOLSPECS_SERVE_TOKEN
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "curl", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
 def read_lines(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], threading.Thread]:
@@ -33,51 +53,35 @@ def read_lines(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], thread
     return lines, reader
 
 
-def announced_url(lines: queue.Queue[str], seconds: float) -> str:
-    """The URL of the ``serving ... at URL`` line (each wait bounded)."""
+def announced_url(lines: queue.Queue[str], seconds: float, said: list[str]) -> str:
+    """The URL of the ``serving ... at URL`` line (each wait bounded).
+
+    What the server printed up to the line after it (where the token is) goes to ``said``.
+    """
     while True:
         line = lines.get(timeout=seconds)
+        said.append(line)
         if line.startswith("toolspecs: serving "):
+            said.append(lines.get(timeout=seconds))  # where the token is
             return line.rsplit(" at ", 1)[1].strip()
 
 
-def test_streamable_http_on_loopback():
+@contextlib.contextmanager
+def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """``toolspecs serve --sandbox --http --port 0 ARGS``: its URL and what it printed."""
+    environment = {**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN, **(env or {})}
     process = subprocess.Popen(
-        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", "arxiv", "wolfram_alpha"],
+        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
+        env={k: v for k, v in environment.items() if v is not None},
     )
     lines, reader = read_lines(process)
+    said: list[str] = []
     try:
-        url = announced_url(lines, seconds=120)
-        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
-
-        async def session() -> tuple[list[str], object, object]:
-            with anyio.fail_after(60):
-                async with Client(url) as client:
-                    names = [t.name for t in (await client.list_tools()).tools]
-                    done = await client.call_tool(
-                        "arxiv_query", {"query": "language models", "max_results": "2"}
-                    )
-                    wrong = await client.call_tool("wolfram_alpha_query", {"query": ""})
-                    return names, done, wrong
-
-        names, done, wrong = anyio.run(session)
-        assert names == [
-            "arxiv_query",
-            "arxiv_paper_text",
-            "read_stored_papers",
-            "wolfram_alpha_query",
-            "wolfram_alpha_pods",
-        ]
-        assert done.is_error is False and done.content[0].text.count("arXiv id:") == 2
-        assert wrong.is_error is True and "query" in wrong.content[0].text
-
-        # mcp's protection against DNS rebinding is on for a loopback host.
-        forged = httpx.post(url, headers={"Host": "evil.example"}, json={}, timeout=30)
-        assert forged.status_code == 421
+        yield announced_url(lines, seconds=120, said=said), said
     finally:
         process.terminate()
         try:
@@ -88,3 +92,124 @@ def test_streamable_http_on_loopback():
         reader.join(timeout=30)  # the pipe ends with the process
         if process.stderr is not None:
             process.stderr.close()
+
+
+def refused(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """A ``toolspecs serve --http`` that must not start (bounded)."""
+    environment = {**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN, **(env or {})}
+    return subprocess.run(
+        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+        check=False,
+    )
+
+
+async def call_with_token(url: str, token: str, calls: list[tuple[str, dict]]) -> list:
+    """List the tools and make ``calls`` as a configured client does (the token in a header)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with anyio.fail_after(60):
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http:
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport) as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+                return [names] + [await client.call_tool(n, a) for n, a in calls]
+
+
+def test_streamable_http_on_loopback_answers_only_with_the_token():
+    with served("arxiv", "wolfram_alpha") as (url, said):
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+        calls = [
+            ("arxiv_query", {"query": "language models", "max_results": "2"}),
+            ("wolfram_alpha_query", {"query": ""}),
+        ]
+        names, done, wrong = anyio.run(call_with_token, url, TOKEN, calls)
+        assert names == [
+            "arxiv_query",
+            "arxiv_paper_text",
+            "read_stored_papers",
+            "wolfram_alpha_query",
+            "wolfram_alpha_pods",
+        ]
+        assert done.is_error is False and done.content[0].text.count("arXiv id:") == 2
+        assert wrong.is_error is True and "query" in wrong.content[0].text
+
+        # Another local user with curl and no token: 401, and how to authenticate.
+        for headers in ({}, {"Authorization": "Bearer guessed"}, {"Authorization": TOKEN}):
+            anonymous = httpx.post(
+                url, json=INITIALIZE, headers={**MCP_HEADERS, **headers}, timeout=30
+            )
+            assert anonymous.status_code == 401, headers
+            assert anonymous.headers["www-authenticate"].startswith("Bearer")
+        # A page of another site that the browser sends here (DNS rebinding): 421.
+        forged = httpx.post(
+            url,
+            json=INITIALIZE,
+            headers={**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}", "Host": "evil.example"},
+            timeout=30,
+        )
+        assert forged.status_code == 421
+        # Where the token is, never the token.
+        assert any("$TOOLSPECS_SERVE_TOKEN" in line for line in said)
+        assert not any(TOKEN in line for line in said)
+
+
+def test_loopback_written_another_way_keeps_the_rebinding_check():
+    with served("wolfram_alpha", "--host", "127.0.0.2") as (url, said):
+        assert url.startswith("http://127.0.0.2:")
+        authorized = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        for host, status in (("rebind.attacker.example", 421), (url.split("/")[2], 200)):
+            answer = httpx.post(
+                url, json=INITIALIZE, headers={**authorized, "Host": host}, timeout=30
+            )
+            assert answer.status_code == status, host
+        evil = {**authorized, "Origin": "http://rebind.attacker.example"}
+        assert httpx.post(url, json=INITIALIZE, headers=evil, timeout=30).status_code == 403
+        assert not any("other machines" in line for line in said)
+
+
+def test_an_address_other_machines_reach_needs_allow_remote_and_host_names():
+    done = refused("wolfram_alpha", "--host", "0.0.0.0")
+    assert done.returncode != 0
+    (line,) = done.stderr.strip().splitlines()
+    assert "takes connections from other machines; add --allow-remote" in line
+    done = refused("wolfram_alpha", "--host", "0.0.0.0", "--allow-remote")
+    assert done.returncode != 0
+    assert "--allowed-host NAME" in done.stderr.strip().splitlines()[-1]
+
+
+def test_without_a_token_one_is_made_in_a_private_file_and_only_its_place_is_printed(tmp_path):
+    state = tmp_path / "state"
+    env = {"TOOLSPECS_SERVE_TOKEN": "", "XDG_STATE_HOME": str(state)}
+    with served("wolfram_alpha", env=env) as (url, said):
+        made = state / "toolspecs" / "serve-token"
+        token = made.read_text(encoding="utf-8").strip()
+        assert stat.S_IMODE(made.stat().st_mode) == 0o600
+        assert stat.S_IMODE(made.parent.stat().st_mode) == 0o700
+        assert len(token) >= 40
+        assert any(str(made) in line for line in said)
+        assert not any(token in line for line in said)
+        (_, answer) = anyio.run(
+            call_with_token, url, token, [("wolfram_alpha_query", {"query": "2+2"})]
+        )
+        assert answer.is_error is False
+
+
+def test_sessions_are_capped():
+    with served("wolfram_alpha", "--max-sessions", "2") as (url, _):
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        answers = [
+            httpx.post(url, json=INITIALIZE, headers=headers, timeout=30).status_code
+            for _ in range(3)
+        ]
+        assert answers == [200, 200, 503]
+
+
+@pytest.mark.parametrize(("option", "value"), [("--max-sessions", "0"), ("--session-idle", "soon")])
+def test_bad_session_options_are_one_line(option, value):
+    done = refused("wolfram_alpha", option, value)
+    assert done.returncode == 2
+    assert "is not a whole number from 1 to 1000000" in done.stderr

@@ -206,6 +206,47 @@ async def test_heartbeats_keep_a_long_call_alive(mode):
     assert messages[-1] == "wait_for_heartbeat finished"
 
 
+class GateSpec(ToolSpec):
+    """A tool that holds its call until the test opens the gate (10 s at most)."""
+
+    spec_functions: ClassVar = ["wait_at_gate"]
+    service_name = "Gate"
+    thread_safe = True
+
+    def __init__(self, gate: threading.Event) -> None:
+        self.gate = gate
+
+    @tool(read_only=True, open_world=False)
+    def wait_at_gate(self) -> str:
+        """Wait until the gate opens."""
+        return "through" if self.gate.wait(timeout=10) else "timed out"
+
+
+async def test_one_session_runs_a_few_calls_at_once_and_is_told_to_wait_beyond():
+    import anyio
+
+    gate = threading.Event()
+    server = build_server(GateSpec(gate), max_calls=2)
+    results: list = []
+    async with Client(server, mode="legacy") as client:
+
+        async def call() -> None:
+            results.append(await client.call_tool("wait_at_gate", {}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(call)
+            group.start_soon(call)
+            with anyio.fail_after(10):
+                while not results:  # the third call is refused at once, the gate shut
+                    group.start_soon(call)
+                    await anyio.sleep(0.05)
+            gate.set()
+    texts = [text_of(result) for result in results]
+    assert texts[0].startswith("This session already has 2 tool calls running. Wait")
+    assert results[0].is_error is True
+    assert texts.count("through") == 2
+
+
 async def test_an_unknown_tool_is_a_protocol_error_naming_the_tools(mode, arxiv_spec):
     async with Client(build_server(arxiv_spec), mode=mode) as client:
         with pytest.raises(MCPError) as raised:

@@ -36,7 +36,7 @@ def test_the_python_example_runs(capsys):
 
 
 def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monkeypatch):
-    (snippet,) = blocks("json")
+    snippet, _ = blocks("json")
     servers = json.loads(snippet)["mcpServers"]
     assert set(servers) == {"toolspecs-sandbox", "toolspecs"}
     for server in servers.values():
@@ -52,6 +52,17 @@ def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monk
     assert uvx[:2] == ["--from", "toolspecs[mcp]"]
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert re.search(r'^mcp = \["toolspecs-core\[mcp\]', pyproject, re.MULTILINE)  # the extra
+
+
+def test_the_http_client_configuration_sends_the_token_to_the_served_url():
+    _, snippet = blocks("json")
+    (server,) = json.loads(snippet)["mcpServers"].values()
+    assert server["type"] == "http"
+    (shell,) = blocks("bash")
+    http = next(line for line in shell.splitlines() if "--http" in line)
+    args = build_parser().parse_args(serve_arguments(shlex.split(http.split("#")[0])))
+    assert server["url"] == f"http://{args.host}:{args.port}/mcp"
+    assert server["headers"] == {"Authorization": "Bearer PASTE-THE-TOKEN-HERE"}
 
 
 def test_the_shell_commands_parse():

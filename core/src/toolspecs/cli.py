@@ -72,6 +72,16 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
+    return value
+
+
 def _port(text: str) -> int:
     """A TCP port for ``--port``: 0 (any free one) to 65535."""
     try:
@@ -213,6 +223,38 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument("--http", action="store_true", help="streamable HTTP at /mcp, not stdio")
     serve.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     serve.add_argument("--port", type=_port, default=8000, help="HTTP port (default 8000; 0: any)")
+    serve.add_argument(
+        "--token-file",
+        metavar="PATH",
+        help="HTTP: a 0600 file holding the bearer token clients send (default: "
+        "$TOOLSPECS_SERVE_TOKEN, else ~/.local/state/toolspecs/serve-token, made once)",
+    )
+    serve.add_argument(
+        "--allow-remote",
+        action="store_true",
+        help="HTTP: listen on an address other machines can reach (they need the token)",
+    )
+    serve.add_argument(
+        "--allowed-host",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="HTTP: a host name clients may use besides the address (repeatable)",
+    )
+    serve.add_argument(
+        "--max-sessions",
+        type=_positive,
+        default=64,
+        metavar="N",
+        help="HTTP: at most N sessions at once (default 64)",
+    )
+    serve.add_argument(
+        "--session-idle",
+        type=_positive,
+        default=600,
+        metavar="SECONDS",
+        help="HTTP: close a session unused this long (default 600)",
+    )
     _add_spec_options(serve, several=True)
     serve.add_argument(
         "--prefix",

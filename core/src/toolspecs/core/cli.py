@@ -8,6 +8,7 @@ re-exported here for the code that found them in this module.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import sys
@@ -250,15 +251,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
         print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
 
     if args.http:
-        if args.host not in ("127.0.0.1", "localhost", "::1"):
-            print(
-                f"toolspecs: warning: --host {args.host} takes connections from other machines, "
-                "with no authentication and no DNS-rebinding protection",
-                file=sys.stderr,
-                flush=True,
-            )
+        from toolspecs.mcp.auth import bearer_token
+
+        token, where = bearer_token(args.token_file)  # ConfigurationError: one line
+
+        def serving(url: str) -> None:
+            ready(url)
+            say = f"toolspecs: clients send 'Authorization: Bearer TOKEN', the token in {where}"
+            if args.allow_remote:
+                say += (
+                    f"\ntoolspecs: warning: --allow-remote: other machines that reach "
+                    f"{args.host} may connect with the token, over plain HTTP (put TLS in front)"
+                )
+            print(say, file=sys.stderr, flush=True)
+
         try:
-            anyio.run(serve_http, server, args.host, args.port, ready)
+            anyio.run(
+                functools.partial(
+                    serve_http,
+                    server,
+                    args.host,
+                    args.port,
+                    serving,
+                    token=token,
+                    allow_remote=args.allow_remote,
+                    allowed_hosts=args.allowed_host,
+                    max_sessions=args.max_sessions,
+                    session_idle=float(args.session_idle),
+                )
+            )
         except OSError as exc:  # port in use, unknown host: for the person, in one line
             raise UsageError(
                 f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc}); "

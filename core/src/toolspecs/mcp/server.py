@@ -21,6 +21,10 @@ notification (progress 0, "<tool> started") and a last one (progress equal to to
 1, 2, ... without a total), so that clients that reset their timeout on progress keep
 waiting for a PDF download or a large mailbox load. Our loaders report no page counts,
 so there is no per-page progress.
+
+Calls at once: one session (one client's connection) runs at most
+:data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
+guidance to wait, so one client cannot take every worker thread of the server.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ if TYPE_CHECKING:
 
 # Seconds between two "still working" progress notifications during one call.
 HEARTBEAT_SECONDS = 5.0
+# Tool calls one session may have running at once.
+MAX_CALLS_PER_SESSION = 4
 
 # The summary's first clause: up to a '.', ':', ';' or ',' that ends a word.
 _CLAUSE_END = re.compile(r"[.:;,](?=\s|$)")
@@ -110,7 +116,10 @@ def _version() -> str:
 
 
 def build_server(
-    *sources: Tools, name: str = "toolspecs", heartbeat: float = HEARTBEAT_SECONDS
+    *sources: Tools,
+    name: str = "toolspecs",
+    heartbeat: float = HEARTBEAT_SECONDS,
+    max_calls: int = MAX_CALLS_PER_SESSION,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -119,6 +128,7 @@ def build_server(
         name: The server's name, as clients show it.
         heartbeat: Seconds between two progress notifications during a call, for
             clients that sent a progress token.
+        max_calls: Tool calls one session may have running at once.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -136,6 +146,7 @@ def build_server(
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
     definitions = [tool_definition(t) for t in tools.values()]
     schemas = {d.name: d.input_schema for d in definitions}
+    running: dict[int, int] = {}  # id(connection) -> its calls running now (none: no entry)
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -153,7 +164,26 @@ def build_server(
                 types.INVALID_PARAMS,
                 f"Unknown tool {params.name!r}; this server's tools: {', '.join(tools)}",
             )
-        text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+        # mcp builds a ServerSession per request; the connection under it is the client's
+        # session. Relies on mcp 2.x's private ``ServerSession._connection`` (the low-level
+        # context has no public accessor; MCPServer's Context.connection reads the same).
+        session = id(getattr(ctx.session, "_connection", ctx.session))
+        if running.get(session, 0) >= max_calls:
+            busy = (
+                f"This session already has {max_calls} tool calls running. Wait for one "
+                "to finish, then call again."
+            )
+            refused: mcp_types.CallToolResult = types.CallToolResult(
+                content=[types.TextContent(text=busy)], is_error=True
+            )
+            return refused
+        running[session] = running.get(session, 0) + 1
+        try:
+            text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+        finally:
+            running[session] -= 1
+            if not running[session]:
+                del running[session]
         result: mcp_types.CallToolResult = types.CallToolResult(
             content=[types.TextContent(text=text)], is_error=failed
         )

@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from toolspecs.adapters.tools import require
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.mcp import auth
 
 if TYPE_CHECKING:
     from mcp.server import Server
 
 MCP_PATH = "/mcp"
+# mcp's defaults (10,000 sessions, 30 minutes idle) let one client fill the server for half
+# an hour; a person's server needs far fewer.
+MAX_SESSIONS = 64
+SESSION_IDLE_SECONDS = 600.0
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -30,26 +36,62 @@ async def serve_http(
     host: str = "127.0.0.1",
     port: int = 8000,
     ready: Callable[[str], None] | None = None,
+    *,
+    token: str,
+    allow_remote: bool = False,
+    allowed_hosts: Sequence[str] = (),
+    max_sessions: int = MAX_SESSIONS,
+    session_idle: float = SESSION_IDLE_SECONDS,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
-    On a loopback host, mcp's protection against DNS rebinding is on (requests must name
-    a loopback ``Host`` and ``Origin``).
+    Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
+    server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.mcp.auth`.
 
     Args:
         server: From :func:`toolspecs.mcp.build_server`.
         host: The address to listen on; the default takes connections from this machine only.
         port: The port; ``0`` picks a free one.
         ready: Called with the URL once the port is bound (the actual port when ``0``).
+        token: The bearer token clients must send (:func:`toolspecs.mcp.auth.bearer_token`).
+        allow_remote: Listen on an address other machines can reach.
+        allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
+            needs them).
+        max_sessions: At most this many sessions at once; a new one past it gets 503.
+        session_idle: Seconds after which a session nobody uses is closed.
+
+    Raises:
+        ConfigurationError: When the address is not loopback and ``allow_remote`` is not
+            given, or the token is too short.
     """
     uvicorn = require("uvicorn", "mcp")  # a dependency of mcp
-    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host=host)
-    # We bind the socket ourselves so that port 0 can say which port it got.
+    token = auth.checked_token(token, "the token given")
+    # We bind the socket ourselves: port 0 can say which port it got, and what is checked
+    # is the address really bound, not how --host was written.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     listening = socket.create_server((host, port), family=family)
-    bound = listening.getsockname()[1]
-    shown = f"[{host}]" if family == socket.AF_INET6 else host
+    try:
+        address, bound = listening.getsockname()[:2]
+        if not auth.is_loopback(address) and not allow_remote:
+            raise ConfigurationError(
+                f"--host {host} ({address}) takes connections from other machines; "
+                "add --allow-remote to serve them (they need the token), or use 127.0.0.1"
+            )
+        security = auth.transport_security(address, bound, allowed_hosts)
+    except BaseException:
+        listening.close()
+        raise
+    shown = f"[{address}]" if family == socket.AF_INET6 else address
+    url = f"http://{shown}:{bound}{MCP_PATH}"
+    app = server.streamable_http_app(
+        streamable_http_path=MCP_PATH,
+        transport_security=security,
+        auth=auth.auth_settings(url),
+        token_verifier=auth.StaticTokenVerifier(token),
+        max_sessions=max_sessions,
+        session_idle_timeout=session_idle,
+    )
     if ready is not None:
-        ready(f"http://{shown}:{bound}{MCP_PATH}")
+        ready(url)
     config = uvicorn.Config(app, log_level="warning")
     await uvicorn.Server(config).serve(sockets=[listening])

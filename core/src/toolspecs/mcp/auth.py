@@ -1,0 +1,198 @@
+"""Who may use ``toolspecs serve --http``: a bearer token, and the addresses it answers on.
+
+Over HTTP, anyone who reaches the port could read the mailbox and send mail as the person
+whose credentials the server holds; on 127.0.0.1 that is every other account of the
+machine. So the HTTP server does not start without a token, and every request must carry
+it (``Authorization: Bearer TOKEN``); a request without it gets 401 with
+``WWW-Authenticate: Bearer``. The check is mcp's own (``AuthSettings`` with a
+``TokenVerifier``); the token is compared in constant time. stdio needs none: the client
+that starts the server owns its pipes.
+
+Where the token comes from (:func:`bearer_token`), first found wins:
+
+1. ``$TOOLSPECS_SERVE_TOKEN``;
+2. ``--token-file PATH``: a file of the user's own that no one else may read (0600);
+3. the user's state folder (``$XDG_STATE_HOME/toolspecs/serve-token``, by default
+   ``~/.local/state/toolspecs/serve-token``): made on the first start (0600, in a 0700
+   folder) and reused after, so a client's configuration keeps working.
+
+The token itself is never printed: the server prints where it is.
+
+Which requests are answered (:func:`transport_security`): mcp's DNS-rebinding check (the
+``Host`` and ``Origin`` headers) is on for every bound address, loopback or not.
+Loopback is decided by the bound address (``ipaddress``'s ``is_loopback``), not by how
+``--host`` was written: ``127.0.0.2``, ``127.1`` and ``LOCALHOST`` are loopback too. An
+address other machines can reach is refused unless ``allow_remote`` is given.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import os
+import secrets
+import stat
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import ConfigurationError
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
+TOKEN_ENV = "TOOLSPECS_SERVE_TOKEN"
+# The shortest token accepted: 128 bits of secrets.token_urlsafe are 22 characters.
+MIN_TOKEN_CHARS = 22
+MAX_TOKEN_CHARS = 4096
+CLIENT_ID = "toolspecs-serve"
+
+
+class StaticTokenVerifier:
+    """mcp's ``TokenVerifier`` for one shared bearer token, compared in constant time.
+
+    Args:
+        token: The token every request must carry.
+    """
+
+    def __init__(self, token: str) -> None:
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The access of a request whose token is ours, else ``None`` (mcp answers 401)."""
+        provider = require("mcp.server.auth.provider", "mcp")
+        if not hmac.compare_digest(token.encode(), self._token):
+            return None
+        access: AccessToken = provider.AccessToken(token=token, client_id=CLIENT_ID, scopes=[])
+        return access
+
+
+def default_token_file() -> Path:
+    """``$XDG_STATE_HOME/toolspecs/serve-token`` (default ``~/.local/state/...``)."""
+    state = os.environ.get("XDG_STATE_HOME", "").strip()
+    base = Path(state) if state and Path(state).is_absolute() else Path.home() / ".local/state"
+    return base / "toolspecs" / "serve-token"
+
+
+def checked_token(text: str, where: str) -> str:
+    """``text`` stripped, when it is a token long and plain enough (else ConfigurationError)."""
+    token = text.strip()
+    if not MIN_TOKEN_CHARS <= len(token) <= MAX_TOKEN_CHARS or not token.isprintable():
+        raise ConfigurationError(
+            f"the token in {where} is not {MIN_TOKEN_CHARS} to {MAX_TOKEN_CHARS} printable "
+            "characters; put a long random one there, e.g. "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    if any(c.isspace() for c in token):
+        raise ConfigurationError(f"the token in {where} holds a space; use one word")
+    return token
+
+
+def _read_private(path: Path) -> str:
+    """The text of ``path``, when it is a regular file of this user that no one else reads."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as exc:
+        raise ConfigurationError(
+            f"cannot read the token file {path} ({exc.strerror or exc}); "
+            "name a file of yours that is not a link"
+        ) from None
+    with os.fdopen(fd, encoding="utf-8") as file:
+        info = os.fstat(file.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ConfigurationError(f"the token file {path} is not a regular file")
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise ConfigurationError(f"the token file {path} belongs to another user")
+        if info.st_mode & 0o077:
+            raise ConfigurationError(
+                f"others may read the token file {path}; run: chmod 600 {path}"
+            )
+        return file.read(MAX_TOKEN_CHARS + 2)
+
+
+def _made(path: Path) -> str:
+    """A new token in ``path`` (0600, its folder 0700), or the one already there."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    token = secrets.token_urlsafe(32)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags, 0o600)
+    except FileExistsError:
+        return _read_private(path)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(token + "\n")
+    return token
+
+
+def bearer_token(token_file: str | os.PathLike[str] | None = None) -> tuple[str, str]:
+    """The token HTTP clients must send, and where it comes from (to tell the person).
+
+    Args:
+        token_file: ``--token-file``: a 0600 file of this user's holding the token.
+
+    Returns:
+        ``(token, where)``: ``where`` is ``$TOOLSPECS_SERVE_TOKEN`` or the file's path.
+
+    Raises:
+        ConfigurationError: When the token or its file is unfit (the message says what
+            to do).
+    """
+    given = os.environ.get(TOKEN_ENV, "")
+    if given.strip():
+        return checked_token(given, f"${TOKEN_ENV}"), f"${TOKEN_ENV}"
+    if token_file is not None and str(token_file).strip():
+        path = Path(token_file).expanduser()
+        return checked_token(_read_private(path), str(path)), str(path)
+    path = default_token_file()
+    return checked_token(_made(path), str(path)), str(path)
+
+
+def is_loopback(address: str) -> bool:
+    """Whether a bound address (``getsockname()[0]``) takes connections from this machine only."""
+    try:
+        return ipaddress.ip_address(address.split("%", 1)[0]).is_loopback
+    except ValueError:
+        return False
+
+
+def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = ()) -> Any:
+    """The DNS-rebinding check (mcp's) for a server bound to ``address``:``port``.
+
+    ``Host`` must name this address (on loopback: also ``localhost``, ``127.0.0.1`` or
+    ``[::1]``) or one of ``allowed_hosts``, with this port; an ``Origin``, when sent, the
+    same over http or https.
+
+    Raises:
+        ConfigurationError: When the address is a wildcard (``0.0.0.0``, ``::``) and no
+            ``allowed_hosts`` say which names clients use.
+    """
+    security = require("mcp.server.transport_security", "mcp")
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    names = [f"[{ip}]" if ip.version == 6 else str(ip)]
+    if ip.is_unspecified:
+        if not allowed_hosts:
+            raise ConfigurationError(
+                f"--host {address} listens on every address; say which host names clients "
+                "use with --allowed-host NAME (requests naming another are refused)"
+            )
+        names = []
+    if ip.is_loopback:
+        names += ["localhost", "127.0.0.1", "[::1]"]
+    names += [h.strip().lower() for h in allowed_hosts if h.strip()]
+    hosts = list(dict.fromkeys(f"{name}:{port}" for name in names))
+    origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
+    return security.TransportSecuritySettings(
+        enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
+    )
+
+
+def auth_settings(url: str) -> Any:
+    """The ``AuthSettings`` (mcp's) of a bearer-token resource server at ``url``.
+
+    No authorization server: the token is shared out of band, so the settings name no
+    protected-resource metadata (``resource_server_url=None``); ``issuer_url``, which mcp
+    requires, is the server itself and is published nowhere.
+    """
+    settings = require("mcp.server.auth.settings", "mcp")
+    return settings.AuthSettings(issuer_url=url, resource_server_url=None, required_scopes=[])
