@@ -65,7 +65,8 @@ def test_a_refresh_refused_at_sign_in_is_guidance_without_googles_answer(tmp_pat
     refresh = responses.post(TOKEN_URI, json=ANSWER, status=400)
     out = GmailToolSpec(token_path=str(token)).call_tool("search_messages", query="x")
     assert refresh.call_count == 1  # the real refresh ran, and Google refused it
-    assert_guidance_without_the_answer(out, f"delete {token} and authorize again")
+    assert_guidance_without_the_answer(out, "delete token.gmail.json and authorize again")
+    assert str(tmp_path) not in out.content  # the file's name, not where it lies
 
 
 class TokenEndpoint:
@@ -95,3 +96,13 @@ def test_a_refresh_refused_during_a_call_is_guidance_without_googles_answer(
     out = spec.call_tool(tool)
     assert http.refreshes >= 1
     assert_guidance_without_the_answer(out, "delete token.json and authorize again")
+
+
+def test_a_refresh_refused_during_a_call_names_the_token_file_not_its_folder(tmp_path):
+    expired = Credentials.from_authorized_user_info(TOKEN, SCOPES)
+    http = TokenEndpoint(sample_mailbox())
+    token = tmp_path / "private" / "token.json"
+    spec = GmailToolSpec(token_path=str(token), transport=AuthorizedHttp(expired, http=http))
+    out = spec.call_tool("list_drafts")
+    assert_guidance_without_the_answer(out, "delete token.json and authorize again")
+    assert str(tmp_path) not in out.content and "private" not in out.content

@@ -145,8 +145,11 @@ def test_a_missing_service_account_key_file_names_the_setting(tmp_path):
     with pytest.raises(GoogleAuthError) as caught:
         GoogleAuth(scopes=CAL, service_account_key_path=str(missing)).credentials()
     assert caught.value.setting == "service_account_key_path"
-    assert f"{str(missing)!r} does not exist" in caught.value.reason
+    assert "'sa.json' does not exist" in caught.value.reason
     assert "set service_account_key_path" in caught.value.reason
+    # The reason (which guidance shows the agent) names the file; the person gets the path.
+    assert str(tmp_path) not in caught.value.reason
+    assert caught.value.path == str(missing) and str(missing) in str(caught.value)
 
 
 def test_a_malformed_service_account_key_names_the_setting(write_json, service_account_info):

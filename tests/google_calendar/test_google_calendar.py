@@ -436,7 +436,8 @@ def test_revoked_refresh_token_tells_the_person_to_reauthorize(tmp_path, monkeyp
     assert out.is_error is True
     assert isinstance(out.exception, AskUser)
     assert "invalid_grant" not in out.content  # the token endpoint's answer stays out
-    assert f"delete {token}" in out.content
+    assert "delete token.calendar.json" in out.content
+    assert str(tmp_path) not in out.content  # the file's name, not where it lies
 
 
 def test_missing_oauth_client_file_is_guidance(tmp_path, monkeypatch):

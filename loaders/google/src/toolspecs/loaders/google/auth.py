@@ -201,11 +201,13 @@ class GoogleAuth:
                 info, scopes=self.scopes
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            where = self.service_account_key_path if setting.endswith("_path") else setting
+            path = self.service_account_key_path if setting.endswith("_path") else None
+            where = _name(path) if path else setting
             raise GoogleAuthError(
                 f"{where} is not a usable Google service account key: set {setting} to the "
                 f"JSON key downloaded for the service account ({_short(exc)})",
                 setting,
+                path,
             ) from exc
         return creds.with_subject(self.subject) if self.subject else creds
 
@@ -242,7 +244,7 @@ class GoogleAuth:
                     continue
                 # Not the exception's text: it carries the token endpoint's whole answer.
                 fix = (
-                    f"delete {path} and authorize again"
+                    f"delete {_name(path)} and authorize again"
                     if path is not None
                     else "authorize again and pass the new authorized_user_info"
                 )
@@ -250,6 +252,7 @@ class GoogleAuth:
                     "the Google sign-in expired or was revoked (Google refused to refresh "
                     f"it): {fix}",
                     "token_path" if path is not None else "authorized_user_info",
+                    path,
                 ) from exc
             if rewrite:
                 self._save(creds, path)
@@ -305,10 +308,11 @@ class GoogleAuth:
         path = self._save_path()
         if self._holds_others(path):  # token_path is already this scope set's own name
             raise GoogleAuthError(
-                f"the token file {path!r} holds other Google scopes than "
+                f"the token file {_name(path)!r} holds other Google scopes than "
                 f"{scope_label(self.scopes)} (or does not say which), and is not "
                 "overwritten: set token_path to another file",
                 "token_path",
+                path,
             )
         return path
 
@@ -345,14 +349,16 @@ class GoogleAuth:
             )
         except OSError as exc:
             raise GoogleAuthError(
-                f"the token file {path!r} could not be read: {_REAUTHORIZE} ({_short(exc)})",
+                f"the token file {_name(path)!r} could not be read: {_REAUTHORIZE} ({_short(exc)})",
                 "token_path",
+                path,
             ) from exc
         except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: not JSON
             raise GoogleAuthError(
-                f"the token file {path!r} is not a Google authorized-user token: "
+                f"the token file {_name(path)!r} is not a Google authorized-user token: "
                 f"{_REAUTHORIZE} ({_short(exc)})",
                 "token_path",
+                path,
             ) from exc
 
     def _run_flow(self) -> Any:
@@ -363,25 +369,28 @@ class GoogleAuth:
         except FileNotFoundError as exc:
             raise GoogleAuthError(
                 f"Google is not authorized yet and there is no OAuth client file at "
-                f"{self.credentials_path!r}: create an OAuth client (Desktop app) in the Google "
-                "Cloud console, save it there (or set credentials_path to it) and authorize "
-                "once",
+                f"{_name(self.credentials_path)!r}: create an OAuth client (Desktop app) in the "
+                "Google Cloud console, save it there (or set credentials_path to it) and "
+                "authorize once",
                 "credentials_path",
+                self.credentials_path,
             ) from exc
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise GoogleAuthError(
-                f"the OAuth client file {self.credentials_path!r} is not a Google OAuth "
+                f"the OAuth client file {_name(self.credentials_path)!r} is not a Google OAuth "
                 "client: download it (Desktop app) again from the Google Cloud console, or set "
                 f"credentials_path to another file ({_short(exc)})",
                 "credentials_path",
+                self.credentials_path,
             ) from exc
         if self.auth_flow == "none":
             raise GoogleAuthError(
                 "Google is not authorized yet, and this process may not open a login "
                 "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
                 f"`toolspecs call gmail.list_drafts`, which saves the token to "
-                f"{self._save_path()}",
+                f"{_name(self._save_path())}",
                 "auth_flow",
+                self._save_path(),
             )
         if self.auth_flow == "local":
             return flow.run_local_server(port=self.oauth_port)
@@ -457,6 +466,11 @@ def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other
     return "same" if set(own.scopes) == set(scopes) else "more"
 
 
+def _name(path: str) -> str:
+    """A file's name, as a ``reason`` shows it: not where it lies (``exc.path`` has that)."""
+    return os.path.basename(os.path.expanduser(path)) or path
+
+
 _REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
 
 
@@ -469,11 +483,11 @@ def _short(exc: BaseException, limit: int = 120) -> str:
 def _read_json(path: str, setting: str, what: str, fix: str) -> Any:
     """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
     if not os.path.isfile(path):
-        raise GoogleAuthError(f"{what} {path!r} does not exist: {fix}", setting)
+        raise GoogleAuthError(f"{what} {_name(path)!r} does not exist: {fix}", setting, path)
     try:
         with open(path, encoding="utf-8") as handle:
             return json.load(handle)
     except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
         raise GoogleAuthError(
-            f"{what} {path!r} is not readable JSON: {fix} ({_short(exc)})", setting
+            f"{what} {_name(path)!r} is not readable JSON: {fix} ({_short(exc)})", setting, path
         ) from exc

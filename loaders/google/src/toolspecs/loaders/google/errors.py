@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -63,11 +64,17 @@ class GoogleAuthError(GoogleLoaderError):
         reason: What is wrong and what to set, e.g. the file to create.
         setting: The :class:`~toolspecs.loaders.google.auth.GoogleAuth` keyword to set,
             e.g. ``"credentials_path"``.
+        path: The file it is about. ``reason`` names it by its name only (an agent may
+            read it; where the file lies on the user's machine is not for it); ``str()``
+            of the error adds the whole path, for the person.
     """
 
-    def __init__(self, reason: str, setting: str | None = None) -> None:
+    def __init__(self, reason: str, setting: str | None = None, path: str | None = None) -> None:
         self.setting = setting
+        self.path = path
         super().__init__(reason)
+        if path and os.path.basename(path) != path:
+            Exception.__init__(self, f"{reason} (the file: {path})")
 
 
 class GoogleResponseError(GoogleLoaderError):

@@ -7,14 +7,23 @@ import html as html_lib
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from email.message import Message
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import AskUser, FixArguments, Range, deadline, fence, tool
+from toolspecs.core import (
+    AskUser,
+    ConfigurationError,
+    FixArguments,
+    Range,
+    deadline,
+    fence,
+    tool,
+)
 from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import (
     GMAIL_SCOPES,
@@ -88,6 +97,8 @@ _DRAFT_ALIASES = {
 ATTACHMENTS_LIMIT = 25 * 1024 * 1024
 # How many files of the allowed folder a guidance names.
 _LISTED_FILES = 20
+MAX_ATTACHMENT_FILES = 10
+"""Files of the allowed folder one create_draft or update_draft attaches at most."""
 # Everything a sender wrote reaches the agent through the core's fences: one-line fields
 # for headers and file names, a quote that cannot be closed for snippets, a block naming
 # the message and its sender for bodies.
@@ -141,9 +152,11 @@ class GmailToolSpec(GoogleToolSpec):
             (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
-        attachment_dir: The folder drafts may attach files from (nothing outside it);
-            ``None`` (the default): no files are attached, and the ``attachments``
-            argument is not offered.
+        attachment_dir: The folder drafts may attach files from (nothing outside it), an
+            absolute path (``~/outbox`` works); ``None``, ``""`` or blank (the default):
+            no files are attached, and the ``attachments`` argument is not offered.
+            Hidden files and folders (``.env``, ``.git/``) and this spec's own
+            credentials and token files are never attached.
         max_attachment_size: The largest file, in bytes, a draft may attach (all of a
             draft's attachments together stay within Gmail's 25 MB).
         account: A name for this Google account (``"work"``), for several accounts in
@@ -159,8 +172,9 @@ class GmailToolSpec(GoogleToolSpec):
             ``toolspecs.loaders.google.testing.FakeGmail``).
 
     Raises:
-        ValueError: When ``timezone`` is not an IANA timezone name (a
-            ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
+        ValueError: When ``timezone`` is not an IANA timezone name, or
+            ``attachment_dir`` is relative, the root folder or the home folder itself
+            (each a ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -228,8 +242,8 @@ class GmailToolSpec(GoogleToolSpec):
             oauth_port=oauth_port,
             account=account,
         )
+        self.attachment_dir = attachment_dir  # checked: a Path, or None
         self.use_account(auth.account)
-        self.attachment_dir = attachment_dir
         self.max_attachment_size = max_attachment_size
         self.max_results = max_results
         self.timezone = timezone
@@ -243,6 +257,15 @@ class GmailToolSpec(GoogleToolSpec):
         )
         self.allow_send = allow_send
         self.allow_modify = allow_modify
+
+    @property
+    def attachment_dir(self) -> Path | None:
+        """The folder drafts may attach files from; ``None`` when attaching is off."""
+        return self._attachment_dir
+
+    @attachment_dir.setter
+    def attachment_dir(self, value: str | os.PathLike[str] | None) -> None:
+        self._attachment_dir = _attachment_folder(value)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """``attachments`` is left out of the drafts' schemas until a folder is allowed."""
@@ -834,15 +857,19 @@ class GmailToolSpec(GoogleToolSpec):
         """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
 
         A part of ``kept`` is named by its number ('#2', in the draft's order), or by its
-        file name (each name keeps the first part of that name not kept yet).
+        file name (each name keeps the first part of that name not kept yet). A file named
+        twice is attached once. Every file is checked, its size from ``os.stat``, before
+        any is read: at most :data:`MAX_ATTACHMENT_FILES`, within Gmail's 25 MB together.
 
         Raises:
             AskUser: When a file is named but no folder is allowed (or it is missing).
-            FixArguments: For a name outside the folder, missing, or a file too large.
+            FixArguments: For a name outside the folder, hidden, missing, too many files,
+                or files too large.
         """
         kept = kept or []
         used: set[int] = set()
-        parts: list[Message] = []
+        chosen: list[Message | str] = []  # a kept part, or the name of a file to read
+        files: dict[str, None] = {}  # the files' names, each once, in order
         for raw_name in names:
             name = raw_name.strip()
             if not name:
@@ -850,53 +877,122 @@ class GmailToolSpec(GoogleToolSpec):
                     "An attachment name is empty.", "Name each file, e.g. ['report.pdf']."
                 )
             index = _kept_index(name, kept, used)
-            if index is None:
-                parts.append(self._file(name))
-            else:
+            if index is not None:
                 used.add(index)
-                parts.append(kept[index])
-        return parts
+                chosen.append(kept[index])
+            elif name not in files:
+                files[name] = None
+                chosen.append(name)
+        if not files:
+            return [part for part in chosen if isinstance(part, Message)]
+        if len(files) > MAX_ATTACHMENT_FILES:
+            raise FixArguments(
+                f"{len(files)} files were named; a draft attaches at most "
+                f"{MAX_ATTACHMENT_FILES} files from the folder.",
+                f"Attach the {MAX_ATTACHMENT_FILES} that matter most, or tell the user to "
+                "share the others another way (e.g. one zip file, or a link).",
+            )
+        root = self._root()
+        checked = {name: self._checked(root, name) for name in files}
+        total = sum(file.size for file in checked.values()) + sum(
+            part_size(part) for part in chosen if isinstance(part, Message)
+        )
+        if total > ATTACHMENTS_LIMIT:  # from their sizes on disk, before reading any
+            raise FixArguments(
+                f"The attachments take {format_size(total)} together, over Gmail's "
+                f"{format_size(ATTACHMENTS_LIMIT)} for one message.",
+                "Attach fewer files, or tell the user to share the large ones as links.",
+            )
+        return [
+            part if isinstance(part, Message) else self._read(root, checked[part])
+            for part in chosen
+        ]
 
     def _root(self) -> Path:
         if self.attachment_dir is None:
             raise AskUser(
-                f"Attaching files is turned off{self.account_note()}: the user has not "
+                f"Attaching files is not enabled{self.account_note()}: the user has not "
                 "allowed a folder to attach files from (GmailToolSpec(attachment_dir=...), "
                 "or --option attachment_dir=PATH on the command line).",
                 "Do not retry with attachments: leave them out and tell the user which files "
                 "to attach in Gmail, or ask them to allow a folder.",
             )
-        root = Path(self.attachment_dir).expanduser()
+        root = self.attachment_dir.expanduser()
         if not root.is_dir():
             raise AskUser(
                 "The folder allowed for attachments does not exist.",
                 "Do not retry with attachments: tell the user to check attachment_dir.",
             )
-        return root.resolve()
+        root = root.resolve()
+        if _too_wide(root):  # a symlink pointed there since the spec was made
+            raise AskUser(
+                "The folder allowed for attachments is now the root or home folder itself, "
+                "which is not allowed.",
+                "Do not retry with attachments: tell the user to check attachment_dir.",
+            )
+        return root
 
-    def _file(self, name: str) -> Message:
-        """A file of the allowed folder as a part: strictly inside it, within the limit."""
-        root = self._root()
+    def _private(self, real: Path) -> bool:
+        """Whether ``real`` is one of this spec's credentials or token files.
+
+        Its OAuth client file, its token files (and any ``token.*.json`` beside
+        ``token_path``: other scope sets' and accounts'), its service account key.
+        """
+        auth = self.auth
+        named = (
+            auth.credentials_path,
+            auth.token_path,
+            auth.own_token_path,
+            auth.token_in_use,
+            auth.service_account_key_path,
+        )
+        for path in named:
+            if path and _resolved(path) == real:
+                return True
+        token = _resolved(auth.token_path) if auth.token_path else None
+        if token is None or real.parent != token.parent:
+            return False
+        family = token.name.split(".")[0]
+        return real.name == f"{family}{token.suffix}" or (
+            real.name.startswith(f"{family}.") and real.name.endswith(token.suffix or ".json")
+        )
+
+    def _listing(self, root: Path) -> str:
+        return _folder_files(root, self._private)
+
+    def _checked(self, root: Path, name: str) -> _FolderFile:
+        """A file of the allowed folder, checked strictly inside it: not yet read."""
         given = Path(name).expanduser()
-        listing = _folder_files(root)
         if ".." in given.parts:
             raise FixArguments(
                 f"Attachment {fence.field(name, 200)} steps out of the allowed folder ('..').",
-                f"Name a file in the folder by its name. {listing}",
+                f"Name a file in the folder by its name. {self._listing(root)}",
             )
+        inside = given.relative_to(root) if given.is_relative_to(root) else given
+        if not inside.is_absolute() and _hidden(inside):
+            raise self._hidden(name, root)
         try:
             # Symlinks followed: where the file really is must be inside the folder.
             real = (given if given.is_absolute() else root / given).resolve(strict=True)
         except (OSError, RuntimeError):
             raise FixArguments(
                 f"There is no file {fence.field(name, 200)} in the folder allowed for attachments.",
-                f"Name one of its files. {listing}",
+                f"Name one of its files. {self._listing(root)}",
             ) from None
         if not real.is_relative_to(root):
             raise FixArguments(
                 f"{fence.field(name, 200)} is not a file inside the folder allowed for "
                 "attachments; only files there can be attached.",
-                f"Name one of its files, or ask the user to put the file there. {listing}",
+                f"Name one of its files, or ask the user to put the file there. "
+                f"{self._listing(root)}",
+            )
+        if _hidden(real.relative_to(root)):
+            raise self._hidden(name, root)
+        if self._private(real):
+            raise FixArguments(
+                f"{fence.field(name, 200)} is one of this tool's Google sign-in files (its "
+                "OAuth client or token), which are never attached.",
+                "Leave it out, and do not try to send its contents another way.",
             )
         try:
             checked = os.lstat(real)
@@ -907,7 +1003,8 @@ class GmailToolSpec(GoogleToolSpec):
             raise FixArguments(
                 f"{fence.field(name, 200)} is not a regular file inside the folder allowed "
                 "for attachments; only regular files there can be attached.",
-                f"Name one of its files, or ask the user to put the file there. {listing}",
+                f"Name one of its files, or ask the user to put the file there. "
+                f"{self._listing(root)}",
             )
         if checked.st_nlink != 1:
             # A hard link may be the very file of another folder (e.g. ~/.ssh/id_rsa).
@@ -917,12 +1014,24 @@ class GmailToolSpec(GoogleToolSpec):
                 "Leave it out, and ask the user to copy the file into the folder instead.",
             )
         self._check_size(name, checked.st_size)
+        return _FolderFile(name, given.name, real.relative_to(root), checked)
+
+    def _hidden(self, name: str, root: Path) -> FixArguments:
+        return FixArguments(
+            f"{fence.field(name, 200)} is a hidden file or in a hidden folder (a name that "
+            "starts with '.'), which is never attached: such files hold settings and keys.",
+            f"Leave it out, and name a file of the folder. {self._listing(root)}",
+        )
+
+    def _read(self, root: Path, file: _FolderFile) -> Message:
+        """The checked file as a part, if it is still the file that was checked."""
+        name, checked = file.name, file.stat
         changed = FixArguments(
             f"{fence.field(name, 200)} changed while it was being attached.",
             "Leave it out, and ask the user to check the file in the folder.",
         )
         try:
-            fd = _open_in(root, real.relative_to(root))
+            fd = _open_in(root, file.relative)
         except OSError:
             raise changed from None
         with os.fdopen(fd, "rb") as handle:
@@ -941,7 +1050,7 @@ class GmailToolSpec(GoogleToolSpec):
                 "a file may be here.",
                 "Leave it out, and tell the user to share it another way (e.g. a link).",
             )
-        return file_part(given.name, data)
+        return file_part(file.filename, data)
 
     def _check_size(self, name: str, size: int) -> None:
         if size > self.max_attachment_size:
@@ -988,6 +1097,69 @@ class GmailToolSpec(GoogleToolSpec):
             f"update_draft(draft_id='{draft_id}', ...)."
         )
         return ApiText(text, saved)
+
+
+@dataclass(frozen=True)
+class _FolderFile:
+    """A file of the allowed folder, checked (its ``os.lstat``) and not read yet."""
+
+    name: str  # as the agent named it
+    filename: str  # the name it is attached under
+    relative: Path  # where it really is, inside the folder
+    stat: os.stat_result
+
+    @property
+    def size(self) -> int:
+        return self.stat.st_size
+
+
+def _attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
+    """``attachment_dir`` checked for the person: ``None`` (off), or an absolute folder.
+
+    Raises:
+        ConfigurationError: When it is relative (it would follow the working directory:
+            ``""`` once meant ``.``), or the root or home folder itself.
+    """
+    if value is None:
+        return None
+    text = os.fspath(value)
+    if not isinstance(text, str):
+        raise ConfigurationError("attachment_dir must be a folder path as text, e.g. '~/outbox'")
+    if not text.strip():
+        return None  # blank, e.g. `--option gmail.attachment_dir=`: attaching is off
+    folder = Path(text).expanduser()
+    if not folder.is_absolute():
+        raise ConfigurationError(
+            f"attachment_dir={text!r} is relative (it would depend on the working "
+            "directory): give an absolute folder, e.g. attachment_dir='~/outbox'"
+        )
+    wide = _too_wide(folder.resolve())
+    if wide:
+        raise ConfigurationError(
+            f"attachment_dir={text!r} is {wide}, which holds far more than files to mail: "
+            "make a folder for them (e.g. ~/outbox) and give that"
+        )
+    return folder
+
+
+def _too_wide(real: Path) -> str:
+    """``"the root folder"`` or ``"the home folder"`` when ``real`` is one; else ``""``."""
+    if real == Path(real.anchor):
+        return "the root folder"
+    try:
+        home = Path.home().resolve()
+    except (OSError, RuntimeError):  # no home known (a bare service account)
+        return ""
+    return "the home folder" if real == home else ""
+
+
+def _hidden(relative: Path) -> bool:
+    """Whether a name on the way (a folder or the file) starts with '.' (``.env``, ``.git``)."""
+    return any(part.startswith(".") for part in relative.parts)
+
+
+def _resolved(path: str) -> Path:
+    return Path(path).expanduser().resolve()
 
 
 # A file is opened without following a symlink, without blocking (a FIFO swapped in
@@ -1054,10 +1226,17 @@ def _size_estimate(stub: Mapping[str, Any]) -> int:
         return 0
 
 
-def _folder_files(root: Path) -> str:
-    """The first files of the allowed folder, for a guidance (names fenced)."""
+def _folder_files(root: Path, private: Callable[[Path], bool]) -> str:
+    """The first files of the allowed folder, for a guidance (names fenced).
+
+    Hidden files and the spec's own sign-in files (``private``) are not named.
+    """
     try:
-        names = sorted(e.name for e in os.scandir(root) if e.is_file())
+        names = sorted(
+            e.name
+            for e in os.scandir(root)
+            if not e.name.startswith(".") and e.is_file() and not private(root / e.name)
+        )
     except OSError:
         return ""
     if not names:

@@ -18,6 +18,7 @@ one answered.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from toolspecs.core import FailureTable, ToolSpec
@@ -144,7 +145,8 @@ class GoogleToolSpec(ToolSpec):
         elif auth.authorized_user_info is not None:
             fix = "authorized_user_info no longer works: authorize again and pass the new token"
         else:
-            fix = f"delete {auth.token_file()} and authorize again"
+            # Its name only: where it lies on the user's machine is not the agent's to read.
+            fix = f"delete {Path(auth.token_file()).name} and authorize again"
         return (
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
             f"(see {self.authorize_guide()})."
