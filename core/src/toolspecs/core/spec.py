@@ -23,6 +23,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import threading
+import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -33,7 +34,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import clock, deadline, docstrings, large_output, schema
+from toolspecs.core import clock, deadline, docstrings, large_output, owners, schema
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
@@ -243,14 +244,26 @@ class ToolSpec(BaseToolSpec):
 
     @property
     def results(self) -> large_output.ResultStore:
-        """Where this spec keeps results that were too long to show."""
-        store: large_output.ResultStore | None = self.__dict__.get("_toolspecs_results")
-        if store is None:
-            with _CREATING:  # two first calls in two threads must share one store
-                store = self.__dict__.setdefault(
-                    "_toolspecs_results", large_output.ResultStore(self.output_budget)
-                )
-        return store
+        """Where the running call's owner keeps results too long to show.
+
+        Each owner (a tool list, an MCP session: :mod:`toolspecs.core.owners`) has its own
+        store, dropped with it; outside any owner, the spec's own.
+        """
+        owner = owners.current_owner()
+        if owner is None:
+            store: large_output.ResultStore | None = self.__dict__.get("_toolspecs_results")
+            if store is None:
+                with _CREATING:  # two first calls in two threads must share one store
+                    store = self.__dict__.setdefault(
+                        "_toolspecs_results", large_output.ResultStore(self.output_budget)
+                    )
+            return store
+        with _CREATING:
+            stores = self.__dict__.setdefault("_toolspecs_owned", weakref.WeakKeyDictionary())
+            owned: large_output.ResultStore | None = stores.get(owner)
+            if owned is None:
+                owned = stores[owner] = large_output.ResultStore(self.output_budget)
+        return owned
 
     @property
     def call_lock(self) -> threading.RLock:
@@ -420,8 +433,11 @@ class ToolSpec(BaseToolSpec):
             )
         renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
         offered = frozenset(names)
+        owner = owners.ToolListOwner()  # the results this list's tools store are its own
         return [
-            self._guarded_tool(name, fn, mapping.get(name), renames, paired.get(name), offered)
+            self._guarded_tool(
+                name, fn, mapping.get(name), renames, paired.get(name), offered, owner
+            )
             for name, fn in entries
         ]
 
@@ -566,6 +582,7 @@ class ToolSpec(BaseToolSpec):
         renames: Renames,
         afn: Callable[..., Any] | None = None,
         offered: frozenset[str] | None = None,
+        owner: object | None = None,
     ) -> GuardedTool:
         public = renames.name(name)
         raw = _undecorated(fn)
@@ -577,7 +594,7 @@ class ToolSpec(BaseToolSpec):
             )
         options = options_of(fn)
         read_tool = renames.name(self.reader_name)
-        guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered)
+        guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered, owner)
         return GuardedTool(guard, metadata)
 
 

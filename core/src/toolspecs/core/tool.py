@@ -42,7 +42,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
-from toolspecs.core import bounds, deadline, large_output, schema
+from toolspecs.core import bounds, deadline, large_output, owners, schema
 from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
 from toolspecs.core.policy import Marks
 
@@ -145,6 +145,8 @@ class Guard:
             ``(sync, async)`` pair in ``spec_functions``).
         offered: The spec functions offered beside it (unprefixed), which
             :func:`offered` answers from during its calls; ``None``: all of them.
+        owner: Whose results its calls store and read, unless a host says
+            (:mod:`toolspecs.core.owners`); ``None``: the spec's own.
     """
 
     def __init__(
@@ -158,9 +160,11 @@ class Guard:
         read_tool: str,
         afn: Callable[..., Any] | None = None,
         offered: frozenset[str] | None = None,
+        owner: object | None = None,
     ) -> None:
         self.spec = spec
         self.offered = offered
+        self.owner = owner
         self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
         self.name = name
         self.fn = fn
@@ -267,14 +271,15 @@ class Guard:
         abandoned: Abandoned | None = None,
     ) -> tuple[Any, str]:
         try:
-            if self.spec.thread_safe:
-                arguments, raw = self._call(args, kwargs, abandoned)
-            else:
-                with self.spec.call_lock:  # its client is not thread-safe
+            with owners.default_owner(self.owner):
+                if self.spec.thread_safe:
                     arguments, raw = self._call(args, kwargs, abandoned)
-            if arguments is None:
-                return None, ""  # its caller was told it timed out: nothing was done
-            return raw, self.text(raw, arguments)
+                else:
+                    with self.spec.call_lock:  # its client is not thread-safe
+                        arguments, raw = self._call(args, kwargs, abandoned)
+                if arguments is None:
+                    return None, ""  # its caller was told it timed out: nothing was done
+                return raw, self.text(raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
 
@@ -358,12 +363,13 @@ class Guard:
         assert self.afn is not None
         try:
             arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
-            token = _OFFERED.set(self.offered)
-            try:
-                raw = await self.afn(**arguments)
-            finally:
-                _OFFERED.reset(token)
-            return raw, await asyncio.to_thread(self.text, raw, arguments)
+            with owners.default_owner(self.owner):
+                token = _OFFERED.set(self.offered)
+                try:
+                    raw = await self.afn(**arguments)
+                finally:
+                    _OFFERED.reset(token)
+                return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
             raise self.renames.guidance(self.guidance(exc)) from exc
 

@@ -22,6 +22,10 @@ notification (progress 0, "<tool> started") and a last one (progress equal to to
 waiting for a PDF download or a large mailbox load. Our loaders report no page counts,
 so there is no per-page progress.
 
+Results: a long result stored in one session is read in that session only, and is
+dropped when the session ends (:mod:`toolspecs.core.owners`). Sessionless requests (the
+2026-07-28 revision) have no session to scope by: theirs stay with the served tool list.
+
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
 guidance to wait, so one client cannot take every worker thread of the server.
@@ -29,6 +33,7 @@ guidance to wait, so one client cannot take every worker thread of the server.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
@@ -36,6 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
 from toolspecs.core.errors import ToolGuidance
+from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
 
@@ -167,7 +173,13 @@ def build_server(
         # mcp builds a ServerSession per request; the connection under it is the client's
         # session. Relies on mcp 2.x's private ``ServerSession._connection`` (the low-level
         # context has no public accessor; MCPServer's Context.connection reads the same).
-        session = id(getattr(ctx.session, "_connection", ctx.session))
+        connection = getattr(ctx.session, "_connection", ctx.session)
+        session = id(connection)
+        # A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
+        # results are its own. A sessionless request (2026-07-28) is a connection of its
+        # own: its results stay with the served tool list, as the protocol has no session.
+        version = require("mcp_types.version", "mcp")
+        sessionless = ctx.protocol_version in version.MODERN_PROTOCOL_VERSIONS
         if running.get(session, 0) >= max_calls:
             busy = (
                 f"This session already has {max_calls} tool calls running. Wait for one "
@@ -179,7 +191,9 @@ def build_server(
             return refused
         running[session] = running.get(session, 0) + 1
         try:
-            text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+            # Results stored in this session are read in this session only, and go with it.
+            with contextlib.nullcontext() if sessionless else results_owner(connection):
+                text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
         finally:
             running[session] -= 1
             if not running[session]:
