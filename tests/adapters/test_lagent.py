@@ -309,3 +309,27 @@ def test_without_lagent_the_error_names_the_extra():
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert run.returncode == 1
     assert 'lagent.actions is not installed: pip install "toolspecs-core[lagent]"' in run.stderr
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        ('{"query": "bert", "max_results": ' + "9" * 5000 + "}",
+         "hold a number too long to read (more than 4,300 digits)"),
+        ('{"query": ' + "[" * 100_000 + "]" * 100_000 + "}", "are nested too deeply to read"),
+    ],
+)  # fmt: skip
+def test_json_python_will_not_read_is_an_args_error_not_a_crash(arxiv, executor, arguments, says):
+    ret = executor("Arxiv.arxiv_query", arguments)
+    assert ret.state == ActionStatusCode.ARGS_ERROR and ret.result is None
+    assert ret.errmsg.startswith(f"The arguments of Arxiv.arxiv_query {says}")
+    assert ret.errmsg.endswith('such as {"query": "..."}.')
+    assert arxiv.requests == []  # nothing was asked of arXiv
+    ret = executor("Arxiv.arxiv_query", '{"query": "bert"}')  # the executor is still whole
+    assert ret.state == ActionStatusCode.SUCCESS
+
+
+def test_a_value_python_cannot_show_is_echoed_in_the_guidance(executor):
+    ret = executor("Arxiv.arxiv_query", {"query": "bert", "max_results": 10**5000})
+    assert ret.state == ActionStatusCode.ARGS_ERROR
+    assert "max_results: <a number of about 5001 digits> is above the maximum" in ret.errmsg

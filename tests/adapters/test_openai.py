@@ -287,3 +287,110 @@ def test_a_large_result_is_read_back_through_anthropic_blocks(executor):
              "input": {"query": "quokka ablation"}}]  # fmt: skip
     (found,) = executor.execute_anthropic(read)
     assert NEEDLE in found["content"]
+
+
+# -- arguments Python will not read (issue 22) --------------------------------------------
+
+HUGE = '{"query": "bert", "max_results": ' + "9" * 5000 + "}"  # ValueError: int digit limit
+DEEP = '{"query": ' + "[" * 100_000 + "]" * 100_000 + "}"  # RecursionError
+
+
+def deep_list(depth: int = 100_000) -> list:
+    outer: list = []
+    inner = outer
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return outer
+
+
+def openai_calls(*name_arguments: tuple[str, str]) -> list:
+    """The chat completion's ``tool_calls`` as the OpenAI SDK returns them."""
+    return [
+        openai.types.chat.ChatCompletionMessageToolCall(
+            id=f"call_{i}", type="function", function={"name": name, "arguments": arguments}
+        )
+        for i, (name, arguments) in enumerate(name_arguments)
+    ]
+
+
+def anthropic_uses(*name_inputs: tuple[str, dict]) -> list:
+    """The ``tool_use`` blocks of a message as the Anthropic SDK returns them."""
+    return [
+        anthropic.types.ToolUseBlock(type="tool_use", id=f"tu_{i}", name=name, input=given)
+        for i, (name, given) in enumerate(name_inputs)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (HUGE, "hold a number too long to read (more than 4,300 digits). Send numbers of "
+               "ordinary size"),
+        (DEEP, "are nested too deeply to read"),
+    ],
+)  # fmt: skip
+async def test_json_python_will_not_read_is_guidance_for_that_call(executor, arguments, says):
+    calls = openai_calls(("arxiv_query", arguments))
+    for (message,) in (executor.execute(calls), await executor.aexecute(calls)):
+        assert message["tool_call_id"] == "call_0"
+        assert message["content"].startswith(f"The arguments of arxiv_query {says}")
+        assert message["content"].endswith('such as {"query": "..."}.')
+    blocks = [{"type": "tool_use", "id": "tu_0", "name": "arxiv_query", "input": arguments}]
+    for (result,) in (
+        executor.execute_anthropic(blocks),
+        await executor.aexecute_anthropic(blocks),
+    ):
+        assert result["is_error"] is True and says in result["content"]
+
+
+@pytest.mark.parametrize(
+    ("given", "says"),
+    [
+        ({"query": "bert", "max_results": 10**5000},
+         "max_results: <a number of about 5001 digits> is above the maximum of 50"),
+        ({"query": deep_list()}, "query: <a list nested too deeply to show> is not text"),
+        ({"query": [10**5000]}, "query: <a list holding a number too long to show> is not text"),
+    ],
+)  # fmt: skip
+async def test_values_python_cannot_show_are_echoed_in_guidance(executor, given, says):
+    blocks = anthropic_uses(("arxiv_query", given))
+    for (result,) in (
+        executor.execute_anthropic(blocks),
+        await executor.aexecute_anthropic(blocks),
+    ):
+        assert result["is_error"] is True
+        assert result["content"].startswith(f"arxiv_query was called wrongly: {says}")
+        assert result["content"].endswith("Fix the arguments and call the tool again.")
+
+
+def test_a_bad_call_never_loses_the_sent_mail_of_its_turn():
+    gmail = sample_mailbox()
+    executor = ToolExecutor(GmailToolSpec(transport=gmail))
+    (created,) = executor.execute(
+        openai_calls(("create_draft", '{"to": "ada@example.com", "subject": "Go", "message": "m"}'))
+    )
+    draft_id = created["content"].split("with id ", 1)[1].split(":")[0]
+    send = json.dumps({"draft_id": draft_id})
+    messages = executor.execute(openai_calls(("send_draft", send), ("get_draft", HUGE)))
+    assert len(gmail.sent) == 1
+    assert [m["tool_call_id"] for m in messages] == ["call_0", "call_1"]
+    assert messages[0]["content"].startswith(f"Draft {draft_id} sent as message ")
+    assert "hold a number too long to read" in messages[1]["content"]
+
+
+async def test_a_bad_anthropic_call_never_loses_the_sent_mail_of_its_turn():
+    gmail = sample_mailbox()
+    executor = ToolExecutor(GmailToolSpec(transport=gmail))
+    (created,) = await executor.aexecute_anthropic(
+        anthropic_uses(("create_draft", {"to": "ada@example.com", "subject": "Go", "message": "m"}))
+    )
+    draft_id = created["content"].split("with id ", 1)[1].split(":")[0]
+    uses = anthropic_uses(
+        ("send_draft", {"draft_id": draft_id}), ("get_draft", {"draft_id": deep_list()})
+    )
+    results = await executor.aexecute_anthropic(uses)
+    assert len(gmail.sent) == 1
+    assert results[0]["is_error"] is False
+    assert results[0]["content"].startswith(f"Draft {draft_id} sent as message ")
+    assert results[1]["is_error"] is True and "nested too deeply to show" in results[1]["content"]

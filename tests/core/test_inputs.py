@@ -72,6 +72,13 @@ def test_list_of_str(value, expected):
     assert coerce(value, list[str]) == expected
 
 
+@pytest.mark.parametrize(
+    "value", ["[" + "9" * 5000 + "]", "[" * 100_000 + "]" * 100_000]
+)  # JSON that Python will not read: a number past its digit limit, nesting past recursion
+def test_a_list_as_json_python_will_not_read_is_taken_as_text(value):
+    assert coerce(value, list[str]) == [value]
+
+
 def test_list_items_are_coerced_too():
     assert coerce("1, 2, 3", list[int]) == [1, 2, 3]
     with pytest.raises(CoercionError, match="'x'"):

@@ -107,6 +107,94 @@ def test_a_recurrence_end_of_invisible_marks_is_read_quickly(google, tools):
     assert not writes(google)
 
 
+# -- recurrence: bounded rules, and a fake that expands any stored rule ----------------------
+
+
+@pytest.mark.parametrize(
+    ("recurrence", "says"),
+    [
+        ("every 99999999999999999999 weeks",
+         "repeats every '99999999999999999999' periods, but INTERVAL must be a whole number "
+         "from 1 to 1000. Send 1 to 1000 periods"),
+        ("every 0 days", "repeats every '0' periods"),
+        ("RRULE:FREQ=DAILY;INTERVAL=1001", "repeats every '1001' periods"),
+        ("daily for 731 times",
+         "has '731' occurrences, but COUNT must be a whole number from 1 to 730. Send 1 to 730"),
+        ("FREQ=WEEKLY;BYDAY=MO;COUNT=" + "9" * 5000, "COUNT must be a whole number from 1 to 730"),
+        ("RRULE:FREQ=DAILY;UNTIL=99991231",
+         "ends '99991231', but UNTIL must be a date in the years 1900 to 2200"),
+        ("RRULE:FREQ=DAILY;UNTIL=20270231", "ends '20270231'"),
+        ("RRULE:FREQ=DAILY;UNTIL=tomorrow", "ends 'tomorrow'"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("tool", ["create_event", "update_event"])
+def test_a_recurrence_past_its_bounds_is_guidance_before_any_write(
+    with_event, tools, tool, recurrence, says
+):
+    # Before: stored as INTERVAL=99999999999999999999 (or COUNT, UNTIL as sent), and the
+    # fake calendar failed every later listing with OverflowError.
+    where = {"title": "x", "start_datetime": "2026-11-23 09:00"}
+    if tool == "update_event":
+        where = {"event_id": "e1"}
+    out = tools[tool].call(**where, recurrence=recurrence)
+    assert isinstance(out.exception, FixArguments), out.content
+    assert says in out.content
+    assert out.content.endswith("for a series that goes on.") or "INTERVAL=2" in out.content
+    assert not writes(with_event)
+    assert tools["load_data"].call(start_date="2026-11-01").is_error is False
+
+
+@pytest.mark.parametrize(
+    ("recurrence", "rule"),
+    [
+        ("every 1000 days", "RRULE:FREQ=DAILY;INTERVAL=1000"),
+        ("daily for 730 times", "RRULE:FREQ=DAILY;COUNT=730"),
+        ("RRULE:FREQ=DAILY;UNTIL=22001231T235959Z", "RRULE:FREQ=DAILY;UNTIL=22001231T235959Z"),
+    ],
+)
+def test_a_recurrence_at_its_bounds_is_created(google, tools, recurrence, rule):
+    out = tools["create_event"].call(
+        title="x", start_datetime="2026-11-23 09:00", recurrence=recurrence
+    )
+    assert out.is_error is False, out.content
+    (created,) = google.events.values()
+    assert created["recurrence"] == [rule]
+    assert tools["load_data"].call(start_date="2026-11-01").is_error is False
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "RRULE:FREQ=WEEKLY;INTERVAL=99999999999999999999",  # past the year 9999 at once
+        "RRULE:FREQ=YEARLY;INTERVAL=5000",
+        "RRULE:FREQ=DAILY;UNTIL=99991231",
+        "RRULE:FREQ=DAILY;COUNT=" + "9" * 5000,  # int() refuses it
+        "RRULE:FREQ=DAILY;INTERVAL=0",
+        "RRULE:FREQ=WEEKLY;BYDAY=XX",
+        "RRULE:FREQ=DAILY;UNTIL=soon",
+    ],
+)
+def test_the_fake_lists_a_stored_rule_it_cannot_expand_instead_of_failing(google, tools, rule):
+    # A series stored by another client (or an older toolspecs): Google lists what it can.
+    google.events["s"] = timed_event(
+        "s", "Series", "2026-11-23T09:00:00-05:00", "2026-11-23T10:00:00-05:00",
+        recurrence=[rule],
+    )  # fmt: skip
+    out = tools["load_data"].call(start_date="2026-11-01")
+    assert out.is_error is False, out.content
+    assert "Series — Monday 2026-11-23 09:00" in out.content
+    assert google.occurrence("s_20261123T140000Z") is not None
+
+
+def test_the_fake_expands_a_long_interval_up_to_the_year_9999(google):
+    google.events["s"] = timed_event(
+        "s", "Series", "2026-11-23T09:00:00-05:00", "2026-11-23T10:00:00-05:00",
+        recurrence=["RRULE:FREQ=YEARLY;INTERVAL=1000"],
+    )  # fmt: skip
+    years = [o["start"]["dateTime"][:4] for o in google.expand(google.events["s"])]
+    assert years == ["2026", "3026", "4026", "5026", "6026", "7026", "8026", "9026"]
+
+
 # -- ids and zones: guidance, never a request made with them ---------------------------------
 
 

@@ -124,10 +124,27 @@ def test_queries_are_made_one_line_and_e_notation_is_fixed(tools, llm_api):
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [("6e14", "6*10^14"), ("1.5e+3 m", "1.5*10^3 m"), ("e2e test", "e2e test"), ("x1e5", "x1e5")],
+    [
+        ("6e14", "6*10^14"),
+        ("1.5e+3 m", "1.5*10^3 m"),
+        ("e2e test", "e2e test"),
+        ("x1e5", "x1e5"),
+        ("2E-07", "2*10^-7"),
+        ("3e-0", "3*10^0"),
+        ("1e" + "9" * 5000, "1*10^" + "9" * 5000),  # past int()'s 4,300 digits: as text
+    ],
 )
 def test_normalize_query(text, expected):
     assert normalize_query(text) == expected
+
+
+@pytest.mark.parametrize("name", ["wolfram_alpha_query", "wolfram_alpha_pods"])
+def test_an_exponent_past_pythons_digit_limit_is_guidance_not_an_internal_error(tools, name):
+    out = tools[name].call(query="1e" + "9" * 5000)
+    assert isinstance(out.exception, FixArguments)
+    assert out.content.startswith("The query is 5005 characters long: '1*10^999")
+    assert "at most 1000 characters" in out.content
+    assert out.content.endswith("e.g. 'France population'.")
 
 
 def test_not_understood_carries_wolframs_suggestions(tools, llm_api):

@@ -149,6 +149,27 @@ def test_decimal_inputs_give_a_decimal_result(wolfram):
     ]
 
 
+@pytest.mark.parametrize("tool", ["wolfram_alpha_query", "wolfram_alpha_pods"])
+def test_a_result_past_pythons_digit_limit_is_approximated_as_wolfram_does(wolfram, tool):
+    out = spec_on(wolfram).call_tool(tool, query="(9^999)^5")  # 9^4995: 4,767 digits
+    assert out.is_error is False, out.content
+    assert "2.7627058635076392052418444" in out.content
+    assert "\N{MULTIPLICATION SIGN} 10^4766" in out.content
+    assert "4767 decimal digits" in out.content
+
+
+def test_numbers_too_long_to_write_are_described_not_written():
+    big = evaluate("(9^999)^5 + 1")
+    assert describe(big) == [
+        ("Decimal approximation", "2.762705863507639205241844450 \N{MULTIPLICATION SIGN} 10^4766"),
+        ("Number length", "4767 decimal digits"),
+    ]
+    assert describe(evaluate("-1/(9^999)^5")) == [
+        ("Decimal approximation", "-3.619639764076661297077917090 \N{MULTIPLICATION SIGN} 10^-4767")
+    ]
+    assert evaluate("((9^999)^999)^999") is None  # not computed at all: memory stays bounded
+
+
 def test_decimal_approximations():
     assert describe(evaluate("1/4")) == [("Exact result", "1/4"), ("Decimal approximation", "0.25")]
     assert describe(evaluate("1/3*10^-9"))[1][1].endswith("\N{MULTIPLICATION SIGN} 10^-10")

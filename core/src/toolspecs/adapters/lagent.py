@@ -27,7 +27,8 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.adapters.tools import Tools, guarded_tools, json_beyond_limits, require
+from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
@@ -118,16 +119,23 @@ def _toolkit_class() -> type[Any]:
                     raise ParseError(
                         FixArguments(
                             f"The arguments of {api} are not valid JSON "
-                            f"({exc.msg} at character {exc.pos}): {text!r}.",
+                            f"({exc.msg} at character {exc.pos}): {shown(text)}.",
                             'Send one JSON object of parameter names and values, e.g. {"name": '
                             '"value"}, complete and with double quotes.',
                         ).text
                     ) from exc
+                except (ValueError, RecursionError) as exc:
+                    # Valid JSON that Python will not read (a 5,000-digit number, 100,000
+                    # nested lists): guidance for this call, not a crash of Lagent's loop.
+                    problem, step = json_beyond_limits(exc)
+                    raise ParseError(
+                        FixArguments(f"The arguments of {api} {problem}.", step).text
+                    ) from None
             if not isinstance(inputs, dict):
                 raise ParseError(
                     FixArguments(
                         f"The arguments of {api} must be one JSON object, not "
-                        f"{type(inputs).__name__} {inputs!r}.",
+                        f"{type(inputs).__name__} {shown(inputs)}.",
                         'Send them as {"name": "value", ...} with the parameter names.',
                     ).text
                 )

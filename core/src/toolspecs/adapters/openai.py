@@ -31,7 +31,7 @@ from typing import Any
 
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.adapters.tools import Tools, guarded_tools
+from toolspecs.adapters.tools import Tools, guarded_tools, json_beyond_limits
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments, ToolGuidance
 from toolspecs.core.tool import GuardedTool
@@ -145,14 +145,30 @@ class ToolExecutor:
     # -- running -------------------------------------------------------------------------
 
     def run(self, name: str, arguments: Any) -> ToolOutput:
-        """One call, by tool name, with its arguments as sent (a JSON text or an object)."""
+        """One call, by tool name, with its arguments as sent (a JSON text or an object).
+
+        Never raises (but for our own bugs under ``TOOLSPECS_STRICT``): whatever goes
+        wrong is this call's error result, so the other calls of its turn keep theirs.
+        """
         found = self._read(name, arguments)
-        return found if isinstance(found, ToolOutput) else found[0].call(**found[1])
+        if isinstance(found, ToolOutput):
+            return found
+        tool, kwargs = found
+        try:
+            return tool.call(**kwargs)
+        except Exception as exc:
+            return _refused(str(name), arguments, tool.guard.guidance(exc))
 
     async def arun(self, name: str, arguments: Any) -> ToolOutput:
         """:meth:`run` for async code."""
         found = self._read(name, arguments)
-        return found if isinstance(found, ToolOutput) else await found[0].acall(**found[1])
+        if isinstance(found, ToolOutput):
+            return found
+        tool, kwargs = found
+        try:
+            return await tool.acall(**kwargs)
+        except Exception as exc:
+            return _refused(str(name), arguments, tool.guard.guidance(exc))
 
     def _read(self, name: Any, arguments: Any) -> ToolOutput | tuple[GuardedTool, dict[str, Any]]:
         """The tool and its named arguments, or the refusal the model reads instead."""
@@ -220,6 +236,9 @@ def _arguments(name: str, arguments: Any) -> dict[str, Any]:
                 f"The arguments of {name} {problem}: {shown(text)}.",
                 'Send them again, whole, as one JSON object such as {"query": "..."}.',
             ) from None
+        except (ValueError, RecursionError) as exc:
+            problem, step = json_beyond_limits(exc)
+            raise FixArguments(f"The arguments of {name} {problem}.", step) from None
     if not isinstance(loaded, Mapping):
         raise FixArguments(
             f"The arguments of {name} must be a JSON object of named arguments, "

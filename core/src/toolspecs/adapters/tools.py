@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Iterable
 from types import ModuleType
 from typing import TypeAlias
@@ -64,3 +65,32 @@ def require(module: str, extra: str) -> ModuleType:
         raise ImportError(
             f'{module} is not installed: pip install "toolspecs-core[{extra}]"'
         ) from exc
+
+
+def json_beyond_limits(exc: ValueError | RecursionError) -> tuple[str, str]:
+    """Why JSON arguments that are well formed could not be read, and what to send instead.
+
+    ``json.loads`` refuses two things that are valid JSON: an integer longer than Python
+    converts (4,300 digits by default: ``ValueError``), and arrays or objects nested past
+    its recursion limit (``RecursionError``). Both must reach the model as guidance for
+    that one call, never as an exception into the host's loop.
+
+    Args:
+        exc: What ``json.loads`` raised (not a ``json.JSONDecodeError``: the text was JSON).
+
+    Returns:
+        The problem, worded to follow "The arguments of <tool> ", and the next step.
+    """
+    if isinstance(exc, RecursionError):
+        return (
+            "are nested too deeply to read (lists or objects inside each other, "
+            "thousands of levels deep)",
+            "Send one JSON object of named arguments whose values are text, numbers or "
+            'short lists, such as {"query": "..."}.',
+        )
+    limit = sys.get_int_max_str_digits() or 4300
+    return (
+        f"hold a number too long to read (more than {limit:,} digits)",
+        "Send numbers of ordinary size (a count such as 5), or the value as text "
+        'in quotes if it is not a count, such as {"query": "..."}.',
+    )

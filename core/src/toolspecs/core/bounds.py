@@ -57,12 +57,28 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
         limit: The most characters to show.
 
     Returns:
-        The repr, or its start and "…" when it is longer than ``limit``.
+        The repr, or its start and "…" when it is longer than ``limit``; for a value
+        Python cannot repr (an int past its digit limit, lists nested thousands deep),
+        a short description of it.
     """
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError) as exc:
+        text = _unprintable(value, exc)
     if len(text) <= limit:
         return text
     return text[: max(limit - 1, 1)] + ELLIPSIS
+
+
+def _unprintable(value: object, exc: Exception) -> str:
+    """What ``value`` is, when its repr failed with ``exc``."""
+    if isinstance(value, int):
+        # int.bit_length is cheap where str() is refused: about log10(2) digits per bit.
+        return f"<a number of about {int(value.bit_length() * 0.30103) + 1} digits>"
+    kind = type(value).__name__
+    if isinstance(exc, RecursionError):
+        return f"<a {kind} nested too deeply to show>"
+    return f"<a {kind} holding a number too long to show>"
 
 
 def clip(text: str, tokens: int) -> str:

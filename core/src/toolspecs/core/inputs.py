@@ -308,7 +308,7 @@ def _listed(value: Any) -> list[Any]:
         if text.startswith("["):
             try:
                 loaded = json.loads(text)
-            except json.JSONDecodeError:
+            except (ValueError, RecursionError):  # not JSON, or JSON Python will not read
                 loaded = None
             if isinstance(loaded, list):
                 return loaded

@@ -7,6 +7,8 @@ import re
 from typing import Literal
 
 from toolspecs.core import FixArguments, parse_datetime
+from toolspecs.core.bounds import shown
+from toolspecs.core.clock import FIRST_YEAR, LAST_YEAR
 
 _DAYS = {
     "monday": "MO", "tuesday": "TU", "wednesday": "WE", "thursday": "TH",
@@ -21,6 +23,14 @@ _FREQ = {
     "yearly": "YEARLY", "annually": "YEARLY", "year": "YEARLY", "years": "YEARLY",
 }  # fmt: skip
 EXAMPLE = "'RRULE:FREQ=WEEKLY;BYDAY=MO' or words such as 'every Monday until 2026-12-31'"
+# Bounds of a rule, ours (RFC 5545 sets none, Google documents none): an interval of
+# up to 1,000 periods ('every 1000 days' is under three years), at most 730 occurrences
+# (two years of a daily event, which is as far as Google's calendar expands one), and an
+# end in the years a time may be in (clock.FIRST_YEAR to LAST_YEAR). Past these, Python
+# cannot even expand the rule (dates past 9999: OverflowError), nor can a calendar.
+MAX_INTERVAL = 1000
+MAX_COUNT = 730
+_UNTIL = re.compile(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z?)?")
 
 
 def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
@@ -35,6 +45,14 @@ def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
     Raises:
         FixArguments: When the text is neither.
     """
+    rules = _read(text, tz)
+    for rule in rules:
+        if rule.upper().startswith(("RRULE:", "EXRULE:")):
+            _check_bounds(rule)
+    return rules
+
+
+def _read(text: str, tz: dt.tzinfo) -> list[str]:
     cleaned = text.strip()
     if cleaned.upper().startswith(("RRULE:", "EXRULE:", "RDATE", "EXDATE")):
         return [line.strip() for line in re.split(r"\n|;;", cleaned) if line.strip()]
@@ -75,6 +93,56 @@ def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
         if key in parts:
             rule += f";{key}={parts[key]}"
     return [rule]
+
+
+def _check_bounds(rule: str) -> None:
+    """Refuse an ``INTERVAL``, ``COUNT`` or ``UNTIL`` of ``rule`` outside our bounds.
+
+    Raises:
+        FixArguments: Naming the part, the value sent, the bound and what to send.
+    """
+    body = rule.split(":", 1)[1]
+    parts = {
+        key.strip().upper(): value.strip()
+        for key, _, value in (p.partition("=") for p in body.split(";"))
+    }
+    if "INTERVAL" in parts and not _whole(parts["INTERVAL"], MAX_INTERVAL):
+        raise FixArguments(
+            f"The recurrence repeats every {shown(parts['INTERVAL'])} periods, but INTERVAL "
+            f"must be a whole number from 1 to {MAX_INTERVAL}.",
+            f"Send 1 to {MAX_INTERVAL} periods, e.g. 'every 2 weeks' (INTERVAL=2).",
+        )
+    if "COUNT" in parts and not _whole(parts["COUNT"], MAX_COUNT):
+        raise FixArguments(
+            f"The recurrence has {shown(parts['COUNT'])} occurrences, but COUNT must be a "
+            f"whole number from 1 to {MAX_COUNT}.",
+            f"Send 1 to {MAX_COUNT}, e.g. 'for 10 times' (COUNT=10); or an end date such "
+            "as 'until 2027-06-30'; or no end, for a series that goes on.",
+        )
+    if "UNTIL" in parts and not _until(parts["UNTIL"]):
+        raise FixArguments(
+            f"The recurrence ends {shown(parts['UNTIL'])}, but UNTIL must be a date in the "
+            f"years {FIRST_YEAR} to {LAST_YEAR}, written 20271231 or 20271231T235959Z.",
+            "Send e.g. 'until 2027-12-31' (UNTIL=20271231); or no end, for a series that goes on.",
+        )
+
+
+def _whole(value: str, most: int) -> bool:
+    """Whether ``value`` is a whole number from 1 to ``most`` (read only if short)."""
+    return re.fullmatch(r"\d{1,9}", value) is not None and 1 <= int(value) <= most
+
+
+def _until(value: str) -> bool:
+    """Whether ``value`` is an RFC 5545 date or UTC date-time in our years."""
+    found = _UNTIL.fullmatch(value)
+    if found is None:
+        return False
+    year, month, day, hour, minute, second = (int(n or 0) for n in found.groups())
+    try:
+        dt.datetime(year, month, day, hour, minute, second)
+    except ValueError:  # no such day or time, such as 20270231
+        return False
+    return FIRST_YEAR <= year <= LAST_YEAR
 
 
 # -- scopes of a change to a recurring event -----------------------------------------

@@ -97,7 +97,18 @@ _REPHRASE = "Rephrase as short English keywords (e.g. 'France population', 'x^2 
 def normalize_query(query: str) -> str:
     """One line, and ``6e14`` written as Wolfram reads it: ``6*10^14``."""
     one_line = " ".join(query.split())
-    return _E_NOTATION.sub(lambda m: f"{m.group(1)}*10^{int(m.group(2))}", one_line)
+    return _E_NOTATION.sub(lambda m: f"{m.group(1)}*10^{_exponent(m.group(2))}", one_line)
+
+
+def _exponent(text: str) -> str:
+    """``"+05"`` as ``"5"``, ``"-07"`` as ``"-7"``, as text.
+
+    Never through ``int()``, which refuses more than 4,300 digits (``1e999...9``).
+    """
+    digits = text.lstrip("+-").lstrip("0")
+    if not digits:
+        return "0"
+    return f"-{digits}" if text.startswith("-") else digits
 
 
 # A pod title or an assumption value: short words Wolfram gave, never a long text.

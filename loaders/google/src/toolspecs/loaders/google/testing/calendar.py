@@ -11,7 +11,9 @@ occurrence's id (``<series id>_<original start, UTC, as 20261124T150000Z>``, or
 ``events.instances`` expand a series by its RRULE (``FREQ`` DAILY/WEEKLY/MONTHLY/YEARLY
 with ``INTERVAL``, weekly ``BYDAY``, ``COUNT`` and ``UNTIL``: what the spec writes), in
 the series' own timezone, and ``timeMin``/``timeMax`` filter as Google's do (an event
-ending after ``timeMin`` and starting before ``timeMax``).
+ending after ``timeMin`` and starting before ``timeMax``). A stored rule it cannot read
+(another client's) lists as its first occurrence, and a series ends where its next
+occurrence would pass the year 9999: listing never fails on a rule.
 
 Pass it as ``GoogleCalendarToolSpec(transport=FakeCalendar())``; bodies are checked against the
 bundled ``calendar.v3`` discovery document, and every write (insert, patch, delete) must say
@@ -315,7 +317,47 @@ def _occurrences(master: dict[str, Any], until: dt.datetime | None) -> list[dict
         else dt.datetime.fromisoformat(master["start"]["date"])
     )
     length = _moment(master["end"]) - _moment(master["start"])
+    try:
+        step, count, end, days = _rule(parts)
+    except (ValueError, OverflowError):
+        # A rule Google would not have stored (it refuses an unreadable one): the series
+        # is its first occurrence, never a failure of every later listing.
+        step, count, end, days = 1, 1, None, []
+    out: list[dict[str, Any]] = []
+    period = 0
+    while len(out) < min(count, 730):
+        try:
+            walls = _period(parts.get("FREQ", "DAILY"), local, period * step, days)
+            for wall in walls:
+                moment = wall.replace(tzinfo=zone).astimezone(dt.timezone.utc)
+                if wall < local:
+                    continue
+                if (end and (moment > end if not all_day else moment >= end)) or (
+                    until and moment >= until
+                ):
+                    return out
+                if len(out) >= count:
+                    return out
+                out.append(_instance(master, wall, zone, length, all_day))
+        except (ValueError, OverflowError):
+            return out  # the next occurrence is past the year 9999: no calendar goes there
+        period += 1
+    return out
+
+
+def _rule(parts: dict[str, str]) -> tuple[int, int, dt.datetime | None, list[int]]:
+    """A rule's ``INTERVAL``, ``COUNT``, ``UNTIL`` (as a UTC limit) and weekly ``BYDAY``.
+
+    Raises:
+        ValueError: When a part is not in RFC 5545's form (a digit string too long to
+            read as a number included).
+    """
+    for key in ("INTERVAL", "COUNT"):
+        if key in parts and not (len(parts[key]) <= 9 and parts[key].isdigit()):
+            raise ValueError(f"{key}={parts[key][:20]} is not a number Google reads")
     step, count = int(parts.get("INTERVAL", "1")), int(parts.get("COUNT", "730"))
+    if step < 1:
+        raise ValueError("INTERVAL must be at least 1")
     last = parts.get("UNTIL")
     end = (
         dt.datetime.strptime(last[:8], "%Y%m%d").replace(tzinfo=dt.timezone.utc)
@@ -326,22 +368,7 @@ def _occurrences(master: dict[str, Any], until: dt.datetime | None) -> list[dict
         else None
     )
     days = [_DAYS.index(d[-2:]) for d in parts.get("BYDAY", "").split(",") if d]
-    out: list[dict[str, Any]] = []
-    period = 0
-    while len(out) < min(count, 730):
-        for wall in _period(parts.get("FREQ", "DAILY"), local, period * step, days):
-            moment = wall.replace(tzinfo=zone).astimezone(dt.timezone.utc)
-            if wall < local:
-                continue
-            if (end and (moment > end if not all_day else moment >= end)) or (
-                until and moment >= until
-            ):
-                return out
-            if len(out) >= count:
-                return out
-            out.append(_instance(master, wall, zone, length, all_day))
-        period += 1
-    return out
+    return step, count, end, days
 
 
 def _period(freq: str, first: dt.datetime, n: int, days: list[int]) -> list[dt.datetime]:

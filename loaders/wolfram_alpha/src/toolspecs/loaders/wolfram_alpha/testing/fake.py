@@ -3,7 +3,8 @@
 One httpx transport (:meth:`FakeWolframAlpha.transport`) serves the LLM API and the
 Full Results API, as ``WolframAlphaClient`` reaches them. Answers come from bundled
 recordings (the LlamaHub blog's example, ``pi`` and its movie meaning, the boiling
-point of water, the speed of light), exact arithmetic for any other plain expression,
+point of water, the speed of light), exact arithmetic for any other plain expression
+(a number too long to write out shown by its approximation and length, as Wolfram does),
 and otherwise Wolfram's "could not understand" reply; an AppID outside ``app_ids``
 is refused as Wolfram refuses it.
 
