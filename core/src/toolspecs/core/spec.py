@@ -186,8 +186,9 @@ class ToolSpec(BaseToolSpec):
     all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
-    # Marks every passage the reader returns, for specs whose results quote third
-    # parties (mail): the fences of the full text do not survive cutting it up.
+    # Marks every passage the reader returns in the spec's own words (Gmail: "quoted
+    # mail"): the fences of the full text do not survive cutting it up. Left empty, a
+    # passage whose source passage_source() names gets the core's third-party marking.
     passage_label: ClassVar[str] = ""
     # The one tool that searches the stored results of all the spec's large-output
     # functions. Name it after what the spec stores (read_stored_emails): a name no
@@ -293,7 +294,9 @@ class ToolSpec(BaseToolSpec):
         """Who wrote one stored document, for the header of its passages (default: none).
 
         Specs whose results quote third parties name the source in their own words, e.g.
-        ``"message 18c… from ada@example.com"``; a passage cannot forge its header.
+        ``"message 18c… from ada@example.com"``; a passage cannot forge its header. A
+        named source is a third party: its passages are marked as quoted third-party
+        text, not instructions (unless ``passage_label`` marks them otherwise).
         """
         return ""
 

@@ -224,9 +224,13 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return found
 
     def passage_source(self, document: Document) -> str:
-        """``event <id>``: the event a stored passage of ``load_data`` comes from."""
+        """``event <id>`` for a passage of ``load_data``; ``listed events`` for a listing.
+
+        Either is third-party text (invitations are written by others), so the core
+        marks each passage as such.
+        """
         event_id = document.metadata.get("event_id")
-        return f"event {fence.field(event_id, 80)}" if event_id else ""
+        return f"event {fence.field(event_id, 80)}" if event_id else "listed events"
 
     # -- tools -------------------------------------------------------------------
 
