@@ -155,7 +155,8 @@ class ArxivToolSpec(ToolSpec):
             "paper in it or turn its writes onto the user's files.",
             "Do not retry: tell the user, who can make that folder theirs alone "
             "(chmod 700, after checking its files) or choose another one with paper_cache "
-            "(paper_cache=False turns the cache off).",
+            "or TOOLSPECS_ARXIV_CACHE (paper_cache=False or TOOLSPECS_ARXIV_CACHE=off "
+            "turns the cache off).",
         ),
     )
 
