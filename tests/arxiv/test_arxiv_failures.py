@@ -15,6 +15,7 @@ from toolspecs.loaders.arxiv import (
     ArxivUnreachable,
     PaperNotFound,
     PaperUnreadable,
+    UnsafeCacheFolder,
 )
 from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
@@ -230,6 +231,7 @@ def test_each_loader_error_has_its_own_row_before_the_defaults():
         ArxivQueryError("HTTP 404", status=404),
         PaperNotFound("2501.99999"),
         PaperUnreadable("1706.03762v7", "damaged", status=403),
+        UnsafeCacheFolder("/tmp/papers", "is owned by another user (uid 1001, not 1000)"),
     ]
     rows = [table.row_for(error) for error in errors]
     # One row each, not the core's rows for their statuses (503, 404, 403).
@@ -239,7 +241,7 @@ def test_each_loader_error_has_its_own_row_before_the_defaults():
         (ArxivUnreachable, AskUser),
         (ArxivUnreachable, RetryLater),
     ]
-    assert rows == list(table.rows[2:6])
+    assert rows == list(table.rows[2:7])
     # The table replaces the isinstance ladder: the spec does not override guidance_for.
     assert "guidance_for" not in vars(ArxivToolSpec)
 

@@ -116,7 +116,7 @@ def test_a_write_cut_short_leaves_nothing_under_the_papers_name(tmp_path, monkey
     assert cache.get("1706.03762v7") is None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["CACHEDIR.TAG"]  # no .part left
 
-    def interrupted(source, target):
+    def interrupted(source, target, **dir_fds):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr("toolspecs.loaders.arxiv.cache.os.replace", interrupted)
@@ -130,6 +130,7 @@ def test_a_pdf_cut_short_by_hand_is_treated_as_missing(tmp_path):
     PaperCache(tmp_path).put("1111.00001v1", pdf("other"))
     cut = tmp_path / "1706.03762v7.pdf"
     cut.write_bytes(whole[: len(whole) // 2])
+    cut.chmod(0o600)  # as the cache makes its files: one it would trust, but cut short
     assert PaperCache(tmp_path).get("1706.03762v7") is None
     assert not cut.exists()
 

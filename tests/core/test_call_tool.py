@@ -150,3 +150,27 @@ def test_call_tool_says_which_option_offers_a_tool_left_out():
     with pytest.raises(KeyError) as missing:
         calendar.call_tool("delete_everything")
     assert missing.value.args == ("delete_everything",)
+
+
+class OverwritingNotesSpec(NotesSpec):
+    """``add_note`` may overwrite with ``allow_destructive`` on: its marks say so then."""
+
+    def marks_of(self, function: str, declared: Marks) -> Marks:
+        if function == "add_note" and self.allow_destructive:
+            return Marks(destructive=True, open_world=False, declared=True)
+        return declared
+
+
+def test_an_instance_s_marks_are_what_its_tools_the_filter_and_the_cache_read():
+    """Issue 22: a tool that may destroy only with an option on is marked so on that
+    instance (``marks_of``), and everything reads those marks, the cached tools too."""
+    spec = OverwritingNotesSpec(allow_destructive=True)
+    assert spec.call_tool("add_note", text="milk").content == "Note 0 added."
+    assert spec._offered_tools()["add_note"].marks.destructive is True
+    tools = {t.metadata.name: t for t in spec.to_tool_list()}
+    assert tools["add_note"].marks.annotations()["destructiveHint"] is True
+    assert tools["read_note"].marks.read_only is True  # the others as declared
+    spec.allow_destructive = False
+    assert spec.withheld("add_note") == ()  # still offered: it then does not destroy
+    assert spec._offered_tools()["add_note"].marks.destructive is False
+    assert {t.metadata.name: t for t in spec.to_tool_list()}["add_note"].marks.destructive is False

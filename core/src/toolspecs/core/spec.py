@@ -26,7 +26,7 @@ import threading
 import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, TypeVar
 
 from llama_index.core.schema import Document
@@ -187,8 +187,9 @@ class ToolSpec(BaseToolSpec):
     all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
-    # Marks every passage the reader returns, for specs whose results quote third
-    # parties (mail): the fences of the full text do not survive cutting it up.
+    # Marks every passage the reader returns in the spec's own words (Gmail: "quoted
+    # mail"): the fences of the full text do not survive cutting it up. Left empty, a
+    # passage whose source passage_source() names gets the core's third-party marking.
     passage_label: ClassVar[str] = ""
     # The one tool that searches the stored results of all the spec's large-output
     # functions. Name it after what the spec stores (read_stored_emails): a name no
@@ -306,7 +307,9 @@ class ToolSpec(BaseToolSpec):
         """Who wrote one stored document, for the header of its passages (default: none).
 
         Specs whose results quote third parties name the source in their own words, e.g.
-        ``"message 18c… from ada@example.com"``; a passage cannot forge its header.
+        ``"message 18c… from ada@example.com"``; a passage cannot forge its header. A
+        named source is a third party: its passages are marked as quoted third-party
+        text, not instructions (unless ``passage_label`` marks them otherwise).
         """
         return ""
 
@@ -335,6 +338,19 @@ class ToolSpec(BaseToolSpec):
     def offers(self, marks: Marks) -> bool:
         """Whether this spec offers a tool with ``marks``, by its options' filters."""
         return marks.allowed(allow_destructive=self.allow_destructive, allow_send=self.allow_send)
+
+    def marks_of(self, function: str, declared: Marks) -> Marks:
+        """The marks of ``function`` on this instance (default: ``declared``, as ``@tool`` set).
+
+        A tool that does more when an option is on says so here, so that its marks stay
+        true on every instance: Calendar's ``update_event`` destroys (removes attendees,
+        shortens a series) only with ``allow_destructive``, and is marked destructive then.
+        The options filter tools by these marks, and hosts show them.
+        """
+        return declared
+
+    def _marks(self, function: str) -> Marks:
+        return self.marks_of(function, options_of(getattr(self, function)).marks)
 
     @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
@@ -418,7 +434,7 @@ class ToolSpec(BaseToolSpec):
             fn = getattr(self, name)
             if not isinstance(entry, str):  # LlamaHub's (sync, async) pair
                 paired[name] = _undecorated(getattr(self, entry[1]))
-            if not self.offers(options_of(fn).marks):
+            if not self.offers(self._marks(name)):
                 continue
             entries.append((name, fn))
             if options_of(fn).large_output:
@@ -483,9 +499,10 @@ class ToolSpec(BaseToolSpec):
             options = options_of(getattr(self, function))
             if name != function and not (options.large_output and name == self.reader_name):
                 continue
-            if self.offers(options.marks):
+            marks = self._marks(function)
+            if self.offers(marks):
                 return ()
-            needs = options.marks.needs(
+            needs = marks.needs(
                 allow_destructive=self.allow_destructive, allow_send=self.allow_send
             )
             if name == function:
@@ -507,7 +524,8 @@ class ToolSpec(BaseToolSpec):
             names = (entry,) if isinstance(entry, str) else tuple(entry)
             bound = [getattr(self, n) for n in names]
             functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
-            offered = self.offers(options_of(bound[0]).marks)
+            marks = self._marks(names[0])
+            offered = (marks, self.offers(marks))
             # This instance's argument texts shape the schema (a hidden calendar_id).
             docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
             state.append((names, functions, offered, docs))
@@ -593,6 +611,8 @@ class ToolSpec(BaseToolSpec):
                 name=public, description=renames.text(description), fn_schema=model
             )
         options = options_of(fn)
+        if name != self.reader_name:  # this instance's marks (see marks_of)
+            options = replace(options, marks=self.marks_of(name, options.marks))
         read_tool = renames.name(self.reader_name)
         guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered, owner)
         return GuardedTool(guard, metadata)

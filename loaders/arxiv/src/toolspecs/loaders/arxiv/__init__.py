@@ -15,6 +15,7 @@ from toolspecs.loaders.arxiv.errors import (
     ArxivUnreachable,
     PaperNotFound,
     PaperUnreadable,
+    UnsafeCacheFolder,
 )
 from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
 
@@ -56,6 +57,7 @@ __all__ = [
     "PaperNotFound",
     "PaperUnreadable",
     "SortBy",
+    "UnsafeCacheFolder",
     "close_categories",
     "default_directory",
     "describe",

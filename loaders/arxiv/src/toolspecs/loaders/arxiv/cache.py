@@ -21,6 +21,19 @@ The directory is bounded (``max_bytes``): after each write, the least recently u
 files go first (a read marks a file used by its modification time). Two processes may
 evict at once; each only deletes whole files, and a file deleted under a reader is
 a miss, fetched again.
+
+The folder must be the user's alone, as another local user could otherwise plant a
+paper or turn a write onto the user's files through a link. It is made ``0700``; a
+folder that is a link, is owned by another user, or is writable by group or others is
+refused (:class:`~toolspecs.loaders.arxiv.errors.UnsafeCacheFolder`), checked on the
+opened folder, and every file is then opened, made, renamed and deleted relative to
+that open folder (``dir_fd``), so a swap after the check changes nothing. Every file
+the cache writes (the tag too) is made new (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode
+``0600``) under a temporary name and renamed into place: a link at a name is replaced,
+never followed. A paper is served only from a file the cache could have written: a
+regular file of the user's, with one link, readable and writable by the user alone;
+any other file at a paper's name is a miss (and is replaced by the next download).
+POSIX permissions only: on Windows only links are refused.
 """
 
 from __future__ import annotations
@@ -28,10 +41,13 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import stat
-import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+
+from toolspecs.loaders.arxiv.errors import UnsafeCacheFolder
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_PDF_BYTES", "PaperCache", "default_directory"]
 
@@ -61,6 +77,25 @@ _OPEN_FLAGS = (
     | getattr(os, "O_CLOEXEC", 0)
     | getattr(os, "O_BINARY", 0)
 )
+_CREATE_FLAGS = (
+    os.O_WRONLY
+    | os.O_CREAT
+    | os.O_EXCL
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+    | getattr(os, "O_BINARY", 0)
+)
+_FOLDER_FLAGS = (
+    os.O_RDONLY
+    | getattr(os, "O_DIRECTORY", 0)
+    | getattr(os, "O_NOFOLLOW", 0)
+    | getattr(os, "O_CLOEXEC", 0)
+)
+# POSIX: owners and modes to check, and folders to open and work relative to (dir_fd).
+_POSIX = hasattr(os, "geteuid") and hasattr(os, "O_DIRECTORY")
+_AT = _POSIX and {os.open, os.unlink, os.rename} <= os.supports_dir_fd  # os.replace too
+_GROUP_OR_OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
+_NOT_OWNER_ONLY = stat.S_IRWXG | stat.S_IRWXO | stat.S_IXUSR
 
 
 def default_directory() -> Path:
@@ -113,43 +148,38 @@ class PaperCache:
         return self.home / (_SAFE.sub("_", paper_id) + _SUFFIX)
 
     def get(self, paper_id: str) -> bytes | None:
-        """The cached PDF of ``paper_id``, or ``None``; a hit counts as a use."""
-        path = self.path(paper_id)
-        data = _read_regular(path, min(self.max_bytes, MAX_PDF_BYTES))
-        if data is None:  # missing, deleted by another process's eviction, or not a PDF
-            return None
-        if not _whole(data):
-            with contextlib.suppress(OSError):
-                path.unlink()
-            return None
-        with contextlib.suppress(OSError):
-            os.utime(path)  # most recently used
-        return data
+        """The cached PDF of ``paper_id``, or ``None``; a hit counts as a use.
+
+        Raises:
+            UnsafeCacheFolder: When the folder is a link, another user's, or writable
+                by group or others.
+        """
+        with self._folder(create=False) as folder:
+            if folder is None:  # not made yet, or unreadable
+                return None
+            return folder.read_paper(self.path(paper_id).name, min(self.max_bytes, MAX_PDF_BYTES))
 
     def put(self, paper_id: str, data: bytes) -> None:
         """Store ``data`` as the PDF of ``paper_id``, then evict past the bound.
 
         A cache that cannot be written (a read-only or full disk) is skipped: the paper
         was read, only not kept.
+
+        Raises:
+            UnsafeCacheFolder: When the folder is a link, another user's, or writable
+                by group or others.
         """
         if len(data) > min(self.max_bytes, MAX_PDF_BYTES) or not _whole(data):
             return
-        try:
-            home = self.home
-            home.mkdir(parents=True, exist_ok=True)
-            if not _tagged(home):
-                (home / TAG).write_text(_TAG_TEXT, encoding="ascii")
-            handle, temporary = tempfile.mkstemp(dir=home, prefix=_PARTIAL_PREFIX, suffix=_PARTIAL)
+        with self._folder(create=True) as folder:
+            if folder is None:
+                return
             try:
-                with os.fdopen(handle, "wb") as out:
-                    out.write(data)
-                os.replace(temporary, home / self.path(paper_id).name)
-            except BaseException:
-                with contextlib.suppress(OSError):
-                    os.unlink(temporary)
-                raise
-        except OSError:
-            return
+                if not _tagged_at(folder):
+                    folder.write(TAG, _TAG_TEXT.encode("ascii"))
+                folder.write(self.path(paper_id).name, data)
+            except OSError:
+                return
         self.evict()
 
     def evict(self) -> list[Path]:
@@ -157,13 +187,149 @@ class PaperCache:
 
         Temporary files an interrupted write left behind (an hour old) go too. Only the
         cache's own files go: those it names, in a directory it tagged.
+
+        Raises:
+            UnsafeCacheFolder: When the folder is a link, another user's, or writable
+                by group or others.
+        """
+        with self._folder(create=False) as folder:
+            if folder is None or not _tagged_at(folder):
+                return []
+            return folder.evict(self.max_bytes)
+
+    @contextlib.contextmanager
+    def _folder(self, *, create: bool) -> Iterator[_Folder | None]:
+        """The home folder, opened and checked; ``None`` when it is missing or unreadable.
+
+        With ``create``, a missing folder is made (``0700``; its parents as usual).
         """
         home = self.home
-        if not _tagged(home):
-            return []
+        if create:
+            with contextlib.suppress(OSError):  # a read-only disk: the open will say
+                home.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(OSError):  # made already: checked below, as found
+                os.mkdir(home, 0o700)
+        folder = _Folder.open(home)
+        if folder is None:
+            yield None
+            return
+        try:
+            yield folder
+        finally:
+            folder.close()
+
+
+class _Folder:
+    """The cache's folder, checked and held open: names are taken relative to it."""
+
+    def __init__(self, path: Path, fd: int | None) -> None:
+        self.path = path
+        self.fd = fd  # POSIX: the open folder (dir_fd); elsewhere None, and full paths
+
+    @classmethod
+    def open(cls, path: Path) -> _Folder | None:
+        """The folder at ``path`` once checked, ``None`` when it is missing or unreadable.
+
+        Raises:
+            UnsafeCacheFolder: When it is a link, another user's, or writable by group
+                or others.
+        """
+        try:
+            info = os.lstat(path)
+        except OSError:
+            return None
+        if stat.S_ISLNK(info.st_mode):
+            raise UnsafeCacheFolder(str(path), "is a symbolic link, not a folder")
+        if not _AT:  # checked by name: Windows (links only), or a POSIX without dir_fd
+            _check_folder(path, info)
+            return cls(path, None)
+        try:
+            fd = os.open(path, _FOLDER_FLAGS)
+        except OSError as exc:
+            if os.path.islink(path):  # made a link since the lstat
+                raise UnsafeCacheFolder(str(path), "is a symbolic link, not a folder") from exc
+            return None
+        try:
+            _check_folder(path, os.fstat(fd))  # the folder opened, not the name
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(path, fd)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def _name(self, name: str) -> str:
+        return name if self.fd is not None else str(self.path / name)
+
+    def read_paper(self, name: str, limit: int) -> bytes | None:
+        """The whole PDF at ``name`` if the cache could have written it, else ``None``.
+
+        Opened without following a link (``O_NOFOLLOW``) and without blocking
+        (``O_NONBLOCK``: a FIFO opens at once and is refused), checked on the open file:
+        a regular file of at most ``limit`` bytes, of the user's, with one link and no
+        permission for group or others. One of ours cut short is deleted.
+        """
+        try:
+            handle = os.open(self._name(name), _OPEN_FLAGS, dir_fd=self.fd)
+        except OSError:  # missing, a link (ELOOP), or unreadable
+            return None
+        try:
+            info = os.fstat(handle)
+            if not _ours(info) or info.st_size > limit:
+                return None
+            with os.fdopen(handle, "rb", closefd=False) as file:
+                data = file.read(limit + 1)
+            if len(data) > limit:
+                return None
+            if not _whole(data):
+                with contextlib.suppress(OSError):
+                    os.unlink(self._name(name), dir_fd=self.fd)
+                return None
+            with contextlib.suppress(OSError):  # most recently used
+                if os.utime in os.supports_fd:
+                    os.utime(handle)
+                else:
+                    os.utime(self._name(name))
+            return data
+        except OSError:
+            return None
+        finally:
+            os.close(handle)
+
+    def write(self, name: str, data: bytes) -> None:
+        """Put ``data`` at ``name``: a new file (``0600``) under a temporary name, renamed.
+
+        Raises:
+            OSError: When the disk refuses; nothing is left behind.
+        """
+        temporary = f"{_PARTIAL_PREFIX}{secrets.token_hex(8)}{_PARTIAL}"
+        handle = os.open(self._name(temporary), _CREATE_FLAGS, 0o600, dir_fd=self.fd)
+        try:
+            if len(data) <= 512:  # the tag: one write
+                try:
+                    while data:
+                        data = data[os.write(handle, data) :]
+                finally:
+                    os.close(handle)
+            else:
+                with os.fdopen(handle, "wb") as out:
+                    out.write(data)
+            os.replace(
+                self._name(temporary), self._name(name), src_dir_fd=self.fd, dst_dir_fd=self.fd
+            )
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(self._name(temporary), dir_fd=self.fd)
+            raise
+
+    def evict(self, max_bytes: int) -> list[Path]:
         stale = time.time() - 3600
         entries = []
-        with contextlib.suppress(OSError), os.scandir(home) as found:
+        where = self.path if self.fd is None else self.fd
+        with contextlib.suppress(OSError), os.scandir(where) as found:
             for entry in found:
                 with contextlib.suppress(OSError):
                     info = entry.stat(follow_symlinks=False)
@@ -172,51 +338,72 @@ class PaperCache:
                     name = entry.name
                     if name.startswith(_PARTIAL_PREFIX) and name.endswith(_PARTIAL):
                         if info.st_mtime < stale:
-                            os.unlink(entry.path)
+                            os.unlink(self._name(name), dir_fd=self.fd)
                     elif _OURS.match(name):
-                        entries.append((info.st_mtime, info.st_size, Path(entry.path)))
+                        entries.append((info.st_mtime, info.st_size, name))
         total = sum(size for _, size, _ in entries)
         removed = []
-        for _, size, path in sorted(entries):
-            if total <= self.max_bytes:
+        for _, size, name in sorted(entries):
+            if total <= max_bytes:
                 break
             with contextlib.suppress(OSError):
-                path.unlink()
-                removed.append(path)
+                os.unlink(self._name(name), dir_fd=self.fd)
+                removed.append(self.path / name)
             total -= size
         return removed
+
+
+def _check_folder(path: Path, info: os.stat_result) -> None:
+    """Refuse a folder that is another user's or that group or others may write in."""
+    if not stat.S_ISDIR(info.st_mode):
+        raise UnsafeCacheFolder(str(path), "is not a folder")
+    if not _POSIX:
+        return
+    if info.st_uid != os.geteuid():
+        raise UnsafeCacheFolder(
+            str(path), f"is owned by another user (uid {info.st_uid}, not {os.geteuid()})"
+        )
+    if info.st_mode & _GROUP_OR_OTHERS_WRITE:
+        raise UnsafeCacheFolder(
+            str(path), f"is writable by group or others (mode {stat.S_IMODE(info.st_mode):o})"
+        )
+
+
+def _ours(info: os.stat_result) -> bool:
+    """Whether a file is one the cache could have written (regular, ``0600``, the user's)."""
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    if not _POSIX:
+        return True
+    return info.st_uid == os.geteuid() and info.st_nlink == 1 and not info.st_mode & _NOT_OWNER_ONLY
+
+
+def _tagged_at(folder: _Folder) -> bool:
+    """Whether the open folder holds the cache's ``CACHEDIR.TAG`` (a file, not a link)."""
+    try:
+        handle = os.open(folder._name(TAG), _OPEN_FLAGS, dir_fd=folder.fd)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(handle).st_mode) and b"toolspecs" in os.read(handle, 512)
+    except OSError:
+        return False
+    finally:
+        os.close(handle)
 
 
 def _tagged(directory: Path) -> bool:
     """Whether ``directory`` holds the cache's ``CACHEDIR.TAG`` (not another tool's)."""
     try:
-        with open(directory / TAG, "rb") as tag:
-            return b"toolspecs" in tag.read(512)
+        handle = os.open(directory / TAG, _OPEN_FLAGS)
     except OSError:
         return False
-
-
-def _read_regular(path: Path, limit: int) -> bytes | None:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes, else None.
-
-    Opened without following a link (``O_NOFOLLOW``) and without blocking
-    (``O_NONBLOCK``: a FIFO opens at once and is refused), checked on the open file.
-    """
     try:
-        handle = os.open(path, _OPEN_FLAGS)
-    except OSError:  # missing, a link (ELOOP), or unreadable
-        return None
-    try:
-        info = os.fstat(handle)
-        if not stat.S_ISREG(info.st_mode) or info.st_size > limit:
-            return None
-        with os.fdopen(handle, "rb", closefd=False) as file:
-            data = file.read(limit + 1)
+        return stat.S_ISREG(os.fstat(handle).st_mode) and b"toolspecs" in os.read(handle, 512)
     except OSError:
-        return None
+        return False
     finally:
         os.close(handle)
-    return data if len(data) <= limit else None
 
 
 def _whole(data: bytes) -> bool:

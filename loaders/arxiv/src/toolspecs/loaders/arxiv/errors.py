@@ -10,7 +10,9 @@ Hierarchy::
     │                          after 0.5 s) or the connection was refused (retried)
     ├── ArxivQueryError        arXiv rejected the query or id (400; its message is kept)
     ├── PaperNotFound          no paper has that id (404)
-    └── PaperUnreadable        the PDF could not be fetched as a PDF or read
+    ├── PaperUnreadable        the PDF could not be fetched as a PDF or read
+    └── UnsafeCacheFolder      the paper cache's folder is not safely the user's own: a
+                               link, another user's, or writable by group or others
 
 Every error carries what a caller needs to decide what to do, and nothing more:
 
@@ -146,3 +148,19 @@ class PaperUnreadable(ArxivLoaderError):
         super().__init__(
             f"could not read the PDF of {paper_id}: {reason}", status=status, reason=reason
         )
+
+
+class UnsafeCacheFolder(ArxivLoaderError):
+    """The paper cache's folder cannot be trusted, so it is neither read nor written.
+
+    Another local user who made the folder, or may write in it, could plant a file
+    served as a paper or a link that turns the cache's writes onto the user's files.
+
+    Args:
+        folder: The folder, e.g. ``"/tmp/papers/toolspecs-arxiv"``.
+        why: What is wrong, e.g. ``"is owned by another user (uid 1001)"``.
+    """
+
+    def __init__(self, folder: str, why: str) -> None:
+        self.folder = folder
+        super().__init__(f"the paper cache folder {folder} {why}", reason=why)

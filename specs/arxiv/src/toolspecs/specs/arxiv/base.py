@@ -35,6 +35,7 @@ from toolspecs.loaders.arxiv import (
     ArxivUnreachable,
     PaperNotFound,
     PaperUnreadable,
+    UnsafeCacheFolder,
     parse_id,
     parse_ids,
 )
@@ -146,6 +147,16 @@ class ArxivToolSpec(ToolSpec):
             "The full text of {exc.paper_id} cannot be read: {reason}.",
             "Use the abstract from arxiv_query instead, or give the user the link "
             "https://arxiv.org/abs/{exc.paper_id}.",
+        ),
+        Failure(
+            UnsafeCacheFolder,
+            AskUser,
+            "The full text was not read: {exc}, so another local user could plant a "
+            "paper in it or turn its writes onto the user's files.",
+            "Do not retry: tell the user, who can make that folder theirs alone "
+            "(chmod 700, after checking its files) or choose another one with paper_cache "
+            "or TOOLSPECS_ARXIV_CACHE (paper_cache=False or TOOLSPECS_ARXIV_CACHE=off "
+            "turns the cache off).",
         ),
     )
 

@@ -9,6 +9,7 @@ descriptions) reaches the agent through :mod:`toolspecs.core.fence`.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import os
 import re
@@ -18,8 +19,10 @@ from typing import Annotated, Any, ClassVar, Literal
 from llama_index.core.schema import Document
 
 from toolspecs.core import (
+    AskUser,
     ConfigurationError,
     FixArguments,
+    Marks,
     Range,
     Timezone,
     deadline,
@@ -47,7 +50,7 @@ from toolspecs.loaders.google import (
 from toolspecs.loaders.google.calendar import describe_event, event_span, parse_event_time
 from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
 from toolspecs.specs.google_calendar import series
-from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
+from toolspecs.specs.google_calendar.recurrence import dropped_by, read_scope, to_rrule
 
 SCOPES = CALENDAR_SCOPES
 NEXT = "You can move on to the next step."
@@ -89,7 +92,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             another gets guidance, before any request); default ``[calendar_id]``, so
             only ``"primary"`` unless you say otherwise.
         allow_destructive: Allow ``delete_event`` (opt-in like ``update_event``: name it
-            in ``to_tool_list(spec_functions=...)``, or offer ``all_functions``).
+            in ``to_tool_list(spec_functions=...)``, or offer ``all_functions``), and
+            the changes of ``update_event`` that destroy (removing attendees, blanking
+            the title or description, shortening or ending a series), which it refuses
+            otherwise; ``update_event`` is then marked destructive.
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``toolspecs.loaders.google.testing.FakeCalendar``).
         account: A name for this Google account (``"work"``), for several accounts in
@@ -223,10 +229,24 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             )
         return found
 
+    def marks_of(self, function: str, declared: Marks) -> Marks:
+        """``update_event`` is destructive with ``allow_destructive`` on, and only then.
+
+        Off, it refuses every change that would destroy (removing attendees, blanking
+        the title or description, shortening or ending a series); on, it makes them.
+        """
+        if function == "update_event" and self.allow_destructive:
+            return dataclasses.replace(declared, destructive=True)
+        return declared
+
     def passage_source(self, document: Document) -> str:
-        """``event <id>``: the event a stored passage of ``load_data`` comes from."""
+        """``event <id>`` for a passage of ``load_data``; ``listed events`` for a listing.
+
+        Either is third-party text (invitations are written by others), so the core
+        marks each passage as such.
+        """
         event_id = document.metadata.get("event_id")
-        return f"event {fence.field(event_id, 80)}" if event_id else ""
+        return f"event {fence.field(event_id, 80)}" if event_id else "listed events"
 
     # -- tools -------------------------------------------------------------------
 
@@ -406,7 +426,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             "apply_to": "scope",
             "occurrences": "scope",
         },
-        # It changes only the fields it is given, and the agent saw the old values.
+        # It changes only the fields it is given, and the agent saw the old values; what
+        # would destroy (removing people, blanking, shortening a series) it refuses unless
+        # allow_destructive is on, and then it is marked destructive (see marks_of).
         destructive=False,
         idempotent=True,
         open_world=True,
@@ -426,6 +448,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         scope: str | None = None,
     ) -> str:
         """Change an event: only the fields given change; a moved start keeps the duration.
+
+        Removing attendees, blanking the title or description, or shortening a series
+        needs the user's allow_destructive.
 
         Args:
             event_id: The event's id (from load_data); an occurrence's id names one occurrence.
@@ -467,8 +492,16 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         note = ""
         target = event_id
         current: dict[str, Any] | None = None
-        if wanted is not None:
-            found = series.resolve(self, calendar, event_id, wanted, tz)
+        found = series.resolve(self, calendar, event_id, wanted, tz) if wanted is not None else None
+        if not self.allow_destructive and _may_destroy(patch):
+            # What the patch applies to: the event, or the series a split copies.
+            before = (found.series if found.split else found.event) if found else None
+            if before is None:
+                current = before = self.reader.execute(
+                    self.service.events().get(calendarId=calendar, eventId=target)
+                )
+            _refuse_losses(before, patch)
+        if found is not None:
             if found.split:
                 return series.split(
                     self, calendar, found, patch, tz, start_datetime, end_datetime, send
@@ -940,6 +973,59 @@ def _event_id(event_id: str) -> str:
     if not cleaned:
         raise FixArguments("event_id is empty.", IDS_HINT)
     return cleaned
+
+
+def _blank(value: Any) -> bool:
+    return isinstance(value, str) and not value.strip()
+
+
+def _may_destroy(patch: Mapping[str, Any]) -> bool:
+    """Whether ``patch`` may destroy something, to be checked against the event."""
+    return (
+        "attendees" in patch
+        or "recurrence" in patch
+        or _blank(patch.get("summary"))
+        or _blank(patch.get("description"))
+    )
+
+
+def _refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
+    """Refuse a patch that would destroy part of ``event`` (the spec does not allow it).
+
+    Destroying: blanking a title or description the event has, removing attendees, or a
+    recurrence that shortens, ends or otherwise may drop occurrences of a series.
+
+    Raises:
+        AskUser: Naming what would be lost; nothing was changed.
+    """
+    losses = []
+    if _blank(patch.get("summary")) and str(event.get("summary") or "").strip():
+        losses.append(f"blank the title {fence.quote(event.get('summary'), 80)}")
+    if _blank(patch.get("description")) and str(event.get("description") or "").strip():
+        losses.append("delete the description")
+    if "attendees" in patch:
+        kept = {str(a.get("email", "")).casefold() for a in patch["attendees"]}
+        removed = [
+            str(a.get("email"))
+            for a in event.get("attendees") or []
+            if isinstance(a, dict) and a.get("email") and str(a["email"]).casefold() not in kept
+        ]
+        if removed:
+            named = ", ".join(fence.field(email, 80) for email in removed[:5])
+            more = f" and {len(removed) - 5} more" if len(removed) > 5 else ""
+            losses.append(f"remove {len(removed)} attendee(s) ({named}{more})")
+    if "recurrence" in patch:
+        dropped = dropped_by(list(event.get("recurrence") or []), list(patch["recurrence"]))
+        if dropped:
+            losses.append(f"{fence.field(dropped, 300)}, which may drop occurrences")
+    if losses:
+        raise AskUser(
+            f"Nothing was changed: this update would {'; '.join(losses)}, and destructive "
+            "changes are not allowed (allow_destructive=False).",
+            "Do not retry it: tell the user that they must allow destructive changes "
+            "(allow_destructive=True) for this. Other changes (new title or times, added "
+            "attendees, a longer series) work without it.",
+        )
 
 
 def _emailed(event: Mapping[str, Any], notify: bool) -> str:

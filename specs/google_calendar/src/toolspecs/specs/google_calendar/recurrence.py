@@ -216,3 +216,63 @@ def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
     parts = [p for p in rule.removeprefix("RRULE:").split(";") if p]
     kept = [p for p in parts if p.split("=", 1)[0].upper() not in {*values, *drop}]
     return "RRULE:" + ";".join([*kept, *(f"{k}={v}" for k, v in values.items())])
+
+
+# -- what a new recurrence drops ----------------------------------------------------------
+
+
+def dropped_by(old: list[str], new: list[str]) -> str:
+    """How ``new`` may drop occurrences of the series ``old`` describes ("" when it keeps all).
+
+    ``new`` keeps every occurrence when it has each of ``old``'s rules with only a later
+    or no end (``COUNT``/``UNTIL``), and excludes nothing more (``EXDATE``, ``EXRULE``,
+    fewer ``RDATE``). Any other change of pattern may drop some: it counts as dropping.
+    An event that does not recur yet loses nothing.
+    """
+    old_rules = [line for line in old if line.upper().startswith("RRULE:")]
+    if not old_rules and not any(line.upper().startswith("RDATE") for line in old):
+        return ""
+    new_rules = [line for line in new if line.upper().startswith("RRULE:")]
+    if not new_rules:
+        return "end the series (no repeat rule left)"
+    added = [line for line in new if line.upper().startswith(("EXDATE", "EXRULE"))]
+    if set(added) - set(old):
+        return "exclude occurrences of the series (EXDATE/EXRULE)"
+    if {line for line in old if line.upper().startswith("RDATE")} - set(new):
+        return "drop added dates of the series (RDATE)"
+    unmatched = [rule for rule in old_rules if not any(_keeps(rule, n) for n in new_rules)]
+    if not unmatched:
+        return ""
+    return f"change the series' repeat rule from {unmatched[0]} to {new_rules[0]}"
+
+
+def _rule_parts(rule: str) -> dict[str, str]:
+    parts = (p.split("=", 1) for p in rule.split(":", 1)[-1].split(";") if "=" in p)
+    return {key.strip().upper(): value.strip().upper() for key, value in parts}
+
+
+def _keeps(old: str, new: str) -> bool:
+    """Whether rule ``new`` yields every occurrence of rule ``old`` (same pattern, end later)."""
+    before, after = _rule_parts(old), _rule_parts(new)
+    ends = ("COUNT", "UNTIL")
+    if {k: v for k, v in before.items() if k not in ends} != {
+        k: v for k, v in after.items() if k not in ends
+    }:
+        return False
+    if not any(key in after for key in ends):  # no end: every occurrence, forever
+        return True
+    if "COUNT" in before and "COUNT" in after:
+        return _number(after["COUNT"]) >= _number(before["COUNT"])
+    if "UNTIL" in before and "UNTIL" in after:
+        return _moment(after["UNTIL"]) >= _moment(before["UNTIL"])
+    return False  # no end before, or ends of two kinds: cannot tell, so it may drop some
+
+
+def _number(text: str) -> int:
+    return int(text) if text.isdigit() else 0
+
+
+def _moment(text: str) -> str:
+    """An ``UNTIL`` value comparable as text: ``20261231`` is ``20261231T235959``."""
+    value = text.removesuffix("Z")
+    return value if "T" in value else f"{value}T235959"
