@@ -384,12 +384,7 @@ def _tagged_at(folder: _Folder) -> bool:
         handle = os.open(folder._name(TAG), _OPEN_FLAGS, dir_fd=folder.fd)
     except OSError:
         return False
-    try:
-        return stat.S_ISREG(os.fstat(handle).st_mode) and b"toolspecs" in os.read(handle, 512)
-    except OSError:
-        return False
-    finally:
-        os.close(handle)
+    return _is_tag(handle)
 
 
 def _tagged(directory: Path) -> bool:
@@ -398,6 +393,11 @@ def _tagged(directory: Path) -> bool:
         handle = os.open(directory / TAG, _OPEN_FLAGS)
     except OSError:
         return False
+    return _is_tag(handle)
+
+
+def _is_tag(handle: int) -> bool:
+    """Whether the open ``handle`` is our ``CACHEDIR.TAG`` (a regular file); closes it."""
     try:
         return stat.S_ISREG(os.fstat(handle).st_mode) and b"toolspecs" in os.read(handle, 512)
     except OSError:
