@@ -55,7 +55,9 @@ def test_send_to_other_recipients_than_the_drafts_sends_nothing(gmail, recipient
 
 def test_confirm_recipients_makes_them_required(gmail):
     spec = GmailToolSpec(transport=gmail, confirm_recipients=True)
-    draft_id = make_draft(spec, to=["ada@example.com"], message="m")
+    made = spec.call_tool("create_draft", to=["ada@example.com"], message="m")
+    draft_id = made.raw_output["id"]
+    assert f"send_draft(draft_id='{draft_id}', recipients=[its To, Cc and Bcc])" in made.content
     out = spec.call_tool("send_draft", draft_id=draft_id)
     assert out.is_error is True and "needs recipients" in out.content
     assert "ada@example.com" in out.content and sends(gmail) == []
@@ -100,6 +102,8 @@ def test_an_update_names_the_forward_and_the_attachments_it_keeps(gmail):
     assert out.is_error is False
     assert "It forwards a mail from ada@example.com, subject: Report and diagram" in out.content
     assert "Attached: " in out.content and "Q4 report.pdf" in out.content
+    out = spec.call_tool("update_draft", draft_id=draft_id, attachments=["#1"])
+    assert "It forwards a mail from ada@example.com" in out.content and "Removed: #2" in out.content
 
 
 # -- allowed_recipients -----------------------------------------------------------------------

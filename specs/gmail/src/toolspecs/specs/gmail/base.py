@@ -854,7 +854,7 @@ class GmailToolSpec(GoogleToolSpec):
             raise AskUser(
                 f"Mail from this agent may go only to addresses matching "
                 f"{fence.field(', '.join(patterns), ADDRESS_LIMIT)} (allowed_recipients); "
-                f"{_people(refused)} match none. Nothing was saved or sent.",
+                f"no pattern matches {_people(refused)}. Nothing was saved or sent.",
                 "Do not retry with these addresses: leave them out, or tell the user they "
                 "are not allowed here (only whoever set up the agent can allow them).",
             )
@@ -1161,10 +1161,11 @@ class GmailToolSpec(GoogleToolSpec):
         if parts or draft.attachments is not None:
             carried = _carried(parts or [])
             body += f" {carried[0].upper()}{carried[1:]}."
-        if not note:
+        if " forwards message " not in note:  # create_draft's note names the forward
             body += _forwarded(draft.text)
+        listed = ", recipients=[its To, Cc and Bcc]" if self.confirm_recipients else ""
         send = (
-            f" send it with send_draft(draft_id='{draft_id}'),"
+            f" send it with send_draft(draft_id='{draft_id}'{listed}),"
             if self.allow_send
             else " the user sends it from Gmail,"
         )
