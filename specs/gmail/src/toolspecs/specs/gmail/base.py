@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import html as html_lib
 import os
 import re
@@ -10,6 +11,7 @@ import stat
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from email.message import Message
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
@@ -62,7 +64,7 @@ from toolspecs.specs.gmail.compose import (
 )
 from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_parts
 from toolspecs.specs.gmail.labels import resolve
-from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
 from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
 
 SCOPES = GMAIL_SCOPES
@@ -103,6 +105,10 @@ MAX_ATTACHMENT_FILES = 10
 # for headers and file names, a quote that cannot be closed for snippets, a block naming
 # the message and its sender for bodies.
 FENCED = Quoting(field=fence.field, quote=fence.quote, block=fence.block)
+_RECIPIENTS_DOC = (
+    "Required: all its To, Cc and Bcc addresses, as the user approved them, "
+    "e.g. ['ada@example.com']."
+)
 _REPLY_ALIASES = {
     "reply_to": "reply_to_message_id",
     "in_reply_to": "reply_to_message_id",
@@ -152,6 +158,13 @@ class GmailToolSpec(GoogleToolSpec):
             (never start a login: servers).
         oauth_port: The port of the local OAuth redirect.
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
+        confirm_recipients: ``send_draft`` needs ``recipients``, the addresses the draft
+            goes to, so that what a host asks the person to approve names who receives
+            the mail (recommended for servers). Off by default: LlamaHub's
+            ``send_draft(draft_id)`` keeps working. Given ``recipients`` are checked either way.
+        allowed_recipients: Address patterns mail may go to (``['*@example.com',
+            'ada@example.org']``, case-insensitive, as ``fnmatch``): drafts and sends to any
+            other address are refused. ``None`` or ``[]`` (the default): any address.
         attachment_dir: The folder drafts may attach files from (nothing outside it), an
             absolute path (``~/outbox`` works); ``None``, ``""`` or blank (the default):
             no files are attached, and the ``attachments`` argument is not offered.
@@ -225,6 +238,8 @@ class GmailToolSpec(GoogleToolSpec):
         max_attachment_size: int = ATTACHMENTS_LIMIT,
         account: str | None = None,
         allow_modify: bool = False,
+        confirm_recipients: bool = False,
+        allowed_recipients: list[str] | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
@@ -257,6 +272,10 @@ class GmailToolSpec(GoogleToolSpec):
         )
         self.allow_send = allow_send
         self.allow_modify = allow_modify
+        self.confirm_recipients = confirm_recipients
+        self.allowed_recipients = [
+            p.strip().casefold() for p in allowed_recipients or [] if p and p.strip()
+        ]
 
     @property
     def attachment_dir(self) -> Path | None:
@@ -268,9 +287,16 @@ class GmailToolSpec(GoogleToolSpec):
         self._attachment_dir = _attachment_folder(value)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
-        """``attachments`` is left out of the drafts' schemas until a folder is allowed."""
+        """Arguments left out of a schema until an option makes them matter.
+
+        ``attachments`` of the drafts' until a folder is allowed; ``recipients`` of
+        send_draft's until ``confirm_recipients`` requires it (a call that sends it is
+        still checked), so LlamaHub's schema and its cost stay as they were.
+        """
         if function in ("create_draft", "update_draft") and self.attachment_dir is None:
             return {"attachments": None}
+        if function == "send_draft":
+            return {"recipients": _RECIPIENTS_DOC if self.confirm_recipients else None}
         return {}
 
     def spec_timezone(self) -> dt.tzinfo:
@@ -662,6 +688,7 @@ class GmailToolSpec(GoogleToolSpec):
         if forwarded or files:
             draft.attachments = [*forwarded, *files]
             self._check_total(draft.attachments)
+        self._check_allowed(draft)
         created = self.reader.execute(
             self.service.users().drafts().create(userId="me", body=draft.body())
         )
@@ -735,6 +762,7 @@ class GmailToolSpec(GoogleToolSpec):
         draft = stored.changed(
             to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
         )
+        self._check_allowed(draft)
         updated = self.reader.execute(
             self.service.users()
             .drafts()
@@ -756,11 +784,14 @@ class GmailToolSpec(GoogleToolSpec):
 
     # Sending cannot be undone, consumes the draft and reaches other people.
     @tool(aliases={"id": "draft_id"}, destructive=True, idempotent=False, open_world=True)
-    def send_draft(self, draft_id: str | None = None) -> ApiText:
+    def send_draft(
+        self, draft_id: str | None = None, recipients: list[str] | None = None
+    ) -> ApiText:
         """Send a draft. This cannot be undone: the user should have approved it.
 
         Args:
             draft_id: From create_draft or list_drafts.
+            recipients: All its To, Cc and Bcc addresses, e.g. ['ada@example.com'].
         """
         if not self.allow_send:
             raise AskUser(
@@ -776,16 +807,57 @@ class GmailToolSpec(GoogleToolSpec):
                 f"Draft {draft_id} has no recipients.",
                 f"Add them with update_draft(draft_id='{draft_id}', to=[...]) first.",
             )
+        self._check_allowed(draft)
+        self._check_expected(draft_id, draft, recipients)
         sent = self.reader.execute(
             self.service.users().drafts().send(userId="me", body={"id": draft_id})
         )
         text = (
             f"Draft {draft_id} sent{self.account_note()} as message {sent.get('id')} "
             f"(thread {sent.get('threadId')}) to {_people(draft.recipients())}; "
-            f"subject: {_subject(draft)}. "
+            f"subject: {_subject(draft)}; {_carried(mime_attachment_parts(draft.source))}. "
             "You can move on to the next step."
         )
         return ApiText(text, sent)
+
+    def _check_expected(self, draft_id: str, draft: Draft, recipients: list[str] | None) -> None:
+        """``recipients`` (required with ``confirm_recipients``) are the draft's own, as a set."""
+        actual = {_address(a) for a in draft.recipients()}
+        shown = _people(sorted(actual))
+        if recipients is None:
+            if not self.confirm_recipients:
+                return
+            raise FixArguments(
+                f"Nothing was sent: send_draft needs recipients, the addresses draft "
+                f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
+                "If the user approved sending to them, call send_draft(draft_id="
+                f"'{draft_id}', recipients=[...]) with these addresses; otherwise change the "
+                "draft with update_draft first.",
+            )
+        given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
+        if given != actual:
+            raise FixArguments(
+                f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
+                f"{_people(sorted(given)) or 'nobody'} as recipients says.",
+                "Check with the user who should receive it; change the draft with "
+                "update_draft, or send with recipients equal to the draft's.",
+            )
+
+    def _check_allowed(self, draft: Draft) -> None:
+        """Every recipient matches one of ``allowed_recipients`` (when there are any)."""
+        patterns = self.allowed_recipients
+        if not patterns:
+            return
+        addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]
+        refused = [a for a in addresses if not any(fnmatch.fnmatchcase(a, p) for p in patterns)]
+        if refused:
+            raise AskUser(
+                f"Mail from this agent may go only to addresses matching "
+                f"{fence.field(', '.join(patterns), ADDRESS_LIMIT)} (allowed_recipients); "
+                f"no pattern matches {_people(refused)}. Nothing was saved or sent.",
+                "Do not retry with these addresses: leave them out, or tell the user they "
+                "are not allowed here (only whoever set up the agent can allow them).",
+            )
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -851,7 +923,11 @@ class GmailToolSpec(GoogleToolSpec):
                 "Do not retry: tell the user to forward it from Gmail (which links large files).",
             )
         kept = f" with its {len(parts)} attachment(s)" if parts else ""
-        return parts, f" It forwards message {message_id}{kept}."
+        sender = fence.field(sender_address(mail.header("from")), 120)
+        return parts, (
+            f" It forwards message {message_id}{kept}: a mail from {sender}, "
+            f"subject: {fence.field(mail.header('subject')) or '(no subject)'}."
+        )
 
     def _attachments(self, names: list[str], kept: list[Message] | None = None) -> list[Message]:
         """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
@@ -1079,14 +1155,17 @@ class GmailToolSpec(GoogleToolSpec):
         )
         recipients = _people(draft.recipients()) or "nobody yet"
         body = "" if (draft.text or draft.html) else " The body is empty."
-        if draft.attachments is not None:
-            files = [
-                f"{fence.field(part_name(p) or '(no name)', 120)} ({format_size(part_size(p))})"
-                for p in draft.attachments
-            ]
-            body += f" Attached: {', '.join(files)}." if files else " No attachments."
+        parts = draft.attachments
+        if parts is None and draft.source:  # an update keeps the stored draft's
+            parts = mime_attachment_parts(draft.source)
+        if parts or draft.attachments is not None:
+            carried = _carried(parts or [])
+            body += f" {carried[0].upper()}{carried[1:]}."
+        if " forwards message " not in note:  # create_draft's note names the forward
+            body += _forwarded(draft.text)
+        listed = ", recipients=[its To, Cc and Bcc]" if self.confirm_recipients else ""
         send = (
-            f" send it with send_draft(draft_id='{draft_id}'),"
+            f" send it with send_draft(draft_id='{draft_id}'{listed}),"
             if self.allow_send
             else " the user sends it from Gmail,"
         )
@@ -1256,6 +1335,38 @@ def _read_draft(resource: dict[str, Any]) -> Draft:
 # shown through the fences, as mail is.
 def _people(addresses: list[str]) -> str:
     return fence.field(", ".join(addresses), ADDRESS_LIMIT)
+
+
+def _address(value: str) -> str:
+    """The bare address of ``Name <email>`` or ``email``, lower-case."""
+    return (parseaddr(value)[1] or value).strip().casefold()
+
+
+def _carried(parts: list[Message]) -> str:
+    """``attached: a.pdf (2 KB), b.csv (1 KB)`` or ``no attachments``, names fenced."""
+    files = [
+        f"{fence.field(part_name(p) or '(no name)', 120)} ({format_size(part_size(p))})"
+        for p in parts
+    ]
+    return f"attached: {', '.join(files)}" if files else "no attachments"
+
+
+_FORWARD_MARK = "---------- Forwarded message ---------"
+
+
+def _forwarded(text: str) -> str:
+    """`` It forwards a mail from X, subject: Y.`` when the body quotes one; else ``""``."""
+    _, mark, rest = text.partition(_FORWARD_MARK)
+    if not mark:
+        return ""
+    fields: dict[str, str] = {}
+    for line in rest.strip().splitlines()[:6]:
+        name, colon, value = line.partition(": ")
+        if colon and name in ("From", "Subject"):
+            fields.setdefault(name, value)
+    sender = fence.field(sender_address(fields.get("From", "")), 120) or "(unknown)"
+    subject = fence.field(fields.get("Subject", "")) or "(no subject)"
+    return f" It forwards a mail from {sender}, subject: {subject}."
 
 
 def _subject(draft: Draft) -> str:
