@@ -454,34 +454,38 @@ class GmailReader(GoogleApiReader):
     ) -> tuple[list[Document], list[Document]]:
         """Messages in full within a byte budget, and summaries of the ones left out.
 
-        The hits' sizes come first (``format=metadata``: one batch request); a message
+        The hits' sizes come first (``format=minimal``: one batch request); a message
         over ``max_message_bytes``, or one that would take the load over ``max_bytes``,
-        is not fetched whole. The others are fetched in batches of at most
-        :data:`BATCH_BYTES`, each turned into a Document before the next is asked for.
+        is not fetched whole (its headers are, ``format=metadata``). The others are
+        fetched in batches of at most :data:`BATCH_BYTES`, each turned into Documents
+        before the next is asked for.
 
         Returns:
             The full-message Documents, newest first, and summary Documents (as
-            :meth:`summary_documents`) of the messages left out, newest first.
+            :meth:`summary_documents`, with ``size`` in their metadata) of the messages
+            left out, newest first.
         """
         ids = [stub["id"] for stub in self.message_ids(query, max_results)]
-        summaries = list(self.fetch(ids, "metadata"))
         chosen: list[tuple[str, int]] = []
-        left_out: list[Document] = []
+        skipped: list[tuple[str, int]] = []
         total = 0
-        for message_id, resource in zip(ids, summaries, strict=False):
+        for message_id, resource in zip(ids, self.fetch(ids, "minimal"), strict=False):
             size = _size_estimate(resource)
             if size > max_message_bytes or total + size > max_bytes:
-                left_out.append(
-                    Document(
-                        text=describe_summary(resource, self.tz, self.quoting),
-                        id_=f"gmail:{resource.get('id', message_id)}",
-                        metadata={**_metadata(resource, summary_headers(resource)), "size": size},
-                    )
-                )
+                skipped.append((message_id, size))
                 continue
             chosen.append((message_id, size))
             total += size
-        del summaries
+        left_out = [
+            Document(
+                text=describe_summary(resource, self.tz, self.quoting),
+                id_=f"gmail:{resource.get('id', message_id)}",
+                metadata={**_metadata(resource, summary_headers(resource)), "size": size},
+            )
+            for (message_id, size), resource in zip(
+                skipped, self.fetch([i for i, _ in skipped], "metadata"), strict=False
+            )
+        ]
         documents: list[Document] = []
         group: list[str] = []
         group_bytes = 0
