@@ -8,12 +8,16 @@ Chinese, runs without spaces) it prints min/median over ``--runs`` runs of:
   as a multiple of the text's UTF-8 size;
 - the floor: tiktoken's encoding of the text once (``encode_to_numpy``) plus bm25s built
   over the same passages ours cut;
+- through a tool (``--tool``): the tracemalloc peak of one call of a ``large_output`` tool
+  that returns the text (count its tokens, store it, write the preview), as a multiple of
+  the text's size, next to ``ResultStore.add`` + first read alone;
 - llama-index's ``LoadAndSearchToolSpec`` over the same Document, with ``MockEmbedding``:
   its load (``TokenTextSplitter(1024)``, as its default ``SentenceSplitter`` needs NLTK
   files that NLTK refuses when hard-linked, + a vector index); its read needs an LLM (the
   search is ``index.as_query_engine().query``), so it runs with ``MockLLM``.
 
 Usage: ``uv run --frozen python bench/store.py [--runs 5] [--sizes 100k,1m,10m] [--quick]``
+or ``... bench/store.py --tool [--sizes 1m,10m]`` (peaks through a tool only)
 (``--quick``: 2 runs, no 10 MB, no LoadAndSearch above 1 MB).
 """
 
@@ -286,6 +290,50 @@ def ours(text: str, memory: bool = False) -> dict[str, Any]:
     return {"add": add, "first": first, "later": later, "peak": peak, "stored": stored}
 
 
+def through_tool(text: str) -> int:
+    """The tracemalloc peak of one call of a large_output tool that returns ``text``."""
+    from typing import ClassVar
+
+    from toolspecs.core import OutputBudget, ToolSpec, tool
+
+    class Loads(ToolSpec):
+        """A spec whose one function returns a long text."""
+
+        spec_functions: ClassVar = ["load"]
+        output_budget: ClassVar[OutputBudget] = OutputBudget(max_stored_bytes=2**40)
+
+        @tool(large_output=True, read_only=True)
+        def load(self) -> str:
+            """Load a text."""
+            return text
+
+    (load,) = [t for t in Loads().to_tool_list() if t.metadata.name == "load"]
+    load.call()  # warm up: imports, tables, the worker thread
+    gc.collect()
+    tracemalloc.start()
+    output = load.call()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "stored as result" in output.content, output.content[:200]
+    return peak
+
+
+def tool_peaks(sizes: list[int]) -> None:
+    """Peak memory through a tool next to ResultStore.add + first read, per text."""
+    ours("warm up " * 2000)
+    print("peak memory (tracemalloc) / text bytes: through a tool call | store.add + first read")
+    kinds = [("mail", size) for size in sizes] + [("base64", 1_000_000), ("Chinese", 1_000_000)]
+    for kind, length in kinds:
+        text = CASES[kind](length)
+        size = len(text.encode())
+        tool_peak = through_tool(text)
+        add_peak = ours(text, memory=True)["peak"]
+        print(
+            f"  {kind} {length // 1000:,} KB: tool x{tool_peak / size:.2f}"
+            f" | add x{add_peak / size:.2f}  (tool/add x{tool_peak / add_peak:.2f})"
+        )
+
+
 def _has_bytes() -> bool:
     from toolspecs.core.large_output import OutputBudget
 
@@ -410,6 +458,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--sizes", default="100k,1m,10m")
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--tool", action="store_true", help="peak memory through a tool only")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)  # SIDE,KIND,SIZE: one child
     args = parser.parse_args()
     if args.rss_child:
@@ -419,6 +468,9 @@ def main() -> None:
     runs = 2 if args.quick else args.runs
     units = {"k": 1000, "m": 1_000_000}
     sizes = [int(s[:-1]) * units[s[-1]] for s in args.sizes.split(",")]
+    if args.tool:
+        tool_peaks(sizes)
+        return
     if args.quick:
         sizes = [s for s in sizes if s <= 1_000_000]
     kinds = [("mail", size) for size in sizes] + [("base64", 1_000_000), ("Chinese", 1_000_000)]

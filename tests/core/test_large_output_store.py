@@ -9,9 +9,10 @@ from typing import ClassVar
 import pytest
 from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.schema import Document
+from llama_index.core.utils import get_tokenizer
 
 from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
-from toolspecs.core.bounds import count_tokens
+from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
 from toolspecs.core.large_output import ResultStore, read_passages, stored_message
 
 WORDS = [
@@ -100,23 +101,24 @@ def test_the_oldest_results_are_dropped_past_keep_and_a_read_of_one_says_it_is_g
 
 def test_the_oldest_results_are_dropped_past_max_stored_bytes():
     text = mail(40)
-    size = len(text.encode())
-    store = ResultStore(OutputBudget(max_stored_bytes=int(size * 2.5)))
+    held = ResultStore(OutputBudget()).add("load", text).held
+    store = ResultStore(OutputBudget(max_stored_bytes=int(held * 2.5)))
     for _ in range(4):
         store.add("load", text)
     assert [r.result_id for r in store._results.values()] == [3, 4]
-    assert sum(r.size for r in store._results.values()) <= int(size * 2.5)
+    assert store.held() <= int(held * 2.5)
     with pytest.raises(FixArguments, match="dropped to make room"):
         store.get("load", 2)
 
 
 def test_a_result_over_max_stored_bytes_is_stored_cut_and_its_preview_says_so():
     first, second = mail(30, seed=1), mail(30, seed=2) + " Lastwordhere."
-    budget = OutputBudget(max_stored_bytes=len(first.encode()) + 100, passage_tokens=80)
+    # A result's text is cut to half the bound: its passages and index take the rest.
+    budget = OutputBudget(max_stored_bytes=2 * (len(first.encode()) + 100), passage_tokens=80)
     store = ResultStore(budget)
     store.add("load", "an older result " * 100)
     stored = store.add("load", [Document(text=first), Document(text=second)])
-    assert stored.size <= budget.max_stored_bytes < stored.full_size
+    assert stored.size <= budget.max_stored_bytes // 2 < stored.full_size
     assert [r.result_id for r in store._results.values()] == [2]  # the older one made room
     note = stored_message(stored, first + second, "read_load")
     # The whole result's size, not its stored part's tokens, as if that were all of it.
@@ -124,6 +126,28 @@ def test_a_result_over_max_stored_bytes_is_stored_cut_and_its_preview_says_so():
     assert f"Only its first {stored.size:,} bytes ({stored.tokens:,} tokens) are stored" in note
     assert stored.hits("Lastwordhere") == []
     assert "K00029" in read_passages(stored, "K00029")
+
+
+def test_what_a_stored_result_holds_counts_its_passages_and_bm25_index_too():
+    text = mail(40)
+    stored = ResultStore(OutputBudget()).add("load", text)
+    index = stored._index.nbytes()
+    assert index > len(text) // 4  # the BM25 score arrays and vocabulary are not small
+    assert stored.held >= len(text.encode()) + index + 3 * 4 * len(stored.passages)
+
+
+def test_the_store_drops_old_results_when_text_and_indexes_together_are_over_the_bound():
+    text = mail(40)
+    size = len(text.encode())
+    # Three texts fit in the bound; three texts with their passages and indexes do not.
+    budget = OutputBudget(max_stored_bytes=int(size * 3.2))
+    store = ResultStore(budget)
+    for _ in range(3):
+        store.add("load", text)
+    assert 0 < store.held() <= budget.max_stored_bytes
+    assert len(store._results) < 3
+    with pytest.raises(FixArguments, match="dropped to make room"):
+        store.get("load", 1)
 
 
 class Papers(ToolSpec):
@@ -203,3 +227,37 @@ def test_passages_rank_as_bm25s_ranks_them_with_its_own_tokenizer(passage_tokens
         found, scores = reference.retrieve(tokens, k=6, show_progress=False)
         expected = [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
         assert stored.index().search(query, 6) == expected
+
+
+class Floods(ToolSpec):
+    """A spec whose one function returns a result far over its budget."""
+
+    spec_functions: ClassVar = ["load_all"]
+    output_budget: ClassVar[OutputBudget] = OutputBudget(max_tokens=300)
+
+    @tool(large_output=True, read_only=True)
+    def load_all(self) -> str:
+        """Load everything."""
+        return mail(4000)
+
+
+def test_a_tool_counts_a_long_result_in_blocks_and_only_until_it_is_over_budget(monkeypatch):
+    import llama_index.core
+
+    counted: list[int] = []
+    encode = llama_index.core.global_tokenizer or get_tokenizer()
+
+    def recording(text: str) -> list[int]:
+        counted.append(len(text))
+        return encode(text)
+
+    monkeypatch.setattr(llama_index.core, "global_tokenizer", recording)
+    (load_all,) = [t for t in Floods().to_tool_list() if t.metadata.name == "load_all"]
+    text = mail(4000)
+    assert len(text) > 4 * COUNT_BLOCK_CHARS
+    out = load_all.call()
+    assert "stored as result" in out.content
+    # Never the whole text in one list of token ids: a block at a time, and the count
+    # stops once the result is over budget (storing counts it as it cuts passages).
+    assert max(counted) <= COUNT_BLOCK_CHARS
+    assert sum(counted) < len(text) // 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 import array
 import functools
 import itertools
+import sys
 import threading
 import warnings
 from collections import OrderedDict
@@ -49,9 +50,11 @@ class OutputBudget:
         passage_tokens: The size of the passages a stored result is cut into.
         top_k: How many passages one read returns.
         keep: How many stored results a spec keeps (oldest dropped first).
-        max_stored_bytes: The most text (UTF-8 bytes) a spec's stored results hold
-            together, 64 MiB by default; the oldest are dropped first, and a single
-            result larger than this is stored cut to it (its preview says so).
+        max_stored_bytes: The most memory a spec's stored results hold together, 64 MiB
+            by default: their text, passage offsets and indexes (see
+            ``StoredResult.held``); the oldest are dropped first. A single result's text
+            is stored cut to half of this (its preview says so), as its passages and
+            BM25 index take about as much again.
         embed_model: A llama-index embedding model; with one, reads use a vector
             index instead of BM25.
     """
@@ -103,7 +106,9 @@ class StoredResult:
 
     ``passages[i]`` came from the document named ``sources[i]`` ("" when unnamed).
     ``size`` is the UTF-8 bytes stored; ``full_size`` those of the whole result (larger
-    when the result was cut to the store's ``max_stored_bytes``).
+    when the result was cut to the store's ``max_stored_bytes``). ``held`` is what the
+    store counts against ``max_stored_bytes``: the memory of its text, passage offsets,
+    sources and BM25 index, estimated from their arrays and tables.
     """
 
     result_id: int
@@ -114,6 +119,7 @@ class StoredResult:
     budget: OutputBudget
     size: int = 0
     full_size: int = 0
+    held: int = 0
     _index: Any = field(default=None, repr=False)
     _nodes: list[BaseNode] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -209,6 +215,17 @@ class _Bm25:
             self._index = _new_bm25()
             self._index.index(bm25s.tokenization.Tokenized(ids, vocab), show_progress=False)
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
+
+    def nbytes(self) -> int:
+        """About the memory the index holds: its score arrays, its vocabulary tables."""
+        if self._index is None:
+            return 0
+        scores = sum(getattr(a, "nbytes", 0) for a in self._index.scores.values())
+        vocab = self._index.vocab_dict
+        ids = getattr(self._index, "unique_token_ids_set", ())
+        # Each stem: its str, a dict entry, and an int id in the dict and in the set.
+        tables = sys.getsizeof(vocab) + sys.getsizeof(ids) + 32 * len(vocab)
+        return scores + tables + sum(sys.getsizeof(stem) for stem in vocab)
 
     def search(self, query: str, top_k: int) -> list[tuple[int, float]]:
         if self._index is None:
@@ -467,7 +484,8 @@ class ResultStore:
         )
         size = self.budget.passage_tokens
         overlap = min(30, size // 10)
-        room = max(self.budget.max_stored_bytes, 0)
+        # Half the bound for the text: its passages and index take about as much again.
+        room = max(self.budget.max_stored_bytes // 2, 0)
         texts: list[str] = []
         docs: list[int] = []
         starts: list[int] = []
@@ -521,19 +539,25 @@ class ResultStore:
         )
         if self.budget.embed_model is None and passages:
             stored.index()  # BM25 now, so that the first read is as quick as the next
+        stored.held = _held(stored, texts)
         with self._lock:
             stored.result_id = next(self._ids)
             self._results[stored.result_id] = stored
-            held = sum(r.size for r in self._results.values())
+            held = sum(r.held for r in self._results.values())
             while len(self._results) > 1 and (
                 len(self._results) > self.budget.keep or held > self.budget.max_stored_bytes
             ):
                 _, dropped = self._results.popitem(last=False)
-                held -= dropped.size
+                held -= dropped.held
                 self._dropped[dropped.result_id] = dropped.function
             while len(self._dropped) > self.REMEMBER_DROPPED:
                 self._dropped.popitem(last=False)
         return stored
+
+    def held(self) -> int:
+        """The memory the stored results hold together, as counted against the bound."""
+        with self._lock:
+            return sum(r.held for r in self._results.values())
 
     def dropped(self, result_id: int) -> str | None:
         """The function whose result ``result_id`` was dropped to make room, if one was."""
@@ -551,7 +575,7 @@ class ResultStore:
             dropped = [i for i, f in self._dropped.items() if f == function]
         limits = (
             f"a spec keeps its newest {self.budget.keep} long results and at most "
-            f"{self.budget.max_stored_bytes / 2**20:g} MB of them"
+            f"{self.budget.max_stored_bytes / 2**20:g} MB of memory for them"
         )
         if result_id is not None and result_id in dropped:
             raise FixArguments(
@@ -582,6 +606,22 @@ class ResultStore:
         )
 
 
+def _held(stored: StoredResult, texts: list[str]) -> int:
+    """The memory ``stored`` holds: texts, passage offsets, sources and its BM25 index.
+
+    A vector index (built on first read) is not counted: its size depends on the model.
+    """
+    total = sum(sys.getsizeof(text) for text in texts)
+    passages = stored.passages
+    if isinstance(passages, Passages):
+        total += sum(a.nbytes for a in (passages._doc, passages._start, passages._end))
+    sources = stored.sources
+    total += sys.getsizeof(sources) + sum(sys.getsizeof(s) for s in dict.fromkeys(sources))
+    if isinstance(stored._index, _Bm25):
+        total += stored._index.nbytes()
+    return total
+
+
 def preview(text: str, tokens: int) -> str:
     """The start of ``text``, at most ``tokens`` long, cut at a line or word boundary."""
     tokens = max(tokens, 1)
@@ -608,8 +648,8 @@ def stored_message(stored: StoredResult, text: str, read_tool: str) -> str:
         size = f"This result is {stored.full_size:,} bytes"  # only its stored part is counted
         cut = (
             f" Only its first {stored.size:,} bytes ({stored.tokens:,} tokens) are stored (a "
-            f"spec stores at most {stored.budget.max_stored_bytes:,}): ask for less to read "
-            "the rest."
+            f"spec stores at most {stored.budget.max_stored_bytes // 2:,} of one result): ask "
+            "for less to read the rest."
         )
     return (
         f"[{size}, more than this tool shows at once, "

@@ -438,7 +438,8 @@ class Guard:
             # Not counted: a token covers at least one byte of UTF-8 (a char is at most
             # four), so it fits; the tokenizer was about 5% of a short call.
             return text
-        tokens = bounds.count_tokens(text)
+        # Counted only until it is over budget: storing counts the rest as it cuts passages.
+        tokens = bounds.count_tokens(text, stop_above=budget.max_tokens)
         if tokens <= budget.max_tokens:
             return text
         if self.options.large_output:
@@ -455,7 +456,7 @@ class Guard:
                 if strict():
                     raise
                 logger.exception("toolspecs: could not store the result of %s", self.name)
-        return large_output.truncated_message(text, budget, tokens)
+        return large_output.truncated_message(text, budget, bounds.count_tokens(text))
 
 
 class Workers:

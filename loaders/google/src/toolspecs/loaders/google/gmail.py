@@ -45,6 +45,17 @@ BATCH_SIZE = 25
 """Messages fetched per batch request. Google takes 100 calls a batch but advises at most
 50 for Gmail; 25 ``messages.get`` cost 125 quota units, half of Gmail's 250 per user and
 second, so a load stays under the rate limit."""
+MAX_LOAD_BYTES = 32 * 2**20
+"""What the whole messages one budgeted load reads may take together, by Gmail's
+``sizeEstimate``. A raw message costs about ten times its size while it is fetched (the
+batch answer, its base64 and JSON copies, the parsed MIME); 32 MiB keeps a load's peak
+near 0.4 GB while 100 ordinary mails (about 100 KB each) still fit whole."""
+MAX_MESSAGE_BYTES = 8 * 2**20
+"""The largest message a budgeted load reads whole: larger ones (big attachments, mostly)
+are listed, to be read alone; one of them cannot crowd out the rest of the load."""
+BATCH_BYTES = 8 * 2**20
+"""What the messages of one batch request may take together, by ``sizeEstimate``: a batch
+answer is held whole while it is parsed."""
 # The least wait before messages that met a rate limit or a server error in a batch are
 # asked for again (more when Google's Retry-After says so).
 AGAIN_AFTER = 1.0
@@ -434,6 +445,60 @@ class GmailReader(GoogleApiReader):
         for message_id, resource in zip(ids, self.fetch(ids, "raw"), strict=False):
             yield self._document(resource, message_id)
 
+    def budgeted_documents(
+        self,
+        query: str = "",
+        max_results: int = 10,
+        max_bytes: int = MAX_LOAD_BYTES,
+        max_message_bytes: int = MAX_MESSAGE_BYTES,
+    ) -> tuple[list[Document], list[Document]]:
+        """Messages in full within a byte budget, and summaries of the ones left out.
+
+        The hits' sizes come first (``format=minimal``: one batch request); a message
+        over ``max_message_bytes``, or one that would take the load over ``max_bytes``,
+        is not fetched whole (its headers are, ``format=metadata``). The others are
+        fetched in batches of at most :data:`BATCH_BYTES`, each turned into Documents
+        before the next is asked for.
+
+        Returns:
+            The full-message Documents, newest first, and summary Documents (as
+            :meth:`summary_documents`, with ``size`` in their metadata) of the messages
+            left out, newest first.
+        """
+        ids = [stub["id"] for stub in self.message_ids(query, max_results)]
+        chosen: list[tuple[str, int]] = []
+        skipped: list[tuple[str, int]] = []
+        total = 0
+        for message_id, resource in zip(ids, self.fetch(ids, "minimal"), strict=False):
+            size = _size_estimate(resource)
+            if size > max_message_bytes or total + size > max_bytes:
+                skipped.append((message_id, size))
+                continue
+            chosen.append((message_id, size))
+            total += size
+        left_out = [
+            Document(
+                text=describe_summary(resource, self.tz, self.quoting),
+                id_=f"gmail:{resource.get('id', message_id)}",
+                metadata={**_metadata(resource, summary_headers(resource)), "size": size},
+            )
+            for (message_id, size), resource in zip(
+                skipped, self.fetch([i for i, _ in skipped], "metadata"), strict=False
+            )
+        ]
+        documents: list[Document] = []
+        group: list[str] = []
+        group_bytes = 0
+        for message_id, size in chosen:
+            if group and (len(group) == BATCH_SIZE or group_bytes + size > BATCH_BYTES):
+                documents.extend(self.documents(group))
+                group, group_bytes = [], 0
+            group.append(message_id)
+            group_bytes += size
+        if group:
+            documents.extend(self.documents(group))
+        return documents, left_out
+
     def load_data(self, query: str | None = None, max_results: int | None = None) -> list[Document]:
         """Messages matching ``query`` (default: the reader's), newest first, as Documents.
 
@@ -446,6 +511,14 @@ class GmailReader(GoogleApiReader):
         """
         chosen = self.query if query is None else query
         return list(self.iter_documents(chosen, max_results or self.max_results))
+
+
+def _size_estimate(resource: Mapping[str, Any]) -> int:
+    """A message's ``sizeEstimate`` (bytes), 0 when Gmail left it out or sent no number."""
+    try:
+        return max(int(resource.get("sizeEstimate") or 0), 0)
+    except (TypeError, ValueError):
+        return 0
 
 
 def _metadata(resource: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:

@@ -47,6 +47,8 @@ from toolspecs.loaders.google.attachments import (
 )
 from toolspecs.loaders.google.gmail import (
     ADDRESS_LIMIT,
+    MAX_LOAD_BYTES,
+    MAX_MESSAGE_BYTES,
     MODIFY_LIMIT,
     describe_attachments,
     sender_address,
@@ -316,7 +318,7 @@ class GmailToolSpec(GoogleToolSpec):
     @tool(large_output=True, empty="The mailbox has no messages.", read_only=True, open_world=False)
     def load_data(self) -> list[Document]:
         """Load the newest emails in full: ids, headers, attachments and the body as text."""
-        return self.reader.load_data(query=self.query, max_results=self.max_results)
+        return self._full_messages(self.query or "", self.max_results)
 
     @tool(
         aliases={
@@ -347,8 +349,36 @@ class GmailToolSpec(GoogleToolSpec):
         """
         count = max_results or self.max_results
         if include_body:
-            return self.reader.load_data(query=query, max_results=count)
+            return self._full_messages(query, count)
         return self.reader.summary_documents(query, count)
+
+    def _full_messages(self, query: str, count: int) -> list[Document]:
+        """Whole messages within the reader's byte budget; the others listed, with a note.
+
+        Raw messages are held while they are fetched and parsed (about ten times their
+        size), so one call reads at most ``MAX_LOAD_BYTES`` of them, none over
+        ``MAX_MESSAGE_BYTES`` (see toolspecs.loaders.google.gmail).
+        """
+        documents, left_out = self.reader.budgeted_documents(
+            query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
+        )
+        if not left_out:
+            return documents
+        read = (
+            "Read them one at a time with get_message(message_id=...)"
+            if self.offers_tool("get_message")
+            else "Search for fewer of them at once (a narrower query or a smaller max_results)"
+        )
+        note = Document(
+            text=(
+                f"[{len(left_out)} of {len(documents) + len(left_out)} messages are listed "
+                f"without their body: one call reads at most {format_size(MAX_LOAD_BYTES)} "
+                f"of whole messages, none over {format_size(MAX_MESSAGE_BYTES)}. {read}: "
+                + ", ".join(str(doc.metadata.get("id", "")) for doc in left_out)
+                + ".]"
+            )
+        )
+        return [*documents, note, *left_out]
 
     @tool(aliases={"id": "message_id"}, large_output=True, read_only=True, open_world=False)
     def get_message(self, message_id: str) -> Document:
