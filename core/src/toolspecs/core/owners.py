@@ -22,6 +22,7 @@ nothing to another owner, so there is nothing to guess.
 from __future__ import annotations
 
 import contextvars
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -55,14 +56,9 @@ def results_owner(owner: object) -> Iterator[None]:
         TypeError: When ``owner`` cannot be weakly referenced (a str or an int): wrap it
             in an object of your own that lives as long as the user's session.
     """
-    import weakref
-
     weakref.ref(owner)  # TypeError now, not at the first stored result
-    token = _OWNER.set(owner)
-    try:
+    with _owned_by(owner):
         yield
-    finally:
-        _OWNER.reset(token)
 
 
 @contextmanager
@@ -70,7 +66,13 @@ def default_owner(owner: object | None) -> Iterator[None]:
     """:func:`results_owner` unless a host already set one (the guard's own, per tool list)."""
     if owner is None or _OWNER.get() is not None:
         yield
-        return
+    else:
+        with _owned_by(owner):
+            yield
+
+
+@contextmanager
+def _owned_by(owner: object) -> Iterator[None]:
     token = _OWNER.set(owner)
     try:
         yield

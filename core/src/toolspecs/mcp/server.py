@@ -153,6 +153,7 @@ def build_server(
     definitions = [tool_definition(t) for t in tools.values()]
     schemas = {d.name: d.input_schema for d in definitions}
     running: dict[int, int] = {}  # id(connection) -> its calls running now (none: no entry)
+    sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
@@ -178,26 +179,24 @@ def build_server(
         # A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
         # results are its own. A sessionless request (2026-07-28) is a connection of its
         # own: its results stay with the served tool list, as the protocol has no session.
-        version = require("mcp_types.version", "mcp")
-        sessionless = ctx.protocol_version in version.MODERN_PROTOCOL_VERSIONS
+        sessionless = ctx.protocol_version in sessionless_versions
         if running.get(session, 0) >= max_calls:
-            busy = (
+            text, failed = (
                 f"This session already has {max_calls} tool calls running. Wait for one "
-                "to finish, then call again."
+                "to finish, then call again.",
+                True,
             )
-            refused: mcp_types.CallToolResult = types.CallToolResult(
-                content=[types.TextContent(text=busy)], is_error=True
-            )
-            return refused
-        running[session] = running.get(session, 0) + 1
-        try:
-            # Results stored in this session are read in this session only, and go with it.
-            with contextlib.nullcontext() if sessionless else results_owner(connection):
-                text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
-        finally:
-            running[session] -= 1
-            if not running[session]:
-                del running[session]
+        else:
+            running[session] = running.get(session, 0) + 1
+            try:
+                # Results stored in this session are read in this session only, and go
+                # with it.
+                with contextlib.nullcontext() if sessionless else results_owner(connection):
+                    text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+            finally:
+                running[session] -= 1
+                if not running[session]:
+                    del running[session]
         result: mcp_types.CallToolResult = types.CallToolResult(
             content=[types.TextContent(text=text)], is_error=failed
         )
