@@ -254,6 +254,19 @@ def no_spaces_base64(size: int) -> str:
     return base64.b64encode(random.Random(14).randbytes(size * 3 // 4)).decode()[:size]
 
 
+def random_words(size: int) -> str:
+    """Short random words (ids, hashes, a hex dump): every word its own stem."""
+    rng = random.Random(14)
+    alphabet = "abcdefghijklmnopqrstuvwxyz0123456789"
+    words = ("".join(rng.choices(alphabet, k=rng.randint(3, 8))) for _ in iter(int, 1))
+    out: list[str] = []
+    total = 0
+    while total < size:
+        out.append(next(words))
+        total += len(out[-1]) + 1
+    return " ".join(out)[:size]
+
+
 def no_spaces_chinese(size: int) -> str:
     rng = random.Random(14)
     chars = [chr(c) for c in range(0x4E00, 0x4E00 + 500)]  # common CJK ideographs
@@ -322,7 +335,9 @@ def tool_peaks(sizes: list[int]) -> None:
     """Peak memory through a tool next to ResultStore.add + first read, per text."""
     ours("warm up " * 2000)
     print("peak memory (tracemalloc) / text bytes: through a tool call | store.add + first read")
-    kinds = [("mail", size) for size in sizes] + [("base64", 1_000_000), ("Chinese", 1_000_000)]
+    kinds = [("mail", size) for size in sizes] + [
+        (kind, 1_000_000) for kind in ("base64", "Chinese", "random words")
+    ]
     for kind, length in kinds:
         text = CASES[kind](length)
         size = len(text.encode())
@@ -411,6 +426,7 @@ CASES: dict[str, Callable[[int], str]] = {
     "mail": mail_prose,
     "base64": no_spaces_base64,
     "Chinese": no_spaces_chinese,
+    "random words": random_words,
 }
 
 
@@ -473,7 +489,9 @@ def main() -> None:
         return
     if args.quick:
         sizes = [s for s in sizes if s <= 1_000_000]
-    kinds = [("mail", size) for size in sizes] + [("base64", 1_000_000), ("Chinese", 1_000_000)]
+    kinds = [("mail", size) for size in sizes] + [
+        (kind, 1_000_000) for kind in ("base64", "Chinese", "random words")
+    ]
     cases = [(kind, size, CASES[kind](size)) for kind, size in kinds]
     rss_runs = min(runs, 3)
     ours("warm up " * 2000)  # imports and the tokenizer's tables, outside the timings

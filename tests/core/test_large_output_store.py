@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import random
 from typing import ClassVar
 
@@ -11,7 +12,7 @@ from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.schema import Document
 from llama_index.core.utils import get_tokenizer
 
-from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
+from toolspecs.core import FixArguments, OutputBudget, ToolSpec, large_output, tool
 from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
 from toolspecs.core.large_output import ResultStore, read_passages, stored_message
 
@@ -261,3 +262,65 @@ def test_a_tool_counts_a_long_result_in_blocks_and_only_until_it_is_over_budget(
     # stops once the result is over budget (storing counts it as it cuts passages).
     assert max(counted) <= COUNT_BLOCK_CHARS
     assert sum(counted) < len(text) // 2
+
+
+def _unique_words(n: int, seed: int = 5) -> list[str]:
+    rng = random.Random(seed)
+    return [f"id{rng.getrandbits(40):010x}" for _ in range(n)]  # ids, hashes: no two alike
+
+
+def test_a_text_of_unique_words_holds_a_vocabulary_bounded_by_its_size():
+    # Before: every distinct stem was held by name (a str, a dict and a set entry): 1 MB of
+    # base64 held 9 times its size once stored, and peaked at 12 times while indexing.
+    words = _unique_words(80_000)  # 1 MB
+    text = " ".join(words)
+    size = len(text.encode())
+    stored = ResultStore(OutputBudget()).add("load", text)
+    vocab = stored.index()._index.vocab_dict
+    named = [s for s in vocab if s and not s.startswith("\0")]  # "": bm25s's empty token
+    assert len(named) == large_output._max_stems(size) < len(words)
+    assert len(vocab) <= len(named) * 5 // 4 + 1
+    assert stored.held < 4 * size  # the text itself, its passages and its index
+
+
+@functools.cache
+def _megabyte_of_ids() -> str:
+    return " ".join(_unique_words(80_000))
+
+
+class Ids(ToolSpec):
+    """A spec whose one function returns a megabyte of unique ids."""
+
+    spec_functions: ClassVar = ["load_ids"]
+
+    @tool(large_output=True, read_only=True)
+    def load_ids(self) -> str:
+        """Load ids."""
+        return _megabyte_of_ids()
+
+
+def test_storing_a_text_of_unique_words_through_a_tool_peaks_under_five_times_its_size():
+    # The path agents use (count the tokens, store, index, preview); bench/store.py --tool
+    # measures the other kinds of text. Before: x11 for this text, x12 for base64.
+    import gc
+    import tracemalloc
+
+    (load_ids,) = [t for t in Ids().to_tool_list() if t.metadata.name == "load_ids"]
+    size = len(load_ids.call().raw_output.encode())  # also warms up imports and tables
+    gc.collect()
+    tracemalloc.start()
+    try:
+        out = load_ids.call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert "stored as result 2" in out.content
+    assert peak < 5 * size
+
+
+def test_a_word_past_the_vocabulary_bound_still_finds_its_own_passage_first():
+    words = _unique_words(40_000)
+    stored = ResultStore(OutputBudget(top_k=2)).add("load", " ".join(words))
+    for word in (words[3], words[20_000], words[-3]):  # named, and past the bound
+        hits = stored.hits(f"{word} anything")
+        assert hits and word in hits[0][1], word

@@ -12,9 +12,11 @@ from __future__ import annotations
 import array
 import functools
 import itertools
+import re
 import sys
 import threading
 import warnings
+import zlib
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -169,7 +171,18 @@ class StoredResult:
 
             index = VectorStoreIndex(self.nodes, embed_model=self.budget.embed_model)
             return index.as_retriever(similarity_top_k=min(self.budget.top_k, len(self.nodes)))
-        return _Bm25(self.passages)
+        return _Bm25(self.passages, max_stems=_max_stems(self.size))
+
+
+# A result names at most one stem per this many bytes of its text (and at least
+# _MIN_STEMS): natural prose stays well under it (1 MB of English has some 20,000 distinct
+# words), text of near-unique tokens shares buckets past it. See _Bm25.
+_BYTES_PER_STEM = 100
+_MIN_STEMS = 8192
+
+
+def _max_stems(size: int) -> int:
+    return max(_MIN_STEMS, size // _BYTES_PER_STEM)
 
 
 _IMPORT_LOCK = threading.Lock()
@@ -192,108 +205,193 @@ def _bm25s() -> tuple[Any, Any]:
 
 
 class _Bm25:
-    """BM25 over passages, tokenized as llama-index's ``BM25Retriever`` does.
+    r"""BM25 over passages, tokenized as llama-index's ``BM25Retriever`` does, in bounded memory.
 
-    English stopwords dropped from the passages and the Snowball English stemmer on both
-    sides; ``BM25Retriever`` adds only the node bookkeeping we keep ourselves.
+    Words as bm25s's ``Tokenizer`` finds them (lowercased, ``\w\w+``), English stopwords
+    dropped from the passages and the Snowball English stemmer on both sides;
+    ``BM25Retriever`` adds only the node bookkeeping we keep ourselves.
 
-    The passages are tokenized one at a time (bm25s's ``Tokenizer.streaming_tokenize``:
-    the same lowercasing, words, stopwords and stems as ``bm25s.tokenize``), their stem
-    ids kept in compact arrays rather than Python lists, and dropped once the index
-    is built.
+    Each distinct stem costs about 150 bytes of Python objects (its string, its dict
+    entry, its int), so a text of near-unique words (base64, hashes, ids: 33,000 distinct
+    stems in 1 MB of base64) would hold several times its size in its vocabulary. A
+    result keeps at most ``max_stems`` stems by name (the first met); every later new stem
+    shares one of ``max_stems // 4`` buckets, chosen by a CRC-32 of the stem, so the
+    vocabulary is bounded by the text's size. Below the bound, scores are exactly bm25s's.
+    Above it, a query word first met past the bound matches its bucket, and the passages
+    of the bucket that hold the word itself come first. The passages' stem ids are
+    compact arrays while the index is built, and dropped after.
     """
 
-    def __init__(self, passages: Iterable[str]) -> None:
+    def __init__(self, passages: Sequence[str], max_stems: int) -> None:
         bm25s, stemmer = _bm25s()
-        self._bm25s = bm25s
-        self._stemmer = stemmer.Stemmer("english")
-        ids, vocab = _stem_ids(bm25s, self._stemmer, passages)
+        self._passages = passages
+        self._stem = stemmer.Stemmer("english", 0).stemWord
+        self._buckets = max(max_stems // 4, 1)
+        self._overflowed = False
+        ids, vocab = self._stem_ids(passages, max_stems)
         # Passages with no word to index (digits alone, punctuation, stopwords): bm25s
         # cannot build an index over an empty vocabulary, and no query could match.
         self._index: Any = None
         if vocab:
             self._index = _new_bm25()
             self._index.index(bm25s.tokenization.Tokenized(ids, vocab), show_progress=False)
+            # bm25s's set of every token id serves queries given as ids; ours are stems.
+            self._index.unique_token_ids_set = None
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
 
+    def _words(self, text: str) -> Iterator[str]:
+        """The stems of ``text``'s words that are not English stopwords."""
+        stem, stopwords = self._stem, _stopwords()
+        for word in _WORD.findall(text.lower()):
+            if word not in stopwords:
+                yield stem(word)
+
+    def _bucket(self, stem: str) -> str:
+        # "\0" cannot occur in a stem (it is not a word character): no stem is a bucket.
+        return f"\0{zlib.crc32(stem.encode('utf-8', 'surrogatepass')) % self._buckets}"
+
+    def _stem_ids(self, passages: Iterable[str], max_stems: int) -> tuple[Any, dict[str, int]]:
+        """Each passage's stem ids, and the ids of the stems (and buckets).
+
+        A passage's ids are a compact array (2 bytes an id while there are at most 65,536
+        stems so far, else 4), each its own: a Python list of ints costs 8 bytes an id, and
+        one growing array leaves as much again in freed holes of the heap.
+        """
+        vocab: dict[str, int] = {}
+        named = 0
+        ids = []
+        # The ids of the words met first (-1: a stopword), so that the frequent words of
+        # prose are stemmed once; bounded (in count, and in length: a run of Chinese is
+        # one "word"), as text of unique words would never hit it.
+        seen: dict[str, int] = {}
+        stem_of, stopwords = self._stem, _stopwords()
+        for passage in passages:
+            doc = []
+            for word in _WORD.findall(passage.lower()):
+                sid = seen.get(word)
+                if sid is None:
+                    if word in stopwords:
+                        sid = -1
+                    else:
+                        stem = stem_of(word)
+                        sid = vocab.get(stem)
+                        if sid is None:
+                            if named < max_stems:
+                                named += 1
+                            else:
+                                self._overflowed = True
+                                stem = self._bucket(stem)
+                                sid = vocab.get(stem)
+                            if sid is None:
+                                sid = vocab[stem] = len(vocab)
+                    if len(seen) < _SEEN_WORDS and len(word) <= _SEEN_LENGTH:
+                        seen[word] = sid
+                if sid >= 0:
+                    doc.append(sid)
+            ids.append(array.array("H" if len(vocab) <= 2**16 else "i", doc))
+        return ids, vocab
+
     def nbytes(self) -> int:
-        """About the memory the index holds: its score arrays, its vocabulary tables."""
+        """About the memory the index holds: its score arrays, its vocabulary table."""
         if self._index is None:
             return 0
         scores = sum(getattr(a, "nbytes", 0) for a in self._index.scores.values())
         vocab = self._index.vocab_dict
-        ids = getattr(self._index, "unique_token_ids_set", ())
-        # Each stem: its str, a dict entry, and an int id in the dict and in the set.
-        tables = sys.getsizeof(vocab) + sys.getsizeof(ids) + 32 * len(vocab)
+        # Each stem: its str, a dict entry, and its int id.
+        tables = sys.getsizeof(vocab) + 32 * len(vocab)
         return scores + tables + sum(sys.getsizeof(stem) for stem in vocab)
 
     def search(self, query: str, top_k: int) -> list[tuple[int, float]]:
         if self._index is None:
             return []
+        vocab = self._index.vocab_dict
         with self._lock:
-            tokens = self._bm25s.tokenize(query, stemmer=self._stemmer, show_progress=False)
-            found, scores = self._index.retrieve(tokens, k=top_k, show_progress=False)
-        return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
+            stems = list(self._words(query))
+            hashed = {s for s in stems if s not in vocab} if self._overflowed else set()
+            stems = [self._bucket(s) if s in hashed else s for s in stems]
+            tokens = [s for s in stems if s in vocab]
+            if not tokens:  # bm25s refuses a query with no known token
+                return []
+            k = top_k
+            buckets = {vocab[s] for s in tokens if s.startswith("\0")}
+            if buckets:  # every passage of those buckets is a candidate
+                indptr = self._index.scores["indptr"]
+                shared = sum(int(indptr[b + 1] - indptr[b]) for b in buckets)
+                k = min(self._index.scores["num_docs"], top_k + shared)
+            found, scores = self._index.retrieve([tokens], k=k, show_progress=False)
+            ranked = [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
+            if buckets:
+                # A bucket matches the rare words of other passages too: those that hold
+                # the query's own words come first (the sort keeps BM25's order within).
+                ranked.sort(
+                    key=lambda hit: -len(hashed.intersection(self._words(self._passages[hit[0]])))
+                )
+                ranked = ranked[:top_k]
+        return ranked
 
 
-def _stem_ids(bm25s: Any, stemmer: Any, passages: Iterable[str]) -> tuple[Any, dict[str, int]]:
-    """Each passage's stem ids, and the stems' ids (the tokenizer's other tables dropped).
+_SEEN_WORDS = 4096
+_SEEN_LENGTH = 24
+# bm25s's own word pattern and English stopwords (its ``Tokenizer`` defaults).
+_WORD = re.compile(r"(?u)\b\w\w+\b")
 
-    A passage's ids are a compact array (2 bytes an id while there are at most 65,536
-    stems so far, else 4), each its own: a Python list of ints costs 8 bytes an id, and
-    one growing array leaves as much again in freed holes of the heap.
+
+@functools.cache
+def _stopwords() -> frozenset[str]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+def _lean_build(
+    bm25: Any, unique_token_ids: list[int], corpus_token_ids: list[array.array[int]]
+) -> dict[str, Any]:
+    """bm25s's score matrix (CSC arrays), built in two passes with little memory.
+
+    bm25s's ``build_index_from_ids`` (documented as the method to override) makes a dict
+    and a set over the vocabulary, three flat arrays of every (passage, stem) pair, and
+    sorts them into columns: about 36 bytes a pair, and 150 a stem. Here the document
+    frequencies come first (one pass), then each passage's scores are written straight
+    into their columns: 8 bytes a pair held, 28 a stem. Each score is computed by bm25s's
+    own idf and tf functions on the same values, so the matrix is bm25s's to the bit
+    (a test compares them). Leans on bm25s's internals: ``scoring._select_*_scorer``,
+    the ``scores`` layout and ``nonoccurrence_array`` that ``retrieve`` reads, and
+    ``method``/``k1``/``b``/``delta``.
     """
-    tokenizer = bm25s.tokenization.Tokenizer(stopwords="en", stemmer=stemmer)
-    vocab: dict[str, int] = tokenizer.get_vocab_dict()  # filled as the passages are read
-    ids = []
-    # allow_empty=False: a passage without a word to index has no token, as with
-    # bm25s.tokenize (an "" token would count in the average passage length).
-    for doc in tokenizer.streaming_tokenize(passages, allow_empty=False):
-        ids.append(array.array("H" if len(vocab) <= 2**16 else "i", doc))
-    return _IdLists(ids), vocab
+    from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
-
-class _IdLists(Sequence[list[int]]):
-    """Each passage's token ids as a list, made from a compact array when read.
-
-    bm25s takes a corpus's ids as a list of lists of ints; it only takes their ``len`` and
-    iterates over them (three times while indexing: we rely on that, it is bm25s's code
-    in ``BM25.build_index_from_ids``), so the lists need not all be held at once.
-    """
-
-    def __init__(self, ids: list[array.array[int]]) -> None:
-        self._ids = ids
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-    @overload
-    def __getitem__(self, i: int) -> list[int]: ...
-    @overload
-    def __getitem__(self, i: slice) -> list[list[int]]: ...
-    def __getitem__(self, i: int | slice) -> list[int] | list[list[int]]:
-        if isinstance(i, slice):
-            return [ids.tolist() for ids in self._ids[i]]
-        return self._ids[i].tolist()
-
-    def __iter__(self) -> Iterator[list[int]]:
-        for ids in self._ids:
-            yield ids.tolist()
-
-
-def _lean_csc(data: Any, rows: Any, cols: Any, shape: tuple[int, int]) -> tuple[Any, Any, Any]:
-    """bm25s's numpy CSC builder with less memory: the same arrays, from a stable sort.
-
-    bm25s's ``_np_csc_python`` sorts ``cols << 32 | rows`` packed into int64 (two int64
-    copies of the inputs and the packed array: about 44 bytes per entry at its peak). Its
-    entries come in passage order (``rows`` ascending), so a stable argsort of ``cols``
-    alone gives the same order, at about 28 bytes per entry. This replaces bm25s's
-    ``BM25._np_csc`` hook (its internals: the one its numba backend swaps too).
-    """
-    indptr = np.zeros(shape[1] + 1, dtype=np.int64)
-    np.cumsum(np.bincount(cols, minlength=shape[1]), out=indptr[1:])
-    sorter = np.argsort(cols, kind="stable")
-    return data[sorter], rows[sorter], indptr
+    n_docs, n_vocab = len(corpus_token_ids), len(unique_token_ids)
+    lengths = np.array([len(ids) for ids in corpus_token_ids])
+    avg_doc_len = lengths.mean()
+    df = np.zeros(n_vocab, dtype=np.int64)
+    for ids in corpus_token_ids:
+        df[np.unique(np.frombuffer(ids, dtype=ids.typecode))] += 1
+    compute_idf = _select_idf_scorer(bm25.idf_method or bm25.method)
+    idf = np.zeros(n_vocab, dtype=bm25.dtype)
+    for token, count in enumerate(df.tolist()):
+        if count:
+            idf[token] = compute_idf(count, N=n_docs)
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    del df
+    data = np.empty(indptr[-1], dtype=bm25.dtype)
+    indices = np.empty(indptr[-1], dtype=bm25.int_dtype)
+    cursor = indptr[:-1].copy()
+    tfc = _select_tfc_scorer(bm25.method)
+    for doc, ids in enumerate(corpus_token_ids):
+        tokens, tf = np.unique(np.frombuffer(ids, dtype=ids.typecode), return_counts=True)
+        at = cursor[tokens]
+        data[at] = idf[tokens] * tfc(
+            tf_array=tf.astype(bm25.dtype),
+            l_d=len(ids),
+            l_avg=avg_doc_len,
+            k1=bm25.k1,
+            b=bm25.b,
+            delta=bm25.delta,
+        )
+        indices[at] = doc
+        cursor[tokens] += 1
+    return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
 
 
 @functools.cache
@@ -301,13 +399,18 @@ def _lean_bm25_class() -> Any:
     bm25s, _ = _bm25s()
 
     class LeanBM25(bm25s.BM25):  # type: ignore[misc,name-defined]
-        _np_csc = staticmethod(_lean_csc)
+        def build_index_from_ids(
+            self, unique_token_ids: list[int], corpus_token_ids: Any, **kwargs: Any
+        ) -> dict[str, Any]:
+            # Ours is bm25s's default method ("lucene"): no non-occurrence scores.
+            self.nonoccurrence_array = None
+            return _lean_build(self, unique_token_ids, corpus_token_ids)
 
     return LeanBM25
 
 
 def _new_bm25() -> Any:
-    """A new, empty bm25s index that builds with ``_lean_csc``."""
+    """A new, empty bm25s index that builds with ``_lean_build``."""
     return _lean_bm25_class()()
 
 
