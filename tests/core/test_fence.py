@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from llama_index.core.schema import Document
 
 from toolspecs.core import fence
@@ -102,3 +104,16 @@ def test_a_passage_with_a_named_source_is_marked_third_party_unless_the_spec_say
     ours = store.add("report", "Totals of the quarter. " * 30)  # no source: our own text
     headers = [line for line in read_passages(ours, "totals").splitlines() if "⟦" in line]
     assert headers and all(h.endswith("⟧") and "·" not in h for h in headers)
+
+
+_MARKERS = "<>«»≪≫⋘⋙⟦⟧＜＞‹›[]"
+
+
+@given(st.text(alphabet=st.sampled_from(_MARKERS + " \t\n\x00\x7f\x85\u200b\u202e\ufe0fab")))
+def test_clean_is_one_formula_whatever_its_shortcuts(text):
+    # clean() skips the invisible and look-alike passes for ASCII text and the run pass
+    # when no "<<"/">>" is there: the answer is the whole formula's, every time.
+    whole = fence._CONTROLS.sub(" ", fence._invisible().sub("", text)).translate(fence._LOOKALIKES)
+    whole = fence._RUNS.sub(lambda m: " ".join(m[0]), whole)
+    assert fence.clean(text) == whole
+    assert "<<" not in fence.clean(text) and ">>" not in fence.clean(text)

@@ -74,8 +74,12 @@ def clean(text: str) -> str:
         The text without zero-width and direction characters or controls, with marker
         look-alikes made plain and every run of ``<`` or ``>`` broken by spaces.
     """
-    text = _CONTROLS.sub(" ", _invisible().sub("", text)).translate(_LOOKALIKES)
-    return _RUNS.sub(lambda m: " ".join(m[0]), text)
+    if not text.isascii():  # every invisible character and look-alike is outside ASCII
+        text = _invisible().sub("", text).translate(_LOOKALIKES)
+    text = _CONTROLS.sub(" ", text)
+    if "<<" in text or ">>" in text:  # a substring search is ten times quicker than the scan
+        text = _RUNS.sub(lambda m: " ".join(m[0]), text)
+    return text
 
 
 def field(text: object, limit: int = 300) -> str:
