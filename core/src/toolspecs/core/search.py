@@ -15,7 +15,7 @@ import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from toolspecs.core.compat import bm25s
+from toolspecs.core.compat import bm25s as compat
 
 # A result names at most one stem per this many bytes of its text (and at least
 # _MIN_STEMS): natural prose stays well under it (1 MB of English has some 20,000 distinct
@@ -54,19 +54,19 @@ class Bm25:
 
     def __init__(self, passages: Sequence[str], max_stems: int) -> None:
         self._passages = passages
-        self._stem = bm25s.english_stemmer()
+        self._stem = compat.english_stemmer()
         self._buckets = max(max_stems // 4, 1)
         self._overflowed = False
         ids, vocab = self._stem_ids(passages, max_stems)
         # Passages with no word to index (digits alone, punctuation, stopwords): bm25s
         # cannot build an index over an empty vocabulary, and no query could match.
-        self._index: bm25s.Index | None = bm25s.Index(ids, vocab) if vocab else None
+        self._index: compat.Index | None = compat.Index(ids, vocab) if vocab else None
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
 
     def _words(self, text: str) -> Iterator[str]:
         """The stems of ``text``'s words that are not English stopwords."""
-        stem, stopwords = self._stem, bm25s.stopwords()
-        for word in bm25s.WORD.findall(text.lower()):
+        stem, stopwords = self._stem, compat.stopwords()
+        for word in compat.WORD.findall(text.lower()):
             if word not in stopwords:
                 yield stem(word)
 
@@ -88,10 +88,10 @@ class Bm25:
         # prose are stemmed once; bounded (in count, and in length: a run of Chinese is
         # one "word"), as text of unique words would never hit it.
         seen: dict[str, int] = {}
-        stem_of, stopwords = self._stem, bm25s.stopwords()
+        stem_of, stopwords = self._stem, compat.stopwords()
         for passage in passages:
             doc = []
-            for word in bm25s.WORD.findall(passage.lower()):
+            for word in compat.WORD.findall(passage.lower()):
                 sid = seen.get(word)
                 if sid is None:
                     if word in stopwords:
