@@ -12,9 +12,10 @@ from llama_index.core.embeddings import MockEmbedding
 from llama_index.core.schema import Document
 from llama_index.core.utils import get_tokenizer
 
-from toolspecs.core import FixArguments, OutputBudget, ToolSpec, large_output, tool
+from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
 from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
 from toolspecs.core.large_output import ResultStore, read_passages, stored_message
+from toolspecs.core.search import max_stems
 
 WORDS = [
     "meeting",
@@ -276,9 +277,9 @@ def test_a_text_of_unique_words_holds_a_vocabulary_bounded_by_its_size():
     text = " ".join(words)
     size = len(text.encode())
     stored = ResultStore(OutputBudget()).add("load", text)
-    vocab = stored.index()._index.vocab_dict
+    vocab = stored.index()._index.vocab
     named = [s for s in vocab if s and not s.startswith("\0")]  # "": bm25s's empty token
-    assert len(named) == large_output._max_stems(size) < len(words)
+    assert len(named) == max_stems(size) < len(words)
     assert len(vocab) <= len(named) * 5 // 4 + 1
     assert stored.held < 4 * size  # the text itself, its passages and its index
 

@@ -1,0 +1,181 @@
+"""Brittle: everything toolspecs relies on in bm25s beyond its public API, in one place.
+
+bm25s (``bm25s.BM25``) builds and queries the BM25 index of stored results
+(:mod:`toolspecs.core.search`). Its public API (``BM25.index`` over a
+``tokenization.Tokenized``, ``BM25.retrieve``) is used as documented; to build the index
+in bounded memory and to read its size, we also lean on these internals, checked against
+the pinned bm25s by ``tests/core/test_bm25s_compat.py``:
+
+1. ``BM25.build_index_from_ids(unique_token_ids, corpus_token_ids, ...)``, documented as
+   the method to override, is overridden (:func:`_lean_build`); ``index`` calls it with
+   the ``Tokenized`` ids as given (our compact arrays) and ``list(vocab.values())``.
+2. ``bm25s.scoring._select_idf_scorer`` and ``_select_tfc_scorer``, and their keyword
+   arguments (``N``; ``tf_array``, ``l_d``, ``l_avg``, ``k1``, ``b``, ``delta``), score
+   each pair exactly as bm25s does; the index's ``method``, ``idf_method``, ``k1``, ``b``,
+   ``delta``, ``dtype`` and ``int_dtype`` attributes choose them.
+3. The ``scores`` dict that ``build_index_from_ids`` returns and ``retrieve`` reads: a
+   CSC matrix of passages by token, ``{"data", "indices", "indptr", "num_docs"}``.
+4. ``nonoccurrence_array``, set by ``build_index_from_ids`` and read by ``retrieve``:
+   None for the default method, "lucene" (not in ``methods_requiring_nonoccurrence``).
+5. ``vocab_dict``, the ``Tokenized`` vocabulary itself (token -> column, ``""`` added),
+   which ``retrieve`` reads to turn query tokens into columns.
+6. ``unique_token_ids_set``, a set of every column that ``retrieve`` reads only for
+   queries given as ids: ours are tokens, so it is dropped (it costs a set entry a stem).
+7. Importing bm25s imports ``tqdm.auto``, which warns "IProgress not found" in a
+   Jupyter kernel without ipywidgets (the text of tqdm's ``WARN_NOIPYW``).
+8. :data:`WORD` and :func:`stopwords` are the defaults of ``bm25s.tokenize``
+   (``token_pattern`` and ``stopwords="en"``), so that passages are tokenized as
+   llama-index's ``BM25Retriever`` tokenizes them.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+import re
+import threading
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+# bm25s's ``tokenize`` default ``token_pattern`` (internal 8).
+WORD = re.compile(r"(?u)\b\w\w+\b")
+
+_IMPORT_LOCK = threading.Lock()
+
+
+def load() -> tuple[Any, Any]:
+    """The ``bm25s`` and ``Stemmer`` modules, imported without bm25s's notebook warning.
+
+    bm25s imports ``tqdm.auto`` when it is imported; in a Jupyter kernel without
+    ipywidgets, tqdm then warns "IProgress not found. Please update jupyter and
+    ipywidgets". We never show bm25s's progress bars, so that one warning, during that one
+    import, is left out; every other warning shows as usual (internal 7).
+    """
+    with _IMPORT_LOCK, warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")
+        import bm25s
+        import Stemmer
+    return bm25s, Stemmer
+
+
+def english_stemmer() -> Callable[[str], str]:
+    """A new Snowball English stemmer (PyStemmer's, as bm25s users pass it); not thread-safe."""
+    _, stemmer = load()
+    stem: Callable[[str], str] = stemmer.Stemmer("english", 0).stemWord
+    return stem
+
+
+@functools.cache
+def stopwords() -> frozenset[str]:
+    """bm25s's English stopwords, those of ``tokenize(stopwords="en")`` (internal 8)."""
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return frozenset(STOPWORDS_EN)
+
+
+class Index:
+    """A bm25s index over passages given as token ids, built with :func:`_lean_build`.
+
+    Args:
+        ids: Each passage's token ids, a compact array each.
+        vocab: The tokens' ids (columns); bm25s keeps this very dict and adds ``""``.
+    """
+
+    def __init__(self, ids: list[array.array[int]], vocab: dict[str, int]) -> None:
+        bm25s, _ = load()
+        self._bm25 = _lean_bm25_class()()
+        self._bm25.index(bm25s.tokenization.Tokenized(ids, vocab), show_progress=False)
+        # Internal 6: a set of every column, read only for queries given as ids.
+        self._bm25.unique_token_ids_set = None
+
+    @property
+    def vocab(self) -> dict[str, int]:
+        """The index's vocabulary: token -> column (internal 5)."""
+        vocab: dict[str, int] = self._bm25.vocab_dict
+        return vocab
+
+    @property
+    def num_docs(self) -> int:
+        """How many passages the index holds (internal 3)."""
+        return int(self._bm25.scores["num_docs"])
+
+    def postings(self, column: int) -> int:
+        """How many passages hold the token of ``column`` (internal 3)."""
+        indptr = self._bm25.scores["indptr"]
+        return int(indptr[column + 1] - indptr[column])
+
+    def score_bytes(self) -> int:
+        """The memory of the score matrix's arrays (internal 3)."""
+        return sum(getattr(a, "nbytes", 0) for a in self._bm25.scores.values())
+
+    def retrieve(self, tokens: list[str], k: int) -> list[tuple[int, float]]:
+        """The ``k`` best passages for a query of known ``tokens``, as (passage, score)."""
+        found, scores = self._bm25.retrieve([tokens], k=k, show_progress=False)
+        return [(int(i), float(s)) for i, s in zip(found[0], scores[0], strict=True)]
+
+
+def _lean_build(
+    bm25: Any, unique_token_ids: list[int], corpus_token_ids: list[array.array[int]]
+) -> dict[str, Any]:
+    """bm25s's score matrix (CSC arrays), built in two passes with little memory.
+
+    bm25s's ``build_index_from_ids`` (documented as the method to override) makes a dict
+    and a set over the vocabulary, three flat arrays of every (passage, stem) pair, and
+    sorts them into columns: about 36 bytes a pair, and 150 a stem. Here the document
+    frequencies come first (one pass), then each passage's scores are written straight
+    into their columns: 8 bytes a pair held, 28 a stem. Each score is computed by bm25s's
+    own idf and tf functions on the same values, so the matrix is bm25s's to the bit
+    (``tests/core/test_bm25s_compat.py`` compares them). Internals 1 to 4.
+    """
+    from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
+
+    n_docs, n_vocab = len(corpus_token_ids), len(unique_token_ids)
+    lengths = np.array([len(ids) for ids in corpus_token_ids])
+    avg_doc_len = lengths.mean()
+    df = np.zeros(n_vocab, dtype=np.int64)
+    for ids in corpus_token_ids:
+        df[np.unique(np.frombuffer(ids, dtype=ids.typecode))] += 1
+    compute_idf = _select_idf_scorer(bm25.idf_method or bm25.method)
+    idf = np.zeros(n_vocab, dtype=bm25.dtype)
+    for token, count in enumerate(df.tolist()):
+        if count:
+            idf[token] = compute_idf(count, N=n_docs)
+    indptr = np.zeros(n_vocab + 1, dtype=np.int64)
+    np.cumsum(df, out=indptr[1:])
+    del df
+    data = np.empty(indptr[-1], dtype=bm25.dtype)
+    indices = np.empty(indptr[-1], dtype=bm25.int_dtype)
+    cursor = indptr[:-1].copy()
+    tfc = _select_tfc_scorer(bm25.method)
+    for doc, ids in enumerate(corpus_token_ids):
+        tokens, tf = np.unique(np.frombuffer(ids, dtype=ids.typecode), return_counts=True)
+        at = cursor[tokens]
+        data[at] = idf[tokens] * tfc(
+            tf_array=tf.astype(bm25.dtype),
+            l_d=len(ids),
+            l_avg=avg_doc_len,
+            k1=bm25.k1,
+            b=bm25.b,
+            delta=bm25.delta,
+        )
+        indices[at] = doc
+        cursor[tokens] += 1
+    return {"data": data, "indices": indices, "indptr": indptr, "num_docs": n_docs}
+
+
+@functools.cache
+def _lean_bm25_class() -> Any:
+    bm25s, _ = load()
+
+    class LeanBM25(bm25s.BM25):  # type: ignore[misc,name-defined]
+        def build_index_from_ids(
+            self, unique_token_ids: list[int], corpus_token_ids: Any, **kwargs: Any
+        ) -> dict[str, Any]:
+            # Ours is bm25s's default method ("lucene"): no non-occurrence scores (internal 4).
+            self.nonoccurrence_array = None
+            return _lean_build(self, unique_token_ids, corpus_token_ids)
+
+    return LeanBM25
