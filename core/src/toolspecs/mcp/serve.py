@@ -41,10 +41,9 @@ from typing import Any
 from toolspecs.core import inputs
 from toolspecs.core.clock import timezone_setting
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.registry import spec_class
+from toolspecs.core.registry import sandbox_arguments, spec_class
 from toolspecs.core.spec import ToolSpec, function_name
 from toolspecs.core.tool import GuardedTool
-from toolspecs.mcp.sandbox import sandbox_arguments
 
 # Constructor parameters that take Python objects: not settable from the command line.
 _OBJECTS = frozenset({"self", "transport", "client", "creds"})
