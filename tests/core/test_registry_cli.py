@@ -194,3 +194,12 @@ def test_sandbox_mistakes_say_what_to_do(monkeypatch):
         sandbox_arguments("text")
     with pytest.raises(ConfigurationError, match="returned list, not a dict of constructor"):
         sandbox_arguments("listed")
+
+
+def test_the_cli_and_the_server_use_the_core_never_the_reverse():
+    src = Path(__file__).parents[2] / "core" / "src" / "toolspecs"
+    hosts = {"toolspecs.cli", "toolspecs.mcp", "toolspecs.adapters", "toolspecs.agents"}
+    for module in (src / "core").rglob("*.py"):
+        assert not _imported(module) & hosts, module
+    for module in (src / "mcp").rglob("*.py"):
+        assert "toolspecs.cli" not in _imported(module), module

@@ -300,7 +300,7 @@ def test_a_missing_mcp_names_the_extra(monkeypatch, arxiv_spec):
 
 def test_importing_toolspecs_mcp_does_not_import_mcp():
     code = (
-        "import sys, toolspecs.mcp, toolspecs.mcp.serve; "
+        "import sys, toolspecs.mcp, toolspecs.cli.assemble, toolspecs.cli.commands; "
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')]; "
         "assert not loaded, loaded"
     )

@@ -1,5 +1,7 @@
-"""``toolspecs serve``: installed specs (or their sandboxes) as one MCP server.
+"""The specs and tools a command line asks for: ``toolspecs serve`` (and ``call``, ...).
 
+``toolspecs serve`` offers installed specs (or their sandboxes) as one MCP server; this
+module reads what its command line names, and :mod:`toolspecs.mcp` serves the tools.
 Each spec is built from the registry with its options, in this order (later wins):
 the spec's own defaults and environment variables (credentials as everywhere:
 arguments first, then the environment), the shared flags (``--allow-send``,
