@@ -158,7 +158,7 @@ def test_outline_and_section_over_mcp(arxiv):
 
 
 def test_the_sandbox_offers_them_by_name(capsys):
-    from toolspecs.core.cli import main
+    from toolspecs.cli import main
 
     assert main(["call", "--sandbox", "arxiv.arxiv_paper_outline", "paper_id=1706.03762"]) == 0
     assert "- 17 Attention head ablations (page 17)" in capsys.readouterr().out

@@ -6,9 +6,9 @@ from typing import ClassVar
 
 import pytest
 
+from toolspecs.cli import main
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ConfigurationError, ToolSpec, tool
-from toolspecs.core.cli import main
-from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 
 
 class NotesSpec(ToolSpec):

@@ -20,8 +20,8 @@ import responses
 
 from toolspecs.cli import main
 from toolspecs.mcp import SANDBOXES
-from toolspecs.mcp.sandbox import CALENDAR_ZONE
 from toolspecs.specs.arxiv import ArxivToolSpec
+from toolspecs.specs.google_calendar.sandbox import CALENDAR_ZONE
 
 # -- --help and --version answer without llama-index ---------------------------------------
 

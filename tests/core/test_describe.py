@@ -7,8 +7,9 @@ import re
 
 import pytest
 
+from toolspecs.cli import main
+from toolspecs.cli.commands import describe_parameter
 from toolspecs.core import count_tokens
-from toolspecs.core.cli import describe_parameter, main
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 

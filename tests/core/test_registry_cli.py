@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 import responses
 
+from toolspecs.cli import main
 from toolspecs.core import ConfigurationError, list_specs, load_spec
-from toolspecs.core.cli import main
 from toolspecs.loaders.arxiv import ArxivClient
 from toolspecs.specs.arxiv import ArxivToolSpec
 
@@ -97,3 +97,109 @@ def test_cli_mistakes_get_one_line_and_exit_2(capsys, argv, message):
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+def _with_sandboxes(monkeypatch, *extra):
+    """The installed sandboxes and ``extra`` ones, as a third-party package would add them."""
+    from toolspecs.core import registry
+
+    installed = registry.entry_points
+
+    def found(group):
+        listed = list(installed(group=group))
+        return listed + list(extra) if group == registry.SANDBOX_GROUP else listed
+
+    monkeypatch.setattr(registry, "entry_points", found)
+
+
+def _sandbox(name, value):
+    from importlib.metadata import EntryPoint
+
+    return EntryPoint(name, value, "toolspecs.sandboxes")
+
+
+def test_sandboxes_come_from_the_specs_entry_points_not_from_core():
+    from importlib.metadata import entry_points
+
+    from toolspecs.core.registry import list_sandboxes
+
+    registered = {ep.name: ep.value for ep in entry_points(group="toolspecs.sandboxes")}
+    assert registered == {
+        "arxiv": "toolspecs.specs.arxiv.sandbox:arguments",
+        "gmail": "toolspecs.specs.gmail.sandbox:arguments",
+        "google_calendar": "toolspecs.specs.google_calendar.sandbox:arguments",
+        "wolfram_alpha": "toolspecs.specs.wolfram_alpha.sandbox:arguments",
+    }
+    assert list_sandboxes() == ("arxiv", "gmail", "google_calendar", "wolfram_alpha")
+    # Nothing in toolspecs-core (the framework, the hosts, the CLI) imports a spec, a
+    # loader or a fake: what is installed is what the entry points say.
+    core = Path(__file__).parents[2] / "core" / "src" / "toolspecs"
+    for module in core.rglob("*.py"):
+        assert not _imported(module) & {"toolspecs.specs", "toolspecs.loaders"}, module
+
+
+def _imported(module: Path) -> set[str]:
+    """The top two levels of every module ``module`` imports, import_module calls included."""
+    import ast
+
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", getattr(node.func, "id", "")) == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            names.add(str(node.args[0].value))
+    return {".".join(name.split(".")[:2]) for name in names}
+
+
+def test_a_third_party_sandbox_is_found_like_the_built_ins(monkeypatch):
+    import toolspecs.specs.arxiv.sandbox as arxiv_sandbox
+    from toolspecs.core.registry import list_sandboxes, sandbox_arguments, sandbox_spec
+
+    monkeypatch.setattr(arxiv_sandbox, "mine", lambda: {"max_results": 3}, raising=False)
+    _with_sandboxes(
+        monkeypatch,
+        _sandbox("mine", "toolspecs.specs.arxiv.sandbox:mine"),
+        # A later registration under a spec's name replaces its sandbox.
+        _sandbox("arxiv", "toolspecs.specs.arxiv.sandbox:mine"),
+    )
+    assert "mine" in list_sandboxes()
+    assert sandbox_arguments("Mine") == {"max_results": 3}
+    # The sandbox's arguments win over the options given with it.
+    assert sandbox_spec("arxiv", max_results=9).max_results == 3
+
+
+def test_sandbox_mistakes_say_what_to_do(monkeypatch):
+    from toolspecs.core.registry import sandbox_arguments
+
+    _with_sandboxes(
+        monkeypatch,
+        _sandbox("broken", "toolspecs_not_installed.sandbox:arguments"),
+        _sandbox("text", "toolspecs.specs.arxiv.sandbox:__doc__"),
+        _sandbox("listed", "toolspecs.specs.arxiv.sandbox:__all__.copy"),
+    )
+    with pytest.raises(ConfigurationError, match="spec 'nope' has no sandbox; sandboxes: arxiv"):
+        sandbox_arguments("nope")
+    with pytest.raises(
+        ConfigurationError, match="the broken sandbox needs its package: pip install"
+    ):
+        sandbox_arguments("broken")
+    with pytest.raises(ConfigurationError, match=r"sandbox 'text' \(.*\) is not a function"):
+        sandbox_arguments("text")
+    with pytest.raises(ConfigurationError, match="returned list, not a dict of constructor"):
+        sandbox_arguments("listed")
+
+
+def test_the_cli_and_the_server_use_the_core_never_the_reverse():
+    src = Path(__file__).parents[2] / "core" / "src" / "toolspecs"
+    hosts = {"toolspecs.cli", "toolspecs.mcp", "toolspecs.adapters", "toolspecs.agents"}
+    for module in (src / "core").rglob("*.py"):
+        assert not _imported(module) & hosts, module
+    for module in (src / "mcp").rglob("*.py"):
+        assert "toolspecs.cli" not in _imported(module), module

@@ -141,7 +141,7 @@ def _google(name: str, fake: Any, known: dict[str, list[Any]]) -> Target:
 
 
 def calendar_target() -> Target:
-    from toolspecs.mcp.sandbox import sample_calendar
+    from toolspecs.specs.google_calendar.sandbox import sample_calendar
 
     fake = sample_calendar()
     ids = sorted(fake.events)[:5]

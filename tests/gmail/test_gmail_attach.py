@@ -316,7 +316,7 @@ def test_forward_of_an_unknown_message_is_guidance(gmail):
 
 
 def test_the_folder_may_be_given_on_the_command_line(folder, gmail):
-    from toolspecs.mcp.serve import ServeSettings, build_specs
+    from toolspecs.cli.assemble import ServeSettings, build_specs
 
     settings = ServeSettings(names=["gmail"], options=[f"attachment_dir={folder}"])
     (spec,) = build_specs(settings).values()

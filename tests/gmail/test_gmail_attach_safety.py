@@ -146,7 +146,7 @@ def test_an_empty_or_blank_attachment_dir_turns_attaching_off(gmail, folder, mon
 
 
 def test_an_empty_attachment_dir_on_the_command_line_turns_attaching_off(folder, monkeypatch):
-    from toolspecs.mcp.serve import ServeSettings, build_specs
+    from toolspecs.cli.assemble import ServeSettings, build_specs
 
     monkeypatch.chdir(folder)
     settings = ServeSettings(names=["gmail"], options=["attachment_dir="])

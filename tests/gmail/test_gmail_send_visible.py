@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from toolspecs.mcp.serve import ServeSettings, build_specs
+from toolspecs.cli.assemble import ServeSettings, build_specs
 from toolspecs.specs.gmail import GmailToolSpec
 
 

@@ -9,10 +9,10 @@ import json
 import pytest
 from mcp import Client
 
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ConfigurationError
 from toolspecs.loaders.google.testing import FakeCalendar, FakeGmail, fixture, sample_mailbox
 from toolspecs.mcp import build_server
-from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
@@ -158,7 +158,7 @@ async def test_serve_gmail_at_work_and_home_over_mcp(mode):
 
 
 def test_toolspecs_call_takes_the_account_either_way(capsys):
-    from toolspecs.core.cli import main
+    from toolspecs.cli import main
 
     assert main(["call", "--sandbox", "gmail.list_drafts", "--option", "account=work"]) == 0
     assert "work_create_draft makes one" in capsys.readouterr().out

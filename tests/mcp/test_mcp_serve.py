@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from toolspecs.cli import build_parser, main
+from toolspecs.cli.assemble import ServeSettings, build_specs, prefixes, served_tools
 from toolspecs.core import ConfigurationError
-from toolspecs.core.cli import build_parser, main
 from toolspecs.mcp import SANDBOXES, sandbox_spec
-from toolspecs.mcp.sandbox import sample_calendar
-from toolspecs.mcp.serve import ServeSettings, build_specs, prefixes, served_tools
+from toolspecs.specs.google_calendar.sandbox import sample_calendar
 
 
 def names(settings: ServeSettings) -> list[str]:

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ToolGuidance
-from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 
 NODE = shutil.which("node")
 CLIENT = Path(__file__).parents[1] / "mcp_client"

@@ -7,8 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
-from toolspecs.core.cli import build_parser
-from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
+from toolspecs.cli import build_parser
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 
 ROOT = Path(__file__).parents[2]
 

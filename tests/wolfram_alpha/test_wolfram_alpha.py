@@ -17,8 +17,8 @@ import requests
 import responses
 import respx
 
+from toolspecs.cli import main
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
-from toolspecs.core.cli import main
 from toolspecs.loaders.wolfram_alpha import LLM_API_URL
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 from toolspecs.specs.wolfram_alpha.base import normalize_query

@@ -13,8 +13,8 @@ import pytest
 import respx
 from mcp import Client
 
+from toolspecs.cli import main
 from toolspecs.core import FixArguments
-from toolspecs.core.cli import main
 from toolspecs.loaders.wolfram_alpha import LLM_API_URL, location_params, units_param
 from toolspecs.loaders.wolfram_alpha.testing import STEPS, FakeWolframAlpha
 from toolspecs.mcp import build_server

@@ -1,4 +1,4 @@
-"""Specs found through entry points (group ``toolspecs.specs``), built-ins included.
+"""Specs and their sandboxes, found through entry points; built-ins register like any other.
 
 A package registers a spec in its ``pyproject.toml``::
 
@@ -7,6 +7,16 @@ A package registers a spec in its ``pyproject.toml``::
 
 Each spec takes its credentials from its arguments first, then from the
 environment variables its README documents.
+
+A spec may also register a sandbox (group ``toolspecs.sandboxes``, under the spec's
+name): a function of no arguments that returns the constructor arguments putting the
+spec on a new seeded fake, with no keys and no network (``toolspecs call --sandbox``,
+``toolspecs serve --sandbox``, :func:`sandbox_spec`)::
+
+    [project.entry-points."toolspecs.sandboxes"]
+    arxiv = "toolspecs.specs.arxiv.sandbox:arguments"
+
+The core lists no spec: what is installed is what the entry points say.
 """
 
 from __future__ import annotations
@@ -18,10 +28,15 @@ from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.spec import ToolSpec
 
 GROUP = "toolspecs.specs"
+SANDBOX_GROUP = "toolspecs.sandboxes"
 
 
-def _entry_points() -> dict[str, EntryPoint]:
-    return {ep.name: ep for ep in entry_points(group=GROUP)}
+def _entry_points(group: str = GROUP) -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=group)}
+
+
+def _key(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
 
 
 def list_specs() -> list[str]:
@@ -35,7 +50,7 @@ def spec_class(name: str) -> type[ToolSpec]:
     Raises:
         ConfigurationError: When no installed spec has that name, or it is not a ToolSpec.
     """
-    found = _entry_points().get(name.strip().lower().replace("-", "_"))
+    found = _entry_points().get(_key(name))
     if found is None:
         known = ", ".join(list_specs()) or "none"
         raise ConfigurationError(f"no spec named {name!r}; installed specs: {known}")
@@ -61,3 +76,66 @@ def load_spec(name: str, **kwargs: Any) -> ToolSpec:
         return cls(**kwargs)
     except TypeError as exc:
         raise ConfigurationError(f"cannot build spec {name!r}: {exc}") from exc
+
+
+def list_sandboxes() -> tuple[str, ...]:
+    """The names of the installed specs that register a sandbox, sorted."""
+    return tuple(sorted(_entry_points(SANDBOX_GROUP)))
+
+
+def sandbox_arguments(name: str) -> dict[str, Any]:
+    """The constructor arguments that put spec ``name`` on a new seeded fake.
+
+    Every call builds a new fake: what one sandbox changes, another does not see.
+
+    Args:
+        name: A spec with a sandbox (:func:`list_sandboxes`).
+
+    Returns:
+        E.g. ``{"transport": FakeCalendar(...)}``; Wolfram|Alpha's also has an ``app_id``.
+
+    Raises:
+        ConfigurationError: When the spec has no sandbox or it cannot be imported.
+    """
+    key = _key(name)
+    found = _entry_points(SANDBOX_GROUP).get(key)
+    if found is None:
+        known = ", ".join(list_sandboxes()) or "none"
+        raise ConfigurationError(f"spec {name!r} has no sandbox; sandboxes: {known}")
+    try:
+        build = found.load()
+        if not callable(build):
+            raise ConfigurationError(
+                f"sandbox {key!r} ({found.value}) is not a function that returns "
+                "constructor arguments"
+            )
+        arguments = build()
+    except ImportError as exc:
+        package = found.dist.name if found.dist is not None else found.value
+        raise ConfigurationError(
+            f"the {key} sandbox needs its package: pip install {package} ({exc})"
+        ) from exc
+    if not isinstance(arguments, dict):
+        raise ConfigurationError(
+            f"sandbox {key!r} ({found.value}) returned {type(arguments).__name__}, "
+            "not a dict of constructor arguments"
+        )
+    return arguments
+
+
+def sandbox_spec(name: str, **options: Any) -> ToolSpec:
+    """Spec ``name`` (from the registry) over a new seeded fake: no keys, no network.
+
+    Args:
+        name: A spec with a sandbox (:func:`list_sandboxes`).
+        **options: More constructor arguments, e.g. ``allow_send=False``,
+            ``timezone="Europe/Paris"``.
+
+    Returns:
+        The spec.
+
+    Raises:
+        ConfigurationError: When the spec has no sandbox, is not installed, or rejects
+            the options.
+    """
+    return load_spec(name, **{**options, **sandbox_arguments(name)})

@@ -1,8 +1,9 @@
 """The commands of ``toolspecs`` (list, schema, describe, call, serve); see :mod:`toolspecs.cli`.
 
-:mod:`toolspecs.cli` reads the command line with the standard library only and calls
-these once it is read (they import llama-index). ``main`` and ``build_parser`` are
-re-exported here for the code that found them in this module.
+:mod:`toolspecs.cli` reads the command line with the standard library only
+(:mod:`toolspecs.cli.parser`) and calls these once it is read (they import llama-index).
+The specs are built by :mod:`toolspecs.cli.assemble`; ``serve`` runs the server of
+:mod:`toolspecs.mcp`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
-from toolspecs.cli import UsageError, build_parser, main
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
+from toolspecs.cli.parser import UsageError
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import WHY, Marks
@@ -25,8 +27,6 @@ from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec
 
 __all__ = [
-    "UsageError",
-    "build_parser",
     "build_spec",
     "cmd_call",
     "cmd_describe",
@@ -34,7 +34,6 @@ __all__ = [
     "cmd_schema",
     "cmd_serve",
     "describe_parameter",
-    "main",
     "parse_pairs",
     "tool_cost",
     "withheld_text",
@@ -52,8 +51,6 @@ def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
     Raises:
         ConfigurationError: For an unknown spec or option, or a value that cannot be read.
     """
-    from toolspecs.mcp.serve import ServeSettings, build_specs
-
     settings = ServeSettings(
         names=[name],
         sandbox=args.sandbox,
@@ -238,7 +235,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
     from toolspecs.adapters import require
     from toolspecs.mcp import build_server, serve_http, serve_stdio
-    from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 
     settings = ServeSettings.from_args(args)
     specs = build_specs(settings)
@@ -293,7 +289,3 @@ def cmd_serve(args: argparse.Namespace) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

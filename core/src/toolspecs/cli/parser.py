@@ -18,18 +18,17 @@ a tool call that ends in guidance prints it (as the agent would read it) and exi
 
 # This module reads the command line with the standard library only, so that --help,
 # --version and mistakes in the command line answer at once; the commands themselves
-# (toolspecs.core.cli) import llama-index. It lives outside toolspecs.core because
-# importing any module of that package runs its __init__, which imports llama-index.
+# (toolspecs.cli.commands) import llama-index. The package lives outside toolspecs.core
+# because importing any module of that package runs its __init__, which imports
+# llama-index, and because the CLI is a host: it uses the core, never the reverse.
 
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-__all__ = ["UsageError", "build_parser", "main", "version_text"]
+__all__ = ["UsageError", "build_parser", "version_text"]
 
 
 class UsageError(Exception):
@@ -263,55 +262,3 @@ def _add_serve(sub: Any) -> None:
         metavar="NAME=PREFIX",
         help="put PREFIX before the tool names of spec NAME, e.g. gmail=mail_ (repeatable)",
     )
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; returns the exit code."""
-    try:
-        return _run(argv)
-    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
-        return 0
-    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
-        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
-        return 0
-
-
-def _run(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
-    args, extra = parser.parse_known_args(argv)
-    if args.command == "call":
-        # argparse fills a nargs="*" positional once: pairs after an option (call --sandbox
-        # SPEC.FUNCTION --allow-send key=value) come back unrecognized. They are pairs.
-        args.pairs += [item for item in extra if not item.startswith("-")]
-        extra = [item for item in extra if item.startswith("-")]
-    if extra:  # said by the command's own parser, so that its --help is the one named
-        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
-    # The command line is read: now the commands, and llama-index with them.
-    from toolspecs.core import cli
-    from toolspecs.core.errors import ConfigurationError
-
-    try:
-        if args.command == "list":
-            print(cli.cmd_list(args))
-            return 0
-        if args.command == "schema":
-            print(cli.cmd_schema(args))
-            return 0
-        if args.command == "describe":
-            print(cli.cmd_describe(args))
-            return 0
-        if args.command == "serve":
-            return cli.cmd_serve(args)
-        text, code = cli.cmd_call(args)
-        print(text)
-        return code
-    except (UsageError, ConfigurationError) as exc:
-        print(f"toolspecs: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:  # a host library that is not installed names its extra
-        print(f"toolspecs: {exc}", file=sys.stderr)
-        return 2
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,5 +1,7 @@
-"""``toolspecs serve``: installed specs (or their sandboxes) as one MCP server.
+"""The specs and tools a command line asks for: ``toolspecs serve`` (and ``call``, ...).
 
+``toolspecs serve`` offers installed specs (or their sandboxes) as one MCP server; this
+module reads what its command line names, and :mod:`toolspecs.mcp` serves the tools.
 Each spec is built from the registry with its options, in this order (later wins):
 the spec's own defaults and environment variables (credentials as everywhere:
 arguments first, then the environment), the shared flags (``--allow-send``,
@@ -41,10 +43,9 @@ from typing import Any
 from toolspecs.core import inputs
 from toolspecs.core.clock import timezone_setting
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.registry import spec_class
+from toolspecs.core.registry import sandbox_arguments, spec_class
 from toolspecs.core.spec import ToolSpec, function_name
 from toolspecs.core.tool import GuardedTool
-from toolspecs.mcp.sandbox import sandbox_arguments
 
 # Constructor parameters that take Python objects: not settable from the command line.
 _OBJECTS = frozenset({"self", "transport", "client", "creds"})

@@ -1,0 +1,7 @@
+"""``python -m toolspecs.cli``: the ``toolspecs`` command."""
+
+import sys
+
+from toolspecs.cli import main
+
+sys.exit(main())
