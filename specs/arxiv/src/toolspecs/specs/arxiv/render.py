@@ -1,0 +1,408 @@
+"""What the arXiv tools tell the agent: every reply and every guidance, in its words.
+
+What papers say (titles, author names, abstracts, PDF text) is third-party text: it
+reaches the agent fenced (:mod:`toolspecs.core.fence`): one-line fields for titles and
+names, blocks naming the paper for abstracts and pages. The guidance functions return
+the exception for the tool to raise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from llama_index.core.schema import Document
+
+from toolspecs.core import (
+    AskUser,
+    Failure,
+    FailureTable,
+    FixArguments,
+    RetryLater,
+    fence,
+)
+from toolspecs.core.bounds import shown
+from toolspecs.core.failures import unreachable_rows
+from toolspecs.loaders.arxiv import (
+    ArxivQueryError,
+    ArxivUnavailable,
+    ArxivUnreachable,
+    PaperNotFound,
+    PaperUnreadable,
+    UnsafeCacheFolder,
+)
+
+if TYPE_CHECKING:
+    import arxiv
+    from toolspecs.loaders.arxiv.outline import Heading
+    from toolspecs.loaders.arxiv.pdftext import PdfText
+
+MAX_AUTHORS_SHOWN = 10
+MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
+MAX_OUTLINE_SHOWN = 120  # headings listed by arxiv_paper_outline
+MAX_HEADINGS_IN_GUIDANCE = 25
+
+FAILURES = FailureTable(
+    *unreachable_rows(ArxivUnreachable),
+    Failure(
+        ArxivUnavailable,
+        RetryLater,
+        "arXiv did not answer usefully ({reason}), even after retrying.",
+    ),
+    Failure(
+        ArxivQueryError,
+        FixArguments,
+        "arXiv rejected the request: {reason}.",
+        "Use plain keywords, or a valid id such as '1706.03762'.",
+    ),
+    Failure(
+        PaperNotFound,
+        FixArguments,
+        "No arXiv paper has the id {exc.paper_id!r}.",
+        "Check the id, or search for the paper with arxiv_query to get it.",
+    ),
+    Failure(
+        PaperUnreadable,
+        AskUser,
+        "The full text of {exc.paper_id} cannot be read: {reason}.",
+        "Use the abstract from arxiv_query instead, or give the user the link "
+        "https://arxiv.org/abs/{exc.paper_id}.",
+    ),
+    Failure(
+        UnsafeCacheFolder,
+        AskUser,
+        "The full text was not read: {exc}, so another local user could plant a "
+        "paper in it or turn its writes onto the user's files.",
+        "Do not retry: tell the user, who can make that folder theirs alone "
+        "(chmod 700, after checking its files) or choose another one with paper_cache "
+        "or TOOLSPECS_ARXIV_CACHE (paper_cache=False or TOOLSPECS_ARXIV_CACHE=off "
+        "turns the cache off).",
+    ),
+)
+"""How the loader's errors reach the agent (the spec's ``failures``)."""
+
+NO_PAPERS = (
+    "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
+    "keywords, check the spelling, or drop field prefixes such as 'ti:'."
+)
+"""``arxiv_query``'s reply when a plain search finds nothing (its ``empty=``)."""
+
+_BLANK_LINES = re.compile(r"\n\s*\n\s*")
+# A "word" of 200 characters or more is no word (a URL is shorter): broken every 200, so
+# that cutting the text into passages stays fast (llama-index's splitter slows to
+# seconds per page on text without spaces).
+_LONG_WORDS = re.compile(r"(\S{200})(?=\S)")
+
+
+def short_id_of(paper: arxiv.Result) -> str:
+    """``1706.03762v7`` for a paper."""
+    return str(paper.entry_id).split("/abs/")[-1]
+
+
+def _tidy(text: str) -> str:
+    """PDF text with runs of blank lines made one, and over-long "words" broken."""
+    return _LONG_WORDS.sub(r"\1 ", _BLANK_LINES.sub("\n\n", text.strip()))
+
+
+def _day(paper: arxiv.Result) -> str:
+    dates = f"{paper.published:%Y-%m-%d}"
+    if paper.updated.date() != paper.published.date():
+        dates += f" (updated {paper.updated:%Y-%m-%d})"
+    return dates
+
+
+# -- papers ------------------------------------------------------------------------------
+
+
+def describe(paper: arxiv.Result, notes: Sequence[str] = ()) -> str:
+    """One paper as the agent reads it: its own words fenced, ours around them.
+
+    Args:
+        paper: The paper.
+        notes: Lines of ours to show before the abstract (which a preview may cut).
+    """
+    from toolspecs.loaders.arxiv import to_document
+
+    document = to_document(paper)
+    paper_id = fence.field(document.metadata["arxiv_id"], 60)
+    names = [fence.field(name, 100) for name in document.metadata["authors"]]
+    authors = ", ".join(names[:MAX_AUTHORS_SHOWN])
+    if len(names) > MAX_AUTHORS_SHOWN:
+        authors += f", et al. ({len(names)} authors)"
+    category = fence.field(paper.primary_category, 40)
+    lines = [
+        f"Title: {fence.field(paper.title)}",
+        f"Authors: {authors or 'unknown'}",
+        f"Published: {_day(paper)}",
+        f"arXiv id: {paper_id}" + (f" | Category: {category}" if category else ""),
+        f"URL: https://arxiv.org/abs/{paper_id} | PDF: https://arxiv.org/pdf/{paper_id}",
+    ]
+    if paper.journal_ref:
+        lines.append(f"Journal: {fence.field(paper.journal_ref)}")
+    lines.extend(notes)
+    abstract = fence.field(paper.summary, MAX_ABSTRACT_CHARS)  # one paragraph, bounded
+    lines.append(fence.block(abstract, f"arXiv {paper_id}", "abstract"))
+    return "\n".join(lines)
+
+
+def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
+    """The loader's Document of ``paper`` (id, metadata), with the fenced text."""
+    from toolspecs.loaders.arxiv import to_document
+
+    document = to_document(paper)
+    document.set_content(describe(paper, notes))
+    return document
+
+
+def no_match(search: str) -> list[Document]:
+    """A fielded search that found nothing: the query arXiv was sent, and what to widen."""
+    return [
+        Document(
+            text=f"No arXiv papers match {fence.field(search, 500)}. Broaden the "
+            "search: drop a field, widen the dates, or use fewer title words."
+        )
+    ]
+
+
+def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
+    """The paper's header (with a note when the text is not whole), then one per page."""
+    from toolspecs.loaders.arxiv import pdftext  # where a PDF was read (see TYPE_CHECKING)
+
+    total = text.page_count or len(text.pages)
+    notes = [f"Full text: {total} page{'s' if total != 1 else ''}, read from the PDF."]
+    if text.stopped:
+        notes.append(f"[Only pages 1-{len(text.pages)} of {total} are shown: {text.stopped}.]")
+    if text.cut_pages:
+        listed = ", ".join(str(n) for n in text.cut_pages[:10])
+        more = ", ..." if len(text.cut_pages) > 10 else ""
+        notes.append(
+            f"[Page(s) {listed}{more} are cut: a page shows at most its first "
+            f"{pdftext.MAX_PAGE_CHARS:,} characters.]"
+        )
+    header = paper_document(paper, notes)
+    paper_id = header.metadata["arxiv_id"]
+    documents = [header]
+    for number, page in enumerate(text.pages, start=1):
+        documents.append(
+            Document(
+                text=fence.block(
+                    _tidy(page) or "(no text on this page)",
+                    f"arXiv {fence.field(paper_id, 60)}",
+                    f"page {number}/{total}",
+                ),
+                id_=f"arxiv:{paper_id}:page:{number}",
+                metadata={"arxiv_id": paper_id, "page": number},
+            )
+        )
+    return documents
+
+
+def passage_source(document: Document) -> str:
+    """``paper 1706.03762v7``, and ``, page 3`` for a page of its full text."""
+    paper_id = fence.field(document.metadata.get("arxiv_id", ""), 60)
+    if not paper_id:
+        return ""
+    page = document.metadata.get("page")
+    return f"paper {paper_id}" + (f", page {page}" if isinstance(page, int) else "")
+
+
+# -- outline and sections ----------------------------------------------------------------
+
+
+def outline(
+    paper: arxiv.Result,
+    text: PdfText,
+    found: Sequence[Heading],
+    source: str,
+    *,
+    offers_section: bool,
+) -> str:
+    """A paper's headings with their pages, and how to read one when the agent can."""
+    pid = fence.field(short_id_of(paper), 60)
+    total = text.page_count or len(text.pages)
+    origin = "the PDF's bookmarks" if source == "bookmarks" else "numbered lines of its text"
+    lines = [
+        f"Outline of arXiv {pid}: {fence.field(paper.title, 200)} ({total} pages; "
+        f"{len(found)} headings, from {origin}):"
+    ]
+    for heading in found[:MAX_OUTLINE_SHOWN]:
+        indent = "  " * (min(heading.level, 4) - 1)
+        lines.append(f"{indent}- {fence.field(heading.title, 200)} (page {heading.page})")
+    if len(found) > MAX_OUTLINE_SHOWN:
+        lines.append(f"[... {len(found) - MAX_OUTLINE_SHOWN} more headings not shown]")
+    example = found[min(1, len(found) - 1)]
+    if offers_section:  # opt-in: the agent may not have it
+        lines.append(
+            f"Next: arxiv_paper_section(paper_id={pid!r}, "
+            f"section={fence.field(example.number or example.name, 80)!r}) reads one "
+            "section."
+        )
+    return "\n".join(lines)
+
+
+def section(
+    paper: arxiv.Result,
+    found: Sequence[Heading],
+    index: int,
+    others: Sequence[int],
+    body: str,
+    *,
+    max_chars: int,
+    offers_outline: bool,
+) -> Document:
+    """One section's text, fenced, with the other matches and how to read the next one.
+
+    Args:
+        paper: The paper.
+        found: Its headings.
+        index: The heading of the section.
+        others: The headings that matched as well.
+        body: The section's text, at most ``max_chars`` long.
+        max_chars: Where the loader cut it.
+        offers_outline: Whether the agent has ``arxiv_paper_outline``.
+    """
+    pid = fence.field(short_id_of(paper), 60)
+    heading = found[index]
+    body = _tidy(body)
+    title = fence.field(heading.title, 200)
+    lines = [f"Section {title!r} of arXiv {pid} (from page {heading.page}):"]
+    if len(body) >= max_chars:
+        lines.append(f"[Cut at {max_chars:,} characters.]")
+    if others:
+        listed = "; ".join(fence.field(found[i].title, 100) for i in others[:5])
+        lines.append(f"Also matching: {listed}.")
+    lines.append(
+        fence.block(body or "(no text under this heading)", f"arXiv {pid}", f"section {title}")
+    )
+    after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
+    # arxiv_paper_outline is opt-in: named only when the agent has it.
+    listing = "; arxiv_paper_outline lists them all" if offers_outline else ""
+    if after is not None:
+        label = fence.field(after.number or after.name, 80)
+        lines.append(
+            f"Next: arxiv_paper_section(paper_id={pid!r}, section={label!r}) reads the "
+            f"next section{listing}."
+        )
+    else:
+        lines.append(f"This is the last section{listing}.")
+    return Document(
+        text="\n".join(lines),
+        id_=f"arxiv:{short_id_of(paper)}:section:{index + 1}",
+        metadata={"arxiv_id": short_id_of(paper), "page": heading.page},
+    )
+
+
+# -- BibTeX ------------------------------------------------------------------------------
+
+
+def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Sequence[str]) -> str:
+    """The entries, fenced, for the user as they are; and the ids arXiv did not have."""
+    found = {re.sub(r"v\d+$", "", short_id_of(paper)) for paper in papers}
+    missing = [i for i in wanted if re.sub(r"v\d+$", "", i) not in found]
+    count = len(papers)
+    lines = [
+        f"BibTeX for {count} paper{'s' if count != 1 else ''} "
+        f"({', '.join(fence.field(short_id_of(p), 60) for p in papers)}), built from "
+        "arXiv's metadata; give it to the user as it is:",
+        fence.block("\n\n".join(entries), "arXiv metadata", "BibTeX"),
+    ]
+    if missing:
+        lines.append(
+            f"No arXiv paper has the id(s) {', '.join(missing)}: check them, or find "
+            "them with arxiv_query."
+        )
+    return "\n".join(lines)
+
+
+# -- guidance ----------------------------------------------------------------------------
+
+
+def empty_query() -> FixArguments:
+    """``arxiv_query`` with neither keywords nor a field."""
+    return FixArguments(
+        "The query is empty.",
+        "Send keywords such as 'protein folding', an arXiv id such as '1706.03762', "
+        "or a field: author, title, category or submitted.",
+    )
+
+
+def not_a_category(part: str, close: Sequence[str]) -> FixArguments:
+    """A category that names none of arXiv's, with the ``close`` codes listed."""
+    from toolspecs.loaders.arxiv import CATEGORIES
+
+    listed = ", ".join(f"{code} ({CATEGORIES[code]})" for code in close)
+    return FixArguments(
+        f"{shown(part.strip())} is not an arXiv category."
+        + (f" Close ones: {listed}." if listed else ""),
+        "Send a category code such as 'cs.CL' or 'hep-th' "
+        "(https://arxiv.org/category_taxonomy), or leave category out.",
+    )
+
+
+def not_an_id(paper_id: str) -> FixArguments:
+    """A ``paper_id`` that is no arXiv id or URL."""
+    return FixArguments(
+        f"{shown(paper_id)} is not an arXiv id.",
+        "Send an id such as '1706.03762' (find it with arxiv_query first).",
+    )
+
+
+def _read_whole(paper: arxiv.Result, reader_name: str) -> str:
+    pid = fence.field(short_id_of(paper), 60)
+    return f"Read it with arxiv_paper_text(paper_id={pid!r}) and search it with {reader_name}."
+
+
+def no_outline(paper: arxiv.Result, reader_name: str) -> FixArguments:
+    """A paper without headings, for ``arxiv_paper_outline``."""
+    return FixArguments(
+        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)} (no "
+        "bookmarks in its PDF, no numbered heading lines).",
+        _read_whole(paper, reader_name),
+    )
+
+
+def no_sections(paper: arxiv.Result, reader_name: str) -> FixArguments:
+    """A paper without headings, for ``arxiv_paper_section``."""
+    return FixArguments(
+        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)}, so no "
+        "section can be picked out.",
+        _read_whole(paper, reader_name),
+    )
+
+
+def empty_section() -> FixArguments:
+    """``arxiv_paper_section`` with no section named."""
+    return FixArguments(
+        "The section is empty.", "Send a number such as '3' or a title such as 'Method'."
+    )
+
+
+def no_section(paper: arxiv.Result, wanted: str, found: Sequence[Heading]) -> FixArguments:
+    """A section that matches no heading, listing the headings."""
+    pid = fence.field(short_id_of(paper), 60)
+    listed = "; ".join(fence.field(h.title, 80) for h in found[:MAX_HEADINGS_IN_GUIDANCE])
+    more = (
+        f"; and {len(found) - MAX_HEADINGS_IN_GUIDANCE} more"
+        if len(found) > MAX_HEADINGS_IN_GUIDANCE
+        else ""
+    )
+    return FixArguments(
+        f"arXiv {pid} has no section {shown(wanted)}. Its headings: {listed}{more}.",
+        "Send one of these numbers or titles as section.",
+    )
+
+
+def bad_ids(bad: Sequence[str]) -> FixArguments:
+    """``arxiv_bibtex`` given parts that are no ids, or nothing."""
+    return FixArguments(
+        f"{shown(', '.join(bad))} is not an arXiv id." if bad else "No ids were given.",
+        "Send ids such as ['1706.03762', '1810.04805'] (find them with arxiv_query).",
+    )
+
+
+def too_many_ids(count: int, most: int) -> FixArguments:
+    """``arxiv_bibtex`` given more ids than one call takes."""
+    return FixArguments(
+        f"{count} ids is more than {most} in one call.", f"Send at most {most} ids per call."
+    )
