@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
 from toolspecs.core import (
-    ConfigurationError,
     FixArguments,
     Marks,
     Range,
@@ -28,29 +26,17 @@ from toolspecs.core import (
     resolve_timezone,
     tool,
 )
-from toolspecs.core.bounds import clip, shown
-from toolspecs.core.clock import (
-    TIMEZONE_ENV,
-    describe_now,
-    in_range,
-    timezone_name,
-    timezone_setting,
-)
+from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleAuth, GoogleCalendarReader
-from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
-from toolspecs.specs.google_calendar import events, render
+from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
-from toolspecs.specs.google_calendar.times import calendar_zone, free_windows, in_zone, span
+from toolspecs.specs.google_calendar.times import calendar_zone, date_zone
 
 SCOPES = CALENDAR_SCOPES
 IDS_HINT = render.IDS_HINT
-# The most tokens get_date spends on why it could not read the calendar's zone.
-WHY_TOKENS = 60
-# search_events' default window: this many days back and ahead of today.
-SEARCH_DAYS_BACK = 30
-SEARCH_DAYS_AHEAD = 365
 
 
 class GoogleCalendarToolSpec(GoogleToolSpec):
@@ -93,11 +79,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             ``auth_flow`` is not one of its three values.
     """
 
-    spec_functions = [  # noqa: RUF012
-        "load_data",
-        "create_event",
-        "get_date",
-    ]
+    spec_functions = ["load_data", "create_event", "get_date"]  # noqa: RUF012
     # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
     # tokens in every request, so the default set is LlamaHub's.
     more_functions: ClassVar[list[str]] = [
@@ -134,7 +116,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
-        allowed = _allowed(calendar_id, allowed_calendar_ids)
+        allowed = calendars.allowed_ids(calendar_id, allowed_calendar_ids)
         auth = GoogleAuth(
             scopes=SCOPES,
             creds=creds,
@@ -191,17 +173,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         With one allowed calendar there is nothing to choose, so the schema does not offer
         the argument (a call that sends it, as LlamaHub's agents do, is still read).
         """
-        allowed = self.allowed_calendar_ids
-        if len(allowed) < 2:
-            return {"calendar_id": None}
-        listed = ", ".join(repr(c) for c in allowed[:10])
-        more = f" and {len(allowed) - 10} more" if len(allowed) > 10 else ""
-        return {"calendar_id": f"One of {listed}{more}; default {self.calendar_id!r}."}
+        return {"calendar_id": calendars.argument_doc(self.allowed_calendar_ids, self.calendar_id)}
 
     def allowed_calendar(self, calendar_id: str | None) -> str | None:
         """The allowed calendar ``calendar_id`` names (any case), or ``None``."""
-        wanted = (calendar_id or "").strip().casefold()
-        return next((c for c in self.allowed_calendar_ids if c.casefold() == wanted), None)
+        return calendars.find(self.allowed_calendar_ids, calendar_id)
 
     def calendar(self, calendar_id: str | None) -> str:
         """The calendar a call may use: the default one, or an allowed one it names.
@@ -209,17 +185,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         Raises:
             FixArguments: When it names a calendar the user did not allow.
         """
-        if calendar_id is None or not calendar_id.strip():
-            return self.calendar_id
-        found = self.allowed_calendar(calendar_id)
-        if found is None:
-            listed = ", ".join(repr(c) for c in self.allowed_calendar_ids[:10])
-            raise FixArguments(
-                f"calendar_id {shown(calendar_id)} is not a calendar the user allowed.",
-                f"Use one of {listed}, or leave calendar_id out for {self.calendar_id!r}. "
-                "To use another calendar, ask the user to add it to allowed_calendar_ids.",
-            )
-        return found
+        return calendars.pick(self.allowed_calendar_ids, self.calendar_id, calendar_id)
 
     def marks_of(self, function: str, declared: Marks) -> Marks:
         """``update_event`` is destructive with ``allow_destructive`` on, and only then.
@@ -252,46 +218,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
 
     def date_zone(self) -> tuple[dt.tzinfo, str]:
-        """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
-
-        ``timezone`` if set; else the calendar's own, when Google credentials are at hand
-        that need neither a sign-in nor a refresh (``creds`` or a token not expired, a
-        ``transport``); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the
-        calendar's was not read. A tool marked read-only and closed-world does not renew
-        a token: that is a request to Google's token server and a token file rewritten.
-        """
-        if self.timezone:
-            return resolve_timezone(self.timezone), "from the timezone setting"
-        why = "no Google sign-in"
-        try:
-            if self.reader.service_if_signed_in(refresh=False) is not None:
-                return self.reader.calendar_timezone(self.calendar_id), "the calendar's own"
-            if self.auth.credentials(sign_in=False, refresh=False) is not None:
-                why = "no current Google access token (get_date does not renew one)"
-        except Exception as exc:  # mapped by the failure table; anything else is our bug
-            guidance = self.guidance_for(exc)
-            if guidance is None:
-                raise
-            why = clip(guidance.message, WHY_TOKENS)
-        source = (
-            f"from {TIMEZONE_ENV}"
-            if os.environ.get(TIMEZONE_ENV, "").strip()
-            else "from this machine's local zone"
-        )
-        return timezone_setting(None), f"{source}; the calendar's own zone was not read: {why}"
+        """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in."""
+        return date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
 
     @tool(
-        aliases={
-            "max_results": "number_of_results",
-            "limit": "number_of_results",
-            "n": "number_of_results",
-            "from_date": "start_date",
-            "start": "start_date",
-            "to_date": "end_date",
-            "end": "end_date",
-            "search": "query",
-            "q": "query",
-        },
+        aliases=names.LOAD_DATA,
         large_output=True,
         empty="No events in that range. Widen the dates, or drop the query.",
         read_only=True,
@@ -330,19 +261,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )
 
     @tool(
-        aliases={
-            "summary": "title",
-            "name": "title",
-            "start": "start_datetime",
-            "end": "end_datetime",
-            "start_time": "start_datetime",
-            "end_time": "end_datetime",
-            "guests": "attendees",
-            "invitees": "attendees",
-            "rrule": "recurrence",
-            "repeat": "recurrence",
-            "time_zone": "timezone",
-        },
+        aliases=names.CREATE_EVENT,
         # Attendees are invited: the event reaches other people's calendars.
         destructive=False,
         idempotent=False,
@@ -396,16 +315,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )  # fmt: skip
 
     @tool(
-        aliases={
-            "id": "event_id",
-            "summary": "title",
-            "start": "start_datetime",
-            "end": "end_datetime",
-            "guests": "attendees",
-            "rrule": "recurrence",
-            "apply_to": "scope",
-            "occurrences": "scope",
-        },
+        aliases=names.UPDATE_EVENT,
         # It changes only the fields it is given, and the agent saw the old values; what
         # would destroy (removing people, blanking, shortening a series) it refuses unless
         # allow_destructive is on, and then it is marked destructive (see marks_of).
@@ -466,7 +376,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )  # fmt: skip
 
     @tool(
-        aliases={"id": "event_id", "apply_to": "scope", "occurrences": "scope"},
+        aliases=names.DELETE_EVENT,
         destructive=True,
         idempotent=True,
         open_world=True,
@@ -495,17 +405,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.delete_scoped(cal, event_id, wanted, notify_attendees)
 
     @tool(
-        aliases={
-            "q": "query",
-            "search": "query",
-            "text": "query",
-            "from_date": "start_date",
-            "start": "start_date",
-            "to_date": "end_date",
-            "end": "end_date",
-            "max_results": "number_of_results",
-            "limit": "number_of_results",
-        },
+        aliases=names.SEARCH_EVENTS,
         large_output=True,
         read_only=True,
         open_world=False,
@@ -531,20 +431,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if not words:
             raise FixArguments("query is empty.", "Send words to find, or use load_data.")
         cal = self.call_calendar(calendar_id)
-        today = clock_now(cal.tz).date()
-        first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
-        last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
-        if last < first:
-            raise FixArguments(
-                f"end_date {last} is before start_date {first}.",
-                "Send an end_date on or after the start_date.",
-            )
-        time_min = in_range(dt.datetime.combine(first, dt.time.min, tzinfo=cal.tz))
-        after = last + dt.timedelta(days=1)
-        time_max = in_range(dt.datetime.combine(after, dt.time.min, tzinfo=cal.tz))
-        found = self.reader.list_events(time_min, time_max, number_of_results, words, cal.id)
-        span = f"from {first} to {last}"
-        return render.search_results(found, words, span, cal.tz, number_of_results)
+        return events.search(cal, words, start_date, end_date, number_of_results)
 
     @tool(read_only=True, open_world=False)
     def list_calendars(self) -> str:
@@ -553,17 +440,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id)
 
     @tool(
-        aliases={
-            "id": "event_id",
-            "answer": "response",
-            "rsvp": "response",
-            "status": "response",
-            "response_status": "response",
-            "note": "comment",
-            "message": "comment",
-            "notify": "notify_organizer",
-            "notify_attendees": "notify_organizer",
-        },
+        aliases=names.RESPOND_TO_EVENT,
         # The organizer (and the other guests) see the answer in the event.
         destructive=False,
         idempotent=True,
@@ -593,15 +470,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.respond(cal, event_id, answer, comment, notify_organizer, offered)
 
     @tool(
-        aliases={
-            "start": "start_datetime",
-            "end": "end_datetime",
-            "from": "start_datetime",
-            "to": "end_datetime",
-            "emails": "attendees",
-            "duration": "min_minutes",
-            "minutes": "min_minutes",
-        },
+        aliases=names.FIND_FREE_TIME,
         read_only=True,
         open_world=False,
     )
@@ -621,34 +490,4 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             min_minutes: Shortest window to list.
         """
         cal = self.call_calendar(None)
-        start, end, _ = span(start_datetime, end_datetime, cal.tz, False)
-        if end_datetime is None or end <= start:
-            raise FixArguments("end_datetime must be after start_datetime.")
-        people = [email for _, email in parse_addresses(attendees or [])]
-        found = self.reader.free_busy(start, end, [cal.id, *people], timezone_name(cal.tz))
-        busy = [interval for times in found.values() for interval in times or []]
-        windows = free_windows(start, end, in_zone(busy, cal.tz), dt.timedelta(minutes=min_minutes))
-        unseen = [calendar for calendar, times in found.items() if times is None]
-        return render.free_time(start, end, windows, people, unseen, min_minutes)
-
-
-# -- helpers ---------------------------------------------------------------------
-
-
-def _allowed(calendar_id: str | None, allowed_calendar_ids: list[str] | None) -> list[str]:
-    """The calendars a spec may touch, checked for the person who built it."""
-    if isinstance(allowed_calendar_ids, str):  # one id given where a list is typed
-        allowed_calendar_ids = [allowed_calendar_ids]
-    allowed = [c.strip() for c in allowed_calendar_ids or [] if isinstance(c, str) and c.strip()]
-    if allowed_calendar_ids and len(allowed) != len(allowed_calendar_ids):
-        raise ConfigurationError(
-            f"allowed_calendar_ids={allowed_calendar_ids!r} must be calendar ids (strings)"
-        )
-    if not allowed:
-        return [calendar_id or "primary"]
-    if calendar_id and calendar_id.casefold() not in {c.casefold() for c in allowed}:
-        raise ConfigurationError(
-            f"calendar_id={calendar_id!r} is not in allowed_calendar_ids={allowed!r}; "
-            "add it there, or leave calendar_id out to use the first allowed calendar"
-        )
-    return allowed
+        return events.free_time(cal, start_datetime, end_datetime, attendees, min_minutes)

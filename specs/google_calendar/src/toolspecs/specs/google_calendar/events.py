@@ -1,4 +1,4 @@
-"""Writing events: create, change, delete and answer, built on the Calendar client.
+"""The work behind the Calendar tools: write, answer, search, find free time.
 
 Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
 (the client, the calendar's id and zone) and the arguments as the tool read them, and
@@ -12,19 +12,29 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, fence
+from toolspecs.core import AskUser, FixArguments, clock, fence
 from toolspecs.core.bounds import shown
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
 from toolspecs.specs.google_calendar import render, series
 from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
-from toolspecs.specs.google_calendar.times import event_times, moved, span, whole_days
+from toolspecs.specs.google_calendar.times import (
+    event_times,
+    free_windows,
+    in_zone,
+    moved,
+    span,
+    whole_days,
+)
 
 # sendUpdates for notify_attendees=False / True.
 SEND_UPDATES = {False: "none", True: "all"}
 # create_event looks at most this many events for overlaps.
 OVERLAP_LOOKUP = 50
+# search_events' default window: this many days back and ahead of today.
+SEARCH_DAYS_BACK = 30
+SEARCH_DAYS_AHEAD = 365
 
 
 def create(
@@ -196,6 +206,52 @@ def respond(
     body = {"attendees": [entry if i == mine else g for i, g in enumerate(guests)]}
     updated = cal.client.patch_event(cal.id, event_id, body, SEND_UPDATES[notify])
     return render.answered(answer, current, updated, event_id, entry, cal.tz, notify)
+
+
+def search(
+    cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
+) -> str:
+    """Events matching ``words``, one line each (default dates: a window around today).
+
+    Raises:
+        FixArguments: When the end date is before the start date.
+    """
+    today = clock.now(cal.tz).date()
+    first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
+    last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
+    if last < first:
+        raise FixArguments(
+            f"end_date {last} is before start_date {first}.",
+            "Send an end_date on or after the start_date.",
+        )
+    time_min = clock.in_range(dt.datetime.combine(first, dt.time.min, tzinfo=cal.tz))
+    after = last + dt.timedelta(days=1)
+    time_max = clock.in_range(dt.datetime.combine(after, dt.time.min, tzinfo=cal.tz))
+    found = cal.client.list_events(time_min, time_max, asked, words, cal.id)
+    return render.search_results(found, words, f"from {first} to {last}", cal.tz, asked)
+
+
+def free_time(
+    cal: Calendar,
+    start_datetime: dt.datetime,
+    end_datetime: dt.datetime,
+    attendees: list[str] | None,
+    min_minutes: int,
+) -> str:
+    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free.
+
+    Raises:
+        FixArguments: When the end is not after the start.
+    """
+    start, end, _ = span(start_datetime, end_datetime, cal.tz, False)
+    if end_datetime is None or end <= start:
+        raise FixArguments("end_datetime must be after start_datetime.")
+    emails = [email for _, email in parse_addresses(attendees or [])]
+    found = cal.client.free_busy(start, end, [cal.id, *emails], clock.timezone_name(cal.tz))
+    busy = in_zone([interval for times in found.values() for interval in times or []], cal.tz)
+    windows = free_windows(start, end, busy, dt.timedelta(minutes=min_minutes))
+    unseen = [calendar for calendar, times in found.items() if times is None]
+    return render.free_time(start, end, windows, emails, unseen, min_minutes)
 
 
 def people(values: list[str]) -> list[dict[str, str]]:

@@ -8,12 +8,24 @@ its midnight in the calendar's zone, and its end date is exclusive, as Google ke
 from __future__ import annotations
 
 import datetime as dt
+import os
+from collections.abc import Callable
 from typing import Any
 
-from toolspecs.core import FixArguments, format_datetime, resolve_timezone
-from toolspecs.core.clock import UnreadableTime, in_range, timezone_name
+from toolspecs.core import FixArguments, ToolGuidance, format_datetime, resolve_timezone
+from toolspecs.core.bounds import clip
+from toolspecs.core.clock import (
+    TIMEZONE_ENV,
+    UnreadableTime,
+    in_range,
+    timezone_name,
+    timezone_setting,
+)
 from toolspecs.loaders.google import GoogleCalendarReader, GoogleResponseError
 from toolspecs.loaders.google.calendar import event_span, parse_event_time
+
+# The most tokens get_date spends on why it could not read the calendar's zone.
+WHY_TOKENS = 60
 
 
 def calendar_zone(
@@ -42,6 +54,47 @@ def known_zone(
     if setting:
         return resolve_timezone(setting)
     return client.known_timezone(calendar_id)
+
+
+def date_zone(
+    client: GoogleCalendarReader,
+    setting: str | dt.tzinfo | None,
+    calendar_id: str,
+    mapped: Callable[[BaseException], ToolGuidance | None],
+) -> tuple[dt.tzinfo, str]:
+    """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
+
+    ``setting`` if set; else the calendar's own, when Google credentials are at hand that
+    need neither a sign-in nor a refresh (``creds`` or a token not expired, a
+    ``transport``); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the
+    calendar's was not read. A tool marked read-only and closed-world does not renew a
+    token: that is a request to Google's token server and a token file rewritten.
+
+    Args:
+        client: The Calendar client.
+        setting: The spec's ``timezone``.
+        calendar_id: The default calendar.
+        mapped: The spec's failure table: a failure it maps is said, any other raised.
+    """
+    if setting:
+        return resolve_timezone(setting), "from the timezone setting"
+    why = "no Google sign-in"
+    try:
+        if client.service_if_signed_in(refresh=False) is not None:
+            return client.calendar_timezone(calendar_id), "the calendar's own"
+        if client.auth.credentials(sign_in=False, refresh=False) is not None:
+            why = "no current Google access token (get_date does not renew one)"
+    except Exception as exc:  # mapped by the failure table; anything else is our bug
+        guidance = mapped(exc)
+        if guidance is None:
+            raise
+        why = clip(guidance.message, WHY_TOKENS)
+    source = (
+        f"from {TIMEZONE_ENV}"
+        if os.environ.get(TIMEZONE_ENV, "").strip()
+        else "from this machine's local zone"
+    )
+    return timezone_setting(None), f"{source}; the calendar's own zone was not read: {why}"
 
 
 def span(
