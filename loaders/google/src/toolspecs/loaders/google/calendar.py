@@ -1,4 +1,9 @@
-"""``GoogleCalendarReader``: one Document per Calendar event, times in the calendar's zone.
+"""``GoogleCalendarReader``: the Calendar client, and one Document per event for RAG.
+
+The client makes every request a Calendar tool needs (events get, list, insert, patch,
+update, delete and instances; calendars.get, calendarList, freebusy), each a method that
+returns plain data (dicts as the Calendar API writes them) and raises this loader's
+errors. Times are read and shown in the calendar's own zone.
 
 Event titles, places, names and descriptions are written by whoever made or edited the
 event, not by the user: the reader shows each one-line value through ``field`` (default:
@@ -18,12 +23,17 @@ from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleLoaderError, GoogleResponseError
-from toolspecs.loaders.google.service import GoogleApiReader
-from toolspecs.loaders.google.times import (
-    format_date,
-    format_datetime,
-    timezone_named,
+from toolspecs.loaders.google.events import (
+    UNREADABLE_TIMES,
+    as_is,
+    describe_event,
+    describe_span,
+    event_span,
+    one_line,
+    parse_event_time,
 )
+from toolspecs.loaders.google.service import GoogleApiReader
+from toolspecs.loaders.google.times import timezone_named
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 # The most characters of one event's description a Document shows.
@@ -31,110 +41,19 @@ DESCRIPTION_CHARS = 1000
 # Pages of events.list followed for one list_events: Google may send short or empty
 # pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
 LIST_PAGES = 5
-UNREADABLE_TIMES = "(times could not be read)"
 
-
-def one_line(value: object) -> str:
-    """``value`` on one line (every run of whitespace, line breaks included, as one space)."""
-    return " ".join(str(value).split())
-
-
-def as_is(text: str, source: str) -> str:
-    """A description as it is (the default ``block``; ``source`` is e.g. ``"event abc"``)."""
-    return text
-
-
-def parse_event_time(value: Any, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events.
-
-    A time at the ends of the calendar (the year 1 or 9999), which ``tz`` cannot hold,
-    keeps its own offset.
-
-    Raises:
-        ValueError: When ``value`` is not a time as Google writes one.
-    """
-    if not isinstance(value, dict):
-        raise ValueError(f"not an event time: {type(value).__name__}")
-    if isinstance(value.get("dateTime"), str):
-        moment = dt.datetime.fromisoformat(value["dateTime"].replace("Z", "+00:00"))
-        if moment.tzinfo is None:
-            return moment.replace(tzinfo=tz)
-        try:
-            return moment.astimezone(tz)
-        except OverflowError:
-            return moment
-    if isinstance(value.get("date"), str):
-        return dt.date.fromisoformat(value["date"])
-    raise ValueError("an event time without dateTime or date")
-
-
-def describe_span(start: dt.datetime | dt.date, end: dt.datetime | dt.date) -> str:
-    """``Monday 2026-11-23 09:00 -05:00 (America/New_York) to 09:30`` or an all-day span."""
-    if isinstance(start, dt.datetime) and isinstance(end, dt.datetime):
-        if start.date() == end.date() and start.utcoffset() == end.utcoffset():
-            return f"{format_datetime(start)} to {end:%H:%M}"
-        return f"{format_datetime(start)} to {format_datetime(end)}"
-    first = start if not isinstance(start, dt.datetime) else start.date()
-    last_exclusive = end if not isinstance(end, dt.datetime) else end.date()
-    if last_exclusive <= first:
-        return f"{format_date(first)} (all day)"
-    last = last_exclusive - dt.timedelta(days=1)
-    if last <= first:
-        return f"{format_date(first)} (all day)"
-    return f"{format_date(first)} to {format_date(last)} (all day)"
-
-
-def event_span(event: dict[str, Any], tz: dt.tzinfo) -> str:
-    """The event's times as :func:`describe_span` writes them, or a note that they cannot be."""
-    try:
-        return describe_span(
-            parse_event_time(event["start"], tz), parse_event_time(event["end"], tz)
-        )
-    except (KeyError, ValueError, OverflowError):
-        return UNREADABLE_TIMES
-
-
-def _person(who: Any, field: Callable[[object], str]) -> str:
-    if not isinstance(who, dict):
-        return "?"
-    email = field(who.get("email") or "")
-    name = who.get("displayName")
-    return f"{field(name)} <{email}>" if name else email
-
-
-def describe_event(
-    event: dict[str, Any], tz: dt.tzinfo, field: Callable[[object], str] = one_line
-) -> str:
-    """One line an agent reads: id, title, times with weekday and offset, place, people.
-
-    Args:
-        event: The event as the Calendar API returns it.
-        tz: The timezone to show its times in.
-        field: How each third-party value (title, place, names) is shown on the line.
-    """
-    parts = [f"[id: {field(event.get('id', '?'))}] {field(event.get('summary') or '(no title)')}"]
-    if "start" in event and "end" in event:
-        parts[0] += f" — {event_span(event, tz)}"
-    if event.get("recurringEventId") or event.get("recurrence"):
-        parts.append("recurring")
-    if event.get("location"):
-        parts.append(f"location: {field(event['location'])}")
-    if event.get("organizer"):
-        parts.append(f"organizer: {_person(event['organizer'], field)}")
-    attendees = event.get("attendees")
-    attendees = attendees if isinstance(attendees, list) else []
-    if attendees:
-        listed = [
-            f"{_person(a, field)} ({field(a['responseStatus'])})"
-            if isinstance(a, dict) and a.get("responseStatus")
-            else _person(a, field)
-            for a in attendees[:15]
-        ]
-        more = f", and {len(attendees) - 15} more" if len(attendees) > 15 else ""
-        parts.append(f"attendees: {', '.join(listed)}{more}")
-    if event.get("status") == "cancelled":
-        parts.append("cancelled")
-    return "; ".join(parts)
+# Re-exported: how an event reads lives in events.py.
+__all__ = [
+    "CALENDAR_SCOPES",
+    "UNREADABLE_TIMES",
+    "GoogleCalendarReader",
+    "as_is",
+    "describe_event",
+    "describe_span",
+    "event_span",
+    "one_line",
+    "parse_event_time",
+]
 
 
 class GoogleCalendarReader(GoogleApiReader):

@@ -13,7 +13,7 @@ from typing import Any
 
 from toolspecs.core import fence, format_datetime
 from toolspecs.loaders.google import GoogleResponseError
-from toolspecs.loaders.google.calendar import describe_event, event_span
+from toolspecs.loaders.google.events import describe_event, event_span
 
 NEXT = "You can move on to the next step."
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
