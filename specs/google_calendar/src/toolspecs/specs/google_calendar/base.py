@@ -33,7 +33,7 @@ from toolspecs.specs.google_base import GoogleToolSpec
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
-from toolspecs.specs.google_calendar.times import calendar_zone, date_zone
+from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
 
 SCOPES = CALENDAR_SCOPES
 IDS_HINT = render.IDS_HINT
@@ -163,9 +163,15 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
         A calendar the user did not allow is not asked for its zone: the call is refused.
         """
+        return self.spec_timezone(self._named(arguments))
+
+    def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
+        """That zone when no request is needed for it; else the core checks the call first."""
+        return known_zone(self.reader, self.timezone, self._named(arguments) or self.calendar_id)
+
+    def _named(self, arguments: Mapping[str, Any]) -> str | None:
         calendar = arguments.get("calendar_id")
-        allowed = self.allowed_calendar(calendar) if isinstance(calendar, str) else None
-        return self.spec_timezone(allowed)
+        return self.allowed_calendar(calendar) if isinstance(calendar, str) else None
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """``calendar_id`` lists the allowed calendars, or is left out when there is one.
@@ -214,12 +220,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
         Call it before working out dates like 'next Friday'.
         """
-        tz, source = self.date_zone()
+        # Never starts a sign-in: without current credentials, says why the zone is another.
+        tz, source = date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
         return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
-
-    def date_zone(self) -> tuple[dt.tzinfo, str]:
-        """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in."""
-        return date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
 
     @tool(
         aliases=names.LOAD_DATA,
