@@ -21,6 +21,7 @@ import inspect
 import re
 import typing
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -47,6 +48,27 @@ from toolspecs.core.errors import FixArguments
 OPENAI_DESCRIPTION_LIMIT = 1024
 
 ZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo]
+# The zone of a call when it is known without asking a service; None: it would take a request.
+KnownZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo | None]
+
+
+class _ZonePass:
+    """How one reading of a call gets its zone (see :func:`prepare`).
+
+    ``first``: the zone only when known without a request, else a stand-in (UTC) with
+    ``needed`` set and the call's arguments kept; otherwise ``zone``, asked before.
+    """
+
+    __slots__ = ("arguments", "first", "needed", "zone")
+
+    def __init__(self, first: bool, zone: dt.tzinfo | None = None) -> None:
+        self.first = first
+        self.zone = zone
+        self.needed = False
+        self.arguments: Mapping[str, Any] = {}
+
+
+_ZONE_PASS: ContextVar[_ZonePass | None] = ContextVar("toolspecs_zone_pass", default=None)
 
 
 class ToolJsonSchema(GenerateJsonSchema):
@@ -82,6 +104,7 @@ class ToolArguments(BaseModel):
     toolspecs_aliases: ClassVar[Mapping[str, str]] = {}
     toolspecs_zone_argument: ClassVar[str | None] = None
     toolspecs_zone: ClassVar[ZoneOf | None] = None
+    toolspecs_known_zone: ClassVar[KnownZoneOf | None] = None
     toolspecs_hidden: ClassVar[frozenset[str]] = frozenset()
     # Whether a parameter is a date or time (read in the call's timezone): the others need
     # no timezone context, which every call would otherwise set (issue 14).
@@ -164,9 +187,18 @@ class ToolArguments(BaseModel):
                 return clock.resolve_timezone(given.strip())
             except FixArguments:
                 pass  # the argument's own validation reports it
-        if cls.toolspecs_zone is not None:
+        if cls.toolspecs_zone is None:
+            return clock.timezone_setting(None)
+        reading = _ZONE_PASS.get()
+        if reading is None or cls.toolspecs_known_zone is None:
             return cls.toolspecs_zone(arguments)
-        return clock.timezone_setting(None)
+        if not reading.first:
+            return reading.zone or cls.toolspecs_zone(arguments)
+        known = cls.toolspecs_known_zone(arguments)
+        if known is None:  # a stand-in: this reading only checks the call
+            reading.needed, reading.arguments = True, arguments
+            return dt.timezone.utc
+        return known
 
     @classmethod
     def problems(cls, error: ValidationError) -> list[str]:
@@ -242,11 +274,17 @@ def prepare(
                 data[key] = value
     else:  # the usual call: named values only
         data = dict(kwargs)
-    validated: ToolArguments | None = None
-    try:
-        validated = model.model_validate(data)
-    except ValidationError as exc:
-        problems.extend(model.problems(exc))
+    # Reading the arguments asks no service: when the call's zone would take a request (a
+    # calendar's own), the call is checked first with a stand-in zone; only a sound call
+    # then asks for its zone, once, and its times are read again in it.
+    first = _ZonePass(first=True)
+    validated = _validate(model, data, first, problems)
+    if first.needed and not problems and model.toolspecs_zone is not None:
+        try:
+            zone = model.toolspecs_zone(first.arguments)
+        except ValueError as exc:  # as inputs.Context.tz: a setting only the person fixes
+            raise inputs.TimezoneUnavailable(str(exc)) from exc
+        validated = _validate(model, data, _ZonePass(first=False, zone=zone), problems)
     if problems or validated is None:
         unread = FixArguments(
             f"{model.toolspecs_tool} was called wrongly: {'; '.join(problems)}. "
@@ -255,6 +293,22 @@ def prepare(
         unread.stage = "arguments"
         raise unread
     return {name: getattr(validated, name) for name in validated.model_fields_set}
+
+
+def _validate(
+    model: type[ToolArguments], data: dict[Any, Any], reading: _ZonePass, problems: list[str]
+) -> ToolArguments | None:
+    """One reading of the call (``None`` when it has faults, added to ``problems``)."""
+    zoned = model.toolspecs_reads_times and model.toolspecs_known_zone is not None
+    token = _ZONE_PASS.set(reading) if zoned else None  # no times: nothing to set per call
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems.extend(model.problems(exc))
+        return None
+    finally:
+        if token is not None:
+            _ZONE_PASS.reset(token)
 
 
 def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -333,6 +387,7 @@ def build_model(
     zone: ZoneOf | None = None,
     rename: Callable[[str], str] = str,
     docs: Mapping[str, str | None] | None = None,
+    known_zone: KnownZoneOf | None = None,
 ) -> type[ToolArguments]:
     """The argument model of a spec function, as the tool ``name`` shows it.
 
@@ -341,6 +396,8 @@ def build_model(
         fn: The function; its signature, hints and docstring make the fields.
         aliases: Other names the agent may use for its arguments.
         zone: The zone of the call's times when no Timezone argument is given.
+        known_zone: That zone when it is known without a request, else ``None``; given,
+            a call is checked before ``zone`` is asked (see :func:`prepare`).
         rename: Applied to each description (tool names under a prefix).
         docs: One spec instance's own text for some arguments, instead of the docstring's
             (e.g. the calendars it allows); ``None`` leaves an optional argument out of the
@@ -384,6 +441,7 @@ def build_model(
     model.toolspecs_aliases = dict(aliases or {})
     model.toolspecs_zone_argument = zone_argument
     model.toolspecs_zone = zone
+    model.toolspecs_known_zone = known_zone
     model.toolspecs_hidden = frozenset(hidden)
     model.toolspecs_reads_times = any(_reads_times(hint) for hint, _ in fields.values())
     return model

@@ -303,6 +303,15 @@ class ToolSpec(BaseToolSpec):
         """
         return self.spec_timezone()
 
+    def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
+        """``zone_for_call`` when it needs no request, else ``None`` (default: it never does).
+
+        A spec whose zone may take a request (a calendar's own) overrides it: the call's
+        arguments are then checked before the zone is asked, and reading them never
+        reaches the network.
+        """
+        return self.zone_for_call(arguments)
+
     def passage_source(self, document: Document) -> str:
         """Who wrote one stored document, for the header of its passages (default: none).
 
@@ -589,6 +598,7 @@ class ToolSpec(BaseToolSpec):
                 zone=self.zone_for_call,
                 rename=renames.text,
                 docs=docs,
+                known_zone=self.known_zone_for_call,
             )
         return cache[key]
 

@@ -1,4 +1,9 @@
-"""``GoogleCalendarReader``: one Document per Calendar event, times in the calendar's zone.
+"""``GoogleCalendarReader``: the Calendar client, and one Document per event for RAG.
+
+The client makes every request a Calendar tool needs (events get, list, insert, patch,
+update, delete and instances; calendars.get, calendarList, freebusy), each a method that
+returns plain data (dicts as the Calendar API writes them) and raises this loader's
+errors. Times are read and shown in the calendar's own zone.
 
 Event titles, places, names and descriptions are written by whoever made or edited the
 event, not by the user: the reader shows each one-line value through ``field`` (default:
@@ -18,12 +23,17 @@ from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleLoaderError, GoogleResponseError
-from toolspecs.loaders.google.service import GoogleApiReader
-from toolspecs.loaders.google.times import (
-    format_date,
-    format_datetime,
-    timezone_named,
+from toolspecs.loaders.google.events import (
+    UNREADABLE_TIMES,
+    as_is,
+    describe_event,
+    describe_span,
+    event_span,
+    one_line,
+    parse_event_time,
 )
+from toolspecs.loaders.google.service import GoogleApiReader
+from toolspecs.loaders.google.times import timezone_named
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 # The most characters of one event's description a Document shows.
@@ -31,110 +41,19 @@ DESCRIPTION_CHARS = 1000
 # Pages of events.list followed for one list_events: Google may send short or empty
 # pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
 LIST_PAGES = 5
-UNREADABLE_TIMES = "(times could not be read)"
 
-
-def one_line(value: object) -> str:
-    """``value`` on one line (every run of whitespace, line breaks included, as one space)."""
-    return " ".join(str(value).split())
-
-
-def as_is(text: str, source: str) -> str:
-    """A description as it is (the default ``block``; ``source`` is e.g. ``"event abc"``)."""
-    return text
-
-
-def parse_event_time(value: Any, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events.
-
-    A time at the ends of the calendar (the year 1 or 9999), which ``tz`` cannot hold,
-    keeps its own offset.
-
-    Raises:
-        ValueError: When ``value`` is not a time as Google writes one.
-    """
-    if not isinstance(value, dict):
-        raise ValueError(f"not an event time: {type(value).__name__}")
-    if isinstance(value.get("dateTime"), str):
-        moment = dt.datetime.fromisoformat(value["dateTime"].replace("Z", "+00:00"))
-        if moment.tzinfo is None:
-            return moment.replace(tzinfo=tz)
-        try:
-            return moment.astimezone(tz)
-        except OverflowError:
-            return moment
-    if isinstance(value.get("date"), str):
-        return dt.date.fromisoformat(value["date"])
-    raise ValueError("an event time without dateTime or date")
-
-
-def describe_span(start: dt.datetime | dt.date, end: dt.datetime | dt.date) -> str:
-    """``Monday 2026-11-23 09:00 -05:00 (America/New_York) to 09:30`` or an all-day span."""
-    if isinstance(start, dt.datetime) and isinstance(end, dt.datetime):
-        if start.date() == end.date() and start.utcoffset() == end.utcoffset():
-            return f"{format_datetime(start)} to {end:%H:%M}"
-        return f"{format_datetime(start)} to {format_datetime(end)}"
-    first = start if not isinstance(start, dt.datetime) else start.date()
-    last_exclusive = end if not isinstance(end, dt.datetime) else end.date()
-    if last_exclusive <= first:
-        return f"{format_date(first)} (all day)"
-    last = last_exclusive - dt.timedelta(days=1)
-    if last <= first:
-        return f"{format_date(first)} (all day)"
-    return f"{format_date(first)} to {format_date(last)} (all day)"
-
-
-def event_span(event: dict[str, Any], tz: dt.tzinfo) -> str:
-    """The event's times as :func:`describe_span` writes them, or a note that they cannot be."""
-    try:
-        return describe_span(
-            parse_event_time(event["start"], tz), parse_event_time(event["end"], tz)
-        )
-    except (KeyError, ValueError, OverflowError):
-        return UNREADABLE_TIMES
-
-
-def _person(who: Any, field: Callable[[object], str]) -> str:
-    if not isinstance(who, dict):
-        return "?"
-    email = field(who.get("email") or "")
-    name = who.get("displayName")
-    return f"{field(name)} <{email}>" if name else email
-
-
-def describe_event(
-    event: dict[str, Any], tz: dt.tzinfo, field: Callable[[object], str] = one_line
-) -> str:
-    """One line an agent reads: id, title, times with weekday and offset, place, people.
-
-    Args:
-        event: The event as the Calendar API returns it.
-        tz: The timezone to show its times in.
-        field: How each third-party value (title, place, names) is shown on the line.
-    """
-    parts = [f"[id: {field(event.get('id', '?'))}] {field(event.get('summary') or '(no title)')}"]
-    if "start" in event and "end" in event:
-        parts[0] += f" — {event_span(event, tz)}"
-    if event.get("recurringEventId") or event.get("recurrence"):
-        parts.append("recurring")
-    if event.get("location"):
-        parts.append(f"location: {field(event['location'])}")
-    if event.get("organizer"):
-        parts.append(f"organizer: {_person(event['organizer'], field)}")
-    attendees = event.get("attendees")
-    attendees = attendees if isinstance(attendees, list) else []
-    if attendees:
-        listed = [
-            f"{_person(a, field)} ({field(a['responseStatus'])})"
-            if isinstance(a, dict) and a.get("responseStatus")
-            else _person(a, field)
-            for a in attendees[:15]
-        ]
-        more = f", and {len(attendees) - 15} more" if len(attendees) > 15 else ""
-        parts.append(f"attendees: {', '.join(listed)}{more}")
-    if event.get("status") == "cancelled":
-        parts.append("cancelled")
-    return "; ".join(parts)
+# Re-exported: how an event reads lives in events.py.
+__all__ = [
+    "CALENDAR_SCOPES",
+    "UNREADABLE_TIMES",
+    "GoogleCalendarReader",
+    "as_is",
+    "describe_event",
+    "describe_span",
+    "event_span",
+    "one_line",
+    "parse_event_time",
+]
 
 
 class GoogleCalendarReader(GoogleApiReader):
@@ -241,6 +160,194 @@ class GoogleCalendarReader(GoogleApiReader):
                 break
         return events[:max_results]
 
+    def known_timezone(self, calendar_id: str = "primary") -> dt.tzinfo | None:
+        """The calendar's timezone if it was read already, else ``None`` (no request)."""
+        return self._timezones.get(calendar_id)
+
+    # -- events: each method is one request (or a bounded run of pages) ----------------
+
+    def get_event(self, calendar_id: str, event_id: str) -> dict[str, Any]:
+        """The event (or occurrence) ``event_id`` (``events.get``)."""
+        return self._object(self.service.events().get(calendarId=calendar_id, eventId=event_id))
+
+    def insert_event(
+        self, calendar_id: str, event: dict[str, Any], send_updates: str = "none"
+    ) -> dict[str, Any]:
+        """Create ``event`` (``events.insert``); Google's copy of it, with its id.
+
+        Args:
+            calendar_id: Which calendar.
+            event: The event as the Calendar API writes it (``summary``, ``start``, ...).
+            send_updates: Whom Google emails: ``"none"``, ``"all"`` or ``"externalOnly"``.
+        """
+        return self._object(
+            self.service.events().insert(
+                calendarId=calendar_id, body=event, sendUpdates=send_updates
+            )
+        )
+
+    def patch_event(
+        self,
+        calendar_id: str,
+        event_id: str,
+        changes: dict[str, Any],
+        send_updates: str = "none",
+    ) -> dict[str, Any]:
+        """Change the fields in ``changes`` of an event (``events.patch``); the event after."""
+        return self._object(
+            self.service.events().patch(
+                calendarId=calendar_id, eventId=event_id, body=changes, sendUpdates=send_updates
+            )
+        )
+
+    def update_event(
+        self,
+        calendar_id: str,
+        event_id: str,
+        event: dict[str, Any],
+        send_updates: str = "none",
+    ) -> dict[str, Any]:
+        """Replace an event with ``event`` (``events.update``); the event after."""
+        return self._object(
+            self.service.events().update(
+                calendarId=calendar_id, eventId=event_id, body=event, sendUpdates=send_updates
+            )
+        )
+
+    def delete_event(self, calendar_id: str, event_id: str, send_updates: str = "none") -> None:
+        """Delete an event, or cancel one occurrence of a series (``events.delete``)."""
+        self.execute(
+            self.service.events().delete(
+                calendarId=calendar_id, eventId=event_id, sendUpdates=send_updates
+            )
+        )
+
+    def list_instances(
+        self,
+        calendar_id: str,
+        series_id: str,
+        *,
+        time_min: dt.datetime | None = None,
+        time_max: dt.datetime | None = None,
+        max_results: int = 2500,
+        show_deleted: bool = False,
+        pages: int = 1,
+    ) -> list[dict[str, Any]]:
+        """A series' occurrences (``events.instances``), following at most ``pages`` pages.
+
+        Args:
+            calendar_id: Which calendar.
+            series_id: The recurring event's id.
+            time_min: Only occurrences ending after this moment.
+            time_max: Only occurrences starting before this moment.
+            max_results: At most this many on one page (Google's maximum is 2500).
+            show_deleted: Include cancelled occurrences.
+            pages: At most this many pages.
+
+        Raises:
+            GoogleResponseError: When an answer's ``items`` is not a list.
+        """
+        window: dict[str, Any] = {}
+        if time_min is not None:
+            window["timeMin"] = time_min.isoformat()
+        if time_max is not None:
+            window["timeMax"] = time_max.isoformat()
+        if show_deleted:
+            window["showDeleted"] = True
+        items: list[dict[str, Any]] = []
+        token = None
+        for _ in range(pages):
+            answer = self.execute(
+                self.service.events().instances(
+                    calendarId=calendar_id,
+                    eventId=series_id,
+                    maxResults=max_results,
+                    pageToken=token,
+                    **window,
+                )
+            )
+            found = answer.get("items") or []
+            if not isinstance(found, list):
+                raise GoogleResponseError("Google's list of occurrences is not a list")
+            items += [item for item in found if isinstance(item, dict)]
+            token = answer.get("nextPageToken")
+            if not token:
+                break
+        return items
+
+    # -- calendars -----------------------------------------------------------------
+
+    def list_calendars(self, pages: int = 4) -> list[dict[str, Any]]:
+        """The user's calendar list (``calendarList.list``), at most ``pages`` pages of 250.
+
+        Raises:
+            GoogleResponseError: When an answer has no list of items.
+        """
+        entries: list[dict[str, Any]] = []
+        token = None
+        for _ in range(pages):
+            answer = self.execute(self.service.calendarList().list(maxResults=250, pageToken=token))
+            items = answer.get("items")
+            if not isinstance(items, list):
+                raise GoogleResponseError("Google's calendar list has no items")
+            entries += [item for item in items if isinstance(item, dict)]
+            token = answer.get("nextPageToken")
+            if not token:
+                break
+        return entries
+
+    def free_busy(
+        self,
+        time_min: dt.datetime,
+        time_max: dt.datetime,
+        calendar_ids: list[str],
+        time_zone: str | None = None,
+    ) -> dict[str, list[tuple[dt.datetime, dt.datetime]] | None]:
+        """The busy times of each calendar (``freebusy.query``), in Google's order.
+
+        Args:
+            time_min: From this moment.
+            time_max: Until this moment.
+            calendar_ids: Calendar ids or people's emails.
+            time_zone: The IANA zone Google answers in (the times carry their offsets).
+
+        Returns:
+            For each calendar Google answered about: its busy intervals (as Google wrote
+            them: with their offsets),
+            or ``None`` when Google could not see it (private, another organization).
+
+        Raises:
+            GoogleResponseError: When the answer is not in the shape Google writes (a free
+                window worked out from a busy time that could not be read would be wrong).
+        """
+        body: dict[str, Any] = {"timeMin": time_min.isoformat(), "timeMax": time_max.isoformat()}
+        if time_zone is not None:
+            body["timeZone"] = time_zone
+        body["items"] = [{"id": c} for c in calendar_ids]
+        answer = self.execute(self.service.freebusy().query(body=body))
+        calendars = answer.get("calendars")
+        if not isinstance(calendars, dict):
+            raise GoogleResponseError("Google's free/busy answer has no calendars")
+        found: dict[str, list[tuple[dt.datetime, dt.datetime]] | None] = {}
+        try:
+            for calendar, info in calendars.items():
+                if info.get("errors"):
+                    found[calendar] = None
+                    continue
+                found[calendar] = [
+                    (_instant(slot["start"]), _instant(slot["end"]))
+                    for slot in info.get("busy") or []
+                ]
+        except (AttributeError, KeyError, TypeError, ValueError):
+            raise GoogleResponseError(
+                "a busy time in Google's free/busy answer is unreadable"
+            ) from None
+        return found
+
+    def _object(self, request: Any) -> dict[str, Any]:
+        answer: dict[str, Any] = self.execute(request)
+        return answer
+
     def document(self, event: dict[str, Any], tz: dt.tzinfo, calendar_id: str) -> Document:
         """One event as a Document: its line, then its description (cut), if it has one."""
         event_id = str(event.get("id", ""))
@@ -291,6 +398,17 @@ class GoogleCalendarReader(GoogleApiReader):
             time_max = dt.datetime.combine(last + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
         events = self.list_events(time_min, time_max, number_of_results, query, calendar_id)
         return [self.document(event, tz, calendar_id) for event in events]
+
+
+def _instant(text: Any) -> dt.datetime:
+    """A moment as Google writes it (``2026-11-21T15:00:00Z``).
+
+    Raises:
+        ValueError: When ``text`` is not such a moment.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"not a time: {type(text).__name__}")
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _as_date(value: dt.date | str | None) -> dt.date | None:

@@ -14,16 +14,23 @@ series has none: the reply names the changed or cancelled occurrences this loses
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, clock, fence, format_datetime
-from toolspecs.loaders.google.calendar import parse_event_time
-from toolspecs.specs.google_calendar import base as _base
+from toolspecs.core import AskUser, FixArguments, ToolGuidance, clock, fence, format_datetime
+from toolspecs.loaders.google import GoogleCalendarReader
+from toolspecs.loaders.google.events import parse_event_time
+from toolspecs.specs.google_calendar import render
 from toolspecs.specs.google_calendar.recurrence import Scope, end_before, rest_of
-
-if TYPE_CHECKING:
-    from toolspecs.specs.google_calendar.base import GoogleCalendarToolSpec
+from toolspecs.specs.google_calendar.times import (
+    current_times,
+    elapsed,
+    event_times,
+    later,
+    moment_of,
+    moved,
+)
 
 # What a new series copies of the one it splits from (besides times and recurrence).
 COPIED = (
@@ -31,9 +38,27 @@ COPIED = (
     "transparency", "visibility", "guestsCanInviteOthers", "guestsCanModify",
     "guestsCanSeeOtherGuests", "anyoneCanAddSelf",
 )  # fmt: skip
-HINT_OCCURRENCES = 3
+HINT_OCCURRENCES = render.OCCURRENCES_SHOWN
 # Pages of 2,500 occurrences read to count or check a series: 25,000, beyond any COUNT.
 INSTANCE_PAGES = 10
+
+
+@dataclass(frozen=True)
+class Calendar:
+    """The calendar one call works on.
+
+    Args:
+        client: The Calendar client, which makes every request.
+        id: The calendar's id.
+        tz: The zone its times are read and shown in.
+        mapped: The guidance a failure maps to (the spec's failure table), or ``None``
+            for one it does not map (a bug of ours, raised as it is).
+    """
+
+    client: GoogleCalendarReader
+    id: str
+    tz: dt.tzinfo
+    mapped: Callable[[BaseException], ToolGuidance | None]
 
 
 @dataclass
@@ -63,22 +88,14 @@ class Found:
         return f"Event {self.target}"
 
 
-def _get(spec: GoogleCalendarToolSpec, calendar: str, event_id: str) -> dict[str, Any]:
-    event: dict[str, Any] = spec.reader.execute(
-        spec.service.events().get(calendarId=calendar, eventId=event_id)
-    )
-    return event
-
-
-def resolve(
-    spec: GoogleCalendarToolSpec, calendar: str, event_id: str, wanted: Scope, tz: dt.tzinfo
-) -> Found:
+def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
     """Read the event the call names and work out what ``wanted`` applies to.
 
     Raises:
         FixArguments: 'this' with a series' id (the reply lists occurrence ids).
     """
-    event = _get(spec, calendar, event_id)
+    tz = cal.tz
+    event = cal.client.get_event(cal.id, event_id)
     series_id = event.get("recurringEventId")
     if not series_id and not event.get("recurrence"):
         return Found(event_id, event, "event", " It is not recurring, so scope changed nothing.")
@@ -86,14 +103,14 @@ def resolve(
         if not series_id:
             raise FixArguments(
                 f"{event_id} is a whole recurring series, not one occurrence; "
-                f"{hint(spec, calendar, event_id, tz)}.",
+                f"{hint(cal, event_id)}.",
                 "Send one occurrence's id, or scope='all' for every occurrence.",
             )
         return Found(event_id, event, "occurrence")
     if not series_id:  # a series' id with 'all' or 'following': the whole series
         note = " 'following' from the series' id is the whole series." if wanted != "all" else ""
         return Found(event_id, event, "series", note)
-    series = _get(spec, calendar, series_id)
+    series = cal.client.get_event(cal.id, series_id)
     if wanted == "following" and not _is_first(event, series, tz):
         return Found(event_id, event, "occurrence", split=True, series=series)
     return Found(series_id, series, "series", occurrence=event)
@@ -110,86 +127,58 @@ def _is_first(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo)
         return False
 
 
-def hint(spec: GoogleCalendarToolSpec, calendar: str, series_id: str, tz: dt.tzinfo) -> str:
+def hint(cal: Calendar, series_id: str) -> str:
     """The next few occurrence ids of a series, for guidance (bounded)."""
-    now = clock.now(tz)
-    answer = spec.reader.execute(
-        spec.service.events().instances(
-            calendarId=calendar,
-            eventId=series_id,
-            timeMin=now.isoformat(),
-            maxResults=HINT_OCCURRENCES,
-        )
+    items = cal.client.list_instances(
+        cal.id, series_id, time_min=clock.now(cal.tz), max_results=HINT_OCCURRENCES
     )
-    items = [i for i in answer.get("items") or [] if isinstance(i, dict)]
-    if not items:
-        return "it has no occurrences from now on"
-    listed = ", ".join(f"[id: {fence.field(i.get('id', '?'), 200)}]" for i in items)
-    return f"its next occurrences: {listed}"
+    return render.occurrence_ids(items)
 
 
 def shifted(
     occurrence: dict[str, Any], series: dict[str, Any], times: dict[str, Any], tz: dt.tzinfo
 ) -> dict[str, Any]:
     """The series' new ``start``/``end``: moved as the occurrence's move, same new length."""
-    old, _ = _base._current_times(occurrence, tz, None, None)
-    first, _ = _base._current_times(series, tz, None, None)
-    new_start = _base._moment_of(parse_event_time(times["start"], tz), tz)
-    new_end = _base._moment_of(parse_event_time(times["end"], tz), tz)
-    start = _base._later(first, _base._elapsed(old, new_start))
-    end = _base._later(start, _base._elapsed(new_start, new_end))
-    return _base._times(start, end, tz, "date" in (series.get("start") or {}))
+    old, _ = current_times(occurrence, tz, None, None)
+    first, _ = current_times(series, tz, None, None)
+    new_start = moment_of(parse_event_time(times["start"], tz), tz)
+    new_end = moment_of(parse_event_time(times["end"], tz), tz)
+    start = later(first, elapsed(old, new_start))
+    end = later(start, elapsed(new_start, new_end))
+    return event_times(start, end, tz, "date" in (series.get("start") or {}))
 
 
-def _day_start(start: dt.datetime | dt.date, tz: dt.tzinfo) -> dt.datetime:
-    """``start`` as a moment: an all-day occurrence's date is its midnight in ``tz``."""
-    if isinstance(start, dt.datetime):
-        return start
-    return dt.datetime.combine(start, dt.time.min, tzinfo=tz)
-
-
-def _instances(
-    spec: GoogleCalendarToolSpec, calendar: str, series_id: str, **window: str
-) -> list[dict[str, Any]]:
-    """A series' occurrences in ``window`` (cancelled ones included), page by page."""
-    items: list[dict[str, Any]] = []
-    token = None
-    for _ in range(INSTANCE_PAGES):
-        answer = spec.reader.execute(
-            spec.service.events().instances(
-                calendarId=calendar,
-                eventId=series_id,
-                showDeleted=True,
-                maxResults=2500,
-                pageToken=token,
-                **window,
-            )
-        )
-        items += [i for i in answer.get("items") or [] if isinstance(i, dict)]
-        token = answer.get("nextPageToken")
-        if not token:
-            break
-    return items
-
-
-def _before_count(
-    spec: GoogleCalendarToolSpec, calendar: str, series: dict[str, Any], start: Any
-) -> int:
+def _before_count(cal: Calendar, series: dict[str, Any], start: dt.datetime | dt.date) -> int:
     """How many occurrences come before ``start`` (only asked when a COUNT needs it)."""
     if not any("COUNT=" in line for line in series.get("recurrence") or []):
         return 0
     # An all-day occurrence starts at its date's midnight in the calendar's zone (not UTC's:
     # east of UTC that would count the occurrence itself).
-    high = _day_start(start, spec.spec_timezone(calendar)).isoformat()
-    return len(_instances(spec, calendar, str(series["id"]), timeMax=high))
+    high = moment_of(start, cal.tz)
+    return len(_instances(cal, str(series["id"]), time_max=high))
+
+
+def _instances(
+    cal: Calendar,
+    series_id: str,
+    time_min: dt.datetime | None = None,
+    time_max: dt.datetime | None = None,
+) -> list[dict[str, Any]]:
+    """A series' occurrences in a window (cancelled ones included), page by page."""
+    return cal.client.list_instances(
+        cal.id,
+        series_id,
+        time_min=time_min,
+        time_max=time_max,
+        show_deleted=True,
+        pages=INSTANCE_PAGES,
+    )
 
 
 def split(
-    spec: GoogleCalendarToolSpec,
-    calendar: str,
+    cal: Calendar,
     found: Found,
     patch: dict[str, Any],
-    tz: dt.tzinfo,
     start_datetime: dt.datetime | None,
     end_datetime: dt.datetime | None,
     send: str,
@@ -206,6 +195,7 @@ def split(
             series is as it was), or ``AskUser`` when the undo failed too (saying what to
             delete).
     """
+    tz = cal.tz
     occurrence, series = found.event or {}, found.series or {}
     original = list(series.get("recurrence") or [])
     start = _original_start(occurrence, tz)
@@ -221,58 +211,48 @@ def split(
     # must not move every later one.
     unmoved = {**occurrence, **_unmoved(occurrence, series, tz)}
     body["start"], body["end"] = unmoved["start"], unmoved["end"]
-    body["recurrence"] = rest_of(original, _before_count(spec, calendar, series, start))
+    body["recurrence"] = rest_of(original, _before_count(cal, series, start))
     note = ""
     if start_datetime is not None or end_datetime is not None:
-        times, note = _base._moved(unmoved, tz, start_datetime, end_datetime)
+        times, note = moved(unmoved, tz, start_datetime, end_datetime)
         body.update(times)
     body.update(patch)
     when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
     series_id = str(series.get("id"))
-    lost = _exceptions_from(spec, calendar, series, start)
-    created = spec.reader.execute(
-        spec.service.events().insert(calendarId=calendar, body=body, sendUpdates=send)
-    )
+    lost = _exceptions_from(cal, series, start)
+    created = cal.client.insert_event(cal.id, body, send)
     try:
-        spec.reader.execute(
-            spec.service.events().patch(
-                calendarId=calendar,
-                eventId=series_id,
-                body={"recurrence": end_before(original, start)},
-                sendUpdates=send,
-            )
-        )
+        cal.client.patch_event(cal.id, series_id, {"recurrence": end_before(original, start)}, send)
     except Exception as exc:  # mapped by the failure table; anything else is our bug
-        raise _undo(spec, calendar, series_id, created, when, exc, send) from exc
+        raise _undo(cal, series_id, created, when, exc, send) from exc
     said = (
         f" Split the series: {series_id} now ends before {when} (its earlier occurrences "
         "are unchanged), and this new series takes over from that occurrence with the "
-        f"changes.{note}{_lost_text(lost)}"
+        f"changes.{note}{render.lost(lost)}"
     )
-    return _base._mutation("created", created, tz, said)
+    return render.mutation("created", created, tz, said)
 
 
 def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
     """The occurrence's ``start``/``end`` as its series puts them (its original start)."""
-    first, last = _base._current_times(series, tz, None, None)
-    begin = _base._moment_of(_original_start(occurrence, tz), tz)
-    end = _base._later(begin, _base._elapsed(first, last))
-    return _base._times(begin, end, tz, "date" in (series.get("start") or {}))
+    first, last = current_times(series, tz, None, None)
+    begin = moment_of(_original_start(occurrence, tz), tz)
+    end = later(begin, elapsed(first, last))
+    return event_times(begin, end, tz, "date" in (series.get("start") or {}))
 
 
 def _exceptions_from(
-    spec: GoogleCalendarToolSpec, calendar: str, series: dict[str, Any], start: Any
+    cal: Calendar, series: dict[str, Any], start: dt.datetime | dt.date
 ) -> list[tuple[str, str]]:
     """(id, what) of the series' occurrences from ``start`` on changed or cancelled alone.
 
     Google keeps them as exceptions of the old series; a split drops them with its later
-    part, and the new series has none (bounded to ``EXCEPTION_PAGES`` pages).
+    part, and the new series has none (bounded to ``INSTANCE_PAGES`` pages).
     """
-    tz = spec.spec_timezone(calendar)
-    low = _day_start(start, tz)
+    tz = cal.tz
     keys = ("summary", "description", "location")
     lost: list[tuple[str, str]] = []
-    for item in _instances(spec, calendar, str(series.get("id")), timeMin=low.isoformat()):
+    for item in _instances(cal, str(series.get("id")), time_min=moment_of(start, tz)):
         if item.get("status") == "cancelled":
             lost.append((str(item.get("id", "?")), "cancelled"))
         elif _moved_alone(item, tz) or any(item.get(k) != series.get(k) for k in keys):
@@ -283,28 +263,14 @@ def _exceptions_from(
 def _moved_alone(occurrence: dict[str, Any], tz: dt.tzinfo) -> bool:
     """Whether an occurrence starts elsewhere than its series put it."""
     try:
-        moved = parse_event_time(occurrence.get("start"), tz)
-        return moved != _original_start(occurrence, tz)
+        moved_to = parse_event_time(occurrence.get("start"), tz)
+        return moved_to != _original_start(occurrence, tz)
     except (TypeError, ValueError):
         return False
 
 
-def _lost_text(lost: list[tuple[str, str]]) -> str:
-    if not lost:
-        return ""
-    shown = ", ".join(f"[id: {fence.field(i, 200)}] {what}" for i, what in lost[:HINT_OCCURRENCES])
-    more = f" and {len(lost) - HINT_OCCURRENCES} more" if len(lost) > HINT_OCCURRENCES else ""
-    return (
-        f" Warning: {len(lost)} occurrence(s) from that one on had been changed or cancelled "
-        f"alone ({shown}{more}); the new series does not keep that: cancelled ones are back "
-        "and changed ones are as the series. Tell the user; redo them on the new series' "
-        "occurrences if they want."
-    )
-
-
 def _undo(
-    spec: GoogleCalendarToolSpec,
-    calendar: str,
+    cal: Calendar,
     series_id: str,
     created: dict[str, Any],
     when: str,
@@ -312,17 +278,15 @@ def _undo(
     send: str,
 ) -> Exception:
     """Delete the new series when the old one could not be cut; the guidance that says so."""
-    guidance = spec.guidance_for(exc)
+    guidance = cal.mapped(exc)
     if guidance is None:
         return exc
     new_id = str(created.get("id"))
     emailed = " (its attendees were emailed an invitation to it)" if send != "none" else ""
     try:
-        spec.reader.execute(
-            spec.service.events().delete(calendarId=calendar, eventId=new_id, sendUpdates="none")
-        )
+        cal.client.delete_event(cal.id, new_id, "none")
     except Exception as again:
-        if spec.guidance_for(again) is None:
+        if cal.mapped(again) is None:
             raise
         return AskUser(
             f"The series was only half split: the new series {fence.field(new_id, 200)} from "
@@ -339,22 +303,14 @@ def _undo(
     )
 
 
-def end_series(
-    spec: GoogleCalendarToolSpec, calendar: str, found: Found, tz: dt.tzinfo, send: str
-) -> str:
+def end_series(cal: Calendar, found: Found, send: str) -> str:
     """'This and following' for a delete: the series ends just before the occurrence."""
     occurrence, series = found.event or {}, found.series or {}
-    start = _original_start(occurrence, tz)
+    start = _original_start(occurrence, cal.tz)
     when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
     series_id = str(series.get("id"))
-    spec.reader.execute(
-        spec.service.events().patch(
-            calendarId=calendar,
-            eventId=series_id,
-            body={"recurrence": end_before(list(series.get("recurrence") or []), start)},
-            sendUpdates=send,
-        )
-    )
+    ended = {"recurrence": end_before(list(series.get("recurrence") or []), start)}
+    cal.client.patch_event(cal.id, series_id, ended, send)
     return (
         f"Occurrences of series {series_id} from {when} on deleted: the series now ends "
         "before it; its earlier occurrences stay."

@@ -1,7 +1,7 @@
 """A fake Google Calendar: calendars, calendarList, events and freeBusy.
 
 It answers ``calendars.get``, ``calendarList.list``,
-``events.list/get/instances/insert/patch/delete`` and ``freeBusy.query``. Lists come in
+``events.list/get/instances/insert/patch/update/delete`` and ``freeBusy.query``. Lists come in
 pages with ``nextPageToken``; ``page_size`` makes the pages shorter than ``maxResults``.
 
 Recurring events are kept as Google keeps them: a series (an event with ``recurrence``)
@@ -16,7 +16,7 @@ ending after ``timeMin`` and starting before ``timeMax``). A stored rule it cann
 occurrence would pass the year 9999: listing never fails on a rule.
 
 Pass it as ``GoogleCalendarToolSpec(transport=FakeCalendar())``; bodies are checked against the
-bundled ``calendar.v3`` discovery document, and every write (insert, patch, delete) must say
+bundled ``calendar.v3`` discovery document, and every write (insert, patch, update, delete) must say
 ``sendUpdates`` (who Google emails about it) explicitly: a write that leaves it to Google's
 default fails the test that sent it (``require_send_updates = False`` allows it).
 """
@@ -145,6 +145,11 @@ class FakeCalendar(FakeGoogleHttp):
         if method == "PATCH":
             self.check(body, "Event")
             self.events[event_id] = {**self.events[event_id], **body}
+            return self.reply(200, self.events[event_id])
+        if method == "PUT":
+            self.check(body, "Event")
+            kept = {k: self.events[event_id][k] for k in ("id", "htmlLink", "organizer")}
+            self.events[event_id] = {**body, **kept}
             return self.reply(200, self.events[event_id])
         if method == "DELETE":
             del self.events[event_id]

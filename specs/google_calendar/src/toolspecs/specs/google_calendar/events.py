@@ -1,0 +1,342 @@
+"""The work behind the Calendar tools: write, answer, search, find free time.
+
+Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
+(the client, the calendar's id and zone) and the arguments as the tool read them, and
+returns the reply; the requests are the client's, the words :mod:`.render`'s.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from toolspecs.core import AskUser, FixArguments, clock, fence
+from toolspecs.core.bounds import shown
+from toolspecs.loaders.google import GoogleCalendarReader
+from toolspecs.specs.google_base import parse_addresses
+from toolspecs.specs.google_calendar import render, series
+from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, to_rrule
+from toolspecs.specs.google_calendar.series import Calendar
+from toolspecs.specs.google_calendar.times import (
+    event_times,
+    free_windows,
+    in_zone,
+    moved,
+    span,
+    whole_days,
+)
+
+# sendUpdates for notify_attendees=False / True.
+SEND_UPDATES = {False: "none", True: "all"}
+# create_event looks at most this many events for overlaps.
+OVERLAP_LOOKUP = 50
+# search_events' default window: this many days back and ahead of today.
+SEARCH_DAYS_BACK = 30
+SEARCH_DAYS_AHEAD = 365
+
+
+def create(
+    cal: Calendar,
+    start_datetime: dt.datetime,
+    end_datetime: dt.datetime | None,
+    all_day: bool,
+    fields: Mapping[str, Any],
+    attendees: list[str] | None,
+    recurrence: str | None,
+    notify: bool,
+) -> str:
+    """Create an event; the reply names the events it overlaps.
+
+    Args:
+        cal: The calendar (its zone is the event's).
+        start_datetime: The start.
+        end_datetime: The end; default one hour (or one day) later.
+        all_day: Whole days.
+        fields: ``summary``, and ``description`` and ``location`` when given.
+        attendees: Who to invite.
+        recurrence: An RRULE or words.
+        notify: Email the attendees.
+    """
+    tz = cal.tz
+    start, end, note = span(start_datetime, end_datetime, tz, all_day)
+    body: dict[str, Any] = {"summary": fields["summary"], **event_times(start, end, tz, all_day)}
+    body.update({k: v for k, v in fields.items() if k != "summary" and v})
+    if attendees:
+        body["attendees"] = people(attendees)
+    if recurrence:
+        body["recurrence"] = to_rrule(recurrence, tz)
+    note += overlaps(cal, start, end, all_day)
+    created = cal.client.insert_event(cal.id, body, SEND_UPDATES[notify])
+    return render.mutation("created", created, tz, note + render.emailed(body, notify))
+
+
+def overlaps(cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool) -> str:
+    """A note naming the events a new one at ``start``-``end`` overlaps (bounded).
+
+    A lookup Google does not answer is said, not raised: the event is still created.
+    """
+    if all_day:
+        start, end = whole_days(start, end, cal.tz)
+    try:
+        found = cal.client.list_events(start, end, OVERLAP_LOOKUP, calendar_id=cal.id)
+    except Exception as exc:  # mapped by the failure table; anything else is our bug
+        if cal.mapped(exc) is None:
+            raise
+        return " (Overlaps could not be checked.)"
+    return render.overlaps(found, cal.tz, OVERLAP_LOOKUP)
+
+
+def update(
+    cal: Calendar,
+    event_id: str,
+    patch: dict[str, Any],
+    start_datetime: dt.datetime | None,
+    end_datetime: dt.datetime | None,
+    wanted: Scope | None,
+    notify: bool,
+    allow_destructive: bool,
+) -> str:
+    """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move.
+
+    Raises:
+        AskUser: When the change would destroy and ``allow_destructive`` is off.
+    """
+    tz = cal.tz
+    moves = start_datetime is not None or end_datetime is not None
+    send = SEND_UPDATES[notify]
+    note = ""
+    target = event_id
+    current: dict[str, Any] | None = None
+    found = series.resolve(cal, event_id, wanted) if wanted is not None else None
+    if not allow_destructive and may_destroy(patch):
+        # What the patch applies to: the event, or the series a split copies.
+        before = (found.series if found.split else found.event) if found else None
+        if before is None:
+            current = before = cal.client.get_event(cal.id, target)
+        refuse_losses(before, patch)
+    if found is not None:
+        if found.split:
+            return series.split(cal, found, patch, start_datetime, end_datetime, send)
+        target, current, note = found.target, found.event, found.note
+        if moves and found.occurrence is not None and found.event is not None:
+            times, said = moved(found.occurrence, tz, start_datetime, end_datetime)
+            patch.update(series.shifted(found.occurrence, found.event, times, tz))
+            note += said + " Every occurrence moves by as much."
+            moves = False
+    if moves:
+        if current is None:
+            current = cal.client.get_event(cal.id, target)
+        times, said = moved(current, tz, start_datetime, end_datetime)
+        patch.update(times)
+        note += said
+    updated = cal.client.patch_event(cal.id, target, patch, send)
+    return render.mutation("updated", updated, tz, note + render.emailed(updated, notify))
+
+
+def delete(client: GoogleCalendarReader, calendar_id: str, event_id: str, notify: bool) -> str:
+    """Delete one event (or one occurrence, by its own id)."""
+    client.delete_event(calendar_id, event_id, SEND_UPDATES[notify])
+    return f"Event {event_id} deleted.{_told(notify)} {render.NEXT}"
+
+
+def delete_scoped(cal: Calendar, event_id: str, wanted: Scope, notify: bool) -> str:
+    """Delete the part of a series ``wanted`` names (or the event, when it does not recur)."""
+    send = SEND_UPDATES[notify]
+    found = series.resolve(cal, event_id, wanted)
+    if found.split:
+        return series.end_series(cal, found, send) + _told(notify) + f" {render.NEXT}"
+    cal.client.delete_event(cal.id, found.target, send)
+    return f"{found.deleted_text()} deleted.{found.note}{_told(notify)} {render.NEXT}"
+
+
+def _told(notify: bool) -> str:
+    return " The attendees were emailed." if notify else ""
+
+
+def respond(
+    cal: Calendar,
+    event_id: str,
+    answer: str,
+    comment: str | None,
+    notify: bool,
+    offered: Mapping[str, bool],
+) -> str:
+    """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
+
+    Args:
+        cal: The calendar.
+        event_id: The event.
+        answer: ``accepted``, ``declined`` or ``tentative``.
+        comment: A note for the organizer (blank: remove the one there).
+        notify: Email the organizer.
+        offered: Whether ``update_event`` and ``search_events`` are offered, for guidance.
+
+    Raises:
+        FixArguments: When the user organizes the event or is not among its guests.
+    """
+    current = cal.client.get_event(cal.id, event_id)
+    guests = current.get("attendees")
+    guests = guests if isinstance(guests, list) else []
+    mine = next((i for i, g in enumerate(guests) if isinstance(g, dict) and g.get("self")), None)
+    title = fence.quote(current.get("summary") or "(no title)", 80)
+    organizer = current.get("organizer")
+    organizes = isinstance(organizer, dict) and organizer.get("self")
+    if organizes or (mine is not None and guests[mine].get("organizer")):
+        change = "To change it use update_event; to" if offered.get("update_event") else "To"
+        raise FixArguments(
+            f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
+            f"{change} answer someone else's invitation, send that event's id.",
+        )
+    if mine is None:
+        search = " or search_events" if offered.get("search_events") else ""
+        raise FixArguments(
+            f"The user is not a guest of event {event_id} ({title}), so there is no "
+            "invitation to answer.",
+            f"Check the id with load_data{search}; only events the user was "
+            "invited to can be answered.",
+        )
+    entry = {**guests[mine], "responseStatus": answer}
+    if comment is not None:
+        if comment.strip():
+            entry["comment"] = comment.strip()
+        else:
+            entry.pop("comment", None)
+    body = {"attendees": [entry if i == mine else g for i, g in enumerate(guests)]}
+    updated = cal.client.patch_event(cal.id, event_id, body, SEND_UPDATES[notify])
+    return render.answered(answer, current, updated, event_id, entry, cal.tz, notify)
+
+
+def search(
+    cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
+) -> str:
+    """Events matching ``words``, one line each (default dates: a window around today).
+
+    Raises:
+        FixArguments: When the end date is before the start date.
+    """
+    today = clock.now(cal.tz).date()
+    first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
+    last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
+    if last < first:
+        raise FixArguments(
+            f"end_date {last} is before start_date {first}.",
+            "Send an end_date on or after the start_date.",
+        )
+    time_min = clock.in_range(dt.datetime.combine(first, dt.time.min, tzinfo=cal.tz))
+    after = last + dt.timedelta(days=1)
+    time_max = clock.in_range(dt.datetime.combine(after, dt.time.min, tzinfo=cal.tz))
+    found = cal.client.list_events(time_min, time_max, asked, words, cal.id)
+    return render.search_results(found, words, f"from {first} to {last}", cal.tz, asked)
+
+
+def free_time(
+    cal: Calendar,
+    start_datetime: dt.datetime,
+    end_datetime: dt.datetime,
+    attendees: list[str] | None,
+    min_minutes: int,
+) -> str:
+    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free.
+
+    Raises:
+        FixArguments: When the end is not after the start.
+    """
+    start, end, _ = span(start_datetime, end_datetime, cal.tz, False)
+    if end_datetime is None or end <= start:
+        raise FixArguments("end_datetime must be after start_datetime.")
+    emails = [email for _, email in parse_addresses(attendees or [])]
+    found = cal.client.free_busy(start, end, [cal.id, *emails], clock.timezone_name(cal.tz))
+    busy = in_zone([interval for times in found.values() for interval in times or []], cal.tz)
+    windows = free_windows(start, end, busy, dt.timedelta(minutes=min_minutes))
+    unseen = [calendar for calendar, times in found.items() if times is None]
+    return render.free_time(start, end, windows, emails, unseen, min_minutes)
+
+
+def people(values: list[str]) -> list[dict[str, str]]:
+    """Attendees as the Calendar API writes them, from addresses as agents send them."""
+    found = []
+    for name, email in parse_addresses(values):
+        person = {"email": email}
+        if name:
+            person["displayName"] = name
+        found.append(person)
+    return found
+
+
+def event_id_of(event_id: str) -> str:
+    """``event_id`` without spaces; an empty one is guidance before any request."""
+    cleaned = event_id.strip()
+    if not cleaned:
+        raise FixArguments("event_id is empty.", render.IDS_HINT)
+    return cleaned
+
+
+def read_response(text: str) -> str:
+    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...).
+
+    Raises:
+        FixArguments: When it is none of accept, decline or tentative.
+    """
+    words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
+    unsure = ("not sure", "unsure", "don t know", "do not know", "no idea", "undecided")
+    if (
+        words.startswith(("tentativ", "maybe", "perhaps", "possibly", "might", *unsure))
+        or " not sure " in f" {words} "
+    ):
+        return "tentative"
+    if words.startswith(("declin", "reject", "refus", "not ", "no", "can t", "cannot", "won t")):
+        return "declined"
+    yes = (
+        "accept",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "ok",
+        "sure",
+        "attend",
+        "going",
+        "confirm",
+        "join",
+    )
+    if words == "y" or words.startswith(yes):
+        return "accepted"
+    raise FixArguments(
+        f"response {shown(text)} is not an answer I know.",
+        "Send 'accept', 'decline' or 'tentative'.",
+    )
+
+
+def may_destroy(patch: Mapping[str, Any]) -> bool:
+    """Whether ``patch`` may destroy something, to be checked against the event."""
+    return (
+        "attendees" in patch
+        or "recurrence" in patch
+        or render.blank(patch.get("summary"))
+        or render.blank(patch.get("description"))
+    )
+
+
+def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
+    """Refuse a patch that would destroy part of ``event`` (the spec does not allow it).
+
+    Destroying: blanking a title or description the event has, removing attendees, or a
+    recurrence that shortens, ends or otherwise may drop occurrences of a series.
+
+    Raises:
+        AskUser: Naming what would be lost; nothing was changed.
+    """
+    dropped = None
+    if "recurrence" in patch:
+        dropped = dropped_by(list(event.get("recurrence") or []), list(patch["recurrence"]))
+    losses = render.losses(event, patch, dropped)
+    if losses:
+        raise AskUser(
+            f"Nothing was changed: this update would {'; '.join(losses)}, and destructive "
+            "changes are not allowed (allow_destructive=False).",
+            "Do not retry it: tell the user that they must allow destructive changes "
+            "(allow_destructive=True) for this. Other changes (new title or times, added "
+            "attendees, a longer series) work without it.",
+        )

@@ -1,0 +1,252 @@
+"""What the Calendar tools tell the agent: every reply, in the agent's words.
+
+What others wrote (titles, places, names, descriptions, calendar names) goes through
+:mod:`toolspecs.core.fence`: a value on one line with ``fence.field``, quoted with
+``fence.quote``, a description as a fenced block naming its event.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from toolspecs.core import fence, format_datetime
+from toolspecs.loaders.google import GoogleResponseError
+from toolspecs.loaders.google.events import describe_event, event_span
+
+NEXT = "You can move on to the next step."
+IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
+# respond_to_event's answers, as Google names them, and how the reply says them.
+RESPONSES = {"accepted": "accepted", "declined": "declined", "tentative": "tentatively accepted"}
+# create_event names at most this many overlapping events.
+OVERLAP_SHOWN = 3
+# How many ids a reply about a series' occurrences names.
+OCCURRENCES_SHOWN = 3
+
+
+def description(text: str, source: str) -> str:
+    """An event's description, fenced as third-party text naming its event."""
+    return fence.block(text, source, "description")
+
+
+def mutation(verb: str, event: Mapping[str, Any], tz: dt.tzinfo, note: str) -> str:
+    """What a write tells the agent: the event's id, title, times, link, and what was said.
+
+    Raises:
+        GoogleResponseError: When Google's answer has no event id (the guidance says to
+            check whether the write was done).
+    """
+    event_id = event.get("id")
+    if not isinstance(event_id, str) or not event_id:
+        raise GoogleResponseError("Google's answer to the write names no event id")
+    span = event_span(dict(event), tz)
+    link = f" Link: {fence.field(event['htmlLink'])}." if event.get("htmlLink") else ""
+    title = fence.quote(event.get("summary") or "(no title)")
+    return f"Event {verb} with id {fence.field(event_id)}: {title}, {span}.{note}{link} {NEXT}"
+
+
+def emailed(event: Mapping[str, Any], notify: bool) -> str:
+    """What the agent is told about emails to the attendees of a written event."""
+    if notify:
+        return " The attendees were emailed."
+    return " No emails were sent to the attendees." if event.get("attendees") else ""
+
+
+def overlaps(found: list[dict[str, Any]], tz: dt.tzinfo, lookup: int) -> str:
+    """A note naming the events (of ``found``, at most ``lookup`` asked) a new one overlaps.
+
+    Events marked free (``transparency: transparent``) and cancelled ones do not count.
+    """
+    busy = [
+        e
+        for e in found
+        if e.get("status") != "cancelled" and e.get("transparency") != "transparent"
+    ]
+    if not busy:
+        return ""
+    shown = [
+        f"[id: {fence.field(e.get('id', '?'), 200)}] "
+        f"{fence.quote(e.get('summary') or '(no title)', 60)}, {event_span(e, tz)}"
+        for e in busy[:OVERLAP_SHOWN]
+    ]
+    more = len(busy) - len(shown)
+    at_least = "at least " if len(found) >= lookup else ""
+    listed = "; ".join(shown) + (f"; and {at_least}{more} more" if more else "")
+    return f" It overlaps {at_least}{len(busy)} event{'s' if len(busy) > 1 else ''}: {listed}."
+
+
+def search_results(
+    found: list[dict[str, Any]], words: str, span: str, tz: dt.tzinfo, asked: int
+) -> str:
+    """``search_events``' reply: one line per event, or what to try when none matched."""
+    if not found:
+        return (
+            f"No events match {fence.quote(words, 100)} {span}. "
+            "Try fewer or other words, or a wider range of dates."
+        )
+    lines = [f"{len(found)} events match {fence.quote(words, 100)} {span}:"]
+    lines += [describe_event(event, tz, fence.field) for event in found]
+    if len(found) >= asked:
+        lines.append(
+            f"(There may be more: raise number_of_results above {asked} or narrow the dates.)"
+        )
+    return "\n".join(lines)
+
+
+def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: str) -> str:
+    """``list_calendars``' reply: each allowed calendar as the user's list has it."""
+    lines = ["Calendars this agent may use:"]
+    matched: set[int] = set()
+    for allowed in allowed_ids:
+        index = _entry_for(entries, allowed)
+        is_default = ", the default" if allowed == default else ""
+        if index is None:
+            lines.append(
+                f"- [id: {fence.field(allowed, 200)}] not in the user's calendar list: "
+                f"it may not exist, or the user has not added it{is_default}."
+            )
+            continue
+        matched.add(index)
+        entry = entries[index]
+        name = fence.quote(entry.get("summaryOverride") or entry.get("summary") or "?", 80)
+        own = f" ({fence.field(entry.get('id'), 200)})" if allowed != entry.get("id") else ""
+        role = fence.field(entry.get("accessRole") or "unknown", 40)
+        read_only = " (read only)" if role in ("reader", "freeBusyReader") else ""
+        lines.append(
+            f"- [id: {fence.field(allowed, 200)}]{own} {name} — timezone "
+            f"{fence.field(entry.get('timeZone') or '?', 60)}, access {role}{read_only}"
+            f"{', primary' if entry.get('primary') else ''}{is_default}"
+        )
+    others = len(entries) - len(matched)
+    if others:
+        lines.append(
+            f"The user's list has {others} more calendar{'s' if others > 1 else ''} this "
+            "agent may not use. To allow one, the user adds its id to allowed_calendar_ids "
+            "when creating GoogleCalendarToolSpec."
+        )
+    return "\n".join(lines)
+
+
+def _entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
+    """The index of the calendarList entry of an allowed id (``"primary"``: the primary one)."""
+    wanted = calendar_id.casefold()
+    for index, entry in enumerate(entries):
+        if str(entry.get("id", "")).casefold() == wanted or (
+            wanted == "primary" and entry.get("primary")
+        ):
+            return index
+    return None
+
+
+def free_time(
+    start: dt.datetime,
+    end: dt.datetime,
+    windows: list[tuple[dt.datetime, dt.datetime]],
+    people: list[str],
+    unseen: list[str],
+    min_minutes: int,
+) -> str:
+    """``find_free_time``' reply: the free windows, and whose calendars could not be seen."""
+    who = "you" if not people else "you and " + ", ".join(people)
+    lines = [
+        f"Free windows of at least {min_minutes} minutes for {who}, "
+        f"{format_datetime(start)} to {format_datetime(end)}:"
+    ]
+    for a, b in windows:
+        until = f"{b:%H:%M}" if a.date() == b.date() else format_datetime(b)
+        lines.append(f"- {format_datetime(a)} to {until}")
+    if not windows:
+        lines.append("- none: everyone is busy for the whole range. Try a wider range.")
+    if unseen:
+        names = ", ".join(fence.field(calendar, 100) for calendar in unseen)
+        lines.append(
+            f"(Could not see the calendars of {names}: "
+            "they may be private or outside the user's organization.)"
+        )
+    return "\n".join(lines)
+
+
+def answered(
+    answer: str,
+    current: Mapping[str, Any],
+    updated: Mapping[str, Any],
+    event_id: str,
+    entry: Mapping[str, Any],
+    tz: dt.tzinfo,
+    notify: bool,
+) -> str:
+    """``respond_to_event``' reply: the answer given, to which event, and who was told."""
+    title = fence.quote(current.get("summary") or "(no title)", 80)
+    said = ""
+    if entry.get("comment"):
+        said = f" with the comment {fence.quote(entry['comment'], 200)}"
+    told = " and was emailed" if notify else "; no email was sent"
+    which = ""
+    if current.get("recurrence"):
+        which = " This answers every occurrence; an occurrence's id answers only that one."
+    elif current.get("recurringEventId"):
+        which = " This answers only this occurrence."
+    return (
+        f"The user {RESPONSES[answer]} {title}, {event_span(dict(updated), tz)} "
+        f"(event id {fence.field(updated.get('id') or event_id, 200)}){said}. The organizer "
+        f"sees the answer in the event{told}.{which} {NEXT}"
+    )
+
+
+def losses(event: Mapping[str, Any], patch: Mapping[str, Any], dropped: str | None) -> list[str]:
+    """What ``patch`` would destroy of ``event``, each in a few words (none: empty).
+
+    Args:
+        event: The event as Google has it.
+        patch: The changes asked.
+        dropped: How the new recurrence may drop occurrences, when it may.
+    """
+    found = []
+    if blank(patch.get("summary")) and str(event.get("summary") or "").strip():
+        found.append(f"blank the title {fence.quote(event.get('summary'), 80)}")
+    if blank(patch.get("description")) and str(event.get("description") or "").strip():
+        found.append("delete the description")
+    if "attendees" in patch:
+        kept = {str(a.get("email", "")).casefold() for a in patch["attendees"]}
+        removed = [
+            str(a.get("email"))
+            for a in event.get("attendees") or []
+            if isinstance(a, dict) and a.get("email") and str(a["email"]).casefold() not in kept
+        ]
+        if removed:
+            named = ", ".join(fence.field(email, 80) for email in removed[:5])
+            more = f" and {len(removed) - 5} more" if len(removed) > 5 else ""
+            found.append(f"remove {len(removed)} attendee(s) ({named}{more})")
+    if dropped:
+        found.append(f"{fence.field(dropped, 300)}, which may drop occurrences")
+    return found
+
+
+def blank(value: Any) -> bool:
+    """Whether a new value blanks a field (a string of spaces at most)."""
+    return isinstance(value, str) and not value.strip()
+
+
+def occurrence_ids(items: list[dict[str, Any]]) -> str:
+    """The next occurrences of a series, for guidance (``items`` from the client)."""
+    if not items:
+        return "it has no occurrences from now on"
+    listed = ", ".join(f"[id: {fence.field(i.get('id', '?'), 200)}]" for i in items)
+    return f"its next occurrences: {listed}"
+
+
+def lost(found: list[tuple[str, str]]) -> str:
+    """The warning of a split about the changed or cancelled occurrences it does not keep."""
+    if not found:
+        return ""
+    shown = ", ".join(
+        f"[id: {fence.field(i, 200)}] {what}" for i, what in found[:OCCURRENCES_SHOWN]
+    )
+    more = f" and {len(found) - OCCURRENCES_SHOWN} more" if len(found) > OCCURRENCES_SHOWN else ""
+    return (
+        f" Warning: {len(found)} occurrence(s) from that one on had been changed or cancelled "
+        f"alone ({shown}{more}); the new series does not keep that: cancelled ones are back "
+        "and changed ones are as the series. Tell the user; redo them on the new series' "
+        "occurrences if they want."
+    )

@@ -1,0 +1,41 @@
+"""Reading a Calendar call's arguments asks Google nothing; the calendar's zone is asked
+once, for a sound call, and its times are read in that zone."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from toolspecs.loaders.google.testing import FakeCalendar
+
+
+def _zone_reads(google: FakeCalendar) -> list[str]:
+    return [r.path for r in google.requests if r.path.startswith("/calendars/") and r.method == "GET" and r.path.count("/") == 2]  # fmt: skip
+
+
+def test_a_call_with_a_wrong_argument_sends_no_request(google, tools):
+    out = tools["create_event"].call(title="Sync", start_datetime="tomorrow 4pm", colour="red")
+    assert out.is_error and "colour" in out.content
+    assert google.requests == []  # not even the calendar's zone
+
+
+def test_a_wrong_time_is_reported_without_a_request(google, tools):
+    out = tools["find_free_time"].call(start_datetime="tomorrow 9am", end_datetime="whenever")
+    assert out.is_error and "whenever" in out.content
+    assert google.requests == []
+
+
+def test_a_sound_call_reads_its_times_in_the_calendars_zone(tools):
+    google = FakeCalendar(timezone="Asia/Tokyo")
+    from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+    spec = GoogleCalendarToolSpec(transport=google)
+    create = {t.metadata.name: t for t in spec.to_tool_list()}["create_event"]
+    out = create.call(title="Sync", start_datetime="2026-11-23T09:00")
+    assert not out.is_error, out.content
+    assert "+09:00" in out.content
+    event = next(iter(google.events.values()))
+    start = dt.datetime.fromisoformat(event["start"]["dateTime"])
+    assert start.utcoffset() == dt.timedelta(hours=9) and start.hour == 9
+    assert _zone_reads(google) == ["/calendars/primary"]  # asked once, then cached
+    create.call(title="Again", start_datetime="tomorrow 4pm")
+    assert _zone_reads(google) == ["/calendars/primary"]
