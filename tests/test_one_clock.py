@@ -25,9 +25,8 @@ ALLOWED = {
     "system names no IANA zone (a POSIX TZ rule)",
     ("loaders/google/src/toolspecs/loaders/google/errors.py", "_retry_after"): "a "
     "Retry-After date is measured from the real time",
-    ("loaders/wolfram_alpha/src/toolspecs/loaders/wolfram_alpha/client.py", "_retry_after"): (
-        "a Retry-After date is measured from the real time"
-    ),
+    ("loaders/net/src/toolspecs/loaders/net/retry_after.py", "retry_after"): "a "
+    "Retry-After date is measured from the real time",
     ("loaders/arxiv/src/toolspecs/loaders/arxiv/client.py", "_retry_after"): "a "
     "Retry-After date is measured from the real time",
     ("loaders/arxiv/src/toolspecs/loaders/arxiv/cache.py", "evict"): "the age of files "

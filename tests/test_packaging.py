@@ -65,7 +65,8 @@ def test_members_pin_each_other_to_this_release():
         for req in requirements(project(path)):
             if req.name in ours:
                 pins[f"{project(path)['name']} -> {req}"] = req.specifier
-    assert len(pins) >= 23  # every spec on core and its loader; each loader on net; the umbrella on all ten
+    # Every spec on core and its loader; each loader on net; the umbrella on all ten.
+    assert len(pins) >= 23
     assert {where: str(spec) for where, spec in pins.items()} == {
         where: str(expected) for where in pins
     }
