@@ -2,9 +2,9 @@
 
 - :mod:`~toolspecs.loaders.net.errors`: :class:`LoaderError`, the base of each loader's
   errors (``status``, ``reason``, ``retry_after``), and what the bounded GET raises.
-- :mod:`~toolspecs.loaders.net.causes`: cause-walking, failed name lookups and the one
+- :mod:`~toolspecs.loaders.net.failures`: cause-walking, failed name lookups and the one
   more try ``EAI_AGAIN`` gets, the host that failed (a proxy's, behind one).
-- :mod:`~toolspecs.loaders.net.retry_after`: ``Retry-After`` as seconds.
+- :mod:`~toolspecs.loaders.net.waits`: ``Retry-After`` as seconds.
 - :mod:`~toolspecs.loaders.net.bounded`: a GET bounded in time, size and tries, with
   requests or httpx (their extras: ``toolspecs-loader-net[requests]``, ``[httpx]``).
 
@@ -12,16 +12,6 @@ No dependency beyond the standard library; no agent wording.
 """
 
 from toolspecs.loaders.net.bounded import BoundedGet, Reply, arrived, keep_body
-from toolspecs.loaders.net.causes import (
-    DNS_RETRY_WAIT,
-    LookupRetry,
-    causes,
-    failed_host,
-    lookup_failure,
-    maybe_the_proxy,
-    proxied,
-    temporary,
-)
 from toolspecs.loaders.net.errors import (
     GetFailed,
     GetTimeout,
@@ -31,7 +21,17 @@ from toolspecs.loaders.net.errors import (
     ReplyTooLarge,
     unreachable_reason,
 )
-from toolspecs.loaders.net.retry_after import retry_after
+from toolspecs.loaders.net.failures import (
+    DNS_RETRY_WAIT,
+    LookupRetry,
+    causes,
+    failed_host,
+    lookup_failure,
+    maybe_the_proxy,
+    proxied,
+    temporary,
+)
+from toolspecs.loaders.net.waits import retry_after
 
 __all__ = [
     "DNS_RETRY_WAIT",

@@ -12,7 +12,7 @@ before the next try ends within the call's budget:
 - **tries**: a status in ``retry_statuses`` (429, 5xx but 501) and a failed connection
   get up to ``retries`` more tries, after ``Retry-After`` or ``backoff`` seconds; a name
   that did not resolve is final, but for ``EAI_AGAIN``, which gets one more try after
-  :data:`~toolspecs.loaders.net.causes.DNS_RETRY_WAIT` (not counted in ``retries``).
+  :data:`~toolspecs.loaders.net.failures.DNS_RETRY_WAIT` (not counted in ``retries``).
 
 The last reply is returned whatever its status: the caller reads it. What got no usable
 reply raises a :class:`~toolspecs.loaders.net.errors.GetFailed` (a timeout, a reply too
@@ -34,20 +34,20 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 
-from toolspecs.loaders.net.causes import (
-    LookupRetry,
-    failed_host,
-    lookup_failure,
-    proxied,
-    temporary,
-)
 from toolspecs.loaders.net.errors import (
     GetTimeout,
     HeaderRefused,
     NoConnection,
     ReplyTooLarge,
 )
-from toolspecs.loaders.net.retry_after import retry_after
+from toolspecs.loaders.net.failures import (
+    LookupRetry,
+    failed_host,
+    lookup_failure,
+    proxied,
+    temporary,
+)
+from toolspecs.loaders.net.waits import retry_after
 
 if TYPE_CHECKING:
     import httpx

@@ -1,4 +1,4 @@
-"""``Retry-After`` (RFC 9110, section 10.2.3) read as seconds to wait."""
+"""``Retry-After`` (RFC 9110, section 10.2.3) read as the seconds to wait."""
 
 from __future__ import annotations
 
