@@ -34,10 +34,8 @@ through httpx and that transport, the one way in for a test double.
 
 from __future__ import annotations
 
-import logging
 import os
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -51,6 +49,8 @@ from toolspecs.loaders.net import (
     ReplyTooLarge,
 )
 from toolspecs.loaders.net import retry_after as parse_retry_after
+from toolspecs.loaders.wolfram_alpha import fullresults
+from toolspecs.loaders.wolfram_alpha.appid import HideAppId, mask_app_id, split_app_id, stripped
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdMalformed,
     AppIdMissing,
@@ -81,57 +81,19 @@ APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
 MAX_REPLY_BYTES = 2 * 1024 * 1024
 # The most seconds one request may take, retries and waits included.
 DEADLINE_SECONDS = 30.0
-_REASON_CHARS = 200
-# How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
-_ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
-_APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
-# Loggers that see request URLs. httpx logs each request's URL at INFO; httpcore's DEBUG
-# traces show none today (its Request repr has only the method), but are masked too; and
-# urllib3 in case the ``wolframalpha`` package's or another requests-based client is used
-# with the same AppID. A filter on a logger applies only to records made on that logger
-# (not to its children's), hence the explicit list.
-_URL_LOGGERS = (
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
-    "httpcore.socks",
-    "urllib3",
-    "urllib3.connectionpool",
-    "urllib3.util.retry",
-)
 
-
-def mask_app_id(text: str) -> str:
-    """``text`` with every ``appid=...`` URL parameter shown as ``appid=***``."""
-    return _APPID_IN_URL.sub("appid=***", text) if "appid=" in text.lower() else text
-
-
-class HideAppId(logging.Filter):
-    """A logging filter that masks ``appid=...`` in a record's message and arguments.
-
-    The Full Results API takes the AppID in the URL, which httpx logs at INFO. The record
-    is rewritten only when its formatted message holds an AppID: then the masked message
-    replaces ``msg`` and ``args`` (so no handler sees the AppID, formatted or not).
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Mask the record in place; never drop it."""
-        try:
-            message = record.getMessage()
-        except Exception:  # a record whose arguments do not fit its message: leave it
-            return True
-        masked = mask_app_id(message)
-        if masked != message:
-            record.msg, record.args = masked, ()
-        return True
-
-
-_HIDE_APP_ID = HideAppId()
-for _name in _URL_LOGGERS:
-    logging.getLogger(_name).addFilter(_HIDE_APP_ID)
+__all__ = [
+    "APP_ID_ENV",
+    "APP_ID_ENV_FALLBACK",
+    "DEADLINE_SECONDS",
+    "FULL_RESULTS_URL",
+    "LLM_API_URL",
+    "MAX_REPLY_BYTES",
+    "HideAppId",
+    "WolframAlphaClient",
+    "mask_app_id",
+    "split_app_id",
+]
 
 
 class WolframAlphaClient:
@@ -176,9 +138,9 @@ class WolframAlphaClient:
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, not {retries!r}")
         self.app_id = (
-            _stripped(app_id)
-            or _stripped(os.environ.get(APP_ID_ENV))
-            or _stripped(os.environ.get(APP_ID_ENV_FALLBACK))
+            stripped(app_id)
+            or stripped(os.environ.get(APP_ID_ENV))
+            or stripped(os.environ.get(APP_ID_ENV_FALLBACK))
         )
         self.deadline = float(deadline)
         self._given_app_ids: set[str] = set()
@@ -309,7 +271,7 @@ class WolframAlphaClient:
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
-                did_you_mean=[self._scrub(text) for text in _did_you_mean(result)],
+                did_you_mean=[self._scrub(text) for text in fullresults.did_you_mean(result)],
                 reason="Wolfram|Alpha could not interpret the input (success=false)",
             )
         return result
@@ -364,10 +326,10 @@ class WolframAlphaClient:
         Stripped here too: ``app_id`` (LlamaHub's ``token``) may be set after the
         constructor.
         """
-        given = _stripped(given)
-        if given and not _stripped(self.app_id):
+        given = stripped(given)
+        if given and not stripped(self.app_id):
             self._given_app_ids.add(given)  # for _scrub
-        app_id = _stripped(self.app_id) or given
+        app_id = stripped(self.app_id) or given
         if not app_id:
             raise AppIdMissing(
                 "no Wolfram|Alpha AppID: pass app_id=... or set "
@@ -457,81 +419,24 @@ class WolframAlphaClient:
         raise WolframAlphaUnavailable(f"Wolfram|Alpha answered HTTP {status}", **kwargs)
 
     def _parse(self, body: bytes) -> Any:
-        """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
-
-        We rely on the ``wolframalpha`` package's internals here (5.x): its public
-        ``Client`` does its own HTTP, so we parse its way, with ``Document.make`` as the
-        xmltodict postprocessor (as ``Client.aquery`` does); its ``Result`` and ``Pod``
-        raise ``ValueError("Error <code>: <msg>")`` for Wolfram's ``<error>`` element.
-        xmltodict refuses entity declarations (``disable_entities``, its default, said
-        here): an XML bomb stops at its DTD, and no external entity is ever fetched.
-        Whatever else those objects raise on a reply of another shape (``TypeError``,
-        ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
-        reply is not Wolfram's XML, not a fault of ours.
-        """
-        from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
-
-        import wolframalpha
-        import xmltodict
-
-        try:
-            doc = xmltodict.parse(
-                body, postprocessor=wolframalpha.Document.make, disable_entities=True
-            )
-        except ExpatError as exc:  # a reply cut short, or not XML at all
-            self._raise(_malformed(f"the reply is not complete XML ({exc})"), exc)
-        except ValueError as exc:
-            if _ERROR_ELEMENT.match(str(exc)):
-                self._raise(self._error_element(str(exc)), exc)
-            if "entities" in str(exc):
-                self._raise(_malformed("the reply declares XML entities, which are not read"), exc)
-            self._raise(_malformed(f"the reply has an unexpected value ({exc})"), exc)
-        except (TypeError, AttributeError, KeyError) as exc:
-            self._raise(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc)
-        if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
-            error = doc["error"]
-            if not isinstance(error, dict):
-                raise _malformed("the reply is an <error> without status or message")
-            message = f"Error {error.get('@status', '?')}: {error.get('@message', '')}"
-            raise self._error_element(message)
-        result = doc.get("queryresult") if isinstance(doc, dict) else None
-        if not isinstance(result, wolframalpha.Result):
-            raise _malformed("the reply has no <queryresult>")
-        try:
-            problem = _shape_problem(result)
-        except (TypeError, AttributeError, KeyError, ValueError) as exc:
-            problem = f"it cannot be read ({exc!r})"
-        if problem:
-            raise _malformed(f"the reply's <queryresult> is not as documented: {problem}")
-        return result
-
-    def _error_element(self, message: str) -> WolframAlphaLoaderError:
-        """The loader's error for Wolfram's ``<error>`` in a Full Results reply."""
-        said = self._first_line(message)
-        if "appid" in said.lower():
-            return AppIdRejected(f"Wolfram|Alpha refused the AppID ({said})", reason=said)
-        if "input" in said.lower():
-            return WolframAlphaBadRequest(
-                f"Wolfram|Alpha rejected the request ({said})", reason=said
-            )
-        return WolframAlphaUnavailable(f"Wolfram|Alpha reported an error ({said})", reason=said)
+        """The Full Results XML as ``wolframalpha`` objects (see :func:`.fullresults.parse`)."""
+        return fullresults.parse(body, self._scrub)
 
     def _first_line(self, text: str) -> str:
         """The first non-blank line of ``text``, cut short, with any AppID hidden."""
-        line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        return self._scrub(cut(line, _REASON_CHARS))
+        return fullresults.first_line(text, self._scrub)
 
     def _describe(self, exc: BaseException) -> str:
         detail = str(exc).strip()
         text = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-        return self._scrub(cut(text, _REASON_CHARS))
+        return self._scrub(cut(text, fullresults.REASON_CHARS))
 
     def _scrub(self, text: str) -> str:
         """``text`` without the AppID: as given, stripped, and as ``repr`` shows it."""
         text = mask_app_id(text)
         shown: set[str] = set()
         for app_id in (self.app_id, *self._given_app_ids):
-            for form in (app_id, _stripped(app_id)):
+            for form in (app_id, stripped(app_id)):
                 if form:
                     shown.update((form, repr(form)[1:-1]))
         for form in sorted(shown, key=len, reverse=True):  # the longest first
@@ -544,70 +449,10 @@ class WolframAlphaClient:
         raise error from (cause if self._scrub(text) == text else None)
 
 
-def _malformed(reason: str) -> MalformedReply:
-    return MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason)
-
-
-def _shape_problem(result: Any) -> str:
-    """What in a parsed ``<queryresult>`` is not as documented; "" when all is.
-
-    Checks, through ``wolframalpha``'s own accessors, what :meth:`full_results` promises:
-    pods with a text title and subpods whose ``plaintext`` is text or missing,
-    assumptions whose values are dicts with text ``desc`` and ``input``, and
-    ``didyoumeans`` an element or missing.
-    """
-    import wolframalpha
-
-    for pod in result.pods:
-        if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
-            return "a <pod> without a title"
-        for subpod in pod.subpods:
-            if not isinstance(subpod, dict):
-                return f"a <subpod> of {cut(pod['@title'], 40)!r} is not an element"
-            if not isinstance(subpod.get("plaintext"), (str, type(None))):
-                return f"a <plaintext> of {cut(pod['@title'], 40)!r} holds elements"
-    for assumption in result.assumptions:
-        if not isinstance(assumption, dict):
-            return "an <assumption> is not an element"
-        for value in _as_list(assumption.get("value")):
-            if not isinstance(value, dict) or not all(
-                isinstance(value.get(key), str) for key in ("@desc", "@input")
-            ):
-                return "an assumption's <value> has no desc or input"
-    if not isinstance(result.get("didyoumeans"), (dict, type(None))):
-        return "<didyoumeans> is not an element"
-    return ""
-
-
-def _as_list(value: Any) -> list[Any]:
-    """An element xmltodict gives as one item or a list of them, as a list."""
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
-
-
 def _looks_like_markup(text: str) -> bool:
     """Whether ``text`` starts as a web page or an XML document, not as an answer."""
     start = text[:64].lstrip().lower()
     return start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body"))
-
-
-def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
-    """An ``appid`` among request parameters (any case), and the other parameters.
-
-    LlamaHub's spec sends its ``api_params`` as they are, so ``api_params={"appid": ...}``
-    is how some of its users pass the AppID; we take it as the AppID instead.
-    """
-    rest = dict(params or {})
-    found = [key for key in rest if str(key).lower() == "appid"]
-    values = [rest.pop(key) for key in found]
-    given = next((_stripped(str(value)) for value in values if _stripped(str(value))), None)
-    return given, rest
-
-
-def _stripped(app_id: str | None) -> str | None:
-    """An AppID without surrounding whitespace (a key file's last newline); ``None`` if empty."""
-    return (app_id.strip() or None) if app_id else None
 
 
 def _suggestions(body: str) -> list[str]:
@@ -615,11 +460,3 @@ def _suggestions(body: str) -> list[str]:
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     tips = (line.lstrip("-* ").strip() for line in lines[1:])
     return [tip for tip in tips if tip and not tip.lower().startswith("things to")]
-
-
-def _did_you_mean(result: Mapping[str, Any]) -> list[str]:
-    """The ``<didyoumean>`` inputs of a Full Results reply, best first."""
-    found = (result.get("didyoumeans") or {}).get("didyoumean")
-    items: Iterable[Any] = found if isinstance(found, list) else [found]
-    texts = (item.get("#text", "") if isinstance(item, dict) else item for item in items)
-    return [text.strip() for text in texts if isinstance(text, str) and text.strip()]
