@@ -197,17 +197,10 @@ class BoundedGet:
             with self.http.stream(
                 "GET", url, params=params, headers=headers, timeout=httpx.Timeout(timeout)
             ) as response:
-                status = response.status_code
-                body = self._read(
-                    response.iter_bytes(),
-                    response.headers.get("Content-Length"),
-                    status,
-                    end,
-                    budget,
-                )
+                body = self._read(response.iter_bytes(), response, end, budget)
                 return Reply(
                     response.is_success,
-                    status,
+                    response.status_code,
                     response.reason_phrase,
                     response.headers,
                     body,
@@ -242,13 +235,7 @@ class BoundedGet:
                 allow_redirects=False,
             )
             try:
-                body = self._read(
-                    arrived(response),
-                    response.headers.get("Content-Length"),
-                    response.status_code,
-                    end,
-                    budget,
-                )
+                body = self._read(arrived(response), response, end, budget)
                 keep_body(response, body)
                 text = response.text
             finally:
@@ -295,12 +282,12 @@ class BoundedGet:
     def _read(
         self,
         chunks: Iterator[bytes],
-        declared: str | None,
-        status: int,
+        response: httpx.Response | requests.Response,
         end: float,
         budget: float,
     ) -> bytes:
-        """A reply's body from its ``chunks``, stopped past ``max_bytes`` or ``end``."""
+        """The body of ``response`` from its ``chunks``, stopped past ``max_bytes`` or ``end``."""
+        declared, status = response.headers.get("Content-Length"), response.status_code
         if declared and declared.isdigit() and int(declared) > self.max_bytes:
             raise ReplyTooLarge(self.max_bytes, status)
         kept: list[bytes] = []
