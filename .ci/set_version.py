@@ -1,4 +1,4 @@
-"""Set the one version of all ten distributions, and the pins between them.
+"""Set the one version of all the distributions, and the pins between them.
 
 The version source is the root pyproject.toml's ``[project] version``. The members keep a
 static copy of it and pin each other to it. hatchling could read a dynamic version from one
@@ -41,7 +41,7 @@ def pyprojects(root: Path = ROOT) -> list[Path]:
 
 
 def names(root: Path = ROOT) -> set[str]:
-    """The distribution names of the ten pyproject.toml files."""
+    """The distribution names of all the pyproject.toml files."""
     return {
         tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
         for path in pyprojects(root)

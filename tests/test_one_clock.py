@@ -23,12 +23,7 @@ ALLOWED = {
     ("core/src/toolspecs/core/clock.py", "now"): "the seam itself",
     ("core/src/toolspecs/core/clock.py", "system_timezone"): "today's offset, when the "
     "system names no IANA zone (a POSIX TZ rule)",
-    ("loaders/google/src/toolspecs/loaders/google/errors.py", "_retry_after"): "a "
-    "Retry-After date is measured from the real time",
-    ("loaders/wolfram_alpha/src/toolspecs/loaders/wolfram_alpha/client.py", "_retry_after"): (
-        "a Retry-After date is measured from the real time"
-    ),
-    ("loaders/arxiv/src/toolspecs/loaders/arxiv/client.py", "_retry_after"): "a "
+    ("loaders/net/src/toolspecs/loaders/net/waits.py", "retry_after"): "a "
     "Retry-After date is measured from the real time",
     ("loaders/arxiv/src/toolspecs/loaders/arxiv/cache.py", "evict"): "the age of files "
     "on disk, against their real modification times",

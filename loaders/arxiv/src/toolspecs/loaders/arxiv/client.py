@@ -19,16 +19,11 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import math
-import socket
 import threading
 import time
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
-from email.utils import parsedate_to_datetime
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
-from urllib.request import getproxies
 
 import requests
 import urllib3
@@ -38,6 +33,17 @@ from requests.adapters import BaseAdapter
 import arxiv
 from arxiv import _feed
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
+from toolspecs.loaders.net import (
+    DNS_RETRY_WAIT,
+    LookupRetry,
+    causes,
+    failed_host,
+    keep_body,
+    lookup_failure,
+    maybe_the_proxy,
+    retry_after,
+    temporary,
+)
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"
@@ -49,10 +55,6 @@ MAX_FEED_BYTES = 10 * 2**20
 # Redirects one request may follow (each to arXiv over https).
 MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
-# The wait before the one more try a temporary failure to resolve a name (EAI_AGAIN) gets.
-DNS_RETRY_WAIT = 0.5
-# getaddrinfo's answer for a temporary failure; getattr: a platform may lack the constant.
-_EAI_AGAIN = getattr(socket, "EAI_AGAIN", None)
 # The end (time.monotonic()) of the caller's deadline: see ArxivClient.within.
 _CALL_END: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "arxiv_call_end", default=None
@@ -266,11 +268,11 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             except requests.Timeout as exc:
                 raise _Transient(f"no answer from {host} within {timeout:g} s") from exc
             except requests.ConnectionError as exc:
-                failed = _failed_host(exc, host)
-                lookup = _unresolved(exc)
+                failed = failed_host(exc) or maybe_the_proxy(host)
+                lookup = lookup_failure(exc)
                 if lookup is not None:  # no request left: no pace to keep
                     sent = False
-                    raise _Unresolved(failed, again=lookup.errno == _EAI_AGAIN) from exc
+                    raise _Unresolved(failed, again=temporary(lookup)) from exc
                 reason = f"could not connect to {failed} ({_connection_failure(exc)})"
                 raise _Transient(reason, host=failed) from exc
             finally:
@@ -314,7 +316,7 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         # Each try may take the time left of the deadline, the caller's included.
         end = _earliest(started + self.deadline, _CALL_END.get())
         assert end is not None
-        tried, looked_up_again = 0, False
+        tried, lookups = 0, LookupRetry()
         while True:
             try:
                 return attempt(end)
@@ -322,9 +324,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 # EAI_AGAIN once gets one more try, half a second later, within the deadline;
                 # it keeps no pace of its own (no request left). Any other failure is final.
                 spent = max(time.monotonic() - started, slept)
-                if not exc.again or looked_up_again or started + spent + DNS_RETRY_WAIT >= end:
+                if not lookups.allows(exc.again, started + spent + DNS_RETRY_WAIT < end):
                     raise ArxivUnreachable(exc.host, resolved=False) from exc.__cause__
-                looked_up_again = True
                 time.sleep(DNS_RETRY_WAIT)
                 slept += DNS_RETRY_WAIT
             except _Transient as exc:
@@ -347,51 +348,9 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
         raise ArxivUnavailable(last.reason, last.retry_after, status=last.status)
 
 
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps, depth first.
-
-    What it wraps: ``__cause__``, ``__context__``, exceptions in ``args``, and
-    ``reason`` (urllib3's ``MaxRetryError`` keeps the connection's error there).
-    """
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        found = stack.pop()
-        if id(found) in seen:
-            continue
-        seen.add(id(found))
-        yield found
-        inner = (found.__cause__, found.__context__, getattr(found, "reason", None), *found.args)
-        stack.extend(item for item in inner if isinstance(item, BaseException))
-
-
-def _unresolved(exc: BaseException) -> socket.gaierror | None:
-    """The ``socket.gaierror`` ``exc`` comes from: a host name that did not resolve.
-
-    requests wraps it as ``ConnectionError(MaxRetryError(reason=NameResolutionError))``,
-    urllib3 2.x raising the last ``from`` the ``gaierror``.
-    """
-    return next((cause for cause in _causes(exc) if isinstance(cause, socket.gaierror)), None)
-
-
-def _failed_host(exc: BaseException, host: str) -> str:
-    """The host no connection was made to: ``host``, or the proxy's when one is in the way.
-
-    urllib3's ``NewConnectionError`` (``NameResolutionError`` among them) keeps the
-    connection in ``conn``, whose ``host`` is the name looked up: the proxy's behind one.
-    Without it, a configured proxy (``HTTPS_PROXY``) may be the name that failed.
-    """
-    for cause in _causes(exc):
-        if isinstance(cause, urllib3.exceptions.NewConnectionError):
-            failed = getattr(cause.conn, "host", None)
-            if isinstance(failed, str) and failed:
-                return failed
-    return f"{host} (or the proxy)" if getproxies() else host
-
-
 def _connection_failure(exc: BaseException) -> str:
     """A few words on a failed connection: "connection refused", or the error's type."""
-    for cause in _causes(exc):
+    for cause in causes(exc):
         if isinstance(cause, ConnectionRefusedError):
             return "connection refused"
         if isinstance(cause, ConnectionResetError):
@@ -438,11 +397,7 @@ def _read_body(response: requests.Response, max_bytes: int, end: float | None) -
     except BaseException:
         response.close()  # the connection is dropped, not reused half read
         raise
-    # requests keeps a body it has read in ``_content`` (as Response.content does);
-    # setting it makes ``response.content`` the bytes read here, within the limits.
-    # (Relies on requests' internals: ``_content`` and ``_content_consumed``.)
-    response._content = bytes(body)
-    response._content_consumed = True  # type: ignore[attr-defined]
+    keep_body(response, bytes(body))  # ``response.content`` is what was read here
     response.close()  # the connection goes back to the pool
 
 
@@ -451,28 +406,8 @@ def _check_status(response: requests.Response) -> requests.Response:
     if status == 200:
         return response
     if status == 429 or status >= 500:
-        raise _Transient(f"HTTP {status}", _retry_after(response), status)
+        raise _Transient(f"HTTP {status}", retry_after(response.headers.get("Retry-After")), status)
     raise ArxivQueryError(_error_summary(response.content) or f"HTTP {status}", status=status)
-
-
-def _retry_after(response: requests.Response) -> float | None:
-    """``Retry-After`` in seconds: a number of seconds or an HTTP date (RFC 9110)."""
-    value = response.headers.get("Retry-After", "").strip()
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        pass
-    else:
-        return max(seconds, 0.0) if math.isfinite(seconds) else None
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:  # an HTTP date is GMT
-        when = when.replace(tzinfo=timezone.utc)
-    return max((when - datetime.now(timezone.utc)).total_seconds(), 0.0)
 
 
 def _root(content: bytes, recover: bool = True) -> etree._Element | None:

@@ -26,9 +26,11 @@ Every error carries what a caller needs to decide what to do, and nothing more:
 
 from __future__ import annotations
 
+from toolspecs.loaders.net import LoaderError, unreachable_reason
 
-class ArxivLoaderError(Exception):
-    """Base of the arXiv loader's exceptions.
+
+class ArxivLoaderError(LoaderError):
+    """Base of the arXiv loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
 
     Args:
         message: The exception's text.
@@ -36,19 +38,6 @@ class ArxivLoaderError(Exception):
         reason: What arXiv said, or what happened.
         retry_after: Seconds arXiv asked us to wait, when it said.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        reason: str = "",
-        retry_after: float | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.status = status
-        self.reason = reason
-        self.retry_after = retry_after
 
 
 class ArxivUnavailable(ArxivLoaderError):
@@ -94,13 +83,7 @@ class ArxivUnreachable(ArxivUnavailable):
         self.host = host
         self.resolved = resolved
         self.retryable = resolved
-        if not reason:
-            reason = (
-                f"could not connect to {host}"
-                if resolved
-                else f"could not resolve {host} (no network or DNS?)"
-            )
-        super().__init__(reason)
+        super().__init__(reason or unreachable_reason(host, resolved=resolved))
 
 
 class ArxivQueryError(ArxivLoaderError):

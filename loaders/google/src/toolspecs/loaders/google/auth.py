@@ -42,7 +42,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google.errors import GoogleAuthError
-from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
+from toolspecs.loaders.google.network import unreachable
+from toolspecs.loaders.net import LookupRetry
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -430,7 +431,8 @@ def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) ->
                 kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
             return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
 
-    for attempt in (1, 2):
+    lookups = LookupRetry()
+    while True:
         try:
             creds.refresh(_Bounded())
             return
@@ -438,10 +440,10 @@ def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) ->
             failure = unreachable(exc, str(creds.token_uri))
             if failure is None:
                 raise
-            if not (failure.again and attempt == 1):
+            if not lookups.allows(failure.again):
                 raise failure from exc
         # tenacity's sleep, as execute() waits (tests record it there).
-        tenacity.nap.sleep(AGAIN_WAIT)
+        tenacity.nap.sleep(lookups.wait)
 
 
 def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other", ""]:

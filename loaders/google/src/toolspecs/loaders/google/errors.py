@@ -29,17 +29,18 @@ google-auth's ``TransportError``) are a :class:`GoogleUnreachable` naming the ho
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import os
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from googleapiclient.errors import HttpError
 
+from toolspecs.loaders.net import LoaderError, unreachable_reason
+from toolspecs.loaders.net import retry_after as parse_retry_after
 
-class GoogleLoaderError(Exception):
-    """Base of the Google loader's exceptions.
+
+class GoogleLoaderError(LoaderError):
+    """Base of the Google loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
 
     Args:
         reason: What happened, for a person to read.
@@ -50,11 +51,8 @@ class GoogleLoaderError(Exception):
     def __init__(
         self, reason: str, status: int | None = None, retry_after: float | None = None
     ) -> None:
-        self.reason = reason
-        self.status = status
-        self.retry_after = retry_after
-        # Not super(): in GoogleApiError the next class is HttpError, which wants a response.
-        Exception.__init__(self, reason)
+        # LoaderError's, not super()'s: in GoogleApiError the next class is HttpError.
+        LoaderError.__init__(self, reason, status=status, reason=reason, retry_after=retry_after)
 
 
 class GoogleAuthError(GoogleLoaderError):
@@ -119,13 +117,7 @@ class GoogleUnreachable(GoogleLoaderError):
         self.host = host
         self.resolved = resolved
         self.again = again
-        if not reason:
-            reason = (
-                f"could not connect to {host}"
-                if resolved
-                else f"could not resolve {host} (no network or DNS?)"
-            )
-        super().__init__(reason)
+        super().__init__(reason or unreachable_reason(host, resolved=resolved))
 
 
 RATE_LIMIT_REASONS = frozenset(
@@ -189,15 +181,4 @@ def _google_reason(content: bytes) -> str:
 
 def _retry_after(resp: Any) -> float | None:
     """The ``Retry-After`` header in seconds (it may be seconds or an HTTP date)."""
-    value = str(resp.get("retry-after", "") if hasattr(resp, "get") else "").strip()
-    if not value:
-        return None
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
+    return parse_retry_after(str(resp.get("retry-after", "") if hasattr(resp, "get") else ""))

@@ -3,11 +3,10 @@
 Shared by :mod:`~toolspecs.loaders.google.service` (a request run by ``execute``) and
 :mod:`~toolspecs.loaders.google.auth` (a token refresh, which runs before any request).
 
-A ``socket.gaierror`` anywhere in the cause chain is a name that did not resolve. Its
-errno says whether one more try is worth it: ``EAI_AGAIN`` ("Temporary failure in name
-resolution", what glibc says with no network, and in a passing DNS hiccup) gets one, after
-:data:`AGAIN_WAIT` seconds; any other (``EAI_NONAME``, ``EAI_NODATA``, ``EAI_FAIL``) is
-final at once.
+The causes are walked, and a failed lookup judged, by :mod:`toolspecs.loaders.net`, as
+every loader does: ``EAI_AGAIN`` gets one more try after :data:`AGAIN_WAIT` seconds; any
+other failed lookup is final at once. What is Google's own here: httplib2's wording of a
+name that did not resolve, and the loader's error.
 """
 
 from __future__ import annotations
@@ -15,17 +14,13 @@ from __future__ import annotations
 import re
 import socket
 import ssl
-import urllib.request
-from collections.abc import Iterator
 from urllib.parse import urlsplit
 
 from toolspecs.loaders.google.errors import GoogleUnreachable
+from toolspecs.loaders.net import DNS_RETRY_WAIT, causes, failed_host, maybe_the_proxy, temporary
 
-AGAIN_WAIT = 0.5
+AGAIN_WAIT = DNS_RETRY_WAIT
 """Seconds to wait before the one more try a name that failed with ``EAI_AGAIN`` gets."""
-
-# getattr: a platform may lack one of them.
-_AGAIN = frozenset(code for code in (getattr(socket, "EAI_AGAIN", None),) if isinstance(code, int))
 
 # httplib2 words a name that does not resolve "Unable to find the server at <host>" and
 # keeps no host attribute: we read the host from that text (httplib2 0.2x's wording). It
@@ -48,8 +43,8 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
     wrapped = list(causes(exc))
     lookups = [cause for cause in wrapped if isinstance(cause, socket.gaierror)]
     if lookups or any(isinstance(c, httplib2.ServerNotFoundError) for c in wrapped):
-        again = any(cause.errno in _AGAIN for cause in lookups)
-        return GoogleUnreachable(_unresolved_host(wrapped, host), resolved=False, again=again)
+        again = any(temporary(cause) for cause in lookups)
+        return GoogleUnreachable(_unresolved_host(exc, wrapped, host), resolved=False, again=again)
     if any(isinstance(cause, ssl.SSLError) for cause in wrapped):
         return None  # a certificate or TLS failure: not a missing connection
     for cause in wrapped:
@@ -67,39 +62,19 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
     return None
 
 
-def _unresolved_host(wrapped: list[BaseException], host: str) -> str:
+def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str) -> str:
     """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable.
 
-    urllib3 names the name it looked up, the proxy's when one is used: its
-    ``NameResolutionError`` keeps it in ``_host`` (an internal of urllib3 2.x). httplib2
-    names the request's host even when it connects through a proxy, so its text only
-    tells when no proxy is set.
+    urllib3 names the name it looked up, the proxy's when one is used
+    (:func:`~toolspecs.loaders.net.failed_host`). httplib2 names the request's host even
+    when it connects through a proxy, so its text only tells when no proxy is set.
     """
-    for cause in wrapped:
-        looked_up = getattr(cause, "_host", None)
-        if type(cause).__name__ == "NameResolutionError" and isinstance(looked_up, str):
-            return looked_up
+    looked_up = failed_host(exc)
+    if looked_up:
+        return looked_up
     for cause in wrapped:
         named = _NOT_FOUND_AT.search(str(cause))
         if named:
             host = named.group(1)
             break
-    return f"{host} (or the proxy)" if urllib.request.getproxies().get("https") else host
-
-
-def causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps.
-
-    Its ``__cause__``, ``__context__``, ``args``, and ``reason`` (where urllib3's
-    ``MaxRetryError`` keeps what failed), and theirs.
-    """
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        found = stack.pop()
-        if id(found) in seen:
-            continue
-        seen.add(id(found))
-        yield found
-        inner = (found.__cause__, found.__context__, getattr(found, "reason", None), *found.args)
-        stack.extend(item for item in inner if isinstance(item, BaseException))
+    return maybe_the_proxy(host)

@@ -23,6 +23,7 @@ from tenacity import RetryCallState, Retrying, wait_random_exponential
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
+from toolspecs.loaders.net import LookupRetry
 
 NUM_RETRIES = 3
 # Seconds one request may take with its retries and waits, unless the caller says.
@@ -187,16 +188,15 @@ def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState],
     only ``EAI_AGAIN`` gets a second try, and only one (see
     :mod:`~toolspecs.loaders.google.network`).
     """
-    unresolved = 0
+    lookups = LookupRetry()
 
     def retry(state: RetryCallState) -> bool:
-        nonlocal unresolved
         if state.outcome is None or not state.outcome.failed:
             return False
         exc = state.outcome.exception()
         if isinstance(exc, GoogleUnreachable) and not exc.resolved:
-            unresolved += 1
-            return exc.again and unresolved == 1
+            # Whether the wait fits in the deadline is _stop's to say.
+            return lookups.allows(exc.again)
         return exc is not None and worth(exc)
 
     return retry

@@ -34,26 +34,23 @@ through httpx and that transport, the one way in for a test double.
 
 from __future__ import annotations
 
-import datetime as dt
-import email.utils
-import logging
 import os
-import re
-import socket
-import sys
-import threading
-import time
-import urllib.request
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
-from urllib.parse import urlencode, urlsplit
 
-import requests
-import urllib3
-from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
-
+from toolspecs.loaders.net import (
+    BoundedGet,
+    GetFailed,
+    GetTimeout,
+    HeaderRefused,
+    NoConnection,
+    Reply,
+    ReplyTooLarge,
+)
+from toolspecs.loaders.net import retry_after as parse_retry_after
+from toolspecs.loaders.wolfram_alpha import fullresults
+from toolspecs.loaders.wolfram_alpha.appid import HideAppId, mask_app_id, split_app_id, stripped
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdMalformed,
     AppIdMissing,
@@ -84,103 +81,19 @@ APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
 MAX_REPLY_BYTES = 2 * 1024 * 1024
 # The most seconds one request may take, retries and waits included.
 DEADLINE_SECONDS = 30.0
-# Statuses worth one more try: rate limits and passing server errors (not 501, which the
-# LLM API sends for a query it cannot read).
-_RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
-# The wait before another try when the server did not say (Retry-After).
-_BACKOFF_SECONDS = 1.0
-# Time kept for the next try itself: a wait is skipped when less than this would be left.
-_TRY_SECONDS = 2.0
-_REASON_CHARS = 200
-# The most bytes one read of a reply returns; a read returns what has arrived (at least a
-# byte), and the size and the deadline are checked after each (a read waits at most the
-# request's timeout), so a body sent a byte at a time still ends at the deadline.
-_CHUNK = 16 * 1024
-# The wait before the one more try a name lookup gets when the resolver said "try again".
-_DNS_AGAIN_SECONDS = 0.5
-# How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
-_ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
-_APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
-# Loggers that see request URLs. httpx logs each request's URL at INFO; httpcore's DEBUG
-# traces show none today (its Request repr has only the method), but are masked too; and
-# urllib3 in case the ``wolframalpha`` package's or another requests-based client is used
-# with the same AppID. A filter on a logger applies only to records made on that logger
-# (not to its children's), hence the explicit list.
-_URL_LOGGERS = (
-    "httpx",
-    "httpcore",
-    "httpcore.connection",
-    "httpcore.http11",
-    "httpcore.http2",
-    "httpcore.proxy",
-    "httpcore.socks",
-    "urllib3",
-    "urllib3.connectionpool",
-    "urllib3.util.retry",
-)
 
-
-def mask_app_id(text: str) -> str:
-    """``text`` with every ``appid=...`` URL parameter shown as ``appid=***``."""
-    return _APPID_IN_URL.sub("appid=***", text) if "appid=" in text.lower() else text
-
-
-class HideAppId(logging.Filter):
-    """A logging filter that masks ``appid=...`` in a record's message and arguments.
-
-    The Full Results API takes the AppID in the URL, which httpx logs at INFO. The record
-    is rewritten only when its formatted message holds an AppID: then the masked message
-    replaces ``msg`` and ``args`` (so no handler sees the AppID, formatted or not).
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        """Mask the record in place; never drop it."""
-        try:
-            message = record.getMessage()
-        except Exception:  # a record whose arguments do not fit its message: leave it
-            return True
-        masked = mask_app_id(message)
-        if masked != message:
-            record.msg, record.args = masked, ()
-        return True
-
-
-_HIDE_APP_ID = HideAppId()
-for _name in _URL_LOGGERS:
-    logging.getLogger(_name).addFilter(_HIDE_APP_ID)
-
-
-class _ConnectionFailed(Exception):
-    """A failed connection (the loader's ``error``), which another try may not meet.
-
-    ``retry`` is ``False`` when another try now would meet the same (a name that does
-    not resolve). ``dns_again``: the resolver said "try again" (``EAI_AGAIN``), which
-    earns one more try after :data:`_DNS_AGAIN_SECONDS`, whatever ``retry`` says.
-    """
-
-    def __init__(
-        self, error: WolframAlphaUnavailable, retry: bool = True, *, dns_again: bool = False
-    ) -> None:
-        super().__init__(error)
-        self.error = error
-        self.retry = retry
-        self.dns_again = dns_again
-
-
-@dataclass
-class _Reply:
-    """One reply, read within the limits, whichever library fetched it.
-
-    ``ok`` is the library's own verdict (httpx's ``is_success``, requests'
-    ``raise_for_status()``); ``status`` is read only when it is not ok.
-    """
-
-    ok: bool
-    status: int
-    reason_phrase: str
-    headers: Mapping[str, str]
-    body: bytes
-    text: str
+__all__ = [
+    "APP_ID_ENV",
+    "APP_ID_ENV_FALLBACK",
+    "DEADLINE_SECONDS",
+    "FULL_RESULTS_URL",
+    "LLM_API_URL",
+    "MAX_REPLY_BYTES",
+    "HideAppId",
+    "WolframAlphaClient",
+    "mask_app_id",
+    "split_app_id",
+]
 
 
 class WolframAlphaClient:
@@ -225,18 +138,20 @@ class WolframAlphaClient:
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, not {retries!r}")
         self.app_id = (
-            _stripped(app_id)
-            or _stripped(os.environ.get(APP_ID_ENV))
-            or _stripped(os.environ.get(APP_ID_ENV_FALLBACK))
+            stripped(app_id)
+            or stripped(os.environ.get(APP_ID_ENV))
+            or stripped(os.environ.get(APP_ID_ENV_FALLBACK))
         )
-        self.timeout = float(timeout)
-        self.max_reply_bytes = max_reply_bytes
         self.deadline = float(deadline)
-        self.retries = retries
         self._given_app_ids: set[str] = set()
         self._transport = transport
-        self._client: httpx.Client | None = None
-        self._client_lock = threading.Lock()
+        # The bounded GET (deadline, size cap, retries), shared with the other loaders.
+        self._net = BoundedGet(
+            timeout=float(timeout),
+            max_bytes=max_reply_bytes,
+            retries=retries,
+            transport=transport,
+        )
 
     def __repr__(self) -> str:
         shown = "set" if self.app_id else "missing"
@@ -356,26 +271,41 @@ class WolframAlphaClient:
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
-                did_you_mean=[self._scrub(text) for text in _did_you_mean(result)],
+                did_you_mean=[self._scrub(text) for text in fullresults.did_you_mean(result)],
                 reason="Wolfram|Alpha could not interpret the input (success=false)",
             )
         return result
 
     @property
-    def _http(self) -> httpx.Client:
-        """The httpx client, made on first use (see the imports)."""
-        with self._client_lock:
-            if self._client is None:
-                import httpx
+    def timeout(self) -> float:
+        """Seconds to wait for Wolfram|Alpha (connecting, then each read)."""
+        return self._net.timeout
 
-                self._client = httpx.Client(timeout=self.timeout, transport=self._transport)
-            return self._client
+    @timeout.setter
+    def timeout(self, seconds: float) -> None:
+        self._net.timeout = seconds
+
+    @property
+    def max_reply_bytes(self) -> int:
+        """The most bytes a reply may have."""
+        return self._net.max_bytes
+
+    @max_reply_bytes.setter
+    def max_reply_bytes(self, limit: int) -> None:
+        self._net.max_bytes = limit
+
+    @property
+    def retries(self) -> int:
+        """Extra tries after a rate limit, a server error or a failed connection."""
+        return self._net.retries
+
+    @retries.setter
+    def retries(self, count: int) -> None:
+        self._net.retries = count
 
     def close(self) -> None:
         """Close the HTTP connections."""
-        with self._client_lock:
-            if self._client is not None:
-                self._client.close()
+        self._net.close()
 
     def __enter__(self) -> WolframAlphaClient:
         return self
@@ -396,10 +326,10 @@ class WolframAlphaClient:
         Stripped here too: ``app_id`` (LlamaHub's ``token``) may be set after the
         constructor.
         """
-        given = _stripped(given)
-        if given and not _stripped(self.app_id):
+        given = stripped(given)
+        if given and not stripped(self.app_id):
             self._given_app_ids.add(given)  # for _scrub
-        app_id = _stripped(self.app_id) or given
+        app_id = stripped(self.app_id) or given
         if not app_id:
             raise AppIdMissing(
                 "no Wolfram|Alpha AppID: pass app_id=... or set "
@@ -423,214 +353,49 @@ class WolframAlphaClient:
         *,
         deadline: float | None = None,
         with_requests: bool = False,
-    ) -> _Reply:
-        """One GET and its body, tried again while the wait before it fits in the deadline.
+    ) -> Reply:
+        """One GET and its body, bounded by :class:`~toolspecs.loaders.net.BoundedGet`.
 
-        The last reply is returned whatever its status (the caller reads it); transport
-        failures, a reply over the size limit and one not read in full by the deadline
-        raise the loader's errors. There is no wait after the last try. A host name that
-        did not resolve is final, but for the resolver's "try again" (``EAI_AGAIN``):
-        that gets one more try after 0.5 s when the deadline leaves time for it (not
-        counted in ``retries``). ``with_requests``: sent with ``requests.get`` instead of
-        the httpx client.
+        The last reply is returned whatever its status (the caller reads it); what got no
+        usable reply raises this loader's error, naming the host and never the AppID.
+        ``with_requests``: sent with ``requests.get`` instead of the httpx client.
         """
         budget = round(self.deadline if deadline is None else max(0.0, float(deadline)), 1)
-        end = time.monotonic() + budget
-        dns_tried_again = False
-        tried = 0
-        while True:
-            failure: WolframAlphaUnavailable | None = None
-            try:
-                if with_requests:
-                    reply = self._get_with_requests(url, params, headers, end, budget)
-                else:
-                    reply = self._get_once(url, params, headers, end, budget)
-            except _ConnectionFailed as exc:
-                if (
-                    exc.dns_again
-                    and not dns_tried_again
-                    and time.monotonic() + _DNS_AGAIN_SECONDS + _TRY_SECONDS <= end
-                ):
-                    dns_tried_again = True
-                    time.sleep(_DNS_AGAIN_SECONDS)
-                    continue
-                if not exc.retry:
-                    raise exc.error from None
-                failure, wait = exc.error, _BACKOFF_SECONDS
-            else:
-                if reply.ok or reply.status not in _RETRY_STATUSES:
-                    return reply
-                asked = _retry_after(reply.headers.get("Retry-After"))
-                wait = _BACKOFF_SECONDS if asked is None else asked
-            if tried == self.retries or time.monotonic() + wait + _TRY_SECONDS > end:
-                # No time for the wait and another try: the caller is told when to retry.
-                if failure is not None:
-                    raise failure
-                return reply
-            tried += 1
-            time.sleep(wait)
-
-    def _get_once(
-        self,
-        url: str,
-        params: Mapping[str, Any],
-        headers: Mapping[str, str] | None,
-        end: float,
-        budget: float,
-    ) -> _Reply:
-        """One GET with httpx, its body read up to ``max_reply_bytes`` and by ``end``."""
-        import httpx
-
-        timeout = self._time_for_request(end, budget)
         try:
-            # httpx's timeouts are per operation (each read), fixed when the request
-            # starts: no single wait outlasts the time left then, and _read checks the
-            # deadline after every chunk. (A read that starts late may still end up to
-            # that long after the deadline; the tool's guard has answered the agent by then.)
-            with self._http.stream(
-                "GET", url, params=params, headers=headers, timeout=httpx.Timeout(timeout)
-            ) as response:
-                status = response.status_code
-                body = self._read(
-                    response.iter_bytes(),
-                    response.headers.get("Content-Length"),
-                    status,
-                    end,
-                    budget,
-                )
-                return _Reply(
-                    response.is_success,
-                    status,
-                    response.reason_phrase,
-                    response.headers,
-                    body,
-                    _decode(response, body),
-                )
-        except (httpx.TimeoutException, httpx.RequestError) as exc:
-            self._transport_failed(exc, url, budget)
+            return self._net.get(url, params, headers, budget=budget, with_requests=with_requests)
+        except GetFailed as exc:
+            failure = exc  # raised below, outside this block: no library error as context
+        self._raise(*self._error_for(failure))
 
-    def _get_with_requests(
-        self,
-        url: str,
-        params: Mapping[str, Any],
-        headers: Mapping[str, str] | None,
-        end: float,
-        budget: float,
-    ) -> _Reply:
-        """One GET with ``requests.get``, as LlamaHub's spec sends it: the query in the URL.
-
-        The reply is read as it comes (:func:`_arrived`), up to ``max_reply_bytes`` and
-        by ``end``; then requests decodes it (``text``) and judges its status
-        (``raise_for_status``).
-        """
-        timeout = self._time_for_request(end, budget)
-        try:
-            response = requests.get(
-                f"{url}?{urlencode(params)}",
-                headers=dict(headers or {}),
-                timeout=timeout,
-                stream=True,
-                allow_redirects=False,
-            )
-            try:
-                body = self._read(
-                    _arrived(response),
-                    response.headers.get("Content-Length"),
-                    response.status_code,
-                    end,
-                    budget,
-                )
-                # requests keeps a body it has read in ``_content`` (as Response.content
-                # does): set, ``text`` decodes these bytes by requests' own rules (its
-                # internals: ``_content`` and ``_content_consumed``).
-                response._content = body
-                response._content_consumed = True  # type: ignore[attr-defined]
-                text = response.text
-            finally:
-                response.close()
-        except requests.RequestException as exc:
-            self._transport_failed(exc, url, budget)
-        try:
-            response.raise_for_status()
-        except requests.HTTPError:
-            ok = False
-        else:
-            ok = True
-        return _Reply(ok, response.status_code, response.reason, response.headers, body, text)
-
-    def _time_for_request(self, end: float, budget: float) -> float:
-        """The timeout of the next request: the client's, or the time left if less."""
-        left = end - time.monotonic()
-        if left <= 0:
-            raise WolframAlphaTimeout(budget, "no time was left for another request")
-        return min(self.timeout, left)
-
-    def _transport_failed(self, exc: Exception, url: str, budget: float) -> NoReturn:
-        """Raise the loader's error for a request that got no reply: it names the host."""
-        parts = urlsplit(url)
-        host = parts.hostname or "Wolfram|Alpha"
-        if isinstance(exc, requests.exceptions.InvalidHeader) or _httpx_error(
-            exc, "LocalProtocolError"
-        ):
+    def _error_for(
+        self, failure: GetFailed
+    ) -> tuple[WolframAlphaLoaderError, BaseException | None]:
+        """This loader's error for a GET that got no usable reply, and the cause to show."""
+        cause = failure.cause
+        if isinstance(failure, HeaderRefused):
             # The library refused to send a header: ours is the AppID's. Its text may
             # show the AppID (escaped), so only the type is told; nothing was sent.
-            raise AppIdMalformed(
+            return AppIdMalformed(
                 "the Wolfram|Alpha AppID cannot be sent in a header",
-                reason=f"{type(exc).__name__}: the AppID holds characters a header "
+                reason=f"{type(cause).__name__}: the AppID holds characters a header "
                 "cannot carry; it was not sent",
-            ) from None
-        reason = self._describe(exc)
-        if isinstance(exc, requests.Timeout) or _httpx_error(exc, "TimeoutException"):
-            seconds = min(self.timeout, budget)
-            self._raise(WolframAlphaTimeout(seconds, reason, host=host), exc)
-        lookup = _lookup_failure(exc)
-        if lookup is not None:
-            # The name that failed may be the proxy's: name it when the error says
-            # which, else say so.
-            if _proxied(parts.scheme):
-                host = lookup[1] or f"{host} (or the proxy)"
-            error = WolframAlphaUnreachable(host, resolved=False)
-        else:
-            error = WolframAlphaUnreachable(
-                host, resolved=True, reason=f"could not connect to {host} ({reason})"
-            )
-        if self._scrub(str(exc)) == str(exc):
-            error.__cause__ = exc
-        error.__suppress_context__ = True
-        dns_again = lookup is not None and lookup[0].errno == getattr(socket, "EAI_AGAIN", None)
-        raise _ConnectionFailed(error, retry=lookup is None, dns_again=dns_again) from None
+            ), None
+        if isinstance(failure, GetTimeout):
+            reason = failure.reason if cause is None else self._describe(cause)
+            return WolframAlphaTimeout(failure.seconds, reason, host=failure.host), cause
+        if isinstance(failure, ReplyTooLarge):
+            return WolframAlphaUnavailable(
+                f"Wolfram|Alpha sent too much: {failure.reason}",
+                status=failure.status,
+                reason=failure.reason,
+            ), None
+        assert isinstance(failure, NoConnection), failure
+        if not failure.resolved:
+            return WolframAlphaUnreachable(failure.host, resolved=False), cause
+        reason = f"could not connect to {failure.host} ({self._describe(cause or failure)})"
+        return WolframAlphaUnreachable(failure.host, resolved=True, reason=reason), cause
 
-    def _read(
-        self,
-        chunks: Iterator[bytes],
-        declared: str | None,
-        status: int,
-        end: float,
-        budget: float,
-    ) -> bytes:
-        """A reply's body from its ``chunks``, stopped past ``max_reply_bytes`` or ``end``."""
-        if declared and declared.isdigit() and int(declared) > self.max_reply_bytes:
-            raise self._too_large(status)
-        kept: list[bytes] = []
-        size = 0
-        for chunk in chunks:
-            size += len(chunk)
-            if size > self.max_reply_bytes:
-                raise self._too_large(status)
-            if time.monotonic() > end:
-                raise WolframAlphaTimeout(
-                    budget, f"the reply did not arrive in full within {budget:g} seconds"
-                )
-            kept.append(chunk)
-        return b"".join(kept)
-
-    def _too_large(self, status: int) -> WolframAlphaUnavailable:
-        reason = f"the reply is over {self.max_reply_bytes} bytes"
-        return WolframAlphaUnavailable(
-            f"Wolfram|Alpha sent too much: {reason}", status=status, reason=reason
-        )
-
-    def _check_status(self, reply: _Reply, text: str) -> None:
+    def _check_status(self, reply: Reply, text: str) -> None:
         """Raise the loader's error for a reply whose HTTP status is a failure."""
         if reply.ok:
             return
@@ -639,7 +404,7 @@ class WolframAlphaClient:
             said = reply.reason_phrase  # an error page: its markup says nothing useful
         else:
             said = self._first_line(text)
-        retry_after = _retry_after(reply.headers.get("Retry-After"))
+        retry_after = parse_retry_after(reply.headers.get("Retry-After"))
         kwargs: dict[str, Any] = {"status": status, "reason": said, "retry_after": retry_after}
         if status in (401, 403):
             raise AppIdRejected(f"Wolfram|Alpha refused the AppID (HTTP {status})", **kwargs)
@@ -654,133 +419,34 @@ class WolframAlphaClient:
         raise WolframAlphaUnavailable(f"Wolfram|Alpha answered HTTP {status}", **kwargs)
 
     def _parse(self, body: bytes) -> Any:
-        """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
-
-        We rely on the ``wolframalpha`` package's internals here (5.x): its public
-        ``Client`` does its own HTTP, so we parse its way, with ``Document.make`` as the
-        xmltodict postprocessor (as ``Client.aquery`` does); its ``Result`` and ``Pod``
-        raise ``ValueError("Error <code>: <msg>")`` for Wolfram's ``<error>`` element.
-        xmltodict refuses entity declarations (``disable_entities``, its default, said
-        here): an XML bomb stops at its DTD, and no external entity is ever fetched.
-        Whatever else those objects raise on a reply of another shape (``TypeError``,
-        ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
-        reply is not Wolfram's XML, not a fault of ours.
-        """
-        from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
-
-        import wolframalpha
-        import xmltodict
-
-        try:
-            doc = xmltodict.parse(
-                body, postprocessor=wolframalpha.Document.make, disable_entities=True
-            )
-        except ExpatError as exc:  # a reply cut short, or not XML at all
-            self._raise(_malformed(f"the reply is not complete XML ({exc})"), exc)
-        except ValueError as exc:
-            if _ERROR_ELEMENT.match(str(exc)):
-                self._raise(self._error_element(str(exc)), exc)
-            if "entities" in str(exc):
-                self._raise(_malformed("the reply declares XML entities, which are not read"), exc)
-            self._raise(_malformed(f"the reply has an unexpected value ({exc})"), exc)
-        except (TypeError, AttributeError, KeyError) as exc:
-            self._raise(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc)
-        if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
-            error = doc["error"]
-            if not isinstance(error, dict):
-                raise _malformed("the reply is an <error> without status or message")
-            message = f"Error {error.get('@status', '?')}: {error.get('@message', '')}"
-            raise self._error_element(message)
-        result = doc.get("queryresult") if isinstance(doc, dict) else None
-        if not isinstance(result, wolframalpha.Result):
-            raise _malformed("the reply has no <queryresult>")
-        try:
-            problem = _shape_problem(result)
-        except (TypeError, AttributeError, KeyError, ValueError) as exc:
-            problem = f"it cannot be read ({exc!r})"
-        if problem:
-            raise _malformed(f"the reply's <queryresult> is not as documented: {problem}")
-        return result
-
-    def _error_element(self, message: str) -> WolframAlphaLoaderError:
-        """The loader's error for Wolfram's ``<error>`` in a Full Results reply."""
-        said = self._first_line(message)
-        if "appid" in said.lower():
-            return AppIdRejected(f"Wolfram|Alpha refused the AppID ({said})", reason=said)
-        if "input" in said.lower():
-            return WolframAlphaBadRequest(
-                f"Wolfram|Alpha rejected the request ({said})", reason=said
-            )
-        return WolframAlphaUnavailable(f"Wolfram|Alpha reported an error ({said})", reason=said)
+        """The Full Results XML as ``wolframalpha`` objects (see :func:`.fullresults.parse`)."""
+        return fullresults.parse(body, self._scrub)
 
     def _first_line(self, text: str) -> str:
         """The first non-blank line of ``text``, cut short, with any AppID hidden."""
-        line = next((line.strip() for line in text.splitlines() if line.strip()), "")
-        return self._scrub(cut(line, _REASON_CHARS))
+        return fullresults.first_line(text, self._scrub)
 
     def _describe(self, exc: BaseException) -> str:
         detail = str(exc).strip()
         text = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-        return self._scrub(cut(text, _REASON_CHARS))
+        return self._scrub(cut(text, fullresults.REASON_CHARS))
 
     def _scrub(self, text: str) -> str:
         """``text`` without the AppID: as given, stripped, and as ``repr`` shows it."""
         text = mask_app_id(text)
         shown: set[str] = set()
         for app_id in (self.app_id, *self._given_app_ids):
-            for form in (app_id, _stripped(app_id)):
+            for form in (app_id, stripped(app_id)):
                 if form:
                     shown.update((form, repr(form)[1:-1]))
         for form in sorted(shown, key=len, reverse=True):  # the longest first
             text = text.replace(form, "***")
         return text
 
-    def _raise(self, error: WolframAlphaLoaderError, cause: BaseException) -> NoReturn:
+    def _raise(self, error: WolframAlphaLoaderError, cause: BaseException | None) -> NoReturn:
         """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
         text = str(cause)
         raise error from (cause if self._scrub(text) == text else None)
-
-
-def _malformed(reason: str) -> MalformedReply:
-    return MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason)
-
-
-def _shape_problem(result: Any) -> str:
-    """What in a parsed ``<queryresult>`` is not as documented; "" when all is.
-
-    Checks, through ``wolframalpha``'s own accessors, what :meth:`full_results` promises:
-    pods with a text title and subpods whose ``plaintext`` is text or missing,
-    assumptions whose values are dicts with text ``desc`` and ``input``, and
-    ``didyoumeans`` an element or missing.
-    """
-    import wolframalpha
-
-    for pod in result.pods:
-        if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
-            return "a <pod> without a title"
-        for subpod in pod.subpods:
-            if not isinstance(subpod, dict):
-                return f"a <subpod> of {cut(pod['@title'], 40)!r} is not an element"
-            if not isinstance(subpod.get("plaintext"), (str, type(None))):
-                return f"a <plaintext> of {cut(pod['@title'], 40)!r} holds elements"
-    for assumption in result.assumptions:
-        if not isinstance(assumption, dict):
-            return "an <assumption> is not an element"
-        for value in _as_list(assumption.get("value")):
-            if not isinstance(value, dict) or not all(
-                isinstance(value.get(key), str) for key in ("@desc", "@input")
-            ):
-                return "an assumption's <value> has no desc or input"
-    if not isinstance(result.get("didyoumeans"), (dict, type(None))):
-        return "<didyoumeans> is not an element"
-    return ""
-
-
-def _as_list(value: Any) -> list[Any]:
-    """An element xmltodict gives as one item or a list of them, as a list."""
-    if value is None:
-        return []
-    return list(value) if isinstance(value, list) else [value]
 
 
 def _looks_like_markup(text: str) -> bool:
@@ -789,137 +455,8 @@ def _looks_like_markup(text: str) -> bool:
     return start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body"))
 
 
-def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
-    """An ``appid`` among request parameters (any case), and the other parameters.
-
-    LlamaHub's spec sends its ``api_params`` as they are, so ``api_params={"appid": ...}``
-    is how some of its users pass the AppID; we take it as the AppID instead.
-    """
-    rest = dict(params or {})
-    found = [key for key in rest if str(key).lower() == "appid"]
-    values = [rest.pop(key) for key in found]
-    given = next((_stripped(str(value)) for value in values if _stripped(str(value))), None)
-    return given, rest
-
-
-def _stripped(app_id: str | None) -> str | None:
-    """An AppID without surrounding whitespace (a key file's last newline); ``None`` if empty."""
-    return (app_id.strip() or None) if app_id else None
-
-
-def _arrived(response: requests.Response) -> Iterator[bytes]:
-    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
-
-    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
-    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
-    arrived, decompressed, ``b""`` at the end; its errors become requests' as
-    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
-    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
-    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
-    """
-    raw = response.raw
-    if not isinstance(raw, urllib3.HTTPResponse):
-        yield from response.iter_content(_CHUNK)
-        return
-    try:
-        while chunk := raw.read1(_CHUNK, decode_content=True):
-            yield chunk
-    except ReadTimeoutError as exc:
-        raise requests.ReadTimeout(exc) from exc
-    except ProtocolError as exc:
-        raise requests.exceptions.ChunkedEncodingError(exc) from exc
-    except DecodeError as exc:
-        raise requests.exceptions.ContentDecodingError(exc) from exc
-    except SSLError as exc:
-        raise requests.exceptions.SSLError(exc) from exc
-
-
-def _httpx_error(exc: BaseException, *names: str) -> bool:
-    """Whether ``exc`` is one of httpx's errors ``names``; never imports httpx.
-
-    An httpx error exists only once httpx is imported (see the imports): a request sent
-    with requests is told apart without loading it.
-    """
-    httpx = sys.modules.get("httpx")
-    return httpx is not None and isinstance(exc, tuple(getattr(httpx, n) for n in names))
-
-
-def _decode(response: httpx.Response, body: bytes) -> str:
-    try:
-        return body.decode(response.charset_encoding or "utf-8", errors="replace")
-    except LookupError:  # a charset Python does not know
-        return body.decode("utf-8", errors="replace")
-
-
 def _suggestions(body: str) -> list[str]:
     """The "things to try instead" of an LLM API 501 body, in Wolfram's order."""
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     tips = (line.lstrip("-* ").strip() for line in lines[1:])
     return [tip for tip in tips if tip and not tip.lower().startswith("things to")]
-
-
-def _did_you_mean(result: Mapping[str, Any]) -> list[str]:
-    """The ``<didyoumean>`` inputs of a Full Results reply, best first."""
-    found = (result.get("didyoumeans") or {}).get("didyoumean")
-    items: Iterable[Any] = found if isinstance(found, list) else [found]
-    texts = (item.get("#text", "") if isinstance(item, dict) else item for item in items)
-    return [text.strip() for text in texts if isinstance(text, str) and text.strip()]
-
-
-def _retry_after(value: str | None) -> float | None:
-    """``Retry-After`` in seconds: a number of seconds or an HTTP date."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.timezone.utc)
-    return max(0.0, (when - dt.datetime.now(dt.timezone.utc)).total_seconds())
-
-
-def _causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps, depth first.
-
-    What it wraps: ``__cause__``, ``__context__``, exceptions in ``args``, and
-    ``reason`` (urllib3's ``MaxRetryError`` keeps the connection's error there).
-    """
-    seen: set[int] = set()
-    stack = [exc]
-    while stack:
-        found = stack.pop()
-        if id(found) in seen:
-            continue
-        seen.add(id(found))
-        yield found
-        inner = (found.__cause__, found.__context__, getattr(found, "reason", None), *found.args)
-        stack.extend(item for item in inner if isinstance(item, BaseException))
-
-
-def _lookup_failure(exc: BaseException) -> tuple[socket.gaierror, str | None] | None:
-    """The ``socket.gaierror`` in ``exc``'s causes, and the host it was for when known.
-
-    httpx raises ``ConnectError`` from httpcore's, itself from the ``gaierror`` (no host
-    in it); requests wraps it as ``ConnectionError(MaxRetryError(reason=
-    NameResolutionError))``, whose ``_host`` (urllib3's internals, 2.x) is the name it
-    looked up: the proxy's when there is one. ``None`` when no lookup failed.
-    """
-    causes = list(_causes(exc))
-    failed = next((cause for cause in causes if isinstance(cause, socket.gaierror)), None)
-    if failed is None:
-        return None
-    named = (getattr(cause, "_host", None) for cause in causes)
-    return failed, next((host for host in named if isinstance(host, str) and host), None)
-
-
-def _proxied(scheme: str) -> bool:
-    """Whether a proxy is set for ``scheme``.
-
-    As requests and httpx read it from the environment (``HTTPS_PROXY``...).
-    """
-    proxies = urllib.request.getproxies()
-    return bool(proxies.get(scheme) or proxies.get("all"))

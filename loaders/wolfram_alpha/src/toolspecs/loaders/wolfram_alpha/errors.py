@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from toolspecs.loaders.net import LoaderError, unreachable_reason
+
 # The longest query an exception message repeats, in characters.
 _SHOWN_CHARS = 80
 
@@ -39,8 +41,8 @@ def cut(text: str, limit: int = _SHOWN_CHARS) -> str:
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
 
 
-class WolframAlphaLoaderError(Exception):
-    """Base of the Wolfram|Alpha loader's exceptions.
+class WolframAlphaLoaderError(LoaderError):
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
 
     Args:
         message: The exception's text.
@@ -48,19 +50,6 @@ class WolframAlphaLoaderError(Exception):
         reason: What Wolfram|Alpha said, or what happened.
         retry_after: Seconds Wolfram|Alpha asked us to wait, when it said.
     """
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        status: int | None = None,
-        reason: str = "",
-        retry_after: float | None = None,
-    ) -> None:
-        self.status = status
-        self.reason = reason
-        self.retry_after = retry_after
-        super().__init__(message)
 
 
 class QueryNotUnderstood(WolframAlphaLoaderError):
@@ -156,12 +145,7 @@ class WolframAlphaUnreachable(WolframAlphaUnavailable):
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
         self.host = host
         self.resolved = resolved
-        if not reason:
-            reason = (
-                f"could not connect to {host}"
-                if resolved
-                else f"could not resolve {host} (no network or DNS?)"
-            )
+        reason = reason or unreachable_reason(host, resolved=resolved)
         super().__init__(f"Wolfram|Alpha is unreachable: {reason}", reason=reason)
 
 

@@ -1,0 +1,57 @@
+"""toolspecs.loaders.net: the network plumbing every toolspecs loader shares.
+
+- :mod:`~toolspecs.loaders.net.errors`: :class:`LoaderError`, the base of each loader's
+  errors (``status``, ``reason``, ``retry_after``), and what the bounded GET raises.
+- :mod:`~toolspecs.loaders.net.failures`: cause-walking, failed name lookups and the one
+  more try ``EAI_AGAIN`` gets, the host that failed (a proxy's, behind one).
+- :mod:`~toolspecs.loaders.net.waits`: ``Retry-After`` as seconds.
+- :mod:`~toolspecs.loaders.net.bounded`: a GET bounded in time, size and tries, with
+  requests or httpx (their extras: ``toolspecs-loader-net[requests]``, ``[httpx]``).
+
+No dependency beyond the standard library; no agent wording.
+"""
+
+from toolspecs.loaders.net.bounded import BoundedGet, Reply, arrived, keep_body
+from toolspecs.loaders.net.errors import (
+    GetFailed,
+    GetTimeout,
+    HeaderRefused,
+    LoaderError,
+    NoConnection,
+    ReplyTooLarge,
+    unreachable_reason,
+)
+from toolspecs.loaders.net.failures import (
+    DNS_RETRY_WAIT,
+    LookupRetry,
+    causes,
+    failed_host,
+    lookup_failure,
+    maybe_the_proxy,
+    proxied,
+    temporary,
+)
+from toolspecs.loaders.net.waits import retry_after
+
+__all__ = [
+    "DNS_RETRY_WAIT",
+    "BoundedGet",
+    "GetFailed",
+    "GetTimeout",
+    "HeaderRefused",
+    "LoaderError",
+    "LookupRetry",
+    "NoConnection",
+    "Reply",
+    "ReplyTooLarge",
+    "arrived",
+    "causes",
+    "failed_host",
+    "keep_body",
+    "lookup_failure",
+    "maybe_the_proxy",
+    "proxied",
+    "retry_after",
+    "temporary",
+    "unreachable_reason",
+]

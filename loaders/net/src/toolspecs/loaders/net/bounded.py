@@ -1,0 +1,364 @@
+"""A GET bounded in time, size and tries, sent with requests or httpx.
+
+:meth:`BoundedGet.get` sends one GET and reads its reply, and tries again while the wait
+before the next try ends within the call's budget:
+
+- **time**: the whole call, retries and waits included, ends within ``budget`` seconds;
+  each request waits at most ``timeout`` (or the time left, if less) for each read, and
+  the deadline is checked after every chunk of the reply, so a body sent a byte at a time
+  still ends there. A wait is skipped when less than ``try_seconds`` would be left for the
+  try after it.
+- **size**: a reply declared (``Content-Length``) or read over ``max_bytes`` is dropped.
+- **tries**: a status in ``retry_statuses`` (429, 5xx but 501) and a failed connection
+  get up to ``retries`` more tries, after ``Retry-After`` or ``backoff`` seconds; a name
+  that did not resolve is final, but for ``EAI_AGAIN``, which gets one more try after
+  :data:`~toolspecs.loaders.net.failures.DNS_RETRY_WAIT` (not counted in ``retries``).
+
+The last reply is returned whatever its status: the caller reads it. What got no usable
+reply raises a :class:`~toolspecs.loaders.net.errors.GetFailed` (a timeout, a reply too
+large, a header the library refused, no connection) carrying the library's error as
+``cause``, which the caller turns into its own error.
+
+With ``with_requests=True`` the request goes out with ``requests.get`` (so code that
+patches ``requests.get`` sees it), else with a synchronous ``httpx.Client`` over
+``transport`` (the test seam). Neither library is imported before a request needs it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import urlencode, urlsplit
+
+from toolspecs.loaders.net.errors import (
+    GetTimeout,
+    HeaderRefused,
+    NoConnection,
+    ReplyTooLarge,
+)
+from toolspecs.loaders.net.failures import (
+    LookupRetry,
+    failed_host,
+    lookup_failure,
+    proxied,
+    temporary,
+)
+from toolspecs.loaders.net.waits import retry_after
+
+if TYPE_CHECKING:
+    import httpx
+    import requests
+
+RETRY_STATUSES = frozenset({429, 500, 502, 503, 504})
+"""Statuses worth one more try: rate limits and passing server errors (not 501)."""
+BACKOFF_SECONDS = 1.0
+"""The wait before another try when the server did not say (``Retry-After``)."""
+TRY_SECONDS = 2.0
+"""Time kept for the next try itself: a wait is skipped when less would be left."""
+CHUNK = 16 * 1024
+"""The most bytes one read of a reply returns (a read returns what has arrived)."""
+
+
+@dataclass
+class Reply:
+    """One reply, read within the limits, whichever library fetched it.
+
+    ``ok`` is the library's own verdict (httpx's ``is_success``, requests'
+    ``raise_for_status()``); ``text`` is the body decoded as that library decodes it.
+    """
+
+    ok: bool
+    status: int
+    reason_phrase: str
+    headers: Mapping[str, str]
+    body: bytes
+    text: str
+
+
+class BoundedGet:
+    """GETs bounded by a budget of seconds, a size cap and a number of retries.
+
+    Args:
+        timeout: Seconds to wait for the server (connecting, then each read).
+        max_bytes: The most bytes a reply may have (after decompression).
+        retries: Extra tries after a status in ``retry_statuses`` or a failed connection.
+        transport: The httpx transport requests go through (``None``: httpx's own).
+        retry_statuses: Statuses worth another try.
+        backoff: Seconds to wait before another try when the server did not say.
+        try_seconds: Time kept for a try: a wait is skipped when less would be left.
+    """
+
+    def __init__(
+        self,
+        *,
+        timeout: float,
+        max_bytes: int,
+        retries: int,
+        transport: httpx.BaseTransport | None = None,
+        retry_statuses: frozenset[int] = RETRY_STATUSES,
+        backoff: float = BACKOFF_SECONDS,
+        try_seconds: float = TRY_SECONDS,
+    ) -> None:
+        self.timeout = timeout
+        self.max_bytes = max_bytes
+        self.retries = retries
+        self.transport = transport
+        self.retry_statuses = retry_statuses
+        self.backoff = backoff
+        self.try_seconds = try_seconds
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
+
+    @property
+    def http(self) -> httpx.Client:
+        """The httpx client, made on first use (httpx is imported then)."""
+        with self._client_lock:
+            if self._client is None:
+                import httpx
+
+                self._client = httpx.Client(timeout=self.timeout, transport=self.transport)
+            return self._client
+
+    def close(self) -> None:
+        """Close the httpx client's connections."""
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+
+    def get(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None = None,
+        *,
+        budget: float,
+        with_requests: bool = False,
+    ) -> Reply:
+        """GET ``url`` within ``budget`` seconds, tried again as the module says.
+
+        Raises:
+            GetTimeout: No reply, or not all of it, in time.
+            ReplyTooLarge: The reply is over ``max_bytes``.
+            HeaderRefused: The library refused a header; nothing was sent.
+            NoConnection: After the last try, or at once for a name that did not resolve.
+        """
+        end = time.monotonic() + budget
+        lookups = LookupRetry()
+        tried = 0
+        while True:
+            failure: NoConnection | None = None
+            try:
+                if with_requests:
+                    reply = self._with_requests(url, params, headers, end, budget)
+                else:
+                    reply = self._with_httpx(url, params, headers, end, budget)
+            except NoConnection as exc:
+                fits = time.monotonic() + lookups.wait + self.try_seconds <= end
+                if lookups.allows(exc.again, fits):
+                    time.sleep(lookups.wait)
+                    continue
+                if not exc.resolved:
+                    raise
+                failure, wait = exc, self.backoff
+            else:
+                if reply.ok or reply.status not in self.retry_statuses:
+                    return reply
+                asked = retry_after(reply.headers.get("Retry-After"))
+                wait = self.backoff if asked is None else asked
+            if tried == self.retries or time.monotonic() + wait + self.try_seconds > end:
+                # No time for the wait and another try: the caller is told when to retry.
+                if failure is not None:
+                    raise failure
+                return reply
+            tried += 1
+            time.sleep(wait)
+
+    def _with_httpx(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None,
+        end: float,
+        budget: float,
+    ) -> Reply:
+        """One GET with httpx, its body read up to ``max_bytes`` and by ``end``."""
+        import httpx
+
+        timeout = self._time_for_request(end, budget)
+        try:
+            # httpx's timeouts are per operation (each read), fixed when the request
+            # starts: no single wait outlasts the time left then, and _read checks the
+            # deadline after every chunk. (A read that starts late may still end up to
+            # that long after the deadline; a caller's own deadline has answered by then.)
+            with self.http.stream(
+                "GET", url, params=params, headers=headers, timeout=httpx.Timeout(timeout)
+            ) as response:
+                body = self._read(response.iter_bytes(), response, end, budget)
+                return Reply(
+                    response.is_success,
+                    response.status_code,
+                    response.reason_phrase,
+                    response.headers,
+                    body,
+                    _decode(response, body),
+                )
+        except (httpx.TimeoutException, httpx.RequestError) as exc:
+            self._failed(exc, url, budget)
+
+    def _with_requests(
+        self,
+        url: str,
+        params: Mapping[str, Any],
+        headers: Mapping[str, str] | None,
+        end: float,
+        budget: float,
+    ) -> Reply:
+        """One GET with ``requests.get``, the query in the URL.
+
+        The reply is read as it comes (:func:`arrived`), up to ``max_bytes`` and by
+        ``end``; then requests decodes it (``text``) and judges its status
+        (``raise_for_status``).
+        """
+        import requests
+
+        timeout = self._time_for_request(end, budget)
+        try:
+            response = requests.get(
+                f"{url}?{urlencode(params)}",
+                headers=dict(headers or {}),
+                timeout=timeout,
+                stream=True,
+                allow_redirects=False,
+            )
+            try:
+                body = self._read(arrived(response), response, end, budget)
+                keep_body(response, body)
+                text = response.text
+            finally:
+                response.close()
+        except requests.RequestException as exc:
+            self._failed(exc, url, budget)
+        try:
+            response.raise_for_status()
+        except requests.HTTPError:
+            ok = False
+        else:
+            ok = True
+        return Reply(ok, response.status_code, response.reason, response.headers, body, text)
+
+    def _time_for_request(self, end: float, budget: float) -> float:
+        """The timeout of the next request: ``timeout``, or the time left if less."""
+        left = end - time.monotonic()
+        if left <= 0:
+            raise GetTimeout(budget, "no time was left for another request")
+        return min(self.timeout, left)
+
+    def _failed(self, exc: Exception, url: str, budget: float) -> NoReturn:
+        """Raise the :class:`GetFailed` for a request that got no reply: it names the host."""
+        parts = urlsplit(url)
+        host = parts.hostname or url
+        if _library_error(exc, "requests.exceptions", "InvalidHeader") or _library_error(
+            exc, "httpx", "LocalProtocolError"
+        ):
+            raise HeaderRefused(exc) from None
+        if _library_error(exc, "requests.exceptions", "Timeout") or _library_error(
+            exc, "httpx", "TimeoutException"
+        ):
+            seconds = min(self.timeout, budget)
+            what = f"no answer from {host} within {seconds:g} seconds"
+            raise GetTimeout(seconds, what, host=host, cause=exc) from None
+        lookup = lookup_failure(exc)
+        if lookup is None:
+            raise NoConnection(host, resolved=True, cause=exc) from None
+        # The name that failed may be the proxy's: named when the error says which.
+        if proxied(parts.scheme):
+            host = failed_host(exc) or f"{host} (or the proxy)"
+        raise NoConnection(host, resolved=False, again=temporary(lookup), cause=exc) from None
+
+    def _read(
+        self,
+        chunks: Iterator[bytes],
+        response: httpx.Response | requests.Response,
+        end: float,
+        budget: float,
+    ) -> bytes:
+        """The body of ``response`` from its ``chunks``, stopped past ``max_bytes`` or ``end``."""
+        declared, status = response.headers.get("Content-Length"), response.status_code
+        if declared and declared.isdigit() and int(declared) > self.max_bytes:
+            raise ReplyTooLarge(self.max_bytes, status)
+        kept: list[bytes] = []
+        size = 0
+        for chunk in chunks:
+            size += len(chunk)
+            if size > self.max_bytes:
+                raise ReplyTooLarge(self.max_bytes, status)
+            if time.monotonic() > end:
+                raise GetTimeout(
+                    budget, f"the reply did not arrive in full within {budget:g} seconds"
+                )
+            kept.append(chunk)
+        return b"".join(kept)
+
+
+def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
+    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
+
+    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
+    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
+    arrived, decompressed, ``b""`` at the end; its errors become requests' as
+    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
+    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
+    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
+    """
+    import requests
+    import urllib3
+    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
+
+    raw = response.raw
+    if not isinstance(raw, urllib3.HTTPResponse):
+        yield from response.iter_content(chunk)
+        return
+    try:
+        while data := raw.read1(chunk, decode_content=True):
+            yield data
+    except ReadTimeoutError as exc:
+        raise requests.ReadTimeout(exc) from exc
+    except ProtocolError as exc:
+        raise requests.exceptions.ChunkedEncodingError(exc) from exc
+    except DecodeError as exc:
+        raise requests.exceptions.ContentDecodingError(exc) from exc
+    except SSLError as exc:
+        raise requests.exceptions.SSLError(exc) from exc
+
+
+def keep_body(response: requests.Response, body: bytes) -> None:
+    """Make ``body``, read here within the limits, the body of ``response``.
+
+    requests keeps a body it has read in ``_content`` (as ``Response.content`` does):
+    set, ``content`` is these bytes and ``text`` decodes them by requests' own rules.
+    (Relies on requests' internals: ``_content`` and ``_content_consumed``.)
+    """
+    response._content = body
+    response._content_consumed = True  # type: ignore[attr-defined]
+
+
+def _library_error(exc: BaseException, module: str, name: str) -> bool:
+    """Whether ``exc`` is ``module``'s error ``name``; never imports ``module``.
+
+    The error exists only once its library is imported: a request sent with one library
+    is told apart without loading the other.
+    """
+    loaded = sys.modules.get(module)
+    kind = getattr(loaded, name, None) if loaded is not None else None
+    return isinstance(kind, type) and isinstance(exc, kind)
+
+
+def _decode(response: httpx.Response, body: bytes) -> str:
+    try:
+        return body.decode(response.charset_encoding or "utf-8", errors="replace")
+    except LookupError:  # a charset Python does not know
+        return body.decode("utf-8", errors="replace")

@@ -1,0 +1,150 @@
+"""Reading the Full Results API's XML: ``wolframalpha``'s objects, their shape checked.
+
+:func:`parse` turns a reply's body into a ``wolframalpha.Result``, or raises the loader's
+error: :class:`MalformedReply` for a body that is not Wolfram's XML (cut short, entity
+declarations, another shape), and the error Wolfram's own ``<error>`` element means.
+Nothing raised shows the AppID: every text from the reply goes through the client's
+``scrub``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, NoReturn
+
+from toolspecs.loaders.wolfram_alpha.errors import (
+    AppIdRejected,
+    MalformedReply,
+    WolframAlphaBadRequest,
+    WolframAlphaLoaderError,
+    WolframAlphaUnavailable,
+    cut,
+)
+
+REASON_CHARS = 200
+"""The most characters of what Wolfram said that an error's ``reason`` keeps."""
+# How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
+_ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
+
+
+def parse(body: bytes, scrub: Callable[[str], str]) -> Any:
+    """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
+
+    We rely on the ``wolframalpha`` package's internals here (5.x): its public
+    ``Client`` does its own HTTP, so we parse its way, with ``Document.make`` as the
+    xmltodict postprocessor (as ``Client.aquery`` does); its ``Result`` and ``Pod``
+    raise ``ValueError("Error <code>: <msg>")`` for Wolfram's ``<error>`` element.
+    xmltodict refuses entity declarations (``disable_entities``, its default, said
+    here): an XML bomb stops at its DTD, and no external entity is ever fetched.
+    Whatever else those objects raise on a reply of another shape (``TypeError``,
+    ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
+    reply is not Wolfram's XML, not a fault of ours.
+    """
+    from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
+
+    import wolframalpha
+    import xmltodict
+
+    try:
+        doc = xmltodict.parse(body, postprocessor=wolframalpha.Document.make, disable_entities=True)
+    except ExpatError as exc:  # a reply cut short, or not XML at all
+        _raise(_malformed(f"the reply is not complete XML ({exc})"), exc, scrub)
+    except ValueError as exc:
+        if _ERROR_ELEMENT.match(str(exc)):
+            _raise(_error_element(str(exc), scrub), exc, scrub)
+        if "entities" in str(exc):
+            _raise(_malformed("the reply declares XML entities, which are not read"), exc, scrub)
+        _raise(_malformed(f"the reply has an unexpected value ({exc})"), exc, scrub)
+    except (TypeError, AttributeError, KeyError) as exc:
+        _raise(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc, scrub)
+    if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
+        error = doc["error"]
+        if not isinstance(error, dict):
+            raise _malformed("the reply is an <error> without status or message")
+        message = f"Error {error.get('@status', '?')}: {error.get('@message', '')}"
+        raise _error_element(message, scrub)
+    result = doc.get("queryresult") if isinstance(doc, dict) else None
+    if not isinstance(result, wolframalpha.Result):
+        raise _malformed("the reply has no <queryresult>")
+    try:
+        problem = _shape_problem(result)
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        problem = f"it cannot be read ({exc!r})"
+    if problem:
+        raise _malformed(f"the reply's <queryresult> is not as documented: {problem}")
+    return result
+
+
+def _error_element(message: str, scrub: Callable[[str], str]) -> WolframAlphaLoaderError:
+    """The loader's error for Wolfram's ``<error>`` in a Full Results reply."""
+    said = first_line(message, scrub)
+    if "appid" in said.lower():
+        return AppIdRejected(f"Wolfram|Alpha refused the AppID ({said})", reason=said)
+    if "input" in said.lower():
+        return WolframAlphaBadRequest(f"Wolfram|Alpha rejected the request ({said})", reason=said)
+    return WolframAlphaUnavailable(f"Wolfram|Alpha reported an error ({said})", reason=said)
+
+
+def first_line(text: str, scrub: Callable[[str], str]) -> str:
+    """The first non-blank line of ``text``, cut short, passed through ``scrub``."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return scrub(cut(line, REASON_CHARS))
+
+
+def _raise(
+    error: WolframAlphaLoaderError, cause: BaseException, scrub: Callable[[str], str]
+) -> NoReturn:
+    """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
+    text = str(cause)
+    raise error from (cause if scrub(text) == text else None)
+
+
+def _malformed(reason: str) -> MalformedReply:
+    return MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason)
+
+
+def _shape_problem(result: Any) -> str:
+    """What in a parsed ``<queryresult>`` is not as documented; "" when all is.
+
+    Checks, through ``wolframalpha``'s own accessors, what :meth:`full_results` promises:
+    pods with a text title and subpods whose ``plaintext`` is text or missing,
+    assumptions whose values are dicts with text ``desc`` and ``input``, and
+    ``didyoumeans`` an element or missing.
+    """
+    import wolframalpha
+
+    for pod in result.pods:
+        if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
+            return "a <pod> without a title"
+        for subpod in pod.subpods:
+            if not isinstance(subpod, dict):
+                return f"a <subpod> of {cut(pod['@title'], 40)!r} is not an element"
+            if not isinstance(subpod.get("plaintext"), (str, type(None))):
+                return f"a <plaintext> of {cut(pod['@title'], 40)!r} holds elements"
+    for assumption in result.assumptions:
+        if not isinstance(assumption, dict):
+            return "an <assumption> is not an element"
+        for value in _as_list(assumption.get("value")):
+            if not isinstance(value, dict) or not all(
+                isinstance(value.get(key), str) for key in ("@desc", "@input")
+            ):
+                return "an assumption's <value> has no desc or input"
+    if not isinstance(result.get("didyoumeans"), (dict, type(None))):
+        return "<didyoumeans> is not an element"
+    return ""
+
+
+def _as_list(value: Any) -> list[Any]:
+    """An element xmltodict gives as one item or a list of them, as a list."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def did_you_mean(result: Mapping[str, Any]) -> list[str]:
+    """The ``<didyoumean>`` inputs of a Full Results reply, best first."""
+    found = (result.get("didyoumeans") or {}).get("didyoumean")
+    items: Iterable[Any] = found if isinstance(found, list) else [found]
+    texts = (item.get("#text", "") if isinstance(item, dict) else item for item in items)
+    return [text.strip() for text in texts if isinstance(text, str) and text.strip()]
