@@ -20,6 +20,7 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
+from toolspecs.loaders.google.drafts import GmailDrafts
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
 from toolspecs.loaders.google.mail import (
     MailMessage,
@@ -272,6 +273,11 @@ class GmailReader(GoogleApiReader):
             self._messages_of = service
         return self._messages
 
+    @property
+    def drafts(self) -> GmailDrafts:
+        """The mailbox's drafts: list, get, create, update and send them."""
+        return GmailDrafts(self)
+
     def message_ids(self, query: str = "", max_results: int = 10) -> list[dict[str, str]]:
         """``{"id", "threadId"}`` of the newest messages matching ``query``, page by page."""
         found: list[dict[str, str]] = []
@@ -470,7 +476,7 @@ class GmailReader(GoogleApiReader):
         skipped: list[tuple[str, int]] = []
         total = 0
         for message_id, resource in zip(ids, self.fetch(ids, "minimal"), strict=False):
-            size = _size_estimate(resource)
+            size = size_estimate(resource)
             if size > max_message_bytes or total + size > max_bytes:
                 skipped.append((message_id, size))
                 continue
@@ -513,7 +519,7 @@ class GmailReader(GoogleApiReader):
         return list(self.iter_documents(chosen, max_results or self.max_results))
 
 
-def _size_estimate(resource: Mapping[str, Any]) -> int:
+def size_estimate(resource: Mapping[str, Any]) -> int:
     """A message's ``sizeEstimate`` (bytes), 0 when Gmail left it out or sent no number."""
     try:
         return max(int(resource.get("sizeEstimate") or 0), 0)

@@ -52,6 +52,7 @@ from toolspecs.loaders.google.gmail import (
     MODIFY_LIMIT,
     describe_attachments,
     sender_address,
+    size_estimate,
     summary_headers,
 )
 from toolspecs.loaders.google.mail import decode_raw, format_size, html_to_text, parse_bytes
@@ -427,7 +428,7 @@ class GmailToolSpec(GoogleToolSpec):
         ids: list[str] = []
         total = 0
         for stub in stubs[:MAX_THREAD_MESSAGES]:
-            size = _size_estimate(stub)
+            size = size_estimate(stub)
             if ids and total + size > MAX_THREAD_BYTES:
                 break  # the raw messages are held at once: stop before memory runs away
             ids.append(str(stub["id"]))
@@ -654,14 +655,12 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             max_results: At most this many.
         """
-        listed = self.reader.execute(
-            self.service.users().drafts().list(userId="me", maxResults=max_results)
-        ).get("drafts", [])
+        listed = self.reader.drafts.list(max_results)
         if not listed:
             return "There are no drafts. create_draft makes one."
         lines = [f"{len(listed)} draft(s), newest first:"]
         for item in listed:
-            resource = self._draft_resource(item["id"])
+            resource = self.reader.drafts.get(item["id"])
             lines.append(_draft_summary(resource, _read_draft(resource), first_lines=2))
         return "\n\n".join(lines)
 
@@ -719,9 +718,7 @@ class GmailToolSpec(GoogleToolSpec):
             draft.attachments = [*forwarded, *files]
             self._check_total(draft.attachments)
         self._check_allowed(draft)
-        created = self.reader.execute(
-            self.service.users().drafts().create(userId="me", body=draft.body())
-        )
+        created = self.reader.drafts.create(draft.mime_bytes(), draft.thread_id)
         return self._saved("created", created, draft, note)
 
     @tool(
@@ -765,7 +762,7 @@ class GmailToolSpec(GoogleToolSpec):
                 "update_draft was given nothing to change.",
                 "Send at least one of to, subject, message, cc, bcc or html with the draft_id.",
             )
-        current = self._draft_resource(draft_id.strip())
+        current = self.reader.drafts.get(draft_id.strip())
         stored = _read_draft(current)
         if stored.mail is not None and stored.mail.notes:
             raise AskUser(
@@ -793,11 +790,7 @@ class GmailToolSpec(GoogleToolSpec):
             to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
         )
         self._check_allowed(draft)
-        updated = self.reader.execute(
-            self.service.users()
-            .drafts()
-            .update(userId="me", id=current["id"], body={"id": current["id"], **draft.body()})
-        )
+        updated = self.reader.drafts.update(current["id"], draft.mime_bytes(), draft.thread_id)
         return self._saved("updated", updated, draft, note)
 
     @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
@@ -809,7 +802,7 @@ class GmailToolSpec(GoogleToolSpec):
         """
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
-        resource = self._draft_resource(draft_id.strip())
+        resource = self.reader.drafts.get(draft_id.strip())
         return ApiText(_draft_summary(resource, _read_draft(resource)), resource)
 
     # Sending cannot be undone, consumes the draft and reaches other people.
@@ -831,7 +824,7 @@ class GmailToolSpec(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
         draft_id = draft_id.strip()
-        draft = _read_draft(self._draft_resource(draft_id))
+        draft = _read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():
             raise FixArguments(
                 f"Draft {draft_id} has no recipients.",
@@ -839,9 +832,7 @@ class GmailToolSpec(GoogleToolSpec):
             )
         self._check_allowed(draft)
         self._check_expected(draft_id, draft, recipients)
-        sent = self.reader.execute(
-            self.service.users().drafts().send(userId="me", body={"id": draft_id})
-        )
+        sent = self.reader.drafts.send(draft_id)
         text = (
             f"Draft {draft_id} sent{self.account_note()} as message {sent.get('id')} "
             f"(thread {sent.get('threadId')}) to {_people(draft.recipients())}; "
@@ -890,13 +881,6 @@ class GmailToolSpec(GoogleToolSpec):
             )
 
     # -- helpers ------------------------------------------------------------------------
-
-    def _draft_resource(self, draft_id: str) -> dict[str, Any]:
-        request = self.service.users().drafts().get(userId="me", id=draft_id, format="raw")
-        resource: dict[str, Any] = self.reader.execute(request)
-        if not resource.get("id"):  # an answer without the draft must not become a new one
-            raise GoogleResponseError("Google's answer about the draft names no draft id")
-        return resource
 
     def _make_reply(self, draft: Draft, message_id: str, subject: str | None) -> str:
         """Fill in the thread, reply headers, recipients and subject from the original."""
@@ -1325,14 +1309,6 @@ def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
         if index not in used and part_name(part) == name:
             return index
     return None
-
-
-def _size_estimate(stub: Mapping[str, Any]) -> int:
-    """A message's ``sizeEstimate`` (bytes), 0 when Gmail left it out or sent no number."""
-    try:
-        return max(int(stub.get("sizeEstimate") or 0), 0)
-    except (TypeError, ValueError):
-        return 0
 
 
 def _folder_files(root: Path, private: Callable[[Path], bool]) -> str:

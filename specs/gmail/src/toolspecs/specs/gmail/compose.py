@@ -18,7 +18,6 @@ first.
 
 from __future__ import annotations
 
-import base64
 import functools
 import mimetypes
 import re
@@ -166,17 +165,6 @@ class Draft:
             message["References"] = one_line(self.references or self.in_reply_to)
         message["Message-ID"] = make_msgid(domain="toolspecs.draft")
         return message
-
-    def raw(self) -> str:
-        """The MIME as Gmail's ``raw`` field (base64url)."""
-        return base64.urlsafe_b64encode(self.mime_bytes()).decode("ascii")
-
-    def body(self) -> dict[str, object]:
-        """The ``Draft`` resource body of drafts.create/update."""
-        message: dict[str, object] = {"raw": self.raw()}
-        if self.thread_id:
-            message["threadId"] = self.thread_id
-        return {"message": message}
 
 
 def reply_subject(subject: str) -> str:
