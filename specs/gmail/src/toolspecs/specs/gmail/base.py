@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import fnmatch
-import html as html_lib
+import functools
 import os
 import re
-import stat
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Mapping
 from email.message import Message
-from email.utils import parseaddr
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import (
-    AskUser,
-    ConfigurationError,
-    FixArguments,
-    Range,
-    deadline,
-    fence,
-    tool,
-)
+from toolspecs.core import AskUser, FixArguments, Range, deadline, fence, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import (
     GMAIL_SCOPES,
@@ -33,12 +21,9 @@ from toolspecs.loaders.google import (
     GoogleApiError,
     GoogleAuth,
     GoogleResponseError,
-    MailMessage,
-    Quoting,
 )
 from toolspecs.loaders.google.attachments import (
     MAX_ATTACHMENT_BYTES,
-    AttachmentPart,
     attachment_parts,
     attachment_text,
     decode_data,
@@ -46,28 +31,35 @@ from toolspecs.loaders.google.attachments import (
     kind_of,
 )
 from toolspecs.loaders.google.gmail import (
-    ADDRESS_LIMIT,
     MAX_LOAD_BYTES,
     MAX_MESSAGE_BYTES,
     MODIFY_LIMIT,
-    describe_attachments,
     sender_address,
     size_estimate,
     summary_headers,
 )
-from toolspecs.loaders.google.mail import decode_raw, format_size, html_to_text, parse_bytes
+from toolspecs.loaders.google.mail import format_size
+from toolspecs.specs.gmail import render
+from toolspecs.specs.gmail.attachments_dir import (
+    AttachmentFolder,
+    attachment_folder,
+    check_total,
+    sign_in_file,
+)
 from toolspecs.specs.gmail.compose import (
+    ATTACHMENTS_LIMIT,
     Draft,
-    file_part,
-    forward_subject,
+    make_forward,
+    make_reply,
     part_name,
-    part_size,
-    reply_subject,
-    same_thread_subject,
+    read_draft,
 )
 from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_parts
 from toolspecs.specs.gmail.labels import resolve
-from toolspecs.specs.google_base import GoogleToolSpec, parse_addresses
+from toolspecs.specs.gmail.pdf import pdf_reader, pdf_seconds
+from toolspecs.specs.gmail.recipients import check_allowed, check_expected
+from toolspecs.specs.gmail.render import ApiText
+from toolspecs.specs.google_base import GoogleToolSpec
 from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
 
 SCOPES = GMAIL_SCOPES
@@ -78,9 +70,6 @@ MAX_THREAD_MESSAGES = 100
 MAX_THREAD_BYTES = 32 * 1024 * 1024
 """What the messages get_thread reads may take together, by Gmail's ``sizeEstimate``
 (the first message is read whatever its size, as get_message would)."""
-MAX_LABELS_SHOWN = 500
-PDF_EXTRA = "toolspecs-gmail[pdf]"
-"""What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
 _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 IDS_HINT = (
     "Message ids come from search_messages ([id: ...]); draft ids from list_drafts or "
@@ -98,16 +87,6 @@ _DRAFT_ALIASES = {
     "attach": "attachments",
     "attachment": "attachments",
 }
-# Gmail's limit on what one message carries in attachments.
-ATTACHMENTS_LIMIT = 25 * 1024 * 1024
-# How many files of the allowed folder a guidance names.
-_LISTED_FILES = 20
-MAX_ATTACHMENT_FILES = 10
-"""Files of the allowed folder one create_draft or update_draft attaches at most."""
-# Everything a sender wrote reaches the agent through the core's fences: one-line fields
-# for headers and file names, a quote that cannot be closed for snippets, a block naming
-# the message and its sender for bodies.
-FENCED = Quoting(field=fence.field, quote=fence.quote, block=fence.block)
 _RECIPIENTS_DOC = (
     "Required: all its To, Cc and Bcc addresses, as the user approved them, "
     "e.g. ['ada@example.com']."
@@ -117,31 +96,6 @@ _REPLY_ALIASES = {
     "in_reply_to": "reply_to_message_id",
     "message_id": "reply_to_message_id",
 }
-
-
-class ApiText(str):
-    """Text for the agent that still indexes like the API dict LlamaHub returned.
-
-    ``spec.create_draft(...)["id"]`` keeps working for code written against LlamaHub;
-    ``.data`` is the whole API resource.
-    """
-
-    data: dict[str, Any]
-
-    def __new__(cls, text: str, data: dict[str, Any]) -> ApiText:
-        """The text, carrying ``data``."""
-        made = super().__new__(cls, text)
-        made.data = data
-        return made
-
-    def __getitem__(self, key: Any) -> Any:
-        if isinstance(key, str):
-            return self.data[key]
-        return super().__getitem__(key)
-
-    def get(self, key: str, default: Any = None) -> Any:
-        """A field of the API resource, as ``dict.get``."""
-        return self.data.get(key, default)
 
 
 class GmailToolSpec(GoogleToolSpec):
@@ -270,7 +224,7 @@ class GmailToolSpec(GoogleToolSpec):
             auth=auth,
             transport=transport,
             timezone=timezone,
-            quoting=FENCED,
+            quoting=render.FENCED,
             time_left=deadline.remaining,  # retries end before the call's deadline
         )
         self.allow_send = allow_send
@@ -287,7 +241,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     @attachment_dir.setter
     def attachment_dir(self, value: str | os.PathLike[str] | None) -> None:
-        self._attachment_dir = _attachment_folder(value)
+        self._attachment_dir = attachment_folder(value)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """Arguments left out of a schema until an option makes them matter.
@@ -370,16 +324,11 @@ class GmailToolSpec(GoogleToolSpec):
             if self.offers_tool("get_message")
             else "Search for fewer of them at once (a narrower query or a smaller max_results)"
         )
-        note = Document(
-            text=(
-                f"[{len(left_out)} of {len(documents) + len(left_out)} messages are listed "
-                f"without their body: one call reads at most {format_size(MAX_LOAD_BYTES)} "
-                f"of whole messages, none over {format_size(MAX_MESSAGE_BYTES)}. {read}: "
-                + ", ".join(str(doc.metadata.get("id", "")) for doc in left_out)
-                + ".]"
-            )
-        )
-        return [*documents, note, *left_out]
+        return [
+            *documents,
+            render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES),
+            *left_out,
+        ]
 
     @tool(aliases={"id": "message_id"}, large_output=True, read_only=True, open_world=False)
     def get_message(self, message_id: str) -> Document:
@@ -433,35 +382,19 @@ class GmailToolSpec(GoogleToolSpec):
                 break  # the raw messages are held at once: stop before memory runs away
             ids.append(str(stub["id"]))
             total += size
-        drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
         documents = self.reader.documents(ids)
-        lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
-        for number, doc in enumerate(documents, 1):
-            meta = doc.metadata
-            draft = " (draft)" if str(meta.get("id")) in drafts else ""
-            lines.append(
-                f"{number}. [id: {meta.get('id')}]{draft} {fence.field(meta.get('date'), 60)}"
-                f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
-            )
-        if len(stubs) > len(ids):
-            why = (
-                f"at most {MAX_THREAD_MESSAGES} are read"
-                if len(ids) == MAX_THREAD_MESSAGES
-                else f"the next would take the thread over {format_size(MAX_THREAD_BYTES)}"
-            )
-            rest = [str(m["id"]) for m in stubs[len(ids) :]]
-            more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
-            read = (
-                " Read the others one at a time with get_message(message_id=...)"
-                if self.offers_tool("get_message")
-                else " The others are"
-            )
-            lines.append(f"Only the first {len(ids)} messages are shown ({why}).{read}: {more}.")
-        last = ids[-1] if ids else "?"
-        lines.append(
-            f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
+        why = (
+            f"at most {MAX_THREAD_MESSAGES} are read"
+            if len(ids) == MAX_THREAD_MESSAGES
+            else f"the next would take the thread over {format_size(MAX_THREAD_BYTES)}"
         )
-        return [Document(text="\n".join(lines)), *documents]
+        read = (
+            " Read the others one at a time with get_message(message_id=...)"
+            if self.offers_tool("get_message")
+            else " The others are"
+        )
+        head = render.thread_head(thread_id, note, stubs, documents, ids, why, read)
+        return [head, *documents]
 
     @tool(
         aliases={
@@ -494,10 +427,10 @@ class GmailToolSpec(GoogleToolSpec):
         if part is None:
             raise FixArguments(
                 f"Message {message_id} has no attachment {fence.quote(attachment_id, 100)}.",
-                f"Its attachments: {_listing(parts)}. Pass one of these attachment_id values.",
+                f"Its attachments: {render.part_listing(parts)}. "
+                "Pass one of these attachment_id values.",
             )
-        name = fence.field(part.filename, 200)
-        shown = f"{name} ({fence.field(part.mime_type, 100)}, {format_size(part.size)})"
+        shown = render.part_shown(part)
         kind = kind_of(part.mime_type, part.filename)
         if kind is None:
             raise AskUser(
@@ -511,7 +444,7 @@ class GmailToolSpec(GoogleToolSpec):
                 f"{shown} is over the {format_size(limit)} read_attachment downloads.",
                 "Do not retry: tell the user the file's name so they can open it in Gmail.",
             )
-        reader = _pdf_reader(shown) if kind == "pdf" else None
+        reader = pdf_reader(shown) if kind == "pdf" else None
         data = part.data or self.reader.attachment_data(message_id, part.attachment_id)
         if len(data) * 3 // 4 > limit + 3:  # Gmail's size was wrong: still not decoded
             raise AskUser(
@@ -521,50 +454,20 @@ class GmailToolSpec(GoogleToolSpec):
         content = decode_data(data)
         if content is None:
             raise GoogleResponseError("Google's attachment data is not base64")
-        read = attachment_text(content, kind, part.charset, _pdf_seconds(), reader)
-        headers = summary_headers(resource)
-        sender = sender_address(headers.get("from", ""))
-        pages = f", {read.pages} page(s)" if read.pages else ""
-        source = f"file {name} in message {message_id} from {sender}"
-        lines = [
-            f"Attachment {shown[:-1]}{pages}) [attachment_id: {part.part_id or name}] "
-            f"of message {message_id} from {fence.field(sender, 120)}",
-            fence.block(read.text, source, "attachment"),
-            *(f"Note: {note}." for note in read.notes),
-        ]
-        return Document(
-            text="\n".join(lines),
-            id_=f"gmail:{message_id}:{part.part_id}",
-            metadata={"id": message_id, "from": headers.get("from", ""), "file": part.filename},
-        )
+        read = attachment_text(content, kind, part.charset, pdf_seconds(), reader)
+        return render.attachment_document(message_id, part, read, summary_headers(resource))
 
     @tool(read_only=True, open_world=False)
     def list_labels(self) -> str:
         """List the labels: system ones (INBOX, UNREAD, STARRED...) and the user's, with ids."""
-        labels = self.reader.labels()
-        system = sorted(str(x.get("id")) for x in labels if x.get("type") == "system")
-        user = sorted(
-            (x for x in labels if x.get("type") != "system"),
-            key=lambda x: str(x.get("name", "")).casefold(),
-        )
-        lines = [f"System labels (id = name): {', '.join(system) or 'none'}."]
-        if user:
-            lines.append(f"The user's labels ({len(user)}), name [id]:")
-            lines.extend(
-                f"- {fence.field(x.get('name'), 200)} [{fence.field(x.get('id'), 100)}]"
-                for x in user[:MAX_LABELS_SHOWN]
-            )
-            if len(user) > MAX_LABELS_SHOWN:
-                lines.append(f"... and {len(user) - MAX_LABELS_SHOWN} more.")
-        else:
-            lines.append("The user has no labels of their own.")
+        next_step = ""
         if self.offers_tool("modify_labels"):
-            lines.append(
+            next_step = (
                 "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
             )
         elif self.offers_tool("search_messages"):
-            lines.append("search_messages finds a label's mail, e.g. query='label:Receipts'.")
-        return "\n".join(lines)
+            next_step = "search_messages finds a label's mail, e.g. query='label:Receipts'."
+        return render.labels_text(self.reader.labels(), next_step)
 
     @tool(
         aliases={
@@ -632,19 +535,7 @@ class GmailToolSpec(GoogleToolSpec):
                     "and authorize again.",
                 ) from None
             raise
-        shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
-        done = "; ".join(c.effect() for c in changes)
-        undo = ", ".join(
-            f"{verb}={[c.label_id for c in changes if c.sign == sign]}"
-            for verb, sign in (("add", -1), ("remove", 1))
-            if any(c.sign == sign for c in changes)
-        )
-        return (
-            f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
-            f"The reverse, modify_labels with the same ids and {undo}, applies to every id "
-            "given: it undoes this exactly only if they all had the same labels before. "
-            "You can move on to the next step."
-        )
+        return render.modified_text(ids, changes)
 
     # -- drafts -------------------------------------------------------------------------
 
@@ -655,14 +546,11 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             max_results: At most this many.
         """
-        listed = self.reader.drafts.list(max_results)
-        if not listed:
-            return "There are no drafts. create_draft makes one."
-        lines = [f"{len(listed)} draft(s), newest first:"]
-        for item in listed:
+        summaries = []
+        for item in self.reader.drafts.list(max_results):
             resource = self.reader.drafts.get(item["id"])
-            lines.append(_draft_summary(resource, _read_draft(resource), first_lines=2))
-        return "\n\n".join(lines)
+            summaries.append(render.draft_summary(resource, read_draft(resource), first_lines=2))
+        return render.drafts_text(summaries)
 
     @tool(
         aliases={
@@ -705,19 +593,19 @@ class GmailToolSpec(GoogleToolSpec):
                 "A draft cannot both reply to a message and forward one.",
                 "Send reply_to_message_id or forward_message_id, not both.",
             )
-        files = self._attachments(attachments or [])
+        files = self._folder().parts(attachments or [])
         draft = Draft(to=to or [], cc=cc or [], bcc=bcc or [], text=message or "", html=html or "")
         draft.subject = subject or ""
         note = ""
         if reply_to_message_id:
-            note = self._make_reply(draft, reply_to_message_id.strip(), subject)
+            note = make_reply(self.reader, draft, reply_to_message_id.strip(), subject)
         forwarded: list[Message] = []
         if forward_message_id:
-            forwarded, note = self._make_forward(draft, forward_message_id.strip(), subject)
+            forwarded, note = make_forward(self.reader, draft, forward_message_id.strip(), subject)
         if forwarded or files:
             draft.attachments = [*forwarded, *files]
-            self._check_total(draft.attachments)
-        self._check_allowed(draft)
+            check_total(draft.attachments)
+        check_allowed(draft, self.allowed_recipients)
         created = self.reader.drafts.create(draft.mime_bytes(), draft.thread_id)
         return self._saved("created", created, draft, note)
 
@@ -763,7 +651,7 @@ class GmailToolSpec(GoogleToolSpec):
                 "Send at least one of to, subject, message, cc, bcc or html with the draft_id.",
             )
         current = self.reader.drafts.get(draft_id.strip())
-        stored = _read_draft(current)
+        stored = read_draft(current)
         if stored.mail is not None and stored.mail.notes:
             raise AskUser(
                 f"Draft {current['id']} could not be read whole "
@@ -774,8 +662,8 @@ class GmailToolSpec(GoogleToolSpec):
         note = ""
         if attachments is not None:
             kept = mime_attachment_parts(stored.source)
-            files = self._attachments(attachments, kept)
-            self._check_total(files)
+            files = self._folder().parts(attachments, kept)
+            check_total(files)
             dropped = [
                 f"#{number} {fence.field(part_name(part) or '(no name)', 120)}"
                 for number, part in enumerate(kept, 1)
@@ -789,7 +677,7 @@ class GmailToolSpec(GoogleToolSpec):
         draft = stored.changed(
             to=to, subject=subject, text=message, cc=cc, bcc=bcc, html=html, attachments=files
         )
-        self._check_allowed(draft)
+        check_allowed(draft, self.allowed_recipients)
         updated = self.reader.drafts.update(current["id"], draft.mime_bytes(), draft.thread_id)
         return self._saved("updated", updated, draft, note)
 
@@ -803,7 +691,7 @@ class GmailToolSpec(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
         resource = self.reader.drafts.get(draft_id.strip())
-        return ApiText(_draft_summary(resource, _read_draft(resource)), resource)
+        return ApiText(render.draft_summary(resource, read_draft(resource)), resource)
 
     # Sending cannot be undone, consumes the draft and reaches other people.
     @tool(aliases={"id": "draft_id"}, destructive=True, idempotent=False, open_world=True)
@@ -824,597 +712,38 @@ class GmailToolSpec(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
         draft_id = draft_id.strip()
-        draft = _read_draft(self.reader.drafts.get(draft_id))
+        draft = read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():
             raise FixArguments(
                 f"Draft {draft_id} has no recipients.",
                 f"Add them with update_draft(draft_id='{draft_id}', to=[...]) first.",
             )
-        self._check_allowed(draft)
-        self._check_expected(draft_id, draft, recipients)
+        check_allowed(draft, self.allowed_recipients)
+        check_expected(draft_id, draft, recipients, self.confirm_recipients)
         sent = self.reader.drafts.send(draft_id)
-        text = (
-            f"Draft {draft_id} sent{self.account_note()} as message {sent.get('id')} "
-            f"(thread {sent.get('threadId')}) to {_people(draft.recipients())}; "
-            f"subject: {_subject(draft)}; {_carried(mime_attachment_parts(draft.source))}. "
-            "You can move on to the next step."
-        )
-        return ApiText(text, sent)
-
-    def _check_expected(self, draft_id: str, draft: Draft, recipients: list[str] | None) -> None:
-        """``recipients`` (required with ``confirm_recipients``) are the draft's own, as a set."""
-        actual = {_address(a) for a in draft.recipients()}
-        shown = _people(sorted(actual))
-        if recipients is None:
-            if not self.confirm_recipients:
-                return
-            raise FixArguments(
-                f"Nothing was sent: send_draft needs recipients, the addresses draft "
-                f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
-                "If the user approved sending to them, call send_draft(draft_id="
-                f"'{draft_id}', recipients=[...]) with these addresses; otherwise change the "
-                "draft with update_draft first.",
-            )
-        given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
-        if given != actual:
-            raise FixArguments(
-                f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
-                f"{_people(sorted(given)) or 'nobody'} as recipients says.",
-                "Check with the user who should receive it; change the draft with "
-                "update_draft, or send with recipients equal to the draft's.",
-            )
-
-    def _check_allowed(self, draft: Draft) -> None:
-        """Every recipient matches one of ``allowed_recipients`` (when there are any)."""
-        patterns = self.allowed_recipients
-        if not patterns:
-            return
-        addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]
-        refused = [a for a in addresses if not any(fnmatch.fnmatchcase(a, p) for p in patterns)]
-        if refused:
-            raise AskUser(
-                f"Mail from this agent may go only to addresses matching "
-                f"{fence.field(', '.join(patterns), ADDRESS_LIMIT)} (allowed_recipients); "
-                f"no pattern matches {_people(refused)}. Nothing was saved or sent.",
-                "Do not retry with these addresses: leave them out, or tell the user they "
-                "are not allowed here (only whoever set up the agent can allow them).",
-            )
+        return render.sent_text(draft_id, sent, draft, self.account_note())
 
     # -- helpers ------------------------------------------------------------------------
 
-    def _make_reply(self, draft: Draft, message_id: str, subject: str | None) -> str:
-        """Fill in the thread, reply headers, recipients and subject from the original."""
-        original, mail = self.reader.read(message_id)
-        draft.thread_id = original.get("threadId")
-        reference = mail.header("message-id")
-        draft.in_reply_to = reference
-        draft.references = " ".join(filter(None, [mail.header("references"), reference]))
-        if not draft.to:
-            mine = "SENT" in original.get("labelIds", [])
-            draft.to = (
-                mail.addresses("to")
-                if mine
-                else (mail.addresses("reply-to") or mail.addresses("from"))
-            )
-        if not subject:
-            draft.subject = reply_subject(mail.header("subject"))
-            return ""
-        if not same_thread_subject(subject, mail.header("subject")):
-            return (
-                " Its subject differs from the original's, so Gmail may show it as a new "
-                "conversation; leave subject out to keep the thread."
-            )
-        return ""
-
-    def _make_forward(
-        self, draft: Draft, message_id: str, subject: str | None
-    ) -> tuple[list[Message], str]:
-        """Quote the original's headers and body below the draft's text; its attachments.
-
-        Gmail's ``raw`` form of the original carries its attachments whole: they are
-        taken from it as they are (one request, not one per attachment).
-        """
-        original = self.reader.get_raw(message_id)
-        source = decode_raw(original.get("raw", ""))
-        mail = parse_bytes(source)
-        lines = ["---------- Forwarded message ---------"]
-        for name in ("From", "Date", "Subject", "To", "Cc"):
-            if mail.header(name):
-                lines.append(f"{name}: {mail.header(name)}")
-        quoted = "\n".join(lines) + "\n\n" + (mail.text or html_to_text(mail.html)).strip()
-        draft.text = f"{draft.text.rstrip()}\n\n{quoted}" if draft.text.strip() else quoted
-        if draft.html:
-            escaped = html_lib.escape(quoted)
-            draft.html += f'<br><br><div style="white-space:pre-wrap">{escaped}</div>'
-        draft.subject = subject or forward_subject(mail.header("subject"))
-        parts = mime_attachment_parts(source)
-        total = sum(part_size(part) for part in parts)
-        if total > ATTACHMENTS_LIMIT:
-            raise AskUser(
-                f"Message {message_id}'s attachments take {format_size(total)}, over Gmail's "
-                f"{format_size(ATTACHMENTS_LIMIT)} for one message, so it cannot be forwarded "
-                "with them here.",
-                "Do not retry: tell the user to forward it from Gmail (which links large files).",
-            )
-        kept = f" with its {len(parts)} attachment(s)" if parts else ""
-        sender = fence.field(sender_address(mail.header("from")), 120)
-        return parts, (
-            f" It forwards message {message_id}{kept}: a mail from {sender}, "
-            f"subject: {fence.field(mail.header('subject')) or '(no subject)'}."
+    def _folder(self) -> AttachmentFolder:
+        """The allowed folder as this call attaches from it."""
+        return AttachmentFolder(
+            self.attachment_dir,
+            self.max_attachment_size,
+            functools.partial(sign_in_file, self.auth),
+            self.account_note(),
         )
-
-    def _attachments(self, names: list[str], kept: list[Message] | None = None) -> list[Message]:
-        """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
-
-        A part of ``kept`` is named by its number ('#2', in the draft's order), or by its
-        file name (each name keeps the first part of that name not kept yet). A file named
-        twice is attached once. Every file is checked, its size from ``os.stat``, before
-        any is read: at most :data:`MAX_ATTACHMENT_FILES`, within Gmail's 25 MB together.
-
-        Raises:
-            AskUser: When a file is named but no folder is allowed (or it is missing).
-            FixArguments: For a name outside the folder, hidden, missing, too many files,
-                or files too large.
-        """
-        kept = kept or []
-        used: set[int] = set()
-        chosen: list[Message | str] = []  # a kept part, or the name of a file to read
-        files: dict[str, None] = {}  # the files' names, each once, in order
-        for raw_name in names:
-            name = raw_name.strip()
-            if not name:
-                raise FixArguments(
-                    "An attachment name is empty.", "Name each file, e.g. ['report.pdf']."
-                )
-            index = _kept_index(name, kept, used)
-            if index is not None:
-                used.add(index)
-                chosen.append(kept[index])
-            elif name not in files:
-                files[name] = None
-                chosen.append(name)
-        if not files:
-            return [part for part in chosen if isinstance(part, Message)]
-        if len(files) > MAX_ATTACHMENT_FILES:
-            raise FixArguments(
-                f"{len(files)} files were named; a draft attaches at most "
-                f"{MAX_ATTACHMENT_FILES} files from the folder.",
-                f"Attach the {MAX_ATTACHMENT_FILES} that matter most, or tell the user to "
-                "share the others another way (e.g. one zip file, or a link).",
-            )
-        root = self._root()
-        checked = {name: self._checked(root, name) for name in files}
-        total = sum(file.size for file in checked.values()) + sum(
-            part_size(part) for part in chosen if isinstance(part, Message)
-        )
-        if total > ATTACHMENTS_LIMIT:  # from their sizes on disk, before reading any
-            raise FixArguments(
-                f"The attachments take {format_size(total)} together, over Gmail's "
-                f"{format_size(ATTACHMENTS_LIMIT)} for one message.",
-                "Attach fewer files, or tell the user to share the large ones as links.",
-            )
-        return [
-            part if isinstance(part, Message) else self._read(root, checked[part])
-            for part in chosen
-        ]
-
-    def _root(self) -> Path:
-        if self.attachment_dir is None:
-            raise AskUser(
-                f"Attaching files is not enabled{self.account_note()}: the user has not "
-                "allowed a folder to attach files from (GmailToolSpec(attachment_dir=...), "
-                "or --option attachment_dir=PATH on the command line).",
-                "Do not retry with attachments: leave them out and tell the user which files "
-                "to attach in Gmail, or ask them to allow a folder.",
-            )
-        root = self.attachment_dir.expanduser()
-        if not root.is_dir():
-            raise AskUser(
-                "The folder allowed for attachments does not exist.",
-                "Do not retry with attachments: tell the user to check attachment_dir.",
-            )
-        root = root.resolve()
-        if _too_wide(root):  # a symlink pointed there since the spec was made
-            raise AskUser(
-                "The folder allowed for attachments is now the root or home folder itself, "
-                "which is not allowed.",
-                "Do not retry with attachments: tell the user to check attachment_dir.",
-            )
-        return root
-
-    def _private(self, real: Path) -> bool:
-        """Whether ``real`` is one of this spec's credentials or token files.
-
-        Its OAuth client file, its token files (and any ``token.*.json`` beside
-        ``token_path``: other scope sets' and accounts'), its service account key.
-        """
-        auth = self.auth
-        named = (
-            auth.credentials_path,
-            auth.token_path,
-            auth.own_token_path,
-            auth.token_in_use,
-            auth.service_account_key_path,
-        )
-        for path in named:
-            if path and _resolved(path) == real:
-                return True
-        token = _resolved(auth.token_path) if auth.token_path else None
-        if token is None or real.parent != token.parent:
-            return False
-        family = token.name.split(".")[0]
-        return real.name == f"{family}{token.suffix}" or (
-            real.name.startswith(f"{family}.") and real.name.endswith(token.suffix or ".json")
-        )
-
-    def _listing(self, root: Path) -> str:
-        return _folder_files(root, self._private)
-
-    def _checked(self, root: Path, name: str) -> _FolderFile:
-        """A file of the allowed folder, checked strictly inside it: not yet read."""
-        given = Path(name).expanduser()
-        if ".." in given.parts:
-            raise FixArguments(
-                f"Attachment {fence.field(name, 200)} steps out of the allowed folder ('..').",
-                f"Name a file in the folder by its name. {self._listing(root)}",
-            )
-        inside = given.relative_to(root) if given.is_relative_to(root) else given
-        if not inside.is_absolute() and _hidden(inside):
-            raise self._hidden(name, root)
-        try:
-            # Symlinks followed: where the file really is must be inside the folder.
-            real = (given if given.is_absolute() else root / given).resolve(strict=True)
-        except (OSError, RuntimeError):
-            raise FixArguments(
-                f"There is no file {fence.field(name, 200)} in the folder allowed for attachments.",
-                f"Name one of its files. {self._listing(root)}",
-            ) from None
-        if not real.is_relative_to(root):
-            raise FixArguments(
-                f"{fence.field(name, 200)} is not a file inside the folder allowed for "
-                "attachments; only files there can be attached.",
-                f"Name one of its files, or ask the user to put the file there. "
-                f"{self._listing(root)}",
-            )
-        if _hidden(real.relative_to(root)):
-            raise self._hidden(name, root)
-        if self._private(real):
-            raise FixArguments(
-                f"{fence.field(name, 200)} is one of this tool's Google sign-in files (its "
-                "OAuth client or token), which are never attached.",
-                "Leave it out, and do not try to send its contents another way.",
-            )
-        try:
-            checked = os.lstat(real)
-        except OSError:
-            checked = None
-        if checked is None or not stat.S_ISREG(checked.st_mode):
-            # A FIFO, a device or a folder: opening one could block or read without end.
-            raise FixArguments(
-                f"{fence.field(name, 200)} is not a regular file inside the folder allowed "
-                "for attachments; only regular files there can be attached.",
-                f"Name one of its files, or ask the user to put the file there. "
-                f"{self._listing(root)}",
-            )
-        if checked.st_nlink != 1:
-            # A hard link may be the very file of another folder (e.g. ~/.ssh/id_rsa).
-            raise FixArguments(
-                f"{fence.field(name, 200)} is a hard link (the same file has another name "
-                "elsewhere), so it cannot be attached from the folder.",
-                "Leave it out, and ask the user to copy the file into the folder instead.",
-            )
-        self._check_size(name, checked.st_size)
-        return _FolderFile(name, given.name, real.relative_to(root), checked)
-
-    def _hidden(self, name: str, root: Path) -> FixArguments:
-        return FixArguments(
-            f"{fence.field(name, 200)} is a hidden file or in a hidden folder (a name that "
-            "starts with '.'), which is never attached: such files hold settings and keys.",
-            f"Leave it out, and name a file of the folder. {self._listing(root)}",
-        )
-
-    def _read(self, root: Path, file: _FolderFile) -> Message:
-        """The checked file as a part, if it is still the file that was checked."""
-        name, checked = file.name, file.stat
-        changed = FixArguments(
-            f"{fence.field(name, 200)} changed while it was being attached.",
-            "Leave it out, and ask the user to check the file in the folder.",
-        )
-        try:
-            fd = _open_in(root, file.relative)
-        except OSError:
-            raise changed from None
-        with os.fdopen(fd, "rb") as handle:
-            opened = os.fstat(fd)
-            if (
-                not stat.S_ISREG(opened.st_mode)
-                or (opened.st_dev, opened.st_ino) != (checked.st_dev, checked.st_ino)
-                or opened.st_nlink != 1
-            ):
-                raise changed
-            self._check_size(name, opened.st_size)
-            data = handle.read(self.max_attachment_size + 1)
-        if len(data) > self.max_attachment_size:  # it grew while we read it
-            raise FixArguments(
-                f"{fence.field(name, 200)} is over the {format_size(self.max_attachment_size)} "
-                "a file may be here.",
-                "Leave it out, and tell the user to share it another way (e.g. a link).",
-            )
-        return file_part(file.filename, data)
-
-    def _check_size(self, name: str, size: int) -> None:
-        if size > self.max_attachment_size:
-            raise FixArguments(
-                f"{fence.field(name, 200)} is {format_size(size)}, over the "
-                f"{format_size(self.max_attachment_size)} a file may be here.",
-                "Leave it out, and tell the user to share it another way (e.g. a link).",
-            )
-
-    def _check_total(self, parts: list[Message]) -> None:
-        total = sum(part_size(part) for part in parts)
-        if total > ATTACHMENTS_LIMIT:
-            raise FixArguments(
-                f"The attachments take {format_size(total)} together, over Gmail's "
-                f"{format_size(ATTACHMENTS_LIMIT)} for one message.",
-                "Attach fewer files, or tell the user to share the large ones as links.",
-            )
 
     def _saved(self, verb: str, saved: dict[str, Any], draft: Draft, note: str) -> ApiText:
-        draft_id = saved.get("id", "?")
-        thread = saved.get("message", {}).get("threadId")
-        where = (
-            f" in thread {thread} (a reply)"
-            if draft.thread_id and thread == draft.thread_id
-            else ""
+        return render.saved_text(
+            verb,
+            saved,
+            draft,
+            note,
+            account=self.account_note(),
+            allow_send=self.allow_send,
+            confirm_recipients=self.confirm_recipients,
         )
-        recipients = _people(draft.recipients()) or "nobody yet"
-        body = "" if (draft.text or draft.html) else " The body is empty."
-        parts = draft.attachments
-        if parts is None and draft.source:  # an update keeps the stored draft's
-            parts = mime_attachment_parts(draft.source)
-        if parts or draft.attachments is not None:
-            carried = _carried(parts or [])
-            body += f" {carried[0].upper()}{carried[1:]}."
-        if " forwards message " not in note:  # create_draft's note names the forward
-            body += _forwarded(draft.text)
-        listed = ", recipients=[its To, Cc and Bcc]" if self.confirm_recipients else ""
-        send = (
-            f" send it with send_draft(draft_id='{draft_id}'{listed}),"
-            if self.allow_send
-            else " the user sends it from Gmail,"
-        )
-        text = (
-            f"Draft {verb}{self.account_note()} with id {draft_id}{where}: to {recipients}; "
-            f"subject: {_subject(draft)}.{body}{note} "
-            f"Next: show it to the user;{send} or change it with "
-            f"update_draft(draft_id='{draft_id}', ...)."
-        )
-        return ApiText(text, saved)
-
-
-@dataclass(frozen=True)
-class _FolderFile:
-    """A file of the allowed folder, checked (its ``os.lstat``) and not read yet."""
-
-    name: str  # as the agent named it
-    filename: str  # the name it is attached under
-    relative: Path  # where it really is, inside the folder
-    stat: os.stat_result
-
-    @property
-    def size(self) -> int:
-        return self.stat.st_size
-
-
-def _attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
-    """``attachment_dir`` checked for the person: ``None`` (off), or an absolute folder.
-
-    Raises:
-        ConfigurationError: When it is relative (it would follow the working directory:
-            ``""`` once meant ``.``), or the root or home folder itself.
-    """
-    if value is None:
-        return None
-    text = os.fspath(value)
-    if not isinstance(text, str):
-        raise ConfigurationError("attachment_dir must be a folder path as text, e.g. '~/outbox'")
-    if not text.strip():
-        return None  # blank, e.g. `--option gmail.attachment_dir=`: attaching is off
-    folder = Path(text).expanduser()
-    if not folder.is_absolute():
-        raise ConfigurationError(
-            f"attachment_dir={text!r} is relative (it would depend on the working "
-            "directory): give an absolute folder, e.g. attachment_dir='~/outbox'"
-        )
-    wide = _too_wide(folder.resolve())
-    if wide:
-        raise ConfigurationError(
-            f"attachment_dir={text!r} is {wide}, which holds far more than files to mail: "
-            "make a folder for them (e.g. ~/outbox) and give that"
-        )
-    return folder
-
-
-def _too_wide(real: Path) -> str:
-    """``"the root folder"`` or ``"the home folder"`` when ``real`` is one; else ``""``."""
-    if real == Path(real.anchor):
-        return "the root folder"
-    try:
-        home = Path.home().resolve()
-    except (OSError, RuntimeError):  # no home known (a bare service account)
-        return ""
-    return "the home folder" if real == home else ""
-
-
-def _hidden(relative: Path) -> bool:
-    """Whether a name on the way (a folder or the file) starts with '.' (``.env``, ``.git``)."""
-    return any(part.startswith(".") for part in relative.parts)
-
-
-def _resolved(path: str) -> Path:
-    return Path(path).expanduser().resolve()
-
-
-# A file is opened without following a symlink, without blocking (a FIFO swapped in
-# returns at once and fstat refuses it) and without leaking into child processes.
-_FILE_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-_DIR_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_DIRECTORY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
-def _open_in(root: Path, relative: Path) -> int:
-    """A descriptor of ``root/relative``, walked from ``root`` one folder at a time.
-
-    No symlink is followed on the way (O_NOFOLLOW at each step), so a folder or file
-    swapped for a symlink after the check fails with OSError instead of leading out of
-    ``root``. Where ``dir_fd`` is not supported (Windows), the path is opened whole; the
-    caller's inode check still holds.
-    """
-    if os.open not in os.supports_dir_fd:
-        return os.open(root / relative, _FILE_FLAGS)
-    folder = os.open(root, _DIR_FLAGS)
-    try:
-        for part in relative.parts[:-1]:
-            inner = os.open(part, _DIR_FLAGS, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-        return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
-    finally:
-        os.close(folder)
-
-
-def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
-    """The index in ``kept`` that ``name`` keeps ('#2' or a file name), None for a file."""
-    number = re.fullmatch(r"#\s*(\d{1,4})", name)
-    if number is not None:
-        index = int(number.group(1)) - 1
-        if not 0 <= index < len(kept):
-            raise FixArguments(
-                f"The draft has {len(kept)} attachment(s): there is no {name}.",
-                f"Name the ones to keep as #1 to #{len(kept)}, or by file name."
-                if kept
-                else "Name files of the allowed folder to attach.",
-            )
-        return index
-    for index, part in enumerate(kept):
-        if index not in used and part_name(part) == name:
-            return index
-    return None
-
-
-def _folder_files(root: Path, private: Callable[[Path], bool]) -> str:
-    """The first files of the allowed folder, for a guidance (names fenced).
-
-    Hidden files and the spec's own sign-in files (``private``) are not named.
-    """
-    try:
-        names = sorted(
-            e.name
-            for e in os.scandir(root)
-            if not e.name.startswith(".") and e.is_file() and not private(root / e.name)
-        )
-    except OSError:
-        return ""
-    if not names:
-        return "The folder is empty."
-    shown = ", ".join(fence.field(n, 80) for n in names[:_LISTED_FILES])
-    more = f" and {len(names) - _LISTED_FILES} more" if len(names) > _LISTED_FILES else ""
-    return f"Its files: {shown}{more}."
-
-
-def _read_draft(resource: dict[str, Any]) -> Draft:
-    message = resource.get("message", {})
-    source = decode_raw(message.get("raw", ""))
-    return Draft.from_mail(parse_bytes(source), message.get("threadId"), source=source)
-
-
-# A draft's recipients, subject and body may come from a mail it replies to: they are
-# shown through the fences, as mail is.
-def _people(addresses: list[str]) -> str:
-    return fence.field(", ".join(addresses), ADDRESS_LIMIT)
-
-
-def _address(value: str) -> str:
-    """The bare address of ``Name <email>`` or ``email``, lower-case."""
-    return (parseaddr(value)[1] or value).strip().casefold()
-
-
-def _carried(parts: list[Message]) -> str:
-    """``attached: a.pdf (2 KB), b.csv (1 KB)`` or ``no attachments``, names fenced."""
-    files = [
-        f"{fence.field(part_name(p) or '(no name)', 120)} ({format_size(part_size(p))})"
-        for p in parts
-    ]
-    return f"attached: {', '.join(files)}" if files else "no attachments"
-
-
-_FORWARD_MARK = "---------- Forwarded message ---------"
-
-
-def _forwarded(text: str) -> str:
-    """`` It forwards a mail from X, subject: Y.`` when the body quotes one; else ``""``."""
-    _, mark, rest = text.partition(_FORWARD_MARK)
-    if not mark:
-        return ""
-    fields: dict[str, str] = {}
-    for line in rest.strip().splitlines()[:6]:
-        name, colon, value = line.partition(": ")
-        if colon and name in ("From", "Subject"):
-            fields.setdefault(name, value)
-    sender = fence.field(sender_address(fields.get("From", "")), 120) or "(unknown)"
-    subject = fence.field(fields.get("Subject", "")) or "(no subject)"
-    return f" It forwards a mail from {sender}, subject: {subject}."
-
-
-def _subject(draft: Draft) -> str:
-    return fence.field(draft.subject) or "(no subject)"
-
-
-def _draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | None = None) -> str:
-    message = resource.get("message", {})
-    draft_id = resource.get("id", "?")
-    lines = [f"Draft id: {draft_id} (message {message.get('id', '?')})"]
-    lines.append(f"To: {_people(draft.to) or '(nobody yet)'}")
-    for name, values in (("Cc", draft.cc), ("Bcc", draft.bcc)):
-        if values:
-            lines.append(f"{name}: {_people(values)}")
-    if draft.mail is not None and draft.mail.header("reply-to"):
-        lines.append(f"Reply-To: {fence.field(draft.mail.header('reply-to'), ADDRESS_LIMIT)}")
-    lines.append(f"Subject: {_subject(draft)}")
-    if draft.in_reply_to:
-        lines.append(f"Reply in thread {message.get('threadId', '?')}")
-    if draft.mail is not None and draft.mail.attachments:
-        lines.append("Attachments: " + describe_attachments(draft.mail, FENCED))
-    body = draft.text.strip()
-    if first_lines is not None:
-        written = [line for line in body.splitlines() if line.strip()]
-        kept = [fence.field(line, 200) for line in written[:first_lines]]
-        more = " ..." if len(written) > first_lines else ""
-        lines.append("Starts: " + " / ".join(kept) + more if kept else "Starts: (empty)")
-    else:
-        text, notes = (draft.mail or MailMessage(headers={}, text=body)).readable()
-        lines.append(fence.block(text, f"draft {draft_id}", "draft body"))
-        lines.extend(f"Note: {note}." for note in notes)
-    return "\n".join(lines)
-
-
-def _listing(parts: list[AttachmentPart]) -> str:
-    shown = [
-        f"{fence.field(p.filename, 200)} ({fence.field(p.mime_type, 100)}, {format_size(p.size)})"
-        f" [attachment_id: {p.part_id or fence.field(p.filename, 200)}]"
-        for p in parts[:20]
-    ]
-    more = f"; and {len(parts) - 20} more" if len(parts) > 20 else ""
-    return "; ".join(shown) + more
 
 
 def _one_id(value: str, name: str, where: str) -> str:
@@ -1434,21 +763,3 @@ def _ids(values: list[str]) -> list[str]:
             if piece:
                 found.append(_one_id(piece, "message_ids", "search_messages lists [id: ...]"))
     return found
-
-
-def _pdf_reader(shown: str) -> Any:
-    """The arXiv loader's bounded PDF reader (``toolspecs-gmail[pdf]``), else guidance."""
-    try:
-        from toolspecs.loaders.arxiv.pdftext import read_pages
-    except ImportError:
-        raise AskUser(
-            f"{shown} is a PDF, and this installation cannot read PDFs.",
-            f"Do not retry: tell the user to install {PDF_EXTRA!r} (it adds pypdf).",
-        ) from None
-    return read_pages
-
-
-def _pdf_seconds() -> float:
-    """Seconds a PDF may take to read: 20, or less when the call's deadline is nearer."""
-    left = deadline.remaining()
-    return 20.0 if left is None else max(min(20.0, left - 1.0), 0.5)
