@@ -34,10 +34,9 @@ from toolspecs.loaders.google.gmail import (
     MAX_LOAD_BYTES,
     MAX_MESSAGE_BYTES,
     MODIFY_LIMIT,
-    sender_address,
     size_estimate,
-    summary_headers,
 )
+from toolspecs.loaders.google.gmail_text import sender_address, summary_headers
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail import render
 from toolspecs.specs.gmail.attachments_dir import (
@@ -224,7 +223,6 @@ class GmailToolSpec(GoogleToolSpec):
             auth=auth,
             transport=transport,
             timezone=timezone,
-            quoting=render.FENCED,
             time_left=deadline.remaining,  # retries end before the call's deadline
         )
         self.allow_send = allow_send
@@ -305,7 +303,8 @@ class GmailToolSpec(GoogleToolSpec):
         count = max_results or self.max_results
         if include_body:
             return self._full_messages(query, count)
-        return self.reader.summary_documents(query, count)
+        tz = self.reader.tz
+        return [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
 
     def _full_messages(self, query: str, count: int) -> list[Document]:
         """Whole messages within the reader's byte budget; the others listed, with a note.
@@ -314,9 +313,10 @@ class GmailToolSpec(GoogleToolSpec):
         size), so one call reads at most ``MAX_LOAD_BYTES`` of them, none over
         ``MAX_MESSAGE_BYTES`` (see toolspecs.loaders.google.gmail).
         """
-        documents, left_out = self.reader.budgeted_documents(
-            query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
-        )
+        whole, skipped = self.reader.budgeted(query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
+        tz = self.reader.tz
+        left_out = [render.summary_document(r, tz, size) for r, size in skipped]
+        documents = [render.message_document(r, mail, tz) for r, mail in whole]
         if not left_out:
             return documents
         read = (
@@ -337,7 +337,8 @@ class GmailToolSpec(GoogleToolSpec):
         Args:
             message_id: From search_messages.
         """
-        return self.reader.message_document(message_id.strip())
+        resource, mail = self.reader.read(message_id.strip())
+        return render.message_document(resource, mail, self.reader.tz)
 
     # -- threads, attachments and labels (issue 15: opt-in, see more_functions) ---------
 
@@ -382,7 +383,8 @@ class GmailToolSpec(GoogleToolSpec):
                 break  # the raw messages are held at once: stop before memory runs away
             ids.append(str(stub["id"]))
             total += size
-        documents = self.reader.documents(ids)
+        tz = self.reader.tz
+        documents = [render.message_document(r, m, tz) for r, m in self.reader.messages_read(ids)]
         why = (
             f"at most {MAX_THREAD_MESSAGES} are read"
             if len(ids) == MAX_THREAD_MESSAGES

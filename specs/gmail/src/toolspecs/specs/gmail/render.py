@@ -8,6 +8,8 @@ from a mail it replies to: they are shown through the fences, as mail is.
 
 from __future__ import annotations
 
+import datetime as dt
+import html
 from collections.abc import Iterable
 from email.message import Message
 from typing import Any
@@ -15,19 +17,84 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.core import fence
-from toolspecs.loaders.google import MailMessage, Quoting
+from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
-from toolspecs.loaders.google.gmail import (
+from toolspecs.loaders.google.gmail_text import (
     ADDRESS_LIMIT,
-    describe_attachments,
+    MAX_ATTACHMENTS_SHOWN,
+    mail_date,
+    mail_document,
     sender_address,
+    summary_headers,
 )
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.labels import Change
 
-FENCED = Quoting(field=fence.field, quote=fence.quote, block=fence.block)
 MAX_LABELS_SHOWN = 500
+
+
+def message_text(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None) -> str:
+    """A whole message as the agent reads it: ids, headers, attachments, fenced body.
+
+    Every value the sender wrote is fenced; our notes (a body cut, hidden text left out,
+    a MIME structure too deep to read) follow the body, outside its fence.
+    """
+    message_id = resource.get("id", "?")
+    lines = [f"Message id: {message_id} (thread {resource.get('threadId', '?')})"]
+    for name in ("From", "To", "Cc", "Reply-To"):
+        if mail.header(name):
+            lines.append(f"{name}: {fence.field(mail.header(name), ADDRESS_LIMIT)}")
+    lines.append(f"Date: {mail_date(mail, resource, tz)}")
+    lines.append(f"Subject: {fence.field(mail.header('subject'), 300) or '(no subject)'}")
+    labels = [label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
+    if labels:
+        lines.append(f"Labels: {', '.join(labels)}")
+    if mail.attachments:
+        lines.append("Attachments: " + attachments_text(mail, ids=True))
+    body, notes = mail.readable()
+    source = f"message {message_id} from {sender_address(mail.header('from'))}"
+    lines.append(fence.block(body, source, "mail body"))
+    lines.extend(f"Note: {note}." for note in notes)
+    return "\n".join(lines)
+
+
+def message_document(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None) -> Document:
+    """A whole message as a Document: :func:`message_text`, the reader's id and metadata."""
+    return mail_document(resource, mail.headers, message_text(resource, mail, tz))
+
+
+def attachments_text(mail: MailMessage, ids: bool = False) -> str:
+    """``«Q4 report.pdf» (application/pdf, 3 KB) [attachment_id: 1]; …``, names fenced."""
+    shown = [
+        f"{fence.field(a.filename, 200)} ({fence.field(a.content_type, 100)}, "
+        f"{format_size(a.size)})" + (f" [attachment_id: {a.part_id}]" if ids and a.part_id else "")
+        for a in mail.attachments[:MAX_ATTACHMENTS_SHOWN]
+    ]
+    more = len(mail.attachments) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def summary_document(
+    resource: dict[str, Any], tz: dt.tzinfo | None, size: int | None = None
+) -> Document:
+    """One search hit in three lines: ids, date, from, subject and Gmail's snippet."""
+    headers = summary_headers(resource)
+    mail = MailMessage(headers=headers)
+    unread = " (unread)" if "UNREAD" in resource.get("labelIds", []) else ""
+    snippet = html.unescape(str(resource.get("snippet", ""))[:2000])
+    sender = ", ".join(mail.addresses("from")) or headers.get("from", "?")
+    subject = fence.field(headers.get("subject", ""), 300) or "(no subject)"
+    text = (
+        f"[id: {resource.get('id', '?')} | thread: {resource.get('threadId', '?')}]{unread} "
+        f"{mail_date(mail, resource, tz)}\n"
+        f"From: {fence.field(sender, 300)} | Subject: {subject}\n"
+        f"Snippet (quoted mail): {fence.quote(snippet, 300)}"
+    )
+    document = mail_document(resource, headers, text)
+    if size is not None:
+        document.metadata["size"] = size
+    return document
 
 
 class ApiText(str):
@@ -158,7 +225,7 @@ def draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | Non
     if draft.in_reply_to:
         lines.append(f"Reply in thread {message.get('threadId', '?')}")
     if draft.mail is not None and draft.mail.attachments:
-        lines.append("Attachments: " + describe_attachments(draft.mail, FENCED))
+        lines.append("Attachments: " + attachments_text(draft.mail))
     body = draft.text.strip()
     if first_lines is not None:
         written = [line for line in body.splitlines() if line.strip()]
