@@ -9,9 +9,10 @@ as dicts, a message as its resource and its decoded :class:`MailMessage`. The Do
 
 from __future__ import annotations
 
+import itertools
 import re
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from llama_index.core.schema import Document
@@ -236,19 +237,28 @@ class GmailReader(GoogleApiReader):
     def messages_read(self, message_ids: list[str]) -> Iterator[tuple[dict[str, Any], MailMessage]]:
         """The messages ``message_ids`` in full, in order, fetched in batches.
 
-        Each is its resource (``format=raw``) and its decoded content, parsed in its turn.
+        Each is its resource (``format=raw``, without ``raw``: the bytes are parsed, then
+        let go) and its decoded content, parsed in its turn. A whole message is large:
+        a caller that keeps what it makes of each, not the pair, holds one at a time.
         """
         for resource in self.fetch(message_ids):
-            yield resource, parse_raw(resource.get("raw", ""))
+            mail = parse_raw(resource.pop("raw", ""))
+            yield resource, mail
+            del resource, mail  # not held while the next one is fetched and parsed
 
     def documents(self, message_ids: list[str]) -> list[Document]:
         """The messages ``message_ids`` in full, in order, fetched in batches."""
-        return [
-            self._document(resource, mail, message_id)
-            for message_id, (resource, mail) in zip(
-                message_ids, self.messages_read(message_ids), strict=False
-            )
-        ]
+        return list(self._documents(self.messages_read(message_ids), message_ids))
+
+    def _documents(
+        self,
+        pairs: Iterator[tuple[dict[str, Any], MailMessage]],
+        ids: Iterable[str] = itertools.repeat(""),
+    ) -> Iterator[Document]:
+        for message_id, (resource, mail) in zip(ids, pairs, strict=False):
+            document = self._document(resource, mail, message_id)
+            del resource, mail  # one whole message held at a time
+            yield document
 
     def payload(self, message_id: str) -> dict[str, Any]:
         """The message resource with its MIME tree (``format=full``): parts, sizes, ids."""
@@ -306,8 +316,7 @@ class GmailReader(GoogleApiReader):
     def iter_documents(self, query: str = "", max_results: int = 10) -> Iterator[Document]:
         """Full-message Documents, fetched :data:`BATCH_SIZE` messages a request."""
         ids = [stub["id"] for stub in self.message_ids(query, max_results)]
-        for message_id, (resource, mail) in zip(ids, self.messages_read(ids), strict=False):
-            yield self._document(resource, mail, message_id)
+        yield from self._documents(self.messages_read(ids), ids)
 
     def budgeted(
         self,
@@ -380,7 +389,7 @@ class GmailReader(GoogleApiReader):
             )
             doc.metadata["size"] = size
             summaries.append(doc)
-        documents = [self._document(r, mail, "") for r, mail in whole]
+        documents = list(self._documents(whole))
         return documents, summaries
 
     def load_data(self, query: str | None = None, max_results: int | None = None) -> list[Document]:

@@ -243,7 +243,7 @@ class GmailToolSpec(DraftTools):
         whole, skipped = self.reader.budgeted(query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
         tz = self.reader.tz
         left_out = [render.summary_document(r, tz, size) for r, size in skipped]
-        documents = [render.message_document(r, mail, tz) for r, mail in whole]
+        documents = render.message_documents(whole, tz)
         if not left_out:
             return documents
         read = (
@@ -286,7 +286,7 @@ class GmailToolSpec(DraftTools):
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
         tz = self.reader.tz
-        documents = [render.message_document(r, m, tz) for r, m in self.reader.messages_read(ids)]
+        documents = render.message_documents(self.reader.messages_read(ids), tz)
         read = (
             " Read the others one at a time with get_message(message_id=...)"
             if self.offers_tool("get_message")

@@ -64,6 +64,17 @@ def message_document(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo 
     return mail_document(resource, mail.headers, message_text(resource, mail, tz))
 
 
+def message_documents(
+    pairs: Iterable[tuple[dict[str, Any], MailMessage]], tz: dt.tzinfo | None
+) -> list[Document]:
+    """Whole messages as Documents, one message held at a time (a pair is let go)."""
+    documents = []
+    for resource, mail in pairs:
+        documents.append(message_document(resource, mail, tz))
+        del resource, mail  # not held while the next one is fetched and parsed
+    return documents
+
+
 def attachments_text(mail: MailMessage, ids: bool = False) -> str:
     """``«Q4 report.pdf» (application/pdf, 3 KB) [attachment_id: 1]; …``, names fenced."""
     shown = [
