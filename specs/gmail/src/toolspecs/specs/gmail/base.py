@@ -1,4 +1,11 @@
-"""The Gmail tool spec: mail read as text, drafts kept whole, sending under the user's control."""
+"""The Gmail tool spec: mail read as text, drafts kept whole, sending under the user's control.
+
+This module declares the reading tools and the constructor; the draft tools are declared
+in :mod:`~toolspecs.specs.gmail.drafting`. Each tool reads its arguments, calls the
+Gmail client (the loader's ``GmailReader``, which makes every request) and renders with
+:mod:`~toolspecs.specs.gmail.render`; threads and attachments are read in
+:mod:`~toolspecs.specs.gmail.reading`, labels resolved in :mod:`~toolspecs.specs.gmail.labels`.
+"""
 
 from __future__ import annotations
 
@@ -10,25 +17,20 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import Range, deadline, fence, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
-from toolspecs.loaders.google import (
-    GMAIL_SCOPES,
-    GmailReader,
-    GoogleAuth,
-)
-from toolspecs.loaders.google.attachments import (
-    MAX_ATTACHMENT_BYTES,
-)
-from toolspecs.loaders.google.gmail import (
-    MAX_LOAD_BYTES,
-    MAX_MESSAGE_BYTES,
-)
+from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader, GoogleAuth
+from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
+from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.specs.gmail import render
-from toolspecs.specs.gmail.compose import (
-    ATTACHMENTS_LIMIT,
-)
+
+# Re-exported (``X as X``): public names this module held before the split.
+from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
+from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT as ATTACHMENTS_LIMIT
 from toolspecs.specs.gmail.drafting import DraftTools
 from toolspecs.specs.gmail.labels import modify
+from toolspecs.specs.gmail.reading import MAX_THREAD_BYTES as MAX_THREAD_BYTES
+from toolspecs.specs.gmail.reading import MAX_THREAD_MESSAGES as MAX_THREAD_MESSAGES
+from toolspecs.specs.gmail.reading import PDF_EXTRA as PDF_EXTRA
 from toolspecs.specs.gmail.reading import (
     find_thread,
     message_ids_given,
@@ -36,6 +38,7 @@ from toolspecs.specs.gmail.reading import (
     read_attachment,
     thread_share,
 )
+from toolspecs.specs.gmail.render import ApiText as ApiText
 
 SCOPES = GMAIL_SCOPES
 MODIFY_SCOPE = "https://www.googleapis.com/auth/gmail.modify"
