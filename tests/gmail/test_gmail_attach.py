@@ -9,7 +9,8 @@ import pytest
 
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.gmail import base as gmail_base
+from toolspecs.specs.gmail import attachments_dir as gmail_base
+from toolspecs.specs.gmail import compose as gmail_compose
 
 PDF = b"%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n"
 
@@ -301,7 +302,7 @@ def test_forward_and_reply_together_are_refused(gmail):
 
 
 def test_forwarded_attachments_over_gmails_limit_ask_the_user(gmail, monkeypatch):
-    monkeypatch.setattr(gmail_base, "ATTACHMENTS_LIMIT", 100)
+    monkeypatch.setattr(gmail_compose, "ATTACHMENTS_LIMIT", 100)
     spec = GmailToolSpec(transport=gmail)
     original = by_subject(gmail, "Report and diagram")
     out = spec.call_tool("create_draft", to=["bob@example.net"], forward_message_id=original)

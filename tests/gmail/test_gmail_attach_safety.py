@@ -12,7 +12,7 @@ import pytest
 from toolspecs.core import ConfigurationError
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.gmail import base as gmail_base
+from toolspecs.specs.gmail import attachments_dir as gmail_base
 
 SECRET = "refresh-token-SECRET-1//0g"
 

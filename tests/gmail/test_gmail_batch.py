@@ -11,8 +11,8 @@ import pytest
 from googleapiclient.errors import HttpError
 
 from toolspecs.core import AskUser, RetryLater
-from toolspecs.loaders.google import GmailReader, GoogleApiError
-from toolspecs.loaders.google.gmail import BATCH_SIZE, describe_message
+from toolspecs.loaders.google import GmailReader, GoogleApiError, describe_message
+from toolspecs.loaders.google.gmail import BATCH_SIZE
 from toolspecs.loaders.google.mail import parse_bytes
 from toolspecs.loaders.google.testing import FIXTURES, fixture, sample_mailbox
 from toolspecs.loaders.google.testing.http import MAX_BATCH, SchemaError

@@ -10,7 +10,7 @@ import pytest
 from toolspecs.core import FixArguments
 from toolspecs.loaders.google.testing import long_message, sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.gmail import base as gmail_base
+from toolspecs.specs.gmail import reading as gmail_base
 
 
 @pytest.fixture

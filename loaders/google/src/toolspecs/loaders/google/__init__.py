@@ -14,6 +14,7 @@ from toolspecs.loaders.google.calendar import (
     describe_event,
     parse_event_time,
 )
+from toolspecs.loaders.google.drafts import GmailDrafts
 from toolspecs.loaders.google.errors import (
     GoogleApiError,
     GoogleAuthError,
@@ -21,22 +22,15 @@ from toolspecs.loaders.google.errors import (
     GoogleResponseError,
     GoogleUnreachable,
 )
-from toolspecs.loaders.google.gmail import (
-    GMAIL_SCOPES,
-    PLAIN,
-    GmailReader,
-    Quoting,
-    describe_message,
-    describe_summary,
-    gmail_query,
-)
+from toolspecs.loaders.google.gmail import GMAIL_SCOPES, GmailReader, gmail_query
+from toolspecs.loaders.google.gmail_text import describe_message, describe_summary
 from toolspecs.loaders.google.mail import MailMessage, html_to_text, parse_raw
 from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
 
 __all__ = [
     "CALENDAR_SCOPES",
     "GMAIL_SCOPES",
-    "PLAIN",
+    "GmailDrafts",
     "GmailReader",
     "GoogleApiError",
     "GoogleApiReader",
@@ -47,7 +41,6 @@ __all__ = [
     "GoogleResponseError",
     "GoogleUnreachable",
     "MailMessage",
-    "Quoting",
     "build_service",
     "describe_event",
     "describe_message",

@@ -11,6 +11,9 @@ the body and the attachments it was asked to change are rewritten, so ``Reply-To
 agent-given header value goes through :func:`one_line`: a line break cannot start a
 header of its own.
 
+:func:`make_reply` and :func:`make_forward` fill a draft in from the mail it answers or
+forwards, read through the Gmail client.
+
 Attachments are MIME parts (:func:`file_part` for a file, or a part kept from a stored
 draft or a forwarded mail, as it was): a draft with any is ``multipart/mixed``, its body
 first.
@@ -18,8 +21,8 @@ first.
 
 from __future__ import annotations
 
-import base64
 import functools
+import html as html_lib
 import mimetypes
 import re
 from collections.abc import Sequence
@@ -29,10 +32,18 @@ from email.header import Header
 from email.message import Message
 from email.parser import BytesParser
 from email.utils import formataddr, getaddresses, make_msgid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from toolspecs.loaders.google import MailMessage, html_to_text
-from toolspecs.loaders.google.mail import address_pairs, conversation_subject
+from toolspecs.core import AskUser, fence
+from toolspecs.loaders.google import GmailReader, MailMessage, html_to_text
+from toolspecs.loaders.google.gmail_text import sender_address
+from toolspecs.loaders.google.mail import (
+    address_pairs,
+    conversation_subject,
+    decode_raw,
+    format_size,
+    parse_bytes,
+)
 from toolspecs.specs.google_base import parse_addresses
 
 if TYPE_CHECKING:
@@ -42,6 +53,8 @@ if TYPE_CHECKING:
     from email.mime.nonmultipart import MIMENonMultipart
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
+ATTACHMENTS_LIMIT = 25 * 1024 * 1024
+"""Gmail's limit on what one message carries in attachments."""
 
 
 @dataclass
@@ -167,16 +180,12 @@ class Draft:
         message["Message-ID"] = make_msgid(domain="toolspecs.draft")
         return message
 
-    def raw(self) -> str:
-        """The MIME as Gmail's ``raw`` field (base64url)."""
-        return base64.urlsafe_b64encode(self.mime_bytes()).decode("ascii")
 
-    def body(self) -> dict[str, object]:
-        """The ``Draft`` resource body of drafts.create/update."""
-        message: dict[str, object] = {"raw": self.raw()}
-        if self.thread_id:
-            message["threadId"] = self.thread_id
-        return {"message": message}
+def read_draft(resource: dict[str, Any]) -> Draft:
+    """A stored draft from Gmail's ``Draft`` resource (its message in ``format=raw``)."""
+    message = resource.get("message", {})
+    source = decode_raw(message.get("raw", ""))
+    return Draft.from_mail(parse_bytes(source), message.get("threadId"), source=source)
 
 
 def reply_subject(subject: str) -> str:
@@ -342,3 +351,68 @@ def _check_recipients(data: bytes, draft: Draft) -> None:
         found = [email.lower() for _, email in address_pairs(str(parsed.get(name, "")))]
         if sorted(filter(None, wanted)) != sorted(filter(None, found)):
             raise RuntimeError(f"The {name} header lost recipients: {wanted} became {found}.")
+
+
+def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str | None) -> str:
+    """Fill in the thread, reply headers, recipients and subject from the original.
+
+    Returns:
+        A note for the agent when the draft's own subject may start a new conversation.
+    """
+    original, mail = client.read(message_id)
+    draft.thread_id = original.get("threadId")
+    reference = mail.header("message-id")
+    draft.in_reply_to = reference
+    draft.references = " ".join(filter(None, [mail.header("references"), reference]))
+    if not draft.to:
+        mine = "SENT" in original.get("labelIds", [])
+        draft.to = (
+            mail.addresses("to") if mine else (mail.addresses("reply-to") or mail.addresses("from"))
+        )
+    if not subject:
+        draft.subject = reply_subject(mail.header("subject"))
+        return ""
+    if not same_thread_subject(subject, mail.header("subject")):
+        return (
+            " Its subject differs from the original's, so Gmail may show it as a new "
+            "conversation; leave subject out to keep the thread."
+        )
+    return ""
+
+
+def make_forward(
+    client: GmailReader, draft: Draft, message_id: str, subject: str | None
+) -> tuple[list[Message], str]:
+    """Quote the original's headers and body below the draft's text; its attachments.
+
+    Gmail's ``raw`` form of the original carries its attachments whole: they are
+    taken from it as they are (one request, not one per attachment).
+    """
+    original = client.get_raw(message_id)
+    source = decode_raw(original.get("raw", ""))
+    mail = parse_bytes(source)
+    lines = ["---------- Forwarded message ---------"]
+    for name in ("From", "Date", "Subject", "To", "Cc"):
+        if mail.header(name):
+            lines.append(f"{name}: {mail.header(name)}")
+    quoted = "\n".join(lines) + "\n\n" + (mail.text or html_to_text(mail.html)).strip()
+    draft.text = f"{draft.text.rstrip()}\n\n{quoted}" if draft.text.strip() else quoted
+    if draft.html:
+        escaped = html_lib.escape(quoted)
+        draft.html += f'<br><br><div style="white-space:pre-wrap">{escaped}</div>'
+    draft.subject = subject or forward_subject(mail.header("subject"))
+    parts = attachment_parts(source)
+    total = sum(part_size(part) for part in parts)
+    if total > ATTACHMENTS_LIMIT:
+        raise AskUser(
+            f"Message {message_id}'s attachments take {format_size(total)}, over Gmail's "
+            f"{format_size(ATTACHMENTS_LIMIT)} for one message, so it cannot be forwarded "
+            "with them here.",
+            "Do not retry: tell the user to forward it from Gmail (which links large files).",
+        )
+    kept = f" with its {len(parts)} attachment(s)" if parts else ""
+    sender = fence.field(sender_address(mail.header("from")), 120)
+    return parts, (
+        f" It forwards message {message_id}{kept}: a mail from {sender}, "
+        f"subject: {fence.field(mail.header('subject')) or '(no subject)'}."
+    )

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, fence
+from toolspecs.loaders.google import GmailReader, GoogleApiError
+from toolspecs.loaders.google.gmail import MODIFY_LIMIT
+from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
 
 # word -> (label id, +1: on when the word is in add, -1: off when the word is in add)
 WORDS: dict[str, tuple[str, int]] = {
@@ -156,3 +159,50 @@ def _user_label(text: str, known: list[dict[str, Any]], list_tool: bool) -> tupl
         f"{hint}Use a name or id {where}, "
         "or one of: archive, mark read, mark unread, star, unstar, important.",
     )
+
+
+def modify(
+    client: GmailReader, ids: list[str], add: list[str], remove: list[str], list_tool: bool = True
+) -> list[Change]:
+    """Put the labels ``add`` names on messages ``ids`` and take ``remove``'s off.
+
+    Returns:
+        The changes made.
+
+    Raises:
+        FixArguments: No ids, too many, no label, or a label :func:`resolve` refuses.
+        AskUser: The sign-in lacks the ``gmail.modify`` scope (or :func:`resolve` says).
+    """
+    if not ids:
+        raise FixArguments(
+            "You did not provide message_ids.",
+            "Message ids come from search_messages ([id: ...]).",
+        )
+    if len(ids) > MODIFY_LIMIT:
+        raise FixArguments(
+            f"modify_labels takes at most {MODIFY_LIMIT} message ids a call (Google's "
+            f"limit); you sent {len(ids)}.",
+            f"Send them in calls of at most {MODIFY_LIMIT}.",
+        )
+    changes = resolve(add, remove, client.labels, list_tool=list_tool)
+    if not changes:
+        raise FixArguments(
+            "modify_labels was given no label to put on or take off.",
+            "Send add or remove, e.g. add=['archive'] or remove=['UNREAD'].",
+        )
+    try:
+        client.modify_labels(
+            ids,
+            [c.label_id for c in changes if c.sign > 0],
+            [c.label_id for c in changes if c.sign < 0],
+        )
+    except GoogleApiError as exc:
+        if exc.status == 403 and google_reason(exc) in SCOPE_REASONS:
+            raise AskUser(
+                "Changing labels needs Gmail's modify permission, which this agent's "
+                "sign-in was not given.",
+                "Do not retry: tell the user to construct GmailToolSpec(allow_modify=True) "
+                "and authorize again.",
+            ) from None
+        raise
+    return changes

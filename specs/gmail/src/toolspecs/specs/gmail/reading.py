@@ -1,0 +1,167 @@
+"""Reading threads and attachments through the Gmail client, for get_thread and read_attachment.
+
+Each takes the client (the loader's ``GmailReader``), never the spec; the replies are
+written by :mod:`toolspecs.specs.gmail.render`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from llama_index.core.schema import Document
+
+from toolspecs.core import AskUser, FixArguments, deadline, fence
+from toolspecs.loaders.google import GmailReader, GoogleApiError, GoogleResponseError
+from toolspecs.loaders.google.attachments import (
+    attachment_parts,
+    attachment_text,
+    decode_data,
+    find_attachment,
+    kind_of,
+)
+from toolspecs.loaders.google.gmail import size_estimate
+from toolspecs.loaders.google.gmail_text import summary_headers
+from toolspecs.loaders.google.mail import format_size
+from toolspecs.specs.gmail import render
+
+MAX_THREAD_MESSAGES = 100
+"""Messages of one thread read (Gmail keeps at most 100 in a thread)."""
+MAX_THREAD_BYTES = 32 * 1024 * 1024
+"""What the messages get_thread reads may take together, by Gmail's ``sizeEstimate``
+(the first message is read whatever its size, as get_message would)."""
+PDF_EXTRA = "toolspecs-gmail[pdf]"
+"""What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
+_ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
+
+
+def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
+    """The thread ``wanted`` names (a thread id, or a message's), and a note when a message's.
+
+    Raises:
+        FixArguments: When it is neither a thread's nor a message's id.
+    """
+    try:
+        return client.thread(wanted), ""
+    except GoogleApiError as exc:
+        if exc.status != 404:
+            raise
+    # Not a thread id: perhaps a message's (the first message's id is its thread's).
+    try:
+        message = client.get_summary(wanted)
+    except GoogleApiError as missing:
+        if missing.status != 404:
+            raise
+        raise FixArguments(
+            f"There is no thread or message with id {wanted}.",
+            "Take the thread id from search_messages ([id: ... | thread: ...]).",
+        ) from None
+    thread = client.thread(str(message.get("threadId", wanted)))
+    return thread, f" ({wanted} is a message id: this is the thread that holds it)"
+
+
+def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
+    """The ids of a thread's messages read whole, oldest first, and why the rest are not.
+
+    At most :data:`MAX_THREAD_MESSAGES`, within :data:`MAX_THREAD_BYTES` together.
+    """
+    ids: list[str] = []
+    total = 0
+    for stub in stubs[:MAX_THREAD_MESSAGES]:
+        size = size_estimate(stub)
+        if ids and total + size > MAX_THREAD_BYTES:
+            break  # the raw messages are held at once: stop before memory runs away
+        ids.append(str(stub["id"]))
+        total += size
+    why = (
+        f"at most {MAX_THREAD_MESSAGES} are read"
+        if len(ids) == MAX_THREAD_MESSAGES
+        else f"the next would take the thread over {format_size(MAX_THREAD_BYTES)}"
+    )
+    return ids, why
+
+
+def read_attachment(
+    client: GmailReader, message_id: str, attachment_id: str, limit: int
+) -> Document:
+    """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes.
+
+    Raises:
+        FixArguments: The message has no such attachment (its attachments are listed).
+        AskUser: A file of another kind, too large, or a PDF without the PDF extra.
+    """
+    resource = client.payload(message_id)
+    parts = attachment_parts(resource.get("payload") or {})
+    if not parts:
+        raise FixArguments(
+            f"Message {message_id} has no attachments.",
+            "Search with 'has:attachment' to find mail that has some.",
+        )
+    part = find_attachment(parts, attachment_id)
+    if part is None:
+        raise FixArguments(
+            f"Message {message_id} has no attachment {fence.quote(attachment_id, 100)}.",
+            f"Its attachments: {render.part_listing(parts)}. "
+            "Pass one of these attachment_id values.",
+        )
+    shown = render.part_shown(part)
+    kind = kind_of(part.mime_type, part.filename)
+    if kind is None:
+        raise AskUser(
+            f"{shown} is not a file read_attachment reads: it reads the text of PDF, "
+            "plain text, CSV and HTML files.",
+            "Do not retry: tell the user the file's name so they can open it in Gmail.",
+        )
+    too_large = AskUser(
+        f"{shown} is over the {format_size(limit)} read_attachment downloads.",
+        "Do not retry: tell the user the file's name so they can open it in Gmail.",
+    )
+    if part.size > limit:
+        raise too_large
+    reader = _pdf_reader(shown) if kind == "pdf" else None
+    data = part.data or client.attachment_data(message_id, part.attachment_id)
+    if len(data) * 3 // 4 > limit + 3:  # Gmail's size was wrong: still not decoded
+        raise too_large
+    content = decode_data(data)
+    if content is None:
+        raise GoogleResponseError("Google's attachment data is not base64")
+    read = attachment_text(content, kind, part.charset, _pdf_seconds(), reader)
+    return render.attachment_document(message_id, part, read, summary_headers(resource))
+
+
+def one_id(value: str, name: str, where: str) -> str:
+    """An id as agents send it (``[id: 18f…]``, quoted, padded), checked."""
+    text = value.strip().strip("[]'\"").strip()
+    text = re.sub(r"^(id|thread|message)\s*:\s*", "", text, flags=re.I)
+    if not _ID.fullmatch(text):
+        raise FixArguments(f"{fence.quote(value, 100)} is not a Gmail id ({name}).", f"{where}.")
+    return text
+
+
+def message_ids_given(values: list[str]) -> list[str]:
+    """Message ids as agents send them: a list, or ids in one string, each checked."""
+    found = []
+    for value in values:
+        for piece in str(value).split():
+            piece = piece.strip(",")
+            if piece:
+                found.append(one_id(piece, "message_ids", "search_messages lists [id: ...]"))
+    return found
+
+
+def _pdf_reader(shown: str) -> Any:
+    """The arXiv loader's bounded PDF reader (``toolspecs-gmail[pdf]``), else guidance."""
+    try:
+        from toolspecs.loaders.arxiv.pdftext import read_pages
+    except ImportError:
+        raise AskUser(
+            f"{shown} is a PDF, and this installation cannot read PDFs.",
+            f"Do not retry: tell the user to install {PDF_EXTRA!r} (it adds pypdf).",
+        ) from None
+    return read_pages
+
+
+def _pdf_seconds() -> float:
+    """Seconds a PDF may take to read: 20, or less when the call's deadline is nearer."""
+    left = deadline.remaining()
+    return 20.0 if left is None else max(min(20.0, left - 1.0), 0.5)

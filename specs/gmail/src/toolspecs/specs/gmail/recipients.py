@@ -1,0 +1,67 @@
+"""Who a draft may go to: ``allowed_recipients``, and the recipients send_draft confirms."""
+
+from __future__ import annotations
+
+import fnmatch
+from email.utils import parseaddr
+
+from toolspecs.core import AskUser, FixArguments, fence
+from toolspecs.loaders.google.gmail import ADDRESS_LIMIT
+from toolspecs.specs.gmail.compose import Draft
+from toolspecs.specs.gmail.render import people
+from toolspecs.specs.google_base import parse_addresses
+
+
+def check_expected(
+    draft_id: str, draft: Draft, recipients: list[str] | None, required: bool = False
+) -> None:
+    """``recipients`` (``required``: ``confirm_recipients``) are the draft's own, as a set.
+
+    Raises:
+        FixArguments: When they are missing but required, or are not the draft's own.
+    """
+    actual = {_address(a) for a in draft.recipients()}
+    shown = people(sorted(actual))
+    if recipients is None:
+        if not required:
+            return
+        raise FixArguments(
+            f"Nothing was sent: send_draft needs recipients, the addresses draft "
+            f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
+            "If the user approved sending to them, call send_draft(draft_id="
+            f"'{draft_id}', recipients=[...]) with these addresses; otherwise change the "
+            "draft with update_draft first.",
+        )
+    given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
+    if given != actual:
+        raise FixArguments(
+            f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
+            f"{people(sorted(given)) or 'nobody'} as recipients says.",
+            "Check with the user who should receive it; change the draft with "
+            "update_draft, or send with recipients equal to the draft's.",
+        )
+
+
+def check_allowed(draft: Draft, patterns: list[str]) -> None:
+    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any.
+
+    Raises:
+        AskUser: Naming the recipients no pattern matches.
+    """
+    if not patterns:
+        return
+    addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]
+    refused = [a for a in addresses if not any(fnmatch.fnmatchcase(a, p) for p in patterns)]
+    if refused:
+        raise AskUser(
+            f"Mail from this agent may go only to addresses matching "
+            f"{fence.field(', '.join(patterns), ADDRESS_LIMIT)} (allowed_recipients); "
+            f"no pattern matches {people(refused)}. Nothing was saved or sent.",
+            "Do not retry with these addresses: leave them out, or tell the user they "
+            "are not allowed here (only whoever set up the agent can allow them).",
+        )
+
+
+def _address(value: str) -> str:
+    """The bare address of ``Name <email>`` or ``email``, lower-case."""
+    return (parseaddr(value)[1] or value).strip().casefold()
