@@ -35,10 +35,10 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import clock, deadline, docstrings, large_output, owners, schema
-from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
+from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
-from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, offered, strict
+from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, offered
 
 __all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 

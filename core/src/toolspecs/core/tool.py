@@ -43,7 +43,7 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
 from toolspecs.core import bounds, deadline, large_output, owners, schema
-from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
+from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance, strict
 from toolspecs.core.policy import Marks
 
 if TYPE_CHECKING:
@@ -51,14 +51,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("toolspecs")
 
-STRICT_ENV = "TOOLSPECS_STRICT"
 # How much sooner than the guard a spec's client is told to give up (seconds).
 _MARGIN = 1.0
-
-
-def strict() -> bool:
-    """Whether unexpected exceptions propagate (``TOOLSPECS_STRICT=1``) instead of becoming text."""
-    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 @dataclass(frozen=True)
