@@ -119,8 +119,8 @@ def tool(
 def _declare(fn: F, options: ToolOptions) -> F:
     """``fn`` checked and wrapped so that direct Python calls read their arguments too."""
     errors = schema.declaration_errors(fn, options.aliases)
-    if errors:
-        raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")
+    if errors and _in_class_body(fn):
+        raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")  # "Spec.function"
 
     @functools.wraps(fn)
     def reading(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
@@ -129,10 +129,18 @@ def _declare(fn: F, options: ToolOptions) -> F:
         return fn(self, **schema.prepare(model, args, kwargs))
 
     reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
+    # Declared outside a class body, it is named with its spec when one lists it.
+    reading.__toolspecs_errors__ = tuple(errors)  # type: ignore[attr-defined]
     # Which function is the reading wrapper and what it wraps: a decorator stacked on top
     # copies these attributes, and must not be skipped (see _undecorated).
     reading.__toolspecs_raw__ = (reading, fn)  # type: ignore[attr-defined]
     return reading  # type: ignore[return-value]
+
+
+def _in_class_body(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` was defined in a class body (its ``__qualname__`` names the class)."""
+    parts = fn.__qualname__.split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
 
 
 def options_of(fn: Callable[..., Any]) -> ToolOptions:
@@ -235,6 +243,7 @@ class ToolSpec(BaseToolSpec):
                     setattr(cls, name, fn)
                 else:
                     errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
+            errors.extend(f"{name}: {e}" for e in getattr(fn, "__toolspecs_errors__", ()))
             tool_names.append(name)
             stores = stores or options_of(fn).large_output
         if stores:
