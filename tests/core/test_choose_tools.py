@@ -6,7 +6,7 @@ from typing import ClassVar
 
 import pytest
 
-from toolspecs.core import ConfigurationError, ToolSpec, tool
+from toolspecs.core import ConfigurationError, ToolSpec, ref, tool
 from toolspecs.core.cli import main
 from toolspecs.mcp.serve import ServeSettings, build_specs, served_tools
 
@@ -166,7 +166,7 @@ class PointingSpec(NotesSpec):
             text: The note.
         """
         if self.offers_tool("find_notes"):
-            return f"Added {text!r}. Call find_notes to find it."
+            return f"Added {text!r}. Call {ref('find_notes')} to find it."
         return f"Added {text!r}."
 
 

@@ -38,7 +38,8 @@ from toolspecs.core import clock, deadline, docstrings, large_output, owners, sc
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
-from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, offered
+from toolspecs.core.prefixed import ToolNames, offered
+from toolspecs.core.tool import Guard, GuardedTool, names_used_twice
 
 __all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
 
@@ -415,7 +416,8 @@ class ToolSpec(BaseToolSpec):
             func_to_metadata_mapping: Metadata to use instead of the composed prompt.
             prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
                 agent share names (Gmail and Calendar both have ``load_data``). Mentions
-                of the spec's own tools in descriptions, answers and guidance follow.
+                of the spec's own tools in descriptions follow; replies name them through
+                :func:`toolspecs.core.prefixed.ref`; what a tool returns is never rewritten.
                 Default :attr:`default_prefix`; ``""`` keeps the names as they are.
 
         Returns:
@@ -456,13 +458,10 @@ class ToolSpec(BaseToolSpec):
             raise ConfigurationError(
                 f"{type(self).__name__}: two tools are named {', '.join(map(repr, twice))}"
             )
-        renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
-        offered = frozenset(names)
+        tool_names = ToolNames(prefix, frozenset(names))
         owner = owners.ToolListOwner()  # the results this list's tools store are its own
         return [
-            self._guarded_tool(
-                name, fn, mapping.get(name), renames, paired.get(name), offered, owner
-            )
+            self._guarded_tool(name, fn, mapping.get(name), tool_names, paired.get(name), owner)
             for name, fn in entries
         ]
 
@@ -574,29 +573,24 @@ class ToolSpec(BaseToolSpec):
         name: str,
         fn: Callable[..., Any],
         aliases: Mapping[str, str],
-        renames: Renames | None = None,
+        names: ToolNames | None = None,
     ) -> type[schema.ToolArguments]:
         """The model of ``fn`` (the undecorated function), cached per spec, function and names."""
-        renames = renames or Renames({})
+        names = names or ToolNames()
         cache: dict[tuple[Any, ...], type[schema.ToolArguments]]
         cache = self.__dict__.setdefault("_toolspecs_models", {})
         # By code, not by function object: each to_tool_list() makes new reader closures.
         func = getattr(fn, "__func__", fn)
         code = getattr(func, "__code__", func)
         docs = dict(self.argument_docs(name))
-        key = (
-            code,
-            renames.name(name),
-            tuple(sorted(renames.names.items())),
-            tuple(sorted(docs.items())),
-        )
+        key = (code, name, names if names.prefix else None, tuple(sorted(docs.items())))
         if key not in cache:
             cache[key] = schema.build_model(
-                renames.name(name),
+                names.ref(name),
                 fn,
                 aliases,
                 zone=self.zone_for_call,
-                rename=renames.text,
+                rename=names.definition,
                 docs=docs,
             )
         return cache[key]
@@ -606,24 +600,23 @@ class ToolSpec(BaseToolSpec):
         name: str,
         fn: Callable[..., Any],
         metadata: ToolMetadata | None,
-        renames: Renames,
+        names: ToolNames,
         afn: Callable[..., Any] | None = None,
-        offered: frozenset[str] | None = None,
         owner: object | None = None,
     ) -> GuardedTool:
-        public = renames.name(name)
+        public = names.ref(name)
         raw = _undecorated(fn)
-        model = self._model(name, raw, options_of(fn).aliases, renames)
+        model = self._model(name, raw, options_of(fn).aliases, names)
         if metadata is None:
             description = schema.describe(docstrings.parse(fn.__doc__))
             metadata = ToolMetadata(
-                name=public, description=renames.text(description), fn_schema=model
+                name=public, description=names.definition(description), fn_schema=model
             )
         options = options_of(fn)
         if name != self.reader_name:  # this instance's marks (see marks_of)
             options = replace(options, marks=self.marks_of(name, options.marks))
-        read_tool = renames.name(self.reader_name)
-        guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered, owner)
+        read_tool = names.ref(self.reader_name)
+        guard = Guard(self, public, raw, options, model, names, read_tool, afn, owner)
         return GuardedTool(guard, metadata)
 
 

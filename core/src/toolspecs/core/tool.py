@@ -27,12 +27,10 @@ import inspect
 import logging
 import os
 import queue
-import re
 import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from llama_index.core.async_utils import asyncio_run
@@ -43,8 +41,9 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
 from toolspecs.core import bounds, deadline, large_output, owners, schema
-from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance, strict
+from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.policy import Marks
+from toolspecs.core.prefixed import ToolNames, naming
 
 if TYPE_CHECKING:
     from toolspecs.core.spec import ToolOptions, ToolSpec
@@ -53,37 +52,6 @@ logger = logging.getLogger("toolspecs")
 
 # How much sooner than the guard a spec's client is told to give up (seconds).
 _MARGIN = 1.0
-
-
-@dataclass(frozen=True)
-class Renames:
-    """Tool names as the agent sees them when a spec's tools carry a prefix."""
-
-    names: Mapping[str, str]
-
-    def name(self, name: str) -> str:
-        """The public name of one tool."""
-        return self.names.get(name, name)
-
-    def text(self, text: str) -> str:
-        """``text`` with every mention of the spec's tools under its public name."""
-        if not self.names or not text:
-            return text
-        pattern = "|".join(re.escape(n) for n in sorted(self.names, key=len, reverse=True))
-        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.names[m[1]], text)
-
-    def guidance(self, guidance: ToolGuidance) -> ToolGuidance:
-        """``guidance`` with the tools it mentions under their public names (same kind)."""
-        if not self.names:
-            return guidance
-        message, step = self.text(guidance.message), self.text(guidance.next_step)
-        renamed: ToolGuidance
-        if guidance.kind == "retry":
-            renamed = RetryLater(message, step, getattr(guidance, "retry_after", None))
-        else:  # the kind's own class: a subclass of it may take other arguments
-            renamed = (AskUser if guidance.kind == "ask_user" else FixArguments)(message, step)
-        renamed.stage = guidance.stage
-        return renamed
 
 
 class Abandoned:
@@ -107,23 +75,6 @@ class Abandoned:
         return self._set
 
 
-# The spec functions offered beside the tool being called (None: no tool list, all of them).
-_OFFERED: contextvars.ContextVar[frozenset[str] | None] = contextvars.ContextVar(
-    "toolspecs_offered", default=None
-)
-
-
-def offered(function: str) -> bool:
-    """Whether the agent was given spec function ``function`` beside the tool it called.
-
-    For replies and guidance that point to another tool: a tool the agent does not have
-    must not be named (opt-in tools, ``--tools``). Outside a tool call (a direct Python
-    call of the spec's method) every function counts as offered.
-    """
-    chosen = _OFFERED.get()
-    return chosen is None or function in chosen
-
-
 class Guard:
     """The call path of one tool: arguments in, text (or guidance) out.
 
@@ -133,12 +84,11 @@ class Guard:
         fn: The spec's bound function (undecorated: the guard reads the arguments).
         options: How it is exposed (``@tool``).
         model: Its argument model.
-        renames: Public names of the spec's tools.
+        names: The tools of its tool list and their prefix, which
+            :func:`~toolspecs.core.prefixed.ref` and ``offered`` answer from during its calls.
         read_tool: The public name of its spec's reader tool (``reader_name``).
         afn: An ``async`` function to await in async calls instead (a LlamaHub-style
             ``(sync, async)`` pair in ``spec_functions``).
-        offered: The spec functions offered beside it (unprefixed), which
-            :func:`offered` answers from during its calls; ``None``: all of them.
         owner: Whose results its calls store and read, unless a host says
             (:mod:`toolspecs.core.owners`); ``None``: the spec's own.
     """
@@ -150,21 +100,19 @@ class Guard:
         fn: Callable[..., Any],
         options: ToolOptions,
         model: type[schema.ToolArguments],
-        renames: Renames,
+        names: ToolNames,
         read_tool: str,
         afn: Callable[..., Any] | None = None,
-        offered: frozenset[str] | None = None,
         owner: object | None = None,
     ) -> None:
         self.spec = spec
-        self.offered = offered
         self.owner = owner
         self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
         self.name = name
         self.fn = fn
         self.options = options
         self.model = model
-        self.renames = renames
+        self.names = names
         self.read_tool = read_tool
         # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
         self.inline = not options.blocking
@@ -206,7 +154,7 @@ class Guard:
         abandoned = abandoned or Abandoned()
         if left <= 0 or abandoned.is_set():
             abandoned.set()
-            raise self.renames.guidance(self.late(seconds))
+            raise self.names.guidance(self.late(seconds))
         outcome: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
         def work() -> None:
@@ -223,7 +171,7 @@ class Guard:
             result = outcome.get(timeout=left)
         except queue.Empty:
             abandoned.set()  # a call still queued for the spec's lock is not made at all
-            raise self.renames.guidance(self.late(seconds)) from None
+            raise self.names.guidance(self.late(seconds)) from None
         if isinstance(result, BaseException):
             raise result
         return result  # type: ignore[no-any-return]
@@ -239,7 +187,7 @@ class Guard:
         """:meth:`run` on the caller's thread, for a function that does no I/O."""
         left = seconds if end is None else end - time.monotonic()
         if left <= 0 or (abandoned is not None and abandoned.is_set()):
-            raise self.renames.guidance(self.late(seconds))
+            raise self.names.guidance(self.late(seconds))
         if self.spec.thread_safe:
             token = deadline.enter(left)
             try:
@@ -251,7 +199,7 @@ class Guard:
         stop = time.monotonic() + left
         lock = self.spec.call_lock
         if not lock.acquire(timeout=left):
-            raise self.renames.guidance(self.late(seconds))
+            raise self.names.guidance(self.late(seconds))
         try:
             with deadline.running(stop - time.monotonic()):
                 return self._run(args, kwargs, abandoned)
@@ -275,7 +223,7 @@ class Guard:
                     return None, ""  # its caller was told it timed out: nothing was done
                 return raw, self.text(raw, arguments)
         except Exception as exc:
-            raise self.renames.guidance(self.guidance(exc)) from exc
+            raise self.names.guidance(self.guidance(exc)) from exc
 
     def late(self, seconds: float) -> RetryLater:
         """The guidance for a call still running at its deadline."""
@@ -303,11 +251,8 @@ class Guard:
         if abandoned is not None and abandoned.is_set():
             return None, None  # its caller was told it timed out: do nothing now
         arguments = schema.prepare(self.model, args, kwargs)
-        token = _OFFERED.set(self.offered)
-        try:
+        with naming(self.names):
             raw = self.fn(**arguments)
-        finally:
-            _OFFERED.reset(token)
         if inspect.iscoroutine(raw):  # an async spec function, called synchronously
             raw = asyncio_run(raw)
         return arguments, raw
@@ -346,26 +291,23 @@ class Guard:
                 return await asyncio.wait_for(queued, None if seconds is None else seconds + 0.25)
             except (TimeoutError, asyncio.TimeoutError):
                 abandoned.set()
-                raise self.renames.guidance(self.late(seconds or 0)) from None
+                raise self.names.guidance(self.late(seconds or 0)) from None
         try:
             with deadline.running(seconds):
                 return await asyncio.wait_for(self._arun(args, kwargs), seconds)
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
-            raise self.renames.guidance(self.late(seconds or 0)) from None
+            raise self.names.guidance(self.late(seconds or 0)) from None
 
     async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         assert self.afn is not None
         try:
             arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
             with owners.default_owner(self.owner):
-                token = _OFFERED.set(self.offered)
-                try:
+                with naming(self.names):
                     raw = await self.afn(**arguments)
-                finally:
-                    _OFFERED.reset(token)
                 return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
-            raise self.renames.guidance(self.guidance(exc)) from exc
+            raise self.names.guidance(self.guidance(exc)) from exc
 
     def guidance(self, exc: Exception) -> ToolGuidance:
         """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
@@ -421,12 +363,14 @@ class Guard:
 
     def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
-        text = self.renames.text(as_text(raw))
+        text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
-            template = self.options.empty or f"{self.name} returned nothing."
+            template = self.names.definition(self.options.empty or "") or (
+                f"{self.name} returned nothing."
+            )
             values = {p.name: p.default for p in schema.parameters(self.fn)}
             values.update(arguments)
-            text = self.renames.text(bounds.fill(template, values))
+            text = bounds.fill(template, values)
         budget = self.spec.output_budget
         if len(text) * 4 <= budget.max_tokens:
             # Not counted: a token covers at least one byte of UTF-8 (a char is at most

@@ -25,6 +25,7 @@ from toolspecs.core import (
     ToolSpec,
     deadline,
     fence,
+    ref,
     tool,
 )
 from toolspecs.core.bounds import shown
@@ -299,8 +300,8 @@ class ArxivToolSpec(ToolSpec):
             raise FixArguments(
                 f"No headings were found in arXiv {pid} (no bookmarks in its PDF, no "
                 "numbered heading lines).",
-                f"Read it with arxiv_paper_text(paper_id={pid!r}) and search it with "
-                f"{self.reader_name}.",
+                f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r}) and search it with "
+                f"{ref(self.reader_name)}.",
             )
         origin = "the PDF's bookmarks" if source == "bookmarks" else "numbered lines of its text"
         lines = [
@@ -315,7 +316,7 @@ class ArxivToolSpec(ToolSpec):
         example = found[min(1, len(found) - 1)]
         if self.offers_tool("arxiv_paper_section"):  # opt-in: the agent may not have it
             lines.append(
-                f"Next: arxiv_paper_section(paper_id={pid!r}, "
+                f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, "
                 f"section={fence.field(example.number or example.name, 80)!r}) reads one "
                 "section."
             )
@@ -356,8 +357,8 @@ class ArxivToolSpec(ToolSpec):
         if not found:
             raise FixArguments(
                 f"No headings were found in arXiv {pid}, so no section can be picked out.",
-                f"Read it with arxiv_paper_text(paper_id={pid!r}) and search it with "
-                f"{self.reader_name}.",
+                f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r}) and search it with "
+                f"{ref(self.reader_name)}.",
             )
         index, others = _match_section(wanted, found, pid)
         heading = found[index]
@@ -376,15 +377,15 @@ class ArxivToolSpec(ToolSpec):
         after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
         # arxiv_paper_outline is opt-in: named only when the agent has it.
         outline = (
-            "; arxiv_paper_outline lists them all"
+            f"; {ref('arxiv_paper_outline')} lists them all"
             if self.offers_tool("arxiv_paper_outline")
             else ""
         )
         if after is not None:
             label = fence.field(after.number or after.name, 80)
             lines.append(
-                f"Next: arxiv_paper_section(paper_id={pid!r}, section={label!r}) reads the "
-                f"next section{outline}."
+                f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, section={label!r}) "
+                f"reads the next section{outline}."
             )
         else:
             lines.append(f"This is the last section{outline}.")
@@ -425,7 +426,8 @@ class ArxivToolSpec(ToolSpec):
         if bad or not wanted:
             raise FixArguments(
                 f"{shown(', '.join(bad))} is not an arXiv id." if bad else "No ids were given.",
-                "Send ids such as ['1706.03762', '1810.04805'] (find them with arxiv_query).",
+                "Send ids such as ['1706.03762', '1810.04805'] (find them with "
+                f"{ref('arxiv_query')}).",
             )
         if len(wanted) > MAX_BIBTEX_IDS:
             raise FixArguments(
@@ -450,7 +452,7 @@ class ArxivToolSpec(ToolSpec):
         if missing:
             lines.append(
                 f"No arXiv paper has the id(s) {', '.join(missing)}: check them, or find "
-                "them with arxiv_query."
+                f"them with {ref('arxiv_query')}."
             )
         return "\n".join(lines)
 
@@ -460,7 +462,7 @@ class ArxivToolSpec(ToolSpec):
         if clean is None:
             raise FixArguments(
                 f"{shown(paper_id)} is not an arXiv id.",
-                "Send an id such as '1706.03762' (find it with arxiv_query first).",
+                f"Send an id such as '1706.03762' (find it with {ref('arxiv_query')} first).",
             )
         left = deadline.remaining()
         if left is not None:  # keep time to show (or store) the text after reading it

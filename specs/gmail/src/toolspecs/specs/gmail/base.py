@@ -24,6 +24,7 @@ from toolspecs.core import (
     Range,
     deadline,
     fence,
+    ref,
     tool,
 )
 from toolspecs.core.clock import resolve_timezone, timezone_setting
@@ -365,7 +366,7 @@ class GmailToolSpec(GoogleToolSpec):
         if not left_out:
             return documents
         read = (
-            "Read them one at a time with get_message(message_id=...)"
+            f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else "Search for fewer of them at once (a narrower query or a smaller max_results)"
         )
@@ -451,14 +452,15 @@ class GmailToolSpec(GoogleToolSpec):
             rest = [str(m["id"]) for m in stubs[len(ids) :]]
             more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
             read = (
-                " Read the others one at a time with get_message(message_id=...)"
+                f" Read the others one at a time with {ref('get_message')}(message_id=...)"
                 if self.offers_tool("get_message")
                 else " The others are"
             )
             lines.append(f"Only the first {len(ids)} messages are shown ({why}).{read}: {more}.")
         last = ids[-1] if ids else "?"
         lines.append(
-            f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
+            f"Next: reply in this thread with {ref('create_draft')}"
+            f"(reply_to_message_id='{last}', ...)."
         )
         return [Document(text="\n".join(lines)), *documents]
 
@@ -559,10 +561,13 @@ class GmailToolSpec(GoogleToolSpec):
             lines.append("The user has no labels of their own.")
         if self.offers_tool("modify_labels"):
             lines.append(
-                "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+                f"{ref('modify_labels')} takes these names or ids, and archive, mark read, "
+                "mark unread, star."
             )
         elif self.offers_tool("search_messages"):
-            lines.append("search_messages finds a label's mail, e.g. query='label:Receipts'.")
+            lines.append(
+                f"{ref('search_messages')} finds a label's mail, e.g. query='label:Receipts'."
+            )
         return "\n".join(lines)
 
     @tool(
@@ -640,8 +645,8 @@ class GmailToolSpec(GoogleToolSpec):
         )
         return (
             f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
-            f"The reverse, modify_labels with the same ids and {undo}, applies to every id "
-            "given: it undoes this exactly only if they all had the same labels before. "
+            f"The reverse, {ref('modify_labels')} with the same ids and {undo}, applies to every "
+            "id given: it undoes this exactly only if they all had the same labels before. "
             "You can move on to the next step."
         )
 
@@ -658,7 +663,7 @@ class GmailToolSpec(GoogleToolSpec):
             self.service.users().drafts().list(userId="me", maxResults=max_results)
         ).get("drafts", [])
         if not listed:
-            return "There are no drafts. create_draft makes one."
+            return f"There are no drafts. {ref('create_draft')} makes one."
         lines = [f"{len(listed)} draft(s), newest first:"]
         for item in listed:
             resource = self._draft_resource(item["id"])
@@ -1195,7 +1200,7 @@ class GmailToolSpec(GoogleToolSpec):
             body += _forwarded(draft.text)
         listed = ", recipients=[its To, Cc and Bcc]" if self.confirm_recipients else ""
         send = (
-            f" send it with send_draft(draft_id='{draft_id}'{listed}),"
+            f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed}),"
             if self.allow_send
             else " the user sends it from Gmail,"
         )
@@ -1203,7 +1208,7 @@ class GmailToolSpec(GoogleToolSpec):
             f"Draft {verb}{self.account_note()} with id {draft_id}{where}: to {recipients}; "
             f"subject: {_subject(draft)}.{body}{note} "
             f"Next: show it to the user;{send} or change it with "
-            f"update_draft(draft_id='{draft_id}', ...)."
+            f"{ref('update_draft')}(draft_id='{draft_id}', ...)."
         )
         return ApiText(text, saved)
 
