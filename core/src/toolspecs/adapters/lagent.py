@@ -73,7 +73,7 @@ def to_lagent_action(
     """
     toolkit = _toolkit_class()
     tools = guarded_tools(source)
-    specs = list(dict.fromkeys(type(t.guard.spec) for t in tools))
+    specs = list(dict.fromkeys(type(t.spec) for t in tools))
     if name is None:
         name = specs[0].__name__.removesuffix("ToolSpec") if len(specs) == 1 else "Toolspecs"
     if not name or "." in name:
