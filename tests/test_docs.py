@@ -33,7 +33,7 @@ def test_offline_examples_run(page):
     assert tools[0].marks.read_only and tools[0].marks.open_world
     import requests
 
-    redirected = tools[0].guard.spec.guidance_for(requests.TooManyRedirects())
+    redirected = tools[0].spec.guidance_for(requests.TooManyRedirects())
     assert redirected.kind == "retry" and "Papers is redirecting" in redirected.text
 
 

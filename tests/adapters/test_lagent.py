@@ -150,14 +150,28 @@ def test_unreadable_arguments_are_an_args_error_with_the_exact_guidance(spec, ex
 
 
 def test_guidance_from_the_call_itself_is_an_api_error(arxiv, spec, executor):
-    ret = executor("Arxiv.read_stored_papers", '{"query": "bert"}')  # nothing stored yet
-    assert ret.state == ActionStatusCode.API_ERROR
-    assert ret.errmsg == guidance_of(spec, "read_stored_papers", query="bert")
-    assert ret.errmsg.startswith("There is no stored result to read.")
     arxiv.fail.append((429, {"Retry-After": "120"}))
     ret = executor("Arxiv.arxiv_query", '{"query": "bert"}')
     assert ret.state == ActionStatusCode.API_ERROR
     assert ret.errmsg.endswith("Wait 120 seconds and try the same call again."), ret.errmsg
+
+
+def test_an_argument_fault_the_tool_itself_finds_is_an_args_error(spec, executor):
+    ret = executor("Arxiv.read_stored_papers", '{"query": "bert"}')  # nothing stored yet
+    assert ret.state == ActionStatusCode.ARGS_ERROR  # FixArguments, from the call stage
+    assert ret.errmsg == guidance_of(spec, "read_stored_papers", query="bert")
+    assert ret.errmsg.startswith("There is no stored result to read.")
+    calendar = GoogleCalendarToolSpec(transport=FakeCalendar(timezone="Europe/Paris"))
+    action = to_lagent_action(calendar)
+    arguments = {
+        "title": "Tea",
+        "start_datetime": "2026-11-21T16:00",
+        "end_datetime": "2026-11-21T15:00",  # the end before the start
+    }
+    ret = ActionExecutor(actions=[action])("GoogleCalendar.create_event", json.dumps(arguments))
+    assert ret.state == ActionStatusCode.ARGS_ERROR and ret.result is None
+    assert ret.errmsg == guidance_of(calendar, "create_event", **arguments)
+    assert "end" in ret.errmsg.lower()
 
 
 def test_arguments_that_are_not_a_json_object_get_guidance(executor):

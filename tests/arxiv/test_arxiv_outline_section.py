@@ -164,3 +164,17 @@ def test_the_sandbox_offers_them_by_name(capsys):
     assert "- 17 Attention head ablations (page 17)" in capsys.readouterr().out
     assert main(["call", "--sandbox", "arxiv.arxiv_bibtex", "paper_ids=1810.04805"]) == 0
     assert "@misc{devlin2018bert," in capsys.readouterr().out
+
+
+def test_under_a_prefix_outline_and_section_name_each_other_by_their_public_names(spec):
+    both = ["arxiv_paper_outline", "arxiv_paper_section"]
+    tools = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=both, prefix="ax_")}
+    outline = tools["ax_arxiv_paper_outline"].call(paper_id="1706.03762").content
+    assert outline.endswith(
+        "Next: ax_arxiv_paper_section(paper_id='1706.03762v7', section='2') reads one section."
+    )
+    section = tools["ax_arxiv_paper_section"].call(paper_id="1706.03762", section="13").content
+    assert section.endswith(
+        "Next: ax_arxiv_paper_section(paper_id='1706.03762v7', section='14') reads the next "
+        "section; ax_arxiv_paper_outline lists them all."
+    )

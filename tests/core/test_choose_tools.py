@@ -8,7 +8,7 @@ import pytest
 
 from toolspecs.cli import main
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
-from toolspecs.core import ConfigurationError, ToolSpec, tool
+from toolspecs.core import ConfigurationError, ToolSpec, ref, tool
 
 
 class NotesSpec(ToolSpec):
@@ -166,7 +166,7 @@ class PointingSpec(NotesSpec):
             text: The note.
         """
         if self.offers_tool("find_notes"):
-            return f"Added {text!r}. Call find_notes to find it."
+            return f"Added {text!r}. Call {ref('find_notes')} to find it."
         return f"Added {text!r}."
 
 

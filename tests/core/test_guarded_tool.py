@@ -330,6 +330,21 @@ def test_a_description_over_1024_characters_fails_at_definition():
             talk = tool(read_only=True)(talk.__wrapped__)  # type: ignore[attr-defined]
 
 
+def test_a_long_description_declared_outside_the_class_names_the_spec_too():
+    def lookup(self, query: str) -> str:
+        return query
+
+    lookup.__doc__ = "Look it up. " + "More words. " * 100 + "\n\nArgs:\n    query: What.\n"
+    declared = tool(read_only=True)(lookup)  # no spec to name yet: checked when one lists it
+    with pytest.raises(
+        ConfigurationError, match=r"^Wordy: lookup: description of 1211 characters, over 1024$"
+    ):
+
+        class Wordy(ToolSpec):
+            spec_functions: ClassVar = ["lookup"]
+            lookup = declared
+
+
 def test_two_tools_with_one_name_fail_at_definition():
     with pytest.raises(
         ConfigurationError, match=r"Twice: two tools are named 'read_stored_result'"

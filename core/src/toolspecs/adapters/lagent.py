@@ -11,8 +11,11 @@ A call goes through Lagent's own ``BaseAction.__call__``; the action's parser on
 decodes the JSON, and our argument model reads the names and values (``"5"`` for 5,
 aliases, camelCase) and reports every fault at once. The answer is an
 ``ActionReturn``: the agent's text as one ``text`` result, or the exact guidance text as
-``errmsg`` with ``ARGS_ERROR`` when the arguments could not be read and ``API_ERROR``
-for every other guidance (as Lagent does for its parser's faults and its APIs' errors).
+``errmsg`` with ``ARGS_ERROR`` for a fault in the call's own arguments, whichever stage
+found it (our model could not read them, or the tool's own ``FixArguments`` guidance:
+an end before the start, an id that does not exist), and ``API_ERROR`` for every other
+guidance (the service failed or is slow: ``RetryLater``; ``AskUser``), as Lagent does
+for its parser's faults and its APIs' errors.
 Lagent has no channel for side-effect marks: choose the tools with the spec's
 ``allow_send`` and ``allow_destructive``.
 
@@ -70,7 +73,7 @@ def to_lagent_action(
     """
     toolkit = _toolkit_class()
     tools = guarded_tools(source)
-    specs = list(dict.fromkeys(type(t.guard.spec) for t in tools))
+    specs = list(dict.fromkeys(type(t.spec) for t in tools))
     if name is None:
         name = specs[0].__name__.removesuffix("ToolSpec") if len(specs) == 1 else "Toolspecs"
     if not name or "." in name:
@@ -170,7 +173,7 @@ def _toolkit_class() -> type[Any]:
                 except ToolGuidance as guidance:
                     state = (
                         ActionStatusCode.ARGS_ERROR
-                        if _while_reading(guidance)
+                        if _argument_fault(guidance)
                         else ActionStatusCode.API_ERROR
                     )
                     return ActionReturn(
@@ -229,6 +232,10 @@ def _type(prop: dict[str, Any]) -> str:
     return _TYPES.get(kind, "STRING") if isinstance(kind, str) else "STRING"
 
 
-def _while_reading(guidance: ToolGuidance) -> bool:
-    """Whether ``guidance`` is about arguments that could not be read (Lagent's ARGS_ERROR)."""
-    return guidance.stage == "arguments"
+def _argument_fault(guidance: ToolGuidance) -> bool:
+    """Whether ``guidance`` is about the call's own arguments (Lagent's ARGS_ERROR).
+
+    Reading them (``stage == "arguments"``) or the tool itself (``FixArguments``, kind
+    ``"fix"``) may find the fault: either way the model must change its arguments.
+    """
+    return guidance.stage == "arguments" or guidance.kind == "fix"

@@ -12,6 +12,8 @@ Public API (everything else is an implementation detail):
 - :class:`Synonyms`, :class:`Range`, :data:`Timezone`: annotations that tune how
   arguments are read.
 - :class:`OutputBudget`, :func:`count_tokens`: the large-output policy.
+- :func:`ref`: the name the agent calls a sibling tool by (``"gmail_get_message"`` under a
+  prefix), for replies and guidance that point to it; what a tool returns is never renamed.
 - :func:`list_specs`, :func:`load_spec`: the entry-point registry.
 - :class:`TTLCache`: a small cache for calls an agent repeats.
 - :func:`format_datetime`, :func:`parse_datetime`: time as the user lives it.
@@ -32,6 +34,7 @@ from toolspecs.core.failures import Failure, FailureTable, guidance_for_failure
 from toolspecs.core.inputs import Range, Synonyms, Timezone
 from toolspecs.core.large_output import OutputBudget
 from toolspecs.core.policy import Marks
+from toolspecs.core.prefixed import ref
 from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec, tool
 from toolspecs.core.tool import GuardedTool
@@ -59,6 +62,7 @@ __all__ = [
     "list_specs",
     "load_spec",
     "parse_datetime",
+    "ref",
     "resolve_timezone",
     "tool",
 ]

@@ -17,16 +17,28 @@ guidance; ``tool.call`` returns its text in a ``ToolOutput`` with ``is_error=Tru
 
 Guidance is bounded: whatever the agent sent, its text is at most
 :data:`GUIDANCE_TOKENS` tokens and ends with the next step.
+
+Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it) an
+exception no failure row maps propagates (:func:`strict`); otherwise it becomes
+guidance that tells the agent the tool failed.
 """
 
 from __future__ import annotations
 
+import os
 from typing import ClassVar, Literal
 
 from toolspecs.core.bounds import clip, count_tokens
 
 # The most tokens one guidance may take, next step included.
 GUIDANCE_TOKENS = 300
+STRICT_ENV = "TOOLSPECS_STRICT"
+
+
+def strict() -> bool:
+    """Whether unexpected exceptions propagate (``TOOLSPECS_STRICT=1``) instead of becoming text."""
+    return os.environ.get(STRICT_ENV, "").strip().lower() in ("1", "true", "yes")
+
 
 Kind = Literal["fix", "retry", "ask_user"]
 # When a call failed: its arguments could not be read (nothing ran), or during the call.

@@ -46,6 +46,7 @@ from toolspecs.core.errors import (
     FixArguments,
     RetryLater,
     ToolGuidance,
+    strict,
 )
 from toolspecs.core.inputs import TimezoneUnavailable
 
@@ -140,8 +141,6 @@ class FailureTable:
         except (AttributeError, LookupError, ValueError, TypeError):
             # A row whose template does not fit this exception: a bug in the declaration,
             # which must not turn a mapped failure into an exception out of the tool.
-            from toolspecs.core.tool import strict
-
             if strict():
                 raise
             logger.exception("toolspecs: the failure row for %r has a bad template", exc)

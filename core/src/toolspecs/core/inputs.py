@@ -43,6 +43,7 @@ from pydantic_core import PydanticCustomError
 from toolspecs.core import clock
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments, ToolspecsError
+from toolspecs.core.json_schema import ToolJsonSchema
 
 
 class CoercionError(ValueError):
@@ -462,6 +463,4 @@ def json_schema(hint: Any) -> dict[str, Any]:
     Returns:
         A schema such as ``{"type": "integer", "minimum": 1}``.
     """
-    from toolspecs.core.schema import ToolJsonSchema
-
     return TypeAdapter(tolerant(hint)).json_schema(schema_generator=ToolJsonSchema)

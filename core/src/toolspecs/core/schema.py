@@ -36,14 +36,13 @@ from pydantic import (
 from pydantic.json_schema import (
     GenerateJsonSchema,
     JsonSchemaMode,
-    JsonSchemaValue,
     SkipJsonSchema,
 )
-from pydantic_core import core_schema
 
 from toolspecs.core import clock, docstrings, inputs
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments
+from toolspecs.core.json_schema import ToolJsonSchema
 
 OPENAI_DESCRIPTION_LIMIT = 1024
 
@@ -69,30 +68,6 @@ class _ZonePass:
 
 
 _ZONE_PASS: ContextVar[_ZonePass | None] = ContextVar("toolspecs_zone_pass", default=None)
-
-
-class ToolJsonSchema(GenerateJsonSchema):
-    """The JSON schema an agent reads: no titles, keys in the order pydantic writes them.
-
-    Optional types show without ``null`` and ``None`` defaults are not shown; the field
-    types do that themselves (``SkipJsonSchema[None]``, a ``json_schema_extra``), so
-    every host's generator, not only this one, shows the same.
-    """
-
-    def field_title_should_be_set(self, schema: Any) -> bool:
-        """No per-field titles: the property name says it."""
-        return False
-
-    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
-        """The object schema only: no title, no ``additionalProperties``."""
-        json_schema = super().model_schema(schema)
-        json_schema.pop("title", None)
-        json_schema.pop("additionalProperties", None)
-        return json_schema
-
-    def sort(self, value: JsonSchemaValue, parent_key: str | None = None) -> JsonSchemaValue:
-        """Keep pydantic's order (type first), which reads better than sorted keys."""
-        return value
 
 
 class ToolArguments(BaseModel):

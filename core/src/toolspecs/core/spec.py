@@ -1,14 +1,13 @@
-"""The spec base class and the ``@tool`` declaration: functions become guarded tools.
+"""The spec base class: functions declared with ``@tool`` become guarded tools.
 
 A spec lists its ``spec_functions`` as LlamaHub specs do and declares each with
-:func:`tool` (aliases, large output, the empty-result sentence, and its policy marks).
-Declarations are checked when the class is defined: an alias to a parameter the
-function does not have, a parameter without a docstring line, a description over
-OpenAI's limit, or two tools with one name raise ``ConfigurationError`` naming the
-spec and the function. ``to_tool_list()`` returns :class:`~toolspecs.core.tool.GuardedTool`
-objects (see :mod:`toolspecs.core.tool` for the contract every host relies on), only
-those whose marks the spec's options allow, and one reader (``reader_name``) for all the
-spec's large-output functions: one tool schema per spec instead of one per function.
+:func:`~toolspecs.core.declare.tool`. Declarations are checked when the class is
+defined; faults (an alias to a missing parameter, a parameter without a docstring line,
+a description over OpenAI's limit, two tools with one name) raise ``ConfigurationError``
+naming the spec and the function. ``to_tool_list()`` returns
+:class:`~toolspecs.core.tool.GuardedTool` objects, those whose marks the spec's options
+allow, and one reader (``reader_name``) for all its large-output functions. Their guards
+get a :class:`~toolspecs.core.runner.CallPolicy` from the spec, never the spec itself.
 
 **Choosing tools.** Every tool costs tokens in every request, so a spec's default set
 (``spec_functions``, what ``to_tool_list()`` gives) is lean; ``more_functions`` lists
@@ -21,13 +20,12 @@ which every host then follows (``toolspecs serve --tools`` does this).
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import threading
 import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, TypeVar
+from dataclasses import replace
+from typing import Any, ClassVar
 
 from llama_index.core.schema import Document
 from llama_index.core.tools.function_tool import FunctionTool
@@ -35,139 +33,26 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import clock, deadline, docstrings, large_output, owners, schema
-from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
+from toolspecs.core.declare import (
+    ToolOptions,
+    declare,
+    function_name,
+    inherited_options,
+    options_of,
+    tool,
+    undecorated,
+)
+from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
-from toolspecs.core.tool import Guard, GuardedTool, Renames, names_used_twice, offered, strict
+from toolspecs.core.prefixed import ToolNames, offered
+from toolspecs.core.reader import stored_reader
+from toolspecs.core.runner import CallPolicy, Guard
+from toolspecs.core.tool import GuardedTool, names_used_twice
 
-__all__ = ["ToolOptions", "ToolSpec", "options_of", "strict", "tool"]
+__all__ = ["ToolOptions", "ToolSpec", "function_name", "options_of", "strict", "tool"]
 
-F = TypeVar("F", bound=Callable[..., Any])
 _CREATING = threading.Lock()
-
-
-@dataclass(frozen=True)
-class ToolOptions:
-    """How a spec function is exposed; set with :func:`tool`."""
-
-    aliases: Mapping[str, str] = field(default_factory=dict)
-    large_output: bool = False
-    empty: str | None = None
-    marks: Marks = field(default_factory=Marks)
-    blocking: bool = True
-
-
-def tool(
-    *,
-    aliases: Mapping[str, str] | None = None,
-    large_output: bool = False,
-    empty: str | None = None,
-    read_only: bool | None = None,
-    destructive: bool | None = None,
-    idempotent: bool | None = None,
-    open_world: bool | None = None,
-    blocking: bool = True,
-) -> Callable[[F], F]:
-    """Declare how a spec function is exposed as a tool.
-
-    Args:
-        aliases: Other names the agent may use for an argument, e.g. ``{"q": "query"}``.
-        large_output: Whether results over the budget are stored and read with the
-            spec's reader tool, ``reader_name`` (otherwise they are cut short with a note).
-        empty: What the agent reads when the function returns nothing (an empty
-            list or text), formatted with the call's arguments, e.g.
-            ``"No papers match {query!r}. Try broader keywords."``. Direct Python
-            callers still get the empty value.
-        read_only: It changes nothing (then it is also non-destructive and idempotent).
-        destructive: It may change or remove what exists irreversibly.
-        idempotent: Repeating the same call has no further effect.
-        open_world: It reaches the public web or other people. The four marks have
-            MCP's meaning (see :mod:`toolspecs.core.policy`); left out, MCP's
-            worst-case defaults apply.
-        blocking: ``False`` promises that the function does no I/O and waits for
-            nothing (a stored result, a computation on its arguments): it then runs on
-            the caller's thread under its deadline instead of in a worker thread that the
-            guard can stop waiting for (see :meth:`toolspecs.core.tool.Guard.run`).
-
-    Returns:
-        A decorator. Called directly from Python, the function reads its arguments
-        as the tool does (``spec.create_event(start_datetime="2026-11-21T16:00")``
-        gets a datetime), and raises ``FixArguments`` for values it cannot read.
-
-    Raises:
-        ConfigurationError: When the declaration does not fit the function (an alias
-            to a parameter it does not have, a parameter without an ``Args:`` line).
-    """
-    try:
-        marks = Marks.of(read_only, destructive, idempotent, open_world)
-    except ValueError as exc:
-        raise ConfigurationError(str(exc)) from None
-    options = ToolOptions(
-        aliases=dict(aliases or {}),
-        large_output=large_output,
-        empty=empty,
-        marks=marks,
-        blocking=blocking,
-    )
-
-    def mark(fn: F) -> F:
-        return _declare(fn, options)
-
-    return mark
-
-
-def _declare(fn: F, options: ToolOptions) -> F:
-    """``fn`` checked and wrapped so that direct Python calls read their arguments too."""
-    errors = schema.declaration_errors(fn, options.aliases)
-    if errors:
-        raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")
-
-    @functools.wraps(fn)
-    def reading(self: ToolSpec, *args: Any, **kwargs: Any) -> Any:
-        # This function's own model: a subclass's override calling super() gets the base's.
-        model = self._model(fn.__name__, fn, options.aliases)
-        return fn(self, **schema.prepare(model, args, kwargs))
-
-    reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
-    # Which function is the reading wrapper and what it wraps: a decorator stacked on top
-    # copies these attributes, and must not be skipped (see _undecorated).
-    reading.__toolspecs_raw__ = (reading, fn)  # type: ignore[attr-defined]
-    return reading  # type: ignore[return-value]
-
-
-def options_of(fn: Callable[..., Any]) -> ToolOptions:
-    """The :class:`ToolOptions` of a function (defaults when it was not decorated)."""
-    found = getattr(fn, "__toolspecs_options__", None)
-    return found if isinstance(found, ToolOptions) else ToolOptions()
-
-
-def _undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself).
-
-    Only ``@tool``'s own wrapper is taken off: another decorator stacked on top of it is
-    kept (it then calls the wrapper, which reads the arguments again, harmlessly).
-    """
-    func = getattr(fn, "__func__", None)
-    owner = getattr(fn, "__self__", None)
-    pair = getattr(func, "__toolspecs_raw__", None)
-    if isinstance(pair, tuple) and pair[0] is func and owner is not None:
-        raw: Callable[..., Any] = pair[1].__get__(owner)
-        return raw
-    return fn
-
-
-def function_name(entry: SPEC_FUNCTION_TYPE) -> str:
-    """The name of a ``spec_functions`` entry: itself, or the sync name of a LlamaHub pair."""
-    return entry if isinstance(entry, str) else entry[0]
-
-
-def _inherited_options(cls: type, name: str) -> ToolOptions | None:
-    for base in cls.__mro__[1:]:
-        found = base.__dict__.get(name)
-        if found is not None:
-            options = getattr(found, "__toolspecs_options__", None)
-            return options if isinstance(options, ToolOptions) else None
-    return None
 
 
 class ToolSpec(BaseToolSpec):
@@ -227,14 +112,15 @@ class ToolSpec(BaseToolSpec):
                 errors.append(f"{name} is listed in {listed} but is not a method")
                 continue
             if not hasattr(fn, "__toolspecs_options__"):
-                inherited = _inherited_options(cls, name)
+                inherited = inherited_options(cls, name)
                 if inherited is not None:
                     # An override without @tool keeps the declaration it overrides:
                     # its marks, aliases and large-output reader.
-                    fn = _declare(fn, inherited)
+                    fn = declare(fn, inherited)
                     setattr(cls, name, fn)
                 else:
                     errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
+            errors.extend(f"{name}: {e}" for e in getattr(fn, "__toolspecs_errors__", ()))
             tool_names.append(name)
             stores = stores or options_of(fn).large_output
         if stores:
@@ -245,10 +131,9 @@ class ToolSpec(BaseToolSpec):
 
     @property
     def results(self) -> large_output.ResultStore:
-        """Where the running call's owner keeps results too long to show.
+        """Where the running call's owner (:mod:`toolspecs.core.owners`) keeps long results.
 
-        Each owner (a tool list, an MCP session: :mod:`toolspecs.core.owners`) has its own
-        store, dropped with it; outside any owner, the spec's own.
+        Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
         """
         owner = owners.current_owner()
         if owner is None:
@@ -326,6 +211,19 @@ class ToolSpec(BaseToolSpec):
         """More values for the templates of ``failures`` (e.g. where valid ids come from)."""
         return {}
 
+    def call_policy(self) -> CallPolicy:
+        """What the guards of this spec's tools need of it (they never hold the spec)."""
+        return CallPolicy(
+            service=self.service_name,
+            deadline=lambda: self.call_deadline,  # an instance may change it later
+            lock=None if self.thread_safe else self.call_lock,
+            executor=lambda: self.call_executor,
+            budget=lambda: self.output_budget,
+            guidance=self.guidance_for,
+            results=lambda: self.results,
+            source=self.passage_source,
+        )
+
     def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
         """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""
         return self.failures.guidance(exc, self.service_name, self.failure_context())
@@ -336,11 +234,11 @@ class ToolSpec(BaseToolSpec):
         return ""
 
     def offers_tool(self, function: str) -> bool:
-        """Whether the agent has tool ``function`` beside the one it called (see ``offered``).
+        """Whether the agent has tool ``function`` beside the one it called.
 
-        Replies and guidance that point to another tool ask this first: with opt-in tools
-        (``more_functions``) and ``--tools``, the agent may not have it. Outside a tool
-        call, every function of the spec counts as offered.
+        Replies and guidance that point to another tool ask this first (opt-in tools,
+        ``--tools``), then name it with :func:`toolspecs.core.ref`. Outside a tool call,
+        every function counts as offered (see :mod:`toolspecs.core.prefixed`).
         """
         return offered(function)
 
@@ -383,7 +281,7 @@ class ToolSpec(BaseToolSpec):
     def arguments_model(self, name: str) -> type[schema.ToolArguments]:
         """The argument model of the spec function ``name``, as direct calls read it."""
         fn = getattr(self, name)
-        raw = _undecorated(fn)
+        raw = undecorated(fn)
         return self._model(name, getattr(raw, "__func__", raw), options_of(fn).aliases)
 
     def get_metadata_from_fn_name(
@@ -415,7 +313,8 @@ class ToolSpec(BaseToolSpec):
             func_to_metadata_mapping: Metadata to use instead of the composed prompt.
             prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
                 agent share names (Gmail and Calendar both have ``load_data``). Mentions
-                of the spec's own tools in descriptions, answers and guidance follow.
+                of the spec's own tools in descriptions follow; replies name them through
+                :func:`toolspecs.core.prefixed.ref`; what a tool returns is never rewritten.
                 Default :attr:`default_prefix`; ``""`` keeps the names as they are.
 
         Returns:
@@ -442,26 +341,28 @@ class ToolSpec(BaseToolSpec):
                 )
             fn = getattr(self, name)
             if not isinstance(entry, str):  # LlamaHub's (sync, async) pair
-                paired[name] = _undecorated(getattr(self, entry[1]))
+                paired[name] = undecorated(getattr(self, entry[1]))
             if not self.offers(self._marks(name)):
                 continue
             entries.append((name, fn))
             if options_of(fn).large_output:
                 stored.append(name)
         if stored:
-            entries.append((self.reader_name, self._make_reader(stored, prefix)))
+            public = [f"{prefix}{function}" for function in stored]
+            read = stored_reader(self.reader_name, lambda: self.results, public, self.passage_label)
+            entries.append((self.reader_name, read))
         names = [name for name, _ in entries]
         twice = names_used_twice(names)
         if twice:
             raise ConfigurationError(
                 f"{type(self).__name__}: two tools are named {', '.join(map(repr, twice))}"
             )
-        renames = Renames({name: f"{prefix}{name}" for name in names} if prefix else {})
-        offered = frozenset(names)
+        tool_names = ToolNames(prefix, frozenset(names))
         owner = owners.ToolListOwner()  # the results this list's tools store are its own
+        policy = self.call_policy()
         return [
             self._guarded_tool(
-                name, fn, mapping.get(name), renames, paired.get(name), offered, owner
+                name, fn, mapping.get(name), tool_names, paired.get(name), owner, policy
             )
             for name, fn in entries
         ]
@@ -553,50 +454,29 @@ class ToolSpec(BaseToolSpec):
         names = {function_name(entry) for entry in listed}
         return [*listed, *(name for name in self.more_functions if name not in names)]
 
-    def _make_reader(self, functions: list[str], prefix: str = "") -> Callable[..., str]:
-        """The spec's reader: it searches the stored results of ``functions``."""
-        public = [f"{prefix}{function}" for function in functions]
-
-        def reader(query: str, result_id: int | None = None) -> str:
-            if not query.strip():
-                raise FixArguments("The query is empty.", "Send the words you are looking for.")
-            stored = _stored_result(self.results, public, result_id)
-            return large_output.read_passages(stored, query, self.passage_label)
-
-        reader.__name__ = self.reader_name
-        reader.__doc__ = _READER_DOC
-        reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
-        reader.__toolspecs_options__ = _READER  # type: ignore[attr-defined]
-        return reader
-
     def _model(
         self,
         name: str,
         fn: Callable[..., Any],
         aliases: Mapping[str, str],
-        renames: Renames | None = None,
+        names: ToolNames | None = None,
     ) -> type[schema.ToolArguments]:
         """The model of ``fn`` (the undecorated function), cached per spec, function and names."""
-        renames = renames or Renames({})
+        names = names or ToolNames()
         cache: dict[tuple[Any, ...], type[schema.ToolArguments]]
         cache = self.__dict__.setdefault("_toolspecs_models", {})
         # By code, not by function object: each to_tool_list() makes new reader closures.
         func = getattr(fn, "__func__", fn)
         code = getattr(func, "__code__", func)
         docs = dict(self.argument_docs(name))
-        key = (
-            code,
-            renames.name(name),
-            tuple(sorted(renames.names.items())),
-            tuple(sorted(docs.items())),
-        )
+        key = (code, name, names if names.prefix else None, tuple(sorted(docs.items())))
         if key not in cache:
             cache[key] = schema.build_model(
-                renames.name(name),
+                names.ref(name),
                 fn,
                 aliases,
                 zone=self.zone_for_call,
-                rename=renames.text,
+                rename=names.definition,
                 docs=docs,
                 known_zone=self.known_zone_for_call,
             )
@@ -607,73 +487,23 @@ class ToolSpec(BaseToolSpec):
         name: str,
         fn: Callable[..., Any],
         metadata: ToolMetadata | None,
-        renames: Renames,
+        names: ToolNames,
         afn: Callable[..., Any] | None = None,
-        offered: frozenset[str] | None = None,
         owner: object | None = None,
+        policy: CallPolicy | None = None,
     ) -> GuardedTool:
-        public = renames.name(name)
-        raw = _undecorated(fn)
-        model = self._model(name, raw, options_of(fn).aliases, renames)
+        public = names.ref(name)
+        raw = undecorated(fn)
+        model = self._model(name, raw, options_of(fn).aliases, names)
         if metadata is None:
             description = schema.describe(docstrings.parse(fn.__doc__))
             metadata = ToolMetadata(
-                name=public, description=renames.text(description), fn_schema=model
+                name=public, description=names.definition(description), fn_schema=model
             )
         options = options_of(fn)
         if name != self.reader_name:  # this instance's marks (see marks_of)
             options = replace(options, marks=self.marks_of(name, options.marks))
-        read_tool = renames.name(self.reader_name)
-        guard = Guard(self, public, raw, options, model, renames, read_tool, afn, offered, owner)
-        return GuardedTool(guard, metadata)
-
-
-_READER_DOC = """Search stored long results; returns the best-matching passages verbatim.
-
-Args:
-    query: Words in the passage you want.
-    result_id: From the preview; default the latest.
-"""
-_READER = ToolOptions(
-    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
-    blocking=False,  # it searches results held in memory
-)
-
-
-def _stored_result(
-    store: large_output.ResultStore, functions: list[str], result_id: int | None
-) -> large_output.StoredResult:
-    """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
-
-    Through ``ResultStore.get`` only, which looks up one function at a time.
-
-    Raises:
-        FixArguments: When there is no such result, naming the latest ones there are.
-    """
-    latest: list[large_output.StoredResult] = []
-    for function in functions:
-        try:
-            latest.append(store.get(function))
-        except FixArguments:
-            continue
-    if not latest:
-        raise FixArguments(
-            "There is no stored result to read.",
-            f"Call {' or '.join(functions)} first; a result too long to show is stored "
-            "and its preview says to read it here.",
-        )
-    if result_id is None:
-        return max(latest, key=lambda stored: stored.result_id)
-    owner = store.dropped(result_id)
-    if owner in functions:
-        return store.get(owner, result_id)  # raises: that result is gone, call it again
-    for function in functions:
-        try:
-            return store.get(function, result_id)
-        except FixArguments:
-            continue
-    known = ", ".join(f"{r.result_id} ({r.function})" for r in latest)
-    raise FixArguments(
-        f"There is no stored result {result_id}; the latest ones are {known}.",
-        "Call again with the result_id a preview gave, or leave result_id out for the latest.",
-    )
+        read_tool = names.ref(self.reader_name)
+        policy = policy or self.call_policy()
+        guard = Guard(policy, public, raw, options, model, names, read_tool, afn, owner)
+        return GuardedTool(guard, metadata, self)

@@ -70,7 +70,7 @@ def title(tool: GuardedTool) -> str:
     """
     summary = tool.metadata.description.strip().split("\n", 1)[0]
     clause = _CLAUSE_END.split(summary, maxsplit=1)[0].strip()
-    service = tool.guard.spec.service_name
+    service = tool.guard.policy.service
     return f"{service}: {clause}" if clause else service
 
 

@@ -21,6 +21,7 @@ from toolspecs.core import (
     FixArguments,
     RetryLater,
     fence,
+    ref,
 )
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
@@ -60,7 +61,7 @@ FAILURES = FailureTable(
         PaperNotFound,
         FixArguments,
         "No arXiv paper has the id {exc.paper_id!r}.",
-        "Check the id, or search for the paper with arxiv_query to get it.",
+        f"Check the id, or search for the paper with {ref('arxiv_query')} to get it.",
     ),
     Failure(
         PaperUnreadable,
@@ -234,7 +235,7 @@ def outline(
     example = found[min(1, len(found) - 1)]
     if offers_section:  # opt-in: the agent may not have it
         lines.append(
-            f"Next: arxiv_paper_section(paper_id={pid!r}, "
+            f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, "
             f"section={fence.field(example.number or example.name, 80)!r}) reads one "
             "section."
         )
@@ -277,11 +278,11 @@ def section(
     )
     after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
     # arxiv_paper_outline is opt-in: named only when the agent has it.
-    listing = "; arxiv_paper_outline lists them all" if offers_outline else ""
+    listing = f"; {ref('arxiv_paper_outline')} lists them all" if offers_outline else ""
     if after is not None:
         label = fence.field(after.number or after.name, 80)
         lines.append(
-            f"Next: arxiv_paper_section(paper_id={pid!r}, section={label!r}) reads the "
+            f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, section={label!r}) reads the "
             f"next section{listing}."
         )
     else:
@@ -310,7 +311,7 @@ def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Seque
     if missing:
         lines.append(
             f"No arXiv paper has the id(s) {', '.join(missing)}: check them, or find "
-            "them with arxiv_query."
+            f"them with {ref('arxiv_query')}."
         )
     return "\n".join(lines)
 
@@ -344,13 +345,16 @@ def not_an_id(paper_id: str) -> FixArguments:
     """A ``paper_id`` that is no arXiv id or URL."""
     return FixArguments(
         f"{shown(paper_id)} is not an arXiv id.",
-        "Send an id such as '1706.03762' (find it with arxiv_query first).",
+        f"Send an id such as '1706.03762' (find it with {ref('arxiv_query')} first).",
     )
 
 
 def _read_whole(paper: arxiv.Result, reader_name: str) -> str:
     pid = fence.field(short_id_of(paper), 60)
-    return f"Read it with arxiv_paper_text(paper_id={pid!r}) and search it with {reader_name}."
+    return (
+        f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r}) and search it with "
+        f"{ref(reader_name)}."
+    )
 
 
 def no_outline(paper: arxiv.Result, reader_name: str) -> FixArguments:
@@ -397,7 +401,7 @@ def bad_ids(bad: Sequence[str]) -> FixArguments:
     """``arxiv_bibtex`` given parts that are no ids, or nothing."""
     return FixArguments(
         f"{shown(', '.join(bad))} is not an arXiv id." if bad else "No ids were given.",
-        "Send ids such as ['1706.03762', '1810.04805'] (find them with arxiv_query).",
+        f"Send ids such as ['1706.03762', '1810.04805'] (find them with {ref('arxiv_query')}).",
     )
 
 

@@ -15,7 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import Range, deadline, fence, tool
+from toolspecs.core import Range, deadline, fence, ref, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader, GoogleAuth
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
@@ -250,7 +250,7 @@ class GmailToolSpec(DraftTools):
         if not left_out:
             return documents
         read = (
-            "Read them one at a time with get_message(message_id=...)"
+            f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else "Search for fewer of them at once (a narrower query or a smaller max_results)"
         )
@@ -291,7 +291,7 @@ class GmailToolSpec(DraftTools):
         tz = self.reader.tz
         documents = render.message_documents(self.reader.messages_read(ids), tz)
         read = (
-            " Read the others one at a time with get_message(message_id=...)"
+            f" Read the others one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else " The others are"
         )
@@ -326,10 +326,13 @@ class GmailToolSpec(DraftTools):
         next_step = ""
         if self.offers_tool("modify_labels"):
             next_step = (
-                "modify_labels takes these names or ids, and archive, mark read, mark unread, star."
+                f"{ref('modify_labels')} takes these names or ids, and archive, mark read, "
+                "mark unread, star."
             )
         elif self.offers_tool("search_messages"):
-            next_step = "search_messages finds a label's mail, e.g. query='label:Receipts'."
+            next_step = (
+                f"{ref('search_messages')} finds a label's mail, e.g. query='label:Receipts'."
+            )
         return render.labels_text(self.reader.labels(), next_step)
 
     @tool(

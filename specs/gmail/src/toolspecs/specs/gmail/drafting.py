@@ -17,7 +17,7 @@ from email.message import Message
 from pathlib import Path
 from typing import Annotated, Any
 
-from toolspecs.core import AskUser, FixArguments, Range, fence, tool
+from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.loaders.google import GmailReader
 from toolspecs.specs.gmail import render
 from toolspecs.specs.gmail.attachments_dir import (
@@ -271,7 +271,7 @@ class DraftTools(GoogleToolSpec):
         if not draft.recipients():
             raise FixArguments(
                 f"Draft {draft_id} has no recipients.",
-                f"Add them with update_draft(draft_id='{draft_id}', to=[...]) first.",
+                f"Add them with {ref('update_draft')}(draft_id='{draft_id}', to=[...]) first.",
             )
         check_allowed(draft, self.allowed_recipients)
         check_expected(draft_id, draft, recipients, self.confirm_recipients)

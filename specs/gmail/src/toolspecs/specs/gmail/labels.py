@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, fence
+from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.loaders.google import GmailReader, GoogleApiError
 from toolspecs.loaders.google.gmail import MODIFY_LIMIT
 from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
@@ -180,7 +180,7 @@ def modify(
         )
     if len(ids) > MODIFY_LIMIT:
         raise FixArguments(
-            f"modify_labels takes at most {MODIFY_LIMIT} message ids a call (Google's "
+            f"{ref('modify_labels')} takes at most {MODIFY_LIMIT} message ids a call (Google's "
             f"limit); you sent {len(ids)}.",
             f"Send them in calls of at most {MODIFY_LIMIT}.",
         )

@@ -16,7 +16,7 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import fence
+from toolspecs.core import fence, ref
 from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
 from toolspecs.loaders.google.gmail_text import (
@@ -171,7 +171,7 @@ def saved_text(
         body += _forwarded(draft.text)
     listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
     send = (
-        f" send it with send_draft(draft_id='{draft_id}'{listed}),"
+        f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed}),"
         if allow_send
         else " the user sends it from Gmail,"
     )
@@ -179,7 +179,7 @@ def saved_text(
         f"Draft {verb}{account} with id {draft_id}{where}: to {recipients}; "
         f"subject: {subject_of(draft)}.{body}{note} "
         f"Next: show it to the user;{send} or change it with "
-        f"update_draft(draft_id='{draft_id}', ...)."
+        f"{ref('update_draft')}(draft_id='{draft_id}', ...)."
     )
     return ApiText(text, saved)
 
@@ -275,7 +275,7 @@ def sent_text(draft_id: str, sent: dict[str, Any], draft: Draft, account: str = 
 def drafts_text(summaries: list[str]) -> str:
     """list_drafts' reply: the drafts' summaries, newest first."""
     if not summaries:
-        return "There are no drafts. create_draft makes one."
+        return f"There are no drafts. {ref('create_draft')} makes one."
     return "\n\n".join([f"{len(summaries)} draft(s), newest first:", *summaries])
 
 
@@ -332,7 +332,7 @@ def thread_head(
         lines.append(f"Only the first {len(shown)} messages are shown ({why}).{read}: {more}.")
     last = shown[-1] if shown else "?"
     lines.append(
-        f"Next: reply in this thread with create_draft(reply_to_message_id='{last}', ...)."
+        f"Next: reply in this thread with {ref('create_draft')}(reply_to_message_id='{last}', ...)."
     )
     return Document(text="\n".join(lines))
 
@@ -400,7 +400,7 @@ def modified_text(ids: list[str], changes: Iterable[Change]) -> str:
     )
     return (
         f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
-        f"The reverse, modify_labels with the same ids and {undo}, applies to every id "
+        f"The reverse, {ref('modify_labels')} with the same ids and {undo}, applies to every id "
         "given: it undoes this exactly only if they all had the same labels before. "
         "You can move on to the next step."
     )

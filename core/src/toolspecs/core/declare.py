@@ -1,0 +1,166 @@
+"""The ``@tool`` declaration: how a spec function is exposed, checked when it is made.
+
+:func:`tool` records a function's :class:`ToolOptions` (aliases, large output, the empty
+sentence, its policy marks) and wraps it so that direct Python calls read their arguments
+as the tool does. A fault in the declaration raises ``ConfigurationError`` naming the
+spec and the function (see :mod:`toolspecs.core.spec`, which checks every listed
+function again when the spec class is made).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
+
+from toolspecs.core import schema
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.policy import Marks
+
+__all__ = [
+    "ToolOptions",
+    "declare",
+    "function_name",
+    "inherited_options",
+    "options_of",
+    "tool",
+    "undecorated",
+]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass(frozen=True)
+class ToolOptions:
+    """How a spec function is exposed; set with :func:`tool`."""
+
+    aliases: Mapping[str, str] = field(default_factory=dict)
+    large_output: bool = False
+    empty: str | None = None
+    marks: Marks = field(default_factory=Marks)
+    blocking: bool = True
+
+
+def tool(
+    *,
+    aliases: Mapping[str, str] | None = None,
+    large_output: bool = False,
+    empty: str | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    idempotent: bool | None = None,
+    open_world: bool | None = None,
+    blocking: bool = True,
+) -> Callable[[F], F]:
+    """Declare how a spec function is exposed as a tool.
+
+    Args:
+        aliases: Other names the agent may use for an argument, e.g. ``{"q": "query"}``.
+        large_output: Whether results over the budget are stored and read with the
+            spec's reader tool, ``reader_name`` (otherwise they are cut short with a note).
+        empty: What the agent reads when the function returns nothing (an empty
+            list or text), formatted with the call's arguments, e.g.
+            ``"No papers match {query!r}. Try broader keywords."``. Direct Python
+            callers still get the empty value.
+        read_only: It changes nothing (then it is also non-destructive and idempotent).
+        destructive: It may change or remove what exists irreversibly.
+        idempotent: Repeating the same call has no further effect.
+        open_world: It reaches the public web or other people. The four marks have
+            MCP's meaning (see :mod:`toolspecs.core.policy`); left out, MCP's
+            worst-case defaults apply.
+        blocking: ``False`` promises that the function does no I/O and waits for
+            nothing (a stored result, a computation on its arguments): it then runs on
+            the caller's thread under its deadline instead of in a worker thread that the
+            guard can stop waiting for (see :meth:`toolspecs.core.tool.Guard.run`).
+
+    Returns:
+        A decorator. Called directly from Python, the function reads its arguments
+        as the tool does (``spec.create_event(start_datetime="2026-11-21T16:00")``
+        gets a datetime), and raises ``FixArguments`` for values it cannot read.
+
+    Raises:
+        ConfigurationError: When the declaration does not fit the function (an alias
+            to a parameter it does not have, a parameter without an ``Args:`` line).
+    """
+    try:
+        marks = Marks.of(read_only, destructive, idempotent, open_world)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
+    options = ToolOptions(
+        aliases=dict(aliases or {}),
+        large_output=large_output,
+        empty=empty,
+        marks=marks,
+        blocking=blocking,
+    )
+
+    def mark(fn: F) -> F:
+        return declare(fn, options)
+
+    return mark
+
+
+def declare(fn: F, options: ToolOptions) -> F:
+    """``fn`` checked and wrapped so that direct Python calls read their arguments too."""
+    errors = schema.declaration_errors(fn, options.aliases)
+    if errors and _in_class_body(fn):
+        raise ConfigurationError(f"{fn.__qualname__}: {'; '.join(errors)}")  # "Spec.function"
+
+    @functools.wraps(fn)
+    def reading(self: Any, *args: Any, **kwargs: Any) -> Any:  # self: a ToolSpec
+        # This function's own model: a subclass's override calling super() gets the base's.
+        model = self._model(fn.__name__, fn, options.aliases)
+        return fn(self, **schema.prepare(model, args, kwargs))
+
+    reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
+    # Declared outside a class body, it is named with its spec when one lists it.
+    reading.__toolspecs_errors__ = tuple(errors)  # type: ignore[attr-defined]
+    # Which function is the reading wrapper and what it wraps: a decorator stacked on top
+    # copies these attributes, and must not be skipped (see undecorated).
+    reading.__toolspecs_raw__ = (reading, fn)  # type: ignore[attr-defined]
+    return reading  # type: ignore[return-value]
+
+
+def _in_class_body(fn: Callable[..., Any]) -> bool:
+    """Whether ``fn`` was defined in a class body (its ``__qualname__`` names the class)."""
+    parts = fn.__qualname__.split(".")
+    return len(parts) > 1 and parts[-2] != "<locals>"
+
+
+def options_of(fn: Callable[..., Any]) -> ToolOptions:
+    """The :class:`ToolOptions` of a function (defaults when it was not decorated)."""
+    found = getattr(fn, "__toolspecs_options__", None)
+    return found if isinstance(found, ToolOptions) else ToolOptions()
+
+
+def undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself).
+
+    Only ``@tool``'s own wrapper is taken off: another decorator stacked on top of it is
+    kept (it then calls the wrapper, which reads the arguments again, harmlessly).
+    """
+    func = getattr(fn, "__func__", None)
+    owner = getattr(fn, "__self__", None)
+    pair = getattr(func, "__toolspecs_raw__", None)
+    if isinstance(pair, tuple) and pair[0] is func and owner is not None:
+        raw: Callable[..., Any] = pair[1].__get__(owner)
+        return raw
+    return fn
+
+
+def function_name(entry: SPEC_FUNCTION_TYPE) -> str:
+    """The name of a ``spec_functions`` entry: itself, or the sync name of a LlamaHub pair."""
+    return entry if isinstance(entry, str) else entry[0]
+
+
+def inherited_options(cls: type, name: str) -> ToolOptions | None:
+    """The options of the nearest base's ``name``, when a base declared it with ``@tool``."""
+    for base in cls.__mro__[1:]:
+        found = base.__dict__.get(name)
+        if found is not None:
+            options = getattr(found, "__toolspecs_options__", None)
+            return options if isinstance(options, ToolOptions) else None
+    return None

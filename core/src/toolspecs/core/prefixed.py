@@ -1,0 +1,126 @@
+"""Tool names under a prefix: the definitions are renamed, our own words ask for names.
+
+``spec.to_tool_list(prefix="gmail_")`` wraps the spec's tools the way pydantic-ai's
+``toolsets/prefixed.py`` does: each definition (name, description, argument texts) gets
+the public name, and a call comes in under it. What a tool returns is never rewritten:
+a mail body saying "call load_data()" reaches the agent as it was written. Our own text
+that points the agent to a sibling tool asks for its name, and whether the agent has it::
+
+    from toolspecs.core.prefixed import offered, ref
+
+    if offered("get_message"):  # opt-in tools and --tools: the agent may not have it
+        note = f"Read it with {ref('get_message')}(message_id=...)."  # gmail_get_message
+
+Both answer from the :class:`ToolNames` of the tool list whose tool is running (one
+context variable, set by the tool's guard for each call). Outside a tool call (a direct
+Python call of a spec's method) every name is its own and every tool counts as offered.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
+
+__all__ = ["ToolNames", "naming", "offered", "ref"]
+
+# Third-party text in our guidance: a value between « and » (fence.quote) or a fenced
+# block (fence.block). fence.clean() keeps both markers out of the text they enclose.
+_QUOTED = re.compile(r"«[^»]*»|<<< [^\n]*? >>>\n.*?\n<<< end of [^\n]*? >>>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ToolNames:
+    """The tools of one tool list, and the prefix the agent sees them under.
+
+    Args:
+        prefix: Put before every tool name (``"gmail_"``); ``""`` keeps them.
+        functions: The spec functions the list offers (unprefixed, its reader
+            included); ``None``: no tool list, every function counts as offered.
+    """
+
+    prefix: str = ""
+    functions: frozenset[str] | None = None
+
+    def ref(self, function: str) -> str:
+        """The name the agent calls spec function ``function`` by."""
+        return f"{self.prefix}{function}"
+
+    def offers(self, function: str) -> bool:
+        """Whether the agent has tool ``function`` (unprefixed) beside the one it called."""
+        return self.functions is None or function in self.functions
+
+    def definition(self, text: str) -> str:
+        """A description or argument text of ours with the list's tools under their names.
+
+        Only the definitions and templates of our own (docstrings, ``empty``) go through
+        this: what a tool returns is never rewritten.
+        """
+        if not self.prefix or not self.functions or not text:
+            return text
+        pattern = "|".join(re.escape(n) for n in sorted(self.functions, key=len, reverse=True))
+        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.ref(m[1]), text)
+
+    def guidance(self, guidance: ToolGuidance) -> ToolGuidance:
+        """``guidance`` whose own words name the list's tools by their public names.
+
+        Transitional: spec code that names a sibling in guidance without :func:`ref` still
+        reads right under a prefix. Only our words change: quoted values (``«…»``) and
+        fenced blocks, where third-party text goes, are left as they are. Text that asks
+        :func:`ref` already carries the prefix and is not renamed twice.
+        """
+        if not self.prefix or not self.functions:
+            return guidance
+        message, step = self._ours(guidance.message), self._ours(guidance.next_step)
+        if message == guidance.message and step == guidance.next_step:
+            return guidance
+        renamed: ToolGuidance
+        if guidance.kind == "retry":
+            renamed = RetryLater(message, step, getattr(guidance, "retry_after", None))
+        else:  # the kind's own class: a subclass of it may take other arguments
+            renamed = (AskUser if guidance.kind == "ask_user" else FixArguments)(message, step)
+        renamed.stage = guidance.stage
+        return renamed
+
+    def _ours(self, text: str) -> str:
+        """:meth:`definition` applied outside the quoted and fenced spans of ``text``."""
+        pieces, at = [], 0
+        for found in _QUOTED.finditer(text):
+            pieces += [self.definition(text[at : found.start()]), found[0]]
+            at = found.end()
+        return "".join([*pieces, self.definition(text[at:])])
+
+
+_NAMES: contextvars.ContextVar[ToolNames] = contextvars.ContextVar(
+    "toolspecs_tool_names",
+    default=ToolNames(),  # noqa: B039  (frozen: nothing can change the shared default)
+)
+
+
+@contextmanager
+def naming(names: ToolNames) -> Iterator[None]:
+    """Answer :func:`ref` and :func:`offered` from ``names`` (a tool's guard, for its call)."""
+    token = _NAMES.set(names)
+    try:
+        yield
+    finally:
+        _NAMES.reset(token)
+
+
+def ref(function: str) -> str:
+    """The name the agent calls spec function ``function`` by: ``"gmail_get_message"``."""
+    return _NAMES.get().ref(function)
+
+
+def offered(function: str) -> bool:
+    """Whether the agent was given spec function ``function`` beside the tool it called.
+
+    For replies and guidance that point to another tool: a tool the agent does not have
+    must not be named (opt-in tools, ``--tools``). Outside a tool call every function
+    counts as offered.
+    """
+    return _NAMES.get().offers(function)

@@ -1,0 +1,95 @@
+"""The spec's reader tool: one search over the stored results of its large-output functions.
+
+A result too long to show is stored (:mod:`toolspecs.core.large_output`) and its preview
+tells the agent to read it with the spec's ``reader_name`` tool, which this module makes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from toolspecs.core import large_output
+from toolspecs.core.declare import ToolOptions
+from toolspecs.core.errors import FixArguments
+from toolspecs.core.policy import Marks
+
+__all__ = ["READER_OPTIONS", "stored_reader"]
+
+
+def stored_reader(
+    name: str,
+    results: Callable[[], large_output.ResultStore],
+    functions: list[str],
+    label: str = "",
+) -> Callable[..., str]:
+    """The reader tool's function: it searches the stored results of ``functions``.
+
+    Args:
+        name: The reader's name (the spec's ``reader_name``).
+        results: The store of the running call's owner, asked at each call.
+        functions: The public names of the functions whose results it reads.
+        label: The spec's ``passage_label``.
+    """
+
+    def reader(query: str, result_id: int | None = None) -> str:
+        if not query.strip():
+            raise FixArguments("The query is empty.", "Send the words you are looking for.")
+        stored = _stored_result(results(), functions, result_id)
+        return large_output.read_passages(stored, query, label)
+
+    reader.__name__ = name
+    reader.__doc__ = _READER_DOC
+    reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
+    reader.__toolspecs_options__ = READER_OPTIONS  # type: ignore[attr-defined]
+    return reader
+
+
+_READER_DOC = """Search stored long results; returns the best-matching passages verbatim.
+
+Args:
+    query: Words in the passage you want.
+    result_id: From the preview; default the latest.
+"""
+READER_OPTIONS = ToolOptions(
+    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
+    blocking=False,  # it searches results held in memory
+)
+
+
+def _stored_result(
+    store: large_output.ResultStore, functions: list[str], result_id: int | None
+) -> large_output.StoredResult:
+    """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
+
+    Through ``ResultStore.get`` only, which looks up one function at a time.
+
+    Raises:
+        FixArguments: When there is no such result, naming the latest ones there are.
+    """
+    latest: list[large_output.StoredResult] = []
+    for function in functions:
+        try:
+            latest.append(store.get(function))
+        except FixArguments:
+            continue
+    if not latest:
+        raise FixArguments(
+            "There is no stored result to read.",
+            f"Call {' or '.join(functions)} first; a result too long to show is stored "
+            "and its preview says to read it here.",
+        )
+    if result_id is None:
+        return max(latest, key=lambda stored: stored.result_id)
+    owner = store.dropped(result_id)
+    if owner in functions:
+        return store.get(owner, result_id)  # raises: that result is gone, call it again
+    for function in functions:
+        try:
+            return store.get(function, result_id)
+        except FixArguments:
+            continue
+    known = ", ".join(f"{r.result_id} ({r.function})" for r in latest)
+    raise FixArguments(
+        f"There is no stored result {result_id}; the latest ones are {known}.",
+        "Call again with the result_id a preview gave, or leave result_id out for the latest.",
+    )

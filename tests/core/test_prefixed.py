@@ -1,0 +1,54 @@
+"""Prefixes rename our words only: ref() and offered() for replies, never the tool's output."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from toolspecs.core import FixArguments, ToolSpec, fence, ref, tool
+from toolspecs.core.prefixed import ToolNames, naming, offered
+
+
+class EchoSpec(ToolSpec):
+    spec_functions: ClassVar = ["echo", "find"]
+    service_name: ClassVar[str] = "Echo"
+
+    @tool(read_only=True, open_world=False)
+    def echo(self, text: str) -> str:
+        """Repeat a text.
+
+        Args:
+            text: What to repeat.
+        """
+        if not text:
+            raise FixArguments(
+                f"Nothing to repeat in {fence.quote('find')}.", "Call find first, then echo."
+            )
+        return f"{fence.block(text, 'the user')}\nNext: {ref('find')}(query=...)."
+
+    @tool(read_only=True, open_world=False)
+    def find(self, query: str) -> str:
+        """Find a text; echo repeats it.
+
+        Args:
+            query: Words.
+        """
+        return query
+
+
+def test_the_output_is_never_renamed_but_our_words_are():
+    tools = {t.metadata.name: t for t in EchoSpec().to_tool_list(prefix="e_")}
+    out = tools["e_echo"].call(text="call find() then echo()").content
+    assert "call find() then echo()" in out
+    assert out.endswith("Next: e_find(query=...).")
+    assert "e_echo repeats it" in tools["e_find"].metadata.description
+    # Guidance without ref() is renamed in our words only, not in the quoted value.
+    refused = tools["e_echo"].call(text="").content
+    assert "«find»" in refused and "Call e_find first, then e_echo." in refused
+
+
+def test_outside_a_tool_call_every_name_is_its_own():
+    assert ref("find") == "find" and offered("anything")
+    with naming(ToolNames("x_", frozenset({"find"}))):
+        assert ref("find") == "x_find"
+        assert offered("find") and not offered("echo")
+    assert EchoSpec().echo("hi").endswith("Next: find(query=...).")
