@@ -49,8 +49,8 @@ PATTERNS = (
     ("toolspecs.core.fence", "_invisible"),
     ("toolspecs.loaders.arxiv.ids", "_url"),
     ("toolspecs.loaders.arxiv.ids", "_bare"),
-    ("toolspecs.loaders.google.mail", "_hiding_style"),
-    ("toolspecs.loaders.google.mail", "_mailbox"),
+    ("toolspecs.loaders.google.html_text", "_hiding_style"),
+    ("toolspecs.loaders.google.headers", "_mailbox"),
     ("toolspecs.specs.gmail.compose", "_line_breaks"),
 )
 

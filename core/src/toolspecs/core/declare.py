@@ -3,7 +3,7 @@
 :func:`tool` records a function's :class:`ToolOptions` (aliases, large output, the empty
 sentence, its policy marks) and wraps it so that direct Python calls read their arguments
 as the tool does. A fault in the declaration raises ``ConfigurationError`` naming the
-spec and the function (see :mod:`toolspecs.core.spec`, which checks every listed
+spec and the function (see :mod:`toolspecs.core.spec_checks`, which checks every listed
 function again when the spec class is made).
 """
 

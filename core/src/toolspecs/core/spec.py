@@ -2,9 +2,9 @@
 
 A spec lists its ``spec_functions`` as LlamaHub specs do and declares each with
 :func:`~toolspecs.core.declare.tool`. Declarations are checked when the class is
-defined; faults (an alias to a missing parameter, a parameter without a docstring line,
-a description over OpenAI's limit, two tools with one name) raise ``ConfigurationError``
-naming the spec and the function. ``to_tool_list()`` returns
+defined (:mod:`toolspecs.core.spec_checks`); faults (an alias to a missing parameter, a
+parameter without a docstring line, a description over OpenAI's limit, two tools with one
+name) raise ``ConfigurationError`` naming the spec and the function. ``to_tool_list()`` returns
 :class:`~toolspecs.core.tool.GuardedTool` objects, those whose marks the spec's options
 allow, and one reader (``reader_name``) for all its large-output functions. Their guards
 get a :class:`~toolspecs.core.runner.CallPolicy` from the spec, never the spec itself.
@@ -33,21 +33,14 @@ from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSp
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import clock, deadline, docstrings, large_output, owners, schema
-from toolspecs.core.declare import (
-    ToolOptions,
-    declare,
-    function_name,
-    inherited_options,
-    options_of,
-    tool,
-    undecorated,
-)
+from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import ToolNames, offered
 from toolspecs.core.reader import stored_reader
 from toolspecs.core.runner import CallPolicy, Guard
+from toolspecs.core.spec_checks import check_spec_class
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
 __all__ = ["ToolOptions", "ToolSpec", "function_name", "options_of", "strict", "tool"]
@@ -96,38 +89,7 @@ class ToolSpec(BaseToolSpec):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""
         super().__init_subclass__(**kwargs)
-        errors: list[str] = []
-        tool_names: list[str] = []
-        stores = False
-        default = [function_name(entry) for entry in cls.spec_functions]
-        cls.all_functions = [
-            *cls.spec_functions,
-            *(name for name in cls.more_functions if name not in default),
-        ]
-        for entry in cls.all_functions:
-            name = function_name(entry)
-            listed = "spec_functions" if name in default else "more_functions"
-            fn = getattr(cls, name, None)
-            if not callable(fn):
-                errors.append(f"{name} is listed in {listed} but is not a method")
-                continue
-            if not hasattr(fn, "__toolspecs_options__"):
-                inherited = inherited_options(cls, name)
-                if inherited is not None:
-                    # An override without @tool keeps the declaration it overrides:
-                    # its marks, aliases and large-output reader.
-                    fn = declare(fn, inherited)
-                    setattr(cls, name, fn)
-                else:
-                    errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
-            errors.extend(f"{name}: {e}" for e in getattr(fn, "__toolspecs_errors__", ()))
-            tool_names.append(name)
-            stores = stores or options_of(fn).large_output
-        if stores:
-            tool_names.append(cls.reader_name)
-        errors.extend(f"two tools are named {name!r}" for name in names_used_twice(tool_names))
-        if errors:
-            raise ConfigurationError(f"{cls.__name__}: {'; '.join(errors)}")
+        check_spec_class(cls)
 
     @property
     def results(self) -> large_output.ResultStore:

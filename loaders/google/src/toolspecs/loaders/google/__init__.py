@@ -24,7 +24,8 @@ from toolspecs.loaders.google.errors import (
 )
 from toolspecs.loaders.google.gmail import GMAIL_SCOPES, GmailReader, gmail_query
 from toolspecs.loaders.google.gmail_text import describe_message, describe_summary
-from toolspecs.loaders.google.mail import MailMessage, html_to_text, parse_raw
+from toolspecs.loaders.google.html_text import html_to_text
+from toolspecs.loaders.google.mail import MailMessage, parse_raw
 from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
 
 __all__ = [

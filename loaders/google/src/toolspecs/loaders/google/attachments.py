@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from email.message import Message
 from typing import Any, Literal
 
-from toolspecs.loaders.google.mail import MAX_PARTS, _clip, convert_html, decode_bytes
+from toolspecs.loaders.google.html_text import convert_html
+from toolspecs.loaders.google.mail import MAX_PARTS, _clip, decode_bytes
 
 MAX_ATTACHMENT_BYTES = 10 * 2**20
 """Bytes of one attachment downloaded at most (Gmail takes up to 25 MB)."""

@@ -16,7 +16,8 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.loaders.google.mail import MailMessage, address_pairs, format_size, header_text
+from toolspecs.loaders.google.headers import address_pairs, header_text
+from toolspecs.loaders.google.mail import MailMessage, format_size
 from toolspecs.loaders.google.times import format_datetime
 
 BODY_OPEN = "<<< mail body: quoted content from the mail >>>"
