@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
 
-__all__ = ["ToolNames", "naming", "offered", "ref"]
+__all__ = ["ToolNames", "named", "naming", "offered", "ref"]
 
 # Third-party text in our guidance: a value between « and » (fence.quote) or a fenced
 # block (fence.block). fence.clean() keeps both markers out of the text they enclose.
@@ -124,3 +124,14 @@ def offered(function: str) -> bool:
     counts as offered.
     """
     return _NAMES.get().offers(function)
+
+
+def named(template: str) -> str:
+    """Our own template (a failure row, a hint) with the tools under their public names.
+
+    :meth:`ToolNames.definition` of the tool list whose tool is running: for the fixed
+    texts a spec declares once and cannot build with :func:`ref` at the call. Apply it
+    to the template before any value is filled in: a value (an error's reason, an echoed
+    argument) is never renamed.
+    """
+    return _NAMES.get().definition(template)

@@ -334,7 +334,8 @@ class Guard:
 
     def guidance(self, exc: Exception) -> ToolGuidance:
         """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
-        found = self.policy.guidance(exc)
+        with naming(self.names):  # a failure row names siblings through prefixed.named
+            found = self.policy.guidance(exc)
         if found is not None:
             return found
         if strict():
