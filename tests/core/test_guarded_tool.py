@@ -30,6 +30,7 @@ from toolspecs.core import (
     ToolGuidance,
     ToolSpec,
     count_tokens,
+    ref,
     tool,
 )
 from toolspecs.core.errors import GUIDANCE_TOKENS
@@ -507,7 +508,7 @@ def test_renamed_guidance_of_a_custom_kind_keeps_its_kind():
 
     class NoKey(AskUser):
         def __init__(self, service: str) -> None:
-            super().__init__(f"{service} needs a key; see book.")
+            super().__init__(f"{service} needs a key; see {ref('book')}.")
 
     class Keyless(ShopSpec):
         @tool(destructive=True, idempotent=True, open_world=False)

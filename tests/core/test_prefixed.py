@@ -21,7 +21,8 @@ class EchoSpec(ToolSpec):
         """
         if not text:
             raise FixArguments(
-                f"Nothing to repeat in {fence.quote('find')}.", "Call find first, then echo."
+                f"Nothing to repeat in {fence.quote('find')}.",
+                f"Call {ref('find')} first, then {ref('echo')}.",
             )
         return f"{fence.block(text, 'the user')}\nNext: {ref('find')}(query=...)."
 
@@ -41,7 +42,7 @@ def test_the_output_is_never_renamed_but_our_words_are():
     assert "call find() then echo()" in out
     assert out.endswith("Next: e_find(query=...).")
     assert "e_echo repeats it" in tools["e_find"].metadata.description
-    # Guidance without ref() is renamed in our words only, not in the quoted value.
+    # Guidance names siblings through ref(); the quoted value is not renamed.
     refused = tools["e_echo"].call(text="").content
     assert "«find»" in refused and "Call e_find first, then e_echo." in refused
 
@@ -52,3 +53,16 @@ def test_outside_a_tool_call_every_name_is_its_own():
         assert ref("find") == "x_find"
         assert offered("find") and not offered("echo")
     assert EchoSpec().echo("hi").endswith("Next: find(query=...).")
+
+
+def test_a_failure_row_names_the_prefixed_tools_but_never_renames_its_values():
+    from toolspecs.core import Failure, FailureTable
+
+    class Gone(Exception):
+        reason = "the service said: call find() again"  # third-party words, outside «»
+
+    table = FailureTable(Failure(Gone, FixArguments, "Gone ({reason}).", "Call find first."))
+    with naming(ToolNames("e_", frozenset({"find", "echo"}))):
+        guidance = table.guidance(Gone())
+    assert guidance is not None
+    assert guidance.text == "Gone (the service said: call find() again). Call e_find first."

@@ -468,3 +468,17 @@ def test_a_missing_end_is_one_real_hour_across_a_dst_change(google, tools):
     body = created(google)
     assert body["start"]["dateTime"] == "2026-03-29T01:30:00+01:00"
     assert body["end"]["dateTime"] == "2026-03-29T03:30:00+02:00"
+
+
+def test_under_a_prefix_googles_words_in_guidance_stay_as_google_wrote_them(google):
+    # Google's reason is echoed outside «»; only our own words name the prefixed tools.
+    said = "Event nope is gone: call load_data() to list events"
+    google.fail[("PATCH", "/events/nope")] = [(404, "notFound", said)]
+    spec = GoogleCalendarToolSpec(transport=google)
+    tools = {t.metadata.name: t for t in spec.to_tool_list(spec_functions=spec.all_functions,
+                                                            prefix="cal_")}  # fmt: skip
+    out = tools["cal_update_event"].call(event_id="nope", title="x")
+    assert out.is_error is True and "HTTP 404" in out.content
+    assert said in out.content
+    assert "cal_load_data()" not in out.content
+    assert "Get event ids with cal_load_data (each line" in out.content

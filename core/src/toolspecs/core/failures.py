@@ -23,6 +23,10 @@ HTTP status and a predicate. Its texts are ``str.format`` templates over:
 - ``exc``: the exception itself, e.g. ``{exc.paper_id!r}``;
 - whatever the spec's ``failure_context()`` adds (e.g. where valid ids come from).
 
+Under a tool-name prefix the row's own words name the tools by their public names
+(:func:`toolspecs.core.prefixed.named`, applied to the template); the values filled in
+are never renamed: a reason Google gives that mentions ``load_data`` stays as it was.
+
 A value echoed with ``!r`` goes through :func:`toolspecs.core.bounds.shown`: its repr,
 cut with "…" past 80 characters, so an echo cannot become the flood it reports.
 
@@ -49,6 +53,7 @@ from toolspecs.core.errors import (
     strict,
 )
 from toolspecs.core.inputs import TimezoneUnavailable
+from toolspecs.core.prefixed import named
 
 Match = type[BaseException] | str
 logger = logging.getLogger("toolspecs")
@@ -136,8 +141,9 @@ class FailureTable:
             "exc": exc,
         }
         try:
-            message = fill(row.message, values)
-            step = fill(row.next_step, values) if row.next_step is not None else None
+            # The row is ours: its sibling names are public; the values filled in are not renamed.
+            message = fill(named(row.message), values)
+            step = fill(named(row.next_step), values) if row.next_step is not None else None
         except (AttributeError, LookupError, ValueError, TypeError):
             # A row whose template does not fit this exception: a bug in the declaration,
             # which must not turn a mapped failure into an exception out of the tool.

@@ -11,9 +11,12 @@ that points the agent to a sibling tool asks for its name, and whether the agent
     if offered("get_message"):  # opt-in tools and --tools: the agent may not have it
         note = f"Read it with {ref('get_message')}(message_id=...)."  # gmail_get_message
 
-Both answer from the :class:`ToolNames` of the tool list whose tool is running (one
-context variable, set by the tool's guard for each call). Outside a tool call (a direct
-Python call of a spec's method) every name is its own and every tool counts as offered.
+A template declared once (a failure row, a spec's ``ids_hint``) goes through
+:func:`named` before its values are filled in; guidance is never renamed after it is
+built. All three answer from the :class:`ToolNames` of the tool list whose tool is
+running (one context variable, set by the tool's guard for each call and for mapping
+its failure). Outside a tool call (a direct Python call of a spec's method) every name
+is its own and every tool counts as offered.
 """
 
 from __future__ import annotations
@@ -24,13 +27,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from toolspecs.core.errors import AskUser, FixArguments, RetryLater, ToolGuidance
-
-__all__ = ["ToolNames", "naming", "offered", "ref"]
-
-# Third-party text in our guidance: a value between « and » (fence.quote) or a fenced
-# block (fence.block). fence.clean() keeps both markers out of the text they enclose.
-_QUOTED = re.compile(r"«[^»]*»|<<< [^\n]*? >>>\n.*?\n<<< end of [^\n]*? >>>", re.DOTALL)
+__all__ = ["ToolNames", "named", "naming", "offered", "ref"]
 
 
 @dataclass(frozen=True)
@@ -57,42 +54,14 @@ class ToolNames:
     def definition(self, text: str) -> str:
         """A description or argument text of ours with the list's tools under their names.
 
-        Only the definitions and templates of our own (docstrings, ``empty``) go through
-        this: what a tool returns is never rewritten.
+        Only the definitions and templates of our own (docstrings, ``empty``, failure
+        rows) go through this, before any value is filled in: what a tool returns, and
+        guidance built at the call, are never rewritten.
         """
         if not self.prefix or not self.functions or not text:
             return text
         pattern = "|".join(re.escape(n) for n in sorted(self.functions, key=len, reverse=True))
         return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.ref(m[1]), text)
-
-    def guidance(self, guidance: ToolGuidance) -> ToolGuidance:
-        """``guidance`` whose own words name the list's tools by their public names.
-
-        Transitional: spec code that names a sibling in guidance without :func:`ref` still
-        reads right under a prefix. Only our words change: quoted values (``«…»``) and
-        fenced blocks, where third-party text goes, are left as they are. Text that asks
-        :func:`ref` already carries the prefix and is not renamed twice.
-        """
-        if not self.prefix or not self.functions:
-            return guidance
-        message, step = self._ours(guidance.message), self._ours(guidance.next_step)
-        if message == guidance.message and step == guidance.next_step:
-            return guidance
-        renamed: ToolGuidance
-        if guidance.kind == "retry":
-            renamed = RetryLater(message, step, getattr(guidance, "retry_after", None))
-        else:  # the kind's own class: a subclass of it may take other arguments
-            renamed = (AskUser if guidance.kind == "ask_user" else FixArguments)(message, step)
-        renamed.stage = guidance.stage
-        return renamed
-
-    def _ours(self, text: str) -> str:
-        """:meth:`definition` applied outside the quoted and fenced spans of ``text``."""
-        pieces, at = [], 0
-        for found in _QUOTED.finditer(text):
-            pieces += [self.definition(text[at : found.start()]), found[0]]
-            at = found.end()
-        return "".join([*pieces, self.definition(text[at:])])
 
 
 _NAMES: contextvars.ContextVar[ToolNames] = contextvars.ContextVar(
@@ -124,3 +93,14 @@ def offered(function: str) -> bool:
     counts as offered.
     """
     return _NAMES.get().offers(function)
+
+
+def named(template: str) -> str:
+    """Our own template (a failure row, a hint) with the tools under their public names.
+
+    :meth:`ToolNames.definition` of the tool list whose tool is running: for the fixed
+    texts a spec declares once and cannot build with :func:`ref` at the call. Apply it
+    to the template before any value is filled in: a value (an error's reason, an echoed
+    argument) is never renamed.
+    """
+    return _NAMES.get().definition(template)

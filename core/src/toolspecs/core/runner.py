@@ -106,7 +106,9 @@ class Guard:
         options: How it is exposed (``@tool``).
         model: Its argument model.
         names: The tools of its tool list and their prefix, which
-            :func:`~toolspecs.core.prefixed.ref` and ``offered`` answer from during its calls.
+            :func:`~toolspecs.core.prefixed.ref`, ``offered`` and ``named`` answer from
+            during its calls and while its failures are mapped. Nothing it returns or
+            raises is renamed afterwards.
         read_tool: The public name of its spec's reader tool (``reader_name``).
         afn: An ``async`` function to await in async calls instead (a LlamaHub-style
             ``(sync, async)`` pair in ``spec_functions``).
@@ -177,7 +179,7 @@ class Guard:
         abandoned = abandoned or Abandoned()
         if left <= 0 or abandoned.is_set():
             abandoned.set()
-            raise self.names.guidance(self.late(seconds))
+            raise self.late(seconds)
         outcome: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
         def work() -> None:
@@ -194,7 +196,7 @@ class Guard:
             result = outcome.get(timeout=left)
         except queue.Empty:
             abandoned.set()  # a call still queued for the spec's lock is not made at all
-            raise self.names.guidance(self.late(seconds)) from None
+            raise self.late(seconds) from None
         if isinstance(result, BaseException):
             raise result
         return result  # type: ignore[no-any-return]
@@ -210,7 +212,7 @@ class Guard:
         """:meth:`run` on the caller's thread, for a function that does no I/O."""
         left = seconds if end is None else end - time.monotonic()
         if left <= 0 or (abandoned is not None and abandoned.is_set()):
-            raise self.names.guidance(self.late(seconds))
+            raise self.late(seconds)
         lock = self.policy.lock
         if lock is None:
             token = deadline.enter(left)
@@ -222,7 +224,7 @@ class Guard:
         # (``_run`` takes the lock again; it is reentrant).
         stop = time.monotonic() + left
         if not lock.acquire(timeout=left):
-            raise self.names.guidance(self.late(seconds))
+            raise self.late(seconds)
         try:
             with deadline.running(stop - time.monotonic()):
                 return self._run(args, kwargs, abandoned)
@@ -246,7 +248,7 @@ class Guard:
                     return None, ""  # its caller was told it timed out: nothing was done
                 return raw, self.text(raw, arguments)
         except Exception as exc:
-            raise self.names.guidance(self.guidance(exc)) from exc
+            raise self.guidance(exc) from exc
 
     def late(self, seconds: float) -> RetryLater:
         """The guidance for a call still running at its deadline."""
@@ -314,12 +316,12 @@ class Guard:
                 return await asyncio.wait_for(queued, None if seconds is None else seconds + 0.25)
             except (TimeoutError, asyncio.TimeoutError):
                 abandoned.set()
-                raise self.names.guidance(self.late(seconds or 0)) from None
+                raise self.late(seconds or 0) from None
         try:
             with deadline.running(seconds):
                 return await asyncio.wait_for(self._arun(args, kwargs), seconds)
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
-            raise self.names.guidance(self.late(seconds or 0)) from None
+            raise self.late(seconds or 0) from None
 
     async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         assert self.afn is not None
@@ -330,11 +332,12 @@ class Guard:
                     raw = await self.afn(**arguments)
                 return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
-            raise self.names.guidance(self.guidance(exc)) from exc
+            raise self.guidance(exc) from exc
 
     def guidance(self, exc: Exception) -> ToolGuidance:
         """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
-        found = self.policy.guidance(exc)
+        with naming(self.names):  # a failure row names siblings through prefixed.named
+            found = self.policy.guidance(exc)
         if found is not None:
             return found
         if strict():

@@ -44,6 +44,8 @@ MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
 MAX_OUTLINE_SHOWN = 120  # headings listed by arxiv_paper_outline
 MAX_HEADINGS_IN_GUIDANCE = 25
 
+# Templates: the guard names the tools in them by their public names (prefixed.named);
+# ref() here would run once, at import, outside any tool list.
 FAILURES = FailureTable(
     *unreachable_rows(ArxivUnreachable),
     Failure(
@@ -61,7 +63,7 @@ FAILURES = FailureTable(
         PaperNotFound,
         FixArguments,
         "No arXiv paper has the id {exc.paper_id!r}.",
-        f"Check the id, or search for the paper with {ref('arxiv_query')} to get it.",
+        "Check the id, or search for the paper with arxiv_query to get it.",
     ),
     Failure(
         PaperUnreadable,

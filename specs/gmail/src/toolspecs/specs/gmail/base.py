@@ -284,7 +284,9 @@ class GmailToolSpec(DraftTools):
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
-        wanted = one_id(thread_id, "thread_id", "search_messages lists [thread: ...] for each hit")
+        wanted = one_id(
+            thread_id, "thread_id", f"{ref('search_messages')} lists [thread: ...] for each hit"
+        )
         thread, note = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
@@ -317,7 +319,7 @@ class GmailToolSpec(DraftTools):
             message_id: The message holding it.
             attachment_id: From get_message ([attachment_id: 1]); the file name works too.
         """
-        message_id = one_id(message_id, "message_id", "search_messages lists [id: ...]")
+        message_id = one_id(message_id, "message_id", f"{ref('search_messages')} lists [id: ...]")
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @tool(read_only=True, open_world=False)

@@ -198,11 +198,11 @@ class DraftTools(GoogleToolSpec):
             raise FixArguments(
                 "You did not provide a draft_id.",
                 "If you created or read the draft earlier, its id is in the conversation; "
-                "otherwise call list_drafts.",
+                f"otherwise call {ref('list_drafts')}.",
             )
         if all(value is None for value in (to, subject, message, cc, bcc, html, attachments)):
             raise FixArguments(
-                "update_draft was given nothing to change.",
+                f"{ref('update_draft')} was given nothing to change.",
                 "Send at least one of to, subject, message, cc, bcc or html with the draft_id.",
             )
         current = self.reader.drafts.get(draft_id.strip())
@@ -244,7 +244,9 @@ class DraftTools(GoogleToolSpec):
             draft_id: From create_draft or list_drafts.
         """
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
+            raise FixArguments(
+                "You did not provide a draft_id.", f"Call {ref('list_drafts')} to find it."
+            )
         resource = self.reader.drafts.get(draft_id.strip())
         return ApiText(render.draft_summary(resource, read_draft(resource)), resource)
 
@@ -265,7 +267,9 @@ class DraftTools(GoogleToolSpec):
                 "Tell the user the draft id so they can review and send it in Gmail.",
             )
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", "Call list_drafts to find it.")
+            raise FixArguments(
+                "You did not provide a draft_id.", f"Call {ref('list_drafts')} to find it."
+            )
         draft_id = draft_id.strip()
         draft = read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():

@@ -123,7 +123,7 @@ def resolve(
                 direction = sign
             if label_id in REFUSED:
                 raise AskUser(
-                    f"modify_labels does not change {label_id}: {REFUSED[label_id]}.",
+                    f"{ref('modify_labels')} does not change {label_id}: {REFUSED[label_id]}.",
                     "Do not retry: tell the user they can do it in Gmail.",
                 )
             previous = changes.get(label_id)
@@ -153,7 +153,7 @@ def _user_label(text: str, known: list[dict[str, Any]], list_tool: bool) -> tupl
         if close
         else ""
     )
-    where = "from list_labels" if list_tool else "of a label the user has"
+    where = f"from {ref('list_labels')}" if list_tool else "of a label the user has"
     raise FixArguments(
         f"There is no label {fence.quote(text, 100)}.",
         f"{hint}Use a name or id {where}, "
@@ -176,7 +176,7 @@ def modify(
     if not ids:
         raise FixArguments(
             "You did not provide message_ids.",
-            "Message ids come from search_messages ([id: ...]).",
+            f"Message ids come from {ref('search_messages')} ([id: ...]).",
         )
     if len(ids) > MODIFY_LIMIT:
         raise FixArguments(
@@ -187,7 +187,7 @@ def modify(
     changes = resolve(add, remove, client.labels, list_tool=list_tool)
     if not changes:
         raise FixArguments(
-            "modify_labels was given no label to put on or take off.",
+            f"{ref('modify_labels')} was given no label to put on or take off.",
             "Send add or remove, e.g. add=['archive'] or remove=['UNREAD'].",
         )
     try:

@@ -11,7 +11,7 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import AskUser, FixArguments, deadline, fence
+from toolspecs.core import AskUser, FixArguments, deadline, fence, ref
 from toolspecs.loaders.google import GmailReader, GoogleApiError, GoogleResponseError
 from toolspecs.loaders.google.attachments import (
     attachment_parts,
@@ -54,7 +54,7 @@ def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
             raise
         raise FixArguments(
             f"There is no thread or message with id {wanted}.",
-            "Take the thread id from search_messages ([id: ... | thread: ...]).",
+            f"Take the thread id from {ref('search_messages')} ([id: ... | thread: ...]).",
         ) from None
     thread = client.thread(str(message.get("threadId", wanted)))
     return thread, f" ({wanted} is a message id: this is the thread that holds it)"
@@ -108,12 +108,12 @@ def read_attachment(
     kind = kind_of(part.mime_type, part.filename)
     if kind is None:
         raise AskUser(
-            f"{shown} is not a file read_attachment reads: it reads the text of PDF, "
+            f"{shown} is not a file {ref('read_attachment')} reads: it reads the text of PDF, "
             "plain text, CSV and HTML files.",
             "Do not retry: tell the user the file's name so they can open it in Gmail.",
         )
     too_large = AskUser(
-        f"{shown} is over the {format_size(limit)} read_attachment downloads.",
+        f"{shown} is over the {format_size(limit)} {ref('read_attachment')} downloads.",
         "Do not retry: tell the user the file's name so they can open it in Gmail.",
     )
     if part.size > limit:
@@ -145,7 +145,9 @@ def message_ids_given(values: list[str]) -> list[str]:
         for piece in str(value).split():
             piece = piece.strip(",")
             if piece:
-                found.append(one_id(piece, "message_ids", "search_messages lists [id: ...]"))
+                found.append(
+                    one_id(piece, "message_ids", f"{ref('search_messages')} lists [id: ...]")
+                )
     return found
 
 

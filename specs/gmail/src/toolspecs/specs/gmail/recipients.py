@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 from email.utils import parseaddr
 
-from toolspecs.core import AskUser, FixArguments, fence
+from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.loaders.google.gmail import ADDRESS_LIMIT
 from toolspecs.specs.gmail.compose import Draft
 from toolspecs.specs.gmail.render import people
@@ -26,11 +26,11 @@ def check_expected(
         if not required:
             return
         raise FixArguments(
-            f"Nothing was sent: send_draft needs recipients, the addresses draft "
+            f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
             f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
-            "If the user approved sending to them, call send_draft(draft_id="
+            f"If the user approved sending to them, call {ref('send_draft')}(draft_id="
             f"'{draft_id}', recipients=[...]) with these addresses; otherwise change the "
-            "draft with update_draft first.",
+            f"draft with {ref('update_draft')} first.",
         )
     given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
     if given != actual:
@@ -38,7 +38,7 @@ def check_expected(
             f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
             f"{people(sorted(given)) or 'nobody'} as recipients says.",
             "Check with the user who should receive it; change the draft with "
-            "update_draft, or send with recipients equal to the draft's.",
+            f"{ref('update_draft')}, or send with recipients equal to the draft's.",
         )
 
 

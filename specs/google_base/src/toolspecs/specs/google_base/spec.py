@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from toolspecs.core import FailureTable, ToolSpec
+from toolspecs.core.prefixed import named
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 
@@ -122,7 +123,7 @@ class GoogleToolSpec(ToolSpec):
         """
         return {
             **super().failure_context(),
-            "ids_hint": self.ids_hint or _CHECK_IDS,
+            "ids_hint": named(self.ids_hint or _CHECK_IDS),  # ours: tools by public names
             "reauthorize": self.reauthorize_hint(),
             "authorize_guide": f" (see {self.authorize_guide()})",
         }

@@ -23,6 +23,7 @@ from toolspecs.core import (
     Timezone,
     deadline,
     fence,
+    ref,
     resolve_timezone,
     tool,
 )
@@ -303,8 +304,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         if start_datetime is None:
             raise FixArguments(
-                "create_event needs start_datetime.",
-                "Send it, e.g. '2026-11-21T16:00' (get_date helps with words like 'tomorrow').",
+                f"{ref('create_event')} needs start_datetime.",
+                f"Send it, e.g. '2026-11-21T16:00' ({ref('get_date')} helps with words like "
+                "'tomorrow').",
             )
         cal = self.call_calendar(calendar_id, timezone)
         fields = {
@@ -369,7 +371,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             patch["recurrence"] = to_rrule(recurrence, cal.tz)
         if not patch and start_datetime is None and end_datetime is None:
             raise FixArguments(
-                "update_event was given nothing to change.",
+                f"{ref('update_event')} was given nothing to change.",
                 "Send at least one of title, description, location, start_datetime, "
                 "end_datetime, attendees or recurrence.",
             )
@@ -432,7 +434,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         words = " ".join((query or "").split())
         if not words:
-            raise FixArguments("query is empty.", "Send words to find, or use load_data.")
+            raise FixArguments("query is empty.", f"Send words to find, or use {ref('load_data')}.")
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 

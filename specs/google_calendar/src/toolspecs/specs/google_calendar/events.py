@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, clock, fence
+from toolspecs.core import AskUser, FixArguments, clock, fence, ref
 from toolspecs.core.bounds import shown
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
@@ -184,17 +184,19 @@ def respond(
     organizer = current.get("organizer")
     organizes = isinstance(organizer, dict) and organizer.get("self")
     if organizes or (mine is not None and guests[mine].get("organizer")):
-        change = "To change it use update_event; to" if offered.get("update_event") else "To"
+        change = (
+            f"To change it use {ref('update_event')}; to" if offered.get("update_event") else "To"
+        )
         raise FixArguments(
             f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
             f"{change} answer someone else's invitation, send that event's id.",
         )
     if mine is None:
-        search = " or search_events" if offered.get("search_events") else ""
+        search = f" or {ref('search_events')}" if offered.get("search_events") else ""
         raise FixArguments(
             f"The user is not a guest of event {event_id} ({title}), so there is no "
             "invitation to answer.",
-            f"Check the id with load_data{search}; only events the user was "
+            f"Check the id with {ref('load_data')}{search}; only events the user was "
             "invited to can be answered.",
         )
     entry = {**guests[mine], "responseStatus": answer}
@@ -269,7 +271,7 @@ def event_id_of(event_id: str) -> str:
     """``event_id`` without spaces; an empty one is guidance before any request."""
     cleaned = event_id.strip()
     if not cleaned:
-        raise FixArguments("event_id is empty.", render.IDS_HINT)
+        raise FixArguments("event_id is empty.", render.ids_hint())
     return cleaned
 
 

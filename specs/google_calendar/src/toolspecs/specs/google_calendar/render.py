@@ -11,12 +11,20 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from toolspecs.core import fence, format_datetime
+from toolspecs.core import fence, format_datetime, ref
 from toolspecs.loaders.google import GoogleResponseError
 from toolspecs.loaders.google.events import describe_event, event_span
 
 NEXT = "You can move on to the next step."
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
+"""Where event ids come from, as declared (the failure table's ``ids_hint``)."""
+
+
+def ids_hint() -> str:
+    """:data:`IDS_HINT` at a call: ``load_data`` under the name the agent has."""
+    return f"Get event ids with {ref('load_data')} (each line starts with [id: ...])."
+
+
 # respond_to_event's answers, as Google names them, and how the reply says them.
 RESPONSES = {"accepted": "accepted", "declined": "declined", "tentative": "tentatively accepted"}
 # create_event names at most this many overlapping events.

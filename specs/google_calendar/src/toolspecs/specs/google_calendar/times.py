@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from toolspecs.core import FixArguments, ToolGuidance, format_datetime, resolve_timezone
+from toolspecs.core import FixArguments, ToolGuidance, format_datetime, ref, resolve_timezone
 from toolspecs.core.bounds import clip
 from toolspecs.core.clock import (
     TIMEZONE_ENV,
@@ -83,7 +83,7 @@ def date_zone(
         if client.service_if_signed_in(refresh=False) is not None:
             return client.calendar_timezone(calendar_id), "the calendar's own"
         if client.auth.credentials(sign_in=False, refresh=False) is not None:
-            why = "no current Google access token (get_date does not renew one)"
+            why = f"no current Google access token ({ref('get_date')} does not renew one)"
     except Exception as exc:  # mapped by the failure table; anything else is our bug
         guidance = mapped(exc)
         if guidance is None:
