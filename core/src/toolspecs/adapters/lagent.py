@@ -25,11 +25,11 @@ Needs ``pip install "toolspecs-core[lagent]"`` (lagent 0.2.x).
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
+from toolspecs.adapters.compat_lagent import action_of, add_api, mark_toolkit, unfenced
 from toolspecs.adapters.tools import Tools, guarded_tools, json_beyond_limits, require
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
@@ -104,18 +104,17 @@ def _toolkit_class() -> type[Any]:
 
         def parse_inputs(self, inputs: Any, name: str = "run") -> dict[str, Any]:
             """The arguments as sent, decoded; raises Lagent's ``ParseError`` with guidance."""
-            api = f"{self.action.name}.{name}"
-            if name not in self.action.tools:
-                known = ", ".join(f"{self.action.name}.{t}" for t in self.action.tools)
+            action = action_of(self)
+            api = f"{action.name}.{name}"
+            if name not in action.tools:
+                known = ", ".join(f"{action.name}.{t}" for t in action.tools)
                 raise ParseError(
                     FixArguments(
-                        f"{self.action.name} has no API {name!r}.", f"Call one of: {known}."
+                        f"{action.name} has no API {name!r}.", f"Call one of: {known}."
                     ).text
                 )
             if isinstance(inputs, str):
-                # Lagent's JsonParser (0.2.4) also takes the JSON inside a ```json fence.
-                fenced = re.search(r"^\s*(```json\n)?(.*)\n```\s*$", inputs, re.S)
-                text = fenced.group(2).strip() if fenced else inputs
+                text = unfenced(inputs)  # as Lagent's JsonParser, inside a ```json fence too
                 try:
                     inputs = json.loads(text) if text.strip() else {}
                 except json.JSONDecodeError as exc:
@@ -150,7 +149,7 @@ def _toolkit_class() -> type[Any]:
         def __init__(self, tools: list[GuardedTool], name: str, description: str) -> None:
             self.tools = {t.metadata.get_name(): t for t in tools}
             # Lagent decides this per class from its @tool_api methods; ours come per instance.
-            self._is_toolkit = True
+            mark_toolkit(self)
             described = {
                 "name": name,
                 "description": description,
@@ -163,8 +162,7 @@ def _toolkit_class() -> type[Any]:
                         f"the tool name {api!r} is taken by Lagent's BaseAction; give the "
                         "spec a prefix, e.g. spec.to_tool_list(prefix='my_')"
                     )
-                # Lagent's BaseAction.__call__ finds an API with getattr(self, name).
-                setattr(self, api, self._api(tool))
+                add_api(self, api, self._api(tool))  # where BaseAction.__call__ finds it
 
         def _api(self, tool: GuardedTool) -> Callable[..., Any]:
             def call(**inputs: Any) -> Any:

@@ -32,39 +32,22 @@ from toolspecs.core.tool import GuardedTool
 
 require("langchain_core.tools", "langchain")  # else an ImportError naming the extra
 
-from langchain_core.tools import ArgsSchema, StructuredTool, ToolException  # noqa: E402
+from langchain_core.tools import ToolException  # noqa: E402
+
+from toolspecs.adapters.compat_langchain import ArgumentsAsSent  # noqa: E402
 
 __all__ = ["ToolspecsStructuredTool", "to_langchain_tools"]
 
 
-class ToolspecsStructuredTool(StructuredTool):
+class ToolspecsStructuredTool(ArgumentsAsSent):
     """A ``StructuredTool`` whose arguments are read by our model, not validated before it.
 
-    Made by :func:`to_langchain_tools`. Both overrides lean on langchain-core's tool
-    internals (checked against langchain-core 1.x by our tests):
-
-    - ``tool_call_schema``: LangChain rebuilds a copy of ``args_schema`` (to leave out
-      injected arguments, which our tools never have) and loses our schema generator on
-      the way (it would show ``"default": null`` for optional arguments); the model is
-      sent ``args_schema``'s own schema instead.
-    - ``_to_args_and_kwargs``: LangChain validates the call with ``args_schema`` and
-      passes on only the validated values; we pass the arguments as the model sent them,
-      so that our model reads them once, as in every other host, and a call it cannot
-      read is answered with our guidance (a ``ToolMessage`` with ``status="error"``)
-      instead of pydantic's ``ValidationError``.
+    Made by :func:`to_langchain_tools`. The model is sent ``args_schema``'s own schema, and
+    the arguments as it sent them reach our model, so that a call it cannot read is
+    answered with our guidance (a ``ToolMessage`` with ``status="error"``) instead of
+    pydantic's ``ValidationError``: both lean on langchain-core's tool internals, listed
+    in :mod:`toolspecs.adapters.compat_langchain`.
     """
-
-    @property
-    def tool_call_schema(self) -> ArgsSchema:
-        """The schema the model is sent: ``args_schema`` itself."""
-        return self.args_schema if self.args_schema is not None else super().tool_call_schema
-
-    def _to_args_and_kwargs(
-        self, tool_input: str | dict[str, Any], tool_call_id: str | None
-    ) -> tuple[tuple[str, ...], dict[str, Any]]:
-        if isinstance(tool_input, str):  # tool.invoke("text"): the first argument
-            return (tool_input,), {}
-        return (), dict(tool_input)
 
 
 def to_langchain_tools(source: Tools) -> list[ToolspecsStructuredTool]:

@@ -34,6 +34,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
+from toolspecs.adapters.compat_smolagents import AnyArguments
 from toolspecs.adapters.tools import Tools, guarded_tools, require
 from toolspecs.core.policy import Marks
 from toolspecs.core.tool import GuardedTool
@@ -48,7 +49,7 @@ __all__ = ["ToolspecsSmolagentsTool", "smolagents_inputs", "to_smolagents_tools"
 _JSON_TYPES = ("string", "integer", "number", "boolean", "array", "object", "null")
 
 
-class ToolspecsSmolagentsTool(Tool):  # type: ignore[misc]  # smolagents ships no type hints
+class ToolspecsSmolagentsTool(AnyArguments, Tool):  # type: ignore[misc]  # no type hints
     """One of our tools as a smolagents ``Tool`` (made by :func:`to_smolagents_tools`).
 
     Args:
@@ -59,9 +60,8 @@ class ToolspecsSmolagentsTool(Tool):  # type: ignore[misc]  # smolagents ships n
     """
 
     # forward takes what the model sent, however it was named: smolagents' check that
-    # forward's parameters are the keys of ``inputs`` does not apply (as for its own
-    # wrappers of LangChain and Space tools).
-    skip_forward_signature_validation = True
+    # forward's parameters are the keys of ``inputs`` does not apply (AnyArguments, an
+    # internal of smolagents: see compat_smolagents).
     output_type = "string"
 
     def __init__(self, tool: GuardedTool) -> None:

@@ -33,6 +33,7 @@ from llama_index.core.llms import LLM
 from llama_index.core.memory import BaseMemory, ChatMemoryBuffer
 from llama_index.core.tools import BaseTool, ToolOutput
 
+from toolspecs.agents.compat_llama_index import has_own_client
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.tool import names_used_twice
 
@@ -73,12 +74,13 @@ def require_openai_key(llm: LLM) -> None:
     """
     module = sys.modules.get("llama_index.llms.openai")  # an OpenAI LLM has imported it
     # Only the OpenAI class itself: its subclasses (AzureOpenAI, OpenAILike) find their
-    # credentials their own way. ``_client``/``_aclient`` are llama-index internals: the
-    # clients given with ``openai_client=``/``async_openai_client=`` hold their own key.
+    # credentials their own way. The clients given with ``openai_client=`` or
+    # ``async_openai_client=`` hold their own key (a llama-index internal: see
+    # compat_llama_index).
     if module is None or type(llm) is not module.OpenAI:
         return
     openai_llm: Any = llm  # an OpenAI, which mypy cannot tell from the check above
-    if not openai_llm.api_key and openai_llm._client is None and openai_llm._aclient is None:
+    if not openai_llm.api_key and not has_own_client(openai_llm):
         raise ConfigurationError(NO_KEY)
 
 

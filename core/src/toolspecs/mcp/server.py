@@ -44,6 +44,7 @@ from toolspecs.core.errors import ToolGuidance
 from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
+from toolspecs.mcp.compat_mcp import connection_of
 
 if TYPE_CHECKING:
     import mcp_types
@@ -172,9 +173,8 @@ def build_server(
                 f"Unknown tool {params.name!r}; this server's tools: {', '.join(tools)}",
             )
         # mcp builds a ServerSession per request; the connection under it is the client's
-        # session. Relies on mcp 2.x's private ``ServerSession._connection`` (the low-level
-        # context has no public accessor; MCPServer's Context.connection reads the same).
-        connection = getattr(ctx.session, "_connection", ctx.session)
+        # session (an mcp internal: see compat_mcp).
+        connection = connection_of(ctx.session)
         session = id(connection)
         # A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
         # results are its own. A sessionless request (2026-07-28) is a connection of its

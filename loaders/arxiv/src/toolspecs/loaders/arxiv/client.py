@@ -31,7 +31,7 @@ from lxml import etree
 from requests.adapters import BaseAdapter
 
 import arxiv
-from arxiv import _feed
+from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 from toolspecs.loaders.net import (
     DNS_RETRY_WAIT,
@@ -143,7 +143,7 @@ class _Unresolved(Exception):
         self.again = again
 
 
-class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
+class ArxivClient(HookedClient):
     """An ``arxiv.Client`` with timeouts, a shared rate limit and useful errors.
 
     Args:
@@ -174,9 +174,8 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             delay_seconds = float(getattr(transport, "delay_seconds", _ARXIV_DELAY))
         super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
         if transport is not None:
-            # arxiv.Client (4.x) keeps its requests.Session in ``_session``; ``get`` sends with it.
-            self._session.mount("https://", transport)
-            self._session.mount("http://", transport)
+            self.session.mount("https://", transport)  # the session ``get`` sends with
+            self.session.mount("http://", transport)
         self.transport = transport
         self.timeout = timeout
         self.deadline = deadline
@@ -257,7 +256,7 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
                 if timeout <= 0:
                     raise _Transient("no time was left for another request")
             try:
-                response: requests.Response = self._session.get(
+                response: requests.Response = self.session.get(
                     url,
                     headers={"user-agent": _USER_AGENT},
                     timeout=timeout,
@@ -292,17 +291,16 @@ class ArxivClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hi
             lambda end: _check_status(self.get(url, max_bytes=max_bytes, end=end))
         )
 
-    def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
-        # Ask arXiv for the papers still wanted (3, say), not for a whole page of 100.
+    def wanted_page_size(self, search: arxiv.Search, start: int, page_size: int) -> int:
+        """Ask arXiv for the papers still wanted (3, say), not for a whole page of 100."""
         if search.max_results:
-            page_size = max(1, min(page_size, search.max_results - start))
-        url: str = super()._format_url(search, start, page_size)
-        return url
+            return int(max(1, min(page_size, search.max_results - start)))
+        return page_size
 
-    def _parse_feed(
-        self, url: str, first_page: bool = True, _try_index: int = 0
-    ) -> _feed.ParsedFeed:
-        def attempt(end: float | None) -> _feed.ParsedFeed:
+    def read_feed(self, url: str, first_page: bool) -> ParsedFeed:
+        """One page of results, fetched within the bounds and retried where it helps."""
+
+        def attempt(end: float | None) -> ParsedFeed:
             return _parse(_check_status(self.get(url, end=end)).content, first_page)
 
         try:
@@ -430,7 +428,7 @@ def _error_summary(content: bytes) -> str | None:
     return None
 
 
-def _parse(content: bytes, first_page: bool) -> _feed.ParsedFeed:
+def _parse(content: bytes, first_page: bool) -> ParsedFeed:
     # Strict: a feed cut short (a dropped connection) is retried, not half read.
     root = _root(content, recover=False)
     if root is None or root.tag != f"{_ATOM}feed":
@@ -438,7 +436,7 @@ def _parse(content: bytes, first_page: bool) -> _feed.ParsedFeed:
     message = _error_summary(content)
     if message is not None:
         raise ArxivQueryError(message)
-    parsed = _feed.parse(content)
+    parsed = parse_feed(content)
     if parsed.malformed:
         raise _Transient(f"malformed feed ({parsed.error})")
     if not parsed.results and not first_page:

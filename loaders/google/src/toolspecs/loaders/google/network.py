@@ -11,22 +11,19 @@ name that did not resolve, and the loader's error.
 
 from __future__ import annotations
 
-import re
 import socket
 import ssl
 from urllib.parse import urlsplit
 
+from toolspecs.loaders.google.compat_httplib2 import named_host
 from toolspecs.loaders.google.errors import GoogleUnreachable
 from toolspecs.loaders.net import DNS_RETRY_WAIT, causes, failed_host, maybe_the_proxy, temporary
 
 AGAIN_WAIT = DNS_RETRY_WAIT
 """Seconds to wait before the one more try a name that failed with ``EAI_AGAIN`` gets."""
 
-# httplib2 words a name that does not resolve "Unable to find the server at <host>" and
-# keeps no host attribute: we read the host from that text (httplib2 0.2x's wording). It
-# raises ServerNotFoundError inside its ``except socket.gaierror``, so the gaierror (and
-# its errno) is the ``__context__``.
-_NOT_FOUND_AT = re.compile(r"Unable to find the server at (\S+)")
+# httplib2 keeps no host attribute on a name that does not resolve: the host is read from
+# its text, and the gaierror (and its errno) is its ``__context__`` (see compat_httplib2).
 
 
 def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
@@ -73,8 +70,8 @@ def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str
     if looked_up:
         return looked_up
     for cause in wrapped:
-        named = _NOT_FOUND_AT.search(str(cause))
+        named = named_host(cause)
         if named:
-            host = named.group(1)
+            host = named
             break
     return maybe_the_proxy(host)

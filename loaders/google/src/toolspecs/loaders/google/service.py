@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from llama_index.core.readers.base import BaseReader
 from tenacity import RetryCallState, Retrying, wait_random_exponential
 
+from toolspecs.loaders.google import compat_googleapiclient as compat
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
@@ -67,10 +68,7 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
     """
     from googleapiclient.errors import HttpError
 
-    # Read the body through a check. ``postproc`` is an attribute of googleapiclient's
-    # HttpRequest (set by its constructor, called by execute() on a 2xx answer).
-    original = request.postproc
-    request.postproc = _json_object(getattr(original, "__wrapped__", original))
+    compat.read_through(request, _json_object)  # the body read through a check
 
     def once() -> Any:
         try:
@@ -119,9 +117,7 @@ def execute_batch(
     def keep(request_id: str, response: Any, exception: Any) -> None:
         index = int(request_id)
         if isinstance(exception, HttpError):
-            content = exception.content
-            if isinstance(content, str):  # a batched call's body comes back decoded
-                content = content.encode("utf-8")
+            content = compat.error_content(exception)
             answers[index] = GoogleApiError(exception.resp, content, uri=exception.uri)
         else:
             answers[index] = response
@@ -129,8 +125,7 @@ def execute_batch(
     def once() -> list[Any]:
         batch = service.new_batch_http_request()
         for index, request in enumerate(requests):
-            original = request.postproc
-            request.postproc = _object_or_error(getattr(original, "__wrapped__", original))
+            compat.read_through(request, _object_or_error)
             batch.add(request, callback=keep, request_id=str(index))
         try:
             batch.execute()
@@ -139,8 +134,7 @@ def execute_batch(
         except HttpError as exc:
             raise GoogleApiError.from_http_error(exc) from exc
         except Exception as exc:
-            # _batch_uri: googleapiclient's BatchHttpRequest attribute (the batch address).
-            failure = unreachable(exc, str(getattr(batch, "_batch_uri", "")))
+            failure = unreachable(exc, compat.batch_uri(batch))
             if failure is None:
                 raise
             raise failure from exc
@@ -177,7 +171,6 @@ def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, by
             return answer
         return GoogleResponseError.unreadable(resp, content)
 
-    read.__wrapped__ = postproc  # type: ignore[attr-defined]
     return read
 
 
@@ -243,12 +236,9 @@ def _stop(num_retries: int, deadline: float | None) -> Callable[[RetryCallState]
 
 
 def _json_object(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
-    from googleapiclient.model import RawModel
-
-    # A method without a response body (events.delete) reads its answer with a RawModel
-    # (googleapiclient.discovery passes ``model.response`` as ``postproc``), which hands
-    # on the raw body: there, an empty one is the success Google sends.
-    bodiless = isinstance(getattr(postproc, "__self__", None), RawModel)
+    # A method without a response body (events.delete) hands on the raw body: there, an
+    # empty one is the success Google sends.
+    bodiless = compat.bodiless(postproc)
 
     def read(resp: Any, content: bytes) -> Any:
         try:
@@ -261,7 +251,6 @@ def _json_object(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes]
             raise GoogleResponseError.unreadable(resp, content)
         return answer
 
-    read.__wrapped__ = postproc  # type: ignore[attr-defined]
     return read
 
 

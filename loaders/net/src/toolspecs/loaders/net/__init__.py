@@ -7,11 +7,13 @@
 - :mod:`~toolspecs.loaders.net.waits`: ``Retry-After`` as seconds.
 - :mod:`~toolspecs.loaders.net.bounded`: a GET bounded in time, size and tries, with
   requests or httpx (their extras: ``toolspecs-loader-net[requests]``, ``[httpx]``).
+- :mod:`~toolspecs.loaders.net.compat_requests`: every reliance on requests' internals.
 
 No dependency beyond the standard library; no agent wording.
 """
 
-from toolspecs.loaders.net.bounded import BoundedGet, Reply, arrived, keep_body
+from toolspecs.loaders.net.bounded import BoundedGet, Reply
+from toolspecs.loaders.net.compat_requests import arrived, keep_body
 from toolspecs.loaders.net.errors import (
     GetFailed,
     GetTimeout,

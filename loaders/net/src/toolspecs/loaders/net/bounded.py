@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 
+from toolspecs.loaders.net.compat_requests import arrived, keep_body
 from toolspecs.loaders.net.errors import (
     GetTimeout,
     HeaderRefused,
@@ -59,8 +60,6 @@ BACKOFF_SECONDS = 1.0
 """The wait before another try when the server did not say (``Retry-After``)."""
 TRY_SECONDS = 2.0
 """Time kept for the next try itself: a wait is skipped when less would be left."""
-CHUNK = 16 * 1024
-"""The most bytes one read of a reply returns (a read returns what has arrived)."""
 
 
 @dataclass
@@ -302,48 +301,6 @@ class BoundedGet:
                 )
             kept.append(chunk)
         return b"".join(kept)
-
-
-def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
-    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
-
-    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
-    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
-    arrived, decompressed, ``b""`` at the end; its errors become requests' as
-    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
-    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
-    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
-    """
-    import requests
-    import urllib3
-    from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
-
-    raw = response.raw
-    if not isinstance(raw, urllib3.HTTPResponse):
-        yield from response.iter_content(chunk)
-        return
-    try:
-        while data := raw.read1(chunk, decode_content=True):
-            yield data
-    except ReadTimeoutError as exc:
-        raise requests.ReadTimeout(exc) from exc
-    except ProtocolError as exc:
-        raise requests.exceptions.ChunkedEncodingError(exc) from exc
-    except DecodeError as exc:
-        raise requests.exceptions.ContentDecodingError(exc) from exc
-    except SSLError as exc:
-        raise requests.exceptions.SSLError(exc) from exc
-
-
-def keep_body(response: requests.Response, body: bytes) -> None:
-    """Make ``body``, read here within the limits, the body of ``response``.
-
-    requests keeps a body it has read in ``_content`` (as ``Response.content`` does):
-    set, ``content`` is these bytes and ``text`` decodes them by requests' own rules.
-    (Relies on requests' internals: ``_content`` and ``_content_consumed``.)
-    """
-    response._content = body
-    response._content_consumed = True  # type: ignore[attr-defined]
 
 
 def _library_error(exc: BaseException, module: str, name: str) -> bool:

@@ -9,10 +9,10 @@ Nothing raised shows the AppID: every text from the reply goes through the clien
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NoReturn
 
+from toolspecs.loaders.wolfram_alpha import compat_wolframalpha as compat
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdRejected,
     MalformedReply,
@@ -24,34 +24,25 @@ from toolspecs.loaders.wolfram_alpha.errors import (
 
 REASON_CHARS = 200
 """The most characters of what Wolfram said that an error's ``reason`` keeps."""
-# How ``wolframalpha`` words Wolfram's <error> element (ValueError("Error 1: Invalid appid")).
-_ERROR_ELEMENT = re.compile(r"Error [^:\s]*: ")
 
 
 def parse(body: bytes, scrub: Callable[[str], str]) -> Any:
     """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
 
-    We rely on the ``wolframalpha`` package's internals here (5.x): its public
-    ``Client`` does its own HTTP, so we parse its way, with ``Document.make`` as the
-    xmltodict postprocessor (as ``Client.aquery`` does); its ``Result`` and ``Pod``
-    raise ``ValueError("Error <code>: <msg>")`` for Wolfram's ``<error>`` element.
-    xmltodict refuses entity declarations (``disable_entities``, its default, said
-    here): an XML bomb stops at its DTD, and no external entity is ever fetched.
-    Whatever else those objects raise on a reply of another shape (``TypeError``,
-    ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the
-    reply is not Wolfram's XML, not a fault of ours.
+    Parsed as ``wolframalpha``'s client parses it (:mod:`.compat_wolframalpha`, where
+    every reliance on its internals is listed), entity declarations refused. Whatever
+    those objects raise on a reply of another shape (``TypeError``, ``AttributeError``,
+    ``KeyError``, a ``ValueError`` of a bad number) means the reply is not Wolfram's XML,
+    not a fault of ours.
     """
     from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
 
-    import wolframalpha
-    import xmltodict
-
     try:
-        doc = xmltodict.parse(body, postprocessor=wolframalpha.Document.make, disable_entities=True)
+        doc = compat.parse(body)
     except ExpatError as exc:  # a reply cut short, or not XML at all
         _raise(_malformed(f"the reply is not complete XML ({exc})"), exc, scrub)
     except ValueError as exc:
-        if _ERROR_ELEMENT.match(str(exc)):
+        if compat.ERROR_ELEMENT.match(str(exc)):
             _raise(_error_element(str(exc), scrub), exc, scrub)
         if "entities" in str(exc):
             _raise(_malformed("the reply declares XML entities, which are not read"), exc, scrub)
@@ -62,10 +53,9 @@ def parse(body: bytes, scrub: Callable[[str], str]) -> Any:
         error = doc["error"]
         if not isinstance(error, dict):
             raise _malformed("the reply is an <error> without status or message")
-        message = f"Error {error.get('@status', '?')}: {error.get('@message', '')}"
-        raise _error_element(message, scrub)
+        raise _error_element(compat.bare_error(error), scrub)
     result = doc.get("queryresult") if isinstance(doc, dict) else None
-    if not isinstance(result, wolframalpha.Result):
+    if not compat.is_result(result):
         raise _malformed("the reply has no <queryresult>")
     try:
         problem = _shape_problem(result)
@@ -112,10 +102,8 @@ def _shape_problem(result: Any) -> str:
     assumptions whose values are dicts with text ``desc`` and ``input``, and
     ``didyoumeans`` an element or missing.
     """
-    import wolframalpha
-
     for pod in result.pods:
-        if not isinstance(pod, wolframalpha.Pod) or not isinstance(pod.get("@title"), str):
+        if not compat.is_pod(pod) or not isinstance(pod.get("@title"), str):
             return "a <pod> without a title"
         for subpod in pod.subpods:
             if not isinstance(subpod, dict):

@@ -1,0 +1,23 @@
+"""Brittle: everything toolspecs relies on in the mcp SDK beyond its public API, in one place.
+
+The MCP server (:mod:`toolspecs.mcp.server`) is built on the mcp SDK's low-level
+``Server``; its handlers get a ``ServerRequestContext`` (public). To keep a client's stored
+results and running-call count per connection, we lean on one internal, checked against
+the pinned mcp (2.x) by ``tests/mcp/test_mcp_compat.py``:
+
+1. ``ServerSession._connection``: mcp builds a ``ServerSession`` per request (``ctx.session``)
+   over the client's ``Connection``, which lasts as long as the client's session; the
+   low-level context has no public accessor for it (``MCPServer``'s ``Context.connection``
+   reads the same attribute). :func:`connection_of` falls back to the per-request session
+   when it is missing: then every call is a session of its own, so a stored result can
+   no longer be read by the next call, and the limit on running calls no longer holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def connection_of(session: Any) -> Any:
+    """The client's connection under mcp's per-request ``session`` (internal 1)."""
+    return getattr(session, "_connection", session)

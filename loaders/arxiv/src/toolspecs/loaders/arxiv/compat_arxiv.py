@@ -1,0 +1,72 @@
+"""Brittle: everything toolspecs relies on in arxiv (arxiv.py) beyond its public API, in one place.
+
+:class:`~toolspecs.loaders.arxiv.client.ArxivClient` is an ``arxiv.Client``: the public
+``results(search)`` pages through arXiv's API and builds the ``arxiv.Result`` objects.
+To send each page with our own bounds (deadline, size cap, redirects, rate limit, errors)
+and ask for no more papers than wanted, it goes through :class:`HookedClient`, which leans
+on these internals, checked against the pinned arxiv (4.x) by
+``tests/arxiv/test_arxiv_compat.py``:
+
+1. ``Client._session``, the ``requests.Session`` the client sends with (:attr:`session`):
+   a test transport is mounted on it. If it is renamed, the constructor fails.
+2. ``Client._format_url(search, start, page_size)``, which ``_results`` calls for each
+   page's address: overridden to ask for the papers still wanted (3, say), not for a whole
+   page of 100 (:meth:`HookedClient.wanted_page_size`). If it is no longer called, every
+   search asks for a whole page again (slower, larger, but right).
+3. ``Client._parse_feed(url, first_page=...)``, which ``_results`` calls for each page and
+   whose ``ParsedFeed`` it reads: overridden to fetch and read the page our way
+   (:meth:`HookedClient.read_feed`). If it is no longer called, arxiv sends the request
+   itself: no deadline, no size cap, arxiv's own retries and errors.
+4. ``arxiv._feed.parse(content)`` and its ``ParsedFeed`` (``results``, ``malformed``,
+   ``error``), arxiv's own reading of an Atom feed into ``Result`` objects
+   (:func:`parse_feed`). If they change, every search fails or reads no papers.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import arxiv
+from arxiv import _feed
+from arxiv._feed import ParsedFeed  # arxiv's reading of one page of results (internal 4)
+
+if TYPE_CHECKING:
+    import requests
+
+__all__ = ["HookedClient", "ParsedFeed", "parse_feed"]
+
+
+def parse_feed(content: bytes) -> ParsedFeed:
+    """An Atom feed read as arxiv reads it: ``results``, ``malformed``, ``error`` (internal 4)."""
+    parsed: ParsedFeed = _feed.parse(content)
+    return parsed
+
+
+class HookedClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
+    """An ``arxiv.Client`` whose private steps are hooks: the page size, and reading a page."""
+
+    @property
+    def session(self) -> requests.Session:
+        """The ``requests.Session`` arxiv sends with (internal 1)."""
+        session: requests.Session = self._session
+        return session
+
+    def wanted_page_size(self, search: arxiv.Search, start: int, page_size: int) -> int:
+        """The papers to ask for in the page at ``start``: by default ``page_size``."""
+        return page_size
+
+    def read_feed(self, url: str, first_page: bool) -> ParsedFeed:
+        """Fetch and read the page at ``url``: by default as arxiv does."""
+        parsed: ParsedFeed = super()._parse_feed(url, first_page=first_page)
+        return parsed
+
+    def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
+        # Internal 2.
+        url: str = super()._format_url(
+            search, start, self.wanted_page_size(search, start, page_size)
+        )
+        return url
+
+    def _parse_feed(self, url: str, first_page: bool = True, _try_index: int = 0) -> Any:
+        # Internal 3: the retries (``_try_index``) are read_feed's.
+        return self.read_feed(url, first_page)

@@ -1,0 +1,65 @@
+"""Brittle: everything toolspecs relies on in googleapiclient beyond its public API, in one place.
+
+Google requests are ``googleapiclient`` requests (``service.events().list(...)``), run by
+:mod:`.service` with our own retries, deadline and check that each answer is a JSON object.
+To read every answer through that check, alone or batched, we lean on these internals,
+checked against the pinned google-api-python-client by
+``tests/google_base/test_googleapiclient_compat.py``:
+
+1. ``HttpRequest.postproc``, the callable (a constructor argument kept as an attribute)
+   that ``HttpRequest.execute`` calls on a 2xx answer's ``(resp, content)`` and whose
+   result it returns, and that ``BatchHttpRequest`` calls on each batched call's part
+   before its callback. :func:`read_through` replaces it with our reader (keeping the
+   original as ``__wrapped__``, so a request run twice is wrapped once). If it changes,
+   an HTML page or a cut body is handed on as if it were the answer, or nothing is read.
+2. For a method without a response body (``events.delete``), ``discovery`` passes a
+   ``RawModel``'s bound ``response`` as ``postproc`` (:func:`bodiless`), which hands on the
+   raw body: an empty one is then the success Google sends. If it changes, a delete that
+   worked reads as an unreadable answer.
+3. ``BatchHttpRequest._batch_uri``, the batch's address (:func:`batch_uri`), named in the
+   error when a batch got no answer; without it the error says "Google".
+4. A batched call's ``HttpError.content`` is bytes, as a lone call's: ``BatchHttpRequest``
+   encodes each part's body again, and ``HttpError`` refuses text. :func:`error_content`
+   still takes text, which older googleapiclient handed on (the part decoded).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Reader = Callable[[Any, bytes], Any]
+"""A ``postproc``: ``(resp, content)`` -> the answer."""
+
+
+def read_through(request: Any, reader: Callable[[Reader], Reader]) -> None:
+    """Read ``request``'s answer with ``reader(original)``, its ``postproc`` (internal 1).
+
+    ``reader`` gets googleapiclient's own ``postproc`` (never one of ours, when the request
+    was read through before) and returns the one to use.
+    """
+    original = request.postproc
+    original = getattr(original, "__wrapped__", original)
+    replacement = reader(original)
+    replacement.__wrapped__ = original  # type: ignore[attr-defined]
+    request.postproc = replacement
+
+
+def bodiless(postproc: Reader) -> bool:
+    """Whether ``postproc`` reads a method without a response body (internal 2)."""
+    from googleapiclient.model import RawModel
+
+    return isinstance(getattr(postproc, "__self__", None), RawModel)
+
+
+def batch_uri(batch: Any) -> str:
+    """The address of a ``BatchHttpRequest``, or ``""`` (internal 3)."""
+    return str(getattr(batch, "_batch_uri", ""))
+
+
+def error_content(exc: Any) -> Any:
+    """An ``HttpError``'s body as bytes, even were it text (internal 4)."""
+    content = exc.content
+    if isinstance(content, str):  # a batched call's body, decoded by older googleapiclient
+        return content.encode("utf-8")
+    return content
