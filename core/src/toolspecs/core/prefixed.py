@@ -80,6 +80,20 @@ def naming(names: ToolNames) -> Iterator[None]:
         _NAMES.reset(token)
 
 
+def enter(names: ToolNames) -> contextvars.Token[ToolNames]:
+    """:func:`naming` without a context manager, for the guard's every call.
+
+    About 1 µs less a call (``bench/calls.py``). Hand the token to :func:`leave` in a
+    ``finally``.
+    """
+    return _NAMES.set(names)
+
+
+def leave(token: contextvars.Token[ToolNames]) -> None:
+    """Undo :func:`enter`."""
+    _NAMES.reset(token)
+
+
 def ref(function: str) -> str:
     """The name the agent calls spec function ``function`` by: ``"gmail_get_message"``."""
     return _NAMES.get().ref(function)

@@ -32,7 +32,7 @@ from llama_index.core.base.llms.types import TextBlock
 from llama_index.core.schema import BaseNode, Document
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.core import bounds, deadline, large_output, owners, schema
+from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.prefixed import ToolNames, naming
@@ -276,8 +276,11 @@ class Guard:
         if abandoned is not None and abandoned.is_set():
             return None, None  # its caller was told it timed out: do nothing now
         arguments = schema.prepare(self.model, args, kwargs)
-        with naming(self.names):
+        token = prefixed.enter(self.names)
+        try:
             raw = self.fn(**arguments)
+        finally:
+            prefixed.leave(token)
         if inspect.iscoroutine(raw):  # an async spec function, called synchronously
             raw = asyncio_run(raw)
         return arguments, raw
