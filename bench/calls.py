@@ -14,16 +14,21 @@ tells apart, each called ``number`` times per repeat, the sides alternating:
   that the guard stops waiting for at the deadline;
 - the same with ``call_deadline = None`` (no deadline, no worker), for reference.
 
+Async callers (the MCP server, ``FunctionAgent``) are timed too: ``acall`` of the same
+tools awaited on one event loop, against the bare tool's ``acall`` (llama-index runs a
+sync function in the loop's executor: one thread hop, the floor).
+
 Printed: microseconds per call, min / median over the repeats, and the ratio to the bare
-tool (of the best times, and the median of the per-round ratios; target of issue 14: at
-most x1.3 for a trivial call), then the cost of a bare thread hand-off (a ``SimpleQueue``
-there and one back, nothing else: the floor of any worker-thread design), then the
-``ToolOutput`` objects built per call (target: one).
+tool (the async sides to the bare ``acall``; of the best times, and the median of the
+per-round ratios; target of issue 14: at most x1.3 for a trivial call), then the cost of
+a bare thread hand-off (a ``SimpleQueue`` there and one back, nothing else: the floor of
+any worker-thread design), then the ``ToolOutput`` objects built per call (target: one).
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import queue
 import statistics
 import threading
@@ -75,6 +80,12 @@ class LocalSpec(ToolSpec):
             b: The second.
         """
         return str(a + b)
+
+
+class TurnsSpec(MathSpec):
+    """The same, for a client that is not thread-safe: its calls take turns in one thread."""
+
+    thread_safe = False
 
 
 class NoDeadlineSpec(MathSpec):
@@ -142,6 +153,23 @@ def main() -> None:
         "toolspecs service": ("worker thread", lambda: guarded.call(a=1, b=2)),
         "no deadline": ("caller's thread", lambda: unguarded.call(a=1, b=2)),
     }
+    # Async callers (the MCP server, FunctionAgent): each call awaited on one event loop.
+    # llama-index runs a sync function's acall in the loop's executor: one thread hop.
+    loop = asyncio.new_event_loop()
+    turns = TurnsSpec().to_tool_list()[0]
+    sides.update(
+        {
+            "bare acall": ("loop executor", lambda: loop.run_until_complete(bare.acall(a=1, b=2))),
+            "service acall": (
+                "worker thread",
+                lambda: loop.run_until_complete(guarded.acall(a=1, b=2)),
+            ),
+            "turns acall": (
+                "spec's thread",
+                lambda: loop.run_until_complete(turns.acall(a=1, b=2)),
+            ),
+        }
+    )
     floor = handoff()
     for _, call in sides.values():
         assert call().content == "3"
@@ -156,6 +184,7 @@ def main() -> None:
             micros[side].append(per_call(call))
         micros["hand-off"].append(per_call(floor))
     base = micros["bare FunctionTool"]
+    abase = micros["bare acall"]
     clock = "CPU" if args.cpu else "wall"
     print(f"One trivial call, {args.repeats} x {args.number} calls ({clock} us, min / median)")
     print("  local: @tool(blocking=False); service: @tool; both with the 30 s call_deadline")
@@ -165,10 +194,12 @@ def main() -> None:
     for side, values in micros.items():
         kind = sides[side][0] if side in sides else "two threads"
         low, mid = min(values), statistics.median(values)
-        rounds = statistics.median(v / b for v, b in zip(values, base, strict=True))
-        print(f"{side:<20}{kind:<17}{low:7.1f}{mid:8.1f}{low / min(base):11.2f}{rounds:8.2f}")
+        against = abase if "acall" in side else base  # async sides against the bare acall
+        rounds = statistics.median(v / b for v, b in zip(values, against, strict=True))
+        print(f"{side:<20}{kind:<17}{low:7.1f}{mid:8.1f}{low / min(against):11.2f}{rounds:8.2f}")
     built = {side: outputs_per_call(call) for side, (_, call) in sides.items()}
     print("ToolOutput objects per call:", ", ".join(f"{s} {n}" for s, n in built.items()))
+    loop.close()
 
 
 if __name__ == "__main__":

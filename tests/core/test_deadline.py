@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import ClassVar
 
 import pytest
@@ -162,3 +163,55 @@ def test_async_calls_queued_for_their_turn_keep_their_own_deadline_and_are_not_m
     assert all(out.is_error and "deadline" in out.content for out in outs)
     threading.Event().wait(3.5)  # the first call ends; the queued ones get their turn
     assert len(spec.left) == 1  # ... and are not made: their callers were told
+
+
+class _NoExecutor(ThreadPoolExecutor):
+    """An event loop's default executor that fails the test if anything is sent to it."""
+
+    def submit(self, *args, **kwargs):  # type: ignore[override]
+        raise AssertionError("the call went through the event loop's executor")
+
+
+@pytest.mark.parametrize("spec_class", [SlowSpec, TakingTurnsSpec])
+def test_an_async_call_of_a_sync_tool_makes_one_thread_hop(spec_class):
+    # One hop: the event loop hands the call to the thread it runs in (a worker, or the
+    # spec's own turn-taking thread), never through the loop's executor first.
+    spec = spec_class(delay=0)
+    spec.call_deadline = 10
+    ran_on: list[str] = []
+    spec.save = lambda text: ran_on.append(threading.current_thread().name) or "saved"  # type: ignore[method-assign]
+
+    async def call():
+        asyncio.get_running_loop().set_default_executor(_NoExecutor())
+        return await tools(spec)["save"].acall(text="x")
+
+    out = asyncio.run(call())
+    assert out.content == "saved" and not out.is_error
+    assert len(ran_on) == 1 and ran_on[0] != threading.current_thread().name
+    if spec_class is SlowSpec:
+        assert ran_on == ["toolspecs-call"]  # a worker, as a sync caller's call
+    else:  # in the spec's own thread, where its calls take turns
+        assert ran_on[0].startswith("toolspecs-TakingTurnsSpec")
+
+
+def test_an_async_call_cancelled_while_waiting_for_its_turn_is_never_made():
+    spec = TakingTurnsSpec(delay=1.0)
+    spec.call_deadline = 10
+    saves: list[str] = []
+    spec.save = lambda text: saves.append(text) or "saved"  # type: ignore[method-assign]
+    listed = tools(spec)
+
+    async def cancel_the_save():
+        first = asyncio.ensure_future(listed["lookup"].acall(query="slow"))  # takes the turn
+        await asyncio.sleep(0.1)
+        save = asyncio.ensure_future(listed["save"].acall(text="draft"))  # waits for it
+        await asyncio.sleep(0.1)
+        save.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await save
+        await first
+
+    asyncio.run(cancel_the_save())
+    assert spec.finished.is_set()
+    threading.Event().wait(0.3)  # the turn is free: the cancelled save would run now
+    assert saves == []

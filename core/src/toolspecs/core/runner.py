@@ -15,10 +15,10 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import logging
-import os
 import queue
 import threading
 import time
@@ -36,6 +36,8 @@ from toolspecs.core import bounds, deadline, large_output, owners, prefixed, sch
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.prefixed import ToolNames, naming
+from toolspecs.core.workers import WORKERS as _WORKERS
+from toolspecs.core.workers import Workers
 
 __all__ = ["Abandoned", "CallPolicy", "Guard", "Workers", "as_text"]
 
@@ -303,36 +305,81 @@ class Guard:
                     if lock is not None:
                         lock.release()
         if self.afn is None:
-            # The deadline runs from now, not from when a worker thread is free: a call
-            # queued behind others gives up on time, and is then not made at all.
-            end = None if seconds is None else time.monotonic() + seconds
-            abandoned = Abandoned()
-            context = contextvars.copy_context()
-            # Calls of a spec that is not thread-safe queue in its own one-thread executor:
-            # a slow one blocks only that spec, never the shared pool every other tool uses.
-            executor = None if self.policy.lock is None else self.policy.executor()
-            queued = asyncio.get_running_loop().run_in_executor(
-                executor, context.run, self.run, args, kwargs, end, abandoned
-            )
-            try:
-                # A little over the deadline: a call that started answers for itself.
-                return await asyncio.wait_for(queued, None if seconds is None else seconds + 0.25)
-            except (TimeoutError, asyncio.TimeoutError):
-                abandoned.set()
-                raise self.late(seconds or 0) from None
+            return await self._arun_sync(args, kwargs, seconds)
         try:
             with deadline.running(seconds):
                 return await asyncio.wait_for(self._arun(args, kwargs), seconds)
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             raise self.late(seconds or 0) from None
 
+    async def _arun_sync(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
+    ) -> tuple[Any, str]:
+        """A sync function for an async caller: one hop to the thread it runs in.
+
+        The thread settles a future of the event loop's; the deadline runs from now, not
+        from when a thread is free, so a call queued behind others gives up on time and is
+        then not made at all. Calls of a spec that is not thread-safe queue in its own
+        one-thread executor: a slow one blocks only that spec, never the shared workers.
+        """
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[tuple[Any, str]] = loop.create_future()
+        end = None if seconds is None else time.monotonic() + seconds
+        abandoned = Abandoned()
+
+        def settle(result: tuple[Any, str] | None, exc: BaseException | None) -> None:
+            if done.done():  # its caller stopped waiting
+                return
+            if exc is None:
+                done.set_result(result)  # type: ignore[arg-type]
+            else:
+                done.set_exception(exc)
+
+        def work() -> None:
+            result: tuple[Any, str] | None = None
+            error: BaseException | None = None
+            try:
+                if end is None:
+                    result = self._run(args, kwargs, abandoned)
+                else:
+                    left = end - time.monotonic()
+                    if left <= 0 or abandoned.is_set():
+                        return  # its caller was told it timed out: do nothing now
+                    # The spec's client is told to finish a little early: its own
+                    # guidance ("the service did not answer") says more than the guard's.
+                    with deadline.running(max(left - _MARGIN, left / 2)):
+                        result = self._run(args, kwargs, abandoned)
+            except BaseException as exc:  # re-raised in the caller's task
+                error = exc
+            with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
+                loop.call_soon_threadsafe(settle, result, error)
+
+        context = contextvars.copy_context()
+        if self.policy.lock is None:
+            _WORKERS.run(context.run, work)
+        else:
+            self.policy.executor().submit(context.run, work)
+        try:
+            return await asyncio.wait_for(done, seconds)
+        except (TimeoutError, asyncio.TimeoutError):
+            abandoned.set()
+            raise self.late(seconds or 0) from None
+        except asyncio.CancelledError:
+            abandoned.set()  # a cancelled call still queued is never made
+            raise
+
     async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
         assert self.afn is not None
         try:
-            arguments = await asyncio.to_thread(schema.prepare, self.model, args, kwargs)
+            # Reading the arguments never reaches the network: it runs here, not in a
+            # thread. Only shaping a result long enough to be stored (cut and indexed)
+            # leaves the event loop.
+            arguments = schema.prepare(self.model, args, kwargs)
             with owners.default_owner(self.owner):
                 with naming(self.names):
                     raw = await self.afn(**arguments)
+                if self.short(raw):
+                    return raw, self.text(raw, arguments)
                 return raw, await asyncio.to_thread(self.text, raw, arguments)
         except Exception as exc:
             raise self.guidance(exc) from exc
@@ -390,6 +437,10 @@ class Guard:
             exception=guidance,
         )
 
+    def short(self, raw: Any) -> bool:
+        """Whether ``raw`` is text that fits the budget uncounted: :meth:`text` is quick."""
+        return isinstance(raw, str) and len(raw) * 4 <= self.policy.budget().max_tokens
+
     def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
         text = as_text(raw)  # never rewritten: a prefix renames our words only
@@ -424,61 +475,6 @@ class Guard:
                     raise
                 logger.exception("toolspecs: could not store the result of %s", self.name)
         return large_output.truncated_message(text, budget, bounds.count_tokens(text))
-
-
-class Workers:
-    """Daemon threads that run sync calls under their deadline, reused from call to call.
-
-    Starting a thread per call cost more than the rest of a trivial call together. A call
-    goes to an idle worker, or to a new one when none is idle: a stuck call holds only its
-    own thread (never a queue other calls wait in), and as daemons they never keep the
-    process from exiting. At most ``keep`` idle workers wait for the next call; the others
-    end when their call does. (``concurrent.futures`` pools are neither: their threads are
-    joined at exit, and a full pool queues calls behind stuck ones.)
-
-    Args:
-        keep: The most idle workers kept.
-    """
-
-    def __init__(self, keep: int = 8) -> None:
-        self.keep = keep
-        self._idle: list[queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]] = []
-        self._lock = threading.Lock()
-        if hasattr(os, "register_at_fork"):
-            # A forked child (gunicorn's preload, multiprocessing's fork) has none of the
-            # parent's threads: their inboxes would swallow its calls, and a lock held at
-            # the fork would never be released.
-            os.register_at_fork(after_in_child=self._forget)
-
-    def _forget(self) -> None:
-        self._idle = []
-        self._lock = threading.Lock()
-
-    def run(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Start ``fn(*args)`` in a worker thread; it must not raise."""
-        with self._lock:
-            inbox = self._idle.pop() if self._idle else None
-        if inbox is None:
-            inbox = queue.SimpleQueue()
-            inbox.put((fn, args))
-            threading.Thread(
-                target=self._serve, args=(inbox,), name="toolspecs-call", daemon=True
-            ).start()
-        else:
-            inbox.put((fn, args))
-
-    def _serve(self, inbox: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
-        while True:
-            fn, args = inbox.get()
-            fn(*args)
-            del fn, args  # the call's frame and result are not kept while idle
-            with self._lock:
-                if len(self._idle) >= self.keep:
-                    return
-                self._idle.append(inbox)
-
-
-_WORKERS = Workers()
 
 
 def as_text(raw: Any) -> str:
