@@ -11,7 +11,6 @@ asking arXiv (which answers an unknown one with no papers, not an error).
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 from collections.abc import Sequence
 
@@ -123,6 +122,8 @@ def find_category(text: str) -> list[str]:
 
 def close_categories(text: str, limit: int = 6) -> list[str]:
     """Categories whose code or name is close to ``text``, best first: for guidance."""
+    import difflib  # here: the reader imports this module, and a search needs no difflib
+
     key = _key(text)
     if key in ARCHIVES:
         return [code for code in CATEGORIES if code.startswith(key + ".")][:limit]
