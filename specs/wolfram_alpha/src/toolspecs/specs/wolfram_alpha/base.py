@@ -144,11 +144,10 @@ class WolframAlphaToolSpec(ToolSpec):
         reply = self.client.llm_answer(
             text,
             assumption=chosen,
-            units=place.units,
-            location=place.location,
             max_chars=max_chars,
             params=self._api_params,
             deadline=remaining(None),
+            **place._asdict(),  # units, location
         )
         answer = render.answer(reply)
         self._cache.put(key, answer)
@@ -191,11 +190,10 @@ class WolframAlphaToolSpec(ToolSpec):
             pod=title,
             assumption=chosen,
             steps=steps,
-            units=place.units,
-            location=place.location,
             formats=_POD_FORMATS,
             params=self._pods_params,
             deadline=remaining(None),
+            **place._asdict(),
         )
         answer = render.pods(result, text, title, steps)
         self._cache.put(key, answer)
