@@ -1,7 +1,8 @@
 """arxiv_query's fields (issue 15): author, title, category and submitted dates.
 
-The spec builds arXiv's syntax itself (``au:``, ``ti:``, ``cat:``, ``submittedDate:``),
-checks categories against arXiv's taxonomy and reads dates as periods; the shipped
+The spec checks categories against arXiv's taxonomy and reads dates as periods; the
+reader builds arXiv's syntax from them (``au:``, ``ti:``, ``cat:``, ``submittedDate:``;
+its own tests: test_arxiv_reader_fields.py); the shipped
 FakeArxiv answers the query it receives, date ranges included.
 """
 

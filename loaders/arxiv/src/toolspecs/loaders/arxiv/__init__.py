@@ -28,7 +28,13 @@ if typing.TYPE_CHECKING:
         fielded_query,
         find_category,
     )
-    from toolspecs.loaders.arxiv.reader import ArxivReader, SortBy, describe, to_document
+    from toolspecs.loaders.arxiv.reader import (
+        ArxivReader,
+        SearchResults,
+        SortBy,
+        describe,
+        to_document,
+    )
 
 _LAZY = {
     "CATEGORIES": "query",
@@ -40,6 +46,7 @@ _LAZY = {
     "ArxivClient": "client",
     "shared_client": "client",
     "ArxivReader": "reader",
+    "SearchResults": "reader",
     "SortBy": "reader",
     "describe": "reader",
     "to_document": "reader",
@@ -56,6 +63,7 @@ __all__ = [
     "PaperCache",
     "PaperNotFound",
     "PaperUnreadable",
+    "SearchResults",
     "SortBy",
     "UnsafeCacheFolder",
     "close_categories",

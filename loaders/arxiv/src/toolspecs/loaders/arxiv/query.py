@@ -1,15 +1,16 @@
-"""arXiv's search syntax built from fields: ``au:``, ``ti:``, ``cat:``, ``submittedDate:``.
+"""arXiv's search syntax built from fields: ``au:``, ``ti:``, ``abs:``, ``cat:``, dates.
 
-:func:`fielded_query` joins the fields given with ``AND``, quoting each phrase, so that
-no value can add an operator or a field of its own; :data:`CATEGORIES` is arXiv's
-category taxonomy (https://arxiv.org/category_taxonomy), code to name, for checking
-a category before asking arXiv (which answers an unknown one with no papers, not an error).
+:func:`fielded_query` joins the fields given with ``AND``, quoting each value, so that
+no value can add an operator or a field of its own; ``ArxivReader.search`` and
+``load_data`` take the fields by name and build their query with it.
+:data:`CATEGORIES` is arXiv's category taxonomy
+(https://arxiv.org/category_taxonomy), code to name, for checking a category before
+asking arXiv (which answers an unknown one with no papers, not an error).
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 import re
 from collections.abc import Sequence
 
@@ -121,6 +122,8 @@ def find_category(text: str) -> list[str]:
 
 def close_categories(text: str, limit: int = 6) -> list[str]:
     """Categories whose code or name is close to ``text``, best first: for guidance."""
+    import difflib  # here: the reader imports this module, and a search needs no difflib
+
     key = _key(text)
     if key in ARCHIVES:
         return [code for code in CATEGORIES if code.startswith(key + ".")][:limit]
@@ -145,8 +148,8 @@ def close_categories(text: str, limit: int = 6) -> list[str]:
 def phrase(text: str) -> str:
     """``text`` as one term of arXiv's syntax: a word alone, or a phrase in quotes.
 
-    Quotes, parentheses and colons cannot be escaped in arXiv's syntax: they become
-    spaces, so that no value adds an operator or a field of its own.
+    Quotes, parentheses, brackets and colons cannot be escaped in arXiv's syntax: they
+    become spaces, so that no value adds an operator, a group or a field of its own.
     """
     words = re.sub(r'["():\[\]\\]+', " ", text).split()
     if len(words) == 1 and words[0].upper() not in ("AND", "OR", "ANDNOT", "TO"):
@@ -154,41 +157,65 @@ def phrase(text: str) -> str:
     return '"' + " ".join(words) + '"'
 
 
-def _stamp(moment: dt.datetime) -> str:
+def _stamp(moment: dt.datetime | dt.date, last: bool = False) -> str:
+    """``YYYYMMDDHHMM`` in GMT.
+
+    A naive time is read as GMT; a date is its first minute, or its last when ``last``.
+    """
+    if not isinstance(moment, dt.datetime):
+        moment = dt.datetime.combine(moment, dt.time(23, 59) if last else dt.time())
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
     return moment.astimezone(dt.timezone.utc).strftime("%Y%m%d%H%M")
+
+
+def _names(given: str | Sequence[str]) -> list[str]:
+    """``given`` as a list of values: one string is one value, not its letters."""
+    return [given] if isinstance(given, str) else [str(item) for item in given]
 
 
 def fielded_query(
     query: str = "",
     *,
-    authors: Sequence[str] = (),
+    authors: str | Sequence[str] = (),
     title: str = "",
-    categories: Sequence[str] = (),
-    submitted: tuple[dt.datetime, dt.datetime] | None = None,
+    abstract: str = "",
+    categories: str | Sequence[str] = (),
+    submitted: tuple[dt.datetime | dt.date, dt.datetime | dt.date] | None = None,
 ) -> str:
     """A ``search_query`` for arXiv: the free text and each field, joined with ``AND``.
 
+    Every field's value is quoted as one term (:func:`phrase`): whatever it holds, it
+    adds no operator, group or field of its own. Only ``query`` is arXiv syntax.
+
     Args:
-        query: Free text or arXiv syntax, kept as it is (first, in parentheses).
-        authors: Names, each one ``au:`` term (all must match).
+        query: Free text or arXiv syntax, kept as it is (after the fields, in
+            parentheses; alone, untouched).
+        authors: Names, each one ``au:`` term (all must match); one string is one name.
         title: Words of the title, as one ``ti:`` phrase.
-        categories: Category codes (``cs.CL``), any of which may match.
-        submitted: Submitted from, to: aware times, sent in GMT to the minute.
+        abstract: Words of the abstract, as one ``abs:`` phrase.
+        categories: Category codes (``cs.CL``), any of which may match; one string is
+            one code. Codes are not checked here (:func:`find_category` reads names).
+        submitted: Submitted from, to (both included), sent in GMT to the minute: times
+            (a naive one is GMT) or dates (the first from its start, the second to its end).
 
     Returns:
         E.g. ``(cat:cs.CL OR cat:cs.LG) AND au:"Ashish Vaswani" AND ti:attention``.
     """
     parts: list[str] = []
     # Categories first: a group of ORs read left to right stays one term.
-    if categories:
-        terms = [f"cat:{code}" for code in categories]
+    terms = [f"cat:{phrase(code)}" for code in _names(categories) if code.split()]
+    if terms:
         parts.append(terms[0] if len(terms) == 1 else "(" + " OR ".join(terms) + ")")
-    parts.extend(f"au:{phrase(name)}" for name in authors if name.split())
-    if title.split():
-        parts.append(f"ti:{phrase(title)}")
+    parts.extend(f"au:{phrase(name)}" for name in _names(authors) if name.split())
+    for field, words in (("ti", title or ""), ("abs", abstract or "")):
+        if words.split():
+            parts.append(f"{field}:{phrase(words)}")
     if submitted is not None:
         start, end = submitted
-        parts.append(f"submittedDate:[{_stamp(start)} TO {_stamp(end)}]")
+        parts.append(f"submittedDate:[{_stamp(start)} TO {_stamp(end, last=True)}]")
+    if not parts:
+        return query
     if query.strip():
-        parts.append(f"({query.strip()})" if parts else query.strip())
+        parts.append(f"({query.strip()})")
     return " AND ".join(parts)

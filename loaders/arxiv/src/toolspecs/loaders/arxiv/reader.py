@@ -6,9 +6,10 @@ links, abstract), because llama-index drops metadata when a tool result becomes 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Literal
 
 from llama_index.core.readers.base import BaseReader
@@ -28,6 +29,7 @@ from toolspecs.loaders.arxiv.client import (
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
 from toolspecs.loaders.arxiv.pdftext import PdfText
+from toolspecs.loaders.arxiv.query import fielded_query
 
 SortBy = Literal["relevance", "recent", "updated"]
 
@@ -107,6 +109,18 @@ def to_document(result: arxiv.Result) -> Document:
     )
 
 
+class SearchResults(list[arxiv.Result]):
+    """The papers a search found, best first, and the ``query`` it sent arXiv.
+
+    Attributes:
+        query: arXiv's ``search_query`` as sent, fields included (``""`` for an id lookup).
+    """
+
+    def __init__(self, papers: Iterable[arxiv.Result] = (), query: str = "") -> None:
+        super().__init__(papers)
+        self.query = query
+
+
 class ArxivReader(BaseReader):
     """Read arXiv: searches and id lookups as one Document per paper, PDFs as text.
 
@@ -148,22 +162,49 @@ class ArxivReader(BaseReader):
         sort_by: SortBy | str = "relevance",
         id_list: Sequence[str] | None = None,
         *,
+        authors: str | Sequence[str] = (),
+        title: str = "",
+        abstract: str = "",
+        categories: str | Sequence[str] = (),
+        submitted: tuple[dt.datetime | dt.date, dt.datetime | dt.date] | None = None,
         deadline: float | None = None,
     ) -> list[Document]:
         """Search arXiv, or look papers up by id.
 
+        The fields narrow the search (all must match); each value is quoted as one term,
+        so it adds no operator or field of its own (see
+        :func:`~toolspecs.loaders.arxiv.query.fielded_query`).
+
         Args:
-            query: An arXiv search query, e.g. ``"ti:attention AND cat:cs.CL"``.
+            query: An arXiv search query, e.g. ``"ti:attention AND cat:cs.CL"``, or
+                keywords; may be empty when a field is given.
             max_results: How many papers at most.
             sort_by: ``"relevance"``, ``"recent"`` (submission date) or ``"updated"``.
             id_list: arXiv ids to look up (with or without version).
+            authors: Author names, e.g. ``["Ashish Vaswani"]`` (one string is one name).
+            title: Words of the title, as one phrase.
+            abstract: Words of the abstract, as one phrase.
+            categories: Category codes, any of which may match, e.g. ``["cs.CL"]``.
+            submitted: Submitted from, to (both included), in GMT: times (a naive one is
+                GMT) or dates, e.g. ``(date(2017, 1, 1), date(2017, 12, 31))``.
             deadline: Seconds the search may take, retries included (default: the
                 client's ``deadline`` per request).
 
         Returns:
             One Document per paper, best first.
         """
-        results = self.search(query, max_results, sort_by, id_list, deadline=deadline)
+        results = self.search(
+            query,
+            max_results,
+            sort_by,
+            id_list,
+            authors=authors,
+            title=title,
+            abstract=abstract,
+            categories=categories,
+            submitted=submitted,
+            deadline=deadline,
+        )
         return [to_document(result) for result in results]
 
     def search(
@@ -173,17 +214,34 @@ class ArxivReader(BaseReader):
         sort_by: SortBy | str = "relevance",
         id_list: Sequence[str] | None = None,
         *,
+        authors: str | Sequence[str] = (),
+        title: str = "",
+        abstract: str = "",
+        categories: str | Sequence[str] = (),
+        submitted: tuple[dt.datetime | dt.date, dt.datetime | dt.date] | None = None,
         deadline: float | None = None,
-    ) -> list[arxiv.Result]:
-        """:meth:`load_data` as ``arxiv.Result`` objects, for callers that show papers their way."""
+    ) -> SearchResults:
+        """:meth:`load_data` as ``arxiv.Result`` objects, for callers that show papers their way.
+
+        Returns:
+            The papers, best first; their ``query`` is the ``search_query`` sent.
+        """
+        sent = fielded_query(
+            query,
+            authors=authors,
+            title=title,
+            abstract=abstract,
+            categories=categories,
+            submitted=submitted,
+        )
         search = arxiv.Search(
-            query=query,
+            query=sent,
             id_list=list(id_list or []),
             max_results=max_results,
             sort_by=_SORT.get(str(sort_by), arxiv.SortCriterion.Relevance),
         )
         with self.client.within(deadline):
-            return list(self.client.results(search))
+            return SearchResults(self.client.results(search), sent)
 
     def load_paper(self, paper_id: str, *, deadline: float | None = None) -> arxiv.Result:
         """The search result of one paper, by id or URL.

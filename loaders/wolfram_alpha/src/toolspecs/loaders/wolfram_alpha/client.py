@@ -35,7 +35,7 @@ through httpx and that transport, the one way in for a test double.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -50,6 +50,7 @@ from toolspecs.loaders.net import (
 )
 from toolspecs.loaders.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
+from toolspecs.loaders.wolfram_alpha import params as named
 from toolspecs.loaders.wolfram_alpha.appid import HideAppId, mask_app_id, split_app_id, stripped
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdMalformed,
@@ -164,6 +165,9 @@ class WolframAlphaClient:
         query: str,
         *,
         assumption: str | None = None,
+        units: str | None = None,
+        location: str | None = None,
+        max_chars: int | None = None,
         params: Mapping[str, Any] | None = None,
         deadline: float | None = None,
     ) -> str:
@@ -177,6 +181,14 @@ class WolframAlphaClient:
             query: The input, e.g. ``"(7 * 12 ^ 10) / 321"``.
             assumption: A value from a previous answer's assumptions, e.g.
                 ``"*C.pi-_*Movie-"``.
+            units: ``"metric"`` or ``"nonmetric"`` (``"imperial"``, ``"SI"``... read as
+                :func:`~toolspecs.loaders.wolfram_alpha.units_param` reads them); replaces
+                the ``units`` among ``params``. ``None`` or blank: theirs, else Wolfram's.
+            location: Where the user is: a place name (``"Boston, MA"``),
+                ``"latitude,longitude"`` or an IP address, sent as ``location``,
+                ``latlong`` or ``ip`` in place of any of those among ``params``.
+            max_chars: The most characters the answer should have (``maxchars``; a lower
+                one among ``params`` stays). Wolfram may send a little more.
             params: More LLM API parameters, e.g. ``{"units": "metric", "maxchars": 3000}``.
             deadline: Seconds this request may take in all (default: the client's).
 
@@ -184,11 +196,14 @@ class WolframAlphaClient:
             The answer text: the input as Wolfram read it, results, assumptions, a link.
 
         Raises:
+            ValueError: ``units`` or ``location`` is none of the forms above (nothing
+                is sent).
             QueryNotUnderstood: Wolfram could not read the query (HTTP 501); its
                 suggestions are in ``suggestions``.
             WolframAlphaLoaderError: Any other failure (see the errors module).
         """
         given, rest = split_app_id(params)
+        rest = named.capped_maxchars(named.with_place(rest, units, location), max_chars)
         request_params = {**rest, "input": query}
         if assumption:
             request_params["assumption"] = assumption
@@ -228,6 +243,10 @@ class WolframAlphaClient:
         *,
         pod: str | None = None,
         assumption: str | None = None,
+        steps: bool = False,
+        units: str | None = None,
+        location: str | None = None,
+        formats: str | Sequence[str] | None = None,
         params: Mapping[str, Any] | None = None,
         deadline: float | None = None,
     ) -> Any:
@@ -237,6 +256,13 @@ class WolframAlphaClient:
             query: The input, e.g. ``"pi"``.
             pod: Only the sections with this title (``podtitle``), e.g. ``"Result"``.
             assumption: A value from a previous answer's assumptions.
+            steps: Ask for step-by-step solutions (Wolfram's documented podstates
+                :data:`~toolspecs.loaders.wolfram_alpha.params.STEP_PODSTATES`); an AppID
+                not entitled to them gets the results without.
+            units: As for :meth:`llm_answer`.
+            location: As for :meth:`llm_answer`.
+            formats: The pod formats, e.g. ``("plaintext", "image")`` (``format``);
+                default: those among ``params``, else Wolfram's.
             params: More Full Results parameters, e.g. ``{"format": "plaintext"}``.
             deadline: Seconds this request may take in all (default: the client's).
 
@@ -247,6 +273,8 @@ class WolframAlphaClient:
             a dict whose values are dicts.
 
         Raises:
+            ValueError: ``units`` or ``location`` is none of the forms Wolfram takes
+                (nothing is sent).
             QueryNotUnderstood: Wolfram could not read the query (``success="false"``);
                 its "did you mean" inputs are in ``did_you_mean``.
             MalformedReply: The reply is not the Full Results XML (another root, HTML,
@@ -254,6 +282,7 @@ class WolframAlphaClient:
             WolframAlphaLoaderError: Any other failure (see the errors module).
         """
         given, rest = split_app_id(params)
+        rest = named.full_results_params(named.with_place(rest, units, location), steps, formats)
         request_params = {**rest, "appid": self._app_id(given), "input": query}
         if pod:
             request_params["podtitle"] = pod

@@ -113,7 +113,7 @@ def _shape_problem(result: Any) -> str:
     for assumption in result.assumptions:
         if not isinstance(assumption, dict):
             return "an <assumption> is not an element"
-        for value in _as_list(assumption.get("value")):
+        for value in as_list(assumption.get("value")):
             if not isinstance(value, dict) or not all(
                 isinstance(value.get(key), str) for key in ("@desc", "@input")
             ):
@@ -123,16 +123,20 @@ def _shape_problem(result: Any) -> str:
     return ""
 
 
-def _as_list(value: Any) -> list[Any]:
-    """An element xmltodict gives as one item or a list of them, as a list."""
+def as_list(value: Any) -> list[Any]:
+    """An element xmltodict gives as one item or a list of them, as a list.
+
+    ``None`` (no element) is ``[]``; a text or an element (a dict) is one item.
+    """
     if value is None:
         return []
-    return list(value) if isinstance(value, list) else [value]
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
+        return list(value)
+    return [value]
 
 
 def did_you_mean(result: Mapping[str, Any]) -> list[str]:
     """The ``<didyoumean>`` inputs of a Full Results reply, best first."""
-    found = (result.get("didyoumeans") or {}).get("didyoumean")
-    items: Iterable[Any] = found if isinstance(found, list) else [found]
+    items = as_list((result.get("didyoumeans") or {}).get("didyoumean"))
     texts = (item.get("#text", "") if isinstance(item, dict) else item for item in items)
     return [text.strip() for text in texts if isinstance(text, str) and text.strip()]

@@ -108,10 +108,10 @@ class ArxivToolSpec(ToolSpec):
         from toolspecs.loaders.arxiv import ArxivReader
 
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
-        self.reader = ArxivReader(client, transport=transport)
-        self.reader.cache = _paper_cache(
-            paper_cache, int(paper_cache_mb * 2**20), self.reader.client.transport is None
-        )
+        # A cache by default only for arXiv itself: a fake's PDFs must not pass for arXiv's.
+        real = transport is None and (client is None or client.transport is None)
+        cache = _paper_cache(paper_cache, int(paper_cache_mb * 2**20), real)
+        self.reader = ArxivReader(client, transport=transport, cache=cache)
 
     @tool(
         aliases={
@@ -177,14 +177,18 @@ class ArxivToolSpec(ToolSpec):
             if not papers:
                 raise PaperNotFound(", ".join(ids))
             return [render.paper_document(paper) for paper in papers]
-        from toolspecs.loaders.arxiv import fielded_query
-
-        search = fielded_query(
-            text, authors=authors, title=title or "", categories=categories, submitted=dates
+        papers = self.reader.search(
+            text,
+            count,
+            sort_by,
+            authors=authors,
+            title=title or "",
+            categories=categories,
+            submitted=dates,
+            deadline=left,
         )
-        papers = self.reader.search(query=search, max_results=count, sort_by=sort_by, deadline=left)
         if not papers and fielded:
-            return render.no_match(search)
+            return render.no_match(papers.query)
         return [render.paper_document(paper) for paper in papers]
 
     @tool(aliases=_PAPER_ID, large_output=True, read_only=True, open_world=True)

@@ -36,7 +36,7 @@ import requests  # noqa: F401
 
 from toolspecs.core import FailureTable, ToolSpec, TTLCache, tool
 from toolspecs.core.deadline import remaining
-from toolspecs.loaders.wolfram_alpha import WolframAlphaClient, split_app_id
+from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
 from toolspecs.specs.wolfram_alpha import arguments, params, render
 from toolspecs.specs.wolfram_alpha.arguments import Choice
 
@@ -46,6 +46,10 @@ from toolspecs.specs.wolfram_alpha.arguments import normalize_query as normalize
 if TYPE_CHECKING:
     import httpx
     from llama_index.core.schema import Document
+
+# The pods are shown as text, and image pods (plots, maps) as links.
+_POD_FORMATS = ("plaintext", "image")
+_PLACE_PARAMS = PLACE_KEYS | {"units"}
 
 
 class WolframAlphaToolSpec(ToolSpec):
@@ -87,7 +91,9 @@ class WolframAlphaToolSpec(ToolSpec):
         location: str | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
-        self._place = params.spec_place(self._api_params, units, location)
+        # Only units and location of api_params reach the Full Results API, as before.
+        self._pods_params = {k: v for k, v in self._api_params.items() if k in _PLACE_PARAMS}
+        self._place = params.spec_place(units, location)
         self.client = WolframAlphaClient(app_id or given, timeout=timeout, transport=transport)
         self.timeout = self.client.timeout
         self._cache: TTLCache[str] = TTLCache(ttl=cache_seconds, size=128)
@@ -129,14 +135,19 @@ class WolframAlphaToolSpec(ToolSpec):
         """
         text = arguments.query_text(query)
         place = params.call_place(self._place, units, location)
-        sent = params.llm_params(self._api_params, place, self.output_budget.max_tokens)
+        max_chars = params.max_chars(self.output_budget.max_tokens)
         chosen = arguments.choice(assumption)
-        key = params.cache_key("llm", text, chosen, params=sent)
+        key = ("llm", text, chosen, place, max_chars)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         reply = self.client.llm_answer(
-            text, assumption=chosen, params=sent, deadline=remaining(None)
+            text,
+            assumption=chosen,
+            max_chars=max_chars,
+            params=self._api_params,
+            deadline=remaining(None),
+            **place._asdict(),  # units, location
         )
         answer = render.answer(reply)
         self._cache.put(key, answer)
@@ -169,13 +180,20 @@ class WolframAlphaToolSpec(ToolSpec):
         text = arguments.query_text(query)
         title = arguments.choice(pod)
         chosen = arguments.choice(assumption)
-        sent = params.pods_params(params.call_place(self._place, units, location), steps)
-        key = params.cache_key("pods", text, title, chosen, params=sent)
+        place = params.call_place(self._place, units, location)
+        key = ("pods", text, title, chosen, place, steps)
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         result = self.client.full_results(
-            text, pod=title, assumption=chosen, params=sent, deadline=remaining(None)
+            text,
+            pod=title,
+            assumption=chosen,
+            steps=steps,
+            formats=_POD_FORMATS,
+            params=self._pods_params,
+            deadline=remaining(None),
+            **place._asdict(),
         )
         answer = render.pods(result, text, title, steps)
         self._cache.put(key, answer)

@@ -37,6 +37,7 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaUnavailable,
     WolframAlphaUnreachable,
 )
+from toolspecs.loaders.wolfram_alpha.fullresults import as_list
 
 SOURCE = "Wolfram|Alpha"
 GET_APP_ID = (
@@ -226,14 +227,6 @@ def answer(reply: str) -> str:
     return fence.block(reply, SOURCE, "answer")
 
 
-def _as_list(value: Any) -> list[Any]:
-    if value is None:
-        return []
-    if isinstance(value, Iterable) and not isinstance(value, (str, dict)):
-        return list(value)
-    return [value]
-
-
 def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
     """The pods' text in one fence; the image pods as links; then the assumptions.
 
@@ -258,7 +251,7 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
             else:  # an image pod (a plot, a map): its picture is the content
                 images += [
                     f"- {pod_title}: {link}"
-                    for link in map(_image_link, _as_list(subpod.get("img")))
+                    for link in map(_image_link, as_list(subpod.get("img")))
                     if link
                 ]
         if texts:
@@ -283,7 +276,7 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
     text = "\n".join(parts)
     assumptions = []
     for assumption in result.assumptions:
-        values = _as_list(assumption.get("value"))
+        values = as_list(assumption.get("value"))
         choices = [
             f"{fence.field(v.get('@desc'), 80)} (assumption={fence.quote(v.get('@input'), 120)})"
             for v in values
@@ -327,7 +320,7 @@ def _step_states(result: Any) -> list[str]:
     offering = []
     for found in result.pods:
         states = found.get("states")
-        listed = _as_list(states.get("state")) if isinstance(states, dict) else []
+        listed = as_list(states.get("state")) if isinstance(states, dict) else []
         if any(
             isinstance(state, dict)
             and (
