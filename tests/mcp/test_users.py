@@ -1,0 +1,177 @@
+"""Each signed-in user's own tools: built once per user, bounded, idle ones dropped."""
+
+from __future__ import annotations
+
+import threading
+from typing import ClassVar
+
+import pytest
+
+from toolspecs.core import ToolSpec, tool
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.mcp.users import User, UserTools, current_user
+
+
+class Mailbox(ToolSpec):
+    """One person's mailbox: what it answers says whose it is."""
+
+    spec_functions: ClassVar = ["whose"]
+    service_name = "Mail"
+
+    def __init__(self, owner: str) -> None:
+        self.owner = owner
+
+    @tool(read_only=True)
+    def whose(self) -> str:
+        """Say whose mailbox this is."""
+        return f"the mailbox of {self.owner}"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def pool(built: list[str], **options) -> UserTools:
+    def build(user: User):
+        built.append(user.subject)
+        return Mailbox(user.email or user.subject).to_tool_list()
+
+    return UserTools(build, ["whose"], **options)
+
+
+def test_each_user_gets_their_own_tools_built_once():
+    built: list[str] = []
+    users = pool(built)
+    ada, bob = User.named("ada", "https://id.example"), User.named("bob", "https://id.example")
+    owner, tools = users.get(ada)
+    assert tools["whose"].call().content == "the mailbox of ada"
+    assert users.get(bob)[1]["whose"].call().content == "the mailbox of bob"
+    again_owner, again = users.get(User.named("ada", "https://id.example"))
+    assert again is tools and again_owner is owner  # one owner object per user
+    assert users.cached(ada) == (owner, tools)
+    assert built == ["ada", "bob"]
+
+
+def test_the_same_subject_of_another_issuer_is_another_user():
+    built: list[str] = []
+    users = pool(built)
+    first = users.get(User.named("ada", "https://one.example"))[1]
+    second = users.get(User.named("ada", "https://two.example"))[1]
+    assert first is not second and built == ["ada", "ada"]
+
+
+def test_two_first_calls_of_one_user_at_once_build_once():
+    release = threading.Event()
+    built: list[str] = []
+
+    def build(user: User):
+        built.append(user.subject)
+        release.wait(5)
+        return Mailbox(user.subject).to_tool_list()
+
+    users = UserTools(build, ["whose"])
+    got: list[object] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(users.get(User.named("ada"))[1]))
+        for _ in range(3)
+    ]
+    for thread in threads:
+        thread.start()
+    threading.Event().wait(0.2)
+    assert users.cached(User.named("ada")) is None  # still being built: no waiting here
+    release.set()
+    for thread in threads:
+        thread.join(5)
+    assert built == ["ada"] and len(got) == 3 and got[0] is got[1] is got[2]
+
+
+def test_at_most_max_users_are_kept_the_least_recently_used_dropped():
+    built: list[str] = []
+    users = pool(built, max_users=2)
+    users.get(User.named("ada"))
+    users.get(User.named("bob"))
+    users.get(User.named("ada"))  # ada used last: bob is the one dropped
+    users.get(User.named("cy"))
+    assert len(users) == 2
+    assert users.cached(User.named("bob")) is None
+    assert users.cached(User.named("ada")) is not None
+    users.get(User.named("bob"))
+    assert built == ["ada", "bob", "cy", "bob"]
+
+
+def test_tools_unused_past_idle_seconds_are_dropped_and_built_anew():
+    clock = Clock()
+    built: list[str] = []
+    users = pool(built, idle_seconds=60, clock=clock)
+    users.get(User.named("ada"))
+    clock.now = 59
+    assert users.cached(User.named("ada")) is not None  # used: idle from 59 now
+    clock.now = 118
+    users.get(User.named("bob"))
+    assert len(users) == 2
+    clock.now = 120
+    assert users.cached(User.named("ada")) is None and len(users) == 1
+    users.get(User.named("ada"))
+    assert built == ["ada", "bob", "ada"]
+
+
+def test_a_failed_build_is_raised_and_tried_again_on_the_next_call():
+    attempts: list[str] = []
+
+    def build(user: User):
+        attempts.append(user.subject)
+        if len(attempts) == 1:
+            raise RuntimeError("the token store is not reachable")
+        return Mailbox(user.subject).to_tool_list()
+
+    users = UserTools(build, ["whose"])
+    with pytest.raises(RuntimeError, match="not reachable"):
+        users.get(User.named("ada"))
+    assert len(users) == 0
+    assert users.get(User.named("ada"))[1]["whose"].call().content == "the mailbox of ada"
+
+
+def test_a_user_whose_tools_differ_from_the_listed_ones_is_refused():
+    users = UserTools(lambda user: Mailbox(user.subject).to_tool_list(prefix="x_"), ["whose"])
+    with pytest.raises(ConfigurationError, match="must be the tools the server lists"):
+        users.get(User.named("ada"))
+    with pytest.raises(ConfigurationError, match="at least 1"):
+        UserTools(lambda user: [], [], max_users=0)
+
+
+def test_the_current_user_comes_from_the_verified_access_token():
+    from mcp.server.auth.middleware.auth_context import auth_context_var
+    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+    from mcp.server.auth.provider import AccessToken
+
+    assert current_user() is None  # stdio, or the shared-token mode
+    token = AccessToken(
+        token="not-shown",
+        client_id="desktop-app",
+        scopes=["toolspecs:gmail.read"],
+        subject="248289761001",
+        claims={"iss": "https://id.example", "email": "ada@example.com"},
+    )
+    reset = auth_context_var.set(AuthenticatedUser(token))
+    try:
+        user = current_user()
+    finally:
+        auth_context_var.reset(reset)
+    assert user is not None
+    assert (user.subject, user.issuer, user.email) == (
+        "248289761001",
+        "https://id.example",
+        "ada@example.com",
+    )
+    assert user.scopes == {"toolspecs:gmail.read"}
+    assert "not-shown" not in repr(user)  # the token itself is never kept
+    clientonly = AccessToken(token="t", client_id="batch-job", scopes=[])
+    reset = auth_context_var.set(AuthenticatedUser(clientonly))
+    try:
+        assert current_user().subject == "client:batch-job"
+    finally:
+        auth_context_var.reset(reset)
