@@ -8,8 +8,10 @@ bounded and the process is always stopped.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import queue
+import signal
 import stat
 import subprocess
 import sys
@@ -213,3 +215,76 @@ def test_bad_session_options_are_one_line(option, value):
     done = refused("wolfram_alpha", option, value)
     assert done.returncode == 2
     assert "is not a whole number from 1 to 1000000" in done.stderr
+
+
+def test_the_server_answers_health_logs_json_and_stops_on_sigterm():
+    process = subprocess.Popen(
+        [
+            str(TOOLSPECS),
+            "serve",
+            "--sandbox",
+            "--http",
+            "--port",
+            "0",
+            "--log-format=json",
+            "wolfram_alpha",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN},
+    )
+    lines, reader = read_lines(process)
+    said: list[str] = []
+    try:
+        url = announced_url(lines, seconds=120, said=said)
+        base = url.removesuffix("/mcp")
+        assert httpx.get(f"{base}/healthz", timeout=30).json() == {"status": "ok"}
+        assert httpx.get(f"{base}/readyz", timeout=30).json() == {"status": "ready"}
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}", "X-Request-Id": "lb-42"}
+        started = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert started.status_code == 200 and started.headers["x-request-id"] == "lb-42"
+        session = {"Mcp-Session-Id": started.headers["mcp-session-id"]}
+        call = {
+            "jsonrpc": "2.0",
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "wolfram_alpha_query", "arguments": {"query": "3 * 14.50"}},
+        }
+        versioned = {**headers, **session, "MCP-Protocol-Version": "2025-11-25"}
+        httpx.post(
+            url,
+            json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+            headers=versioned,
+            timeout=30,
+        )
+        answer = httpx.post(url, json=call, headers=versioned, timeout=30)
+        assert answer.status_code == 200 and "43.5" in answer.text
+        anonymous = httpx.post(url, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+        assert anonymous.status_code == 401 and anonymous.headers["x-request-id"]
+
+        process.send_signal(signal.SIGTERM)
+        # uvicorn stops gracefully, then raises the signal it caught again: killed by it.
+        assert process.wait(timeout=60) in (0, -signal.SIGTERM)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        reader.join(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+    while not lines.empty():
+        said.append(lines.get())
+    records = [json.loads(line) for line in said if line.startswith("{")]
+    access = [r for r in records if r["logger"] == "toolspecs.access"]
+    calls = [r for r in records if r["logger"] == "toolspecs.calls"]
+    assert {r["status"] for r in access} >= {200, 401}
+    assert all(r["request_id"] for r in access) and all("timestamp" in r for r in access)
+    (tool_call,) = calls
+    assert (tool_call["tool"], tool_call["outcome"], tool_call["request_id"]) == (
+        "wolfram_alpha_query",
+        "ok",
+        "lb-42",
+    )
+    assert not any(TOKEN in line for line in said)

@@ -235,11 +235,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
     from toolspecs.adapters import require
     from toolspecs.mcp import build_server, serve_http, serve_stdio
+    from toolspecs.mcp.operations import log_requests
 
     settings = ServeSettings.from_args(args)
     specs = build_specs(settings)
     tools = served_tools(specs, settings.prefixes)
-    server = build_server(tools, name="toolspecs")  # an ImportError names the mcp extra
+    server = build_server(tools, name="toolspecs")
+    log_requests(args.log_format)  # an ImportError names the mcp extra
     anyio = require("anyio", "mcp")
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
 

@@ -248,6 +248,13 @@ def _add_serve(sub: Any) -> None:
         help="HTTP: at most N sessions at once (default 64)",
     )
     serve.add_argument(
+        "--log-format",
+        choices=["off", "text", "json"],
+        default="off",
+        help="HTTP: write an access record per request and one per tool call to stderr, "
+        "with its request id and user (never a token or arguments); json: one object a line",
+    )
+    serve.add_argument(
         "--session-idle",
         type=_positive,
         default=600,

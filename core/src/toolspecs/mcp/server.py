@@ -34,7 +34,9 @@ guidance to wait, so one client cannot take every worker thread of the server.
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
+import time
 from collections.abc import Iterable
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
@@ -45,11 +47,14 @@ from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp.compat_mcp import connection_of
+from toolspecs.mcp.operations import caller_of
 
 if TYPE_CHECKING:
     import mcp_types
 
     from mcp.server import Server, ServerRequestContext
+
+call_log = logging.getLogger("toolspecs.calls")
 
 # Seconds between two "still working" progress notifications during one call.
 HEARTBEAT_SECONDS = 5.0
@@ -231,6 +236,7 @@ async def _call(
 
     outcome: tuple[str, bool] = ("", True)
     bug: Exception | None = None
+    started = time.monotonic()
     await report(0, None, f"{name} started")
     async with anyio.create_task_group() as group:
         group.start_soon(beat)
@@ -244,7 +250,25 @@ async def _call(
             bug = exc
         finally:
             group.cancel_scope.cancel()
+    _log_call(ctx, name, "bug" if bug is not None else "guidance" if outcome[1] else "ok", started)
     if bug is not None:
         raise bug
     await report(beats + 1, beats + 1, f"{name} finished")
     return outcome
+
+
+def _log_call(ctx: ServerRequestContext[Any], name: str, outcome: str, started: float) -> None:
+    """One record per tool call (logger ``toolspecs.calls``): never its arguments or text.
+
+    Over HTTP it carries the request id and the caller (the token's subject and client)
+    that :mod:`toolspecs.mcp.operations` logs for the request too.
+    """
+    extra: dict[str, Any] = {"tool": name, "outcome": outcome}
+    scope = getattr(ctx.request, "scope", None)
+    if isinstance(scope, dict):
+        extra.update(caller_of(scope))
+        for header, value in scope.get("headers") or []:
+            if header == b"x-request-id":
+                extra["request_id"] = value.decode("ascii", "replace")
+    extra["ms"] = round((time.monotonic() - started) * 1000, 1)
+    call_log.info("%s %s", name, outcome, extra=extra)

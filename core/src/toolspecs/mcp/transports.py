@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.mcp import auth
+from toolspecs.mcp.operations import Operations, ServeState
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -18,6 +19,9 @@ MCP_PATH = "/mcp"
 # an hour; a person's server needs far fewer.
 MAX_SESSIONS = 64
 SESSION_IDLE_SECONDS = 600.0
+# On SIGTERM or Ctrl-C, calls in flight get this long to finish (a spec's default deadline
+# is 30 s) before they are cancelled; a cancelled call still queued is never made.
+GRACEFUL_SECONDS = 35.0
 
 
 async def serve_stdio(server: Server[Any]) -> None:
@@ -42,11 +46,15 @@ async def serve_http(
     allowed_hosts: Sequence[str] = (),
     max_sessions: int = MAX_SESSIONS,
     session_idle: float = SESSION_IDLE_SECONDS,
+    graceful: float = GRACEFUL_SECONDS,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
     Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
     server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.mcp.auth`.
+    ``/healthz`` and ``/readyz`` answer without it, every request gets an ``X-Request-Id``
+    and an access-log record, and on SIGTERM the server stops taking connections, reads
+    as not ready, and lets the calls in flight finish (:mod:`toolspecs.mcp.operations`).
 
     Args:
         server: From :func:`toolspecs.mcp.build_server`.
@@ -59,6 +67,7 @@ async def serve_http(
             needs them).
         max_sessions: At most this many sessions at once; a new one past it gets 503.
         session_idle: Seconds after which a session nobody uses is closed.
+        graceful: Seconds the calls in flight get to finish at shutdown.
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
@@ -91,7 +100,25 @@ async def serve_http(
         max_sessions=max_sessions,
         session_idle_timeout=session_idle,
     )
+    state = ServeState()
     if ready is not None:
         ready(url)
-    config = uvicorn.Config(app, log_level="warning")
-    await uvicorn.Server(config).serve(sockets=[listening])
+    config = uvicorn.Config(
+        Operations(app, state), log_level="warning", timeout_graceful_shutdown=graceful
+    )
+    await _draining_server(uvicorn, config, state).serve(sockets=[listening])
+
+
+def _draining_server(uvicorn: Any, config: Any, state: ServeState) -> Any:
+    """Uvicorn's server, marking ``state`` draining as soon as it is told to stop.
+
+    ``handle_exit`` is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
+    503 at once, while uvicorn closes the listener and waits for the calls in flight.
+    """
+
+    class Draining(uvicorn.Server):  # type: ignore[misc]
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            state.draining = True
+            super().handle_exit(sig, frame)
+
+    return Draining(config)
