@@ -74,6 +74,10 @@ REFETCH_SECONDS = 30.0
 # Signatures accepted: public-key ones only, so no shared secret and never "none".
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 INTROSPECT_SECRET_ENV = "TOOLSPECS_INTROSPECT_SECRET"
+_INTROSPECT_NEEDS = (
+    "--auth-introspect needs --auth-client-id ID and the client's secret in "
+    f"${INTROSPECT_SECRET_ENV}"
+)
 
 
 class OAuthFetchError(Exception):
@@ -277,10 +281,7 @@ class IntrospectionVerifier:
     def __init__(self, issuer: str, resource: str, url: str, client_id: str) -> None:
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
-            raise ConfigurationError(
-                "--auth-introspect needs --auth-client-id ID and the client's secret in "
-                f"${INTROSPECT_SECRET_ENV}"
-            )
+            raise ConfigurationError(_INTROSPECT_NEEDS)
         self._issuer = issuer
         self._resource = resource
         self._url = url
@@ -308,10 +309,13 @@ class IntrospectionVerifier:
             or not isinstance(claims.get("exp"), (int, float))
             or claims["exp"] + LEEWAY_SECONDS < now
             or claims.get("nbf", 0) - LEEWAY_SECONDS > now
-            or not isinstance(claims.get("sub"), str)
         ):
             return None
-        return _access(token, {"iss": self._issuer, **claims}, self._resource)
+        # A client acting for itself (client_credentials) names no sub: it is the user.
+        subject = claims.get("sub", claims.get("client_id"))
+        if not isinstance(subject, str) or not subject:
+            return None
+        return _access(token, {"iss": self._issuer, **claims, "sub": subject}, self._resource)
 
 
 @dataclass(frozen=True)
@@ -348,6 +352,10 @@ class OAuthSettings:
                 checked_url(value, flag)
         if self.jwks_url and self.introspection_url:
             raise ConfigurationError("give --auth-jwks or --auth-introspect, not both")
+        if self.introspection_url and not (
+            self.client_id and os.environ.get(INTROSPECT_SECRET_ENV, "")
+        ):
+            raise ConfigurationError(_INTROSPECT_NEEDS)
 
     def verifier(self, resource: str) -> JwtVerifier | IntrospectionVerifier:
         """The token verifier of a server whose resource URL is ``resource``."""
