@@ -97,8 +97,12 @@ def checked_url(url: str, flag: str) -> str:
     return url.strip()
 
 
-async def fetch_json(url: str, *, form: dict[str, str] | None = None, auth: Any = None) -> Any:
+async def fetch_json(
+    url: str, *, form: dict[str, str] | None = None, auth: Any = None, transport: Any = None
+) -> Any:
     """The JSON of ``url`` (a POST of ``form`` when given), bounded in time and size.
+
+    ``transport``: an ``httpx2`` transport (tests pass a ``MockTransport``).
 
     Raises:
         OAuthFetchError: On a network failure, a timeout, a status other than 200, a body
@@ -109,7 +113,9 @@ async def fetch_json(url: str, *, form: dict[str, str] | None = None, auth: Any 
     body = bytearray()
     try:
         with anyio.fail_after(FETCH_SECONDS):
-            async with httpx.AsyncClient(timeout=FETCH_SECONDS, trust_env=False) as client:
+            async with httpx.AsyncClient(
+                timeout=FETCH_SECONDS, trust_env=False, transport=transport
+            ) as client:
                 method = "POST" if form is not None else "GET"
                 headers = {"Accept": "application/json"}
                 async with client.stream(
@@ -130,7 +136,7 @@ async def fetch_json(url: str, *, form: dict[str, str] | None = None, auth: Any 
         raise OAuthFetchError(f"{url}: {type(exc).__name__}: {exc}") from None
 
 
-async def discovered_jwks_url(issuer: str) -> str:
+async def discovered_jwks_url(issuer: str, transport: Any = None) -> str:
     """The ``jwks_uri`` of the issuer's metadata (RFC 8414, then OpenID discovery)."""
     base = urlsplit(issuer)
     path = base.path.rstrip("/")
@@ -141,7 +147,7 @@ async def discovered_jwks_url(issuer: str) -> str:
     problems = []
     for url in wells:
         try:
-            metadata = await fetch_json(url)
+            metadata = await fetch_json(url, transport=transport)
         except OAuthFetchError as exc:
             problems.append(str(exc))
             continue
@@ -158,9 +164,10 @@ async def discovered_jwks_url(issuer: str) -> str:
 class IssuerKeys:
     """The issuer's signing keys (PyJWT's ``PyJWKSet``), fetched when needed and kept."""
 
-    def __init__(self, issuer: str, jwks_url: str | None = None) -> None:
+    def __init__(self, issuer: str, jwks_url: str | None = None, transport: Any = None) -> None:
         self._issuer = issuer
         self._url = jwks_url
+        self._transport = transport
         self._keys: dict[str | None, Any] = {}
         self._fetched = float("-inf")
         self._lock: Any = None
@@ -180,8 +187,8 @@ class IssuerKeys:
         jwt = require("jwt", "mcp")
         self._fetched = time.monotonic()  # a failure waits for REFETCH_SECONDS too
         if self._url is None:
-            self._url = await discovered_jwks_url(self._issuer)
-        document = await fetch_json(self._url)
+            self._url = await discovered_jwks_url(self._issuer, self._transport)
+        document = await fetch_json(self._url, transport=self._transport)
         keys: dict[str | None, Any] = {}
         for entry in document.get("keys", []) if isinstance(document, dict) else []:
             if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
@@ -232,12 +239,15 @@ class JwtVerifier:
         issuer: The ``iss`` every token must carry, exactly.
         resource: This server's resource URL: every token's ``aud`` must name it.
         jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
+        transport: An ``httpx2`` transport for the fetches (tests).
     """
 
-    def __init__(self, issuer: str, resource: str, jwks_url: str | None = None) -> None:
+    def __init__(
+        self, issuer: str, resource: str, jwks_url: str | None = None, transport: Any = None
+    ) -> None:
         self._issuer = issuer
         self._resource = resource
-        self._keys = IssuerKeys(issuer, jwks_url)
+        self._keys = IssuerKeys(issuer, jwks_url, transport)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access a good token gives, else ``None`` (mcp answers 401)."""
@@ -276,9 +286,12 @@ class IntrospectionVerifier:
         url: The introspection endpoint.
         client_id: Who this server is to the endpoint; the secret is read from
             ``$TOOLSPECS_INTROSPECT_SECRET``.
+        transport: An ``httpx2`` transport for the requests (tests).
     """
 
-    def __init__(self, issuer: str, resource: str, url: str, client_id: str) -> None:
+    def __init__(
+        self, issuer: str, resource: str, url: str, client_id: str, transport: Any = None
+    ) -> None:
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
             raise ConfigurationError(_INTROSPECT_NEEDS)
@@ -286,6 +299,7 @@ class IntrospectionVerifier:
         self._resource = resource
         self._url = url
         self._auth = (client_id, secret)
+        self._transport = transport
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access an active token gives, else ``None`` (mcp answers 401)."""
@@ -293,7 +307,9 @@ class IntrospectionVerifier:
             return None
         form = {"token": token, "token_type_hint": "access_token"}
         try:
-            claims = await fetch_json(self._url, form=form, auth=self._auth)
+            claims = await fetch_json(
+                self._url, form=form, auth=self._auth, transport=self._transport
+            )
         except OAuthFetchError as exc:
             logger.warning("cannot introspect at %s: %s", self._url, exc)
             return None
