@@ -6,7 +6,7 @@ of its own choosing and prints its issuer URL. It signs JWT access tokens with a
 module makes (so a test can also forge tokens with it), for any resource on 127.0.0.1.
 
 Its clients (client_credentials; each client acts for itself, so its id is the token's
-``sub``: one client is one user):
+``sub``: one client is one user; each may ask for any scope and is granted its ``SCOPES``):
 ``alice`` and ``bob`` (arXiv read, Wolfram|Alpha write), ``carol`` (Wolfram|Alpha read
 only), ``alice-opaque`` (opaque tokens, for introspection) and ``resource-server`` (what
 ``toolspecs serve`` authenticates as at the introspection endpoint).
@@ -75,13 +75,17 @@ class AuthorizationServer:
     key: Any
 
     def token(self, client: str, resource: str, scope: str | None = None) -> str:
-        """An access token for ``client`` (client_credentials) bound to ``resource``."""
+        """An access token for ``client`` (client_credentials) bound to ``resource``.
+
+        It asks for every scope (``scope``: these), as MCP clients do; the provider grants
+        the client's own (``SCOPES``).
+        """
         answer = httpx.post(
             f"{self.issuer}/token",
             data={
                 "grant_type": "client_credentials",
                 "resource": resource,
-                "scope": SCOPES[client] if scope is None else scope,
+                "scope": " ".join(ALL_SCOPES) if scope is None else scope,
             },
             auth=(client, SECRETS[client]),
             timeout=30,
@@ -105,11 +109,11 @@ def _config(key: Any) -> dict[str, Any]:
             "grant_types": ["client_credentials"],
             "response_types": [],
             "redirect_uris": [],
-            "scope": SCOPES[client] or "openid",
+            "scope": " ".join(ALL_SCOPES),
         }
         for client, secret in SECRETS.items()
     ]
-    return {"jwks": {"keys": [jwk]}, "clients": clients, "scopes": ALL_SCOPES}
+    return {"jwks": {"keys": [jwk]}, "clients": clients, "scopes": ALL_SCOPES, "grants": SCOPES}
 
 
 @contextlib.contextmanager

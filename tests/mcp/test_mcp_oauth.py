@@ -143,6 +143,56 @@ def test_a_real_token_is_accepted_and_its_scopes_choose_the_tools(provider, serv
     assert "needs the scope 'toolspecs:arxiv.read'" in text_of(refused)
 
 
+class MemoryStorage:
+    """mcp's ``TokenStorage``, in memory (what a client keeps between requests)."""
+
+    def __init__(self) -> None:
+        self.tokens = self.client = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info) -> None:
+        self.client = client_info
+
+
+async def signed_in(url: str, issuer: str, client: str, calls: list[tuple[str, dict]]) -> list:
+    """As the mcp client's own OAuth support does it: discovery from the 401, then a token."""
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    auth = ClientCredentialsOAuthProvider(
+        server_url=url,
+        storage=MemoryStorage(),
+        client_id=client,
+        client_secret=SECRETS[client],
+        issuer=issuer,
+    )
+    with anyio.fail_after(60):
+        async with (
+            httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30)) as http,
+            Client(streamable_http_client(url, http_client=http)) as session,
+        ):
+            names = [t.name for t in (await session.list_tools()).tools]
+            return [names] + [await session.call_tool(n, a) for n, a in calls]
+
+
+def test_the_mcp_clients_oauth_finds_the_issuer_and_gets_a_token_for_this_server(provider, server):
+    # From the 401's resource_metadata to the issuer's metadata, then client_credentials
+    # with this server as the resource (RFC 8707), asking for every scope the metadata
+    # lists; the provider grants carol hers (Wolfram|Alpha read), so she sees those tools.
+    names, answer = anyio.run(
+        signed_in, server, provider.issuer, "carol", [("wolfram_alpha_query", {"query": "2+2"})]
+    )
+    assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+    assert answer.is_error is False
+
+
 def test_users_never_read_each_others_stored_results(provider, server, mode):
     alice, bob = provider.token("alice", server), provider.token("bob", server)
     store = ("arxiv_paper_text", {"paper_id": "1706.03762"})

@@ -4,7 +4,9 @@
 //
 // OAUTH_TEST_CONFIG (JSON) gives the signing keys (a private JWKS), the clients
 // (client_credentials; a client whose id ends in "-opaque" gets opaque tokens, for
-// introspection) and the scopes resource servers understand. Any resource indicator on
+// introspection), the scopes resource servers understand, and the ones each client is
+// granted: a client may ask for any, and gets those granted (as MCP clients ask for every
+// scope of the server's metadata). Any resource indicator on
 // 127.0.0.1 is a resource server: tokens for it carry it as their audience (RFC 8707).
 import http from 'node:http';
 import Provider from 'oidc-provider';
@@ -34,7 +36,7 @@ server.listen(0, '127.0.0.1', () => {
             throw new Provider.errors.InvalidTarget();
           }
           return {
-            scope: config.scopes.join(' '),
+            scope: config.grants[client.clientId] || '',
             audience: resourceIndicator,
             accessTokenTTL: 300,
             accessTokenFormat: client.clientId.endsWith('-opaque') ? 'opaque' : 'jwt',
