@@ -79,6 +79,7 @@ INTERNALS = {
     "arxiv's private steps": r"\b_session\b|_format_url\b|_parse_feed\b|\b_feed\.",
     "LangChain's _to_args_and_kwargs": r"_to_args_and_kwargs\b",
     "mcp's ServerSession._connection": r"[\"']_connection[\"']|\._connection\b",
+    "the routes of mcp's Starlette app": r"\.router\.routes\b",
     "Lagent's _is_toolkit": r"_is_toolkit\b",
     "smolagents' skip_forward_signature_validation": r"skip_forward_signature_validation",
     "llama-index OpenAI's _client": r"(?<!self)\._a?client\b",

@@ -10,10 +10,13 @@ from __future__ import annotations
 import inspect
 from types import SimpleNamespace
 
+from mcp.server import Server
+from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import Context
 from mcp.server.session import ServerSession
+from starlette.testclient import TestClient
 
-from toolspecs.mcp.compat_mcp import connection_of
+from toolspecs.mcp.compat_mcp import connection_of, routes_first
 
 
 def test_1_a_request_session_keeps_the_client_connection_in_connection():
@@ -33,3 +36,30 @@ def test_1_mcp_server_context_reads_the_same_attribute_publicly():
 def test_1_without_it_each_request_is_a_session_of_its_own():
     session = object()
     assert connection_of(session) is session
+
+
+class _Verifier:
+    async def verify_token(self, token):
+        return None
+
+
+def test_2_routes_put_first_answer_before_mcps_own_metadata():
+    from mcp.server.auth.routes import create_protected_resource_routes
+
+    settings = AuthSettings(
+        issuer_url="https://login.example.com",
+        resource_server_url="http://127.0.0.1:8000/mcp",
+        required_scopes=["a"],
+        validate_token_resource=True,
+    )
+    app = Server("t").streamable_http_app(auth=settings, token_verifier=_Verifier())
+    path = "/.well-known/oauth-protected-resource/mcp"
+    client = TestClient(app)  # no lifespan: the metadata route needs no session manager
+    assert client.get(path).json()["scopes_supported"] == ["a"]  # mcp's own
+    ours = create_protected_resource_routes(
+        resource_url=settings.resource_server_url,
+        authorization_servers=[settings.issuer_url],
+        scopes_supported=["a", "b"],
+    )
+    routes_first(app, ours)
+    assert client.get(path).json()["scopes_supported"] == ["a", "b"]

@@ -398,7 +398,14 @@ def prefixes(
 
 
 def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> list[GuardedTool]:
-    """The tools of ``specs``, named by :func:`prefixes`.
+    """The tools of ``specs``, named by :func:`prefixes` (see :func:`served_tools_by_spec`)."""
+    return [tool for tools in served_tools_by_spec(specs, prefix_pairs).values() for tool in tools]
+
+
+def served_tools_by_spec(
+    specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]
+) -> dict[str, list[GuardedTool]]:
+    """The tools of each spec of ``specs``, named by :func:`prefixes`, by the spec's name.
 
     Raises:
         ConfigurationError: For a ``--prefix`` that is not ``NAME=PREFIX`` or names a spec
@@ -423,8 +430,7 @@ def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> 
     # The Google specs' account prefix (work_); other specs have none.
     defaults = {name: spec.default_prefix for name, spec in specs.items()}
     chosen = prefixes(names, explicit, defaults)
-    tools: list[GuardedTool] = []
-    for name, spec in specs.items():
-        listed = spec.to_tool_list(prefix=chosen[name])
-        tools.extend(t for t in listed if isinstance(t, GuardedTool))
-    return tools
+    return {
+        name: [t for t in spec.to_tool_list(prefix=chosen[name]) if isinstance(t, GuardedTool)]
+        for name, spec in specs.items()
+    }

@@ -18,7 +18,8 @@ from typing import Any
 
 from llama_index.core.tools import FunctionTool
 
-from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
+from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
+from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
@@ -236,12 +237,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     from toolspecs.adapters import require
     from toolspecs.mcp import build_server, serve_http, serve_stdio
     from toolspecs.mcp.operations import log_requests
+    from toolspecs.mcp.scopes import tool_scopes
 
     settings = ServeSettings.from_args(args)
     specs = build_specs(settings)
-    tools = served_tools(specs, settings.prefixes)
-    server = build_server(tools, name="toolspecs")
-    log_requests(args.log_format)  # an ImportError names the mcp extra
+    by_spec = served_tools_by_spec(specs, settings.prefixes)
+    tools = [tool for listed in by_spec.values() for tool in listed]
+    oauth = oauth_settings(args, by_spec)  # None: the shared token (--auth-issuer not given)
+    scopes = None if oauth is None else tool_scopes(by_spec)
+    # An ImportError names the mcp extra.
+    server = build_server(tools, name="toolspecs", scopes=scopes)
+    log_requests(args.log_format)
     anyio = require("anyio", "mcp")
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
 
@@ -251,11 +257,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.http:
         from toolspecs.mcp.auth import bearer_token
 
-        token, where = bearer_token(args.token_file)  # ConfigurationError: one line
+        token, where = (None, "") if oauth else bearer_token(args.token_file)  # one line
 
         def serving(url: str) -> None:
             ready(url)
             say = f"toolspecs: clients send 'Authorization: Bearer TOKEN', the token in {where}"
+            if oauth is not None:
+                say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (
+                    oauth.audience or url
+                )
             if args.allow_remote:
                 say += (
                     f"\ntoolspecs: warning: --allow-remote: other machines that reach "
@@ -272,6 +282,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     args.port,
                     serving,
                     token=token,
+                    oauth=oauth,
                     allow_remote=args.allow_remote,
                     allowed_hosts=args.allowed_host,
                     max_sessions=args.max_sessions,

@@ -28,6 +28,8 @@ import argparse
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from toolspecs.cli.oauth import add_auth_arguments
+
 __all__ = ["UsageError", "build_parser", "version_text"]
 
 
@@ -261,6 +263,7 @@ def _add_serve(sub: Any) -> None:
         metavar="SECONDS",
         help="HTTP: close a session unused this long (default 600)",
     )
+    add_auth_arguments(serve)
     _add_spec_options(serve, several=True)
     serve.add_argument(
         "--prefix",

@@ -26,6 +26,11 @@ Results: a long result stored in one session is read in that session only, and i
 dropped when the session ends (:mod:`toolspecs.core.owners`). Sessionless requests (the
 2026-07-28 revision) have no session to scope by: theirs stay with the served tool list.
 
+Many users (behind an authorization server, :mod:`toolspecs.mcp.oauth`): with ``scopes``,
+each request's access token says which tools its user may call (:mod:`toolspecs.mcp.scopes`:
+``tools/list`` shows those only, a call of another is guidance), and the user it names
+owns the results their calls store (:mod:`toolspecs.mcp.users`).
+
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
 guidance to wait, so one client cannot take every worker thread of the server.
@@ -37,7 +42,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -48,6 +53,8 @@ from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
+from toolspecs.mcp.scopes import permits, refusal
+from toolspecs.mcp.users import Users, access_of, user_of
 
 if TYPE_CHECKING:
     import mcp_types
@@ -132,6 +139,7 @@ def build_server(
     name: str = "toolspecs",
     heartbeat: float = HEARTBEAT_SECONDS,
     max_calls: int = MAX_CALLS_PER_SESSION,
+    scopes: Mapping[str, str] | None = None,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -141,6 +149,9 @@ def build_server(
         heartbeat: Seconds between two progress notifications during a call, for
             clients that sent a progress token.
         max_calls: Tool calls one session may have running at once.
+        scopes: Behind an authorization server: each tool's name and the scope a call
+            of it needs (:func:`toolspecs.mcp.scopes.tool_scopes`). A request's token
+            then sees and calls only the tools its scopes allow. ``None``: every tool.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -160,11 +171,21 @@ def build_server(
     schemas = {d.name: d.input_schema for d in definitions}
     running: dict[int, int] = {}  # id(connection) -> its calls running now (none: no entry)
     sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
+    users = Users()
+
+    def refused(ctx: ServerRequestContext[Any], name: str) -> str | None:
+        """The scope a call of ``name`` needs that this request's token lacks, if any."""
+        if scopes is None:
+            return None
+        access = access_of(ctx.request)
+        needed = scopes.get(name, "")
+        return None if permits(access.scopes if access else (), needed) else needed
 
     async def list_tools(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
-        result: mcp_types.ListToolsResult = types.ListToolsResult(tools=definitions)
+        shown = [d for d in definitions if refused(ctx, d.name) is None]
+        result: mcp_types.ListToolsResult = types.ListToolsResult(tools=shown)
         return result
 
     async def call_tool(
@@ -185,7 +206,15 @@ def build_server(
         # results are its own. A sessionless request (2026-07-28) is a connection of its
         # own: its results stay with the served tool list, as the protocol has no session.
         sessionless = ctx.protocol_version in sessionless_versions
-        if running.get(session, 0) >= max_calls:
+        # Behind an authorization server, the user the token names owns the results.
+        user = user_of(access_of(ctx.request))
+        owner = None if user is None else users.owner(user, connection, sessionless)
+        if owner is None and not sessionless:
+            owner = connection
+        needed = refused(ctx, params.name)
+        if needed is not None:
+            text, failed = refusal(params.name, needed), True
+        elif running.get(session, 0) >= max_calls:
             text, failed = (
                 f"This session already has {max_calls} tool calls running. Wait for one "
                 "to finish, then call again.",
@@ -196,7 +225,7 @@ def build_server(
             try:
                 # Results stored in this session are read in this session only, and go
                 # with it.
-                with contextlib.nullcontext() if sessionless else results_owner(connection):
+                with contextlib.nullcontext() if owner is None else results_owner(owner):
                     text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
             finally:
                 running[session] -= 1

@@ -13,6 +13,7 @@ from toolspecs.mcp.operations import Operations, ServeState
 
 if TYPE_CHECKING:
     from mcp.server import Server
+    from toolspecs.mcp.oauth import OAuthSettings
 
 MCP_PATH = "/mcp"
 # mcp's defaults (10,000 sessions, 30 minutes idle) let one client fill the server for half
@@ -41,7 +42,8 @@ async def serve_http(
     port: int = 8000,
     ready: Callable[[str], None] | None = None,
     *,
-    token: str,
+    token: str | None = None,
+    oauth: OAuthSettings | None = None,
     allow_remote: bool = False,
     allowed_hosts: Sequence[str] = (),
     max_sessions: int = MAX_SESSIONS,
@@ -52,6 +54,8 @@ async def serve_http(
 
     Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
     server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.mcp.auth`.
+    The token is the shared ``token``, or with ``oauth`` an access token of the
+    organisation's authorization server (:mod:`toolspecs.mcp.oauth`).
     ``/healthz`` and ``/readyz`` answer without it, every request gets an ``X-Request-Id``
     and an access-log record, and on SIGTERM the server stops taking connections, reads
     as not ready, and lets the calls in flight finish (:mod:`toolspecs.mcp.operations`).
@@ -62,6 +66,8 @@ async def serve_http(
         port: The port; ``0`` picks a free one.
         ready: Called with the URL once the port is bound (the actual port when ``0``).
         token: The bearer token clients must send (:func:`toolspecs.mcp.auth.bearer_token`).
+        oauth: Instead of ``token``: the authorization server whose access tokens are
+            accepted; the server publishes its Protected Resource Metadata.
         allow_remote: Listen on an address other machines can reach.
         allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
             needs them).
@@ -71,10 +77,14 @@ async def serve_http(
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
-            given, or the token is too short.
+            given, or the token is too short, or neither or both of ``token`` and
+            ``oauth`` are given.
     """
     uvicorn = require("uvicorn", "mcp")  # a dependency of mcp
-    token = auth.checked_token(token, "the token given")
+    if (token is None) == (oauth is None):
+        raise ConfigurationError("serve_http takes a token or oauth settings, one of them")
+    if token is not None:
+        token = auth.checked_token(token, "the token given")
     # We bind the socket ourselves: port 0 can say which port it got, and what is checked
     # is the address really bound, not how --host was written.
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -92,14 +102,24 @@ async def serve_http(
         raise
     shown = f"[{address}]" if family == socket.AF_INET6 else address
     url = f"http://{shown}:{bound}{MCP_PATH}"
+    if oauth is None:
+        settings, verifier = auth.auth_settings(url), auth.StaticTokenVerifier(token or "")
+    else:
+        from toolspecs.mcp.oauth import resource_settings
+
+        settings, verifier = resource_settings(oauth, url)
     app = server.streamable_http_app(
         streamable_http_path=MCP_PATH,
         transport_security=security,
-        auth=auth.auth_settings(url),
-        token_verifier=auth.StaticTokenVerifier(token),
+        auth=settings,
+        token_verifier=verifier,
         max_sessions=max_sessions,
         session_idle_timeout=session_idle,
     )
+    if oauth is not None:
+        from toolspecs.mcp.oauth import publish_scopes
+
+        publish_scopes(app, settings, oauth.scopes_supported)
     state = ServeState()
     if ready is not None:
         ready(url)

@@ -1,225 +1,75 @@
-"""Each signed-in user's own tools: spec instances per user, bounded, idle ones dropped.
+"""Who calls: the user an access token names, and the owner of the results they store.
 
-A server that many people use (``toolspecs serve --http`` behind OAuth) must not answer one
-person's call with another person's Google account, stored results or cache. So each user
-gets spec instances of their own, built on their first call by a function the server is
-given (``build(user)``: e.g. the Google specs acting for the user's address with
-domain-wide delegation, or with the Google tokens the user signed in with), and kept while
-they are used:
+Behind an authorization server (:mod:`toolspecs.mcp.oauth`) every request carries the
+access token mcp verified; its issuer and subject (``iss``, ``sub``) name the user. The
+results a user's calls store (:mod:`toolspecs.core.owners`) are theirs:
 
-- at most ``max_users`` users' tools are kept; past it, the one used longest ago is dropped;
-- a user's tools unused for ``idle_seconds`` are dropped (a call already running keeps its
-  own; the next call builds them anew, with the credentials of that moment);
-- two first calls of one user at once build once: the second waits for the first.
+- in a session (stdio or HTTP with a session id), the owner is the user *in that
+  session*: mcp lets only the principal that opened a session use it, and a user's two
+  sessions keep apart, as two sessions always have;
+- sessionless (the 2026-07-28 revision), the owner is the user: their results stay with
+  them across requests, for the :data:`MAX_USERS` users seen last (a user pushed out
+  loses their stored results, as a closed session does).
 
-Every user's tools must have the names of the tools the server lists (the list clients
-see is one), and each user is the owner of the results their tools store
-(:mod:`toolspecs.core.owners`), so a result handle of one user reads as unknown to any
-other even where two users' tools shared a store.
-
-Who the user is comes from the verified access token of the request (mcp's auth context):
-:func:`current_user` (``None`` without one: stdio, or the shared-token mode).
+Two users never share an owner, so neither reads the other's results, by id or search.
+A request with no user (the static bearer token, stdio) keeps the per-session owner.
 """
 
 from __future__ import annotations
 
-import threading
-import time
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.tool import GuardedTool
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
 
-__all__ = ["User", "UserTools", "current_user"]
+__all__ = ["MAX_USERS", "UserOwner", "Users", "access_of", "user_of"]
 
-# Users kept at once, and seconds a user's tools stay unused before they are dropped.
-MAX_USERS = 256
-IDLE_SECONDS = 900.0
+# Sessionless users whose stored results are kept.
+MAX_USERS = 1024
 
 
-@dataclass(frozen=True, eq=False)
-class User:
-    """One person, as their verified access token names them.
+class UserOwner:
+    """The owner of one user's stored results (weakly referenced by the stores)."""
 
-    Equal users are the same object within a :class:`UserTools`: it hands out one per key,
-    and that object owns the user's stored results (weakly referenced, as owners are).
+    __slots__ = ("__weakref__", "user")
 
-    Args:
-        key: Who it is, unique across issuers: ``issuer`` and ``subject`` together.
-        subject: The token's ``sub``.
-        issuer: The token's ``iss`` (``None`` when the token did not say).
-        email: The ``email`` claim, where the token has one.
-        scopes: The scopes the token grants.
-        claims: The token's other claims.
-    """
-
-    key: str
-    subject: str
-    issuer: str | None = None
-    email: str | None = None
-    scopes: frozenset[str] = frozenset()
-    claims: dict[str, Any] = field(default_factory=dict, repr=False)
-
-    @classmethod
-    def named(
-        cls,
-        subject: str,
-        issuer: str | None = None,
-        *,
-        email: str | None = None,
-        scopes: Sequence[str] = (),
-        claims: dict[str, Any] | None = None,
-    ) -> User:
-        """A user from a token's ``sub`` and ``iss``."""
-        if not subject:
-            raise ValueError("a user needs a subject (the token's 'sub')")
-        return cls(
-            key=f"{issuer or ''} {subject}",
-            subject=subject,
-            issuer=issuer,
-            email=email,
-            scopes=frozenset(scopes),
-            claims=dict(claims or {}),
-        )
+    def __init__(self, user: tuple[str, str]) -> None:
+        self.user = user
 
 
-def current_user() -> User | None:
-    """The user of the request being served: from mcp's verified access token, if any.
+def access_of(request: Any) -> AccessToken | None:
+    """The access token mcp verified for an HTTP request (``ctx.request``), if any."""
+    user = getattr(request, "scope", {}).get("user") if request is not None else None
+    access: AccessToken | None = getattr(user, "access_token", None)
+    return access
 
-    A token without a subject (a client acting for itself) is that client's own user.
-    """
-    try:
-        from mcp.server.auth.middleware.auth_context import get_access_token
-    except ImportError:  # mcp without its auth extras: no token was verified
+
+def user_of(access: AccessToken | None) -> tuple[str, str] | None:
+    """``(issuer, subject)`` of a user's token; ``None`` for a token that names no user."""
+    if access is None or not access.subject:
         return None
-    token = get_access_token()
-    if token is None:
-        return None
-    claims = dict(token.claims or {})
-    issuer = claims.get("iss")
-    email = claims.get("email")
-    return User.named(
-        token.subject or f"client:{token.client_id}",
-        issuer if isinstance(issuer, str) else None,
-        email=email if isinstance(email, str) else None,
-        scopes=token.scopes,
-        claims=claims,
-    )
+    issuer = (access.claims or {}).get("iss")
+    return (str(issuer or ""), access.subject)
 
 
-@dataclass
-class _Entry:
-    user: User
-    ready: threading.Event = field(default_factory=threading.Event)
-    tools: dict[str, GuardedTool] | None = None
-    error: BaseException | None = None
-    used: float = 0.0
+class Users:
+    """The owners of users' results: per user in a session, per user when sessionless."""
 
+    def __init__(self, max_users: int = MAX_USERS) -> None:
+        self._in_session: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], UserOwner]]
+        self._in_session = weakref.WeakKeyDictionary()
+        self._recent: OrderedDict[tuple[str, str], UserOwner] = OrderedDict()
+        self._max = max_users
 
-class UserTools:
-    """Each user's own tools, built on first use by ``build(user)`` and kept while used.
-
-    Args:
-        build: Builds one user's tools (the same names as the tools the server lists).
-        names: The names every user's tools must have, in order (the listed tools').
-        max_users: The most users whose tools are kept at once.
-        idle_seconds: Unused this long, a user's tools are dropped.
-        clock: Seconds, for idleness (``time.monotonic``).
-    """
-
-    def __init__(
-        self,
-        build: Callable[[User], Sequence[GuardedTool]],
-        names: Sequence[str],
-        *,
-        max_users: int = MAX_USERS,
-        idle_seconds: float = IDLE_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        if max_users < 1:
-            raise ConfigurationError(f"max_users must be at least 1, not {max_users}")
-        self.build = build
-        self.names = list(names)
-        self.max_users = max_users
-        self.idle_seconds = idle_seconds
-        self.clock = clock
-        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        with self._lock:
-            return len(self._entries)
-
-    def cached(self, user: User) -> tuple[User, dict[str, GuardedTool]] | None:
-        """The user's tools if they are built (no waiting, no building): for an event loop."""
-        now = self.clock()
-        with self._lock:
-            self._drop_idle(now)
-            entry = self._entries.get(user.key)
-            if entry is None or entry.tools is None:
-                return None
-            entry.used = now
-            self._entries.move_to_end(user.key)
-            return entry.user, entry.tools
-
-    def get(self, user: User) -> tuple[User, dict[str, GuardedTool]]:
-        """The user's tools, built now on their first call (this thread may wait).
-
-        Returns:
-            The user object that owns their results (one per key), and their tools by name.
-
-        Raises:
-            Exception: What ``build`` raised (the next call tries again).
-        """
-        now = self.clock()
-        with self._lock:
-            self._drop_idle(now)
-            entry = self._entries.get(user.key)
-            mine = entry is None
-            if entry is None:
-                entry = self._entries[user.key] = _Entry(user, used=now)
-                while len(self._entries) > self.max_users:
-                    self._entries.popitem(last=False)
-            entry.used = now
-            self._entries.move_to_end(user.key)
-        if mine:
-            try:
-                entry.tools = self._checked(self.build(user))
-            except BaseException as exc:
-                entry.error = exc
-                with self._lock:
-                    if self._entries.get(user.key) is entry:
-                        del self._entries[user.key]  # the next call builds again
-                raise
-            finally:
-                entry.ready.set()
-        else:
-            entry.ready.wait()
-            if entry.error is not None:
-                raise entry.error
-        assert entry.tools is not None
-        return entry.user, entry.tools
-
-    def drop(self, user: User) -> None:
-        """Forget the user's tools (signed out, or their access revoked)."""
-        with self._lock:
-            self._entries.pop(user.key, None)
-
-    def _drop_idle(self, now: float) -> None:
-        while self._entries:
-            key, oldest = next(iter(self._entries.items()))
-            if oldest.tools is None or now - oldest.used < self.idle_seconds:
-                return
-            del self._entries[key]
-
-    def _checked(self, tools: Sequence[GuardedTool]) -> dict[str, GuardedTool]:
-        built = {tool.metadata.get_name(): tool for tool in tools}
-        if list(built) != self.names:
-            raise ConfigurationError(
-                "a user's tools must be the tools the server lists: built "
-                f"{sorted(built)}, listed {sorted(self.names)}"
-            )
-        return built
+    def owner(self, user: tuple[str, str], connection: Any, sessionless: bool) -> UserOwner:
+        """The owner of ``user``'s results, in the session of ``connection`` unless sessionless."""
+        if not sessionless:
+            owners = self._in_session.setdefault(connection, {})
+            return owners.setdefault(user, UserOwner(user))
+        found = self._recent.pop(user, None) or UserOwner(user)
+        self._recent[user] = found
+        while len(self._recent) > self._max:
+            self._recent.popitem(last=False)
+        return found

@@ -9,7 +9,7 @@ import pytest
 
 from toolspecs.core import ToolSpec, tool
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.mcp.users import User, UserTools, current_user
+from toolspecs.mcp.user_tools import User, UserTools, current_user
 
 
 class Mailbox(ToolSpec):

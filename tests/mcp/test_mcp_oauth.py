@@ -1,0 +1,318 @@
+"""`toolspecs serve --http --auth-issuer`: a resource server behind a real authorization server.
+
+The authorization server is panva's oidc-provider (tests/mcp/oauth_server.py), started on
+127.0.0.1; `toolspecs serve` runs as a subprocess (the real command line) and mcp's own
+client calls it with the provider's access tokens in the Authorization header. Every wait
+is bounded and every process is stopped.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import json
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import httpx
+import httpx2
+import jwt
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+from oauth_server import ALL_SCOPES, SECRETS, AuthorizationServer, authorization_server
+from oauth_server import real_clock_env as clock_env
+
+from toolspecs.loaders.arxiv.testing import NEEDLE
+
+TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "curl", "version": "1"},
+    },
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+
+
+@pytest.fixture(scope="module")
+def provider() -> Iterator[AuthorizationServer]:
+    with authorization_server() as running:
+        yield running
+
+
+@contextlib.contextmanager
+def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+    """``toolspecs serve --sandbox --http --port 0 ARGS``: its URL and what it printed."""
+    process = subprocess.Popen(
+        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clock_env({"TOOLSPECS_SERVE_TOKEN": "", **(env or {})}),
+    )
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    said: list[str] = []
+    try:
+        while True:
+            line = lines.get(timeout=120)
+            said.append(line)
+            if line.startswith("toolspecs: serving "):
+                said.append(lines.get(timeout=120))
+                break
+        yield line.rsplit(" at ", 1)[1].strip(), said
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+        reader.join(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def server(provider) -> Iterator[str]:
+    """arXiv and Wolfram|Alpha behind the provider (the issuer's keys from its metadata)."""
+    with served("arxiv", "wolfram_alpha", "--auth-issuer", provider.issuer) as (url, said):
+        assert any(f"access tokens of {provider.issuer} for {url}" in line for line in said)
+        yield url
+
+
+async def session(url: str, token: str, mode: str, calls: list[tuple[str, dict]]) -> list:
+    """As a configured client: list the tools, then make ``calls``, the token in a header."""
+    headers = {"Authorization": f"Bearer {token}"}
+    with anyio.fail_after(60):
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http:
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode=mode) as client:
+                names = [t.name for t in (await client.list_tools()).tools]
+                return [names] + [await client.call_tool(n, a) for n, a in calls]
+
+
+def text_of(result) -> str:
+    (block,) = result.content
+    return block.text
+
+
+@pytest.fixture(params=["legacy", "auto"])
+def mode(request) -> str:
+    return request.param
+
+
+def test_a_real_token_is_accepted_and_its_scopes_choose_the_tools(provider, server, mode):
+    alice = provider.token("alice", server)
+    names, found = anyio.run(
+        session, server, alice, mode, [("arxiv_query", {"query": "bert", "max_results": 2})]
+    )
+    assert names == [
+        "arxiv_query",
+        "arxiv_paper_text",
+        "read_stored_papers",
+        "wolfram_alpha_query",
+        "wolfram_alpha_pods",
+    ]
+    assert found.is_error is False and text_of(found).count("arXiv id:") == 2
+
+    # carol may use Wolfram|Alpha only: arXiv is not listed, and a call is guidance.
+    carol = provider.token("carol", server)
+    names, refused = anyio.run(session, server, carol, mode, [("arxiv_query", {"query": "bert"})])
+    assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+    assert refused.is_error is True
+    assert "needs the scope 'toolspecs:arxiv.read'" in text_of(refused)
+
+
+class MemoryStorage:
+    """mcp's ``TokenStorage``, in memory (what a client keeps between requests)."""
+
+    def __init__(self) -> None:
+        self.tokens = self.client = None
+
+    async def get_tokens(self):
+        return self.tokens
+
+    async def set_tokens(self, tokens) -> None:
+        self.tokens = tokens
+
+    async def get_client_info(self):
+        return self.client
+
+    async def set_client_info(self, client_info) -> None:
+        self.client = client_info
+
+
+async def signed_in(url: str, issuer: str, client: str, calls: list[tuple[str, dict]]) -> list:
+    """As the mcp client's own OAuth support does it: discovery from the 401, then a token."""
+    from mcp.client.auth.extensions.client_credentials import ClientCredentialsOAuthProvider
+
+    auth = ClientCredentialsOAuthProvider(
+        server_url=url,
+        storage=MemoryStorage(),
+        client_id=client,
+        client_secret=SECRETS[client],
+        issuer=issuer,
+    )
+    with anyio.fail_after(60):
+        async with (
+            httpx2.AsyncClient(auth=auth, timeout=httpx2.Timeout(30)) as http,
+            Client(streamable_http_client(url, http_client=http)) as session,
+        ):
+            names = [t.name for t in (await session.list_tools()).tools]
+            return [names] + [await session.call_tool(n, a) for n, a in calls]
+
+
+def test_the_mcp_clients_oauth_finds_the_issuer_and_gets_a_token_for_this_server(provider, server):
+    # From the 401's resource_metadata to the issuer's metadata, then client_credentials
+    # with this server as the resource (RFC 8707), asking for every scope the metadata
+    # lists; the provider grants carol hers (Wolfram|Alpha read), so she sees those tools.
+    names, answer = anyio.run(
+        signed_in, server, provider.issuer, "carol", [("wolfram_alpha_query", {"query": "2+2"})]
+    )
+    assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+    assert answer.is_error is False
+
+
+def test_users_never_read_each_others_stored_results(provider, server, mode):
+    alice, bob = provider.token("alice", server), provider.token("bob", server)
+    store = ("arxiv_paper_text", {"paper_id": "1706.03762"})
+    read = ("read_stored_papers", {"query": "quokka ablation"})
+    _, stored, own = anyio.run(session, server, alice, mode, [store, read])
+    assert "stored as result 1" in text_of(stored)
+    assert NEEDLE in text_of(own)
+    (_, other) = anyio.run(session, server, bob, mode, [read])
+    assert NEEDLE not in text_of(other)
+    if mode == "auto":  # sessionless: the user's results stay theirs across requests
+        (_, again) = anyio.run(session, server, alice, mode, [read])
+        assert NEEDLE in text_of(again)
+
+
+def test_the_protected_resource_metadata_names_the_issuer_and_every_scope(provider, server):
+    well_known = server.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    metadata = httpx.get(well_known, timeout=30).json()
+    assert metadata["resource"] == server
+    assert metadata["authorization_servers"] == [provider.issuer]
+    assert metadata["scopes_supported"] == ALL_SCOPES
+    answer = httpx.post(server, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+    assert answer.status_code == 401
+    challenge = answer.headers["www-authenticate"]
+    assert challenge.startswith("Bearer ") and f'resource_metadata="{well_known}"' in challenge
+
+
+def _tampered(token: str) -> str:
+    head, body, signature = token.split(".")
+    claims = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))
+    claims["scope"] += " toolspecs:arxiv.write"
+    forged = base64.urlsafe_b64encode(json.dumps(claims).encode()).rstrip(b"=").decode()
+    return f"{head}.{forged}.{signature}"
+
+
+def test_bad_tokens_get_401_with_the_metadata_pointer(provider, server):
+    real = provider.token("alice", server)
+    claims = jwt.decode(real, options={"verify_signature": False})
+    now = claims["iat"]  # the provider's clock, not this process's (libfaketime moves it)
+    other_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    bad = {
+        "missing": None,
+        "expired": provider.forge({**claims, "iat": now - 7200, "exp": now - 3600}),
+        "not yet valid": provider.forge({**claims, "nbf": now + 3600}),
+        "wrong audience": provider.token("alice", "http://127.0.0.1:9/mcp"),
+        "wrong issuer": provider.forge({**claims, "iss": "http://127.0.0.1:9"}),
+        "unsigned": jwt.encode(claims, None, algorithm="none"),
+        "tampered": _tampered(real),
+        "another key": provider.forge(claims, key=other_key),
+        "shared secret": provider.forge(claims, key="s" * 32, alg="HS256"),
+        "garbage": "not-a-token",
+    }
+    well_known = server.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+    for why, token in bad.items():
+        headers = {**MCP_HEADERS, **({"Authorization": f"Bearer {token}"} if token else {})}
+        answer = httpx.post(server, json=INITIALIZE, headers=headers, timeout=30)
+        assert answer.status_code == 401, why
+        challenge = answer.headers["www-authenticate"]
+        assert 'error="invalid_token"' in challenge, why
+        assert f'resource_metadata="{well_known}"' in challenge, why
+    good = {**MCP_HEADERS, "Authorization": f"Bearer {real}"}
+    assert httpx.post(server, json=INITIALIZE, headers=good, timeout=30).status_code == 200
+
+
+def test_a_scope_every_request_needs_is_403_insufficient_scope(provider):
+    needed = "toolspecs:arxiv.write"
+    args = ("arxiv", "--auth-issuer", provider.issuer, "--auth-scope", needed)
+    with served(*args) as (url, _):
+        alice = provider.token("alice", url)  # arXiv read only
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {alice}"}
+        answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert answer.status_code == 403
+        assert 'error="insufficient_scope"' in answer.headers["www-authenticate"]
+        well_known = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
+        assert httpx.get(well_known, timeout=30).json()["scopes_supported"][0] == needed
+
+
+def test_introspection_accepts_active_tokens_for_this_server_only(provider):
+    args = (
+        "wolfram_alpha",
+        "--auth-issuer",
+        provider.issuer,
+        "--auth-introspect",
+        f"{provider.issuer}/token/introspection",
+        "--auth-client-id",
+        "resource-server",
+    )
+    secret = {"TOOLSPECS_INTROSPECT_SECRET": SECRETS["resource-server"]}
+    with served(*args, env=secret) as (url, _):
+        opaque = provider.token("alice-opaque", url)
+        assert opaque.count(".") != 2  # not a JWT: only the issuer can say what it is
+        (names, answer) = anyio.run(
+            session, url, opaque, "legacy", [("wolfram_alpha_query", {"query": "2+2"})]
+        )
+        assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+        assert answer.is_error is False
+        elsewhere = provider.token("alice-opaque", "http://127.0.0.1:9/mcp")
+        for token in (elsewhere, "made-up-token"):
+            headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+            answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+            assert answer.status_code == 401
+
+
+def test_auth_settings_that_cannot_be_right_are_refused_in_one_line():
+    cases = {
+        ("--auth-issuer", "http://login.example.com"): "is not an https URL",
+        ("--auth-jwks", "https://login.example.com/jwks"): "--auth-jwks is for --auth-issuer",
+        ("--auth-issuer", "https://login.example.com", "--auth-introspect", "https://x/i"): (
+            "--auth-introspect needs --auth-client-id"
+        ),
+    }
+    for args, message in cases.items():
+        done = subprocess.run(
+            [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", "arxiv", *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=clock_env({"TOOLSPECS_INTROSPECT_SECRET": ""}),
+            check=False,
+        )
+        assert done.returncode != 0, args
+        (line,) = done.stderr.strip().splitlines()
+        assert message in line, (args, line)
