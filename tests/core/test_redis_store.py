@@ -228,14 +228,51 @@ def test_an_unreachable_redis_is_guidance_to_retry_later(redis_url):
         results.add("load", mail(5))
 
 
+def test_a_read_through_the_tool_while_redis_is_down_is_retry_later_guidance():
+    spec = Papers()
+    spec.result_store = RedisStore("redis://127.0.0.1:1/0")
+    tools = {t.metadata.name: t for t in spec.to_tool_list()}
+    read = tools["read_stored_result"].call(query="Needle1here")
+    assert read.is_error is True
+    assert read.content.startswith("The store of long results (Redis) cannot be reached")
+
+
 def test_open_store_says_what_is_wrong_in_one_line(redis_url):
     assert open_store("memory") is None
     assert isinstance(open_store(redis_url), RedisStore)
     for url, said in [
-        ("http://localhost:6379", "is not a store URL"),
+        ("http://localhost:6379", "is neither memory nor a Redis URL"),
         ("redis://localhost:port/0", "is not a Redis URL"),
         ("redis://ada:s3cret@127.0.0.1:1/0", "cannot reach Redis at 127.0.0.1:1"),
     ]:
         with pytest.raises(Exception, match=said) as found:
             open_store(url)
         assert "\n" not in str(found.value) and "s3cret" not in str(found.value)
+
+
+def test_serve_store_sets_one_redis_store_on_every_spec(redis_url):
+    from toolspecs.cli.assemble import ServeSettings, build_specs
+
+    specs = build_specs(
+        ServeSettings(names=["arxiv", "wolfram_alpha"], sandbox=True, store=redis_url)
+    )
+    stores = {id(spec.result_store) for spec in specs.values()}
+    assert len(stores) == 1 and isinstance(specs["arxiv"].result_store, RedisStore)
+    plain = build_specs(ServeSettings(names=["arxiv"], sandbox=True, store="memory"))
+    assert plain["arxiv"].result_store is None
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("http://localhost:6379", "is neither memory nor a Redis URL"),
+        ("redis://ada:s3cret@127.0.0.1:1/0", "cannot reach Redis at 127.0.0.1:1"),
+    ],
+)
+def test_serve_refuses_a_bad_store_in_one_line(url, said, capsys):
+    from toolspecs.cli import main
+
+    assert main(["serve", "arxiv", "--sandbox", "--store", url]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("toolspecs: ") and said in err
+    assert err.count("\n") == 1 and "s3cret" not in err

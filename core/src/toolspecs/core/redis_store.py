@@ -370,13 +370,14 @@ def open_store(url: str) -> RedisStore | None:
     shown = re.sub(r"//[^/@]*@", "//…@", url)
     if not url.startswith(("redis://", "rediss://", "unix://")):
         raise ConfigurationError(
-            f"--store {shown!r} is not a store URL; use memory or redis://host:6379/0"
+            f"the store {shown!r} is neither memory nor a Redis URL; use e.g. "
+            "redis://host:6379/0, rediss://host:6380/0 or unix:///run/redis.sock"
         )
     try:
         store = RedisStore(url)
     except ValueError as exc:  # redis-py refuses the URL (a bad port, db or scheme)
         raise ConfigurationError(
-            f"--store {shown!r} is not a Redis URL ({exc}); e.g. redis://host:6379/0"
+            f"the store {shown!r} is not a Redis URL ({exc}); e.g. redis://host:6379/0"
         ) from None
     store.ping()
     return store
