@@ -90,6 +90,24 @@ def test_a_result_stored_by_another_process_is_read_here(redis_url):
     assert "quokka" in read_passages(stored, "quokka")
 
 
+def test_a_result_of_many_documents_and_sources_reads_back_whole(redis_url):
+    from llama_index.core.schema import Document
+
+    documents = [Document(text=f"Message {i}: lunch with Ada at noon.") for i in range(5000)]
+    documents.insert(5, Document(text=""))  # an empty one holds no passage
+    documents.append(Document(text="Grüße aus Köln, 日本語 🙂. The quokka ablation."))
+    owner, budget = Owner(), OutputBudget(passage_tokens=40)
+    stored = (
+        RedisStore(redis_url)
+        .results(owner, "s", budget)
+        .add("load", documents, source=lambda d: f"msg {d.text.split(':')[0][8:]}")
+    )
+    read = RedisStore(redis_url).results(owner, "s", budget).get("load")
+    assert list(read.passages) == list(stored.passages) and read.sources == stored.sources
+    position, passage, source = read.hits("quokka ablation")[0]
+    assert passage.startswith("Grüße") and source == stored.sources[position]
+
+
 def test_another_owner_reads_nothing_by_search_or_by_id(redis_url):
     ada, grace = Owner(), Owner()
     store = RedisStore(redis_url)

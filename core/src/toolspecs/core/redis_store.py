@@ -13,8 +13,11 @@ within the scope) sent under another owner names nothing there.
 - ``…:live``: a hash, id -> ``"expires_ms held function"``, of the results kept;
 - ``…:gone``: a sorted set of the ids dropped or expired (``"id reason function"``),
   the newest :data:`REMEMBER_DROPPED`;
-- ``…:r:{id}``: one result: its texts (UTF-8), its passages' offsets (little-endian
-  int32/int64 arrays), their sources, its counts.
+- ``…:r:{id}``: one result: its texts (UTF-8, one after the other), its passages'
+  offsets (little-endian int32/int64 arrays), their sources, its counts.
+
+Scripts name the result keys they drop from the scope's prefix, so the store needs one
+Redis (or Valkey) server, or a primary with replicas; not Redis Cluster.
 
 **Bounds, atomically.** Storing a result is one Lua script, and Redis runs a script
 alone: it drops the expired results, adds the new one and drops the oldest while there
@@ -309,7 +312,6 @@ def _fields(stored: StoredResult, texts: list[str]) -> dict[str, bytes]:
         "tokens": stored.tokens,
         "size": stored.size,
         "full_size": stored.full_size,
-        "texts": len(texts),
         "sources": names,
     }
     fields = {
@@ -319,8 +321,11 @@ def _fields(stored: StoredResult, texts: list[str]) -> dict[str, bytes]:
         "end": passages._end.astype("<i8").tobytes(),
         "source": np.array([number[s] for s in stored.sources], dtype="<i4").tobytes(),
     }
-    for i, text in enumerate(texts):
-        fields[f"t{i}"] = text.encode("utf-8")
+    # The texts one after the other, and where each ends: a fixed number of fields
+    # however many documents (a script's arguments are unpacked onto Lua's stack).
+    encoded = [text.encode("utf-8") for text in texts]
+    fields["text"] = b"".join(encoded)
+    fields["text_ends"] = np.cumsum([len(e) for e in encoded], dtype="<i8").tobytes()
     return fields
 
 
@@ -329,7 +334,8 @@ def _result(
 ) -> tuple[StoredResult, list[str]]:
     """A result read back from its Redis hash (no index yet), and its texts."""
     meta = json.loads(fields[b"meta"])
-    texts = [fields[f"t{i}".encode()].decode("utf-8") for i in range(meta["texts"])]
+    joined, ends = fields[b"text"], np.frombuffer(fields[b"text_ends"], dtype="<i8").tolist()
+    texts = [joined[a:b].decode("utf-8") for a, b in zip([0, *ends][:-1], ends, strict=True)]
     names = meta["sources"]
     held = sum(len(value) for value in fields.values())
     passages = Passages(
