@@ -16,8 +16,15 @@ Chinese, runs without spaces) it prints min/median over ``--runs`` runs of:
   files that NLTK refuses when hard-linked, + a vector index); its read needs an LLM (the
   search is ``index.as_query_engine().query``), so it runs with ``MockLLM``.
 
+- in Redis (``--redis URL``, or ``--redis start`` for a redis-server of its own on a
+  free port): ``RedisStore`` add (cut, BM25, one Lua script), the first read through a
+  second store (another replica: fetch the text and offsets, rebuild BM25) and a later
+  read (its cache, checked as still kept), each as a ratio to the memory store's, in the
+  same run.
+
 Usage: ``uv run --frozen python bench/store.py [--runs 5] [--sizes 100k,1m,10m] [--quick]``
 or ``... bench/store.py --tool [--sizes 1m,10m]`` (peaks through a tool only)
+or ``... bench/store.py --redis start [--sizes 100k,1m]`` (the Redis store only)
 (``--quick``: 2 runs, no 10 MB, no LoadAndSearch above 1 MB).
 """
 
@@ -411,6 +418,86 @@ def load_and_search(text: str, read: bool) -> dict[str, Any]:
     return result
 
 
+def redis_run(url: str, text: str) -> dict[str, Any]:
+    """One run of the Redis store: add here, first read through a replica, a later read."""
+    from llama_index.core.schema import Document
+
+    from toolspecs.core.large_output import OutputBudget
+    from toolspecs.core.redis_store import RedisStore
+
+    class Owner:
+        pass
+
+    owner, budget = Owner(), OutputBudget(max_stored_bytes=2**40)
+    here, replica = RedisStore(url), RedisStore(url)
+    add, stored = timed(
+        lambda: here.results(owner, "bench", budget).add("load", [Document(text=text)])
+    )
+
+    def read() -> Any:
+        found = replica.results(owner, "bench", budget).get("load", stored.result_id)
+        return found.hits("quarterly revenue budget")
+
+    first, _ = timed(read)
+    later, _ = timed(read)
+    here.client.flushdb()
+    return {"add": add, "first": first, "later": later}
+
+
+def started_redis() -> tuple[str, Any]:
+    """A redis-server of this run's own: no persistence, a free port, a temp folder."""
+    import shutil
+    import socket
+    import tempfile
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    folder = tempfile.mkdtemp()
+    binary = shutil.which("redis-server") or "redis-server"
+    options = ["--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    process = subprocess.Popen(
+        [binary, *options, "--dir", folder], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    for _ in range(100):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            break
+        except OSError:
+            time.sleep(0.05)
+    return f"redis://127.0.0.1:{port}/0", process
+
+
+def redis_bench(url: str, sizes: list[int], runs: int) -> None:
+    process = None
+    if url == "start":
+        url, process = started_redis()
+    try:
+        ours("warm up " * 2000)
+        redis_run(url, "warm up " * 2000)
+        print(f"min/median of {runs} runs; Redis at {url}; ratio = Redis / memory (medians)")
+        for size in sizes:
+            text = mail_prose(size)
+            memory = [ours(text) for _ in range(runs)]
+            shared = [redis_run(url, text) for _ in range(runs)]
+            print(f"\n== mail {size // 1000:,} KB ({len(text.encode()):,} bytes)")
+            for key, label, unit in [
+                ("add", "store+index", "s"),
+                ("first", "first read", "ms"),
+                ("later", "later read", "ms"),
+            ]:
+                mem, red = [r[key] for r in memory], [r[key] for r in shared]
+                ratio = statistics.median(red) / statistics.median(mem)
+                print(
+                    f"  {label:<12} memory {stats(mem, unit=unit)}  redis {stats(red, unit=unit)}"
+                    f"  x{ratio:.2f}"
+                )
+    finally:
+        if process is not None:
+            process.terminate()
+            process.wait()
+
+
 def stats(values: list[float], scale: float = 1.0, unit: str = "s") -> str:
     if not values:
         return "—"
@@ -475,6 +562,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="100k,1m,10m")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--tool", action="store_true", help="peak memory through a tool only")
+    parser.add_argument("--redis", metavar="URL", help="the Redis store only (URL or 'start')")
     parser.add_argument("--rss-child", help=argparse.SUPPRESS)  # SIDE,KIND,SIZE: one child
     args = parser.parse_args()
     if args.rss_child:
@@ -486,6 +574,9 @@ def main() -> None:
     sizes = [int(s[:-1]) * units[s[-1]] for s in args.sizes.split(",")]
     if args.tool:
         tool_peaks(sizes)
+        return
+    if args.redis:
+        redis_bench(args.redis, [s for s in sizes if s <= 1_000_000] or sizes, runs)
         return
     if args.quick:
         sizes = [s for s in sizes if s <= 1_000_000]

@@ -15,6 +15,7 @@ from llama_index.core.utils import get_tokenizer
 from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
 from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
 from toolspecs.core.large_output import ResultStore, read_passages, stored_message
+from toolspecs.core.redis_store import RedisStore
 from toolspecs.core.search import max_stems
 
 WORDS = [
@@ -41,9 +42,58 @@ def mail(n: int, seed: int = 3) -> str:
     )
 
 
-def test_passages_are_about_passage_tokens_long_overlap_and_cover_the_text():
+class _ReadBack:
+    """A Redis store whose results are read back through a second client, as another
+    replica of the server would read them."""
+
+    def __init__(self, writer, reader):
+        self.writer, self.reader, self.budget = writer, reader, writer.budget
+
+    def add(self, function, text_or_documents, source=None):
+        stored = self.writer.add(function, text_or_documents, source)
+        return self.reader.get(function, stored.result_id)
+
+    def get(self, function, result_id=None):
+        return self.reader.get(function, result_id)
+
+    def dropped(self, result_id):
+        return self.reader.dropped(result_id)
+
+    def held(self):
+        return self.reader.held()
+
+
+def kept(store) -> list[int]:
+    """The ids a store keeps, oldest first."""
+    if isinstance(store, _ReadBack):
+        return [result_id for result_id, _, _ in store.reader._view()[0]]
+    return [r.result_id for r in store._results.values()]
+
+
+@pytest.fixture(params=["memory", "redis"])
+def new_store(request):
+    """Makes a store from a budget: in memory, or in a real Redis read through a replica."""
+    if request.param == "memory":
+        return ResultStore
+    url = request.getfixturevalue("redis_url")
+    writer, reader = RedisStore(url), RedisStore(url)
+
+    class Owner:
+        pass
+
+    owner, made = Owner(), []  # the owner lives as long as the test: its key stays
+
+    def make(budget):
+        made.append(budget)
+        scope = f"test{len(made)}"
+        return _ReadBack(writer.results(owner, scope, budget), reader.results(owner, scope, budget))
+
+    return make
+
+
+def test_passages_are_about_passage_tokens_long_overlap_and_cover_the_text(new_store):
     text = mail(120)
-    stored = ResultStore(OutputBudget(passage_tokens=100)).add("load", text)
+    stored = new_store(OutputBudget(passage_tokens=100)).add("load", text)
     assert len(stored.passages) > 10
     assert all(count_tokens(p) <= 102 for p in stored.passages)  # re-encoded alone: ±1
     assert all(count_tokens(p) >= 50 for p in stored.passages[:-1])
@@ -63,17 +113,17 @@ def test_passages_are_about_passage_tokens_long_overlap_and_cover_the_text():
     ],
     ids=["base64", "chinese", "one-letter"],
 )
-def test_text_without_spaces_is_cut_into_whole_characters_of_about_passage_tokens(text):
-    stored = ResultStore(OutputBudget(passage_tokens=200)).add("load", text)
+def test_text_without_spaces_is_cut_into_whole_characters_of_about_passage_tokens(text, new_store):
+    stored = new_store(OutputBudget(passage_tokens=200)).add("load", text)
     assert len(stored.passages) >= count_tokens(text) // 200
     assert all(p in text for p in stored.passages)  # no character cut in two
     assert text.startswith(stored.passages[0]) and text.endswith(stored.passages[-1])
     assert all(count_tokens(p) <= 210 for p in stored.passages)
 
 
-def test_hits_are_found_with_their_source_and_position():
+def test_hits_are_found_with_their_source_and_position(new_store):
     documents = [Document(text=mail(20, seed=s) + f" Marker{s}word.") for s in range(3)]
-    stored = ResultStore(OutputBudget(passage_tokens=80)).add(
+    stored = new_store(OutputBudget(passage_tokens=80)).add(
         "load", documents, source=lambda d: f"doc {d.text[-10:-5]}"
     )
     position, passage, source = stored.hits("Marker2word")[0]
@@ -82,16 +132,16 @@ def test_hits_are_found_with_their_source_and_position():
     assert stored.hits("zzzz nothing like it") == []
 
 
-def test_the_vector_index_path_still_reads_passages():
+def test_the_vector_index_path_still_reads_passages(new_store):
     budget = OutputBudget(passage_tokens=80, embed_model=MockEmbedding(embed_dim=8))
-    stored = ResultStore(budget).add("load", mail(20))
+    stored = new_store(budget).add("load", mail(20))
     found = stored.hits("revenue")
     assert len(found) == 4
     assert all(stored.passages[position] == text for position, text, _ in found)
 
 
-def test_the_oldest_results_are_dropped_past_keep_and_a_read_of_one_says_it_is_gone():
-    store = ResultStore(OutputBudget(keep=2))
+def test_the_oldest_results_are_dropped_past_keep_and_a_read_of_one_says_it_is_gone(new_store):
+    store = new_store(OutputBudget(keep=2))
     for _ in range(3):
         store.add("load", mail(10))
     assert store.get("load", 3).result_id == 3 and store.get("load", 2).result_id == 2
@@ -101,13 +151,13 @@ def test_the_oldest_results_are_dropped_past_keep_and_a_read_of_one_says_it_is_g
     assert "Call load again" in str(gone.value)
 
 
-def test_the_oldest_results_are_dropped_past_max_stored_bytes():
+def test_the_oldest_results_are_dropped_past_max_stored_bytes(new_store):
     text = mail(40)
-    held = ResultStore(OutputBudget()).add("load", text).held
-    store = ResultStore(OutputBudget(max_stored_bytes=int(held * 2.5)))
+    held = new_store(OutputBudget()).add("load", text).held
+    store = new_store(OutputBudget(max_stored_bytes=int(held * 2.5)))
     for _ in range(4):
         store.add("load", text)
-    assert [r.result_id for r in store._results.values()] == [3, 4]
+    assert kept(store) == [3, 4]
     assert store.held() <= int(held * 2.5)
     with pytest.raises(FixArguments, match="dropped to make room"):
         store.get("load", 2)
@@ -188,9 +238,9 @@ def test_reading_a_dropped_result_through_the_tool_is_guidance_to_call_again():
     ],
     ids=["digits", "punctuation", "stopwords"],
 )
-def test_a_result_with_no_word_to_index_is_stored_and_read_as_no_match(text):
+def test_a_result_with_no_word_to_index_is_stored_and_read_as_no_match(text, new_store):
     # Before: bm25s raised ValueError (an empty vocabulary) on add, and again on reads.
-    store = ResultStore(OutputBudget())
+    store = new_store(OutputBudget())
     stored = store.add("f", [Document(text=text)])
     assert stored.passages and "".join(stored.passages).strip()
     assert stored.hits("7 the |") == []
@@ -211,7 +261,7 @@ def test_a_stored_result_holds_its_text_once_and_its_passages_are_slices_of_it()
 
 
 @pytest.mark.parametrize("passage_tokens", [300, 40])
-def test_passages_rank_as_bm25s_ranks_them_with_its_own_tokenizer(passage_tokens):
+def test_passages_rank_as_bm25s_ranks_them_with_its_own_tokenizer(passage_tokens, new_store):
     # The store tokenizes passage by passage and builds bm25s's matrix its own way; the
     # scores are those of bm25s.tokenize + BM25().index over the same passages.
     bm25s = pytest.importorskip("bm25s")
@@ -219,7 +269,7 @@ def test_passages_rank_as_bm25s_ranks_them_with_its_own_tokenizer(passage_tokens
     rng = random.Random(9)
     text = "\n\n".join(mail(40, seed=s) + " Überweisung Grüße 日本語 " * s for s in range(6))
     text += "\n\n" + "the and of to " * 200  # a passage with stopwords alone
-    stored = ResultStore(OutputBudget(passage_tokens=passage_tokens, top_k=6)).add("f", text)
+    stored = new_store(OutputBudget(passage_tokens=passage_tokens, top_k=6)).add("f", text)
     passages = list(stored.passages)
     reference = bm25s.BM25()
     corpus = bm25s.tokenize(passages, stopwords="en", stemmer=stemmer, show_progress=False)
@@ -319,9 +369,9 @@ def test_storing_a_text_of_unique_words_through_a_tool_peaks_under_five_times_it
     assert peak < 5 * size
 
 
-def test_a_word_past_the_vocabulary_bound_still_finds_its_own_passage_first():
+def test_a_word_past_the_vocabulary_bound_still_finds_its_own_passage_first(new_store):
     words = _unique_words(40_000)
-    stored = ResultStore(OutputBudget(top_k=2)).add("load", " ".join(words))
+    stored = new_store(OutputBudget(top_k=2)).add("load", " ".join(words))
     for word in (words[3], words[20_000], words[-3]):  # named, and past the bound
         hits = stored.hits(f"{word} anything")
         assert hits and word in hits[0][1], word

@@ -62,10 +62,10 @@ def test_an_app_sharing_one_tool_list_scopes_results_per_user(spec):
 def test_results_go_with_their_owner(spec):
     tools = tools_of(spec)
     tools["arxiv_paper_text"].call(**PAPER)
-    assert len(spec.__dict__["_toolspecs_owned"]) == 1
+    assert len(spec.__dict__["_toolspecs_memory"]) == 1
     del tools
     gc.collect()
-    assert len(spec.__dict__["_toolspecs_owned"]) == 0
+    assert len(spec.__dict__["_toolspecs_memory"]) == 0
 
 
 def test_outside_any_owner_the_spec_keeps_its_own_store(spec):

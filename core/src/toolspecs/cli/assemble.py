@@ -67,6 +67,8 @@ class ServeSettings:
         interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
             sign in its own way. ``False`` (a server): no browser login unless an
             ``auth_flow`` option asks for one.
+        store: Where long results are kept (``--store``): ``memory`` or a Redis URL
+            (``None``: in memory).
     """
 
     names: Sequence[str]
@@ -78,6 +80,7 @@ class ServeSettings:
     prefixes: Sequence[str] = field(default_factory=list)
     tools: Sequence[str] = field(default_factory=list)
     interactive: bool = False
+    store: str | None = None
 
     @classmethod
     def from_args(cls, args: Any) -> ServeSettings:
@@ -91,6 +94,7 @@ class ServeSettings:
             options=args.option,
             prefixes=args.prefix,
             tools=args.tools,
+            store=args.store,
         )
 
 
@@ -235,6 +239,11 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
     names = served_names(settings.names)
     if settings.timezone is not None:
         timezone_setting(settings.timezone)  # a wrong zone fails once, before any spec
+    store = None
+    if settings.store is not None:
+        from toolspecs.core.redis_store import open_store
+
+        store = open_store(settings.store)  # a bad URL, a server that does not answer
     shared = {
         key: value
         for key, value in (
@@ -289,6 +298,8 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         for key, value in shared.items():
             if key not in known and key not in chosen[name]:
                 setattr(spec, key, value)
+        if store is not None:
+            spec.result_store = store  # one client, one cache for every spec
         specs[name] = spec
     choose_tools(specs, settings.tools)
     return specs

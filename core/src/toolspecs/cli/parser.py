@@ -264,6 +264,13 @@ def _add_serve(sub: Any) -> None:
         help="HTTP: close a session unused this long (default 600)",
     )
     add_auth_arguments(serve)
+    serve.add_argument(
+        "--store",
+        metavar="URL",
+        help="where long results are kept: memory (default: each process its own) or "
+        "redis://host:6379/0, shared by every server on it (needs "
+        'pip install "toolspecs-core[redis]")',
+    )
     _add_spec_options(serve, several=True)
     serve.add_argument(
         "--prefix",

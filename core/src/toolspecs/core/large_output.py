@@ -13,8 +13,10 @@ passages a read returns (:func:`read_passages`). The parts live apart, each with
 - :mod:`toolspecs.core.passages`: a text cut into passages, held as offsets into it;
 - :mod:`toolspecs.core.search`: BM25 over the passages, in bounded memory;
 - :mod:`toolspecs.core.compat.bm25s`: every reliance on bm25s's internals;
-- :mod:`toolspecs.core.store`: :class:`ResultStore`, :class:`StoredResult` and
-  :class:`OutputBudget` (re-exported here, where specs and tools import them from).
+- :mod:`toolspecs.core.store`: the store interface (:class:`StoredResults`),
+  :class:`StoredResult` and :class:`OutputBudget`; :mod:`toolspecs.core.memory_store`:
+  :class:`ResultStore` in memory (the default); :mod:`toolspecs.core.redis_store`: in
+  Redis (re-exported here, where specs and tools import them from, but Redis's).
 """
 
 from __future__ import annotations
@@ -22,18 +24,28 @@ from __future__ import annotations
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.fence import NOT_INSTRUCTIONS
+from toolspecs.core.memory_store import MemoryStore, ResultStore
 from toolspecs.core.passages import Passages
-from toolspecs.core.store import SOURCE_KEY, OutputBudget, ResultStore, StoredResult
+from toolspecs.core.store import (
+    SOURCE_KEY,
+    OutputBudget,
+    ResultBackend,
+    StoredResult,
+    StoredResults,
+)
 
 __all__ = [
     "PASSAGE_CLOSE",
     "PASSAGE_OPEN",
     "SOURCE_KEY",
     "THIRD_PARTY_LABEL",
+    "MemoryStore",
     "OutputBudget",
     "Passages",
+    "ResultBackend",
     "ResultStore",
     "StoredResult",
+    "StoredResults",
     "preview",
     "read_passages",
     "stored_message",

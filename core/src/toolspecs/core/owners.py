@@ -17,16 +17,24 @@ no agent reads another's results, by id or by search:
 A store lives as long as its owner: when a session or a tool list is gone (garbage
 collected), so are its results. Result ids count from 1 within each owner: an id means
 nothing to another owner, so there is nothing to guess.
+
+**Across processes** (a Redis store, ``ToolSpec.result_store``) an owner is named by a
+key, part of every key its results are stored under (:func:`owner_key`): by default a
+random one per owner object, so nothing outside this process can name it; a host whose
+users reach several replicas names it itself, ``results_owner(session, key=...)``
+(from the signed-in user and their session, never from what an agent sends).
 """
 
 from __future__ import annotations
 
 import contextvars
+import secrets
+import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["ToolListOwner", "current_owner", "results_owner"]
+__all__ = ["ToolListOwner", "current_owner", "owner_key", "results_owner"]
 
 _OWNER: contextvars.ContextVar[object | None] = contextvars.ContextVar(
     "toolspecs_results_owner", default=None
@@ -44,19 +52,46 @@ def current_owner() -> object | None:
     return _OWNER.get()
 
 
+# Each owner's key in a shared store; random unless a host named it.
+_KEYS: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
+_KEYS_LOCK = threading.Lock()
+
+
+def owner_key(owner: object) -> str:
+    """The name of ``owner``'s results in a shared store (Redis).
+
+    The key given to :func:`results_owner`, else a random one (128 bits) made on first
+    use and kept as long as the owner lives.
+    """
+    with _KEYS_LOCK:
+        key = _KEYS.get(owner)
+        if key is None:
+            key = _KEYS[owner] = secrets.token_urlsafe(16)
+        return key
+
+
 @contextmanager
-def results_owner(owner: object) -> Iterator[None]:
+def results_owner(owner: object, key: str | None = None) -> Iterator[None]:
     """Within the block, tool calls store and read the results of ``owner``.
 
     Args:
         owner: Any object that can be weakly referenced (a session, a user object); its
-            results are dropped when it is garbage collected.
+            results are dropped when it is garbage collected (in memory; in Redis, when
+            they expire).
+        key: Names ``owner`` in a shared store (Redis), the same in every process that
+            serves it, e.g. the signed-in user's id and their session's. Without one,
+            its results are reachable only through this process.
 
     Raises:
         TypeError: When ``owner`` cannot be weakly referenced (a str or an int): wrap it
             in an object of your own that lives as long as the user's session.
     """
     weakref.ref(owner)  # TypeError now, not at the first stored result
+    if key is not None:
+        if not key:
+            raise ValueError("results_owner: key must not be empty")
+        with _KEYS_LOCK:
+            _KEYS[owner] = key
     with _owned_by(owner):
         yield
 

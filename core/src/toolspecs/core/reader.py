@@ -7,6 +7,7 @@ tells the agent to read it with the spec's ``reader_name`` tool, which this modu
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from toolspecs.core import large_output
 from toolspecs.core.declare import ToolOptions
@@ -18,9 +19,11 @@ __all__ = ["READER_OPTIONS", "stored_reader"]
 
 def stored_reader(
     name: str,
-    results: Callable[[], large_output.ResultStore],
+    results: Callable[[], large_output.StoredResults],
     functions: list[str],
     label: str = "",
+    *,
+    blocking: bool = False,
 ) -> Callable[..., str]:
     """The reader tool's function: it searches the stored results of ``functions``.
 
@@ -29,6 +32,8 @@ def stored_reader(
         results: The store of the running call's owner, asked at each call.
         functions: The public names of the functions whose results it reads.
         label: The spec's ``passage_label``.
+        blocking: Whether reads wait on another process (a Redis store): they then run
+            in a worker thread, not in the event loop.
     """
 
     def reader(query: str, result_id: int | None = None) -> str:
@@ -40,7 +45,8 @@ def stored_reader(
     reader.__name__ = name
     reader.__doc__ = _READER_DOC
     reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
-    reader.__toolspecs_options__ = READER_OPTIONS  # type: ignore[attr-defined]
+    options = replace(READER_OPTIONS, blocking=True) if blocking else READER_OPTIONS
+    reader.__toolspecs_options__ = options  # type: ignore[attr-defined]
     return reader
 
 
@@ -52,16 +58,16 @@ Args:
 """
 READER_OPTIONS = ToolOptions(
     marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
-    blocking=False,  # it searches results held in memory
+    blocking=False,  # it searches results held in memory (a Redis store's: blocking)
 )
 
 
 def _stored_result(
-    store: large_output.ResultStore, functions: list[str], result_id: int | None
+    store: large_output.StoredResults, functions: list[str], result_id: int | None
 ) -> large_output.StoredResult:
     """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
 
-    Through ``ResultStore.get`` only, which looks up one function at a time.
+    Through ``StoredResults.get`` only, which looks up one function at a time.
 
     Raises:
         FixArguments: When there is no such result, naming the latest ones there are.

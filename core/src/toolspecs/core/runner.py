@@ -73,7 +73,7 @@ class CallPolicy:
     executor: Callable[[], Executor]
     budget: Callable[[], large_output.OutputBudget]
     guidance: Callable[[BaseException], ToolGuidance | None]
-    results: Callable[[], large_output.ResultStore]
+    results: Callable[[], large_output.StoredResults]
     source: Callable[[Document], str]
 
 

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime as dt
 import threading
-import weakref
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
@@ -85,6 +84,11 @@ class ToolSpec(BaseToolSpec):
     # Seconds a call may take, retries and waits included (None: no deadline); set it on
     # the class or on one instance. Past it the agent is told to try again later.
     call_deadline: float | None = deadline.DEFAULT_SECONDS
+    # Where long results are kept (toolspecs.core.store): None, in this process, one store
+    # per owner for as long as it lives; a RedisStore shares them between processes
+    # (toolspecs serve --store redis://...). Set it on the class or on one instance,
+    # before its to_tool_list().
+    result_store: large_output.ResultBackend | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""
@@ -92,26 +96,29 @@ class ToolSpec(BaseToolSpec):
         check_spec_class(cls)
 
     @property
-    def results(self) -> large_output.ResultStore:
+    def results(self) -> large_output.StoredResults:
         """Where the running call's owner (:mod:`toolspecs.core.owners`) keeps long results.
 
         Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
+        They are kept in ``result_store`` (in this process unless one is set).
         """
-        owner = owners.current_owner()
-        if owner is None:
-            store: large_output.ResultStore | None = self.__dict__.get("_toolspecs_results")
-            if store is None:
+        backend = self.result_store
+        if backend is None:
+            backend = self.__dict__.get("_toolspecs_memory")
+            if backend is None:
                 with _CREATING:  # two first calls in two threads must share one store
-                    store = self.__dict__.setdefault(
-                        "_toolspecs_results", large_output.ResultStore(self.output_budget)
+                    backend = self.__dict__.setdefault(
+                        "_toolspecs_memory", large_output.MemoryStore()
                     )
-            return store
-        with _CREATING:
-            stores = self.__dict__.setdefault("_toolspecs_owned", weakref.WeakKeyDictionary())
-            owned: large_output.ResultStore | None = stores.get(owner)
-            if owned is None:
-                owned = stores[owner] = large_output.ResultStore(self.output_budget)
-        return owned
+        owner = owners.current_owner()
+        return backend.results(
+            self if owner is None else owner, self.results_scope(), self.output_budget
+        )
+
+    def results_scope(self) -> str:
+        """Names this spec's stored results in a shared store: its class, and its account."""
+        cls = type(self)
+        return f"{cls.__module__}.{cls.__qualname__}:{self.default_prefix}"
 
     @property
     def call_lock(self) -> threading.RLock:
@@ -311,7 +318,13 @@ class ToolSpec(BaseToolSpec):
                 stored.append(name)
         if stored:
             public = [f"{prefix}{function}" for function in stored]
-            read = stored_reader(self.reader_name, lambda: self.results, public, self.passage_label)
+            read = stored_reader(
+                self.reader_name,
+                lambda: self.results,
+                public,
+                self.passage_label,
+                blocking=self.result_store is not None and self.result_store.blocking,
+            )
             entries.append((self.reader_name, read))
         names = [name for name, _ in entries]
         twice = names_used_twice(names)

@@ -1,8 +1,19 @@
 """The stored results of a spec: each cut into passages and indexed, kept under bounds.
 
-A :class:`ResultStore` keeps a spec's (or one owner's) results that were too long to show,
-at most ``OutputBudget.keep`` of them and ``max_stored_bytes`` of memory, oldest dropped
-first. Each :class:`StoredResult` holds its text once, its passages as offsets
+One interface, two stores. :class:`StoredResults` is what the runner and the reader tool
+use of one owner's results (add one, get one by its id or a function's latest, say which
+were dropped, what they hold); a :class:`ResultBackend` gives each owner its own
+(``ToolSpec.result_store``):
+
+- :class:`toolspecs.core.memory_store.ResultStore`, in this process (the embedded
+  default, one per owner through :class:`~toolspecs.core.memory_store.MemoryStore`),
+  keeps a spec's (or one owner's) results that were too long to show, at most
+  ``OutputBudget.keep`` of them and ``max_stored_bytes`` of memory, oldest dropped
+  first, each for at most ``ttl`` seconds when one is set;
+- :class:`toolspecs.core.redis_store.RedisStore` keeps them in Redis under the same
+  bounds, so that a result stored through one process is read through another.
+
+Each :class:`StoredResult` holds its text once, its passages as offsets
 (:mod:`toolspecs.core.passages`) and its index: BM25 (:mod:`toolspecs.core.search`), or a
 llama-index vector index when the budget names an embedding model. What the agent reads
 of them is written by :mod:`toolspecs.core.large_output`.
@@ -10,13 +21,11 @@ of them is written by :mod:`toolspecs.core.large_output`.
 
 from __future__ import annotations
 
-import itertools
 import sys
 import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from llama_index.core.base.base_retriever import BaseRetriever
@@ -129,23 +138,14 @@ class StoredResult:
         return Bm25(self.passages, max_stems=max_stems(self.size))
 
 
-class ResultStore:
-    """The stored results of one spec instance, newest last; safe to share between threads.
+class StoredResults(Protocol):
+    """What the runner and the reader tool use of one owner's stored results.
 
-    Async tool calls run in worker threads, and an agent may make several at once. The
-    store keeps at most ``budget.keep`` results and ``budget.max_stored_bytes`` of text,
-    dropping the oldest first; a read of a dropped result says so.
+    Results are numbered from 1 within their owner; an id means nothing to another owner
+    (its store is another key, or another object), so a handle cannot reach across.
     """
 
-    # How many dropped results a store remembers, to tell a read of one that it is gone.
-    REMEMBER_DROPPED = 1024
-
-    def __init__(self, budget: OutputBudget) -> None:
-        self.budget = budget
-        self._results: OrderedDict[int, StoredResult] = OrderedDict()
-        self._dropped: OrderedDict[int, str] = OrderedDict()
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
+    budget: OutputBudget
 
     def add(
         self,
@@ -153,144 +153,172 @@ class ResultStore:
         text_or_documents: str | list[Document],
         source: Callable[[Document], str] | None = None,
     ) -> StoredResult:
-        """Cut a result into passages, index them, and keep them under a new id.
-
-        Args:
-            function: The tool whose result it is.
-            text_or_documents: The result.
-            source: Names the source of each document (e.g. ``"message 18c… from
-                ada@example.com"``); every passage read from it is headed with that name.
-        """
-        documents = (
-            [Document(text=text_or_documents)]
-            if isinstance(text_or_documents, str)
-            else text_or_documents
-        )
-        size = self.budget.passage_tokens
-        overlap = min(30, size // 10)
-        # Half the bound for the text: its passages and index take about as much again.
-        room = max(self.budget.max_stored_bytes // 2, 0)
-        texts: list[str] = []
-        docs: list[int] = []
-        starts: list[int] = []
-        ends: list[int] = []
-        sources: list[str] = []
-        tokens = stored_bytes = full_bytes = 0
-        for document in documents:
-            text = document.get_content()
-            if not text:
-                continue
-            try:
-                length = utf8_size(text)
-            except UnicodeEncodeError:  # lone surrogates, as tiktoken replaces them
-                text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
-                length = utf8_size(text)
-            full_bytes += length
-            if stored_bytes >= room:
-                continue
-            if length > room - stored_bytes:
-                text = text.encode("utf-8")[: room - stored_bytes].decode("utf-8", "ignore")
-                length = len(text.encode("utf-8"))
-            stored_bytes += length
-            first, last, counted = cut(text, size, overlap)
-            tokens += counted
-            if not first:
-                continue
-            # The text is held once, the very string the tool returned; the passages
-            # are offsets into it. Passages carry only their text, and the name of their
-            # source kept apart from it (the index does not read it; it cannot be forged).
-            docs.extend([len(texts)] * len(first))
-            texts.append(text)
-            starts.extend(first)
-            ends.extend(last)
-            origin = source(document) if source is not None else ""
-            sources.extend([origin] * len(first))
-        passages = Passages(
-            texts,
-            np.array(docs, dtype=np.int32),
-            np.array(starts, dtype=np.int64),
-            np.array(ends, dtype=np.int64),
-        )
-        stored = StoredResult(
-            result_id=0,
-            function=function,
-            passages=passages,
-            sources=sources,
-            tokens=tokens,
-            budget=self.budget,
-            size=stored_bytes,
-            full_size=full_bytes,
-        )
-        if self.budget.embed_model is None and passages:
-            stored.index()  # BM25 now, so that the first read is as quick as the next
-        stored.held = _held(stored, texts)
-        with self._lock:
-            stored.result_id = next(self._ids)
-            self._results[stored.result_id] = stored
-            held = sum(r.held for r in self._results.values())
-            while len(self._results) > 1 and (
-                len(self._results) > self.budget.keep or held > self.budget.max_stored_bytes
-            ):
-                _, dropped = self._results.popitem(last=False)
-                held -= dropped.held
-                self._dropped[dropped.result_id] = dropped.function
-            while len(self._dropped) > self.REMEMBER_DROPPED:
-                self._dropped.popitem(last=False)
-        return stored
-
-    def held(self) -> int:
-        """The memory the stored results hold together, as counted against the bound."""
-        with self._lock:
-            return sum(r.held for r in self._results.values())
-
-    def dropped(self, result_id: int) -> str | None:
-        """The function whose result ``result_id`` was dropped to make room, if one was."""
-        with self._lock:
-            return self._dropped.get(result_id)
+        """Cut a result into passages and keep it under a new id; the oldest go past the bounds."""
 
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
-        """The result ``result_id`` of ``function``, or its latest one.
+        """The result ``result_id`` of ``function``, or its latest (``FixArguments`` if none)."""
 
-        Raises:
-            FixArguments: When there is no such result, or it was dropped to make room.
+    def dropped(self, result_id: int) -> str | None:
+        """The function whose result ``result_id`` was dropped (or expired), if one was."""
+
+    def held(self) -> int:
+        """What the stored results hold together, as counted against ``max_stored_bytes``."""
+
+
+class ResultBackend(Protocol):
+    """Where a spec keeps its owners' stored results (``ToolSpec.result_store``).
+
+    ``blocking`` says whether its reads wait on another process (Redis): the reader tool
+    then runs in a worker thread rather than in the event loop.
+    """
+
+    blocking: bool
+
+    def results(self, owner: object, scope: str, budget: OutputBudget) -> StoredResults:
+        """The stored results of ``owner`` for the spec named ``scope``.
+
+        Args:
+            owner: The running call's owner (:mod:`toolspecs.core.owners`), or the spec.
+            scope: Names the spec, the same in every process (its class and account).
+            budget: The spec's output budget (``keep``, ``max_stored_bytes``).
         """
-        with self._lock:
-            mine = [r for r in self._results.values() if r.function == function]
-            dropped = [i for i, f in self._dropped.items() if f == function]
-        limits = (
-            f"a spec keeps its newest {self.budget.keep} long results and at most "
-            f"{self.budget.max_stored_bytes / 2**20:g} MB of memory for them"
-        )
-        if result_id is not None and result_id in dropped:
-            raise FixArguments(
-                f"Result {result_id} of {function} is gone: it was dropped to make room "
-                f"({limits}).",
-                f"Call {function} again to load it anew, then read the new result.",
-            )
-        if not mine:
-            if dropped:
-                raise FixArguments(
-                    f"The stored results of {function} are gone: they were dropped to make "
-                    f"room ({limits}).",
-                    f"Call {function} again to load what you need, then read it here.",
-                )
-            raise FixArguments(
-                f"There is no stored result of {function} to read.",
-                f"Call {function} first; when its result is long, it tells you to read it here.",
-            )
-        if result_id is None:
-            return mine[-1]
-        for stored in mine:
-            if stored.result_id == result_id:
-                return stored
-        known = ", ".join(str(r.result_id) for r in mine)
+
+
+def cut_result(
+    budget: OutputBudget,
+    function: str,
+    text_or_documents: str | list[Document],
+    source: Callable[[Document], str] | None = None,
+) -> tuple[StoredResult, list[str]]:
+    """A result cut into passages (id 0, no index yet), and the texts its passages slice.
+
+    Each document's text is held once, cut to half of ``max_stored_bytes`` in all (its
+    passages and index take about as much again).
+    """
+    documents = (
+        [Document(text=text_or_documents)]
+        if isinstance(text_or_documents, str)
+        else text_or_documents
+    )
+    size = budget.passage_tokens
+    overlap = min(30, size // 10)
+    room = max(budget.max_stored_bytes // 2, 0)
+    texts: list[str] = []
+    docs: list[int] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    sources: list[str] = []
+    tokens = stored_bytes = full_bytes = 0
+    for document in documents:
+        text = document.get_content()
+        if not text:
+            continue
+        try:
+            length = utf8_size(text)
+        except UnicodeEncodeError:  # lone surrogates, as tiktoken replaces them
+            text = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+            length = utf8_size(text)
+        full_bytes += length
+        if stored_bytes >= room:
+            continue
+        if length > room - stored_bytes:
+            text = text.encode("utf-8")[: room - stored_bytes].decode("utf-8", "ignore")
+            length = len(text.encode("utf-8"))
+        stored_bytes += length
+        first, last, counted = cut(text, size, overlap)
+        tokens += counted
+        if not first:
+            continue
+        # The text is held once, the very string the tool returned; the passages are
+        # offsets into it. Passages carry only their text, and the name of their source
+        # kept apart from it (the index does not read it; it cannot be forged).
+        docs.extend([len(texts)] * len(first))
+        texts.append(text)
+        starts.extend(first)
+        ends.extend(last)
+        origin = source(document) if source is not None else ""
+        sources.extend([origin] * len(first))
+    passages = Passages(
+        texts,
+        np.array(docs, dtype=np.int32),
+        np.array(starts, dtype=np.int64),
+        np.array(ends, dtype=np.int64),
+    )
+    stored = StoredResult(
+        result_id=0,
+        function=function,
+        passages=passages,
+        sources=sources,
+        tokens=tokens,
+        budget=budget,
+        size=stored_bytes,
+        full_size=full_bytes,
+    )
+    return stored, texts
+
+
+# Why a result is gone: dropped to make room, or older than the store's ttl.
+ROOM, EXPIRED = "room", "expired"
+
+
+def choose(
+    function: str,
+    result_id: int | None,
+    live: Sequence[tuple[int, str]],
+    gone: Mapping[int, tuple[str, str]],
+    budget: OutputBudget,
+    ttl: float | None,
+) -> int:
+    """The id :meth:`StoredResults.get` returns, or the guidance for a result that is not there.
+
+    Args:
+        function: The function whose result is asked for.
+        result_id: The id asked for (``None``: the latest).
+        live: The stored results, oldest first, as (id, function).
+        gone: The results dropped or expired, as id: (function, :data:`ROOM` or :data:`EXPIRED`).
+        budget: The bounds, to say why a result was dropped.
+        ttl: How long a result is kept, to say why one expired.
+
+    Raises:
+        FixArguments: When there is no such result, or it is gone.
+    """
+    mine = [i for i, f in live if f == function]
+    reasons = {reason for f, reason in gone.values() if f == function}
+    limits = (
+        f"a spec keeps its newest {budget.keep} long results and at most "
+        f"{budget.max_stored_bytes / 2**20:g} MB of memory for them"
+    )
+    kept = f"a stored result is kept for {ttl:g} s" if ttl is not None else ""
+    it = {ROOM: f"was dropped to make room ({limits})", EXPIRED: f"expired ({kept})"}
+    they = {ROOM: f"were dropped to make room ({limits})", EXPIRED: f"expired ({kept})"}
+    if result_id is not None and gone.get(result_id, ("", ""))[0] == function:
         raise FixArguments(
-            f"There is no stored result {result_id} of {function}; the stored ones are {known}.",
-            "Call again with one of those result_id values, or leave result_id out for the latest.",
+            f"Result {result_id} of {function} is gone: it {it[gone[result_id][1]]}.",
+            f"Call {function} again to load it anew, then read the new result.",
         )
+    if not mine:
+        if reasons:
+            said = " or ".join(they[r] for r in sorted(reasons, reverse=True))
+            raise FixArguments(
+                f"The stored results of {function} are gone: they {said}.",
+                f"Call {function} again to load what you need, then read it here.",
+            )
+        raise FixArguments(
+            f"There is no stored result of {function} to read.",
+            f"Call {function} first; when its result is long, it tells you to read it here.",
+        )
+    if result_id is None:
+        return mine[-1]
+    if result_id in mine:
+        return result_id
+    known = ", ".join(map(str, mine))
+    raise FixArguments(
+        f"There is no stored result {result_id} of {function}; the stored ones are {known}.",
+        "Call again with one of those result_id values, or leave result_id out for the latest.",
+    )
 
 
-def _held(stored: StoredResult, texts: list[str]) -> int:
+def held_by(stored: StoredResult, texts: list[str]) -> int:
     """The memory ``stored`` holds: texts, passage offsets, sources and its BM25 index.
 
     A vector index (built on first read) is not counted: its size depends on the model.
