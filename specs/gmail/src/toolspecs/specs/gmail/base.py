@@ -188,6 +188,10 @@ class GmailToolSpec(DraftTools):
         """The timezone dates are shown in (``timezone``, else this machine's)."""
         return resolve_timezone(self.timezone)
 
+    def where_ids_come_from(self) -> str:
+        """Where message and draft ids come from, naming the tools the agent has."""
+        return render.ids_hint()
+
     def passage_source(self, document: Document) -> str:
         """``message <id> from <sender's address>``: heads each passage read from a mail."""
         message_id = document.metadata.get("id")
@@ -284,9 +288,7 @@ class GmailToolSpec(DraftTools):
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
-        wanted = one_id(
-            thread_id, "thread_id", f"{ref('search_messages')} lists [thread: ...] for each hit"
-        )
+        wanted = one_id(thread_id, "thread_id", render.id_shown("[thread: ...] for each hit"))
         thread, note = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
@@ -319,7 +321,7 @@ class GmailToolSpec(DraftTools):
             message_id: The message holding it.
             attachment_id: From get_message ([attachment_id: 1]); the file name works too.
         """
-        message_id = one_id(message_id, "message_id", f"{ref('search_messages')} lists [id: ...]")
+        message_id = one_id(message_id, "message_id", render.id_shown("[id: ...]"))
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @tool(read_only=True, open_world=False)

@@ -204,6 +204,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             return dataclasses.replace(declared, destructive=True)
         return declared
 
+    def where_ids_come_from(self) -> str:
+        """Where event ids come from, naming a listing tool the agent has."""
+        return render.ids_hint()
+
     def passage_source(self, document: Document) -> str:
         """``event <id>`` for a passage of ``load_data``; ``listed events`` for a listing.
 
@@ -303,11 +307,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
         """
         if start_datetime is None:
-            raise FixArguments(
-                f"{ref('create_event')} needs start_datetime.",
-                f"Send it, e.g. '2026-11-21T16:00' ({ref('get_date')} helps with words like "
-                "'tomorrow').",
-            )
+            raise render.no_start()
         cal = self.call_calendar(calendar_id, timezone)
         fields = {
             "summary": title or "(no title)",
@@ -434,7 +434,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         words = " ".join((query or "").split())
         if not words:
-            raise FixArguments("query is empty.", f"Send words to find, or use {ref('load_data')}.")
+            raise render.empty_query()
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 
@@ -471,8 +471,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         event_id = events.event_id_of(event_id)
         answer = events.read_response(response)
         cal = self.call_calendar(calendar_id)
-        offered = {name: self.offers_tool(name) for name in ("update_event", "search_events")}
-        return events.respond(cal, event_id, answer, comment, notify_organizer, offered)
+        return events.respond(cal, event_id, answer, comment, notify_organizer)
 
     @tool(
         aliases=names.FIND_FREE_TIME,
