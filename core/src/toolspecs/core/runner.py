@@ -276,7 +276,8 @@ class Guard:
         """The arguments read and the function's return value (``None, None``: abandoned)."""
         if abandoned is not None and abandoned.is_set():
             return None, None  # its caller was told it timed out: do nothing now
-        arguments = schema.prepare(self.model, args, kwargs)
+        reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
+        arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
         token = prefixed.enter(self.names)
         try:
             raw = self.fn(**arguments)
