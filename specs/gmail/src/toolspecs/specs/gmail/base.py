@@ -17,7 +17,7 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import Range, deadline, fence, ref, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
-from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader, GoogleAuth
+from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
@@ -151,22 +151,8 @@ class GmailToolSpec(DraftTools):
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
-        auth = GoogleAuth(
-            scopes=[*SCOPES, MODIFY_SCOPE] if allow_modify else SCOPES,
-            creds=creds,
-            credentials_path=credentials_path,
-            token_path=token_path,
-            service_account_key_path=service_account_key_path,
-            service_account_key=service_account_key,
-            authorized_user_info=authorized_user_info,
-            is_cloud=is_cloud,
-            subject=subject,
-            auth_flow=auth_flow,
-            oauth_port=oauth_port,
-            account=account,
-        )
+        auth = self.google_auth([*SCOPES, MODIFY_SCOPE] if allow_modify else SCOPES, locals())
         self.attachment_dir = attachment_dir  # checked: a Path, or None
-        self.use_account(auth.account)
         self.max_attachment_size = max_attachment_size
         self.max_results = max_results
         self.timezone = timezone

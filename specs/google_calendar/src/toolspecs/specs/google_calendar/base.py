@@ -29,7 +29,7 @@ from toolspecs.core import (
 )
 from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
-from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleAuth, GoogleCalendarReader
+from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.specs.google_base import GoogleToolSpec
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
@@ -118,21 +118,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = calendars.allowed_ids(calendar_id, allowed_calendar_ids)
-        auth = GoogleAuth(
-            scopes=SCOPES,
-            creds=creds,
-            credentials_path=credentials_path,
-            token_path=token_path,
-            service_account_key_path=service_account_key_path,
-            service_account_key=service_account_key,
-            authorized_user_info=authorized_user_info,
-            is_cloud=is_cloud,
-            subject=subject,
-            auth_flow=auth_flow,
-            oauth_port=oauth_port,
-            account=account,
-        )
-        self.use_account(auth.account)
+        auth = self.google_auth(SCOPES, locals())
         self.reader = GoogleCalendarReader(
             auth=auth,
             transport=transport,
