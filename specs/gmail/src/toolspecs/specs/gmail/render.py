@@ -214,6 +214,9 @@ def id_shown(shows: str) -> str:
     return "Send the id alone, as a reply showed it (e.g. '18f3a2c4d5e605d9')"
 
 
+_EARLIER = "If you created or read the draft earlier, its id is in the conversation; "
+
+
 def find_draft(*, earlier: bool = False) -> str:
     """Where a draft id missing from a call comes from: ``list_drafts``, or the conversation.
 
@@ -226,9 +229,6 @@ def find_draft(*, earlier: bool = False) -> str:
     if earlier:
         return f"{_EARLIER}otherwise call {ref('list_drafts')}."
     return f"Call {ref('list_drafts')} to find it."
-
-
-_EARLIER = "If you created or read the draft earlier, its id is in the conversation; "
 
 
 def people(addresses: list[str]) -> str:
