@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import pytest
+
 from toolspecs.core import FixArguments, ToolSpec, fence, ref, tool
 from toolspecs.core.prefixed import ToolNames, naming, offered
 
@@ -66,3 +68,64 @@ def test_a_failure_row_names_the_prefixed_tools_but_never_renames_its_values():
         guidance = table.guidance(Gone())
     assert guidance is not None
     assert guidance.text == "Gone (the service said: call find() again). Call e_find first."
+
+
+def test_naming_a_tool_the_agent_lacks_is_a_bug_the_tests_see(monkeypatch):
+    from toolspecs.core.prefixed import NotOffered
+
+    class LeakySpec(EchoSpec):
+        @tool(read_only=True, open_world=False)
+        def find(self, query: str) -> str:
+            """Find a text.
+
+            Args:
+                query: Words.
+            """
+            return f"Found. Repeat it with {ref('echo')}."  # no offered() check: a bug
+
+    (alone,) = LeakySpec().to_tool_list(["find"], prefix="e_")
+    with pytest.raises(NotOffered, match="'echo'"):
+        alone.call(query="x")
+    monkeypatch.delenv("TOOLSPECS_STRICT")  # in use: the name, as before
+    assert alone.call(query="x").content == "Found. Repeat it with e_echo."
+    # With the tool offered, the same words are right.
+    tools = {t.metadata.name: t for t in LeakySpec().to_tool_list(prefix="e_")}
+    monkeypatch.setenv("TOOLSPECS_STRICT", "1")
+    assert tools["e_find"].call(query="x").content == "Found. Repeat it with e_echo."
+
+
+def test_a_template_is_named_only_when_the_agent_has_every_tool_it_names():
+    from toolspecs.core.prefixed import names_offered
+
+    spec_tools = ["find", "echo", "read_stored_result"]
+    template = "Ids come from find; the reader is not named here."
+    assert names_offered(template, spec_tools)  # outside a tool call: all offered
+    with naming(ToolNames("e_", frozenset({"echo"}))):
+        assert not names_offered(template, spec_tools)
+        assert names_offered("Ids come from the listing tools.", spec_tools)
+        assert names_offered("x.find() is not the tool find", ["echo"])
+    with naming(ToolNames("e_", frozenset({"echo", "find"}))):
+        assert names_offered(template, spec_tools)
+
+
+def test_a_large_result_names_the_reader_only_when_the_list_has_it():
+    from toolspecs.core import OutputBudget
+
+    class BigSpec(ToolSpec):
+        spec_functions: ClassVar = ["big"]
+        service_name: ClassVar[str] = "Big"
+        output_budget = OutputBudget(max_tokens=200)
+
+        @tool(large_output=True, read_only=True, open_world=False)
+        def big(self) -> str:
+            """Return a long text."""
+            return " ".join(f"word{i}" for i in range(2000))
+
+    spec = BigSpec()
+    big, reader = spec.to_tool_list(prefix="b_")
+    assert reader.metadata.name == "b_read_stored_result"
+    assert "call b_read_stored_result" in big.call().content
+    # A list without the reader (built by hand: to_tool_list always adds it) cuts instead.
+    alone = spec._guarded_tool("big", spec.big, None, ToolNames("b_", frozenset({"big"})))
+    out = alone.call().content
+    assert "read_stored_result" not in out and "[... output cut:" in out

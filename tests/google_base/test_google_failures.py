@@ -224,3 +224,33 @@ def test_the_google_specs_use_the_table_and_do_not_override_guidance_for():
         assert issubclass(spec, GoogleToolSpec)
         assert spec.failures is GOOGLE_FAILURES
         assert "guidance_for" not in vars(spec) and "guidance_for" not in vars(GoogleToolSpec)
+
+
+def test_a_404_names_where_ids_come_from_with_the_tools_the_agent_has():
+    spec = GmailToolSpec(transport=sample_mailbox())
+    alone = spec.to_tool_list(["get_message"], prefix="g_")[0]  # and its reader
+    out = alone.call(message_id="nothing-here").content
+    assert "HTTP 404" in out and "search_messages" not in out and "list_drafts" not in out
+    assert out.endswith("Check the id (ids come from the listing tools) and call the tool again.")
+    tools = {
+        t.metadata.name: t
+        for t in spec.to_tool_list(["search_messages", "get_message"], prefix="g_")
+    }
+    out = tools["g_get_message"].call(message_id="nothing-here").content
+    assert out.endswith("Message ids come from g_search_messages ([id: ...]).")
+
+
+def test_a_spec_s_ids_hint_is_given_only_when_the_agent_has_the_tools_it_names():
+    from toolspecs.core.prefixed import ToolNames, naming
+
+    class Hinted(GoogleCalendarToolSpec):
+        ids_hint = "Ids come from search_events."
+
+    spec = Hinted(transport=FakeCalendar())
+    hint = GoogleToolSpec.where_ids_come_from  # the default, which Calendar's overrides
+    with naming(ToolNames("c_", frozenset({"search_events", "delete_event"}))):
+        assert hint(spec) == "Ids come from c_search_events."
+    with naming(ToolNames("c_", frozenset({"delete_event"}))):
+        assert (
+            hint(spec) == "Check the id (ids come from the listing tools) and call the tool again."
+        )

@@ -39,3 +39,38 @@ def test_a_sound_call_reads_its_times_in_the_calendars_zone(tools):
     assert _zone_reads(google) == ["/calendars/primary"]  # asked once, then cached
     create.call(title="Again", start_datetime="tomorrow 4pm")
     assert _zone_reads(google) == ["/calendars/primary"]
+
+
+class _Unreachable:
+    """An httplib2-shaped transport that fails every request, and counts them."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+
+    def request(self, uri, method="GET", body=None, headers=None, **kwargs):
+        self.requests.append(f"{method} {uri}")
+        raise ConnectionRefusedError(111, "Connection refused")
+
+
+def test_reading_a_sound_call_s_arguments_makes_no_request():
+    from toolspecs.core import schema
+    from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
+
+    transport = _Unreachable()
+    spec = GoogleCalendarToolSpec(transport=transport)
+    tools = {t.metadata.name: t for t in spec.to_tool_list(list(spec.all_functions))}
+    sound = {"title": "Sync", "start_datetime": "tomorrow 4pm", "end_datetime": "2026-12-01T10:00"}
+    for name, call in [
+        ("create_event", sound),
+        ("find_free_time", {"start_datetime": "tomorrow 9am", "end_datetime": "tomorrow 5pm"}),
+        ("load_data", {"start_date": "next Monday"}),
+    ]:
+        model = tools[name].metadata.fn_schema
+        reading = schema.read_arguments(model, (), call)
+        assert reading.zone_from is not None  # its times wait for the calendar's zone
+        model.model_validate(call)  # a host's validation alone asks nothing either
+        assert transport.requests == [], name
+    # The call itself asks for the zone (and meets the failure, as guidance).
+    out = tools["create_event"].call(**sound)
+    assert out.is_error and transport.requests
+    assert "calendars/primary" in transport.requests[0]

@@ -17,17 +17,26 @@ built. All three answer from the :class:`ToolNames` of the tool list whose tool 
 running (one context variable, set by the tool's guard for each call and for mapping
 its failure). Outside a tool call (a direct Python call of a spec's method) every name
 is its own and every tool counts as offered.
+
+Naming a tool the agent was not given is a bug in our words: under ``TOOLSPECS_STRICT``
+(the tests) :func:`ref` raises :class:`NotOffered` for it; otherwise it answers the name.
 """
 
 from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-__all__ = ["ToolNames", "named", "naming", "offered", "ref"]
+from toolspecs.core.errors import strict
+
+__all__ = ["NotOffered", "ToolNames", "named", "names_offered", "naming", "offered", "ref"]
+
+
+class NotOffered(AssertionError):
+    """:func:`ref` of a tool the agent was not given (a bug: ask :func:`offered` first)."""
 
 
 @dataclass(frozen=True)
@@ -60,8 +69,13 @@ class ToolNames:
         """
         if not self.prefix or not self.functions or not text:
             return text
-        pattern = "|".join(re.escape(n) for n in sorted(self.functions, key=len, reverse=True))
-        return re.sub(rf"(?<![\w.])({pattern})(?!\w)", lambda m: self.ref(m[1]), text)
+        return _mentions(self.functions).sub(lambda m: self.ref(m[1]), text)
+
+
+def _mentions(functions: Iterable[str]) -> re.Pattern[str]:
+    """The names of ``functions`` as words of a text (``load_data``, not ``x.load_data``)."""
+    pattern = "|".join(re.escape(n) for n in sorted(functions, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.])({pattern})(?!\w)")
 
 
 _NAMES: contextvars.ContextVar[ToolNames] = contextvars.ContextVar(
@@ -95,8 +109,16 @@ def leave(token: contextvars.Token[ToolNames]) -> None:
 
 
 def ref(function: str) -> str:
-    """The name the agent calls spec function ``function`` by: ``"gmail_get_message"``."""
-    return _NAMES.get().ref(function)
+    """The name the agent calls spec function ``function`` by: ``"gmail_get_message"``.
+
+    Raises:
+        NotOffered: Under ``TOOLSPECS_STRICT``, when the agent was not given ``function``
+            (the reply would send it to a tool it does not have).
+    """
+    names = _NAMES.get()
+    if not names.offers(function) and strict():
+        raise NotOffered(f"ref({function!r}) names a tool the agent was not given")
+    return names.ref(function)
 
 
 def offered(function: str) -> bool:
@@ -107,6 +129,16 @@ def offered(function: str) -> bool:
     counts as offered.
     """
     return _NAMES.get().offers(function)
+
+
+def names_offered(text: str, functions: Iterable[str]) -> bool:
+    """Whether the agent has every tool of ``functions`` (a spec's) that our ``text`` names.
+
+    For a template declared once that names siblings (Google's ``ids_hint``): give it
+    through :func:`named` when this holds, and words that name no tool when it does not.
+    """
+    functions = list(functions)
+    return not functions or all(offered(m[1]) for m in _mentions(functions).finditer(text))
 
 
 def named(template: str) -> str:

@@ -111,7 +111,8 @@ class Guard:
             :func:`~toolspecs.core.prefixed.ref`, ``offered`` and ``named`` answer from
             during its calls and while its failures are mapped. Nothing it returns or
             raises is renamed afterwards.
-        read_tool: The public name of its spec's reader tool (``reader_name``).
+        read_tool: The public name of its spec's reader tool (``reader_name``); empty
+            when its tool list does not offer the reader: a result over budget is cut.
         afn: An ``async`` function to await in async calls instead (a LlamaHub-style
             ``(sync, async)`` pair in ``spec_functions``).
         owner: Whose results its calls store and read, unless a host says
@@ -277,7 +278,8 @@ class Guard:
         """The arguments read and the function's return value (``None, None``: abandoned)."""
         if abandoned is not None and abandoned.is_set():
             return None, None  # its caller was told it timed out: do nothing now
-        arguments = schema.prepare(self.model, args, kwargs)
+        reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
+        arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
         token = prefixed.enter(self.names)
         try:
             raw = self.fn(**arguments)
@@ -460,7 +462,7 @@ class Guard:
         tokens = bounds.count_tokens(text, stop_above=budget.max_tokens)
         if tokens <= budget.max_tokens:
             return text
-        if self.options.large_output:
+        if self.options.large_output and self.read_tool:
             # One Document is stored as one (its passages keep their source), not as text.
             documents = [raw] if isinstance(raw, Document) else raw
             try:

@@ -164,9 +164,11 @@ class ToolArguments(BaseModel):
                 pass  # the argument's own validation reports it
         if cls.toolspecs_zone is None:
             return clock.timezone_setting(None)
-        reading = _ZONE_PASS.get()
-        if reading is None or cls.toolspecs_known_zone is None:
+        if cls.toolspecs_known_zone is None:  # the spec's zone never takes a request
             return cls.toolspecs_zone(arguments)
+        # Validation alone (a host's model_validate) checks, as read_arguments does: it
+        # asks no service; the call reads its times again in the calendar's zone.
+        reading = _ZONE_PASS.get() or _ZonePass(first=True)
         if not reading.first:
             return reading.zone or cls.toolspecs_zone(arguments)
         known = cls.toolspecs_known_zone(arguments)
@@ -218,10 +220,75 @@ class ToolArguments(BaseModel):
         )
 
 
+class Reading:
+    """A call's arguments as :func:`read_arguments` read them, asking no service.
+
+    Args:
+        model: The tool's argument model.
+        data: The call, positional values bound to their names.
+        arguments: What was read, under the parameters' names.
+        zone_from: The arguments to ask the model's zone with, when the call's times were
+            read with a stand-in because that zone takes a request (a calendar's own);
+            ``None`` when they were read in the call's own zone.
+    """
+
+    __slots__ = ("arguments", "data", "model", "zone_from")
+
+    def __init__(
+        self,
+        model: type[ToolArguments],
+        data: dict[Any, Any],
+        arguments: dict[str, Any],
+        zone_from: Mapping[str, Any] | None,
+    ) -> None:
+        self.model = model
+        self.data = data
+        self.arguments = arguments
+        self.zone_from = zone_from
+
+    def in_call_zone(self) -> dict[str, Any]:
+        """The arguments with their times in the call's zone: for the call itself.
+
+        When that zone takes a request (``Calendar``'s client asks ``calendars.get`` once
+        per calendar), it is asked here, by the call that needs it, never while reading.
+
+        Raises:
+            TimezoneUnavailable: When the zone setting is wrong (the person fixes it).
+            FixArguments: When a time does not exist in that zone after all.
+        """
+        model = self.model
+        if self.zone_from is None or model.toolspecs_zone is None:
+            return self.arguments
+        try:
+            zone = model.toolspecs_zone(self.zone_from)
+        except ValueError as exc:  # as inputs.Context.tz: a setting only the person fixes
+            raise inputs.TimezoneUnavailable(str(exc)) from exc
+        problems: list[str] = []
+        validated = _validate(model, self.data, _ZonePass(first=False, zone=zone), problems)
+        if problems or validated is None:
+            raise _unread(model, problems)
+        return _given(validated)
+
+
 def prepare(
     model: type[ToolArguments], args: tuple[Any, ...], kwargs: Mapping[str, Any]
 ) -> dict[str, Any]:
+    """:func:`read_arguments`, then :meth:`Reading.in_call_zone`: how a call reads its own.
+
+    Raises:
+        FixArguments: Naming every fault at once, and the arguments the tool takes.
+    """
+    return read_arguments(model, args, kwargs).in_call_zone()
+
+
+def read_arguments(
+    model: type[ToolArguments], args: tuple[Any, ...], kwargs: Mapping[str, Any]
+) -> Reading:
     """Read one call: positional values bound in order, then every name and value checked.
+
+    Reading asks no service: when the call's zone would take a request (a calendar's own)
+    and is not known yet, its times are checked with a stand-in zone, and
+    :meth:`Reading.in_call_zone` reads them again in the call.
 
     Args:
         model: The tool's argument model.
@@ -249,24 +316,23 @@ def prepare(
                 data[key] = value
     else:  # the usual call: named values only
         data = dict(kwargs)
-    # Reading the arguments asks no service: when the call's zone would take a request (a
-    # calendar's own), the call is checked first with a stand-in zone; only a sound call
-    # then asks for its zone, once, and its times are read again in it.
     first = _ZonePass(first=True)
     validated = _validate(model, data, first, problems)
-    if first.needed and not problems and model.toolspecs_zone is not None:
-        try:
-            zone = model.toolspecs_zone(first.arguments)
-        except ValueError as exc:  # as inputs.Context.tz: a setting only the person fixes
-            raise inputs.TimezoneUnavailable(str(exc)) from exc
-        validated = _validate(model, data, _ZonePass(first=False, zone=zone), problems)
     if problems or validated is None:
-        unread = FixArguments(
-            f"{model.toolspecs_tool} was called wrongly: {'; '.join(problems)}. "
-            f"Its arguments are: {model.listing() or 'none'}."
-        )
-        unread.stage = "arguments"
-        raise unread
+        raise _unread(model, problems)
+    return Reading(model, data, _given(validated), first.arguments if first.needed else None)
+
+
+def _unread(model: type[ToolArguments], problems: list[str]) -> FixArguments:
+    unread = FixArguments(
+        f"{model.toolspecs_tool} was called wrongly: {'; '.join(problems)}. "
+        f"Its arguments are: {model.listing() or 'none'}."
+    )
+    unread.stage = "arguments"
+    return unread
+
+
+def _given(validated: ToolArguments) -> dict[str, Any]:
     return {name: getattr(validated, name) for name in validated.model_fields_set}
 
 

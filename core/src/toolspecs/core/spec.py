@@ -478,7 +478,8 @@ class ToolSpec(BaseToolSpec):
         options = options_of(fn)
         if name != self.reader_name:  # this instance's marks (see marks_of)
             options = replace(options, marks=self.marks_of(name, options.marks))
-        read_tool = names.ref(self.reader_name)
+        # Only a list that offers the reader may send the agent to it (see Guard.text).
+        read_tool = names.ref(self.reader_name) if names.offers(self.reader_name) else ""
         policy = policy or self.call_policy()
         guard = Guard(policy, public, raw, options, model, names, read_tool, afn, owner)
         return GuardedTool(guard, metadata, self)

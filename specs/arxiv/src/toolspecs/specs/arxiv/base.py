@@ -8,7 +8,7 @@ back (:mod:`~toolspecs.specs.arxiv.render`, which fences what papers say).
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
@@ -299,6 +299,10 @@ class ArxivToolSpec(ToolSpec):
         if left is not None:  # keep time to show (or store) the text after reading it
             left = max(left - SHOW_SECONDS, left / 2)
         return self.reader.read_full_text(clean, deadline=left)
+
+    def failure_context(self) -> dict[str, Any]:
+        """Where a paper's id comes from, naming ``arxiv_query`` only when offered."""
+        return {**super().failure_context(), **render.failure_context()}
 
     def passage_source(self, document: Document) -> str:
         """``paper 1706.03762v7``, and ``, page 3`` for a page of its full text."""

@@ -25,6 +25,7 @@ from toolspecs.core import (
 )
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.arxiv import (
     ArxivQueryError,
     ArxivUnavailable,
@@ -63,14 +64,13 @@ FAILURES = FailureTable(
         PaperNotFound,
         FixArguments,
         "No arXiv paper has the id {exc.paper_id!r}.",
-        "Check the id, or search for the paper with arxiv_query to get it.",
+        "{check_id}",
     ),
     Failure(
         PaperUnreadable,
         AskUser,
         "The full text of {exc.paper_id} cannot be read: {reason}.",
-        "Use the abstract from arxiv_query instead, or give the user the link "
-        "https://arxiv.org/abs/{exc.paper_id}.",
+        "{give_link} https://arxiv.org/abs/{exc.paper_id}.",
     ),
     Failure(
         UnsafeCacheFolder,
@@ -84,6 +84,18 @@ FAILURES = FailureTable(
     ),
 )
 """How the loader's errors reach the agent (the spec's ``failures``)."""
+
+
+def failure_context() -> dict[str, str]:
+    """The values of :data:`FAILURES` that name ``arxiv_query`` when the agent has it."""
+    if not offered("arxiv_query"):
+        return {"check_id": "Check the id.", "give_link": "Give the user the link"}
+    query = ref("arxiv_query")
+    return {
+        "check_id": f"Check the id, or search for the paper with {query} to get it.",
+        "give_link": f"Use the abstract from {query} instead, or give the user the link",
+    }
+
 
 NO_PAPERS = (
     "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
@@ -311,10 +323,8 @@ def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Seque
         fence.block("\n\n".join(entries), "arXiv metadata", "BibTeX"),
     ]
     if missing:
-        lines.append(
-            f"No arXiv paper has the id(s) {', '.join(missing)}: check them, or find "
-            f"them with {ref('arxiv_query')}."
-        )
+        find = f", or find them with {ref('arxiv_query')}" if offered("arxiv_query") else ""
+        lines.append(f"No arXiv paper has the id(s) {', '.join(missing)}: check them{find}.")
     return "\n".join(lines)
 
 
@@ -345,18 +355,19 @@ def not_a_category(part: str, close: Sequence[str]) -> FixArguments:
 
 def not_an_id(paper_id: str) -> FixArguments:
     """A ``paper_id`` that is no arXiv id or URL."""
+    find = f" (find it with {ref('arxiv_query')} first)" if offered("arxiv_query") else ""
     return FixArguments(
-        f"{shown(paper_id)} is not an arXiv id.",
-        f"Send an id such as '1706.03762' (find it with {ref('arxiv_query')} first).",
+        f"{shown(paper_id)} is not an arXiv id.", f"Send an id such as '1706.03762'{find}."
     )
 
 
-def _read_whole(paper: arxiv.Result, reader_name: str) -> str:
+def _read_whole(paper: arxiv.Result, reader_name: str) -> str | None:
+    """How to read a paper without headings whole, with the tools the agent has."""
+    if not offered("arxiv_paper_text"):
+        return None  # the standard step: fix the arguments
     pid = fence.field(short_id_of(paper), 60)
-    return (
-        f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r}) and search it with "
-        f"{ref(reader_name)}."
-    )
+    read = f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r})"
+    return f"{read} and search it with {ref(reader_name)}." if offered(reader_name) else f"{read}."
 
 
 def no_outline(paper: arxiv.Result, reader_name: str) -> FixArguments:
@@ -401,9 +412,10 @@ def no_section(paper: arxiv.Result, wanted: str, found: Sequence[Heading]) -> Fi
 
 def bad_ids(bad: Sequence[str]) -> FixArguments:
     """``arxiv_bibtex`` given parts that are no ids, or nothing."""
+    find = f" (find them with {ref('arxiv_query')})" if offered("arxiv_query") else ""
     return FixArguments(
         f"{shown(', '.join(bad))} is not an arXiv id." if bad else "No ids were given.",
-        f"Send ids such as ['1706.03762', '1810.04805'] (find them with {ref('arxiv_query')}).",
+        f"Send ids such as ['1706.03762', '1810.04805']{find}.",
     )
 
 

@@ -17,7 +17,7 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import Range, deadline, fence, ref, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
-from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader, GoogleAuth
+from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
@@ -151,22 +151,8 @@ class GmailToolSpec(DraftTools):
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
-        auth = GoogleAuth(
-            scopes=[*SCOPES, MODIFY_SCOPE] if allow_modify else SCOPES,
-            creds=creds,
-            credentials_path=credentials_path,
-            token_path=token_path,
-            service_account_key_path=service_account_key_path,
-            service_account_key=service_account_key,
-            authorized_user_info=authorized_user_info,
-            is_cloud=is_cloud,
-            subject=subject,
-            auth_flow=auth_flow,
-            oauth_port=oauth_port,
-            account=account,
-        )
+        auth = self.google_auth([*SCOPES, MODIFY_SCOPE] if allow_modify else SCOPES, locals())
         self.attachment_dir = attachment_dir  # checked: a Path, or None
-        self.use_account(auth.account)
         self.max_attachment_size = max_attachment_size
         self.max_results = max_results
         self.timezone = timezone
@@ -187,6 +173,10 @@ class GmailToolSpec(DraftTools):
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone dates are shown in (``timezone``, else this machine's)."""
         return resolve_timezone(self.timezone)
+
+    def where_ids_come_from(self) -> str:
+        """Where message and draft ids come from, naming the tools the agent has."""
+        return render.ids_hint()
 
     def passage_source(self, document: Document) -> str:
         """``message <id> from <sender's address>``: heads each passage read from a mail."""
@@ -284,9 +274,7 @@ class GmailToolSpec(DraftTools):
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
-        wanted = one_id(
-            thread_id, "thread_id", f"{ref('search_messages')} lists [thread: ...] for each hit"
-        )
+        wanted = one_id(thread_id, "thread_id", render.id_shown("[thread: ...] for each hit"))
         thread, note = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
@@ -319,7 +307,7 @@ class GmailToolSpec(DraftTools):
             message_id: The message holding it.
             attachment_id: From get_message ([attachment_id: 1]); the file name works too.
         """
-        message_id = one_id(message_id, "message_id", f"{ref('search_messages')} lists [id: ...]")
+        message_id = one_id(message_id, "message_id", render.id_shown("[id: ...]"))
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @tool(read_only=True, open_world=False)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
 from toolspecs.specs.gmail import render
 from toolspecs.specs.gmail.attachments_dir import (
@@ -195,11 +196,7 @@ class DraftTools(GoogleToolSpec):
                 from the allowed folder; [] removes them.
         """
         if not draft_id:
-            raise FixArguments(
-                "You did not provide a draft_id.",
-                "If you created or read the draft earlier, its id is in the conversation; "
-                f"otherwise call {ref('list_drafts')}.",
-            )
+            raise FixArguments("You did not provide a draft_id.", render.find_draft(earlier=True))
         if all(value is None for value in (to, subject, message, cc, bcc, html, attachments)):
             raise FixArguments(
                 f"{ref('update_draft')} was given nothing to change.",
@@ -244,9 +241,7 @@ class DraftTools(GoogleToolSpec):
             draft_id: From create_draft or list_drafts.
         """
         if not draft_id:
-            raise FixArguments(
-                "You did not provide a draft_id.", f"Call {ref('list_drafts')} to find it."
-            )
+            raise FixArguments("You did not provide a draft_id.", render.find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
         return ApiText(render.draft_summary(resource, read_draft(resource)), resource)
 
@@ -267,12 +262,15 @@ class DraftTools(GoogleToolSpec):
                 "Tell the user the draft id so they can review and send it in Gmail.",
             )
         if not draft_id:
-            raise FixArguments(
-                "You did not provide a draft_id.", f"Call {ref('list_drafts')} to find it."
-            )
+            raise FixArguments("You did not provide a draft_id.", render.find_draft())
         draft_id = draft_id.strip()
         draft = read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():
+            if not offered("update_draft"):
+                raise AskUser(
+                    f"Draft {draft_id} has no recipients.",
+                    "Tell the user, who can add them in Gmail.",
+                )
             raise FixArguments(
                 f"Draft {draft_id} has no recipients.",
                 f"Add them with {ref('update_draft')}(draft_id='{draft_id}', to=[...]) first.",
@@ -300,6 +298,6 @@ class DraftTools(GoogleToolSpec):
             draft,
             note,
             account=self.account_note(),
-            allow_send=self.allow_send,
+            allow_send=self.allow_send and offered("send_draft"),
             confirm_recipients=self.confirm_recipients,
         )

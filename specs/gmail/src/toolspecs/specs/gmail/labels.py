@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, fence, ref
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader, GoogleApiError
 from toolspecs.loaders.google.gmail import MODIFY_LIMIT
 from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
@@ -176,7 +177,9 @@ def modify(
     if not ids:
         raise FixArguments(
             "You did not provide message_ids.",
-            f"Message ids come from {ref('search_messages')} ([id: ...]).",
+            f"Message ids come from {ref('search_messages')} ([id: ...])."
+            if offered("search_messages")
+            else "Send the ids of the messages to change, e.g. ['18f3a2c4d5e605d9'].",
         )
     if len(ids) > MODIFY_LIMIT:
         raise FixArguments(

@@ -12,6 +12,7 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.core import AskUser, FixArguments, deadline, fence, ref
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader, GoogleApiError, GoogleResponseError
 from toolspecs.loaders.google.attachments import (
     attachment_parts,
@@ -54,7 +55,9 @@ def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
             raise
         raise FixArguments(
             f"There is no thread or message with id {wanted}.",
-            f"Take the thread id from {ref('search_messages')} ([id: ... | thread: ...]).",
+            f"Take the thread id from {ref('search_messages')} ([id: ... | thread: ...])."
+            if offered("search_messages")
+            else "Check the id: a reply that listed the mail shows it as [id: ... | thread: ...].",
         ) from None
     thread = client.thread(str(message.get("threadId", wanted)))
     return thread, f" ({wanted} is a message id: this is the thread that holds it)"
@@ -145,9 +148,7 @@ def message_ids_given(values: list[str]) -> list[str]:
         for piece in str(value).split():
             piece = piece.strip(",")
             if piece:
-                found.append(
-                    one_id(piece, "message_ids", f"{ref('search_messages')} lists [id: ...]")
-                )
+                found.append(one_id(piece, "message_ids", render.id_shown("[id: ...]")))
     return found
 
 

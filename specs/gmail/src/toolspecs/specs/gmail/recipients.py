@@ -6,6 +6,7 @@ import fnmatch
 from email.utils import parseaddr
 
 from toolspecs.core import AskUser, FixArguments, fence, ref
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google.gmail import ADDRESS_LIMIT
 from toolspecs.specs.gmail.compose import Draft
 from toolspecs.specs.gmail.render import people
@@ -29,16 +30,25 @@ def check_expected(
             f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
             f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
             f"If the user approved sending to them, call {ref('send_draft')}(draft_id="
-            f"'{draft_id}', recipients=[...]) with these addresses; otherwise change the "
-            f"draft with {ref('update_draft')} first.",
+            f"'{draft_id}', recipients=[...]) with these addresses; otherwise "
+            + (
+                f"change the draft with {ref('update_draft')} first."
+                if offered("update_draft")
+                else "do not send it: tell the user."
+            ),
         )
     given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
     if given != actual:
         raise FixArguments(
             f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
             f"{people(sorted(given)) or 'nobody'} as recipients says.",
-            "Check with the user who should receive it; change the draft with "
-            f"{ref('update_draft')}, or send with recipients equal to the draft's.",
+            "Check with the user who should receive it; "
+            + (
+                f"change the draft with {ref('update_draft')}, or send"
+                if offered("update_draft")
+                else "send"
+            )
+            + " with recipients equal to the draft's.",
         )
 
 

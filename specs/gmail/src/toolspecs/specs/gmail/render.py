@@ -17,6 +17,7 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.core import fence, ref
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
 from toolspecs.loaders.google.gmail_text import (
@@ -30,6 +31,7 @@ from toolspecs.loaders.google.gmail_text import (
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.labels import Change
+from toolspecs.specs.google_base.spec import CHECK_IDS
 
 MAX_LABELS_SHOWN = 500
 
@@ -151,7 +153,7 @@ def saved_text(
         draft: The draft that was saved.
         note: Our note on the reply or forward, or on the attachments removed.
         account: `` in the 'work' account`` (empty without an account).
-        allow_send: Whether the agent has send_draft.
+        allow_send: Whether the agent has send_draft (and may send).
         confirm_recipients: Whether send_draft needs the recipients listed.
     """
     draft_id = saved.get("id", "?")
@@ -171,17 +173,62 @@ def saved_text(
         body += _forwarded(draft.text)
     listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
     send = (
-        f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed}),"
+        f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed})"
         if allow_send
-        else " the user sends it from Gmail,"
+        else " the user sends it from Gmail"
+    )
+    change = (
+        f", or change it with {ref('update_draft')}(draft_id='{draft_id}', ...)"
+        if offered("update_draft")
+        else ""
     )
     text = (
         f"Draft {verb}{account} with id {draft_id}{where}: to {recipients}; "
         f"subject: {subject_of(draft)}.{body}{note} "
-        f"Next: show it to the user;{send} or change it with "
-        f"{ref('update_draft')}(draft_id='{draft_id}', ...)."
+        f"Next: show it to the user;{send}{change}."
     )
     return ApiText(text, saved)
+
+
+def ids_hint() -> str:
+    """Where Gmail's ids come from (a 404's ``{ids_hint}``), naming the tools offered."""
+    found = []
+    if offered("search_messages"):
+        found.append(f"Message ids come from {ref('search_messages')} ([id: ...])")
+    drafts = [ref("list_drafts")] if offered("list_drafts") else []
+    if offered("create_draft"):
+        drafts.append(f"from the reply of {ref('create_draft')}")
+    if drafts:
+        found.append(f"{'draft' if found else 'Draft'} ids from {' or '.join(drafts)}")
+    return "; ".join(found) + "." if found else CHECK_IDS
+
+
+def id_shown(shows: str) -> str:
+    """Where an id that was not one comes from: ``search_messages lists [id: ...]``.
+
+    Args:
+        shows: How ``search_messages`` shows it, e.g. ``"[thread: ...] for each hit"``.
+    """
+    if offered("search_messages"):
+        return f"{ref('search_messages')} lists {shows}"
+    return "Send the id alone, as a reply showed it (e.g. '18f3a2c4d5e605d9')"
+
+
+_EARLIER = "If you created or read the draft earlier, its id is in the conversation; "
+
+
+def find_draft(*, earlier: bool = False) -> str:
+    """Where a draft id missing from a call comes from: ``list_drafts``, or the conversation.
+
+    Args:
+        earlier: Say first that a draft created or read earlier has its id in the
+            conversation.
+    """
+    if not offered("list_drafts"):
+        return f"{_EARLIER}otherwise ask the user which draft they mean."
+    if earlier:
+        return f"{_EARLIER}otherwise call {ref('list_drafts')}."
+    return f"Call {ref('list_drafts')} to find it."
 
 
 def people(addresses: list[str]) -> str:
@@ -275,7 +322,8 @@ def sent_text(draft_id: str, sent: dict[str, Any], draft: Draft, account: str = 
 def drafts_text(summaries: list[str]) -> str:
     """list_drafts' reply: the drafts' summaries, newest first."""
     if not summaries:
-        return f"There are no drafts. {ref('create_draft')} makes one."
+        make = f" {ref('create_draft')} makes one." if offered("create_draft") else ""
+        return f"There are no drafts.{make}"
     return "\n\n".join([f"{len(summaries)} draft(s), newest first:", *summaries])
 
 
@@ -330,10 +378,10 @@ def thread_head(
         rest = [str(m["id"]) for m in stubs[len(shown) :]]
         more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
         lines.append(f"Only the first {len(shown)} messages are shown ({why}).{read}: {more}.")
-    last = shown[-1] if shown else "?"
-    lines.append(
-        f"Next: reply in this thread with {ref('create_draft')}(reply_to_message_id='{last}', ...)."
-    )
+    if offered("create_draft"):
+        last = shown[-1] if shown else "?"
+        reply = f"{ref('create_draft')}(reply_to_message_id='{last}', ...)"
+        lines.append(f"Next: reply in this thread with {reply}.")
     return Document(text="\n".join(lines))
 
 

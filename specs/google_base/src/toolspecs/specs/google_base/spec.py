@@ -18,15 +18,33 @@ one answered.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
 from toolspecs.core import FailureTable, ToolSpec
-from toolspecs.core.prefixed import named
+from toolspecs.core.declare import function_name
+from toolspecs.core.prefixed import named, names_offered
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 
-_CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool again."
+AUTH_KEYWORDS = (
+    "creds",
+    "credentials_path",
+    "token_path",
+    "service_account_key_path",
+    "service_account_key",
+    "authorized_user_info",
+    "is_cloud",
+    "subject",
+    "auth_flow",
+    "oauth_port",
+    "account",
+)
+"""The constructor keywords of a Google spec that say how to sign in (``GoogleAuth``'s)."""
+
+CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool again."
+"""Where ids come from, naming no tool (the ``ids_hint`` when a spec has none to give)."""
 
 
 class _AuthSetting:
@@ -74,6 +92,19 @@ class GoogleToolSpec(ToolSpec):
     def account_note(self) -> str:
         """`` in the 'work' account``, for replies and guidance; empty without an account."""
         return f" in the {self.account!r} account" if self.account else ""
+
+    def google_auth(self, scopes: Sequence[str], given: Mapping[str, Any]) -> GoogleAuth:
+        """The :class:`GoogleAuth` of a constructor's LlamaHub keywords, its account named.
+
+        Args:
+            scopes: The scopes the spec asks for.
+            given: The constructor's arguments (its ``locals()``), which name every one of
+                :data:`AUTH_KEYWORDS`: each Google spec writes them out in its signature,
+                LlamaHub's drop-in API, and hands them on here in one place.
+        """
+        auth = GoogleAuth(scopes=scopes, **{key: given[key] for key in AUTH_KEYWORDS})
+        self.use_account(auth.account)
+        return auth
 
     def use_account(self, account: str | None) -> None:
         """Name this spec's account (``auth.account``, already checked) where the agent reads.
@@ -123,10 +154,22 @@ class GoogleToolSpec(ToolSpec):
         """
         return {
             **super().failure_context(),
-            "ids_hint": named(self.ids_hint or _CHECK_IDS),  # ours: tools by public names
+            "ids_hint": self.where_ids_come_from(),
             "reauthorize": self.reauthorize_hint(),
             "authorize_guide": f" (see {self.authorize_guide()})",
         }
+
+    def where_ids_come_from(self) -> str:
+        """Where valid ids come from (a 404's ``{ids_hint}``), naming only tools offered.
+
+        ``ids_hint`` under the tools' public names when the agent has every tool it names;
+        otherwise a step that names none. A spec whose hint names several tools may
+        override this to keep the ones the agent has.
+        """
+        functions = {function_name(entry) for entry in self.all_functions}
+        if self.ids_hint and names_offered(self.ids_hint, functions | {self.reader_name}):
+            return named(self.ids_hint)
+        return CHECK_IDS
 
     def authorize_guide(self) -> str:
         """Where the person reads how to authorize: a section of this spec's package page."""

@@ -29,7 +29,7 @@ from toolspecs.core import (
 )
 from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
-from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleAuth, GoogleCalendarReader
+from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.specs.google_base import GoogleToolSpec
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
@@ -118,21 +118,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = calendars.allowed_ids(calendar_id, allowed_calendar_ids)
-        auth = GoogleAuth(
-            scopes=SCOPES,
-            creds=creds,
-            credentials_path=credentials_path,
-            token_path=token_path,
-            service_account_key_path=service_account_key_path,
-            service_account_key=service_account_key,
-            authorized_user_info=authorized_user_info,
-            is_cloud=is_cloud,
-            subject=subject,
-            auth_flow=auth_flow,
-            oauth_port=oauth_port,
-            account=account,
-        )
-        self.use_account(auth.account)
+        auth = self.google_auth(SCOPES, locals())
         self.reader = GoogleCalendarReader(
             auth=auth,
             transport=transport,
@@ -203,6 +189,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if function == "update_event" and self.allow_destructive:
             return dataclasses.replace(declared, destructive=True)
         return declared
+
+    def where_ids_come_from(self) -> str:
+        """Where event ids come from, naming a listing tool the agent has."""
+        return render.ids_hint()
 
     def passage_source(self, document: Document) -> str:
         """``event <id>`` for a passage of ``load_data``; ``listed events`` for a listing.
@@ -303,11 +293,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
         """
         if start_datetime is None:
-            raise FixArguments(
-                f"{ref('create_event')} needs start_datetime.",
-                f"Send it, e.g. '2026-11-21T16:00' ({ref('get_date')} helps with words like "
-                "'tomorrow').",
-            )
+            raise render.no_start()
         cal = self.call_calendar(calendar_id, timezone)
         fields = {
             "summary": title or "(no title)",
@@ -434,7 +420,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         words = " ".join((query or "").split())
         if not words:
-            raise FixArguments("query is empty.", f"Send words to find, or use {ref('load_data')}.")
+            raise render.empty_query()
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 
@@ -471,8 +457,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         event_id = events.event_id_of(event_id)
         answer = events.read_response(response)
         cal = self.call_calendar(calendar_id)
-        offered = {name: self.offers_tool(name) for name in ("update_event", "search_events")}
-        return events.respond(cal, event_id, answer, comment, notify_organizer, offered)
+        return events.respond(cal, event_id, answer, comment, notify_organizer)
 
     @tool(
         aliases=names.FIND_FREE_TIME,

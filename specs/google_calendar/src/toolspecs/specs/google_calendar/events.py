@@ -14,6 +14,7 @@ from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, clock, fence, ref
 from toolspecs.core.bounds import shown
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
 from toolspecs.specs.google_calendar import render, series
@@ -161,7 +162,6 @@ def respond(
     answer: str,
     comment: str | None,
     notify: bool,
-    offered: Mapping[str, bool],
 ) -> str:
     """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
 
@@ -171,7 +171,6 @@ def respond(
         answer: ``accepted``, ``declined`` or ``tentative``.
         comment: A note for the organizer (blank: remove the one there).
         notify: Email the organizer.
-        offered: Whether ``update_event`` and ``search_events`` are offered, for guidance.
 
     Raises:
         FixArguments: When the user organizes the event or is not among its guests.
@@ -184,20 +183,18 @@ def respond(
     organizer = current.get("organizer")
     organizes = isinstance(organizer, dict) and organizer.get("self")
     if organizes or (mine is not None and guests[mine].get("organizer")):
-        change = (
-            f"To change it use {ref('update_event')}; to" if offered.get("update_event") else "To"
-        )
+        change = f"To change it use {ref('update_event')}; to" if offered("update_event") else "To"
         raise FixArguments(
             f"The user organizes event {event_id} ({title}): there is no invitation to answer.",
             f"{change} answer someone else's invitation, send that event's id.",
         )
     if mine is None:
-        search = f" or {ref('search_events')}" if offered.get("search_events") else ""
+        listers = [ref(name) for name in ("load_data", "search_events") if offered(name)]
+        with_tools = f" with {' or '.join(listers)}" if listers else ""
         raise FixArguments(
             f"The user is not a guest of event {event_id} ({title}), so there is no "
             "invitation to answer.",
-            f"Check the id with {ref('load_data')}{search}; only events the user was "
-            "invited to can be answered.",
+            f"Check the id{with_tools}; only events the user was invited to can be answered.",
         )
     entry = {**guests[mine], "responseStatus": answer}
     if comment is not None:

@@ -11,7 +11,8 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-from toolspecs.core import fence, format_datetime, ref
+from toolspecs.core import FixArguments, fence, format_datetime, ref
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GoogleResponseError
 from toolspecs.loaders.google.events import describe_event, event_span
 
@@ -21,8 +22,25 @@ IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
 
 
 def ids_hint() -> str:
-    """:data:`IDS_HINT` at a call: ``load_data`` under the name the agent has."""
-    return f"Get event ids with {ref('load_data')} (each line starts with [id: ...])."
+    """:data:`IDS_HINT` at a call, naming a listing tool the agent has, if any."""
+    lister = next((name for name in ("load_data", "search_events") if offered(name)), None)
+    if lister is None:
+        return "Check the id: a reply that listed the event shows it as [id: ...]."
+    return f"Get event ids with {ref(lister)} (each line starts with [id: ...])."
+
+
+def no_start() -> FixArguments:
+    """``create_event`` without ``start_datetime``."""
+    helps = f" ({ref('get_date')} helps with words like 'tomorrow')" if offered("get_date") else ""
+    return FixArguments(
+        f"{ref('create_event')} needs start_datetime.", f"Send it, e.g. '2026-11-21T16:00'{helps}."
+    )
+
+
+def empty_query() -> FixArguments:
+    """``search_events`` without words to find."""
+    listing = f", or use {ref('load_data')}" if offered("load_data") else ""
+    return FixArguments("query is empty.", f"Send words to find{listing}.")
 
 
 # respond_to_event's answers, as Google names them, and how the reply says them.

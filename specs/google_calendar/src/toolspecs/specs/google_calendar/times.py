@@ -21,6 +21,7 @@ from toolspecs.core.clock import (
     timezone_name,
     timezone_setting,
 )
+from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GoogleCalendarReader, GoogleResponseError
 from toolspecs.loaders.google.events import event_span, parse_event_time
 
@@ -83,7 +84,8 @@ def date_zone(
         if client.service_if_signed_in(refresh=False) is not None:
             return client.calendar_timezone(calendar_id), "the calendar's own"
         if client.auth.credentials(sign_in=False, refresh=False) is not None:
-            why = f"no current Google access token ({ref('get_date')} does not renew one)"
+            renew = f" ({ref('get_date')} does not renew one)" if offered("get_date") else ""
+            why = f"no current Google access token{renew}"
     except Exception as exc:  # mapped by the failure table; anything else is our bug
         guidance = mapped(exc)
         if guidance is None:
