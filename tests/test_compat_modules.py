@@ -14,6 +14,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
+    ROOT / "base" / "src",
     ROOT / "core" / "src",
     *(ROOT / "loaders").glob("*/src"),
     *(ROOT / "specs").glob("*/src"),

@@ -39,7 +39,7 @@ UNTIL_MADE = (
     "arxiv",
     "lxml.etree",
     "toolspecs.loaders.arxiv.client",
-    "toolspecs.loaders.arxiv.pdftext",
+    "toolspecs.loaders.pdf.pdftext",
 )
 # Regular expressions compiled on first use (module, accessor): none is compiled by the
 # import or by building the tools.

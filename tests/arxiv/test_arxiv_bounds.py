@@ -17,9 +17,8 @@ from arxiv_fakes import assert_guidance
 from toolspecs.core import AskUser, RetryLater
 from toolspecs.loaders.arxiv import ArxivClient, ArxivReader, ArxivUnavailable, PaperUnreadable
 from toolspecs.loaders.arxiv.client import MAX_FEED_BYTES, arxiv_url
-from toolspecs.loaders.arxiv.pdftext import read_pages
 from toolspecs.loaders.arxiv.reader import MAX_PDF_BYTES
-from toolspecs.loaders.arxiv.testing import FakeArxiv, bomb_pdf, long_pages, make_pdf
+from toolspecs.loaders.arxiv.testing import FakeArxiv, bomb_pdf
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 ABS_LINK = "https://arxiv.org/abs/1706.03762v7"
@@ -162,19 +161,7 @@ def test_a_redirect_loop_ends(arxiv):
     assert_guidance(output, "more than 5 redirects", kind=RetryLater)
 
 
-# -- PDF text: bounded in pages, characters, time and memory -----------------------
-
-
-def test_a_crafted_pdf_is_stopped_at_the_time_limit_with_the_pages_read():
-    pdf = bomb_pdf(pages=1000, chars=2_000_000)  # about 1 s a page: 15 minutes whole
-    assert len(pdf) < 20_000
-    started = time.monotonic()
-    text = read_pages(pdf, seconds=3)
-    assert time.monotonic() - started < 15
-    assert text.page_count == 1000
-    assert text.stopped == "reading it took over 3.0 s"
-    assert len(text.pages) < 1000
-    assert all(len(page) <= 30_000 for page in text.pages)  # each page cut at its cap
+# -- PDF text: bounded in pages, characters, time and memory (read_pages itself: tests/pdf) --
 
 
 def test_the_crafted_pdf_through_the_tool_is_an_answer_within_the_deadline(arxiv):
@@ -186,29 +173,6 @@ def test_the_crafted_pdf_through_the_tool_is_an_answer_within_the_deadline(arxiv
     assert "did not finish within" not in output.content
     assert "internal error" not in output.content
     assert "reading it took over" in output.content
-
-
-def test_a_pdf_over_the_memory_limit_is_stopped():
-    text = read_pages(bomb_pdf(pages=3, chars=30_000_000), memory=150 * 2**20, seconds=30)
-    assert "memory" in (text.stopped or text.error)
-
-
-def test_pages_and_characters_are_capped():
-    pdf = make_pdf(long_pages())  # 30 pages of about 500 characters
-    few = read_pages(pdf, max_pages=5)
-    assert (len(few.pages), few.page_count) == (5, 30)
-    assert few.stopped == "only the first 5 pages are read"
-    short = read_pages(pdf, max_chars=1200)
-    assert sum(len(p) for p in short.pages) == 1200
-    assert short.stopped == "the text is cut at 1,200 characters"
-    cut = read_pages(pdf, max_page_chars=100)
-    assert len(cut.pages) == 30 and cut.cut_pages == list(range(1, 31)) and not cut.stopped
-    assert all(len(page) == 100 for page in cut.pages)
-
-
-def test_a_whole_paper_is_read_whole():
-    text = read_pages(make_pdf(long_pages()))
-    assert (len(text.pages), text.page_count, text.stopped, text.error) == (30, 30, "", "")
 
 
 def test_the_note_says_which_pages_the_agent_sees(arxiv):
@@ -252,10 +216,9 @@ def test_within_bounds_every_fetch_of_a_reader_call(arxiv, no_backoff_sleep):
     assert no_backoff_sleep == [5.0]
 
 
-def test_no_process_to_read_the_pdf_is_an_error_not_an_exception(arxiv, monkeypatch):
-    monkeypatch.setattr("toolspecs.loaders.arxiv.pdftext.sys.executable", "/nonexistent/python")
-    text = read_pages(make_pdf(long_pages()))
-    assert text.pages == [] and text.error.startswith("no process could be started")
+def test_no_process_to_read_the_pdf_is_guidance_not_an_exception(arxiv, monkeypatch):
+    # read_pages itself: tests/pdf/test_pdf_text.py
+    monkeypatch.setattr("toolspecs.loaders.pdf.pdftext.sys.executable", "/nonexistent/python")
     output = read_paper(spec_on(arxiv))
     assert_guidance(output, "cannot be read: no process could be started to read it", kind=AskUser)
 

@@ -126,7 +126,7 @@ def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder, m
     with big.open("wb") as handle:  # sparse: 26 MB on paper
         handle.truncate(26 * 1024 * 1024)
     opened = []
-    monkeypatch.setattr(gmail_base, "_open_in", lambda *args: opened.append(args))
+    monkeypatch.setattr(gmail_base, "open_in", lambda *args: opened.append(args))
     spec = GmailToolSpec(transport=gmail, attachment_dir=folder)
     out = spec.call_tool("create_draft", to=["ada@example.com"], attachments=["video.mp4"])
     assert out.is_error is True and "video.mp4" in str(out) and "25.0 MB" in str(out)
@@ -136,13 +136,13 @@ def test_a_large_file_is_refused_by_its_size_without_being_read(gmail, folder, m
 
 def swap_after_the_check(monkeypatch, swap):
     """Run ``swap`` between the folder check and the open (the race a check invites)."""
-    real_open = gmail_base._open_in
+    real_open = gmail_base.open_in
 
     def racing_open(root, relative):
         swap()
         return real_open(root, relative)
 
-    monkeypatch.setattr(gmail_base, "_open_in", racing_open)
+    monkeypatch.setattr(gmail_base, "open_in", racing_open)
 
 
 def test_a_file_swapped_for_a_symlink_after_the_check_is_not_attached(

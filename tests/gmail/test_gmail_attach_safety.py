@@ -48,13 +48,13 @@ def attached_names(gmail):
 
 def count_opens(monkeypatch):
     opened = []
-    real_open = gmail_base._open_in
+    real_open = gmail_base.open_in
 
     def counting_open(root, relative):
         opened.append(relative)
         return real_open(root, relative)
 
-    monkeypatch.setattr(gmail_base, "_open_in", counting_open)
+    monkeypatch.setattr(gmail_base, "open_in", counting_open)
     return opened
 
 

@@ -119,7 +119,7 @@ def test_a_damaged_pdf_and_a_hostile_name_are_reported_not_raised(spec, gmail):
 
 
 def test_without_the_pdf_reader_the_guidance_names_the_extra(spec, ids, gmail, monkeypatch):
-    monkeypatch.setitem(sys.modules, "toolspecs.loaders.arxiv.pdftext", None)
+    monkeypatch.setitem(sys.modules, "toolspecs.loaders.pdf.pdftext", None)
     with pytest.raises(AskUser, match=r"toolspecs-gmail\[pdf\]"):
         spec.read_attachment(ids["attachments"], "1")
     assert not any("/attachments/" in c.path for c in gmail.calls())  # nothing downloaded

@@ -1,5 +1,8 @@
 """Time as the user lives it: timezones, natural-language dates, and how times are shown.
 
+How times are written is :mod:`toolspecs.base.times` (shared with the loaders); this
+module gives it toolspecs' "now" and timezone setting, and reads what agents send.
+
 Every time an agent reads carries its weekday and UTC offset
 (``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``), and every time it sends
 without an offset is read in the spec's timezone, never the server's.
@@ -28,8 +31,14 @@ import re
 import sys
 import threading
 from typing import Any, TypeVar
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfoNotFoundError
 
+from toolspecs.base import times
+
+# Re-exported: how a date and an offset are written (their home is toolspecs.base).
+from toolspecs.base.times import MAX_ZONE_NAME as MAX_ZONE_NAME
+from toolspecs.base.times import format_date as format_date
+from toolspecs.base.times import format_offset as format_offset
 from toolspecs.core import deadline
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments
@@ -45,8 +54,6 @@ MAX_TIME_TEXT = 120
 # The longest dateparser may take to read one text (it takes seconds on some odd text,
 # and its first call loads its language data).
 PARSE_SECONDS = 5.0
-# IANA names are at most about 30 characters; a longer one is not looked up as a file.
-MAX_ZONE_NAME = 64
 ISO_EXAMPLE = "Send ISO 8601 such as '2026-11-21T16:00' or words such as 'tomorrow 4pm'."
 _When = TypeVar("_When", bound=dt.date)
 
@@ -99,14 +106,9 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
     name = (name or os.environ.get(TIMEZONE_ENV) or "").strip()
     if not name:
         return system_timezone()
-    if name.upper() in ("UTC", "Z", "GMT"):
-        return ZoneInfo("UTC")
     try:
-        if len(name) > MAX_ZONE_NAME:
-            raise ValueError(name)
-        return ZoneInfo(name)
-    # OSError: a name that is a directory of the database ("America") or too long a path.
-    except (ZoneInfoNotFoundError, ValueError, OSError):
+        return times.timezone_named(name)
+    except ValueError:
         raise FixArguments(
             f"{shown(name)} is not a timezone name I know.",
             "Use an IANA name such as 'America/New_York', 'Europe/Paris' or 'UTC'.",
@@ -159,11 +161,8 @@ def timezone_setting(name: str | dt.tzinfo | None) -> dt.tzinfo:
 
 
 def timezone_name(tz: dt.tzinfo) -> str:
-    """The IANA name of ``tz`` where it has one, else its abbreviation."""
-    key = getattr(tz, "key", None)
-    if isinstance(key, str):
-        return key
-    return now(tz).tzname() or "UTC"
+    """The IANA name of ``tz`` where it has one, else its abbreviation (now, by :func:`now`)."""
+    return times.timezone_name(tz, now)
 
 
 def now(tz: dt.tzinfo | None = None) -> dt.datetime:
@@ -194,38 +193,21 @@ def _pinned(text: str) -> dt.datetime | None:
     return moment
 
 
-def format_offset(moment: dt.datetime) -> str:
-    """``-05:00`` for a moment five hours behind UTC."""
-    offset = moment.utcoffset() or dt.timedelta(0)
-    sign = "-" if offset < dt.timedelta(0) else "+"
-    minutes = abs(int(offset.total_seconds())) // 60
-    return f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
-
-
 def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
     """A time as the agent should read it: weekday, date, time, offset and zone.
 
+    Written by :func:`toolspecs.base.times.format_datetime`, with this module's "now" and
+    timezone setting.
+
     Args:
-        moment: An aware datetime (a naive one is taken to be in ``tz``).
+        moment: An aware datetime (a naive one is taken to be in ``tz``, else in the
+            timezone setting).
         tz: The timezone to show it in; defaults to the moment's own.
 
     Returns:
         Text such as ``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``.
     """
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=tz or resolve_timezone())
-    elif tz is not None:
-        moment = moment.astimezone(tz)
-    zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
-    # isoformat(), not %Y: strftime writes the year 1 as "1" on some platforms.
-    shown = f"{moment:%A} {moment.date().isoformat()} {moment:%H:%M} {format_offset(moment)}"
-    # A bare offset (an email's Date header) has no zone name worth repeating.
-    return shown if zone.startswith(("UTC+", "UTC-")) else f"{shown} ({zone})"
-
-
-def format_date(day: dt.date) -> str:
-    """A date with its weekday: ``Saturday 2026-11-21``."""
-    return f"{day:%A} {day.isoformat()}"
+    return times.format_datetime(moment, tz, local=resolve_timezone, clock=now)
 
 
 def describe_now(tz: dt.tzinfo | None = None) -> str:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from toolspecs.adapters.tools import require
+from toolspecs.base.files import CREATE_FLAGS, READ_FLAGS
 from toolspecs.core.errors import ConfigurationError
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def checked_token(text: str, where: str) -> str:
 def _read_private(path: Path) -> str:
     """The text of ``path``, when it is a regular file of this user that no one else reads."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        fd = os.open(path, READ_FLAGS)  # no link followed, no FIFO waited on
     except OSError as exc:
         raise ConfigurationError(
             f"cannot read the token file {path} ({exc.strerror or exc}); "
@@ -115,9 +116,8 @@ def _made(path: Path) -> str:
     """A new token in ``path`` (0600, its folder 0700), or the one already there."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     try:
-        fd = os.open(path, flags, 0o600)
+        fd = os.open(path, CREATE_FLAGS, 0o600)
     except FileExistsError:
         return _read_private(path)
     with os.fdopen(fd, "w", encoding="utf-8") as file:

@@ -29,10 +29,11 @@ refused (:class:`~toolspecs.loaders.arxiv.errors.UnsafeCacheFolder`), checked on
 opened folder, and every file is then opened, made, renamed and deleted relative to
 that open folder (``dir_fd``), so a swap after the check changes nothing. Every file
 the cache writes (the tag too) is made new (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode
-``0600``) under a temporary name and renamed into place: a link at a name is replaced,
-never followed. A paper is served only from a file the cache could have written: a
-regular file of the user's, with one link, readable and writable by the user alone;
-any other file at a paper's name is a miss (and is replaced by the next download).
+``0600``; the flag sets of :mod:`toolspecs.base.files`) under a temporary name and renamed
+into place: a link at a name is replaced, never followed. A paper is served only from a
+file the cache could have written: a regular file of the user's, with one link, readable
+and writable by the user alone; any other file at a paper's name is a miss (and is
+replaced by the next download).
 POSIX permissions only: on Windows only links are refused.
 """
 
@@ -47,6 +48,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from toolspecs.base.files import CREATE_FLAGS, FOLDER_FLAGS, READ_FLAGS
 from toolspecs.loaders.arxiv.errors import UnsafeCacheFolder
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_PDF_BYTES", "PaperCache", "default_directory"]
@@ -70,27 +72,6 @@ _SAFE = re.compile(r"[^A-Za-z0-9.\-]")
 # The names the cache gives, the only ones eviction deletes: a versioned id, new style
 # (1706.03762v7) or old (hep-ex/0307015v1, math.AG/0601001v2, written with "_").
 _OURS = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?_\d{7})v\d+\.pdf$")
-_OPEN_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-_CREATE_FLAGS = (
-    os.O_WRONLY
-    | os.O_CREAT
-    | os.O_EXCL
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-    | getattr(os, "O_BINARY", 0)
-)
-_FOLDER_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_DIRECTORY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
 # POSIX: owners and modes to check, and folders to open and work relative to (dir_fd).
 _POSIX = hasattr(os, "geteuid") and hasattr(os, "O_DIRECTORY")
 _AT = _POSIX and {os.open, os.unlink, os.rename} <= os.supports_dir_fd  # os.replace too
@@ -244,7 +225,7 @@ class _Folder:
             _check_folder(path, info)
             return cls(path, None)
         try:
-            fd = os.open(path, _FOLDER_FLAGS)
+            fd = os.open(path, FOLDER_FLAGS)
         except OSError as exc:
             if os.path.islink(path):  # made a link since the lstat
                 raise UnsafeCacheFolder(str(path), "is a symbolic link, not a folder") from exc
@@ -273,7 +254,7 @@ class _Folder:
         permission for group or others. One of ours cut short is deleted.
         """
         try:
-            handle = os.open(self._name(name), _OPEN_FLAGS, dir_fd=self.fd)
+            handle = os.open(self._name(name), READ_FLAGS, dir_fd=self.fd)
         except OSError:  # missing, a link (ELOOP), or unreadable
             return None
         try:
@@ -306,7 +287,7 @@ class _Folder:
             OSError: When the disk refuses; nothing is left behind.
         """
         temporary = f"{_PARTIAL_PREFIX}{secrets.token_hex(8)}{_PARTIAL}"
-        handle = os.open(self._name(temporary), _CREATE_FLAGS, 0o600, dir_fd=self.fd)
+        handle = os.open(self._name(temporary), CREATE_FLAGS, 0o600, dir_fd=self.fd)
         try:
             if len(data) <= 512:  # the tag: one write
                 try:
@@ -381,7 +362,7 @@ def _ours(info: os.stat_result) -> bool:
 def _tagged_at(folder: _Folder) -> bool:
     """Whether the open folder holds the cache's ``CACHEDIR.TAG`` (a file, not a link)."""
     try:
-        handle = os.open(folder._name(TAG), _OPEN_FLAGS, dir_fd=folder.fd)
+        handle = os.open(folder._name(TAG), READ_FLAGS, dir_fd=folder.fd)
     except OSError:
         return False
     return _is_tag(handle)
@@ -390,7 +371,7 @@ def _tagged_at(folder: _Folder) -> bool:
 def _tagged(directory: Path) -> bool:
     """Whether ``directory`` holds the cache's ``CACHEDIR.TAG`` (not another tool's)."""
     try:
-        handle = os.open(directory / TAG, _OPEN_FLAGS)
+        handle = os.open(directory / TAG, READ_FLAGS)
     except OSError:
         return False
     return _is_tag(handle)

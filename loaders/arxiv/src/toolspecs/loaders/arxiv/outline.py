@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolspecs.loaders.arxiv.pdftext import PdfText
+from toolspecs.loaders.pdf.pdftext import PdfText
 
 __all__ = ["Heading", "headings", "section_text"]
 

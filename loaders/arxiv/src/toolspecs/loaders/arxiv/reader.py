@@ -17,7 +17,6 @@ from llama_index.core.schema import Document
 from requests.adapters import BaseAdapter
 
 import arxiv
-from toolspecs.loaders.arxiv import pdftext
 from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES, PaperCache
 from toolspecs.loaders.arxiv.client import (
     ArxivClient,
@@ -28,8 +27,9 @@ from toolspecs.loaders.arxiv.client import (
 )
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
-from toolspecs.loaders.arxiv.pdftext import PdfText
 from toolspecs.loaders.arxiv.query import fielded_query
+from toolspecs.loaders.pdf import pdftext
+from toolspecs.loaders.pdf.pdftext import PdfText
 
 SortBy = Literal["relevance", "recent", "updated"]
 
@@ -300,7 +300,7 @@ class ArxivReader(BaseReader):
         is fetched from arXiv over https only (no redirect elsewhere), dropped past
         ``MAX_PDF_BYTES`` while downloading, and kept in the cache once read. It is read
         in a child process bounded in time, memory, pages and characters
-        (:mod:`toolspecs.loaders.arxiv.pdftext`).
+        (:mod:`toolspecs.loaders.pdf.pdftext`).
 
         Raises:
             PaperNotFound: When no paper has that id.

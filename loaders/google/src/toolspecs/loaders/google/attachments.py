@@ -9,7 +9,7 @@ read of the message to the next, so readers show the ``partId`` and accept eithe
 The text of PDF, plain, CSV and HTML attachments is read within bounds: the download
 is refused above :data:`MAX_ATTACHMENT_BYTES` (from ``body.size``, before any byte is
 fetched), PDFs are read by pypdf in a child process bounded in time and memory (the
-arXiv loader's ``pdftext``: one PDF reader for the workspace), HTML goes through the
+PDF loader's ``pdftext``: one PDF reader for the workspace), HTML goes through the
 converter mail bodies use (hidden text left out), and at most :data:`MAX_TEXT_CHARS`
 characters are kept.
 """
@@ -169,7 +169,7 @@ def attachment_text(
         kind: What :func:`kind_of` said.
         charset: The part's declared charset, if any.
         seconds: How long reading a PDF may take.
-        read_pdf: For PDFs: ``toolspecs.loaders.arxiv.pdftext.read_pages`` (or a function
+        read_pdf: For PDFs: ``toolspecs.loaders.pdf.read_pages`` (or a function
             with its signature and result).
     """
     notes: list[str] = []

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     import arxiv
     from toolspecs.loaders.arxiv import ArxivClient, PaperCache
-    from toolspecs.loaders.arxiv.pdftext import PdfText
+    from toolspecs.loaders.pdf.pdftext import PdfText
 
 MAX_RESULTS_LIMIT = 50
 MAX_SECTION_CHARS = 60_000  # a long section (about 15 pages); longer ones are cut

@@ -38,7 +38,7 @@ from toolspecs.loaders.arxiv import (
 if TYPE_CHECKING:
     import arxiv
     from toolspecs.loaders.arxiv.outline import Heading
-    from toolspecs.loaders.arxiv.pdftext import PdfText
+    from toolspecs.loaders.pdf.pdftext import PdfText
 
 MAX_AUTHORS_SHOWN = 10
 MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
@@ -182,7 +182,7 @@ def no_match(search: str) -> list[Document]:
 
 def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
     """The paper's header (with a note when the text is not whole), then one per page."""
-    from toolspecs.loaders.arxiv import pdftext  # where a PDF was read (see TYPE_CHECKING)
+    from toolspecs.loaders.pdf import pdftext  # where a PDF was read (see TYPE_CHECKING)
 
     total = text.page_count or len(text.pages)
     notes = [f"Full text: {total} page{'s' if total != 1 else ''}, read from the PDF."]

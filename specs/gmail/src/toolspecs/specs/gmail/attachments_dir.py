@@ -4,10 +4,8 @@ Nothing outside the folder is attached: names are checked strictly inside it (no
 ``..``, no symlink leading out, no hidden file or folder, no hard link, nothing but a
 regular file, never the spec's own sign-in files), every size is checked from
 ``os.lstat`` before any file is read, and the file is opened again without following a
-link, one folder at a time, and compared with what was checked.
-
-The ``O_NOFOLLOW`` flag sets below are also written in the arXiv loader's cache
-(``toolspecs.loaders.arxiv``); the two folders guard different things and stay apart.
+link, one folder at a time (:func:`toolspecs.base.files.open_in`), and compared with
+what was checked.
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from dataclasses import dataclass
 from email.message import Message
 from pathlib import Path
 
+from toolspecs.base.files import open_in
 from toolspecs.core import AskUser, ConfigurationError, FixArguments, fence
 from toolspecs.loaders.google import GoogleAuth
 from toolspecs.loaders.google.mail import format_size
@@ -195,7 +194,7 @@ class AttachmentFolder:
             "Leave it out, and ask the user to check the file in the folder.",
         )
         try:
-            fd = _open_in(root, file.relative)
+            fd = open_in(root, file.relative)
         except OSError:
             raise changed from None
         with os.fdopen(fd, "rb") as handle:
@@ -286,43 +285,6 @@ def _hidden(relative: Path) -> bool:
 
 def _resolved(path: str) -> Path:
     return Path(path).expanduser().resolve()
-
-
-# A file is opened without following a symlink, without blocking (a FIFO swapped in
-# returns at once and fstat refuses it) and without leaking into child processes.
-_FILE_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_NONBLOCK", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-_DIR_FLAGS = (
-    os.O_RDONLY
-    | getattr(os, "O_DIRECTORY", 0)
-    | getattr(os, "O_NOFOLLOW", 0)
-    | getattr(os, "O_CLOEXEC", 0)
-)
-
-
-def _open_in(root: Path, relative: Path) -> int:
-    """A descriptor of ``root/relative``, walked from ``root`` one folder at a time.
-
-    No symlink is followed on the way (O_NOFOLLOW at each step), so a folder or file
-    swapped for a symlink after the check fails with OSError instead of leading out of
-    ``root``. Where ``dir_fd`` is not supported (Windows), the path is opened whole; the
-    caller's inode check still holds.
-    """
-    if os.open not in os.supports_dir_fd:
-        return os.open(root / relative, _FILE_FLAGS)
-    folder = os.open(root, _DIR_FLAGS)
-    try:
-        for part in relative.parts[:-1]:
-            inner = os.open(part, _DIR_FLAGS, dir_fd=folder)
-            os.close(folder)
-            folder = inner
-        return os.open(relative.parts[-1], _FILE_FLAGS, dir_fd=folder)
-    finally:
-        os.close(folder)
 
 
 def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:

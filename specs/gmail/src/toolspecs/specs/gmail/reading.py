@@ -32,7 +32,7 @@ MAX_THREAD_BYTES = 32 * 1024 * 1024
 """What the messages get_thread reads may take together, by Gmail's ``sizeEstimate``
 (the first message is read whatever its size, as get_message would)."""
 PDF_EXTRA = "toolspecs-gmail[pdf]"
-"""What to install to read PDF attachments (pypdf, through the arXiv loader's reader)."""
+"""What to install to read PDF attachments (pypdf, through the PDF loader's reader)."""
 _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
@@ -153,9 +153,9 @@ def message_ids_given(values: list[str]) -> list[str]:
 
 
 def _pdf_reader(shown: str) -> Any:
-    """The arXiv loader's bounded PDF reader (``toolspecs-gmail[pdf]``), else guidance."""
+    """The PDF loader's bounded reader (``toolspecs-gmail[pdf]``), else guidance."""
     try:
-        from toolspecs.loaders.arxiv.pdftext import read_pages
+        from toolspecs.loaders.pdf.pdftext import read_pages
     except ImportError:
         raise AskUser(
             f"{shown} is a PDF, and this installation cannot read PDFs.",
