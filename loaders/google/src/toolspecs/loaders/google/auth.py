@@ -15,7 +15,10 @@ The LlamaHub keywords keep their meaning (``creds``, ``credentials_path``,
    prints the consent URL and reads back the address the browser was sent to.
 
 Token files. ``token_path`` defaults to LlamaHub's ``token.json``, which is used when the
-scopes it was granted hold the ones needed (``Credentials.has_scopes``). One that holds
+scopes it was granted cover the ones needed (a broader scope covers a narrower one:
+:mod:`~toolspecs.loaders.google.scopes`). One granted only some of them is still used
+(:attr:`GoogleAuth.granted` says what it allows; the tools that need more say so), and
+:meth:`GoogleAuth.authorize` asks Google again for all of them. One that holds
 other scopes (the other spec's, when Calendar and Gmail share a folder) is neither used
 nor overwritten: this scope set then keeps its own file beside it,
 ``token.<scopes>.json`` (``token.calendar.json``, ``token.gmail.json``: the
@@ -30,20 +33,24 @@ start, never through a symlink.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google.errors import GoogleAuthError
-from toolspecs.loaders.google.network import unreachable
-from toolspecs.loaders.net import LookupRetry
+from toolspecs.loaders.google.refresh import refresh as _refresh
+from toolspecs.loaders.google.token_files import (
+    Coverage,
+    coverage,
+    credentials_scopes,
+    file_scopes,
+)
+from toolspecs.loaders.google.token_files import write_private as write_private
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -61,29 +68,6 @@ def scope_label(scopes: Sequence[str]) -> str:
         if name not in names:
             names.append(name)
     return "+".join(sorted(names)) or "google"
-
-
-def write_private(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path``, readable by its owner only (mode 0600) from the start.
-
-    The text goes to a new temporary file in the same folder (``mkstemp``: mode 0600,
-    created exclusively), which then replaces ``path`` in one step: a reader never sees
-    half a token, and a symlink at ``path`` is replaced, never written through. Missing
-    parent folders are created.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
 
 
 @dataclass
@@ -109,6 +93,9 @@ class GoogleAuth:
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)
     # The token file the credentials were last read from or written to.
     token_in_use: str | None = field(default=None, init=False)
+    # The scopes the credentials in use were granted (None: not known, e.g. a service
+    # account's, whose delegation only Google knows).
+    granted: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         # A list, as google-auth and LlamaHub pass scopes (and as their callers compare).
@@ -170,11 +157,72 @@ class GoogleAuth:
             GoogleUnreachable: When a refresh got no answer from Google's token server.
         """
         if self.creds is not None:
+            self.granted = credentials_scopes(self.creds)
             return self.creds
         service_account = self._service_account()
         if service_account is not None:
+            self.granted = None
             return service_account
-        return self._user_credentials(sign_in, refresh)
+        creds = self._user_credentials(sign_in, refresh)
+        self.granted = self._granted_to(creds)
+        return creds
+
+    def authorize(self) -> Any:
+        """Run the OAuth flow now and keep the token: for scopes a saved token lacks.
+
+        It asks Google for :attr:`scopes` and, when the token file it replaces was
+        granted others of the same services, those too (the union): the file may be
+        LlamaHub's, shared with code that uses those grants, and is never narrowed.
+
+        Raises:
+            GoogleAuthError: As :meth:`credentials`, or when credentials are given
+                (``creds``, a service account, ``authorized_user_info``): there is no
+                sign-in to run.
+        """
+        if (
+            self.creds is not None
+            or self.service_account_key is not None
+            or self.service_account_key_path
+            or self.authorized_user_info is not None
+        ):
+            raise GoogleAuthError(
+                "these credentials are given (creds, a service account or "
+                "authorized_user_info), not signed in here: authorize them where they "
+                "were made, with the scopes needed",
+                "creds",
+            )
+        target = None
+        for path in dict.fromkeys((self.token_path, self.own_token_path)):
+            if os.path.isfile(path) and self._coverage(path) in ("same", "more", "part"):
+                target = path
+                break
+        if target is None:
+            target = None if self.is_cloud else self._new_token_path()
+        wanted = list(self.scopes)
+        kept = file_scopes(target) if target is not None else None
+        for scope in kept or []:
+            if scope not in wanted:
+                wanted.append(scope)
+        creds = self._run_flow(wanted)
+        self._save(creds, target)
+        self.granted = self._granted_to(creds)
+        return creds
+
+    def _granted_to(self, creds: Any) -> list[str] | None:
+        """What ``creds`` (of a user) were granted: its token file says, else google-auth."""
+        if self.token_in_use is not None:
+            said = file_scopes(self.token_in_use)
+            if said is not None:
+                return said
+        if self.authorized_user_info is not None:
+            info_scopes = self.authorized_user_info.get("scopes")
+            if isinstance(info_scopes, str):
+                return info_scopes.split()
+            return list(info_scopes) if info_scopes else None
+        return credentials_scopes(creds)
+
+    def _coverage(self, path: str) -> Coverage:
+        return coverage(file_scopes(path), self.scopes)
 
     def _service_account(self) -> Any:
         info = self.service_account_key
@@ -237,7 +285,7 @@ class GoogleAuth:
             try:
                 _refresh(creds, self.time_left)
             except RefreshError as exc:
-                if path is not None and _granted(path, self.scopes) == "":
+                if path is not None and self._coverage(path) == "":
                     # It does not say what it was granted: maybe another scope set's
                     # (Google refuses to renew a token for scopes it was not granted).
                     # Kept as it is; a sign-in writes this scope set's own file.
@@ -263,25 +311,29 @@ class GoogleAuth:
         if not sign_in or not refresh:
             return stale
         target = None if self.is_cloud else self._new_token_path()  # before a sign-in
-        creds = self._run_flow()
+        creds = self._run_flow(self.scopes)
         self._save(creds, target)
         return creds
 
     def _token_files(self) -> Iterator[tuple[str, bool]]:
         """The token files to read, in order, each with whether a refresh may rewrite it.
 
-        ``token_path``, then this scope set's own file, those that say they hold these
-        scopes first; a file granted other scopes is skipped. Only a file granted exactly
-        these is rewritten: one granted more is never narrowed, and one that does not say
-        (no scope list: it may be another scope set's) is read, as LlamaHub reads it, but
+        ``token_path``, then this scope set's own file, those whose scopes cover these
+        first, then those granted some of them (the tools that need the others say so);
+        a file granted none of them is skipped. Only a file granted exactly these is
+        rewritten: one granted more is never narrowed, and one that does not say (no
+        scope list: it may be another scope set's) is read, as LlamaHub reads it, but
         kept as it is.
         """
         unsaid = []
+        partial = []
         for path in dict.fromkeys((self.token_path, self.own_token_path)):
             if not os.path.isfile(path):
                 continue
-            granted = _granted(path, self.scopes)
-            if granted == "other":
+            granted = self._coverage(path)
+            if granted == "part":
+                partial.append(path)
+            elif granted == "other":
                 logger.info(
                     "%s holds other Google scopes than %s: not using it",
                     path,
@@ -291,7 +343,7 @@ class GoogleAuth:
                 unsaid.append(path)
             else:
                 yield path, granted == "same"
-        for path in unsaid:
+        for path in [*partial, *unsaid]:
             yield path, False
 
     def _save_path(self) -> str:
@@ -302,7 +354,7 @@ class GoogleAuth:
 
     def _holds_others(self, path: str) -> bool:
         """Whether ``path`` is a file that may hold other scopes: not to be overwritten."""
-        return os.path.isfile(path) and _granted(path, self.scopes) != "same"
+        return os.path.isfile(path) and self._coverage(path) != "same"
 
     def _new_token_path(self) -> str:
         """:meth:`_save_path`, checked before a sign-in: never a file holding other scopes."""
@@ -343,10 +395,15 @@ class GoogleAuth:
     def _from_file(self, path: str) -> Any:
         from google.oauth2.credentials import Credentials
 
+        # As LlamaHub reads it: the scopes asked for, not the file's (a refresh then asks
+        # for these alone), when the file names them all. One that covers them through a
+        # broader scope (``calendar`` for ``calendar.readonly``), or holds only some, is
+        # read with its own: Google renews a token for the scopes it was granted.
+        said = file_scopes(path)
+        scopes = self.scopes if said is None or set(self.scopes) <= set(said) else said
         try:
-            # As LlamaHub reads it: the scopes asked for, not the file's.
             return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
-                path, self.scopes
+                path, scopes
             )
         except OSError as exc:
             raise GoogleAuthError(
@@ -362,11 +419,11 @@ class GoogleAuth:
                 path,
             ) from exc
 
-    def _run_flow(self) -> Any:
+    def _run_flow(self, scopes: Sequence[str]) -> Any:
         from google_auth_oauthlib.flow import InstalledAppFlow
 
         try:
-            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
+            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, scopes)
         except FileNotFoundError as exc:
             raise GoogleAuthError(
                 f"Google is not authorized yet and there is no OAuth client file at "
@@ -403,69 +460,6 @@ class GoogleAuth:
         ).strip()
         flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
         return flow.credentials
-
-
-def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
-    """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
-
-    Each request to the token server waits at most the time the caller has left
-    (``time_left``; google-auth's own default is 120 s), so a stalled refresh does not
-    hold the spec's client long after the call's deadline.
-
-    Raises:
-        GoogleUnreachable: When the token server gets no answer: its name did not resolve
-            (``EAI_AGAIN``: once more after a short wait first), or the connection was
-            refused or timed out. Never the transport's text.
-    """
-    import tenacity
-
-    from google.auth.exceptions import TransportError
-    from google.auth.transport.requests import Request
-
-    class _Bounded(Request):
-        """google-auth's requests transport, with the caller's time left as the timeout."""
-
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            left = time_left() if time_left is not None else None
-            if left is not None:
-                kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
-            return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
-
-    lookups = LookupRetry()
-    while True:
-        try:
-            creds.refresh(_Bounded())
-            return
-        except TransportError as exc:
-            failure = unreachable(exc, str(creds.token_uri))
-            if failure is None:
-                raise
-            if not lookups.allows(failure.again):
-                raise failure from exc
-        # tenacity's sleep, as execute() waits (tests record it there).
-        tenacity.nap.sleep(lookups.wait)
-
-
-def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other", ""]:
-    """The scopes the token file at ``path`` was granted, against ``scopes``.
-
-    ``"same"``, ``"more"`` (all of them and others), ``"other"`` (not all of them), or
-    ``""`` when the file does not say (no scope list, not readable, not a token): then the
-    library's reading of it decides.
-    """
-    from google.oauth2.credentials import Credentials
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            info = json.load(handle)
-        own = Credentials.from_authorized_user_info(info)  # type: ignore[no-untyped-call]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return ""
-    if not own.scopes:
-        return ""
-    if not own.has_scopes(scopes):
-        return "other"
-    return "same" if set(own.scopes) == set(scopes) else "more"
 
 
 def _name(path: str) -> str:
