@@ -33,7 +33,6 @@ start, never through a symlink.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import re
@@ -43,12 +42,18 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google.errors import GoogleAuthError
+from toolspecs.loaders.google.flow import run_flow
 from toolspecs.loaders.google.refresh import refresh as _refresh
+from toolspecs.loaders.google.scopes import covering
 from toolspecs.loaders.google.token_files import (
+    REAUTHORIZE,
     Coverage,
     coverage,
     credentials_scopes,
+    file_name,
     file_scopes,
+    one_line,
+    read_json,
 )
 from toolspecs.loaders.google.token_files import write_private as write_private
 
@@ -88,6 +93,8 @@ class GoogleAuth:
     prompt: Callable[[str], str] = input
     # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
     account: str | None = None
+    # How the person authorizes in a terminal, for a process that may not (auth_flow="none").
+    authorize_hint: str = "`toolspecs authorize gmail` (or google_calendar)"
     # Asked before a token refresh for the seconds the caller still has (None: no limit);
     # GoogleApiReader sets it from its own time_left.
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)
@@ -203,7 +210,7 @@ class GoogleAuth:
         for scope in kept or []:
             if scope not in wanted:
                 wanted.append(scope)
-        creds = self._run_flow(wanted)
+        creds = run_flow(self, wanted)
         self._save(creds, target)
         self.granted = self._granted_to(creds)
         return creds
@@ -229,7 +236,7 @@ class GoogleAuth:
         setting = "service_account_key"
         if info is None and self.service_account_key_path:
             setting = "service_account_key_path"
-            info = _read_json(
+            info = read_json(
                 self.service_account_key_path,
                 setting,
                 "the service account key file",
@@ -251,10 +258,10 @@ class GoogleAuth:
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             path = self.service_account_key_path if setting.endswith("_path") else None
-            where = _name(path) if path else setting
+            where = file_name(path) if path else setting
             raise GoogleAuthError(
                 f"{where} is not a usable Google service account key: set {setting} to the "
-                f"JSON key downloaded for the service account ({_short(exc)})",
+                f"JSON key downloaded for the service account ({one_line(exc)})",
                 setting,
                 path,
             ) from exc
@@ -293,7 +300,7 @@ class GoogleAuth:
                     continue
                 # Not the exception's text: it carries the token endpoint's whole answer.
                 fix = (
-                    f"delete {_name(path)} and authorize again"
+                    f"delete {file_name(path)} and authorize again"
                     if path is not None
                     else "authorize again and pass the new authorized_user_info"
                 )
@@ -311,7 +318,7 @@ class GoogleAuth:
         if not sign_in or not refresh:
             return stale
         target = None if self.is_cloud else self._new_token_path()  # before a sign-in
-        creds = self._run_flow(self.scopes)
+        creds = run_flow(self, self.scopes)
         self._save(creds, target)
         return creds
 
@@ -320,10 +327,10 @@ class GoogleAuth:
 
         ``token_path``, then this scope set's own file, those whose scopes cover these
         first, then those granted some of them (the tools that need the others say so);
-        a file granted none of them is skipped. Only a file granted exactly these is
-        rewritten: one granted more is never narrowed, and one that does not say (no
-        scope list: it may be another scope set's) is read, as LlamaHub reads it, but
-        kept as it is.
+        a file granted none of them is skipped. A file is rewritten after a refresh only
+        when the credentials read from it hold all it was granted (:meth:`_from_file`):
+        one granted more is never narrowed, and one that does not say (no scope list: it
+        may be another scope set's) is read, as LlamaHub reads it, but kept as it is.
         """
         unsaid = []
         partial = []
@@ -342,9 +349,26 @@ class GoogleAuth:
             elif granted == "":
                 unsaid.append(path)
             else:
-                yield path, granted == "same"
-        for path in [*partial, *unsaid]:
+                yield path, self._whole(path)
+        for path in partial:
+            yield path, self._whole(path)
+        for path in unsaid:
             yield path, False
+
+    def _whole(self, path: str) -> bool:
+        """Whether the credentials read from ``path`` hold every scope it was granted."""
+        said = file_scopes(path)
+        return said is not None and set(self._read_scopes(said)) == set(said)
+
+    def _read_scopes(self, said: list[str] | None) -> list[str]:
+        """The scopes credentials are read with from a file granted ``said``.
+
+        Those of ``said`` that cover the scopes asked for (:func:`covering`): a refresh
+        then asks for no more than needed, and never for a scope the file was not
+        granted (Google refuses to renew a token for one). A file that does not say is
+        read with the scopes asked for, as LlamaHub reads it.
+        """
+        return list(self.scopes) if said is None else covering(said, self.scopes)
 
     def _save_path(self) -> str:
         """Where a new token goes: ``token_path``, unless that file holds other scopes."""
@@ -361,7 +385,7 @@ class GoogleAuth:
         path = self._save_path()
         if self._holds_others(path):  # token_path is already this scope set's own name
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} holds other Google scopes than "
+                f"the token file {file_name(path)!r} holds other Google scopes than "
                 f"{scope_label(self.scopes)} (or does not say which), and is not "
                 "overwritten: set token_path to another file",
                 "token_path",
@@ -388,102 +412,29 @@ class GoogleAuth:
             raise GoogleAuthError(
                 "authorized_user_info is not a Google authorized-user token: pass the dict "
                 "a Google authorization saved, or leave it out to authorize "
-                f"({_short(exc)})",
+                f"({one_line(exc)})",
                 "authorized_user_info",
             ) from exc
 
     def _from_file(self, path: str) -> Any:
         from google.oauth2.credentials import Credentials
 
-        # As LlamaHub reads it: the scopes asked for, not the file's (a refresh then asks
-        # for these alone), when the file names them all. One that covers them through a
-        # broader scope (``calendar`` for ``calendar.readonly``), or holds only some, is
-        # read with its own: Google renews a token for the scopes it was granted.
-        said = file_scopes(path)
-        scopes = self.scopes if said is None or set(self.scopes) <= set(said) else said
+        scopes = self._read_scopes(file_scopes(path))
         try:
             return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
                 path, scopes
             )
         except OSError as exc:
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} could not be read: {_REAUTHORIZE} ({_short(exc)})",
+                f"the token file {file_name(path)!r} could not be read: {REAUTHORIZE} "
+                f"({one_line(exc)})",
                 "token_path",
                 path,
             ) from exc
         except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: not JSON
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} is not a Google authorized-user token: "
-                f"{_REAUTHORIZE} ({_short(exc)})",
+                f"the token file {file_name(path)!r} is not a Google authorized-user token: "
+                f"{REAUTHORIZE} ({one_line(exc)})",
                 "token_path",
                 path,
             ) from exc
-
-    def _run_flow(self, scopes: Sequence[str]) -> Any:
-        from google_auth_oauthlib.flow import InstalledAppFlow
-
-        try:
-            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, scopes)
-        except FileNotFoundError as exc:
-            raise GoogleAuthError(
-                f"Google is not authorized yet and there is no OAuth client file at "
-                f"{_name(self.credentials_path)!r}: create an OAuth client (Desktop app) in the "
-                "Google Cloud console, save it there (or set credentials_path to it) and "
-                "authorize once",
-                "credentials_path",
-                self.credentials_path,
-            ) from exc
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise GoogleAuthError(
-                f"the OAuth client file {_name(self.credentials_path)!r} is not a Google OAuth "
-                "client: download it (Desktop app) again from the Google Cloud console, or set "
-                f"credentials_path to another file ({_short(exc)})",
-                "credentials_path",
-                self.credentials_path,
-            ) from exc
-        if self.auth_flow == "none":
-            raise GoogleAuthError(
-                "Google is not authorized yet, and this process may not open a login "
-                "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
-                f"`toolspecs call gmail.list_drafts`, which saves the token to "
-                f"{_name(self._save_path())}",
-                "auth_flow",
-                self._save_path(),
-            )
-        if self.auth_flow == "local":
-            return flow.run_local_server(port=self.oauth_port)
-        flow.redirect_uri = f"http://localhost:{self.oauth_port}/"
-        url, _ = flow.authorization_url(prompt="consent", access_type="offline")
-        print(f"Open this address in a browser and allow access:\n{url}")
-        answer = self.prompt(
-            "Then paste the address the browser ended on (it starts with http://localhost): "
-        ).strip()
-        flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
-        return flow.credentials
-
-
-def _name(path: str) -> str:
-    """A file's name, as a ``reason`` shows it: not where it lies (``exc.path`` has that)."""
-    return os.path.basename(os.path.expanduser(path)) or path
-
-
-_REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
-
-
-def _short(exc: BaseException, limit: int = 120) -> str:
-    """An exception as one short line: ``ValueError: ...``."""
-    text = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(".")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _read_json(path: str, setting: str, what: str, fix: str) -> Any:
-    """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
-    if not os.path.isfile(path):
-        raise GoogleAuthError(f"{what} {_name(path)!r} does not exist: {fix}", setting, path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
-        raise GoogleAuthError(
-            f"{what} {_name(path)!r} is not readable JSON: {fix} ({_short(exc)})", setting, path
-        ) from exc

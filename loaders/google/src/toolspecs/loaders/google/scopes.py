@@ -56,6 +56,12 @@ def missing(granted: Iterable[str], needed: Iterable[str]) -> list[str]:
     return [scope for scope in dict.fromkeys(needed) if scope not in allowed]
 
 
+def covering(granted: Iterable[str], needed: Iterable[str]) -> list[str]:
+    """The scopes of ``granted`` that allow some of ``needed`` (themselves or narrower)."""
+    wanted = set(needed)
+    return [scope for scope in granted if ({scope} | COVERS.get(scope, frozenset())) & wanted]
+
+
 def short(scope: str) -> str:
     """A scope as people name it: ``gmail.compose``, ``calendar.readonly``."""
     if scope == GMAIL_FULL:

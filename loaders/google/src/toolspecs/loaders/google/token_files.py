@@ -1,5 +1,8 @@
 """Token files: written privately, and what the scopes they were granted cover.
 
+Also the small helpers the messages about these files share (:func:`file_name`,
+:func:`one_line`, :func:`read_json`).
+
 :func:`write_private` writes a token whole, mode 0600 from the start, never through a
 symlink. :func:`file_scopes` reads the scopes a token file says it was granted, and
 :func:`coverage` says how they meet the scopes a spec needs (with Google's hierarchy,
@@ -16,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from toolspecs.loaders.google.errors import GoogleAuthError
 from toolspecs.loaders.google.scopes import missing
 
 Coverage = Literal["same", "more", "part", "other", ""]
@@ -90,3 +94,32 @@ def credentials_scopes(creds: Any) -> list[str] | None:
     if isinstance(scopes, str):
         return scopes.split()
     return list(scopes) if scopes else None
+
+
+def file_name(path: str) -> str:
+    """A file's name, as a ``reason`` shows it: not where it lies (``exc.path`` has that)."""
+    return os.path.basename(os.path.expanduser(path)) or path
+
+
+REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
+
+
+def one_line(exc: BaseException, limit: int = 120) -> str:
+    """An exception as one short line: ``ValueError: ...``."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def read_json(path: str, setting: str, what: str, fix: str) -> Any:
+    """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
+    if not os.path.isfile(path):
+        raise GoogleAuthError(f"{what} {file_name(path)!r} does not exist: {fix}", setting, path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise GoogleAuthError(
+            f"{what} {file_name(path)!r} is not readable JSON: {fix} ({one_line(exc)})",
+            setting,
+            path,
+        ) from exc

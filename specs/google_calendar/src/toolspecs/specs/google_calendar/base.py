@@ -30,7 +30,9 @@ from toolspecs.core import (
 from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleAuth, GoogleCalendarReader
+from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.specs.google_base.scopes import needs_scopes
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
@@ -93,6 +95,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     ]
     service_name: ClassVar[str] = "Google Calendar"
     reader_name: ClassVar[str] = "read_stored_events"
+    cli_name: ClassVar[str] = "google_calendar"
+    base_scopes: ClassVar[tuple[str, ...]] = (CALENDAR_READONLY,)
     ids_hint: ClassVar[str] = IDS_HINT
     reader: GoogleCalendarReader
 
@@ -119,7 +123,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = calendars.allowed_ids(calendar_id, allowed_calendar_ids)
         auth = GoogleAuth(
-            scopes=SCOPES,
+            scopes=self.base_scopes,  # the offered tools' scopes, set below (rescope)
             creds=creds,
             credentials_path=credentials_path,
             token_path=token_path,
@@ -144,6 +148,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         self.allowed_calendar_ids = allowed
         self.calendar_id = calendar_id or allowed[0]
         self.allow_destructive = allow_destructive
+        self.rescope()
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
@@ -215,6 +220,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
+    @needs_scopes()
     @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
         """Get the date, weekday, time and timezone (UTC offset, source).
@@ -225,6 +231,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         tz, source = date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
         return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(
         aliases=names.LOAD_DATA,
         large_output=True,
@@ -264,6 +271,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             calendar_id=calendar,
         )
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.CREATE_EVENT,
         # Attendees are invited: the event reaches other people's calendars.
@@ -319,6 +327,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees,
         )  # fmt: skip
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.UPDATE_EVENT,
         # It changes only the fields it is given, and the agent saw the old values; what
@@ -380,6 +389,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             self.allow_destructive,
         )  # fmt: skip
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.DELETE_EVENT,
         destructive=True,
@@ -409,6 +419,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         cal = self.call_calendar(calendar_id)
         return events.delete_scoped(cal, event_id, wanted, notify_attendees)
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(
         aliases=names.SEARCH_EVENTS,
         large_output=True,
@@ -438,12 +449,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(read_only=True, open_world=False)
     def list_calendars(self) -> str:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
         return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id)
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.RESPOND_TO_EVENT,
         # The organizer (and the other guests) see the answer in the event.
@@ -474,6 +487,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         offered = {name: self.offers_tool(name) for name in ("update_event", "search_events")}
         return events.respond(cal, event_id, answer, comment, notify_organizer, offered)
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(
         aliases=names.FIND_FREE_TIME,
         read_only=True,
