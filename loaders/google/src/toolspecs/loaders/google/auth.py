@@ -210,10 +210,21 @@ class GoogleAuth:
         for scope in kept or []:
             if scope not in wanted:
                 wanted.append(scope)
-        creds = run_flow(self, wanted)
+        creds = self._sign_in(wanted, target)
         self._save(creds, target)
         self.granted = self._granted_to(creds)
         return creds
+
+    def _sign_in(self, scopes: Sequence[str], target: str | None) -> Any:
+        return run_flow(
+            scopes,
+            credentials_path=self.credentials_path,
+            auth_flow=self.auth_flow,
+            oauth_port=self.oauth_port,
+            prompt=self.prompt,
+            authorize_hint=self.authorize_hint,
+            save_to=target or self._save_path(),
+        )
 
     def _granted_to(self, creds: Any) -> list[str] | None:
         """What ``creds`` (of a user) were granted: its token file says, else google-auth."""
@@ -318,7 +329,7 @@ class GoogleAuth:
         if not sign_in or not refresh:
             return stale
         target = None if self.is_cloud else self._new_token_path()  # before a sign-in
-        creds = run_flow(self, self.scopes)
+        creds = self._sign_in(self.scopes, target)
         self._save(creds, target)
         return creds
 

@@ -31,8 +31,7 @@ from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleAuth, GoogleCalendarReader
 from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
-from toolspecs.specs.google_base import GoogleToolSpec
-from toolspecs.specs.google_base.scopes import needs_scopes
+from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
@@ -390,12 +389,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )  # fmt: skip
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
-    @tool(
-        aliases=names.DELETE_EVENT,
-        destructive=True,
-        idempotent=True,
-        open_world=True,
-    )
+    @tool(aliases=names.DELETE_EVENT, destructive=True, idempotent=True, open_world=True)
     def delete_event(
         self,
         event_id: str,
@@ -420,12 +414,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.delete_scoped(cal, event_id, wanted, notify_attendees)
 
     @needs_scopes(CALENDAR_READONLY)
-    @tool(
-        aliases=names.SEARCH_EVENTS,
-        large_output=True,
-        read_only=True,
-        open_world=False,
-    )
+    @tool(aliases=names.SEARCH_EVENTS, large_output=True, read_only=True, open_world=False)
     def search_events(
         self,
         query: str,
@@ -488,11 +477,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.respond(cal, event_id, answer, comment, notify_organizer, offered)
 
     @needs_scopes(CALENDAR_READONLY)
-    @tool(
-        aliases=names.FIND_FREE_TIME,
-        read_only=True,
-        open_world=False,
-    )
+    @tool(aliases=names.FIND_FREE_TIME, read_only=True, open_world=False)
     def find_free_time(
         self,
         start_datetime: dt.datetime,
