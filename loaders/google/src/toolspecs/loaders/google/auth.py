@@ -94,7 +94,7 @@ class GoogleAuth:
     # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
     account: str | None = None
     # How the person authorizes in a terminal, for a process that may not (auth_flow="none").
-    authorize_hint: str = "`toolspecs authorize gmail` (or google_calendar)"
+    authorize_hint: str = "run `toolspecs authorize gmail` (or google_calendar) in a terminal"
     # Asked before a token refresh for the seconds the caller still has (None: no limit);
     # GoogleApiReader sets it from its own time_left.
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)

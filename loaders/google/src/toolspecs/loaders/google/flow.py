@@ -51,7 +51,7 @@ def run_flow(
     if auth_flow == "none":
         raise GoogleAuthError(
             "Google is not authorized yet, and this process may not open a login "
-            "(auth_flow='none', as when serving MCP): authorize once in a terminal, "
+            "(auth_flow='none', as when serving MCP): authorize once: "
             f"{authorize_hint}, which saves the token to "
             f"{file_name(save_to)}",
             "auth_flow",

@@ -194,17 +194,27 @@ class GoogleToolSpec(ToolSpec):
         raise AskUser(
             f"{self.service_name} was not authorized for {ref(function)}: the user's Google "
             f"authorization lacks the scope {names}.",
-            f"Do not retry. Tell the user to authorize again with it: {self.authorize_command()} "
-            f"(see {self.authorize_guide()}).",
+            f"Do not retry. Tell the user to authorize again with it: "
+            f"{self.authorize_command()}; see {self.authorize_guide()}.",
         )
 
     def authorize_command(self) -> str:
-        """How the person authorizes this spec again for the tools it offers, in words."""
+        """How the person authorizes this spec again for the tools it offers, in words.
+
+        ``toolspecs authorize gmail`` for the default tools, with ``--tools`` otherwise.
+        """
         if not self.cli_name:
             return "call authorize() on the spec"
         name = f"{self.cli_name}@{self.account}" if self.account else self.cli_name
-        tools = ",".join(self.offered_functions())
-        return f"`toolspecs authorize {name} --tools {tools}` (or spec.authorize() in Python)"
+        offered = self.offered_functions()
+        tools = ""
+        if offered == [function_name(e) for e in self.all_functions]:
+            tools = " --tools all"
+        elif offered != [function_name(e) for e in type(self).spec_functions]:
+            tools = f" --tools {','.join(offered)}"
+        return (
+            f"run `toolspecs authorize {name}{tools}` in a terminal (in Python: spec.authorize())"
+        )
 
     def _guarded_tool(
         self,
