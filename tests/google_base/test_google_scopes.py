@@ -9,6 +9,7 @@ writes them, or ``AuthorizedHttp`` over the Gmail fake); no network.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import socket
 
@@ -317,3 +318,72 @@ def test_authorize_refuses_credentials_that_are_not_signed_in_here():
         GoogleAuth(
             scopes=[GMAIL_READONLY], authorized_user_info=token([GMAIL_READONLY])
         ).authorize()
+
+
+# -- the command line -------------------------------------------------------------------
+
+
+@pytest.fixture
+def local_sign_in(tmp_path, monkeypatch):
+    """google_auth_oauthlib's browser sign-in, its consent answered: the scopes it asked."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "credentials.json").write_text(json.dumps({"installed": {
+        "client_id": "cid.apps.googleusercontent.com", "client_secret": "s",
+        "auth_uri": "https://accounts.google.com/o/oauth2/auth",
+        "token_uri": "https://oauth2.googleapis.com/token",
+        "redirect_uris": ["http://localhost"],
+    }}))  # fmt: skip
+    asked: list[list[str]] = []
+
+    def consent(self, port=0, **kwargs):
+        scopes = list(self.oauth2session.scope)
+        asked.append(scopes)
+        return Credentials(
+            "new", refresh_token="r", token_uri="https://oauth2.googleapis.com/token",
+            client_id="cid.apps.googleusercontent.com", client_secret="s", scopes=scopes,
+            expiry=dt.datetime(2999, 1, 1),  # valid: the next command refreshes nothing
+        )  # fmt: skip
+
+    monkeypatch.setattr("google_auth_oauthlib.flow.InstalledAppFlow.run_local_server", consent)
+    return asked
+
+
+@pytest.mark.parametrize(
+    ("argv", "scopes"),
+    [
+        (["gmail", "--tools", "search_messages,get_message"], [GMAIL_READONLY]),
+        (["gmail"], [GMAIL_READONLY, GMAIL_COMPOSE]),
+        (["google_calendar", "--tools", "load_data"], [CALENDAR_READONLY]),
+        (["google_calendar"], [CALENDAR_READONLY, CALENDAR_EVENTS]),
+    ],
+)
+def test_the_authorize_command_asks_for_the_scopes_of_the_tools_offered(
+    local_sign_in, tmp_path, capsys, argv, scopes
+):
+    from toolspecs.cli import main
+
+    assert main(["authorize", *argv]) == 0
+    assert capsys.readouterr().out == "Authorized; the token is in token.json.\n"
+    assert local_sign_in == [scopes]
+    assert json.loads((tmp_path / "token.json").read_text())["scopes"] == scopes
+
+
+def test_the_authorize_command_adds_the_scopes_a_saved_token_lacks(local_sign_in, tmp_path):
+    from toolspecs.cli import main
+
+    assert main(["authorize", "gmail", "--tools", "search_messages"]) == 0
+    assert main(["authorize", "gmail", "--tools", "search_messages"]) == 0  # it has them
+    assert main(["authorize", "gmail", "--tools", "all"]) == 0
+    assert local_sign_in == [[GMAIL_READONLY], [GMAIL_READONLY, GMAIL_COMPOSE, GMAIL_MODIFY]]
+
+
+def test_the_authorize_command_says_what_to_set(tmp_path, monkeypatch, capsys):
+    from toolspecs.cli import main
+
+    monkeypatch.chdir(tmp_path)  # no OAuth client file
+    assert main(["authorize", "gmail"]) == 2
+    assert "no OAuth client file at 'credentials.json'" in capsys.readouterr().err
+    assert main(["authorize", "gmail", "--sandbox"]) == 2
+    assert "a sandbox needs no authorization" in capsys.readouterr().err
+    assert main(["authorize", "arxiv"]) == 2
+    assert "spec 'arxiv' needs no authorization" in capsys.readouterr().err
