@@ -183,19 +183,21 @@ class GoogleToolSpec(ToolSpec):
         needed = declared_scopes(type(self), function)
         if not needed:
             return
-        self.rescope()
-        granted = self.granted_scopes()
+        granted = self.granted_scopes()  # the tool was handed out: its scopes were asked
         if granted is None:
             return
         lacking = missing(granted, needed)
         if not lacking:
             return
         names = ", ".join(short(scope) for scope in lacking)
+        if self.auth.creds is not None or self.auth.authorized_user_info is not None:
+            fix = "authorize again with it and pass the new credentials to the spec"
+        else:
+            fix = f"authorize again with it: {self.authorize_command()}"
         raise AskUser(
             f"{self.service_name} was not authorized for {ref(function)}: the user's Google "
             f"authorization lacks the scope {names}.",
-            f"Do not retry. Tell the user to authorize again with it: "
-            f"{self.authorize_command()}; see {self.authorize_guide()}.",
+            f"Do not retry. Tell the user to {fix}; see {self.authorize_guide()}.",
         )
 
     def authorize_command(self) -> str:
