@@ -203,6 +203,17 @@ def test_a_tool_whose_scope_was_not_granted_asks_the_user_before_any_request():
     assert gmail.calls()
 
 
+def test_an_async_call_is_checked_too():
+    import asyncio
+
+    _, gmail, tools = authorized([GMAIL_READONLY])
+    out = asyncio.run(
+        tools["create_draft"].acall(to=["ada@example.com"], subject="Hi", message="Hello")
+    )
+    assert isinstance(out.exception, AskUser) and "gmail.compose" in out.content
+    assert gmail.calls() == []
+
+
 def test_llamahubs_gmail_token_covers_all_but_modify_labels():
     _, gmail, tools = authorized(LLAMAHUB_GMAIL, spec_functions=GmailToolSpec.all_functions)
     out = tools["modify_labels"].call(message_ids=["18f000000000beef"], add=["archive"])

@@ -34,7 +34,7 @@ from typing import Any, ClassVar
 
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
-from llama_index.core.tools.types import ToolMetadata
+from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import AskUser, FailureTable, ToolSpec
 from toolspecs.core.errors import ConfigurationError
@@ -150,7 +150,7 @@ class GoogleToolSpec(ToolSpec):
             self._offer([function_name(e) for e in spec_functions or self.spec_functions])
         return tools
 
-    def call_tool(self, name: str, **kwargs: Any) -> Any:
+    def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """``ToolSpec.call_tool``; the spec then asks Google for this tool's scopes too."""
         bare = name.removeprefix(self.default_prefix) if self.default_prefix else name
         if bare in {function_name(e) for e in self.all_functions}:
@@ -230,8 +230,9 @@ class GoogleToolSpec(ToolSpec):
     ) -> GuardedTool:
         built = super()._guarded_tool(name, fn, metadata, names, afn, owner, policy)
         if declared_scopes(type(self), name):
-            # The guard calls guard.fn under its lock and deadline, and maps what it
-            # raises by the failure table: the check runs there, before the function.
+            # The guard calls guard.fn (sync and async calls alike) under its lock and
+            # deadline, and maps what it raises by the failure table: the check runs there,
+            # before the function. (The core has no pre-call hook of its own yet.)
             guard = built.guard
             guard.fn = _checked(self.check_scopes, name, guard.fn)
         return built
