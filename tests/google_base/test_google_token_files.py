@@ -18,7 +18,12 @@ from toolspecs.loaders.google import GoogleAuth
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
-CAL = ["https://www.googleapis.com/auth/calendar"]
+CAL = ["https://www.googleapis.com/auth/calendar"]  # LlamaHub's
+# What Calendar's default tools (load_data, create_event, get_date) ask for: no more.
+CAL_ASKED = [
+    "https://www.googleapis.com/auth/calendar.readonly",
+    "https://www.googleapis.com/auth/calendar.events",
+]
 GMAIL = [
     "https://www.googleapis.com/auth/gmail.compose",
     "https://www.googleapis.com/auth/gmail.readonly",
@@ -110,7 +115,7 @@ def test_a_refused_refresh_of_a_token_json_that_does_not_say_signs_in_beside_it(
     assert spec.authorize() == "Authorized; the token is in token.calendar.json."
     assert len(sign_in) == 1
     assert (in_empty_dir / "token.json").read_text() == unsaid
-    assert json.loads((in_empty_dir / "token.calendar.json").read_text())["scopes"] == CAL
+    assert json.loads((in_empty_dir / "token.calendar.json").read_text())["scopes"] == CAL_ASKED
     # Next time the file that says it holds Calendar's scopes comes first: no refresh.
     assert GoogleCalendarToolSpec()._get_credentials().token == "new"
 
@@ -156,7 +161,7 @@ def test_a_first_sign_in_writes_token_json_owner_only(in_empty_dir, sign_in, cap
     assert spec.authorize() == "Authorized; the token is in token.json."
     assert sign_in and "accounts.google.com" in capsys.readouterr().out
     written = in_empty_dir / "token.json"
-    assert json.loads(written.read_text())["scopes"] == CAL
+    assert json.loads(written.read_text())["scopes"] == CAL_ASKED
     assert stat.S_IMODE(written.stat().st_mode) == 0o600
 
 
@@ -168,7 +173,7 @@ def test_a_token_json_granted_other_scopes_is_not_used_nor_overwritten(in_empty_
     assert len(sign_in) == 1  # Gmail's token was not taken for Calendar's
     assert (in_empty_dir / "token.json").read_text() == gmail_token
     own = in_empty_dir / "token.calendar.json"
-    assert json.loads(own.read_text())["scopes"] == CAL
+    assert json.loads(own.read_text())["scopes"] == CAL_ASKED
     assert stat.S_IMODE(own.stat().st_mode) == 0o600
     # Next time, each spec finds its own token without signing in.
     assert GoogleCalendarToolSpec()._get_credentials().token == "new"

@@ -290,7 +290,7 @@ def test_a_served_google_spec_never_opens_a_login(tmp_path, monkeypatch):
     out = specs["gmail"].call_tool("list_drafts")
     assert out.is_error and out.exception.kind == "ask_user"
     assert "may not open a login" in out.content
-    assert "toolspecs call gmail.list_drafts" in out.content
+    assert "run `toolspecs authorize gmail --tools list_drafts` in a terminal" in out.content
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,8 @@
 
 - :mod:`toolspecs.cli.parser`: the command line, read with the standard library only
   (``--help``, ``--version`` and mistakes answer before llama-index is imported);
-- :mod:`toolspecs.cli.commands`: ``list``, ``schema``, ``describe``, ``call`` and
-  ``serve``;
+- :mod:`toolspecs.cli.commands`: ``list``, ``schema``, ``describe``, ``call``,
+  ``authorize`` and ``serve``;
 - :mod:`toolspecs.cli.assemble`: the specs and tools a command line asks for (names,
   accounts, ``--option``, ``--tools``, ``--prefix``, ``--sandbox``).
 
@@ -58,6 +58,9 @@ def _run(argv: Sequence[str] | None) -> int:
             return 0
         if args.command == "serve":
             return cli.cmd_serve(args)
+        if args.command == "authorize":
+            print(cli.cmd_authorize(args))
+            return 0
         text, code = cli.cmd_call(args)
         print(text)
         return code

@@ -29,6 +29,7 @@ from toolspecs.core.spec import ToolSpec
 
 __all__ = [
     "build_spec",
+    "cmd_authorize",
     "cmd_call",
     "cmd_describe",
     "cmd_list",
@@ -222,6 +223,29 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
         )
     output = chosen.call(**arguments)
     return output.content, 1 if output.is_error else 0
+
+
+def cmd_authorize(args: argparse.Namespace) -> str:
+    """Run a spec's sign-in for the tools it will offer; returns where the token went.
+
+    Raises:
+        UsageError: With ``--sandbox``, for a spec with nothing to authorize, or when the
+            sign-in cannot run (the spec's guidance says what to set).
+    """
+    if args.sandbox:
+        raise UsageError("a sandbox needs no authorization: drop --sandbox")
+    spec = build_spec(args, args.name)
+    authorize = getattr(spec, "authorize", None)
+    if not callable(authorize):
+        raise UsageError(f"spec {args.name!r} needs no authorization")
+    spec.to_tool_list()  # the tools that will be offered: the spec asks for what they need
+    try:
+        return str(authorize())
+    except Exception as exc:
+        guidance = spec.guidance_for(exc)  # the spec's failure table: what to set
+        if guidance is None:
+            raise
+        raise UsageError(guidance.message) from exc
 
 
 def withheld_text(target: str, needed: Sequence[str]) -> str:

@@ -10,6 +10,7 @@ Examples:
   toolspecs schema arxiv --format openai
   toolspecs list
   toolspecs serve gmail google_calendar --sandbox [--http]
+  toolspecs authorize gmail --tools search_messages,get_message
 
 --sandbox runs a built-in spec over its shipped fake with sample data: no keys, no network.
 A wrong name, option or argument prints one line saying what to do, and exits 2;
@@ -203,6 +204,18 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument("pairs", nargs="*", metavar="key=value")
     call.add_argument("--json", help="the arguments as one JSON object")
     _add_spec_options(call, several=False)
+    authorize = sub.add_parser(
+        "authorize",
+        help="sign in once, for the tools that will be offered (their scopes, no more)",
+        description=(
+            "Run a spec's sign-in now (the Google specs: a browser, or --option "
+            "auth_flow=console on a machine without one) and save the token, asking only "
+            "for what the tools offered need: the default set, or those --tools names. "
+            "Authorize again after offering more tools; a saved token keeps what it holds."
+        ),
+    )
+    authorize.add_argument("name", metavar="NAME", help="e.g. gmail, gmail@work, google_calendar")
+    _add_spec_options(authorize, several=False)
     _add_serve(sub)
     for command in sub.choices.values():
         command.set_defaults(command_parser=command)

@@ -15,7 +15,10 @@ The LlamaHub keywords keep their meaning (``creds``, ``credentials_path``,
    prints the consent URL and reads back the address the browser was sent to.
 
 Token files. ``token_path`` defaults to LlamaHub's ``token.json``, which is used when the
-scopes it was granted hold the ones needed (``Credentials.has_scopes``). One that holds
+scopes it was granted cover the ones needed (a broader scope covers a narrower one:
+:mod:`~toolspecs.loaders.google.scopes`). One granted only some of them is still used
+(:attr:`GoogleAuth.granted` says what it allows; the tools that need more say so), and
+:meth:`GoogleAuth.authorize` asks Google again for all of them. One that holds
 other scopes (the other spec's, when Calendar and Gmail share a folder) is neither used
 nor overwritten: this scope set then keeps its own file beside it,
 ``token.<scopes>.json`` (``token.calendar.json``, ``token.gmail.json``: the
@@ -30,20 +33,29 @@ start, never through a symlink.
 
 from __future__ import annotations
 
-import contextlib
-import json
 import logging
 import os
 import re
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google.errors import GoogleAuthError
-from toolspecs.loaders.google.network import unreachable
-from toolspecs.loaders.net import LookupRetry
+from toolspecs.loaders.google.flow import run_flow
+from toolspecs.loaders.google.refresh import refresh as _refresh
+from toolspecs.loaders.google.scopes import covering
+from toolspecs.loaders.google.token_files import (
+    REAUTHORIZE,
+    Coverage,
+    coverage,
+    credentials_scopes,
+    file_name,
+    file_scopes,
+    one_line,
+    read_json,
+)
+from toolspecs.loaders.google.token_files import write_private as write_private
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -61,29 +73,6 @@ def scope_label(scopes: Sequence[str]) -> str:
         if name not in names:
             names.append(name)
     return "+".join(sorted(names)) or "google"
-
-
-def write_private(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path``, readable by its owner only (mode 0600) from the start.
-
-    The text goes to a new temporary file in the same folder (``mkstemp``: mode 0600,
-    created exclusively), which then replaces ``path`` in one step: a reader never sees
-    half a token, and a symlink at ``path`` is replaced, never written through. Missing
-    parent folders are created.
-    """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-        raise
 
 
 @dataclass
@@ -104,11 +93,22 @@ class GoogleAuth:
     prompt: Callable[[str], str] = input
     # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
     account: str | None = None
+    # The scopes LlamaHub's spec asks for (Calendar's full ``calendar``, Gmail's
+    # ``gmail.compose``); empty: ``scopes``. A token file that does not say what it was
+    # granted is read with them, as LlamaHub reads its token.json; and a service account
+    # asks for them: with domain-wide delegation an admin allowed it scopes by name, and a
+    # setup made for LlamaHub allowed those (a narrower scope not on the list is refused).
+    llamahub_scopes: Sequence[str] = ()
+    # How the person authorizes in a terminal, for a process that may not (auth_flow="none").
+    authorize_hint: str = "run `toolspecs authorize gmail` (or google_calendar) in a terminal"
     # Asked before a token refresh for the seconds the caller still has (None: no limit);
     # GoogleApiReader sets it from its own time_left.
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)
     # The token file the credentials were last read from or written to.
     token_in_use: str | None = field(default=None, init=False)
+    # The scopes the credentials in use were granted (None: not known, e.g. a service
+    # account's, whose delegation only Google knows).
+    granted: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         # A list, as google-auth and LlamaHub pass scopes (and as their callers compare).
@@ -170,18 +170,90 @@ class GoogleAuth:
             GoogleUnreachable: When a refresh got no answer from Google's token server.
         """
         if self.creds is not None:
+            self.granted = credentials_scopes(self.creds)
             return self.creds
         service_account = self._service_account()
         if service_account is not None:
+            self.granted = None
             return service_account
-        return self._user_credentials(sign_in, refresh)
+        creds = self._user_credentials(sign_in, refresh)
+        self.granted = self._granted_to(creds)
+        return creds
+
+    def authorize(self) -> Any:
+        """Run the OAuth flow now and keep the token: for scopes a saved token lacks.
+
+        It asks Google for :attr:`scopes` and, when the token file it replaces was
+        granted others of the same services, those too (the union): the file may be
+        LlamaHub's, shared with code that uses those grants, and is never narrowed.
+
+        Raises:
+            GoogleAuthError: As :meth:`credentials`, or when credentials are given
+                (``creds``, a service account, ``authorized_user_info``): there is no
+                sign-in to run.
+        """
+        if (
+            self.creds is not None
+            or self.service_account_key is not None
+            or self.service_account_key_path
+            or self.authorized_user_info is not None
+        ):
+            raise GoogleAuthError(
+                "these credentials are given (creds, a service account or "
+                "authorized_user_info), not signed in here: authorize them where they "
+                "were made, with the scopes needed",
+                "creds",
+            )
+        target = None
+        for path in dict.fromkeys((self.token_path, self.own_token_path)):
+            if os.path.isfile(path) and self._coverage(path) in ("same", "more", "part"):
+                target = path
+                break
+        if target is None:
+            target = None if self.is_cloud else self._new_token_path()
+        wanted = list(self.scopes)
+        kept = file_scopes(target) if target is not None else None
+        for scope in kept or []:
+            if scope not in wanted:
+                wanted.append(scope)
+        creds = self._sign_in(wanted, target)
+        self._save(creds, target)
+        self.granted = self._granted_to(creds)
+        return creds
+
+    def _sign_in(self, scopes: Sequence[str], target: str | None) -> Any:
+        return run_flow(
+            scopes,
+            credentials_path=self.credentials_path,
+            auth_flow=self.auth_flow,
+            oauth_port=self.oauth_port,
+            prompt=self.prompt,
+            authorize_hint=self.authorize_hint,
+            save_to=target or self._save_path(),
+        )
+
+    def _granted_to(self, creds: Any) -> list[str] | None:
+        """What ``creds`` (of a user) were granted: its token file says, else google-auth."""
+        if self.token_in_use is not None:
+            said = file_scopes(self.token_in_use)
+            if said is not None:
+                return said
+        if self.authorized_user_info is not None:
+            info_scopes = self.authorized_user_info.get("scopes")
+            if isinstance(info_scopes, str):
+                return info_scopes.split()
+            return list(info_scopes) if info_scopes else None
+        return credentials_scopes(creds)
+
+    def _coverage(self, path: str) -> Coverage:
+        return coverage(file_scopes(path), self.scopes)
 
     def _service_account(self) -> Any:
         info = self.service_account_key
         setting = "service_account_key"
         if info is None and self.service_account_key_path:
             setting = "service_account_key_path"
-            info = _read_json(
+            info = read_json(
                 self.service_account_key_path,
                 setting,
                 "the service account key file",
@@ -199,14 +271,14 @@ class GoogleAuth:
 
         try:
             creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
-                info, scopes=self.scopes
+                info, scopes=list(self.llamahub_scopes) or self.scopes
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             path = self.service_account_key_path if setting.endswith("_path") else None
-            where = _name(path) if path else setting
+            where = file_name(path) if path else setting
             raise GoogleAuthError(
                 f"{where} is not a usable Google service account key: set {setting} to the "
-                f"JSON key downloaded for the service account ({_short(exc)})",
+                f"JSON key downloaded for the service account ({one_line(exc)})",
                 setting,
                 path,
             ) from exc
@@ -237,7 +309,7 @@ class GoogleAuth:
             try:
                 _refresh(creds, self.time_left)
             except RefreshError as exc:
-                if path is not None and _granted(path, self.scopes) == "":
+                if path is not None and self._coverage(path) == "":
                     # It does not say what it was granted: maybe another scope set's
                     # (Google refuses to renew a token for scopes it was not granted).
                     # Kept as it is; a sign-in writes this scope set's own file.
@@ -245,7 +317,7 @@ class GoogleAuth:
                     continue
                 # Not the exception's text: it carries the token endpoint's whole answer.
                 fix = (
-                    f"delete {_name(path)} and authorize again"
+                    f"delete {file_name(path)} and authorize again"
                     if path is not None
                     else "authorize again and pass the new authorized_user_info"
                 )
@@ -263,25 +335,29 @@ class GoogleAuth:
         if not sign_in or not refresh:
             return stale
         target = None if self.is_cloud else self._new_token_path()  # before a sign-in
-        creds = self._run_flow()
+        creds = self._sign_in(self.scopes, target)
         self._save(creds, target)
         return creds
 
     def _token_files(self) -> Iterator[tuple[str, bool]]:
         """The token files to read, in order, each with whether a refresh may rewrite it.
 
-        ``token_path``, then this scope set's own file, those that say they hold these
-        scopes first; a file granted other scopes is skipped. Only a file granted exactly
-        these is rewritten: one granted more is never narrowed, and one that does not say
-        (no scope list: it may be another scope set's) is read, as LlamaHub reads it, but
-        kept as it is.
+        ``token_path``, then this scope set's own file, those whose scopes cover these
+        first, then those granted some of them (the tools that need the others say so);
+        a file granted none of them is skipped. A file is rewritten after a refresh only
+        when the credentials read from it hold all it was granted (:meth:`_from_file`):
+        one granted more is never narrowed, and one that does not say (no scope list: it
+        may be another scope set's) is read, as LlamaHub reads it, but kept as it is.
         """
         unsaid = []
+        partial = []
         for path in dict.fromkeys((self.token_path, self.own_token_path)):
             if not os.path.isfile(path):
                 continue
-            granted = _granted(path, self.scopes)
-            if granted == "other":
+            granted = self._coverage(path)
+            if granted == "part":
+                partial.append(path)
+            elif granted == "other":
                 logger.info(
                     "%s holds other Google scopes than %s: not using it",
                     path,
@@ -290,9 +366,28 @@ class GoogleAuth:
             elif granted == "":
                 unsaid.append(path)
             else:
-                yield path, granted == "same"
+                yield path, self._whole(path)
+        for path in partial:
+            yield path, self._whole(path)
         for path in unsaid:
             yield path, False
+
+    def _whole(self, path: str) -> bool:
+        """Whether the credentials read from ``path`` hold every scope it was granted."""
+        said = file_scopes(path)
+        return said is not None and set(self._read_scopes(said)) == set(said)
+
+    def _read_scopes(self, said: list[str] | None) -> list[str]:
+        """The scopes credentials are read with from a file granted ``said``.
+
+        Those of ``said`` that cover the scopes asked for (:func:`covering`): a refresh
+        then asks for no more than needed, and never for a scope the file was not
+        granted (Google refuses to renew a token for one). A file that does not say is
+        read as LlamaHub reads it: with LlamaHub's scopes (else the scopes asked for).
+        """
+        if said is None:
+            return list(self.llamahub_scopes) or list(self.scopes)
+        return covering(said, self.scopes)
 
     def _save_path(self) -> str:
         """Where a new token goes: ``token_path``, unless that file holds other scopes."""
@@ -302,14 +397,14 @@ class GoogleAuth:
 
     def _holds_others(self, path: str) -> bool:
         """Whether ``path`` is a file that may hold other scopes: not to be overwritten."""
-        return os.path.isfile(path) and _granted(path, self.scopes) != "same"
+        return os.path.isfile(path) and self._coverage(path) != "same"
 
     def _new_token_path(self) -> str:
         """:meth:`_save_path`, checked before a sign-in: never a file holding other scopes."""
         path = self._save_path()
         if self._holds_others(path):  # token_path is already this scope set's own name
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} holds other Google scopes than "
+                f"the token file {file_name(path)!r} holds other Google scopes than "
                 f"{scope_label(self.scopes)} (or does not say which), and is not "
                 "overwritten: set token_path to another file",
                 "token_path",
@@ -336,160 +431,29 @@ class GoogleAuth:
             raise GoogleAuthError(
                 "authorized_user_info is not a Google authorized-user token: pass the dict "
                 "a Google authorization saved, or leave it out to authorize "
-                f"({_short(exc)})",
+                f"({one_line(exc)})",
                 "authorized_user_info",
             ) from exc
 
     def _from_file(self, path: str) -> Any:
         from google.oauth2.credentials import Credentials
 
+        scopes = self._read_scopes(file_scopes(path))
         try:
-            # As LlamaHub reads it: the scopes asked for, not the file's.
             return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
-                path, self.scopes
+                path, scopes
             )
         except OSError as exc:
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} could not be read: {_REAUTHORIZE} ({_short(exc)})",
+                f"the token file {file_name(path)!r} could not be read: {REAUTHORIZE} "
+                f"({one_line(exc)})",
                 "token_path",
                 path,
             ) from exc
         except (ValueError, KeyError, TypeError, AttributeError) as exc:  # ValueError: not JSON
             raise GoogleAuthError(
-                f"the token file {_name(path)!r} is not a Google authorized-user token: "
-                f"{_REAUTHORIZE} ({_short(exc)})",
+                f"the token file {file_name(path)!r} is not a Google authorized-user token: "
+                f"{REAUTHORIZE} ({one_line(exc)})",
                 "token_path",
                 path,
             ) from exc
-
-    def _run_flow(self) -> Any:
-        from google_auth_oauthlib.flow import InstalledAppFlow
-
-        try:
-            flow = InstalledAppFlow.from_client_secrets_file(self.credentials_path, self.scopes)
-        except FileNotFoundError as exc:
-            raise GoogleAuthError(
-                f"Google is not authorized yet and there is no OAuth client file at "
-                f"{_name(self.credentials_path)!r}: create an OAuth client (Desktop app) in the "
-                "Google Cloud console, save it there (or set credentials_path to it) and "
-                "authorize once",
-                "credentials_path",
-                self.credentials_path,
-            ) from exc
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise GoogleAuthError(
-                f"the OAuth client file {_name(self.credentials_path)!r} is not a Google OAuth "
-                "client: download it (Desktop app) again from the Google Cloud console, or set "
-                f"credentials_path to another file ({_short(exc)})",
-                "credentials_path",
-                self.credentials_path,
-            ) from exc
-        if self.auth_flow == "none":
-            raise GoogleAuthError(
-                "Google is not authorized yet, and this process may not open a login "
-                "(auth_flow='none', as when serving MCP): authorize once in a terminal, e.g. "
-                f"`toolspecs call gmail.list_drafts`, which saves the token to "
-                f"{_name(self._save_path())}",
-                "auth_flow",
-                self._save_path(),
-            )
-        if self.auth_flow == "local":
-            return flow.run_local_server(port=self.oauth_port)
-        flow.redirect_uri = f"http://localhost:{self.oauth_port}/"
-        url, _ = flow.authorization_url(prompt="consent", access_type="offline")
-        print(f"Open this address in a browser and allow access:\n{url}")
-        answer = self.prompt(
-            "Then paste the address the browser ended on (it starts with http://localhost): "
-        ).strip()
-        flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
-        return flow.credentials
-
-
-def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
-    """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
-
-    Each request to the token server waits at most the time the caller has left
-    (``time_left``; google-auth's own default is 120 s), so a stalled refresh does not
-    hold the spec's client long after the call's deadline.
-
-    Raises:
-        GoogleUnreachable: When the token server gets no answer: its name did not resolve
-            (``EAI_AGAIN``: once more after a short wait first), or the connection was
-            refused or timed out. Never the transport's text.
-    """
-    import tenacity
-
-    from google.auth.exceptions import TransportError
-    from google.auth.transport.requests import Request
-
-    class _Bounded(Request):
-        """google-auth's requests transport, with the caller's time left as the timeout."""
-
-        def __call__(self, *args: Any, **kwargs: Any) -> Any:
-            left = time_left() if time_left is not None else None
-            if left is not None:
-                kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
-            return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
-
-    lookups = LookupRetry()
-    while True:
-        try:
-            creds.refresh(_Bounded())
-            return
-        except TransportError as exc:
-            failure = unreachable(exc, str(creds.token_uri))
-            if failure is None:
-                raise
-            if not lookups.allows(failure.again):
-                raise failure from exc
-        # tenacity's sleep, as execute() waits (tests record it there).
-        tenacity.nap.sleep(lookups.wait)
-
-
-def _granted(path: str, scopes: Sequence[str]) -> Literal["same", "more", "other", ""]:
-    """The scopes the token file at ``path`` was granted, against ``scopes``.
-
-    ``"same"``, ``"more"`` (all of them and others), ``"other"`` (not all of them), or
-    ``""`` when the file does not say (no scope list, not readable, not a token): then the
-    library's reading of it decides.
-    """
-    from google.oauth2.credentials import Credentials
-
-    try:
-        with open(path, encoding="utf-8") as handle:
-            info = json.load(handle)
-        own = Credentials.from_authorized_user_info(info)  # type: ignore[no-untyped-call]
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
-        return ""
-    if not own.scopes:
-        return ""
-    if not own.has_scopes(scopes):
-        return "other"
-    return "same" if set(own.scopes) == set(scopes) else "more"
-
-
-def _name(path: str) -> str:
-    """A file's name, as a ``reason`` shows it: not where it lies (``exc.path`` has that)."""
-    return os.path.basename(os.path.expanduser(path)) or path
-
-
-_REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
-
-
-def _short(exc: BaseException, limit: int = 120) -> str:
-    """An exception as one short line: ``ValueError: ...``."""
-    text = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(".")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _read_json(path: str, setting: str, what: str, fix: str) -> Any:
-    """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
-    if not os.path.isfile(path):
-        raise GoogleAuthError(f"{what} {_name(path)!r} does not exist: {fix}", setting, path)
-    try:
-        with open(path, encoding="utf-8") as handle:
-            return json.load(handle)
-    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
-        raise GoogleAuthError(
-            f"{what} {_name(path)!r} is not readable JSON: {fix} ({_short(exc)})", setting, path
-        ) from exc

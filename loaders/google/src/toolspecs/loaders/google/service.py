@@ -14,7 +14,7 @@ lookup said "try again" (``EAI_AGAIN``), and not at all otherwise.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from llama_index.core.readers.base import BaseReader
@@ -280,6 +280,7 @@ class GoogleApiReader(BaseReader):
         self.auth = auth
         self.transport = transport
         self._service = service
+        self._built = False  # whether _service is ours (built from self.auth), not given
         self.time_left = time_left
         if time_left is not None and auth.time_left is None:
             auth.time_left = time_left  # a token refresh keeps to the same deadline
@@ -292,7 +293,21 @@ class GoogleApiReader(BaseReader):
             self._service = build_service(
                 self.api, self.version, credentials=creds, transport=self.transport
             )
+            self._built = True
         return self._service
+
+    def rescope(self, scopes: Sequence[str]) -> None:
+        """Ask for ``scopes`` from now on (``auth.scopes``).
+
+        A client this reader built with credentials for other scopes is dropped: the
+        next request reads the credentials again (a given ``service`` is kept).
+        """
+        if list(scopes) == list(self.auth.scopes):
+            return
+        self.auth.scopes = list(scopes)
+        if self._built and self.transport is None:
+            self._service = None
+            self._built = False
 
     def service_if_signed_in(self, refresh: bool = True) -> Any:
         """The API client if it can be had without a sign-in, else ``None``.
@@ -314,6 +329,7 @@ class GoogleApiReader(BaseReader):
             if creds is None or not (refresh or getattr(creds, "valid", True)):
                 return None
             self._service = build_service(self.api, self.version, credentials=creds)
+            self._built = True
         return self.service
 
     def execute(self, request: Any) -> Any:

@@ -20,6 +20,7 @@ from typing import Annotated, Any
 from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
+from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_READONLY
 from toolspecs.specs.gmail import render
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
@@ -38,6 +39,7 @@ from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_pa
 from toolspecs.specs.gmail.recipients import check_allowed, check_expected
 from toolspecs.specs.gmail.render import ApiText
 from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.specs.google_base.scopes import needs_scopes
 
 _DRAFT_ALIASES = {
     "recipients": "to",
@@ -95,6 +97,7 @@ class DraftTools(GoogleToolSpec):
 
     # -- drafts -------------------------------------------------------------------------
 
+    @needs_scopes(GMAIL_READONLY)
     @tool(aliases={"limit": "max_results", "n": "max_results"}, read_only=True, open_world=False)
     def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> str:
         """List drafts, newest first: id, recipients, subject and first lines.
@@ -108,6 +111,7 @@ class DraftTools(GoogleToolSpec):
             summaries.append(render.draft_summary(resource, read_draft(resource), first_lines=2))
         return render.drafts_text(summaries)
 
+    @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
         aliases={
             **_DRAFT_ALIASES,
@@ -165,6 +169,7 @@ class DraftTools(GoogleToolSpec):
         created = self.reader.drafts.create(draft.mime_bytes(), draft.thread_id)
         return self._saved("created", created, draft, note)
 
+    @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
         aliases={**_DRAFT_ALIASES, "id": "draft_id"},
         destructive=False,
@@ -233,6 +238,7 @@ class DraftTools(GoogleToolSpec):
         updated = self.reader.drafts.update(current["id"], draft.mime_bytes(), draft.thread_id)
         return self._saved("updated", updated, draft, note)
 
+    @needs_scopes(GMAIL_READONLY)
     @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
     def get_draft(self, draft_id: str | None = None) -> ApiText:
         """Show a draft: id, recipients, subject, thread and its whole body.
@@ -246,6 +252,7 @@ class DraftTools(GoogleToolSpec):
         return ApiText(render.draft_summary(resource, read_draft(resource)), resource)
 
     # Sending cannot be undone, consumes the draft and reaches other people.
+    @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(aliases={"id": "draft_id"}, destructive=True, idempotent=False, open_world=True)
     def send_draft(
         self, draft_id: str | None = None, recipients: list[str] | None = None

@@ -4,6 +4,7 @@
   failure table, where ids come from).
 - :data:`GOOGLE_FAILURES` / :data:`GOOGLE_ROWS`: Google's failures mapped to guidance.
 - :func:`parse_addresses`: email addresses as agents send them, checked.
+- :func:`needs_scopes`: the Google scopes a tool needs, declared beside its ``@tool``.
 
 It registers no spec of its own; ``toolspecs-google-calendar`` and ``toolspecs-gmail``
 build on it.
@@ -11,6 +12,7 @@ build on it.
 
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES, GOOGLE_ROWS, google_reason
 from toolspecs.specs.google_base.people import parse_addresses
+from toolspecs.specs.google_base.scopes import needs_scopes
 from toolspecs.specs.google_base.spec import GoogleToolSpec
 
 __all__ = [
@@ -18,5 +20,6 @@ __all__ = [
     "GOOGLE_ROWS",
     "GoogleToolSpec",
     "google_reason",
+    "needs_scopes",
     "parse_addresses",
 ]

@@ -14,19 +14,42 @@ LlamaHub's specs keep their auth settings as attributes of the spec (``spec.cred
 ``to_tool_list()`` is called without a prefix (``prefix=""`` keeps the names), and names
 the account in its replies and guidance, so an agent holding two mailboxes knows which
 one answered.
+
+**Least privilege.** Each tool declares the scopes it needs beside its ``@tool``
+(:func:`~toolspecs.specs.google_base.scopes.needs_scopes`). The spec asks Google for those
+of the tools it offers (:meth:`GoogleToolSpec.requested_scopes`): the tools handed out by
+``to_tool_list()`` and ``call_tool()``, else its ``spec_functions``. A tool whose scopes
+the user's token was not granted answers with ask-the-user guidance, naming the scopes
+and how to authorize again, before any request; Google's own 403 for a missing scope
+stays a row of the failure table, for what only the server knows.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import contextvars
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
-from toolspecs.core import FailureTable, ToolSpec
+from llama_index.core.tools.function_tool import FunctionTool
+from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
+from llama_index.core.tools.types import ToolMetadata, ToolOutput
+
+from toolspecs.core import AskUser, FailureTable, ToolSpec
 from toolspecs.core.declare import function_name
-from toolspecs.core.prefixed import named, names_offered
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.prefixed import ToolNames, named, names_offered, ref
+from toolspecs.core.runner import CallPolicy
+from toolspecs.core.tool import GuardedTool
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
+from toolspecs.loaders.google.scopes import missing, short
+from toolspecs.loaders.google.token_files import credentials_scopes
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
+from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
+
+# Set while call_tool() builds its tools: they are not all offered, only the one called.
+_CALLING: contextvars.ContextVar[bool] = contextvars.ContextVar("google_calling", default=False)
 
 AUTH_KEYWORDS = (
     "creds",
@@ -72,9 +95,16 @@ class GoogleToolSpec(ToolSpec):
     # googleapiclient sends through one httplib2.Http, which is not thread-safe: calls of
     # one spec take turns (two specs, each with its own client, still run side by side).
     thread_safe: ClassVar[bool] = False
+    # The scopes LlamaHub's spec of the same name asks for: what a token.json that does not
+    # say, and a service account's delegation, were set up for (GoogleAuth.llamahub_scopes).
+    llamahub_scopes: ClassVar[tuple[str, ...]] = ()
     reader: GoogleApiReader
     # The account's name (``"work"``), when the program holds several; see the module.
     account: str | None = None
+    # The scopes asked for when no tool offered needs any (a stable token file name).
+    base_scopes: ClassVar[tuple[str, ...]] = ()
+    # The spec's name on the command line (``toolspecs authorize gmail``).
+    cli_name: ClassVar[str] = ""
     # LlamaHub's attributes, kept in spec.auth.
     creds = _AuthSetting()
     credentials_path = _AuthSetting()
@@ -83,6 +113,148 @@ class GoogleToolSpec(ToolSpec):
     service_account_key = _AuthSetting()
     authorized_user_info = _AuthSetting()
     is_cloud = _AuthSetting()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse a Google spec with a tool that does not declare its scopes."""
+        super().__init_subclass__(**kwargs)
+        lacking = undeclared(cls, GoogleToolSpec)
+        if lacking:
+            raise ConfigurationError(
+                f"{cls.__name__}: {', '.join(lacking)} declare no Google scopes: add "
+                "@needs_scopes(...) beside @tool (none for a tool that calls no Google API)"
+            )
+
+    # -- scopes -------------------------------------------------------------------------
+
+    def scopes_for(self, functions: Sequence[str]) -> list[str]:
+        """The scopes the spec functions ``functions`` need together, in order."""
+        wanted: dict[str, None] = {}
+        for function in functions:
+            wanted.update(dict.fromkeys(declared_scopes(type(self), function) or ()))
+        return list(wanted)
+
+    def offered_functions(self) -> list[str]:
+        """The functions this spec offers: those handed out, else ``spec_functions``.
+
+        Handed out: by ``to_tool_list()`` (each list's functions) and ``call_tool()`` (the
+        one called). Only those the options allow (``allow_send``, ...) count.
+        """
+        handed: dict[str, None] | None = self.__dict__.get("_google_offered")
+        names = list(handed) if handed else [function_name(e) for e in self.spec_functions]
+        return [name for name in names if self.offers(self._marks(name))]
+
+    def requested_scopes(self) -> list[str]:
+        """The scopes to ask Google for: those of :meth:`offered_functions`."""
+        return self.scopes_for(self.offered_functions()) or list(self.base_scopes)
+
+    def _offer(self, functions: Sequence[str]) -> None:
+        handed: dict[str, None] = self.__dict__.setdefault("_google_offered", {})
+        handed.update(dict.fromkeys(functions))
+        self.rescope()
+
+    def rescope(self) -> None:
+        """Ask for :meth:`requested_scopes` from now on (the offered tools may change)."""
+        self.reader.rescope(self.requested_scopes())
+        self.auth.authorize_hint = self.authorize_command()
+
+    def to_tool_list(
+        self,
+        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
+        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+        prefix: str | None = None,
+    ) -> list[FunctionTool]:
+        """``ToolSpec.to_tool_list``; the spec then asks Google for these tools' scopes too."""
+        tools = super().to_tool_list(spec_functions, func_to_metadata_mapping, prefix)
+        if not _CALLING.get():
+            self._offer([function_name(e) for e in spec_functions or self.spec_functions])
+        return tools
+
+    def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
+        """``ToolSpec.call_tool``; the spec then asks Google for this tool's scopes too."""
+        bare = name.removeprefix(self.default_prefix) if self.default_prefix else name
+        if bare in {function_name(e) for e in self.all_functions}:
+            self._offer([bare])
+        token = _CALLING.set(True)
+        try:
+            return super().call_tool(name, **kwargs)
+        finally:
+            _CALLING.reset(token)
+
+    def granted_scopes(self) -> list[str] | None:
+        """The scopes the credentials in use were granted; ``None`` when not known.
+
+        Reading them may sign in (as the first call always has) or refresh the token.
+        A ``transport`` that carries google-auth credentials (``AuthorizedHttp``) says
+        its own; a fake without credentials, or a given ``service``, says nothing.
+        """
+        reader = self.reader
+        if reader.transport is not None:
+            return credentials_scopes(getattr(reader.transport, "credentials", None))
+        reader.service  # noqa: B018  (reads the credentials once, with the client)
+        return self.auth.granted
+
+    def check_scopes(self, function: str) -> None:
+        """Refuse ``function`` before any request when the token lacks a scope it needs.
+
+        Raises:
+            AskUser: Naming the scopes missing and how to authorize again.
+        """
+        needed = declared_scopes(type(self), function)
+        if not needed:
+            return
+        granted = self.granted_scopes()  # the tool was handed out: its scopes were asked
+        if granted is None:
+            return
+        lacking = missing(granted, needed)
+        if not lacking:
+            return
+        names = ", ".join(short(scope) for scope in lacking)
+        if self.auth.creds is not None or self.auth.authorized_user_info is not None:
+            fix = "authorize again with it and pass the new credentials to the spec"
+        else:
+            fix = f"authorize again with it: {self.authorize_command()}"
+        raise AskUser(
+            f"{self.service_name} was not authorized for {ref(function)}: the user's Google "
+            f"authorization lacks the scope {names}.",
+            f"Do not retry. Tell the user to {fix}; see {self.authorize_guide()}.",
+        )
+
+    def authorize_command(self) -> str:
+        """How the person authorizes this spec again for the tools it offers, in words.
+
+        ``toolspecs authorize gmail`` for the default tools, with ``--tools`` otherwise.
+        """
+        if not self.cli_name:
+            return "call authorize() on the spec"
+        name = f"{self.cli_name}@{self.account}" if self.account else self.cli_name
+        offered = self.offered_functions()
+        tools = ""
+        if offered == [function_name(e) for e in self.all_functions]:
+            tools = " --tools all"
+        elif offered != [function_name(e) for e in type(self).spec_functions]:
+            tools = f" --tools {','.join(offered)}"
+        return (
+            f"run `toolspecs authorize {name}{tools}` in a terminal (in Python: spec.authorize())"
+        )
+
+    def _guarded_tool(
+        self,
+        name: str,
+        fn: Callable[..., Any],
+        metadata: ToolMetadata | None,
+        names: ToolNames,
+        afn: Callable[..., Any] | None = None,
+        owner: object | None = None,
+        policy: CallPolicy | None = None,
+    ) -> GuardedTool:
+        built = super()._guarded_tool(name, fn, metadata, names, afn, owner, policy)
+        if declared_scopes(type(self), name):
+            # The guard calls guard.fn (sync and async calls alike) under its lock and
+            # deadline, and maps what it raises by the failure table: the check runs there,
+            # before the function. (The core has no pre-call hook of its own yet.)
+            guard = built.guard
+            guard.fn = _checked(self.check_scopes, name, guard.fn)
+        return built
 
     @property
     def default_prefix(self) -> str:
@@ -102,7 +274,11 @@ class GoogleToolSpec(ToolSpec):
                 :data:`AUTH_KEYWORDS`: each Google spec writes them out in its signature,
                 LlamaHub's drop-in API, and hands them on here in one place.
         """
-        auth = GoogleAuth(scopes=scopes, **{key: given[key] for key in AUTH_KEYWORDS})
+        auth = GoogleAuth(
+            scopes=scopes,
+            llamahub_scopes=self.llamahub_scopes,
+            **{key: given[key] for key in AUTH_KEYWORDS},
+        )
         self.use_account(auth.account)
         return auth
 
@@ -130,10 +306,17 @@ class GoogleToolSpec(ToolSpec):
     def authorize(self) -> str:
         """Run the authorization now (e.g. once on a new machine), instead of on first call.
 
+        When a saved token lacks scopes that the offered tools need, Google is asked again
+        for them and for those the token already holds (see ``GoogleAuth.authorize``).
+
         Raises:
             GoogleAuthError: When the person must set something first (the message says what).
         """
+        self.rescope()
         self.auth.credentials()
+        granted = self.auth.granted
+        if granted is not None and missing(granted, self.auth.scopes):
+            self.auth.authorize()
         if self.auth.token_in_use is None:
             return "Authorized (no token file: the credentials were given, or is_cloud)."
         return f"Authorized; the token is in {self.auth.token_in_use}."
@@ -144,6 +327,7 @@ class GoogleToolSpec(ToolSpec):
         Raises:
             GoogleAuthError: When the person must set something first (the message says what).
         """
+        self.rescope()
         return self.auth.credentials()
 
     def failure_context(self) -> dict[str, Any]:
@@ -195,3 +379,14 @@ class GoogleToolSpec(ToolSpec):
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
             f"(see {self.authorize_guide()})."
         )
+
+
+def _checked(check: Callable[[str], None], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, after ``check(name)``."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        check(name)
+        return fn(*args, **kwargs)
+
+    return call

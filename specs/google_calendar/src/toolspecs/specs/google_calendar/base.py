@@ -30,7 +30,8 @@ from toolspecs.core import (
 from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
-from toolspecs.specs.google_base import GoogleToolSpec
+from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
+from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import calendars, events, names, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
@@ -92,7 +93,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         "respond_to_event",
     ]
     service_name: ClassVar[str] = "Google Calendar"
+    llamahub_scopes: ClassVar[tuple[str, ...]] = tuple(SCOPES)
     reader_name: ClassVar[str] = "read_stored_events"
+    cli_name: ClassVar[str] = "google_calendar"
+    base_scopes: ClassVar[tuple[str, ...]] = (CALENDAR_READONLY,)
     ids_hint: ClassVar[str] = IDS_HINT
     reader: GoogleCalendarReader
 
@@ -118,7 +122,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = calendars.allowed_ids(calendar_id, allowed_calendar_ids)
-        auth = self.google_auth(SCOPES, locals())
+        auth = self.google_auth(
+            self.base_scopes, locals()
+        )  # the offered tools' scopes, set below (rescope)
         self.reader = GoogleCalendarReader(
             auth=auth,
             transport=transport,
@@ -130,6 +136,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         self.allowed_calendar_ids = allowed
         self.calendar_id = calendar_id or allowed[0]
         self.allow_destructive = allow_destructive
+        self.rescope()
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
@@ -205,6 +212,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     # -- tools -------------------------------------------------------------------
 
+    @needs_scopes()
     @tool(read_only=True, open_world=False)
     def get_date(self) -> str:
         """Get the date, weekday, time and timezone (UTC offset, source).
@@ -215,6 +223,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         tz, source = date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
         return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(
         aliases=names.LOAD_DATA,
         large_output=True,
@@ -254,6 +263,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             calendar_id=calendar,
         )
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.CREATE_EVENT,
         # Attendees are invited: the event reaches other people's calendars.
@@ -305,6 +315,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees,
         )  # fmt: skip
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.UPDATE_EVENT,
         # It changes only the fields it is given, and the agent saw the old values; what
@@ -366,12 +377,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             self.allow_destructive,
         )  # fmt: skip
 
-    @tool(
-        aliases=names.DELETE_EVENT,
-        destructive=True,
-        idempotent=True,
-        open_world=True,
-    )
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
+    @tool(aliases=names.DELETE_EVENT, destructive=True, idempotent=True, open_world=True)
     def delete_event(
         self,
         event_id: str,
@@ -395,12 +402,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         cal = self.call_calendar(calendar_id)
         return events.delete_scoped(cal, event_id, wanted, notify_attendees)
 
-    @tool(
-        aliases=names.SEARCH_EVENTS,
-        large_output=True,
-        read_only=True,
-        open_world=False,
-    )
+    @needs_scopes(CALENDAR_READONLY)
+    @tool(aliases=names.SEARCH_EVENTS, large_output=True, read_only=True, open_world=False)
     def search_events(
         self,
         query: str,
@@ -424,12 +427,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 
+    @needs_scopes(CALENDAR_READONLY)
     @tool(read_only=True, open_world=False)
     def list_calendars(self) -> str:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
         return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id)
 
+    @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
         aliases=names.RESPOND_TO_EVENT,
         # The organizer (and the other guests) see the answer in the event.
@@ -459,11 +464,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         cal = self.call_calendar(calendar_id)
         return events.respond(cal, event_id, answer, comment, notify_organizer)
 
-    @tool(
-        aliases=names.FIND_FREE_TIME,
-        read_only=True,
-        open_world=False,
-    )
+    @needs_scopes(CALENDAR_READONLY)
+    @tool(aliases=names.FIND_FREE_TIME, read_only=True, open_world=False)
     def find_free_time(
         self,
         start_datetime: dt.datetime,

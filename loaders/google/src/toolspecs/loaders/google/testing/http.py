@@ -13,6 +13,10 @@ status, the ``fail`` answers below included) in a ``multipart/mixed`` reply. The
 one entry of ``requests``, its calls are in its ``parts``; ``calls()`` lists every API
 call, batched or not.
 
+It can act for a token granted only some scopes: with ``granted`` set (a list of scope
+URLs), a call whose method accepts none of them, as the discovery document lists the
+scopes each method accepts, gets Google's 403 ``insufficientPermissions``.
+
 It can be told to answer otherwise first: ``fail[(METHOD, path suffix)]`` is a list of
 answers, used one per matching request, each one of
 
@@ -130,6 +134,9 @@ class FakeGoogleHttp:
         self.doc = discovery(self.api)
         self.requests: list[Request] = []
         self.fail: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+        # The scopes the token was granted (None: all): see the module docstring.
+        self.granted: list[str] | None = None
+        self._methods = _method_scopes(self.doc, self.prefix)
 
     def transport(self) -> FakeGoogleHttp:
         """The object to pass as ``transport=``: the fake itself."""
@@ -167,7 +174,31 @@ class FakeGoogleHttp:
         return [call for r in self.requests for call in (r.parts or [r])]
 
     def _answer(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
-        return self._told_to_fail(method, path) or self.route(method, path, query, body)
+        return (
+            self._told_to_fail(method, path)
+            or self._not_granted(method, path)
+            or self.route(method, path, query, body)
+        )
+
+    def scopes_accepted(self, method: str, path: str) -> list[str] | None:
+        """The scopes the discovery document says the method at ``path`` accepts."""
+        for lead in (f"/resumable/upload{self.prefix}", f"/upload{self.prefix}"):
+            path = path.removeprefix(lead)
+        for http_method, pattern, scopes in self._methods:
+            if http_method == method and pattern.fullmatch(path.lstrip("/")):
+                return scopes
+        return None
+
+    def _not_granted(self, method: str, path: str) -> Reply | None:
+        """Google's 403 when ``granted`` holds none of the scopes the method accepts."""
+        if self.granted is None:
+            return None
+        accepted = self.scopes_accepted(method, path)
+        if accepted is None or set(accepted) & set(self.granted):
+            return None
+        return self.error(
+            403, "insufficientPermissions", "Request had insufficient authentication scopes."
+        )
 
     def _told_to_fail(self, method: str, path: str) -> Reply | None:
         """The next ``fail`` answer for this request, if it is told to fail."""
@@ -268,3 +299,34 @@ class FakeGoogleHttp:
             }
         }
         return self.reply(status, error, headers)
+
+
+def _method_scopes(
+    doc: dict[str, Any], prefix: str
+) -> list[tuple[str, re.Pattern[str], list[str]]]:
+    """Each method of a discovery document, paths without placeholders first.
+
+    Its HTTP method, its path as a pattern (under ``prefix``), the scopes it accepts.
+    """
+    found: list[tuple[int, str, re.Pattern[str], list[str]]] = []
+    base = f"{doc.get('servicePath', '')}"
+    lead = prefix.strip("/") + "/"
+
+    def walk(resource: dict[str, Any]) -> None:
+        for method in resource.get("methods", {}).values():
+            template = (base + (method.get("flatPath") or method["path"])).removeprefix(lead)
+            pattern = re.sub(
+                r"\\\{(\+?)[^}]+\\\}",
+                lambda m: ".+" if m[1] else "[^/]+",
+                re.escape(template),
+            )
+            holes = template.count("{")
+            found.append(
+                (holes, method["httpMethod"], re.compile(pattern), method.get("scopes", []))
+            )
+        for child in resource.get("resources", {}).values():
+            walk(child)
+
+    walk(doc)
+    found.sort(key=lambda item: item[0])
+    return [(method, pattern, scopes) for _, method, pattern, scopes in found]

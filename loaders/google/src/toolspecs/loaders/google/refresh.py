@@ -1,0 +1,50 @@
+"""Renewing a user's token at Google's token server, within the caller's deadline."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from toolspecs.loaders.google.network import unreachable
+from toolspecs.loaders.net import LookupRetry
+
+
+def refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
+    """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
+
+    Each request to the token server waits at most the time the caller has left
+    (``time_left``; google-auth's own default is 120 s), so a stalled refresh does not
+    hold the spec's client long after the call's deadline.
+
+    Raises:
+        GoogleUnreachable: When the token server gets no answer: its name did not resolve
+            (``EAI_AGAIN``: once more after a short wait first), or the connection was
+            refused or timed out. Never the transport's text.
+    """
+    import tenacity
+
+    from google.auth.exceptions import TransportError
+    from google.auth.transport.requests import Request
+
+    class _Bounded(Request):
+        """google-auth's requests transport, with the caller's time left as the timeout."""
+
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            left = time_left() if time_left is not None else None
+            if left is not None:
+                kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
+            return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
+
+    lookups = LookupRetry()
+    while True:
+        try:
+            creds.refresh(_Bounded())
+            return
+        except TransportError as exc:
+            failure = unreachable(exc, str(creds.token_uri))
+            if failure is None:
+                raise
+            if not lookups.allows(failure.again):
+                raise failure from exc
+        # tenacity's sleep, as execute() waits (tests record it there).
+        tenacity.nap.sleep(lookups.wait)
