@@ -216,35 +216,31 @@ async def test_anthropic_async_and_unknown_names(executor):
     assert result["content"].startswith("There is no tool named 'search'.")
 
 
-def test_calls_to_a_client_that_is_not_thread_safe_take_turns():
+def test_calls_of_one_google_spec_run_side_by_side():
     import threading
 
-    class Watched(FakeCalendar):
-        """Google Calendar that notes how many requests it serves at once."""
+    calls = 6
+    together = threading.Barrier(calls)
+    entered: set[int] = set()
 
-        active = most = 0
-        lock = threading.Lock()
+    class Together(FakeCalendar):
+        """Google Calendar that holds each call's first request until all six are in."""
 
         def request(self, *args, **kwargs):
-            with self.lock:
-                self.active += 1
-                self.most = max(self.most, self.active)
-            # Room for another thread to come in, if one may (time.sleep is patched away).
-            threading.Event().wait(0.02)
-            try:
-                return super().request(*args, **kwargs)
-            finally:
-                with self.lock:
-                    self.active -= 1
+            if threading.get_ident() not in entered:
+                entered.add(threading.get_ident())
+                together.wait(20)  # broken (and the calls fail) if they took turns
+            return super().request(*args, **kwargs)
 
-    google = Watched()
-    executor = ToolExecutor(GoogleCalendarToolSpec(transport=google, timezone="UTC"))
-    calls = [
-        {"id": f"c{i}", "function": {"name": "load_data", "arguments": "{}"}} for i in range(6)
+    executor = ToolExecutor(
+        GoogleCalendarToolSpec(transport=Together(), timezone="UTC"), max_workers=calls
+    )
+    tool_calls = [
+        {"id": f"c{i}", "function": {"name": "load_data", "arguments": "{}"}} for i in range(calls)
     ]
-    messages = executor.execute(calls)
-    assert [m["tool_call_id"] for m in messages] == [f"c{i}" for i in range(6)]
-    assert google.most == 1  # httplib2 is not thread-safe: one request at a time
+    messages = executor.execute(tool_calls)
+    assert [m["tool_call_id"] for m in messages] == [f"c{i}" for i in range(calls)]
+    assert not together.broken and len(entered) == calls
 
 
 async def test_a_stuck_call_holds_up_only_its_own_spec():

@@ -58,6 +58,7 @@ class ServeSettings:
     Args:
         names: The specs to serve, as registered.
         sandbox: Serve each spec over its seeded fake.
+        sandbox_latency: Seconds each fake waits before answering each request.
         allow_send: Offer tools that reach other people (``None``: the spec's default).
         allow_destructive: Offer destructive tools (``None``: the spec's default).
         timezone: The timezone of every spec that deals with time.
@@ -73,6 +74,7 @@ class ServeSettings:
 
     names: Sequence[str]
     sandbox: bool = False
+    sandbox_latency: float = 0.0
     allow_send: bool | None = None
     allow_destructive: bool | None = None
     timezone: str | None = None
@@ -88,6 +90,7 @@ class ServeSettings:
         return cls(
             names=args.names,
             sandbox=args.sandbox,
+            sandbox_latency=args.sandbox_latency,
             allow_send=args.allow_send,
             allow_destructive=args.allow_destructive,
             timezone=args.timezone,
@@ -237,6 +240,10 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         ConfigurationError: For an unknown spec or option, or a value that cannot be read.
     """
     names = served_names(settings.names)
+    if settings.sandbox_latency and not settings.sandbox:
+        raise ConfigurationError(
+            "--sandbox-latency is the sandbox fakes' round trip: add --sandbox, or drop it"
+        )
     if settings.timezone is not None:
         timezone_setting(settings.timezone)  # a wrong zone fails once, before any spec
     store = None
@@ -286,7 +293,7 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         arguments = {k: v for k, v in shared.items() if k in known}
         arguments.update(chosen[name])
         if settings.sandbox:
-            arguments.update(sandbox_arguments(base))
+            arguments.update(sandbox_arguments(base, settings.sandbox_latency))
         elif not settings.interactive and "auth_flow" in known and "auth_flow" not in chosen[name]:
             # A server must never wait for a browser login (nor print one on stdio, which
             # carries the protocol): a missing authorization is guidance to authorize once.

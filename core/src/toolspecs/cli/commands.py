@@ -56,6 +56,7 @@ def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
     settings = ServeSettings(
         names=[name],
         sandbox=args.sandbox,
+        sandbox_latency=args.sandbox_latency,
         allow_send=args.allow_send,
         allow_destructive=args.allow_destructive,
         timezone=args.timezone,

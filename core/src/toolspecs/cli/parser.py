@@ -9,7 +9,7 @@ Examples:
   toolspecs describe arxiv
   toolspecs schema arxiv --format openai
   toolspecs list
-  toolspecs serve gmail google_calendar --sandbox [--http]
+  toolspecs serve gmail google_calendar --sandbox [--sandbox-latency 150ms] [--http]
   toolspecs authorize gmail --tools search_messages,get_message
 
 --sandbox runs a built-in spec over its shipped fake with sample data: no keys, no network.
@@ -26,6 +26,7 @@ a tool call that ends in guidance prints it (as the agent would read it) and exi
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -121,6 +122,24 @@ examples:
 """
 
 
+_DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*", re.IGNORECASE)
+
+
+def duration(text: str) -> float:
+    """Seconds from ``150ms``, ``0.15s`` or ``0.15`` (seconds): a ``--sandbox-latency``.
+
+    Raises:
+        argparse.ArgumentTypeError: For anything else (argparse says it and exits 2).
+    """
+    found = _DURATION.fullmatch(text)
+    if found is None:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a time: give it as 150ms, 0.15s or 0.15 (seconds)"
+        )
+    value = float(found.group(1))
+    return value / 1000 if (found.group(2) or "s").lower() == "ms" else value
+
+
 def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None:
     """The options that say how specs are built (``call``, ``describe``, ``schema``, ``serve``).
 
@@ -132,6 +151,16 @@ def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None
         "--sandbox",
         action="store_true",
         help="each spec over its shipped fake with sample data: no keys, no network",
+    )
+    parser.add_argument(
+        "--sandbox-latency",
+        type=duration,
+        default=0.0,
+        metavar="TIME",
+        help=(
+            "with --sandbox: each fake waits this long before answering each request, "
+            "as a real service's round trip (e.g. 150ms, 0.2s; default 0)"
+        ),
     )
     parser.add_argument(
         "--allow-send",

@@ -9,18 +9,24 @@ Each spec takes its credentials from its arguments first, then from the
 environment variables its README documents.
 
 A spec may also register a sandbox (group ``toolspecs.sandboxes``, under the spec's
-name): a function of no arguments that returns the constructor arguments putting the
-spec on a new seeded fake, with no keys and no network (``toolspecs call --sandbox``,
+name): a function that returns the constructor arguments putting the spec on a new
+seeded fake, with no keys and no network (``toolspecs call --sandbox``,
 ``toolspecs serve --sandbox``, :func:`sandbox_spec`)::
 
     [project.entry-points."toolspecs.sandboxes"]
     arxiv = "toolspecs.specs.arxiv.sandbox:arguments"
+
+It is called with no arguments, or with ``latency=SECONDS`` when one is asked for
+(``--sandbox-latency 150ms``): the fake then waits that long before answering each
+request, as a real service's round trip would. A sandbox that takes no ``latency``
+keyword cannot simulate one, and asking it for one is a configuration error.
 
 The core lists no spec: what is installed is what the entry points say.
 """
 
 from __future__ import annotations
 
+import inspect
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
@@ -83,20 +89,25 @@ def list_sandboxes() -> tuple[str, ...]:
     return tuple(sorted(_entry_points(SANDBOX_GROUP)))
 
 
-def sandbox_arguments(name: str) -> dict[str, Any]:
+def sandbox_arguments(name: str, latency: float = 0.0) -> dict[str, Any]:
     """The constructor arguments that put spec ``name`` on a new seeded fake.
 
     Every call builds a new fake: what one sandbox changes, another does not see.
 
     Args:
         name: A spec with a sandbox (:func:`list_sandboxes`).
+        latency: Seconds the fake waits before answering each request (its round trip);
+            0: it answers at once.
 
     Returns:
         E.g. ``{"transport": FakeCalendar(...)}``; Wolfram|Alpha's also has an ``app_id``.
 
     Raises:
-        ConfigurationError: When the spec has no sandbox or it cannot be imported.
+        ConfigurationError: When the spec has no sandbox or it cannot be imported, or a
+            latency is asked of a sandbox that takes none.
     """
+    if not latency >= 0:  # NaN too
+        raise ConfigurationError(f"a sandbox latency is 0 seconds or more, not {latency!r}")
     key = _key(name)
     found = _entry_points(SANDBOX_GROUP).get(key)
     if found is None:
@@ -109,7 +120,14 @@ def sandbox_arguments(name: str) -> dict[str, Any]:
                 f"sandbox {key!r} ({found.value}) is not a function that returns "
                 "constructor arguments"
             )
-        arguments = build()
+        if not latency:
+            arguments = build()
+        elif not _takes_latency(build):
+            raise ConfigurationError(
+                f"the {key} sandbox ({found.value}) takes no latency: it answers at once"
+            )
+        else:
+            arguments = build(latency=latency)
     except ImportError as exc:
         package = found.dist.name if found.dist is not None else found.value
         raise ConfigurationError(
@@ -123,11 +141,24 @@ def sandbox_arguments(name: str) -> dict[str, Any]:
     return arguments
 
 
-def sandbox_spec(name: str, **options: Any) -> ToolSpec:
+def _takes_latency(build: Any) -> bool:
+    try:
+        parameters = inspect.signature(build).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.kind is p.VAR_KEYWORD or (p.name == "latency" and p.kind is not p.POSITIONAL_ONLY)
+        for p in parameters
+    )
+
+
+def sandbox_spec(name: str, *, latency: float = 0.0, **options: Any) -> ToolSpec:
     """Spec ``name`` (from the registry) over a new seeded fake: no keys, no network.
 
     Args:
         name: A spec with a sandbox (:func:`list_sandboxes`).
+        latency: Seconds the fake waits before answering each request, e.g. ``0.15`` for
+            what a deployment sees of a real service; 0 (default): at once.
         **options: More constructor arguments, e.g. ``allow_send=False``,
             ``timezone="Europe/Paris"``.
 
@@ -138,4 +169,4 @@ def sandbox_spec(name: str, **options: Any) -> ToolSpec:
         ConfigurationError: When the spec has no sandbox, is not installed, or rejects
             the options.
     """
-    return load_spec(name, **{**options, **sandbox_arguments(name)})
+    return load_spec(name, **{**options, **sandbox_arguments(name, latency)})

@@ -62,8 +62,8 @@ class GoogleCalendarReader(GoogleApiReader):
     Args:
         auth: How to get credentials; default: :class:`GoogleAuth` with the Calendar scope
             and ``auth_kwargs`` (the LlamaHub keywords).
-        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
-            ``FakeCalendar``).
+        transport: An ``httplib2.Http``-like object to send requests with, shared by
+            every thread (tests pass a ``FakeCalendar``), or a callable making one per thread.
         time_left: Asked before each request for the seconds it may still take, retries
             included (default, or when it answers ``None``: 30 s).
         field: How a one-line third-party value (title, place, name) is shown; default

@@ -76,8 +76,8 @@ class GmailReader(GoogleApiReader):
         max_results: The default number of messages.
         auth: How to get credentials; default: :class:`GoogleAuth` with the Gmail scopes
             and ``auth_kwargs`` (the LlamaHub keywords).
-        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
-            ``FakeGmail``).
+        transport: An ``httplib2.Http``-like object to send requests with, shared by
+            every thread (tests pass a ``FakeGmail``), or a callable making one per thread.
         service: A ready Gmail v1 client (used as it is).
         timezone: Show dates in this IANA zone; default: each message's own offset.
         time_left: Asked before each request for the seconds it may still take, retries

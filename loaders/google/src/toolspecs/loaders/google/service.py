@@ -14,6 +14,7 @@ lookup said "try again" (``EAI_AGAIN``), and not at all otherwise.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -22,6 +23,7 @@ from tenacity import RetryCallState, Retrying, wait_random_exponential
 
 from toolspecs.loaders.google import compat_googleapiclient as compat
 from toolspecs.loaders.google.auth import GoogleAuth
+from toolspecs.loaders.google.connections import ThreadRequests, is_http_factory
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
 from toolspecs.loaders.net import LookupRetry
@@ -36,18 +38,36 @@ MAX_BACKOFF = 8.0
 def build_service(api: str, version: str, credentials: Any = None, transport: Any = None) -> Any:
     """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery.
 
+    Its requests may be built and run from several threads at once: each sends with an
+    HTTP object of its thread (:mod:`~toolspecs.loaders.google.connections`).
+
     Args:
         api: E.g. ``"calendar"``.
         version: E.g. ``"v3"``.
         credentials: Google credentials (ignored when ``transport`` is given).
-        transport: An ``httplib2.Http``-like object, e.g. a test fake, used instead.
+        transport: An ``httplib2.Http``-like object, e.g. a test fake, used instead (shared
+            by every thread, so thread-safe); or a callable that makes one per thread.
     """
     from googleapiclient.discovery import build
 
+    builder = ThreadRequests(transport)
     if transport is not None:
-        return build(api, version, http=transport, static_discovery=True, cache_discovery=False)
+        http = builder.http() if is_http_factory(transport) else transport
+        return build(
+            api,
+            version,
+            http=http,
+            requestBuilder=builder,
+            static_discovery=True,
+            cache_discovery=False,
+        )
     return build(
-        api, version, credentials=credentials, static_discovery=True, cache_discovery=False
+        api,
+        version,
+        credentials=credentials,
+        requestBuilder=builder,
+        static_discovery=True,
+        cache_discovery=False,
     )
 
 
@@ -259,8 +279,10 @@ class GoogleApiReader(BaseReader):
 
     Args:
         auth: How to get credentials.
-        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
-            fake such as ``toolspecs.loaders.google.testing.FakeCalendar``).
+        transport: An ``httplib2.Http``-like object to send requests with, shared by every
+            thread, so thread-safe (tests pass a fake such as
+            ``toolspecs.loaders.google.testing.FakeCalendar``); or a callable that makes
+            one, called once per thread that sends.
         service: A ready client for the API (used as it is).
         time_left: Asked before each request for the seconds it may still take, retries
             included, e.g. a tool framework's call deadline; without one, or when it
@@ -281,6 +303,7 @@ class GoogleApiReader(BaseReader):
         self.transport = transport
         self._service = service
         self._built = False  # whether _service is ours (built from self.auth), not given
+        self._building = threading.Lock()
         self.time_left = time_left
         if time_left is not None and auth.time_left is None:
             auth.time_left = time_left  # a token refresh keeps to the same deadline
@@ -289,11 +312,13 @@ class GoogleApiReader(BaseReader):
     def service(self) -> Any:
         """The API client, built on first use (no credentials needed with a ``transport``)."""
         if self._service is None:
-            creds = None if self.transport is not None else self.auth.credentials()
-            self._service = build_service(
-                self.api, self.version, credentials=creds, transport=self.transport
-            )
-            self._built = True
+            with self._building:  # two first calls in two threads build one client
+                if self._service is None:
+                    creds = None if self.transport is not None else self.auth.credentials()
+                    self._service = build_service(
+                        self.api, self.version, credentials=creds, transport=self.transport
+                    )
+                    self._built = True
         return self._service
 
     def rescope(self, scopes: Sequence[str]) -> None:
@@ -325,11 +350,13 @@ class GoogleApiReader(BaseReader):
             GoogleUnreachable: When a token refresh got no answer.
         """
         if self._service is None and self.transport is None:
-            creds = self.auth.credentials(sign_in=False, refresh=refresh)
-            if creds is None or not (refresh or getattr(creds, "valid", True)):
-                return None
-            self._service = build_service(self.api, self.version, credentials=creds)
-            self._built = True
+            with self._building:
+                if self._service is None:
+                    creds = self.auth.credentials(sign_in=False, refresh=refresh)
+                    if creds is None or not (refresh or getattr(creds, "valid", True)):
+                        return None
+                    self._service = build_service(self.api, self.version, credentials=creds)
+                    self._built = True
         return self.service
 
     def execute(self, request: Any) -> Any:

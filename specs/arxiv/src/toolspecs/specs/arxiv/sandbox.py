@@ -18,6 +18,10 @@ from toolspecs.loaders.arxiv.testing import FakeArxiv
 __all__ = ["arguments"]
 
 
-def arguments() -> dict[str, Any]:
-    """The constructor arguments of the arXiv sandbox, over a new fake."""
-    return {"transport": FakeArxiv().transport()}
+def arguments(latency: float = 0.0) -> dict[str, Any]:
+    """The constructor arguments of the arXiv sandbox, over a new fake.
+
+    Args:
+        latency: Seconds the fake waits before answering each request.
+    """
+    return {"transport": FakeArxiv(latency=latency).transport()}

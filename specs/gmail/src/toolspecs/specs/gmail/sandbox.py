@@ -17,6 +17,10 @@ from toolspecs.loaders.google.testing import sample_mailbox
 __all__ = ["arguments"]
 
 
-def arguments() -> dict[str, Any]:
-    """The constructor arguments of the Gmail sandbox, over a new fake."""
-    return {"transport": sample_mailbox(long_messages=2)}
+def arguments(latency: float = 0.0) -> dict[str, Any]:
+    """The constructor arguments of the Gmail sandbox, over a new fake.
+
+    Args:
+        latency: Seconds the fake waits before answering each request.
+    """
+    return {"transport": sample_mailbox(long_messages=2, latency=latency)}

@@ -92,9 +92,8 @@ class GoogleToolSpec(ToolSpec):
     # The distribution whose README (its package page) says how to authorize Google.
     package: ClassVar[str] = "toolspecs-google-calendar"
     failures: ClassVar[FailureTable] = GOOGLE_FAILURES
-    # googleapiclient sends through one httplib2.Http, which is not thread-safe: calls of
-    # one spec take turns (two specs, each with its own client, still run side by side).
-    thread_safe: ClassVar[bool] = False
+    # Calls of one spec run side by side: each thread sends with its own httplib2.Http
+    # (httplib2 is not thread-safe; see toolspecs.loaders.google.connections).
     # The scopes LlamaHub's spec of the same name asks for: what a token.json that does not
     # say, and a service account's delegation, were set up for (GoogleAuth.llamahub_scopes).
     llamahub_scopes: ClassVar[tuple[str, ...]] = ()

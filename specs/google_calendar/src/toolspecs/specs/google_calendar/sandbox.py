@@ -49,7 +49,9 @@ _TEAM = ("ada@example.com", "alan@example.com", "grace@example.com")
 _ME = "me@example.com"  # the sandbox's user: invited, as a guest, to the week's meetings
 
 
-def sample_calendar(today: dt.date | None = None, days: int = 28) -> FakeCalendar:
+def sample_calendar(
+    today: dt.date | None = None, days: int = 28, *, latency: float = 0.0
+) -> FakeCalendar:
     """A ``FakeCalendar`` in New York time with the working days after ``today`` booked.
 
     Each working day has a 09:30 standup with the team and one meeting of the week's
@@ -61,6 +63,7 @@ def sample_calendar(today: dt.date | None = None, days: int = 28) -> FakeCalenda
     Args:
         today: The day before the first booked one (default: today in New York).
         days: How many days to fill.
+        latency: Seconds the fake waits before answering each request.
 
     Returns:
         A ``toolspecs.loaders.google.testing.FakeCalendar``.
@@ -92,9 +95,15 @@ def sample_calendar(today: dt.date | None = None, days: int = 28) -> FakeCalenda
                 **extra,
             )
     busy = [{"start": e["start"]["dateTime"], "end": e["end"]["dateTime"]} for e in events.values()]
-    return FakeCalendar(timezone=CALENDAR_ZONE, events=events, busy={"primary": busy})
+    return FakeCalendar(
+        timezone=CALENDAR_ZONE, events=events, busy={"primary": busy}, latency=latency
+    )
 
 
-def arguments() -> dict[str, Any]:
-    """The constructor arguments of the Calendar sandbox: a new :func:`sample_calendar`."""
-    return {"transport": sample_calendar()}
+def arguments(latency: float = 0.0) -> dict[str, Any]:
+    """The constructor arguments of the Calendar sandbox: a new :func:`sample_calendar`.
+
+    Args:
+        latency: Seconds the fake waits before answering each request.
+    """
+    return {"transport": sample_calendar(latency=latency)}

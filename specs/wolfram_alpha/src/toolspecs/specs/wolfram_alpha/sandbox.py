@@ -17,6 +17,10 @@ from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
 __all__ = ["arguments"]
 
 
-def arguments() -> dict[str, Any]:
-    """The constructor arguments of the Wolfram|Alpha sandbox, over a new fake."""
-    return {"app_id": "sandbox", "transport": FakeWolframAlpha().transport()}
+def arguments(latency: float = 0.0) -> dict[str, Any]:
+    """The constructor arguments of the Wolfram|Alpha sandbox, over a new fake.
+
+    Args:
+        latency: Seconds the fake waits before answering each request.
+    """
+    return {"app_id": "sandbox", "transport": FakeWolframAlpha(latency=latency).transport()}

@@ -18,7 +18,7 @@ import copy
 import io
 import re
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
 from importlib.resources import files
@@ -40,6 +40,12 @@ from toolspecs.loaders.arxiv.testing.pdf import (
 )
 
 ATOM_NS = "http://www.w3.org/2005/Atom"
+
+
+def _wait(seconds: float) -> None:
+    threading.Event().wait(seconds)  # a real wait: tests patch time.sleep
+
+
 _NS = {"a": ATOM_NS, "arxiv": "http://arxiv.org/schemas/atom"}
 _ATOM_TYPE = "application/atom+xml; charset=utf-8"
 _VALID_ID = re.compile(
@@ -131,6 +137,8 @@ class FakeArxiv(HTTPAdapter):
         feeds: More Atom feeds (as arXiv sends them) whose entries it should know too.
         pdfs: PDFs by arXiv id without version. Others get a one-page PDF of their
             abstract; ``1706.03762`` is 30 pages (see ``long_pages``) unless given here.
+        latency: Seconds each request waits before it is answered (its round trip, as
+            a real arXiv's), with ``sleep``.
 
     Attributes:
         papers: The known papers by id without version.
@@ -150,15 +158,23 @@ class FakeArxiv(HTTPAdapter):
             of a ``"huge"`` answer was read before it was dropped.
         delay_seconds: The pause between requests this arXiv asks for: none (the real
             one asks for 3 s). ``ArxivClient`` paces itself by it unless told otherwise.
+        sleep: How ``latency`` is waited: a real wait (``threading.Event().wait``, not
+            ``time.sleep``, which tests patch); a test may replace it to record the waits.
     """
 
     delay_seconds = 0.0
     trickle_seconds = 0.05
 
     def __init__(
-        self, feeds: Iterable[str | bytes] = (), pdfs: Mapping[str, bytes] | None = None
+        self,
+        feeds: Iterable[str | bytes] = (),
+        pdfs: Mapping[str, bytes] | None = None,
+        *,
+        latency: float = 0.0,
     ) -> None:
         super().__init__()
+        self.latency = latency
+        self.sleep: Callable[[float], Any] = _wait
         self.papers: dict[str, Paper] = {}
         catalogue = files("toolspecs.loaders.arxiv.testing") / "data" / "catalogue.xml"
         for feed in [catalogue.read_bytes(), *feeds]:
@@ -198,7 +214,9 @@ class FakeArxiv(HTTPAdapter):
         return make_pdf(paper_pages(paper.fields["ti"], authors, paper.fields["abs"]))
 
     def send(self, request: requests.PreparedRequest, *args: Any, **kwargs: Any) -> Any:
-        """Answer one request (the requests adapter interface)."""
+        """Answer one request (the requests adapter interface), after ``latency`` seconds."""
+        if self.latency > 0:
+            self.sleep(self.latency)
         self.requests.append(request)
         failure = self.fail.pop(0) if self.fail else self.fail_every
         if failure is not None:

@@ -43,8 +43,10 @@ class FakeCalendar(FakeGoogleHttp):
         events: dict[str, dict[str, Any]] | None = None,
         busy: dict[str, list[dict[str, str]]] | None = None,
         calendar_list: list[dict[str, Any]] | None = None,
+        *,
+        latency: float = 0.0,
     ) -> None:
-        super().__init__()
+        super().__init__(latency)
         self.timezone = timezone
         self.events: dict[str, dict[str, Any]] = dict(events or {})
         self.busy: dict[str, list[dict[str, str]]] = dict(busy or {})

@@ -217,9 +217,14 @@ def hostile_mailbox() -> FakeGmail:
     return gmail
 
 
-def sample_mailbox(long_messages: int = 0) -> FakeGmail:
-    """A fake Gmail holding every shipped sample mail, plus ``long_messages`` long ones."""
-    gmail = FakeGmail()
+def sample_mailbox(long_messages: int = 0, *, latency: float = 0.0) -> FakeGmail:
+    """A fake Gmail holding every shipped sample mail, plus ``long_messages`` long ones.
+
+    Args:
+        long_messages: How many long reports to add.
+        latency: Seconds each request waits before it is answered (see ``FakeGoogleHttp``).
+    """
+    gmail = FakeGmail(latency=latency)
     for index in range(long_messages):
         gmail.add_message(long_message(index))
     for name in FIXTURES:
@@ -274,8 +279,8 @@ class FakeGmail(FakeGoogleHttp):
     prefix = "/gmail/v1"
     api = "gmail.v1"
 
-    def __init__(self, address: str = "grace@example.org") -> None:
-        super().__init__()
+    def __init__(self, address: str = "grace@example.org", *, latency: float = 0.0) -> None:
+        super().__init__(latency)
         self.address = address
         self.messages: dict[str, dict[str, Any]] = {}
         self.drafts: dict[str, str] = {}  # draft id -> message id

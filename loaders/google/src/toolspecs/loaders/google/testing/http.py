@@ -28,13 +28,21 @@ answers, used one per matching request, each one of
   as ``text/html``), ``(200, b"{}")`` (JSON without the fields the request returns),
   ``(200, b"")``, ``(502, HTML_PAGE)``; a body starting with ``<`` is sent as
   ``text/html``, any other as ``application/json``, unless ``headers`` say otherwise.
+
+It answers from several threads at once, one request at a time (a lock around its
+memory), after waiting ``latency`` seconds outside that lock, as a real service's round
+trip would: ``FakeGmail(latency=0.15)`` shows what a deployment sees. The wait is
+``fake.sleep(seconds)`` (a real wait, ``threading.Event().wait``, so that a patched
+``time.sleep`` does not skip it); a test may replace it to record the waits.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.message import Message
 from email.parser import Parser
@@ -56,6 +64,11 @@ HTML_PAGE = (
     b"<!DOCTYPE html><html><head><title>Sign in to the network</title></head>"
     b"<body><h1>Please sign in</h1><p>This network requires a login.</p></body></html>"
 )
+
+
+def wait(seconds: float) -> None:
+    """Really wait ``seconds`` (not ``time.sleep``, which tests patch away)."""
+    threading.Event().wait(seconds)
 
 
 def discovery(name: str) -> dict[str, Any]:
@@ -125,18 +138,26 @@ class Request:
 
 
 class FakeGoogleHttp:
-    """Base of the fakes: subclasses set ``prefix`` and ``api`` and implement ``route``."""
+    """Base of the fakes: subclasses set ``prefix`` and ``api`` and implement ``route``.
+
+    Args:
+        latency: Seconds each request waits before it is answered (its round trip).
+    """
 
     prefix = ""
     api = ""
 
-    def __init__(self) -> None:
+    def __init__(self, latency: float = 0.0) -> None:
         self.doc = discovery(self.api)
         self.requests: list[Request] = []
         self.fail: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
         # The scopes the token was granted (None: all): see the module docstring.
         self.granted: list[str] | None = None
         self._methods = _method_scopes(self.doc, self.prefix)
+        self.latency = latency
+        self.sleep: Callable[[float], Any] = wait
+        # Answered one at a time: the fake's memory is not shared safely otherwise.
+        self._answering = threading.RLock()
 
     def transport(self) -> FakeGoogleHttp:
         """The object to pass as ``transport=``: the fake itself."""
@@ -152,7 +173,13 @@ class FakeGoogleHttp:
         redirections: int = 5,
         connection_type: Any = None,
     ) -> Reply:
-        """Answer one request (httplib2's signature)."""
+        """Answer one request (httplib2's signature), after ``latency`` seconds."""
+        if self.latency > 0:
+            self.sleep(self.latency)  # outside the lock: requests in flight overlap
+        with self._answering:
+            return self._request(uri, method, body, headers)
+
+    def _request(self, uri: str, method: str, body: Any, headers: Any) -> Reply:
         parsed = urlparse(uri)
         if parsed.path in ("/batch", f"/batch{self.prefix}"):
             return self._batch(parsed.path, body, headers)

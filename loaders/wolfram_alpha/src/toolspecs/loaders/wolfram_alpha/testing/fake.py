@@ -19,16 +19,22 @@ from __future__ import annotations
 import threading
 import xml.etree.ElementTree as ET
 import zlib
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from http import HTTPStatus
 from importlib.resources import files
+from typing import Any
 from urllib.parse import quote_plus
 
 import httpx
 
 from toolspecs.loaders.wolfram_alpha.testing import arithmetic
+
+
+def _wait(seconds: float) -> None:
+    threading.Event().wait(seconds)  # a real wait: tests patch time.sleep
+
 
 _DATA = files("toolspecs.loaders.wolfram_alpha.testing") / "data"
 LLM_ANSWERS = {
@@ -118,6 +124,8 @@ class FakeWolframAlpha:
         step_by_step: Whether those AppIDs are entitled to step-by-step solutions. When
             not, the podstate asking for steps changes nothing: the reply is the usual
             one, the pod still offering its ``Step-by-step solution`` state, with no steps.
+        latency: Seconds each request waits before it is answered (its round trip, as
+            the real service's), with ``sleep``.
 
     Attributes:
         requests: Every request received, in order.
@@ -132,6 +140,8 @@ class FakeWolframAlpha:
             skip it).
         slow_chunk_bytes: For ``"slow"``: the bytes in each chunk.
         huge_bytes: For ``"huge"``: the size of the body.
+        sleep: How ``latency`` is waited: a real wait (``threading.Event().wait``); a
+            test may replace it to record the waits.
     """
 
     def __init__(
@@ -140,7 +150,10 @@ class FakeWolframAlpha:
         app_ids: Collection[str] | None = None,
         *,
         step_by_step: bool = True,
+        latency: float = 0.0,
     ) -> None:
+        self.latency = latency
+        self.sleep: Callable[[float], Any] = _wait
         self.answers = {_key(q): text for q, text in (answers or {}).items()}
         self.app_ids = app_ids
         self.step_by_step = step_by_step
@@ -156,7 +169,9 @@ class FakeWolframAlpha:
         return httpx.MockTransport(self.handle)
 
     def handle(self, request: httpx.Request) -> httpx.Response:
-        """Answer one request (the transport's handler); record it first."""
+        """Answer one request (the transport's handler), after ``latency``; record it first."""
+        if self.latency > 0:
+            self.sleep(self.latency)
         url = request.url
         params = dict(url.params)
         pairs = list(url.params.multi_items())

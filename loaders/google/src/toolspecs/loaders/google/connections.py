@@ -1,0 +1,136 @@
+"""One HTTP object per thread, so that one client's requests run side by side.
+
+googleapiclient sends with ``httplib2.Http``, which is not thread-safe: two threads that
+share one may mix their answers. Its documented way out (the "Thread Safety" page of
+google-api-python-client) is to build the service once and give each request an HTTP
+object of its own thread, through ``build(requestBuilder=...)``. :class:`ThreadRequests`
+is that builder: each request it builds carries its thread's HTTP object, made on the
+thread's first request and reused by its later ones (their connections kept alive):
+
+- for a client built with credentials, a ``google_auth_httplib2.AuthorizedHttp`` over
+  the ``httplib2.Http`` that ``googleapiclient.http.build_http()`` makes, as
+  ``build(credentials=...)`` makes its one (same timeout and redirect codes), with the
+  credentials ``build`` settled on (scoped, if they needed scopes);
+- for a ``transport=`` factory (a callable that makes an ``httplib2.Http``-like object),
+  what it makes; a ``transport=`` object is shared by every thread as it is (the fakes in
+  :mod:`toolspecs.loaders.google.testing` are thread-safe).
+
+A batch request (``service.new_batch_http_request()``) sends with its first request's
+HTTP object: its thread's too.
+
+The credentials themselves are shared: google-auth renews an expired token inside
+``before_request`` with no lock (``Credentials._blocking_refresh``), so threads that all
+found it expired would each ask the token server, and one could read the token while
+another writes it. :class:`SerialRefresh` lets one thread renew it while the others wait
+for the new one.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["PerThreadHttp", "SerialRefresh", "ThreadRequests", "is_http_factory"]
+
+
+def is_http_factory(transport: Any) -> bool:
+    """Whether ``transport`` makes HTTP objects (a callable) rather than being one."""
+    return callable(transport) and not hasattr(transport, "request")
+
+
+class PerThreadHttp:
+    """Each thread's own HTTP object, made by ``make`` on the thread's first request.
+
+    Args:
+        make: Makes one ``httplib2.Http``-like object (called once per thread).
+    """
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+        self._local = threading.local()
+
+    def get(self) -> Any:
+        """The calling thread's HTTP object."""
+        http = getattr(self._local, "http", None)
+        if http is None:
+            http = self._local.http = self.make()
+        return http
+
+
+class ThreadRequests:
+    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP.
+
+    Args:
+        transport: A ``transport=`` factory (one HTTP object per thread from it), or a
+            ``transport=`` object (shared by every thread as it is); ``None``: the HTTP
+            object ``build`` made from the credentials is copied per thread.
+    """
+
+    def __init__(self, transport: Any = None) -> None:
+        self._https: PerThreadHttp | None = None
+        if is_http_factory(transport):
+            self._https = PerThreadHttp(transport)
+        elif transport is not None:
+            self._https = PerThreadHttp(lambda: transport)
+        self._making = threading.Lock()
+
+    def http(self, shared: Any = None) -> Any:
+        """The calling thread's HTTP object (``shared``: the one ``build`` made)."""
+        if self._https is None:
+            with self._making:
+                if self._https is None:
+                    self._https = PerThreadHttp(_copies(shared))
+        return self._https.get()
+
+    def __call__(self, http: Any, *args: Any, **kwargs: Any) -> Any:
+        """A ``googleapiclient.http.HttpRequest`` sent with the calling thread's HTTP."""
+        from googleapiclient.http import HttpRequest
+
+        return HttpRequest(self.http(http), *args, **kwargs)
+
+
+def _copies(shared: Any) -> Callable[[], Any]:
+    """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made)."""
+    import google_auth_httplib2
+    from googleapiclient.http import build_http
+
+    if not isinstance(shared, google_auth_httplib2.AuthorizedHttp):
+        # Credentials of another kind (oauth2client's) authorized it themselves: shared.
+        return lambda: shared
+    credentials = SerialRefresh(shared.credentials)
+    return lambda: google_auth_httplib2.AuthorizedHttp(credentials, http=build_http())
+
+
+class SerialRefresh:
+    """google-auth credentials as ``AuthorizedHttp`` uses them, renewed by one thread at once.
+
+    ``before_request`` renews an expired token under a lock (a thread that waited finds
+    it renewed and uses it); ``refresh`` (after a 401) renews it unless another thread did
+    while this one waited. Everything else is the credentials' own.
+
+    Args:
+        credentials: google-auth credentials.
+    """
+
+    def __init__(self, credentials: Any) -> None:
+        self.credentials = credentials
+        self._lock = threading.Lock()
+
+    def before_request(self, request: Any, method: str, url: str, headers: Any) -> None:
+        """Renew the token if it is expired (one thread at a time), then apply it."""
+        if not self.credentials.valid:
+            with self._lock:
+                if not self.credentials.valid:
+                    self.credentials.refresh(request)
+        self.credentials.before_request(request, method, url, headers)
+
+    def refresh(self, request: Any) -> None:
+        """Renew the token Google refused, unless another thread renewed it meanwhile."""
+        refused = self.credentials.token
+        with self._lock:
+            if self.credentials.token == refused:
+                self.credentials.refresh(request)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.credentials, name)
