@@ -316,3 +316,27 @@ def test_auth_settings_that_cannot_be_right_are_refused_in_one_line():
         assert done.returncode != 0, args
         (line,) = done.stderr.strip().splitlines()
         assert message in line, (args, line)
+
+
+def test_replicas_sharing_a_redis_store_read_a_users_results_through_any_of_them(
+    provider, redis_url
+):
+    # Two servers as replicas behind one address (the audience clients get tokens for),
+    # storing long results in one Redis: a sessionless user stores through the first and
+    # reads through the second; another user reads nothing of it through either.
+    audience = "http://127.0.0.1:9/mcp"  # the load balancer's address, as tokens name it
+    replica = ("arxiv", "--auth-issuer", provider.issuer, "--auth-audience", audience)
+    with (
+        served(*replica, "--store", redis_url) as (first, _),
+        served(*replica, "--store", redis_url) as (second, _),
+    ):
+        alice, bob = provider.token("alice", audience), provider.token("bob", audience)
+        store = ("arxiv_paper_text", {"paper_id": "1706.03762"})
+        read = ("read_stored_papers", {"query": "quokka ablation"})
+        _, stored = anyio.run(session, first, alice, "auto", [store])
+        assert "stored as result 1" in text_of(stored)
+        _, elsewhere = anyio.run(session, second, alice, "auto", [read])
+        assert NEEDLE in text_of(elsewhere)
+        for url in (first, second):
+            _, other = anyio.run(session, url, bob, "auto", [read])
+            assert NEEDLE not in text_of(other)

@@ -9,7 +9,7 @@ import pytest
 
 from toolspecs.core import ToolSpec, tool
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.mcp.user_tools import User, UserTools, current_user
+from toolspecs.mcp.user_tools import User, UserTools, user_from
 
 
 class Mailbox(ToolSpec):
@@ -143,12 +143,10 @@ def test_a_user_whose_tools_differ_from_the_listed_ones_is_refused():
         UserTools(lambda user: [], [], max_users=0)
 
 
-def test_the_current_user_comes_from_the_verified_access_token():
-    from mcp.server.auth.middleware.auth_context import auth_context_var
-    from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
+def test_the_user_comes_from_the_verified_access_token():
     from mcp.server.auth.provider import AccessToken
 
-    assert current_user() is None  # stdio, or the shared-token mode
+    assert user_from(None) is None  # stdio, or the shared-token mode
     token = AccessToken(
         token="not-shown",
         client_id="desktop-app",
@@ -156,11 +154,7 @@ def test_the_current_user_comes_from_the_verified_access_token():
         subject="248289761001",
         claims={"iss": "https://id.example", "email": "ada@example.com"},
     )
-    reset = auth_context_var.set(AuthenticatedUser(token))
-    try:
-        user = current_user()
-    finally:
-        auth_context_var.reset(reset)
+    user = user_from(token)
     assert user is not None
     assert (user.subject, user.issuer, user.email) == (
         "248289761001",
@@ -170,8 +164,4 @@ def test_the_current_user_comes_from_the_verified_access_token():
     assert user.scopes == {"toolspecs:gmail.read"}
     assert "not-shown" not in repr(user)  # the token itself is never kept
     clientonly = AccessToken(token="t", client_id="batch-job", scopes=[])
-    reset = auth_context_var.set(AuthenticatedUser(clientonly))
-    try:
-        assert current_user().subject == "client:batch-job"
-    finally:
-        auth_context_var.reset(reset)
+    assert user_from(clientonly).subject == "client:batch-job"

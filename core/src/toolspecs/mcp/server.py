@@ -225,7 +225,10 @@ def build_server(
             try:
                 # Results stored in this session are read in this session only, and go
                 # with it.
-                with contextlib.nullcontext() if owner is None else results_owner(owner):
+                # A user's sessionless results are named by the user in a shared store
+                # (``--store redis://``): any replica behind a load balancer reads them.
+                key = None if user is None or not sessionless else f"user {user[0]} {user[1]}"
+                with contextlib.nullcontext() if owner is None else results_owner(owner, key):
                     text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
             finally:
                 running[session] -= 1

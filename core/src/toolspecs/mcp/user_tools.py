@@ -17,8 +17,9 @@ see is one), and each user is the owner of the results their tools store
 (:mod:`toolspecs.core.owners`), so a result handle of one user reads as unknown to any
 other even where two users' tools shared a store.
 
-Who the user is comes from the verified access token of the request (mcp's auth context):
-:func:`current_user` (``None`` without one: stdio, or the shared-token mode).
+Who the user is comes from the verified access token of the request
+(:func:`toolspecs.mcp.users.access_of`): :func:`user_from` (``None`` without one: stdio, or
+the shared-token mode).
 """
 
 from __future__ import annotations
@@ -28,12 +29,15 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.tool import GuardedTool
 
-__all__ = ["User", "UserTools", "current_user"]
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
+__all__ = ["User", "UserTools", "user_from"]
 
 # Users kept at once, and seconds a user's tools stay unused before they are dropped.
 MAX_USERS = 256
@@ -86,26 +90,21 @@ class User:
         )
 
 
-def current_user() -> User | None:
-    """The user of the request being served: from mcp's verified access token, if any.
+def user_from(access: AccessToken | None) -> User | None:
+    """The user a verified access token names (``access_of(ctx.request)``), if any.
 
     A token without a subject (a client acting for itself) is that client's own user.
     """
-    try:
-        from mcp.server.auth.middleware.auth_context import get_access_token
-    except ImportError:  # mcp without its auth extras: no token was verified
+    if access is None:
         return None
-    token = get_access_token()
-    if token is None:
-        return None
-    claims = dict(token.claims or {})
+    claims = dict(access.claims or {})
     issuer = claims.get("iss")
     email = claims.get("email")
     return User.named(
-        token.subject or f"client:{token.client_id}",
+        access.subject or f"client:{access.client_id}",
         issuer if isinstance(issuer, str) else None,
         email=email if isinstance(email, str) else None,
-        scopes=token.scopes,
+        scopes=access.scopes,
         claims=claims,
     )
 
