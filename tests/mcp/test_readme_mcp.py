@@ -58,7 +58,7 @@ def test_the_http_client_configuration_sends_the_token_to_the_served_url():
     _, snippet = blocks("json")
     (server,) = json.loads(snippet)["mcpServers"].values()
     assert server["type"] == "http"
-    (shell,) = blocks("bash")
+    shell = blocks("bash")[0]
     http = next(line for line in shell.splitlines() if "--http" in line)
     args = build_parser().parse_args(serve_arguments(shlex.split(http.split("#")[0])))
     assert server["url"] == f"http://{args.host}:{args.port}/mcp"
@@ -66,9 +66,14 @@ def test_the_http_client_configuration_sends_the_token_to_the_served_url():
 
 
 def test_the_shell_commands_parse():
-    (shell,) = blocks("bash")
-    lines = [line.split("#")[0] for line in shell.splitlines() if line.strip()]
+    first, team = blocks("bash")
+    lines = [line.split("#")[0] for line in first.splitlines() if line.strip()]
     assert len(lines) == 2
+    # "Serving a team": one command over several lines.
+    lines.append(team.replace("\\\n", " "))
     for line in lines:
         args = build_parser().parse_args(serve_arguments(shlex.split(line)))
         assert args.command == "serve"
+    assert args.auth_issuer == "https://id.example.com"
+    assert args.auth_audience == "https://mcp.example.com/mcp"
+    assert args.store.startswith("redis://") and args.log_format == "json"
