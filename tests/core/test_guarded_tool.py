@@ -7,6 +7,7 @@ checked when a spec is defined; guidance is bounded; marks filter the tools.
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 from typing import Annotated, ClassVar, Literal
 
@@ -612,3 +613,59 @@ def test_guidance_says_whether_the_arguments_were_read(tools, mocked_responses):
     assert during.value.stage == "call"
     prefixed = {t.metadata.name: t for t in ShopSpec().to_tool_list(prefix="shop_")}
     assert prefixed["shop_find_items"].call(count="lots").exception.stage == "arguments"
+
+
+def test_before_call_can_refuse_a_call_after_its_arguments_are_read():
+    from toolspecs.core import AskUser
+
+    class Gated(ToolSpec):
+        """A service that refuses some functions before any request."""
+
+        spec_functions: ClassVar = ["lookup", "alookup", "open_door"]
+
+        def __init__(self) -> None:
+            self.asked: list[str] = []
+            self.ran: list[str] = []
+
+        def before_call(self, function: str) -> None:
+            self.asked.append(function)
+            if function != "open_door":
+                raise AskUser(f"{function} needs a permission the user has not given.", "Ask.")
+
+        @tool(read_only=True)
+        def lookup(self, query: str) -> str:
+            """Look something up.
+
+            Args:
+                query: What to look up.
+            """
+            self.ran.append("lookup")
+            return "found"
+
+        @tool(read_only=True)
+        async def alookup(self, query: str) -> str:
+            """Look something up, asynchronously.
+
+            Args:
+                query: What to look up.
+            """
+            self.ran.append("alookup")
+            return "found"
+
+        @tool(read_only=False, destructive=False)
+        def open_door(self) -> str:
+            """Open the door."""
+            self.ran.append("open_door")
+            return "opened"
+
+    spec = Gated()
+    tools = {t.metadata.name: t for t in spec.to_tool_list(prefix="home_")}
+    wrong = tools["home_lookup"].call()  # arguments are read first: no hook, no call
+    assert wrong.is_error and spec.asked == []
+    refused = tools["home_lookup"].call(query="x")
+    assert refused.is_error and "needs a permission" in refused.content
+    arefused = asyncio.run(tools["home_alookup"].acall(query="x"))
+    assert arefused.is_error and "alookup needs a permission" in arefused.content
+    assert tools["home_open_door"].call().content == "opened"
+    assert spec.asked == ["lookup", "alookup", "open_door"]  # bare names, under a prefix
+    assert spec.ran == ["open_door"]

@@ -21,6 +21,10 @@ passages a read returns (:func:`read_passages`). The parts live apart, each with
 
 from __future__ import annotations
 
+from typing import Any
+
+from llama_index.core.schema import BaseNode
+
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.fence import NOT_INSTRUCTIONS
@@ -46,6 +50,7 @@ __all__ = [
     "ResultStore",
     "StoredResult",
     "StoredResults",
+    "as_text",
     "preview",
     "read_passages",
     "stored_message",
@@ -134,3 +139,16 @@ def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
         header = f"{PASSAGE_OPEN}passage {position + 1} of {total}{origin}{mark}{PASSAGE_CLOSE}"
         parts.append(f"{header}\n{passage.translate(_HEADER_CHARS)}")
     return "\n\n".join(parts)
+
+
+def as_text(raw: Any) -> str:
+    """What the agent reads of a spec function's return value."""
+    if raw is None:
+        return ""
+    if isinstance(raw, str):
+        return str.__str__(raw)
+    if isinstance(raw, BaseNode):
+        return raw.get_content()
+    if isinstance(raw, list) and all(isinstance(item, BaseNode) for item in raw):
+        return "\n\n".join(item.get_content() for item in raw)
+    return str(raw)

@@ -29,12 +29,13 @@ from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import TextBlock
-from llama_index.core.schema import BaseNode, Document
+from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
 from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
+from toolspecs.core.large_output import as_text
 from toolspecs.core.prefixed import ToolNames, naming
 from toolspecs.core.workers import WORKERS as _WORKERS
 from toolspecs.core.workers import Workers
@@ -65,6 +66,9 @@ class CallPolicy:
             for our own bugs.
         results: Where the running call's owner keeps results too long to show.
         source: Who wrote one stored document, for the header of its passages.
+        before: Called with the spec function's name once its arguments are read, in the
+            call's thread, under its lock and deadline, before the function: it may raise
+            ``ToolGuidance`` (or an error the failure table maps) to stop the call.
     """
 
     service: str
@@ -75,6 +79,7 @@ class CallPolicy:
     guidance: Callable[[BaseException], ToolGuidance | None]
     results: Callable[[], large_output.StoredResults]
     source: Callable[[Document], str]
+    before: Callable[[str], None] | None = None
 
 
 class Abandoned:
@@ -142,6 +147,8 @@ class Guard:
         self.model = model
         self.names = names
         self.read_tool = read_tool
+        # The spec function's own name (``name`` may carry a prefix), for ``policy.before``.
+        self.function = getattr(fn, "__name__", name)
         # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
         self.inline = not options.blocking
 
@@ -282,6 +289,8 @@ class Guard:
         arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
         token = prefixed.enter(self.names)
         try:
+            if self.policy.before is not None:
+                self.policy.before(self.function)
             raw = self.fn(**arguments)
         finally:
             prefixed.leave(token)
@@ -376,9 +385,17 @@ class Guard:
             # Reading the arguments never reaches the network: it runs here, not in a
             # thread. Only shaping a result long enough to be stored (cut and indexed)
             # leaves the event loop.
-            arguments = schema.prepare(self.model, args, kwargs)
+            reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
+            # The call's zone may take a request (a calendar's own): not on the event loop.
+            arguments = (
+                reading.arguments
+                if reading.zone_from is None
+                else await asyncio.to_thread(reading.in_call_zone)
+            )
             with owners.default_owner(self.owner):
                 with naming(self.names):
+                    if self.policy.before is not None:
+                        self.policy.before(self.function)
                     raw = await self.afn(**arguments)
                 if self.short(raw):
                     return raw, self.text(raw, arguments)
@@ -477,16 +494,3 @@ class Guard:
                     raise
                 logger.exception("toolspecs: could not store the result of %s", self.name)
         return large_output.truncated_message(text, budget, bounds.count_tokens(text))
-
-
-def as_text(raw: Any) -> str:
-    """What the agent reads of a spec function's return value."""
-    if raw is None:
-        return ""
-    if isinstance(raw, str):
-        return str.__str__(raw)
-    if isinstance(raw, BaseNode):
-        return raw.get_content()
-    if isinstance(raw, list) and all(isinstance(item, BaseNode) for item in raw):
-        return "\n\n".join(item.get_content() for item in raw)
-    return str(raw)

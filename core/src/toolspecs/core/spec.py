@@ -191,7 +191,19 @@ class ToolSpec(BaseToolSpec):
             guidance=self.guidance_for,
             results=lambda: self.results,
             source=self.passage_source,
+            before=self.before_call,
         )
+
+    def before_call(self, function: str) -> None:
+        """Runs before each tool call's function, its arguments read; nothing by default.
+
+        A spec that must refuse a call before it reaches its service (a Google token that
+        lacks a scope the tool needs) raises ``ToolGuidance`` here. It runs in the call's
+        thread, under the spec's lock and deadline, for sync and async functions alike.
+
+        Args:
+            function: The spec function's name (without a prefix).
+        """
 
     def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
         """Turn an expected failure into guidance by ``failures``; ``None`` means it is a bug."""

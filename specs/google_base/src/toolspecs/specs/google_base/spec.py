@@ -27,8 +27,7 @@ stays a row of the failure table, for what only the server knows.
 from __future__ import annotations
 
 import contextvars
-import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -39,9 +38,7 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from toolspecs.core import AskUser, FailureTable, ToolSpec
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.core.prefixed import ToolNames, named, names_offered, ref
-from toolspecs.core.runner import CallPolicy
-from toolspecs.core.tool import GuardedTool
+from toolspecs.core.prefixed import named, names_offered, ref
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
 from toolspecs.loaders.google.scopes import missing, short
 from toolspecs.loaders.google.token_files import credentials_scopes
@@ -236,24 +233,9 @@ class GoogleToolSpec(ToolSpec):
             f"run `toolspecs authorize {name}{tools}` in a terminal (in Python: spec.authorize())"
         )
 
-    def _guarded_tool(
-        self,
-        name: str,
-        fn: Callable[..., Any],
-        metadata: ToolMetadata | None,
-        names: ToolNames,
-        afn: Callable[..., Any] | None = None,
-        owner: object | None = None,
-        policy: CallPolicy | None = None,
-    ) -> GuardedTool:
-        built = super()._guarded_tool(name, fn, metadata, names, afn, owner, policy)
-        if declared_scopes(type(self), name):
-            # The guard calls guard.fn (sync and async calls alike) under its lock and
-            # deadline, and maps what it raises by the failure table: the check runs there,
-            # before the function. (The core has no pre-call hook of its own yet.)
-            guard = built.guard
-            guard.fn = _checked(self.check_scopes, name, guard.fn)
-        return built
+    def before_call(self, function: str) -> None:
+        """Refuse a tool whose scope the token lacks, before any request (:meth:`check_scopes`)."""
+        self.check_scopes(function)
 
     @property
     def default_prefix(self) -> str:
@@ -378,14 +360,3 @@ class GoogleToolSpec(ToolSpec):
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
             f"(see {self.authorize_guide()})."
         )
-
-
-def _checked(check: Callable[[str], None], name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
-    """``fn``, after ``check(name)``."""
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> Any:
-        check(name)
-        return fn(*args, **kwargs)
-
-    return call
