@@ -154,8 +154,10 @@ async def load(url: str, clients: int, calls: int) -> dict[str, float]:
             http = await stack.enter_async_context(
                 httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60))
             )
+            # legacy: each client its own MCP session, as K people's clients (the default,
+            # sessionless, makes all K one token holder, who runs a few calls at once).
             client = await stack.enter_async_context(
-                Client(streamable_http_client(url, http_client=http))
+                Client(streamable_http_client(url, http_client=http), mode="legacy")
             )
             await client.list_tools()
             await opened.wait()  # every session open before the clock starts

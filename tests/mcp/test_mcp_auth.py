@@ -104,3 +104,17 @@ def test_the_rebinding_check_names_this_address_and_port_only():
     assert auth.transport_security("::", 80, ["mcp.example.com"]).allowed_hosts == [
         "mcp.example.com:80"
     ]
+
+
+def test_an_allowed_host_with_a_port_keeps_it_for_a_load_balancers_address():
+    # Behind nginx the Host is the balancer's (its port, not the replica's).
+    names = ["127.0.0.1:8443", "mcp.example.com:443", "[::1]:9000", "mcp.example.com"]
+    security = auth.transport_security("192.0.2.7", 8123, names)
+    assert security.allowed_hosts == [
+        "192.0.2.7:8123",
+        "127.0.0.1:8443",
+        "mcp.example.com:443",
+        "[::1]:9000",
+        "mcp.example.com:8123",
+    ]
+    assert "https://mcp.example.com:443" in security.allowed_origins

@@ -288,3 +288,35 @@ def test_the_server_answers_health_logs_json_and_stops_on_sigterm():
         "lb-42",
     )
     assert not any(TOKEN in line for line in said)
+
+
+def test_stateless_requests_stand_alone_and_the_token_holder_runs_a_few_calls_at_once():
+    # --stateless: no Mcp-Session-Id; each request of a handshake-era client stands alone.
+    # The calls running at once count for the token's holder (one person), not per
+    # request: with every call held 3 s by the fake, six at once run four and refuse two.
+    with served("wolfram_alpha", "--stateless", "--sandbox-latency", "3s") as (url, _):
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}"}
+        started = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert started.status_code == 200 and "mcp-session-id" not in started.headers
+
+        async def one(results: list) -> None:
+            with anyio.fail_after(60):
+                async with httpx2.AsyncClient(
+                    headers={"Authorization": f"Bearer {TOKEN}"}, timeout=httpx2.Timeout(30)
+                ) as http:
+                    transport = streamable_http_client(url, http_client=http)
+                    async with Client(transport, mode="legacy") as client:
+                        query = {"query": "3 * 14.50"}
+                        results.append(await client.call_tool("wolfram_alpha_query", query))
+
+        async def six() -> list:
+            results: list = []
+            async with anyio.create_task_group() as group:
+                for _ in range(6):
+                    group.start_soon(one, results)
+            return results
+
+        texts = [r.content[0].text for r in anyio.run(six)]
+        refused = [t for t in texts if t.startswith("You already have 4 tool calls running.")]
+        assert len(refused) == 2
+        assert sum("43.5" in t for t in texts) == 4

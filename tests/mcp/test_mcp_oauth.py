@@ -340,3 +340,18 @@ def test_replicas_sharing_a_redis_store_read_a_users_results_through_any_of_them
         for url in (first, second):
             _, other = anyio.run(session, url, bob, "auto", [read])
             assert NEEDLE not in text_of(other)
+
+
+def test_stateless_handshake_clients_keep_a_users_results_across_requests(provider):
+    # --stateless: a 2025-11-25 client's requests each stand alone, yet the user the token
+    # names owns the results, from one connection to the next; another user reads nothing.
+    with served("arxiv", "--auth-issuer", provider.issuer, "--stateless") as (url, _):
+        alice, bob = provider.token("alice", url), provider.token("bob", url)
+        store = ("arxiv_paper_text", {"paper_id": "1706.03762"})
+        read = ("read_stored_papers", {"query": "quokka ablation"})
+        _, stored = anyio.run(session, url, alice, "legacy", [store])
+        assert "stored as result 1" in text_of(stored)
+        _, again = anyio.run(session, url, alice, "legacy", [read])
+        assert NEEDLE in text_of(again)
+        _, other = anyio.run(session, url, bob, "legacy", [read])
+        assert NEEDLE not in text_of(other)

@@ -1,21 +1,30 @@
-// The official MCP TypeScript SDK client, driving an MCP server command over stdio.
+// The official MCP TypeScript SDK client, driving an MCP server command over stdio, or
+// a server's URL over streamable HTTP.
 //
 //   node client.mjs CALLS_JSON COMMAND [ARG ...]
+//   MCP_HTTP_HEADERS='{"Authorization": "Bearer ..."}' node client.mjs CALLS_JSON URL
 //
 // CALLS_JSON is a JSON array of tools/call params ({"name": ..., "arguments": {...}}).
-// The client starts COMMAND, lists its tools, makes each call asking for progress, and
+// The client starts COMMAND (or connects to URL, sending the headers of MCP_HTTP_HEADERS
+// with every request), lists its tools, makes each call asking for progress, and
 // prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]}.
-// tests/mcp/test_mcp_typescript_client.py runs it against `toolspecs serve --sandbox`.
+// tests/mcp/test_mcp_typescript_client.py runs it against `toolspecs serve --sandbox`,
+// tests/mcp/test_mcp_replicas.py against replicas behind nginx.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 
 const [callsJson, command, ...args] = process.argv.slice(2);
-const transport = new StdioClientTransport({
-  command,
-  args,
-  env: { ...process.env },
-  stderr: "inherit",
-});
+const transport = /^https?:\/\//.test(command)
+  ? new StreamableHTTPClientTransport(new URL(command), {
+      requestInit: { headers: JSON.parse(process.env.MCP_HTTP_HEADERS || "{}") },
+    })
+  : new StdioClientTransport({
+      command,
+      args,
+      env: { ...process.env },
+      stderr: "inherit",
+    });
 const client = new Client({ name: "toolspecs-tests", version: "1.0.0" });
 await client.connect(transport);
 

@@ -312,6 +312,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     allowed_hosts=args.allowed_host,
                     max_sessions=args.max_sessions,
                     session_idle=float(args.session_idle),
+                    stateless=args.stateless,
                 )
             )
         except OSError as exc:  # port in use, unknown host: for the person, in one line

@@ -282,7 +282,8 @@ def _add_serve(sub: Any) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="HTTP: a host name clients may use besides the address (repeatable)",
+        help="HTTP: a host name clients may use besides the address, with this port unless "
+        "written NAME:PORT (a load balancer's address) (repeatable)",
     )
     serve.add_argument(
         "--max-sessions",
@@ -297,6 +298,13 @@ def _add_serve(sub: Any) -> None:
         default="off",
         help="HTTP: write an access record per request and one per tool call to stderr, "
         "with its request id and user (never a token or arguments); json: one object a line",
+    )
+    serve.add_argument(
+        "--stateless",
+        action="store_true",
+        help="HTTP: no sessions, every request stands alone, so any replica behind a load "
+        "balancer answers any request; long results are the user's (or the token holder's): "
+        "give every replica one --store redis://..., else each keeps its own",
     )
     serve.add_argument(
         "--session-idle",

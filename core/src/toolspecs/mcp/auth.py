@@ -161,7 +161,8 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
 
     ``Host`` must name this address (on loopback: also ``localhost``, ``127.0.0.1`` or
     ``[::1]``) or one of ``allowed_hosts``, with this port; an ``Origin``, when sent, the
-    same over http or https.
+    same over http or https. An allowed host written with a port (``mcp.example.com:443``,
+    ``127.0.0.1:8080``) keeps it: the address clients reach through a load balancer.
 
     Raises:
         ConfigurationError: When the address is a wildcard (``0.0.0.0``, ``::``) and no
@@ -180,11 +181,19 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
     if ip.is_loopback:
         names += ["localhost", "127.0.0.1", "[::1]"]
     names += [h.strip().lower() for h in allowed_hosts if h.strip()]
-    hosts = list(dict.fromkeys(f"{name}:{port}" for name in names))
+    hosts = list(dict.fromkeys(name if _has_port(name) else f"{name}:{port}" for name in names))
     origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
     return security.TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
     )
+
+
+def _has_port(host: str) -> bool:
+    """Whether ``host`` ends in ``:PORT`` (``name:8080``, ``[::1]:8080``; not ``::1``)."""
+    name, colon, port = host.rpartition(":")
+    if not colon or not port.isdigit():
+        return False
+    return (name.startswith("[") and name.endswith("]")) or ":" not in name
 
 
 def auth_settings(url: str) -> Any:

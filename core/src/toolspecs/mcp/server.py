@@ -24,7 +24,9 @@ so there is no per-page progress.
 
 Results: a long result stored in one session is read in that session only, and is
 dropped when the session ends (:mod:`toolspecs.core.owners`). Sessionless requests (the
-2026-07-28 revision) have no session to scope by: theirs stay with the served tool list.
+2026-07-28 revision, or ``--stateless`` HTTP) have no session to scope by: theirs are
+their user's, or the static token holder's (:mod:`toolspecs.mcp.callers`), named so that
+replicas sharing a store read them; with no token at all, the served tool list's.
 
 Many users (behind an authorization server, :mod:`toolspecs.mcp.oauth`): with ``scopes``,
 each request's access token says which tools its user may call (:mod:`toolspecs.mcp.scopes`:
@@ -34,6 +36,7 @@ owns the results their calls store (:mod:`toolspecs.mcp.users`).
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
 guidance to wait, so one client cannot take every worker thread of the server.
+Sessionless, the count is per user (or for the static token's holder), in one process.
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Hashable, Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +54,7 @@ from toolspecs.core.errors import ToolGuidance
 from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
+from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionless
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
 from toolspecs.mcp.scopes import permits, refusal
@@ -148,7 +152,7 @@ def build_server(
         name: The server's name, as clients show it.
         heartbeat: Seconds between two progress notifications during a call, for
             clients that sent a progress token.
-        max_calls: Tool calls one session may have running at once.
+        max_calls: Tool calls one session (sessionless: one user) may have running at once.
         scopes: Behind an authorization server: each tool's name and the scope a call
             of it needs (:func:`toolspecs.mcp.scopes.tool_scopes`). A request's token
             then sees and calls only the tools its scopes allow. ``None``: every tool.
@@ -169,9 +173,11 @@ def build_server(
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
     definitions = [tool_definition(t) for t in tools.values()]
     schemas = {d.name: d.input_schema for d in definitions}
-    running: dict[int, int] = {}  # id(connection) -> its calls running now (none: no entry)
+    # id(connection), or a sessionless caller's key -> its calls running now (none: no entry)
+    running: dict[Hashable, int] = {}
     sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
     users = Users()
+    holder = TokenHolder()  # the static token's holder, when sessionless
 
     def refused(ctx: ServerRequestContext[Any], name: str) -> str | None:
         """The scope a call of ``name`` needs that this request's token lacks, if any."""
@@ -201,23 +207,28 @@ def build_server(
         # mcp builds a ServerSession per request; the connection under it is the client's
         # session (an mcp internal: see compat_mcp).
         connection = connection_of(ctx.session)
-        session = id(connection)
         # A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
-        # results are its own. A sessionless request (2026-07-28) is a connection of its
-        # own: its results stay with the served tool list, as the protocol has no session.
-        sessionless = ctx.protocol_version in sessionless_versions
+        # results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
+        # connection of its own: its results are its user's, or the static token holder's
+        # (toolspecs.mcp.callers); with no token at all, the served tool list's.
+        sessionless = is_sessionless(ctx, sessionless_versions)
         # Behind an authorization server, the user the token names owns the results.
-        user = user_of(access_of(ctx.request))
-        owner = None if user is None else users.owner(user, connection, sessionless)
+        access = access_of(ctx.request)
+        user = user_of(access)
+        owner: object | None = None if user is None else users.owner(user, connection, sessionless)
+        key = caller_key(user, access) if sessionless else None
+        if owner is None and key is not None:
+            owner = holder
         if owner is None and not sessionless:
             owner = connection
+        session = counted(sessionless, key, connection)
         needed = refused(ctx, params.name)
         if needed is not None:
             text, failed = refusal(params.name, needed), True
         elif running.get(session, 0) >= max_calls:
+            who = "This session already has" if key is None else "You already have"
             text, failed = (
-                f"This session already has {max_calls} tool calls running. Wait for one "
-                "to finish, then call again.",
+                f"{who} {max_calls} tool calls running. Wait for one to finish, then call again.",
                 True,
             )
         else:
@@ -225,9 +236,8 @@ def build_server(
             try:
                 # Results stored in this session are read in this session only, and go
                 # with it.
-                # A user's sessionless results are named by the user in a shared store
+                # A sessionless caller's results are named by the caller in a shared store
                 # (``--store redis://``): any replica behind a load balancer reads them.
-                key = None if user is None or not sessionless else f"user {user[0]} {user[1]}"
                 with contextlib.nullcontext() if owner is None else results_owner(owner, key):
                     text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
             finally:

@@ -49,6 +49,7 @@ async def serve_http(
     max_sessions: int = MAX_SESSIONS,
     session_idle: float = SESSION_IDLE_SECONDS,
     graceful: float = GRACEFUL_SECONDS,
+    stateless: bool = False,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
@@ -74,6 +75,11 @@ async def serve_http(
         max_sessions: At most this many sessions at once; a new one past it gets 503.
         session_idle: Seconds after which a session nobody uses is closed.
         graceful: Seconds the calls in flight get to finish at shutdown.
+        stateless: No sessions (mcp's stateless streamable HTTP): every request stands
+            alone, so any replica behind a load balancer answers any request, for
+            handshake-era clients too. Stored results are the caller's
+            (:mod:`toolspecs.mcp.callers`): shared by replicas through a shared store,
+            else each replica's own. ``max_sessions`` and ``session_idle`` do not apply.
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
@@ -115,6 +121,7 @@ async def serve_http(
         token_verifier=verifier,
         max_sessions=max_sessions,
         session_idle_timeout=session_idle,
+        stateless_http=stateless,
     )
     if oauth is not None:
         from toolspecs.mcp.oauth import publish_scopes
