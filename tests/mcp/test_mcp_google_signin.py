@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -36,7 +40,7 @@ from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
 from toolspecs.mcp import build_server
 from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
 from toolspecs.mcp.google_signin import GoogleSignInProvider
-from toolspecs.mcp.token_vault import TokenVault, fernet_from_env
+from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
 from toolspecs.mcp.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
@@ -69,6 +73,7 @@ class Running:
             box.add_message(mail(email, secret_of(email)))
         self.vault = TokenVault(Fernet(Fernet.generate_key()))
         self.built: dict[str, str] = {}  # email -> the Google access token its specs got
+        self.creds: dict[str, Any] = {}  # email -> the credentials its specs got
         self.url = ""
         self.provider: GoogleSignInProvider | None = None
         self.user_tools: UserTools | None = None
@@ -86,6 +91,7 @@ class Running:
         assert self.provider is not None
         creds = self.provider.credentials(user.subject)
         self.built[user.email] = creds.token
+        self.creds[user.email] = creds
         spec = GmailToolSpec(creds=creds, transport=self.mailboxes[user.email])
         return spec.to_tool_list(prefix="gmail_")
 
@@ -119,6 +125,10 @@ def serving() -> Iterator[Running]:
         transport=running.transport(),
     )
     running.provider = provider
+    issuer = provider.issuer
+    provider.on_forget.append(
+        lambda subject: running.user_tools and running.user_tools.drop(User.named(subject, issuer))
+    )
     listed = GmailToolSpec(transport=FakeGmail()).to_tool_list(prefix="gmail_")
     names = [t.metadata.get_name() for t in listed]
     running.user_tools = UserTools(running.build, names)
@@ -304,3 +314,147 @@ def test_the_google_client_comes_from_options_or_the_environment(monkeypatch):
     monkeypatch.setenv("TOOLSPECS_GOOGLE_CLIENT_SECRET", "shh")
     settings = GoogleSignIn.from_env(SCOPES)
     assert settings.requested == ["openid", "email", *SCOPES] and "shh" not in repr(settings)
+
+
+TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+SIGN_IN_ENV = {
+    "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
+    "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
+    "TOOLSPECS_SERVE_TOKEN": "",
+}
+
+
+def serve_command(*args: str) -> list[str]:
+    return [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args]
+
+
+def test_sign_in_settings_that_cannot_work_are_refused_in_one_line():
+    key = Fernet.generate_key().decode()
+    cases = [
+        (("--http", "--google-sign-in"), {}, "TOOLSPECS_TOKEN_KEY"),
+        (
+            ("--http", "--google-sign-in"),
+            {"TOOLSPECS_TOKEN_KEY": key, "TOOLSPECS_GOOGLE_CLIENT_SECRET": ""},
+            "TOOLSPECS_GOOGLE_CLIENT_SECRET",
+        ),
+        (("--google-sign-in",), {"TOOLSPECS_TOKEN_KEY": key}, "is for --http"),
+        (
+            ("--http", "--google-sign-in", "--auth-issuer", "https://login.example.com"),
+            {"TOOLSPECS_TOKEN_KEY": key},
+            "not both",
+        ),
+    ]
+    for args, env, message in cases:
+        environment = {**os.environ, **SIGN_IN_ENV, **env}
+        if "TOOLSPECS_TOKEN_KEY" not in env:
+            environment.pop("TOOLSPECS_TOKEN_KEY", None)
+        done = subprocess.run(
+            serve_command(*args),
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+            check=False,
+        )
+        assert done.returncode != 0, args
+        (line,) = done.stderr.strip().splitlines()
+        assert message in line, (args, line)
+
+
+def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_google():
+    environment = {
+        **os.environ,
+        **SIGN_IN_ENV,
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    process = subprocess.Popen(
+        serve_command("--http", "--google-sign-in"),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=environment,
+    )
+    try:
+        assert process.stderr is not None
+        said = [process.stderr.readline() for _ in range(2)]
+        url = said[0].rsplit(" at ", 1)[1].strip()
+        base = url.rsplit("/", 1)[0]
+        assert f"{base}/oauth/google/callback" in said[1]
+        with httpx2.Client(timeout=30) as http:
+            unauthorized = http.post(url, json={}, headers={"Accept": "application/json"})
+            assert unauthorized.status_code == 401
+            assert "resource_metadata=" in unauthorized.headers["www-authenticate"]
+            metadata = http.get(f"{base}/.well-known/oauth-authorization-server").json()
+            assert metadata["issuer"] == base
+            assert metadata["code_challenge_methods_supported"] == ["S256"]
+            client = http.post(
+                metadata["registration_endpoint"],
+                json={
+                    "redirect_uris": ["http://127.0.0.1:9/cb"],
+                    "token_endpoint_auth_method": "none",
+                },
+            ).json()
+            query = {
+                "response_type": "code",
+                "client_id": client["client_id"],
+                "redirect_uri": "http://127.0.0.1:9/cb",
+                "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                "code_challenge_method": "S256",
+                "state": "s",
+                "resource": url,
+            }
+            sent = http.get(metadata["authorization_endpoint"], params=query)
+        assert sent.status_code == 302
+        google = sent.headers["location"]
+        assert google.startswith("https://accounts.google.com/o/oauth2/v2/auth?")
+        asked = parse_qs(urlsplit(google).query)
+        scopes = asked["scope"][0].split()
+        assert scopes[:2] == ["openid", "email"]
+        assert all(s.startswith("https://www.googleapis.com/auth/gmail.") for s in scopes[2:])
+        assert asked["redirect_uri"] == [f"{base}/oauth/google/callback"]
+        assert asked["client_id"] == [CLIENT_ID] and CLIENT_SECRET not in google
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+
+
+def test_a_redis_vault_keeps_records_sealed_and_shared_by_replicas(redis_url):
+    import redis
+
+    fernet = Fernet(Fernet.generate_key())
+    first, second = RedisTokenVault(fernet, redis_url), RedisTokenVault(fernet, redis_url)
+    record = {"token": "ya29.secret-access", "refresh_token": "1//secret-refresh"}
+    first.put("100000001", record)
+    assert second.get("100000001") == record  # another replica reads it
+    raw = redis.Redis.from_url(redis_url)
+    (key,) = raw.keys("toolspecs:google:*")
+    assert b"100000001" not in key  # the key names no one
+    sealed = raw.get(key)
+    assert b"secret" not in sealed and 0 < raw.ttl(key) <= 90 * 24 * 3600
+    assert RedisTokenVault(Fernet(Fernet.generate_key()), redis_url).get("100000001") is None
+    second.delete("100000001")
+    assert first.get("100000001") is None
+    raw.close()
+
+
+def test_a_refresh_google_refuses_later_forgets_the_user_and_drops_their_tools(running):
+    from google.auth.exceptions import RefreshError
+    from google.auth.transport.requests import Request
+
+    bob = PEOPLE[1]
+    _, found = anyio.run(signed_in, running, bob, [SEARCH])
+    assert found.is_error is False
+    assert running.provider is not None and running.user_tools is not None
+    sub = running.google.users[bob].sub
+    user = User.named(sub, running.provider.issuer)
+    assert running.user_tools.cached(user) is not None
+    # His tools are kept; Google refuses when one of his specs refreshes his token.
+    running.google.revoke(bob)
+    with pytest.raises(RefreshError):
+        running.creds[bob].refresh(Request())
+    assert running.vault.get(sub) is None
+    assert running.user_tools.cached(user) is None

@@ -8,6 +8,7 @@ for their specs, and builds the HTTP app with mcp's auth routes and Google's cal
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Sequence
@@ -98,13 +99,12 @@ def google_credentials(
 
     from google.auth.exceptions import RefreshError
     from google.auth.transport.requests import Request
-    from google.oauth2.credentials import Credentials
 
     record = vault.get(subject)
     if record is None:
         raise AskUser("This user's Google access is not set up on this server.", SIGN_IN_AGAIN)
     expiry = datetime.fromtimestamp(float(record["expiry"]), timezone.utc).replace(tzinfo=None)
-    creds = Credentials(  # type: ignore[no-untyped-call]
+    creds = _signed_in_class()(
         token=record.get("token"),
         refresh_token=record.get("refresh_token"),
         token_uri=GOOGLE_TOKEN_URL,
@@ -113,17 +113,43 @@ def google_credentials(
         scopes=record.get("scopes") or None,
         expiry=expiry,
     )
+    creds.on_revoked = lambda: on_revoked(subject)
     if creds.valid:
         return creds
     try:
-        creds.refresh(Request())  # type: ignore[no-untyped-call]
+        creds.refresh(Request())
     except RefreshError:  # never its text: it carries Google's whole answer
-        logger.info("a user's Google refresh token was refused; they must sign in again")
-        on_revoked(subject)
         raise AskUser("The user's Google sign-in expired or was revoked.", SIGN_IN_AGAIN) from None
     expires = creds.expiry.replace(tzinfo=timezone.utc).timestamp() if creds.expiry else 0
     vault.put(subject, {**record, "token": creds.token, "expiry": expires})
     return creds
+
+
+@functools.cache
+def _signed_in_class() -> type:
+    """google-auth's user ``Credentials`` that report a refused refresh (made once)."""
+    from google.auth.exceptions import RefreshError
+    from google.oauth2.credentials import Credentials
+
+    class SignedInCredentials(Credentials):
+        """A signed-in user's credentials: a refused refresh forgets the user.
+
+        The specs refresh them too (their tools are kept between calls): Google
+        refusing the refresh token then drops the user's record and tools, and the spec
+        answers with its own ask-the-user guidance.
+        """
+
+        on_revoked: Callable[[], None] = staticmethod(lambda: None)
+
+        def refresh(self, request: Any) -> None:
+            try:
+                super().refresh(request)  # type: ignore[no-untyped-call]
+            except RefreshError:
+                logger.info("a user's Google refresh token was refused; they must sign in again")
+                self.on_revoked()
+                raise
+
+    return SignedInCredentials
 
 
 def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:

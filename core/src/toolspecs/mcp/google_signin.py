@@ -45,6 +45,7 @@ import logging
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
@@ -136,6 +137,8 @@ class GoogleSignInProvider:
         self._access: dict[str, AccessToken] = {}
         self._refresh: dict[str, RefreshToken] = {}
         self._lock = threading.Lock()
+        # Called with a user's subject when they are forgotten (e.g. to drop their tools).
+        self.on_forget: list[Callable[[str], None]] = []
 
     @property
     def callback_url(self) -> str:
@@ -413,6 +416,8 @@ class GoogleSignInProvider:
         """Drop the user's Google tokens and every token of ours naming them."""
         self.vault.delete(subject)
         self._forget_tokens(lambda kept: kept.subject == subject)
+        for listener in self.on_forget:
+            listener(subject)
 
 
 def _bounded(kept: dict[str, Any]) -> None:

@@ -154,7 +154,7 @@ def build_server(
         scopes: Behind an authorization server: each tool's name and the scope a call
             of it needs (:func:`toolspecs.mcp.scopes.tool_scopes`). A request's token
             then sees and calls only the tools its scopes allow. ``None``: every tool.
-        user_tools: Each signed-in user's own tools (:class:`toolspecs.mcp.UserTools`,
+        user_tools: Each signed-in user's own tools (:class:`toolspecs.mcp.user_tools.UserTools`,
             e.g. their Google specs with their credentials): a call of a user with a
             token runs that user's tool of the name called; the list stays ``sources``'.
 
