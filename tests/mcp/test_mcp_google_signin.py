@@ -35,7 +35,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.loaders.google.testing import FakeGmail
+from toolspecs.loaders.google.testing import FakeGmail, long_message
 from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
 from toolspecs.mcp import build_server
 from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
@@ -71,6 +71,7 @@ class Running:
             self.google.add_user(email)
             box = self.mailboxes[email] = FakeGmail(email)
             box.add_message(mail(email, secret_of(email)))
+        self.mailboxes[PEOPLE[0]].add_message(long_message(3))  # "the engine ran 21 cycles"
         self.vault = TokenVault(Fernet(Fernet.generate_key()))
         self.built: dict[str, str] = {}  # email -> the Google access token its specs got
         self.creds: dict[str, Any] = {}  # email -> the credentials its specs got
@@ -458,3 +459,13 @@ def test_a_refresh_google_refuses_later_forgets_the_user_and_drops_their_tools(r
         running.creds[bob].refresh(Request())
     assert running.vault.get(sub) is None
     assert running.user_tools.cached(user) is None
+
+
+def test_a_users_stored_results_are_theirs_only(running):
+    alice, bob = PEOPLE[:2]
+    read = ("gmail_read_stored_emails", {"query": "engine cycles", "result_id": 1})
+    _, loaded, own = anyio.run(signed_in, running, alice, [("gmail_load_data", {}), read])
+    assert "stored as result 1" in text_of(loaded)
+    assert "21 cycles" in text_of(own)
+    (_, other) = anyio.run(signed_in, running, bob, [read])
+    assert "21 cycles" not in text_of(other) and "Weekly report 3" not in text_of(other)
