@@ -21,6 +21,7 @@ from llama_index.core.tools import FunctionTool
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
 from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
+from toolspecs.cli.signin import google_sign_in
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import WHY, Marks
@@ -270,8 +271,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
     tools = [tool for listed in by_spec.values() for tool in listed]
     oauth = oauth_settings(args, by_spec)  # None: the shared token (--auth-issuer not given)
     scopes = None if oauth is None else tool_scopes(by_spec)
+    names = [tool.metadata.get_name() for tool in tools]
+    # --google-sign-in: each user's own tools, and the provider made once the URL is known.
+    signing_in = google_sign_in(args, settings, specs, names)
+    user_tools, sign_in = signing_in if signing_in is not None else (None, None)
     # An ImportError names the mcp extra.
-    server = build_server(tools, name="toolspecs", scopes=scopes)
+    server = build_server(tools, name="toolspecs", scopes=scopes, user_tools=user_tools)
     log_requests(args.log_format)
     anyio = require("anyio", "mcp")
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
@@ -282,7 +287,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     if args.http:
         from toolspecs.mcp.auth import bearer_token
 
-        token, where = (None, "") if oauth else bearer_token(args.token_file)  # one line
+        shared = oauth is None and sign_in is None
+        token, where = bearer_token(args.token_file) if shared else (None, "")  # one line
 
         def serving(url: str) -> None:
             ready(url)
@@ -290,6 +296,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
             if oauth is not None:
                 say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (
                     oauth.audience or url
+                )
+            elif sign_in is not None:
+                say = (
+                    "toolspecs: users sign in with Google; register "
+                    f"{url.rsplit('/', 1)[0]}/oauth/google/callback as the OAuth client's "
+                    "redirect URI"
                 )
             if args.allow_remote:
                 say += (
@@ -308,6 +320,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     serving,
                     token=token,
                     oauth=oauth,
+                    sign_in=sign_in,
                     allow_remote=args.allow_remote,
                     allowed_hosts=args.allowed_host,
                     max_sessions=args.max_sessions,

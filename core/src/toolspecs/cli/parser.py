@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from toolspecs.cli.oauth import add_auth_arguments
+from toolspecs.cli.signin import add_sign_in_arguments
 
 __all__ = ["UsageError", "build_parser", "version_text"]
 
@@ -314,6 +315,7 @@ def _add_serve(sub: Any) -> None:
         help="HTTP: close a session unused this long (default 600)",
     )
     add_auth_arguments(serve)
+    add_sign_in_arguments(serve)
     serve.add_argument(
         "--store",
         metavar="URL",

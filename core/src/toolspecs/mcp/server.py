@@ -58,6 +58,7 @@ from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionle
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
 from toolspecs.mcp.scopes import permits, refusal
+from toolspecs.mcp.user_tools import UserTools, user_from
 from toolspecs.mcp.users import Users, access_of, user_of
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ def build_server(
     heartbeat: float = HEARTBEAT_SECONDS,
     max_calls: int = MAX_CALLS_PER_SESSION,
     scopes: Mapping[str, str] | None = None,
+    user_tools: UserTools | None = None,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -156,6 +158,9 @@ def build_server(
         scopes: Behind an authorization server: each tool's name and the scope a call
             of it needs (:func:`toolspecs.mcp.scopes.tool_scopes`). A request's token
             then sees and calls only the tools its scopes allow. ``None``: every tool.
+        user_tools: Each signed-in user's own tools (:class:`toolspecs.mcp.user_tools.UserTools`,
+            e.g. their Google specs with their credentials): a call of a user with a
+            token runs that user's tool of the name called; the list stays ``sources``'.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -234,12 +239,16 @@ def build_server(
         else:
             running[session] = running.get(session, 0) + 1
             try:
+                tool, guidance = await _own_tool(user_tools, ctx, tool)
                 # Results stored in this session are read in this session only, and go
                 # with it.
                 # A sessionless caller's results are named by the caller in a shared store
                 # (``--store redis://``): any replica behind a load balancer reads them.
-                with contextlib.nullcontext() if owner is None else results_owner(owner, key):
-                    text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
+                if guidance is not None:
+                    text, failed = guidance, True
+                else:
+                    with contextlib.nullcontext() if owner is None else results_owner(owner, key):
+                        text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
             finally:
                 running[session] -= 1
                 if not running[session]:
@@ -257,6 +266,28 @@ def build_server(
         get_tool_input_schema=schemas.get,
     )
     return server
+
+
+async def _own_tool(
+    user_tools: UserTools | None, ctx: ServerRequestContext[Any], tool: GuardedTool
+) -> tuple[GuardedTool, str | None]:
+    """The calling user's own tool of ``tool``'s name, or the guidance why there is none.
+
+    Without ``user_tools`` or a user (stdio, the shared token), ``tool`` itself. A user's
+    tools are built on their first call, in a worker thread (building may refresh their
+    Google token); a build that fails with guidance (sign in again) is that guidance.
+    """
+    user = user_from(access_of(ctx.request)) if user_tools is not None else None
+    if user_tools is None or user is None:
+        return tool, None
+    found = user_tools.cached(user)
+    if found is None:
+        anyio = require("anyio", "mcp")
+        try:
+            found = await anyio.to_thread.run_sync(user_tools.get, user)
+        except ToolGuidance as guidance:
+            return tool, guidance.text
+    return found[1][tool.metadata.get_name()], None
 
 
 async def _call(

@@ -44,6 +44,7 @@ async def serve_http(
     *,
     token: str | None = None,
     oauth: OAuthSettings | None = None,
+    sign_in: Callable[[str], Any] | None = None,
     allow_remote: bool = False,
     allowed_hosts: Sequence[str] = (),
     max_sessions: int = MAX_SESSIONS,
@@ -69,6 +70,9 @@ async def serve_http(
         token: The bearer token clients must send (:func:`toolspecs.mcp.auth.bearer_token`).
         oauth: Instead of ``token``: the authorization server whose access tokens are
             accepted; the server publishes its Protected Resource Metadata.
+        sign_in: Instead of either: users sign in with Google, this server their
+            authorization server; called with the server's URL, it returns the
+            ``GoogleSignInProvider`` (:mod:`toolspecs.mcp.google_signin`).
         allow_remote: Listen on an address other machines can reach.
         allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
             needs them).
@@ -86,9 +90,9 @@ async def serve_http(
             given, or the token is too short, or neither or both of ``token`` and
             ``oauth`` are given.
     """
-    uvicorn = require("uvicorn", "mcp")  # a dependency of mcp
-    if (token is None) == (oauth is None):
-        raise ConfigurationError("serve_http takes a token or oauth settings, one of them")
+    require("uvicorn", "mcp")  # a dependency of mcp: an ImportError names the extra now
+    if [token, oauth, sign_in].count(None) != 2:
+        raise ConfigurationError("serve_http takes a token, oauth settings or sign_in, one of them")
     if token is not None:
         token = auth.checked_token(token, "the token given")
     # We bind the socket ourselves: port 0 can say which port it got, and what is checked
@@ -108,6 +112,18 @@ async def serve_http(
         raise
     shown = f"[{address}]" if family == socket.AF_INET6 else address
     url = f"http://{shown}:{bound}{MCP_PATH}"
+    if sign_in is not None:
+        from toolspecs.mcp.google_accounts import sign_in_app
+
+        app = sign_in_app(
+            server,
+            sign_in(url),
+            streamable_http_path=MCP_PATH,
+            transport_security=security,
+            max_sessions=max_sessions,
+            session_idle_timeout=session_idle,
+        )
+        return await _run(app, listening, url, ready, graceful)
     if oauth is None:
         settings, verifier = auth.auth_settings(url), auth.StaticTokenVerifier(token or "")
     else:
@@ -127,6 +143,18 @@ async def serve_http(
         from toolspecs.mcp.oauth import publish_scopes
 
         publish_scopes(app, settings, oauth.scopes_supported)
+    await _run(app, listening, url, ready, graceful)
+
+
+async def _run(
+    app: Any,
+    listening: socket.socket,
+    url: str,
+    ready: Callable[[str], None] | None,
+    graceful: float,
+) -> None:
+    """Serve ``app`` on the bound socket, with operations (health, logs, draining)."""
+    uvicorn = require("uvicorn", "mcp")
     state = ServeState()
     if ready is not None:
         ready(url)

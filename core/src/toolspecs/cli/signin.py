@@ -1,0 +1,107 @@
+"""``toolspecs serve --http --google-sign-in``: each user signs in with Google.
+
+The server is its MCP clients' authorization server (:mod:`toolspecs.mcp.google_signin`):
+each person who connects is sent to Google's consent, and their calls run on spec
+instances of their own (:class:`toolspecs.mcp.user_tools.UserTools`), built as ``serve`` builds the
+served specs, the Google ones with that person's Google credentials.
+
+The parser imports this module, so it imports nothing of ``toolspecs.core`` at the top.
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from toolspecs.cli.assemble import ServeSettings
+    from toolspecs.core.spec import ToolSpec
+    from toolspecs.mcp.user_tools import UserTools
+
+__all__ = ["add_sign_in_arguments", "google_sign_in"]
+
+
+def add_sign_in_arguments(serve: Any) -> None:
+    """The ``--google-sign-in`` flags of ``toolspecs serve``."""
+    group = serve.add_argument_group(
+        "sign in with Google (HTTP)",
+        "Each person who connects signs in with their Google account, and their Gmail and "
+        "Calendar tools act as them. Needs a Google OAuth client of type 'Web "
+        "application' whose redirect URI is this server's /oauth/google/callback, its "
+        "secret in $TOOLSPECS_GOOGLE_CLIENT_SECRET, and a key in $TOOLSPECS_TOKEN_KEY "
+        "that encrypts the kept Google tokens.",
+    )
+    group.add_argument(
+        "--google-sign-in", action="store_true", help="sign each user in with Google"
+    )
+    group.add_argument(
+        "--google-client-id",
+        metavar="ID",
+        help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
+    )
+
+
+def google_sign_in(
+    args: argparse.Namespace,
+    settings: ServeSettings,
+    specs: Mapping[str, ToolSpec],
+    names: Sequence[str],
+) -> tuple[UserTools, Callable[[str], Any]] | None:
+    """Each user's tools and the provider factory for ``serve_http``; ``None`` without the flag.
+
+    Raises:
+        ConfigurationError: Without ``--http``, with ``--auth-issuer``, without the Google
+            client or ``$TOOLSPECS_TOKEN_KEY`` (each in one line).
+    """
+    from toolspecs.core.errors import ConfigurationError
+
+    if not getattr(args, "google_sign_in", False):
+        if getattr(args, "google_client_id", None):
+            raise ConfigurationError("--google-client-id is for --google-sign-in")
+        return None
+    if not args.http:
+        raise ConfigurationError("--google-sign-in is for --http; stdio needs no sign-in")
+    if getattr(args, "auth_issuer", None):
+        raise ConfigurationError("give --google-sign-in or --auth-issuer, not both")
+    from toolspecs.cli.assemble import build_specs, served_tools_by_spec
+    from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
+    from toolspecs.mcp.google_signin import GoogleSignInProvider
+    from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
+    from toolspecs.mcp.user_tools import User, UserTools
+
+    scopes: list[str] = []
+    for spec in specs.values():
+        requested = getattr(spec, "requested_scopes", None)
+        if callable(requested):
+            scopes.extend(requested())
+    google = GoogleSignIn.from_env(list(dict.fromkeys(scopes)), args.google_client_id)
+    fernet = fernet_from_env()
+    vault = RedisTokenVault(fernet, settings.store) if settings.store else TokenVault(fernet)
+    made: list[GoogleSignInProvider] = []
+
+    def provider(url: str) -> GoogleSignInProvider:
+        base = url.rsplit("/", 1)[0]
+        made.append(GoogleSignInProvider(google, vault, base, url))
+        # A user forgotten (Google refused their refresh token) loses their tools too.
+        made[-1].on_forget.append(lambda subject: user_tools.drop(User.named(subject, base)))
+        return made[-1]
+
+    def build(user: User) -> list[Any]:
+        own = build_specs(settings)  # new instances (and, with --sandbox, new fakes)
+        creds = None
+        for spec in own.values():
+            if hasattr(spec, "requested_scopes"):
+                if creds is None:
+                    creds = made[-1].credentials(user.subject)
+                # LlamaHub's attribute: the Google specs read their credentials from it.
+                setattr(spec, "creds", creds)  # noqa: B010
+                # What a refused refresh tells the agent: sign in again, not "pass new
+                # creds=" (the spec's hint for a Python caller). An instance attribute
+                # over GoogleToolSpec.reauthorize_hint, the method its failure table reads.
+                setattr(spec, "reauthorize_hint", lambda: SIGN_IN_AGAIN)  # noqa: B010
+        by_spec = served_tools_by_spec(own, settings.prefixes)
+        return [tool for listed in by_spec.values() for tool in listed]
+
+    user_tools = UserTools(build, names)
+    return user_tools, provider

@@ -1,0 +1,169 @@
+"""Google's OAuth endpoints in memory: consent, token (code and refresh), userinfo.
+
+For offline tests of a server that signs its users in with Google
+(``toolspecs serve --http --google-sign-in``). The fake answers plain requests (method,
+URL, form body, headers) with ``(status, JSON)``; a test plugs it into whatever HTTP
+library the code under test uses (``httpx.MockTransport``, ``responses``)::
+
+    google = FakeGoogleOAuth("client-id", "client-secret")
+    google.add_user("alice@example.org")
+    back = google.consent(authorize_url, "alice@example.org")  # the redirect to the app
+    status, body = google.answer("POST", GOOGLE_TOKEN_URL, form_body, headers)
+
+It checks what Google checks: the client and its secret, the redirect URI and PKCE
+(S256) of a code, a code used once, and a refresh token not revoked
+(:meth:`FakeGoogleOAuth.revoke`: then ``invalid_grant``, as Google answers).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+__all__ = ["FakeGoogleOAuth", "GoogleUser"]
+
+AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
+TOKEN_URL = "https://oauth2.googleapis.com/token"
+USERINFO_URL = "https://openidconnect.googleapis.com/v1/userinfo"
+
+
+@dataclass
+class GoogleUser:
+    """A Google account of the fake: its ``sub``, address, and tokens given out."""
+
+    email: str
+    sub: str
+    access_tokens: list[str] = field(default_factory=list)
+    refresh_tokens: list[str] = field(default_factory=list)
+    scopes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class _Code:
+    user: GoogleUser
+    redirect_uri: str
+    challenge: str
+    scopes: list[str]
+
+
+class FakeGoogleOAuth:
+    """Google's OAuth 2.0 and OpenID endpoints for one OAuth client, in memory.
+
+    Args:
+        client_id: The OAuth client the app uses.
+        client_secret: Its secret.
+    """
+
+    def __init__(self, client_id: str, client_secret: str) -> None:
+        self.client_id = client_id
+        self.client_secret = client_secret
+        self.users: dict[str, GoogleUser] = {}
+        self.revoked: set[str] = set()
+        self.requests: list[tuple[str, str]] = []  # (method, URL without query)
+        self._codes: dict[str, _Code] = {}
+        self._serial = itertools.count(1)
+
+    def add_user(self, email: str) -> GoogleUser:
+        """A Google account that can consent."""
+        user = GoogleUser(email, sub=str(100_000_000 + len(self.users)))
+        self.users[email] = user
+        return user
+
+    def consent(self, authorize_url: str, email: str) -> str:
+        """The person ``email`` agrees at Google: the URL Google sends them back to.
+
+        Raises:
+            AssertionError: When the request is not one Google would take.
+        """
+        query = {k: v[0] for k, v in parse_qs(urlsplit(authorize_url).query).items()}
+        assert authorize_url.startswith(AUTHORIZE_URL + "?"), authorize_url
+        assert query.get("client_id") == self.client_id, "unknown OAuth client"
+        assert query.get("response_type") == "code"
+        assert query.get("code_challenge_method") == "S256" and query.get("code_challenge")
+        code = f"4/fake-code-{next(self._serial)}"
+        self._codes[code] = _Code(
+            self.users[email],
+            query["redirect_uri"],
+            query["code_challenge"],
+            query.get("scope", "").split(),
+        )
+        back = {"code": code, "state": query.get("state", ""), "scope": query.get("scope", "")}
+        return f"{query['redirect_uri']}?{urlencode(back)}"
+
+    def revoke(self, email: str) -> None:
+        """The person removes the app's access at their Google account: refreshes fail."""
+        user = self.users[email]
+        self.revoked.update(user.refresh_tokens)
+        self.revoked.update(user.access_tokens)
+
+    def answer(
+        self, method: str, url: str, body: bytes | str, headers: Any
+    ) -> tuple[int, dict[str, Any]]:
+        """Google's answer to one request: ``(status, JSON)``."""
+        base = url.split("?", 1)[0]
+        self.requests.append((method, base))
+        if isinstance(body, bytes):
+            body = body.decode()
+        form = {k: v[0] for k, v in parse_qs(body or "").items()}
+        if method == "POST" and base == TOKEN_URL:
+            return self._token(form)
+        if method == "GET" and base == USERINFO_URL:
+            return self._userinfo(str(headers.get("authorization", "")))
+        return 404, {"error": "not_found"}
+
+    def _token(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if form.get("client_id") != self.client_id or form.get("client_secret") != (
+            self.client_secret
+        ):
+            return 401, {"error": "invalid_client"}
+        grant = form.get("grant_type")
+        if grant == "authorization_code":
+            code = self._codes.pop(form.get("code", ""), None)
+            verifier = form.get("code_verifier", "").encode()
+            sha = base64.urlsafe_b64encode(hashlib.sha256(verifier).digest()).rstrip(b"=")
+            if (
+                code is None
+                or code.redirect_uri != form.get("redirect_uri")
+                or sha.decode() != code.challenge
+            ):
+                return 400, {"error": "invalid_grant", "error_description": "Bad Request"}
+            code.user.scopes = code.scopes
+            return 200, self._tokens(code.user, refresh=True)
+        if grant == "refresh_token":
+            token = form.get("refresh_token", "")
+            for user in self.users.values():
+                if token in user.refresh_tokens and token not in self.revoked:
+                    return 200, self._tokens(user, refresh=False)
+            return 400, {
+                "error": "invalid_grant",
+                "error_description": "Token has been expired or revoked.",
+            }
+        return 400, {"error": "unsupported_grant_type"}
+
+    def _tokens(self, user: GoogleUser, refresh: bool) -> dict[str, Any]:
+        serial = next(self._serial)
+        access = f"ya29.fake-{user.sub}-{serial}"
+        user.access_tokens.append(access)
+        answer = {
+            "access_token": access,
+            "expires_in": 3599,
+            "token_type": "Bearer",
+            "scope": " ".join(user.scopes),
+            "id_token": "unused.by.this.fake",
+        }
+        if refresh:
+            token = f"1//fake-refresh-{user.sub}-{serial}"
+            user.refresh_tokens.append(token)
+            answer["refresh_token"] = token
+        return answer
+
+    def _userinfo(self, authorization: str) -> tuple[int, dict[str, Any]]:
+        token = authorization.removeprefix("Bearer ").strip()
+        for user in self.users.values():
+            if token in user.access_tokens and token not in self.revoked:
+                return 200, {"sub": user.sub, "email": user.email, "email_verified": True}
+        return 401, {"error": "invalid_token"}
