@@ -13,14 +13,14 @@ from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 ROOT = Path(__file__).parents[2]
 
 
-def section() -> str:
+def section(title: str = "Use it from an MCP client") -> str:
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    body = text.split("\n### Use it from an MCP client\n", 1)[1]
+    body = text.split(f"\n### {title}\n", 1)[1]
     return re.split(r"\n##+ ", body, maxsplit=1)[0]
 
 
-def blocks(language: str) -> list[str]:
-    return re.findall(rf"```{language}\n(.*?)```", section(), re.DOTALL)
+def blocks(language: str, title: str = "Use it from an MCP client") -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", section(title), re.DOTALL)
 
 
 def serve_arguments(argv: list[str]) -> list[str]:
@@ -66,14 +66,24 @@ def test_the_http_client_configuration_sends_the_token_to_the_served_url():
 
 
 def test_the_shell_commands_parse():
-    first, team = blocks("bash")
+    (first,) = blocks("bash")
     lines = [line.split("#")[0] for line in first.splitlines() if line.strip()]
     assert len(lines) == 2
-    # "Serving a team": one command over several lines.
-    lines.append(team.replace("\\\n", " "))
     for line in lines:
         args = build_parser().parse_args(serve_arguments(shlex.split(line)))
         assert args.command == "serve"
+
+
+def test_the_deploy_for_a_team_commands_parse_and_the_client_names_the_audience():
+    behind, signing_in = blocks("bash", "Deploy for a team")
+    args = build_parser().parse_args(serve_arguments(shlex.split(behind.replace("\\\n", " "))))
+    assert args.command == "serve" and args.http
     assert args.auth_issuer == "https://id.example.com"
     assert args.auth_audience == "https://mcp.example.com/mcp"
     assert args.store.startswith("redis://") and args.log_format == "json"
+    command = next(line for line in signing_in.split("\n", 1)[1:])  # after the export line
+    google = build_parser().parse_args(serve_arguments(shlex.split(command.replace("\\\n", " "))))
+    assert google.google_sign_in and google.stateless and google.store.startswith("redis://")
+    (config,) = blocks("json", "Deploy for a team")
+    (client,) = json.loads(config)["mcpServers"].values()
+    assert client == {"type": "http", "url": args.auth_audience}
