@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolspecs.adapters.tools import require
+from toolspecs.mcp.users import access_in
 
 __all__ = [
     "HEALTH_PATH",
@@ -77,8 +78,7 @@ class ServeState:
 
 def caller_of(scope: Scope) -> dict[str, str]:
     """Who made an authenticated request: the token's subject and client, never the token."""
-    user = scope.get("user")
-    token = getattr(user, "access_token", None)
+    token = access_in(scope)
     if token is None:
         return {}
     found = {"client": str(token.client_id)}

@@ -19,12 +19,13 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
-__all__ = ["MAX_USERS", "UserOwner", "Users", "access_of", "user_of"]
+__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of", "user_of"]
 
 # Sessionless users whose stored results are kept.
 MAX_USERS = 1024
@@ -41,8 +42,12 @@ class UserOwner:
 
 def access_of(request: Any) -> AccessToken | None:
     """The access token mcp verified for an HTTP request (``ctx.request``), if any."""
-    user = getattr(request, "scope", {}).get("user") if request is not None else None
-    access: AccessToken | None = getattr(user, "access_token", None)
+    return None if request is None else access_in(getattr(request, "scope", {}))
+
+
+def access_in(scope: Mapping[str, Any]) -> AccessToken | None:
+    """The access token mcp's auth middleware put in an ASGI ``scope`` (``user``), if any."""
+    access: AccessToken | None = getattr(scope.get("user"), "access_token", None)
     return access
 
 
