@@ -19,9 +19,11 @@ import secrets
 import shutil
 import socket
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -34,6 +36,7 @@ from cryptography.fernet import Fernet
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from toolspecs.core.errors import RetryLater
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
 from toolspecs.mcp import build_server
@@ -509,11 +512,14 @@ def test_redis_stopped_mid_run_is_a_clean_503_and_the_server_stays_up(redis_serv
                     assert answer.json()["error"] == "temporarily_unavailable"
                     assert "Traceback" not in answer.text and str(port) not in answer.text
                     assert answer.headers["retry-after"]
+                # A user's tools built meanwhile: retry-later guidance, not a traceback.
+                with pytest.raises(RetryLater, match="cannot be reached"):
+                    a.provider.credentials(cluster.google.users[PEOPLE[0]].sub)
                 authorize = http.get(
                     f"{a.url}/authorize",
                     params={"client_id": tokens["client_id"], "redirect_uri": REDIRECT},
                 )
-                assert authorize.status_code in (400, 503) and "Traceback" not in authorize.text
+                assert authorize.status_code == 503 and "Traceback" not in authorize.text
                 # Redis is back (empty: a restart without persistence): the server answers.
                 process = _redis_on(port, str(tmp_path))
                 assert register(http, a)
@@ -526,3 +532,62 @@ def test_redis_stopped_mid_run_is_a_clean_503_and_the_server_stays_up(redis_serv
     finally:
         process.terminate()
         process.wait(30)
+
+
+TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+
+
+def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(redis_url):
+    environment = {
+        **os.environ,
+        "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
+        "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
+        "TOOLSPECS_SERVE_TOKEN": "",
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    command = [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", "--http"]
+    command += ["--google-sign-in", "--store", redis_url]
+    processes = [
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+        for _ in range(2)
+    ]
+    try:
+        bases = []
+        for process in processes:
+            assert process.stderr is not None
+            said = process.stderr.readline()
+            bases.append(said.rsplit(" at ", 1)[1].strip().rsplit("/", 1)[0])
+        with httpx2.Client(timeout=30) as http:
+            client = http.post(
+                f"{bases[0]}/register",
+                json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"},
+            ).json()
+            sent = http.get(
+                f"{bases[1]}/authorize",  # the other process knows the client
+                params={
+                    "response_type": "code",
+                    "client_id": client["client_id"],
+                    "redirect_uri": REDIRECT,
+                    "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                    "code_challenge_method": "S256",
+                    "state": "s",
+                },
+            )
+        assert sent.status_code == 302, sent.text
+        assert sent.headers["location"].startswith("https://accounts.google.com/")
+        raw = redis.Redis.from_url(redis_url)
+        assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:client:*")
+        raw.close()
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+            if process.stderr is not None:
+                process.stderr.close()

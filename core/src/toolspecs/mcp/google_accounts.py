@@ -217,7 +217,7 @@ class _StateUnavailable:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        from toolspecs.mcp.signin_state import SignInUnavailable
+        from toolspecs.mcp.signin_state import unreachable
 
         started = False
 
@@ -228,8 +228,8 @@ class _StateUnavailable:
 
         try:
             await self.app(scope, receive, sending)
-        except SignInUnavailable:
-            if started or scope.get("type") != "http":
+        except Exception as exc:
+            if started or scope.get("type") != "http" or not unreachable(exc):
                 raise
             logger.warning("the sign-in state cannot be reached: answered 503")
             responses = require("starlette.responses", "mcp")

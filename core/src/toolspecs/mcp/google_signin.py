@@ -56,6 +56,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlencode
 
 from toolspecs.adapters.tools import require
+from toolspecs.core.errors import RetryLater
 from toolspecs.mcp.google_accounts import (
     CALLBACK_PATH,
     GOOGLE_AUTHORIZE_URL,
@@ -65,7 +66,7 @@ from toolspecs.mcp.google_accounts import (
     google_credentials,
 )
 from toolspecs.mcp.oauth import OAuthFetchError, fetch_json
-from toolspecs.mcp.signin_state import MAX_KEPT, SignInState, SignInUnavailable
+from toolspecs.mcp.signin_state import MAX_KEPT, SignInState, SignInUnavailable, unreachable
 from toolspecs.mcp.token_vault import TokenVault
 
 if TYPE_CHECKING:
@@ -458,8 +459,16 @@ class GoogleSignInProvider:
 
         Raises:
             AskUser: The user must sign in with Google again (their record is dropped).
+            RetryLater: The vault or the shared state (Redis) cannot be reached now.
         """
-        return google_credentials(self.settings, self.vault, subject, self.forget)
+        try:
+            return google_credentials(self.settings, self.vault, subject, self.forget)
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            raise RetryLater(
+                "This server's sign-in store cannot be reached right now.", retry_after=30
+            ) from None
 
     def forget(self, subject: str) -> None:
         """Drop the user's Google tokens, and their tools on every replica (blocking).

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 import threading
 import time
 from collections import OrderedDict
@@ -35,7 +36,7 @@ from typing import Any
 
 from toolspecs.adapters.tools import require
 
-__all__ = ["MAX_KEPT", "RedisSignInState", "SignInState", "SignInUnavailable"]
+__all__ = ["MAX_KEPT", "RedisSignInState", "SignInState", "SignInUnavailable", "unreachable"]
 
 # The most records of one kind kept at once in memory (a flood cannot fill the memory).
 MAX_KEPT = 10_000
@@ -43,6 +44,14 @@ MAX_KEPT = 10_000
 
 class SignInUnavailable(Exception):
     """The shared sign-in state cannot be reached now (Redis is down): retry later."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """Whether ``exc`` says the shared state (or the vault beside it in Redis) is out of reach."""
+    if isinstance(exc, SignInUnavailable):
+        return True
+    redis = sys.modules.get("redis")  # only a process that uses Redis can have its errors
+    return redis is not None and isinstance(exc, redis.exceptions.RedisError)
 
 
 class SignInState:
