@@ -119,6 +119,21 @@ def test_tools_unused_past_idle_seconds_are_dropped_and_built_anew():
     assert built == ["ada", "bob", "ada"]
 
 
+def test_tools_built_under_another_version_are_built_anew():
+    built: list[str] = []
+    users = pool(built, version=lambda user: user.claims.get("generation"))
+    first = User.named("ada", "https://id.example", claims={"generation": 0})
+    owner, tools = users.get(first)
+    same = User.named("ada", "https://id.example", claims={"generation": 0})
+    assert users.cached(same) == (owner, tools)
+    # She signed out on another replica: her token now carries the next generation.
+    later = User.named("ada", "https://id.example", claims={"generation": 1})
+    assert users.cached(later) is None
+    new_owner, new_tools = users.get(later)
+    assert new_tools is not tools and new_owner is not owner  # her old results stay behind
+    assert built == ["ada", "ada"] and len(users) == 1
+
+
 def test_a_failed_build_is_raised_and_tried_again_on_the_next_call():
     attempts: list[str] = []
 

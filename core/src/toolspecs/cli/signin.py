@@ -66,7 +66,8 @@ def google_sign_in(
         raise ConfigurationError("give --google-sign-in or --auth-issuer, not both")
     from toolspecs.cli.assemble import build_specs, served_tools_by_spec
     from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
-    from toolspecs.mcp.google_signin import GoogleSignInProvider
+    from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
+    from toolspecs.mcp.signin_state import RedisSignInState, SignInState
     from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
     from toolspecs.mcp.user_tools import User, UserTools
 
@@ -78,12 +79,15 @@ def google_sign_in(
     google = GoogleSignIn.from_env(list(dict.fromkeys(scopes)), args.google_client_id)
     fernet = fernet_from_env()
     vault = RedisTokenVault(fernet, settings.store) if settings.store else TokenVault(fernet)
+    # Our clients, trips, codes and tokens: in Redis too, so any replica accepts them.
+    state = RedisSignInState(settings.store) if settings.store else SignInState()
     made: list[GoogleSignInProvider] = []
 
     def provider(url: str) -> GoogleSignInProvider:
         base = url.rsplit("/", 1)[0]
-        made.append(GoogleSignInProvider(google, vault, base, url))
-        # A user forgotten (Google refused their refresh token) loses their tools too.
+        made.append(GoogleSignInProvider(google, vault, base, url, state=state))
+        # A user forgotten (signed out, or Google refused their refresh token) loses their
+        # tools here at once; other replicas see their sign-in generation move on.
         made[-1].on_forget.append(lambda subject: user_tools.drop(User.named(subject, base)))
         return made[-1]
 
@@ -103,5 +107,5 @@ def google_sign_in(
         by_spec = served_tools_by_spec(own, settings.prefixes)
         return [tool for listed in by_spec.values() for tool in listed]
 
-    user_tools = UserTools(build, names)
+    user_tools = UserTools(build, names, version=lambda user: user.claims.get(GENERATION_CLAIM))
     return user_tools, provider

@@ -114,15 +114,29 @@ def google_credentials(
         expiry=expiry,
     )
     creds.on_revoked = lambda: on_revoked(subject)
+    creds.kept = lambda: vault.get(subject)
+    creds.on_refreshed = lambda fresh: _write_back(vault, subject, fresh)
     if creds.valid:
         return creds
     try:
-        creds.refresh(Request())
+        creds.refresh(Request())  # written back to the vault (SignedInCredentials.refresh)
     except RefreshError:  # never its text: it carries Google's whole answer
         raise AskUser("The user's Google sign-in expired or was revoked.", SIGN_IN_AGAIN) from None
-    expires = creds.expiry.replace(tzinfo=timezone.utc).timestamp() if creds.expiry else 0
-    vault.put(subject, {**record, "token": creds.token, "expiry": expires})
     return creds
+
+
+def _write_back(vault: TokenVault, subject: str, creds: Any) -> None:
+    """Keep a refreshed Google token for every replica (not for a user signed out since)."""
+    from datetime import timezone
+
+    record = vault.get(subject)
+    if record is None:
+        return
+    expires = creds.expiry.replace(tzinfo=timezone.utc).timestamp() if creds.expiry else 0
+    fresh = {**record, "token": creds.token, "expiry": expires}
+    if creds.refresh_token:  # Google may rotate it
+        fresh["refresh_token"] = creds.refresh_token
+    vault.put(subject, fresh)
 
 
 @functools.cache
@@ -132,22 +146,31 @@ def _signed_in_class() -> type:
     from google.oauth2.credentials import Credentials
 
     class SignedInCredentials(Credentials):
-        """A signed-in user's credentials: a refused refresh forgets the user.
+        """A signed-in user's credentials, kept in step with the vault.
 
-        The specs refresh them too (their tools are kept between calls): Google
-        refusing the refresh token then drops the user's record and tools, and the spec
-        answers with its own ask-the-user guidance.
+        The specs refresh them too (their tools are kept between calls). A refresh first
+        reads the user's record: none (signed out, on any replica) refuses it, so the old
+        token is never used again. Otherwise Google is asked, and the new token is
+        written back to the vault, once.
+        Google refusing the refresh token drops the user's record and tools, and the
+        spec answers with its own ask-the-user guidance.
         """
 
         on_revoked: Callable[[], None] = staticmethod(lambda: None)
+        kept: Callable[[], dict[str, Any] | None] = staticmethod(lambda: {})
+        on_refreshed: Callable[[Any], None] = staticmethod(lambda fresh: None)
 
         def refresh(self, request: Any) -> None:
+            if self.kept() is None:  # signed out, on some replica: not the old token
+                self.token = None
+                raise RefreshError("the user signed out")  # type: ignore[no-untyped-call]
             try:
                 super().refresh(request)  # type: ignore[no-untyped-call]
             except RefreshError:
                 logger.info("a user's Google refresh token was refused; they must sign in again")
                 self.on_revoked()
                 raise
+            self.on_refreshed(self)
 
     return SignedInCredentials
 
@@ -170,10 +193,52 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
         validate_token_resource=True,
     )
     callback = routing.Route(CALLBACK_PATH, provider.callback, methods=["GET"])
-    return server.streamable_http_app(
+    app = server.streamable_http_app(
         auth=settings,
         token_verifier=provider,
         auth_server_provider=provider,
         custom_starlette_routes=[callback],
         **options,
     )
+    # Outermost of the app's middleware (inside Starlette's error middleware, which would
+    # answer a 500 and log a traceback): the bearer check and every auth endpoint.
+    app.add_middleware(_StateUnavailable)
+    return app
+
+
+class _StateUnavailable:
+    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500.
+
+    The body is an OAuth error (``temporarily_unavailable``) with ``Retry-After``; the
+    server stays up and answers again as soon as the state is back.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from toolspecs.mcp.signin_state import unreachable
+
+        started = False
+
+        async def sending(message: Any) -> None:
+            nonlocal started
+            started = started or message.get("type") == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        except Exception as exc:
+            if started or scope.get("type") != "http" or not unreachable(exc):
+                raise
+            logger.warning("the sign-in state cannot be reached: answered 503")
+            responses = require("starlette.responses", "mcp")
+            answer = responses.JSONResponse(
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": "sign-in is unavailable for a moment: try again",
+                },
+                status_code=503,
+                headers={"Retry-After": "30", "Cache-Control": "no-store"},
+            )
+            await answer(scope, receive, send)

@@ -10,7 +10,10 @@ they are used:
 - at most ``max_users`` users' tools are kept; past it, the one used longest ago is dropped;
 - a user's tools unused for ``idle_seconds`` are dropped (a call already running keeps its
   own; the next call builds them anew, with the credentials of that moment);
-- two first calls of one user at once build once: the second waits for the first.
+- two first calls of one user at once build once: the second waits for the first;
+- with ``version(user)``, tools built under another version are built anew: a replica
+  notices that the user signed out or was refused on another replica (sign in with Google
+  gives their sign-in generation, carried in the verified token's claims).
 
 Every user's tools must have the names of the tools the server lists (the list clients
 see is one), and each user is the owner of the results their tools store
@@ -116,6 +119,7 @@ class _Entry:
     tools: dict[str, GuardedTool] | None = None
     error: BaseException | None = None
     used: float = 0.0
+    version: object = None
 
 
 class UserTools:
@@ -127,6 +131,8 @@ class UserTools:
         max_users: The most users whose tools are kept at once.
         idle_seconds: Unused this long, a user's tools are dropped.
         clock: Seconds, for idleness (``time.monotonic``).
+        version: What the user's tools are built under (from the user, without waiting):
+            tools built under another are dropped and built anew. ``None``: always the same.
     """
 
     def __init__(
@@ -137,6 +143,7 @@ class UserTools:
         max_users: int = MAX_USERS,
         idle_seconds: float = IDLE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
+        version: Callable[[User], object] | None = None,
     ) -> None:
         if max_users < 1:
             raise ConfigurationError(f"max_users must be at least 1, not {max_users}")
@@ -145,6 +152,7 @@ class UserTools:
         self.max_users = max_users
         self.idle_seconds = idle_seconds
         self.clock = clock
+        self.version = version
         self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
@@ -155,10 +163,11 @@ class UserTools:
     def cached(self, user: User) -> tuple[User, dict[str, GuardedTool]] | None:
         """The user's tools if they are built (no waiting, no building): for an event loop."""
         now = self.clock()
+        version = self.version(user) if self.version is not None else None
         with self._lock:
             self._drop_idle(now)
             entry = self._entries.get(user.key)
-            if entry is None or entry.tools is None:
+            if entry is None or entry.tools is None or entry.version != version:
                 return None
             entry.used = now
             self._entries.move_to_end(user.key)
@@ -174,12 +183,15 @@ class UserTools:
             Exception: What ``build`` raised (the next call tries again).
         """
         now = self.clock()
+        version = self.version(user) if self.version is not None else None
         with self._lock:
             self._drop_idle(now)
             entry = self._entries.get(user.key)
+            if entry is not None and entry.version != version:
+                entry = None  # built before a sign-out (or under another version): anew
             mine = entry is None
             if entry is None:
-                entry = self._entries[user.key] = _Entry(user, used=now)
+                entry = self._entries[user.key] = _Entry(user, used=now, version=version)
                 while len(self._entries) > self.max_users:
                     self._entries.popitem(last=False)
             entry.used = now

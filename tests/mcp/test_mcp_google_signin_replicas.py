@@ -1,0 +1,593 @@
+"""Sign in with Google on replicas sharing one Redis: any replica takes any step.
+
+Two sign-in servers (each a ``GoogleSignInProvider`` under uvicorn on 127.0.0.1, as
+``serve --store redis://`` builds them) share a real redis-server (tests/conftest.py) for
+their OAuth state and the users' Google tokens, and announce the same public URL, as
+replicas behind a balancer do. The test plays the balancer: it sends each step of the
+flow to the replica it chooses. Google's OAuth endpoints are ``FakeGoogleOAuth``
+(the provider's requests through an ``httpx2.MockTransport``, google-auth's refresh
+through ``responses``). No network.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import hashlib
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import anyio
+import httpx2
+import pytest
+import responses
+import uvicorn
+from cryptography.fernet import Fernet
+from mcp import Client
+from mcp.client.streamable_http import streamable_http_client
+
+from toolspecs.core.errors import RetryLater
+from toolspecs.loaders.google.testing import FakeGmail
+from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
+from toolspecs.mcp import build_server
+from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
+from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
+from toolspecs.mcp.signin_state import RedisSignInState, SignInState
+from toolspecs.mcp.token_vault import RedisTokenVault
+from toolspecs.mcp.user_tools import User, UserTools
+from toolspecs.specs.gmail import GmailToolSpec
+
+redis = pytest.importorskip("redis")
+
+CLIENT_ID, CLIENT_SECRET = "fake-client.apps.googleusercontent.com", "fake-secret"
+PEOPLE = ("alice@example.org", "bob@example.org")
+SCOPES = ["https://www.googleapis.com/auth/gmail.readonly"]
+REDIRECT = "http://127.0.0.1:9/callback"
+SEARCH = ("gmail_search_messages", {"query": "quokka"})
+
+
+def mail(to: str, subject: str) -> bytes:
+    return (
+        f"From: Friend <friend@example.net>\r\nTo: {to}\r\nSubject: {subject}\r\n"
+        "Date: Mon, 02 Nov 2026 09:00:00 +0000\r\nMessage-ID: <m@example.net>\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nSee you at the quokka meeting.\r\n"
+    ).encode()
+
+
+def secret_of(email: str) -> str:
+    return f"quokka plans of {email.split('@')[0]}"
+
+
+class Replica:
+    """One sign-in server: its provider, its users' tools, its address."""
+
+    def __init__(self, cluster: Cluster, redis_url: str) -> None:
+        self.cluster = cluster
+        self.vault = RedisTokenVault(cluster.fernet, redis_url)
+        self.provider = GoogleSignInProvider(
+            GoogleSignIn(CLIENT_ID, CLIENT_SECRET, SCOPES),
+            self.vault,
+            cluster.issuer,
+            cluster.issuer + "/mcp",
+            transport=cluster.transport(),
+            state=RedisSignInState(redis_url),
+        )
+        issuer = self.provider.issuer
+        listed = GmailToolSpec(transport=FakeGmail()).to_tool_list(prefix="gmail_")
+        self.user_tools = UserTools(
+            self.build,
+            [t.metadata.get_name() for t in listed],
+            version=lambda user: user.claims.get(GENERATION_CLAIM),
+        )
+        self.provider.on_forget.append(
+            lambda subject: self.user_tools.drop(User.named(subject, issuer))
+        )
+        self.app = sign_in_app(
+            build_server(listed, user_tools=self.user_tools),
+            self.provider,
+            streamable_http_path="/mcp",
+        )
+        self.creds: dict[str, Any] = {}
+        self.url = ""
+
+    def build(self, user: Any) -> list:
+        creds = self.provider.credentials(user.subject)
+        self.creds[user.email] = creds
+        spec = GmailToolSpec(creds=creds, transport=self.cluster.mailboxes[user.email])
+        return spec.to_tool_list(prefix="gmail_")
+
+
+class Cluster:
+    """Two replicas, one Redis, one fake Google, everyone's mailbox."""
+
+    def __init__(self, issuer: str) -> None:
+        self.issuer = issuer
+        self.fernet = Fernet(Fernet.generate_key())
+        self.google = FakeGoogleOAuth(CLIENT_ID, CLIENT_SECRET)
+        self.mailboxes: dict[str, FakeGmail] = {}
+        for email in PEOPLE:
+            self.google.add_user(email)
+            box = self.mailboxes[email] = FakeGmail(email)
+            box.add_message(mail(email, secret_of(email)))
+        self.replicas: list[Replica] = []
+
+    def transport(self) -> httpx2.MockTransport:
+        def handle(request: httpx2.Request) -> httpx2.Response:
+            status, body = self.google.answer(
+                request.method, str(request.url), request.read(), request.headers
+            )
+            return httpx2.Response(status, json=body)
+
+        return httpx2.MockTransport(handle)
+
+
+@contextlib.contextmanager
+def refreshed_by_google(google: FakeGoogleOAuth) -> Iterator[responses.RequestsMock]:
+    """google-auth's refresh (``requests``) answered by the fake's token endpoint."""
+    import json
+
+    mock = responses.RequestsMock(assert_all_requests_are_fired=False)
+
+    def token(request: Any) -> tuple[int, dict, str]:
+        status, body = google.answer("POST", TOKEN_URL, request.body, request.headers)
+        return status, {"Content-Type": "application/json"}, json.dumps(body)
+
+    mock.add_callback(responses.POST, TOKEN_URL, callback=token)
+    with mock:
+        yield mock
+
+
+@contextlib.contextmanager
+def serving(app: Any, listening: socket.socket) -> Iterator[uvicorn.Server]:
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not web.started:
+        assert time.monotonic() < deadline and thread.is_alive()
+        time.sleep(0.05)
+    try:
+        yield web
+    finally:
+        web.should_exit = True
+        thread.join(timeout=30)
+        listening.close()
+
+
+@contextlib.contextmanager
+def two_replicas(redis_url: str) -> Iterator[Cluster]:
+    sockets = [socket.create_server(("127.0.0.1", 0)) for _ in range(2)]
+    # Both announce the first one's address, as replicas behind one balancer do.
+    cluster = Cluster(f"http://127.0.0.1:{sockets[0].getsockname()[1]}")
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(refreshed_by_google(cluster.google))
+        for listening in sockets:
+            replica = Replica(cluster, redis_url)
+            replica.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
+            stack.enter_context(serving(replica.app, listening))
+            cluster.replicas.append(replica)
+        yield cluster
+
+
+def on(replica: Replica, url: str) -> str:
+    """``url`` (at the public address) sent to ``replica`` instead."""
+    parts = urlsplit(url)
+    return replica.url + parts.path + (f"?{parts.query}" if parts.query else "")
+
+
+def register(http: httpx2.Client, replica: Replica) -> str:
+    answer = http.post(
+        f"{replica.url}/register",
+        json={
+            "redirect_uris": [REDIRECT],
+            "token_endpoint_auth_method": "none",
+            "grant_types": ["authorization_code", "refresh_token"],
+        },
+    )
+    assert answer.status_code == 201, answer.text
+    return str(answer.json()["client_id"])
+
+
+def sign_in(
+    cluster: Cluster, email: str, route: str = "AAAA", client_id: str | None = None
+) -> dict[str, Any]:
+    """The whole flow, each step on the replica ``route`` names: register, authorize,
+    Google's callback, token. Returns the token answer (and the client id)."""
+    steps = [cluster.replicas[ord(c) - ord("A")] for c in route]
+    verifier = secrets.token_urlsafe(48)
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+    with httpx2.Client(timeout=30) as http:
+        client_id = client_id or register(http, steps[0])
+        sent = http.get(
+            f"{steps[1].url}/authorize",
+            params={
+                "response_type": "code",
+                "client_id": client_id,
+                "redirect_uri": REDIRECT,
+                "code_challenge": challenge.rstrip(b"=").decode(),
+                "code_challenge_method": "S256",
+                "state": "client-state",
+                "resource": cluster.issuer + "/mcp",
+            },
+        )
+        assert sent.status_code == 302, sent.text
+        back = cluster.google.consent(sent.headers["location"], email)
+        to_client = http.get(on(steps[2], back))
+        assert to_client.status_code == 302, to_client.text
+        query = parse_qs(urlsplit(to_client.headers["location"]).query)
+        assert query["state"] == ["client-state"]
+        tokens = http.post(
+            f"{steps[3].url}/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": query["code"][0],
+                "redirect_uri": REDIRECT,
+                "client_id": client_id,
+                "code_verifier": verifier,
+                "resource": cluster.issuer + "/mcp",
+            },
+        )
+        assert tokens.status_code == 200, tokens.text
+        return {**tokens.json(), "client_id": client_id, "code": query["code"][0]}
+
+
+async def call(replica: Replica, access: str, name: str, arguments: dict) -> Any:
+    headers = {"Authorization": f"Bearer {access}"}
+    with anyio.fail_after(60):
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http,
+            Client(streamable_http_client(replica.url + "/mcp", http_client=http)) as session,
+        ):
+            return await session.call_tool(name, arguments)
+
+
+def text_of(result: Any) -> str:
+    (block,) = result.content
+    return str(block.text)
+
+
+def test_each_step_of_a_sign_in_may_reach_another_replica(redis_url):
+    with two_replicas(redis_url) as cluster:
+        a, b = cluster.replicas
+        alice = PEOPLE[0]
+        # Register on A, authorize on A, Google's callback reaches B, the code is redeemed
+        # on A; the tool is called on B.
+        tokens = sign_in(cluster, alice, "AABA")
+        found = anyio.run(call, b, tokens["access_token"], *SEARCH)
+        assert found.is_error is False, text_of(found)
+        assert secret_of(alice) in text_of(found) and secret_of(PEOPLE[1]) not in text_of(found)
+        assert b.creds[alice].token in cluster.google.users[alice].access_tokens
+        # And the other way round, for another person.
+        other = sign_in(cluster, PEOPLE[1], "BBAB")
+        mine = anyio.run(call, a, other["access_token"], *SEARCH)
+        assert secret_of(PEOPLE[1]) in text_of(mine) and secret_of(alice) not in text_of(mine)
+        # A code is redeemed once, whichever replica sees it again.
+        with httpx2.Client(timeout=30) as http:
+            again = http.post(
+                f"{b.url}/token",
+                data={
+                    "grant_type": "authorization_code",
+                    "code": tokens["code"],
+                    "redirect_uri": REDIRECT,
+                    "client_id": tokens["client_id"],
+                    "code_verifier": "x" * 43,
+                },
+            )
+        assert again.status_code == 400 and again.json()["error"] == "invalid_grant"
+        # Redis holds hashes and records, never a token or code of ours; every key expires.
+        raw = redis.Redis.from_url(redis_url)
+        keys = raw.keys("toolspecs:*")
+        stored = b"".join(keys + [raw.get(k) or b"" for k in keys])
+        for secret in (tokens["access_token"], tokens["refresh_token"], tokens["code"]):
+            assert secret.encode() not in stored
+        lives = {k.decode().split(":")[2]: raw.ttl(k) for k in keys if b":signin:" in k}
+        assert {"client", "access", "refresh"} <= set(lives) and all(t > 0 for t in lives.values())
+        assert lives["access"] <= 3600
+        raw.close()
+
+
+def test_a_refresh_token_redeemed_twice_at_once_succeeds_once(redis_url):
+    with two_replicas(redis_url) as cluster:
+        a, b = cluster.replicas
+        tokens = sign_in(cluster, PEOPLE[0], "AAAA")
+        form = {
+            "grant_type": "refresh_token",
+            "refresh_token": tokens["refresh_token"],
+            "client_id": tokens["client_id"],
+        }
+        answers: list[httpx2.Response] = []
+
+        async def both() -> None:
+            async with httpx2.AsyncClient(timeout=30) as http, anyio.create_task_group() as tg:
+                for replica in (a, b, a, b):
+
+                    async def redeem(url: str = replica.url) -> None:
+                        answers.append(await http.post(f"{url}/token", data=form))
+
+                    tg.start_soon(redeem)
+
+        anyio.run(both)
+        statuses = sorted(r.status_code for r in answers)
+        assert statuses == [200, 400, 400, 400], [r.text for r in answers]
+        (fresh,) = [r.json() for r in answers if r.status_code == 200]
+        found = anyio.run(call, b, fresh["access_token"], *SEARCH)
+        assert secret_of(PEOPLE[0]) in text_of(found)
+
+
+def test_taking_a_record_is_atomic_across_many_takers(redis_url):
+    shared = [RedisSignInState(redis_url) for _ in range(8)]
+    for round_ in range(5):
+        key = f"k{round_}"
+        shared[0].put("refresh", key, {"n": round_}, 60)
+        got: list[Any] = []
+
+        def take(state: RedisSignInState, key: str = key, got: list[Any] = got) -> None:
+            got.append(state.take("refresh", key))
+
+        threads = [threading.Thread(target=take, args=(state,)) for state in shared]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert [g for g in got if g is not None] == [{"n": round_}] and len(got) == 8
+    memory = SignInState(max_kept=3)
+    for n in range(5):
+        memory.put("client", str(n), {"n": n}, 60)
+    assert [memory.get("client", str(n)) for n in range(5)] == [
+        None,
+        None,
+        {"n": 2},
+        {"n": 3},
+        {"n": 4},
+    ]
+
+
+def test_signing_out_on_one_replica_is_sign_in_guidance_on_the_other(redis_url):
+    with two_replicas(redis_url) as cluster:
+        a, b = cluster.replicas
+        bob = PEOPLE[1]
+        laptop = sign_in(cluster, bob, "AAAA")
+        phone = sign_in(cluster, bob, "BBBB")
+        # B builds (and keeps) Bob's tools with his Google credentials.
+        first = anyio.run(call, b, phone["access_token"], *SEARCH)
+        assert secret_of(bob) in text_of(first)
+        sub = cluster.google.users[bob].sub
+        # Bob signs out on his laptop; the request reaches A.
+        with httpx2.Client(timeout=30) as http:
+            revoked = http.post(
+                f"{a.url}/revoke",
+                # mcp's revocation form asks for client_secret even of a public client.
+                data={
+                    "token": laptop["access_token"],
+                    "client_id": laptop["client_id"],
+                    "client_secret": "",
+                },
+            )
+        assert revoked.status_code == 200, revoked.text
+        assert b.vault.get(sub) is None  # his Google tokens are gone, for every replica
+        # His phone's next call reaches B, which kept his tools: sign-in guidance.
+        after = anyio.run(call, b, phone["access_token"], *SEARCH)
+        assert after.is_error is True
+        said = text_of(after)
+        assert "sign in with Google again" in said and secret_of(bob) not in said
+        # The laptop's tokens are over on every replica.
+        with httpx2.Client(timeout=30) as http:
+            for replica in (a, b):
+                denied = http.post(
+                    f"{replica.url}/mcp",
+                    json={},
+                    headers={
+                        "Authorization": f"Bearer {laptop['access_token']}",
+                        "Accept": "application/json, text/event-stream",
+                    },
+                )
+                assert denied.status_code == 401
+                refreshed = http.post(
+                    f"{replica.url}/token",
+                    data={
+                        "grant_type": "refresh_token",
+                        "refresh_token": phone["refresh_token"],
+                        "client_id": phone["client_id"],
+                    },
+                )
+                assert refreshed.status_code == 400  # no Google tokens: sign in again
+        # Signing in again works through either replica, with new Google tokens.
+        again = sign_in(cluster, bob, "BABA")
+        back = anyio.run(call, b, again["access_token"], *SEARCH)
+        assert secret_of(bob) in text_of(back)
+        assert b.creds[bob].token == cluster.google.users[bob].access_tokens[-1]
+
+
+def test_a_refreshed_google_token_is_written_back_for_every_replica(redis_url):
+    from google.auth.transport.requests import Request
+
+    with two_replicas(redis_url) as cluster:
+        a, b = cluster.replicas
+        alice = PEOPLE[0]
+        tokens = sign_in(cluster, alice, "AAAA")
+        sub = cluster.google.users[alice].sub
+        record = a.vault.get(sub)
+        # Her Google token expired: B builds her tools, refreshing it once.
+        a.vault.put(sub, {**record, "expiry": time.time() - 60})
+        found = anyio.run(call, b, tokens["access_token"], *SEARCH)
+        assert secret_of(alice) in text_of(found)
+        refreshed = b.creds[alice].token
+        assert refreshed != record["token"]
+        assert refreshed in cluster.google.users[alice].access_tokens
+        reader = RedisTokenVault(cluster.fernet, redis_url)  # a replica started later
+        kept = reader.get(sub)
+        assert kept["token"] == refreshed and kept["expiry"] > time.time() + 3000
+        assert kept["refresh_token"] == record["refresh_token"]
+        # A spec refreshing the credentials it keeps writes the new token back too.
+        puts: list[str] = []
+        real_put = b.vault.put
+        b.vault.put = lambda user, rec: (puts.append(user), real_put(user, rec))[1]  # type: ignore[method-assign]
+        b.creds[alice].refresh(Request())
+        assert puts == [sub]  # once
+        assert reader.get(sub)["token"] == b.creds[alice].token != refreshed
+
+
+def _redis_on(port: int, folder: str) -> subprocess.Popen:
+    binary = shutil.which("redis-server")
+    assert binary is not None
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k != "LD_PRELOAD" and not k.startswith(("FAKETIME", "DONT_FAKE"))
+    }
+    process = subprocess.Popen(
+        [
+            binary,
+            "--bind",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+            "--dir",
+            folder,
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    client = redis.Redis(port=port, socket_connect_timeout=0.2)
+    for _ in range(200):  # counted, not timed: the tests' clock may be faked
+        try:
+            if client.ping():
+                break
+        except redis.exceptions.ConnectionError:
+            threading.Event().wait(0.05)
+    client.close()
+    return process
+
+
+def test_redis_stopped_mid_run_is_a_clean_503_and_the_server_stays_up(redis_server, tmp_path):
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = _redis_on(port, str(tmp_path))
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        with two_replicas(url) as cluster:
+            a, _ = cluster.replicas
+            tokens = sign_in(cluster, PEOPLE[0], "AAAA")
+            process.terminate()
+            process.wait(30)
+            with httpx2.Client(timeout=30) as http:
+                answers = [
+                    http.post(f"{a.url}/register", json={"redirect_uris": [REDIRECT]}),
+                    http.post(
+                        f"{a.url}/token",
+                        data={
+                            "grant_type": "refresh_token",
+                            "refresh_token": tokens["refresh_token"],
+                            "client_id": tokens["client_id"],
+                        },
+                    ),
+                    http.post(
+                        f"{a.url}/mcp",
+                        json={},
+                        headers={
+                            "Authorization": f"Bearer {tokens['access_token']}",
+                            "Accept": "application/json, text/event-stream",
+                        },
+                    ),
+                    http.get(f"{a.url}/oauth/google/callback", params={"state": "s", "code": "c"}),
+                ]
+                for answer in answers:
+                    assert answer.status_code == 503, (answer.request.url, answer.text)
+                    assert answer.json()["error"] == "temporarily_unavailable"
+                    assert "Traceback" not in answer.text and str(port) not in answer.text
+                    assert answer.headers["retry-after"]
+                # A user's tools built meanwhile: retry-later guidance, not a traceback.
+                with pytest.raises(RetryLater, match="cannot be reached"):
+                    a.provider.credentials(cluster.google.users[PEOPLE[0]].sub)
+                authorize = http.get(
+                    f"{a.url}/authorize",
+                    params={"client_id": tokens["client_id"], "redirect_uri": REDIRECT},
+                )
+                assert authorize.status_code == 503 and "Traceback" not in authorize.text
+                # Redis is back (empty: a restart without persistence): the server answers.
+                process = _redis_on(port, str(tmp_path))
+                assert register(http, a)
+                denied = http.post(
+                    f"{a.url}/mcp",
+                    json={},
+                    headers={"Authorization": f"Bearer {tokens['access_token']}"},
+                )
+                assert denied.status_code == 401  # its token was lost with Redis's memory
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
+TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+
+
+def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(redis_url):
+    environment = {
+        **os.environ,
+        "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
+        "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
+        "TOOLSPECS_SERVE_TOKEN": "",
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    command = [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", "--http"]
+    command += ["--google-sign-in", "--store", redis_url]
+    processes = [
+        subprocess.Popen(
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=environment,
+        )
+        for _ in range(2)
+    ]
+    try:
+        bases = []
+        for process in processes:
+            assert process.stderr is not None
+            said = process.stderr.readline()
+            bases.append(said.rsplit(" at ", 1)[1].strip().rsplit("/", 1)[0])
+        with httpx2.Client(timeout=30) as http:
+            client = http.post(
+                f"{bases[0]}/register",
+                json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"},
+            ).json()
+            sent = http.get(
+                f"{bases[1]}/authorize",  # the other process knows the client
+                params={
+                    "response_type": "code",
+                    "client_id": client["client_id"],
+                    "redirect_uri": REDIRECT,
+                    "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                    "code_challenge_method": "S256",
+                    "state": "s",
+                },
+            )
+        assert sent.status_code == 302, sent.text
+        assert sent.headers["location"].startswith("https://accounts.google.com/")
+        raw = redis.Redis.from_url(redis_url)
+        assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:client:*")
+        raw.close()
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(timeout=30)
+            if process.stderr is not None:
+                process.stderr.close()
