@@ -158,3 +158,22 @@ def test_a_refused_command_is_a_miss_and_redis_is_asked_again(redis_url, caplog)
     assert not cache._resting()
     assert cache.get("k") is None  # a read still goes to Redis
 
+
+def test_serve_store_gives_the_specs_their_caches_on_it(redis_url, monkeypatch):
+    from toolspecs.cli.assemble import ServeSettings, build_specs
+
+    monkeypatch.delenv("TOOLSPECS_ARXIV_CACHE", raising=False)
+    specs = build_specs(
+        ServeSettings(names=["arxiv", "wolfram_alpha"], sandbox=True, store=redis_url)
+    )
+    papers, answers = specs["arxiv"].paper_cache, specs["wolfram_alpha"].answer_cache
+    assert isinstance(papers, RedisCache) and isinstance(answers, RedisCache)
+    assert papers.client is answers.client is specs["arxiv"].result_store.client
+    # The sandbox's fakes answer through a transport: kept apart from the services' own.
+    assert (papers.namespace, answers.namespace) == (
+        "arxiv-pdf-via-transport",
+        "wolfram-alpha-via-transport",
+    )
+    plain = build_specs(ServeSettings(names=["arxiv", "wolfram_alpha"], sandbox=True))
+    assert plain["arxiv"].paper_cache is None
+    assert type(plain["wolfram_alpha"].answer_cache).__name__ == "MemoryCache"
