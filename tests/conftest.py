@@ -9,7 +9,8 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 
@@ -157,16 +158,17 @@ def _answers(process: subprocess.Popen[bytes], port: int) -> bool:
     return False
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """The URL of a redis-server this session started (and stops at its end)."""
+def _start_redis(folder: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A redis-server of this test session, in ``folder``, and its URL.
+
+    Skipped where the binary is missing (a failure under CI).
+    """
     binary = shutil.which("redis-server")
     if binary is None:
         message = "redis-server is not installed (apt-get install redis-server)"
         if os.environ.get("CI"):
             pytest.fail(f"{message}: CI must run the Redis tests", pytrace=False)
         pytest.skip(message)
-    folder = tmp_path_factory.mktemp("redis")
     # The server keeps the real clock under libfaketime (.ci/clocks moves the tests' clock
     # only): faked, its timers and expiry misbehave and it may not answer at all.
     env = {
@@ -186,21 +188,40 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             env=env,
         )
         if _answers(process, port):
-            break
+            return process, f"redis://127.0.0.1:{port}/0"
         process.kill()
         process.wait()
-    else:
-        log_text = (folder / "redis.log").read_text() if (folder / "redis.log").exists() else ""
-        pytest.fail(f"redis-server did not start: {log_text}")
+    log_text = (folder / "redis.log").read_text() if (folder / "redis.log").exists() else ""
+    pytest.fail(f"redis-server did not start: {log_text}")
+
+
+def _stop_redis(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
     try:
-        yield f"redis://127.0.0.1:{port}/0"
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The URL of a redis-server this session started (and stops at its end)."""
+    process, url = _start_redis(tmp_path_factory.mktemp("redis"))
+    try:
+        yield url
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        _stop_redis(process)
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A redis-server of this test's own, to stop in the middle: its URL and its stop."""
+    process, url = _start_redis(tmp_path)
+    try:
+        yield url, lambda: _stop_redis(process)
+    finally:
+        _stop_redis(process)
 
 
 @pytest.fixture

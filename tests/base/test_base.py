@@ -14,7 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 import toolspecs.base as base
-from toolspecs.base import files, times
+from toolspecs.base import cache, files, times
 from toolspecs.core import clock
 from toolspecs.loaders.google import times as google_times
 
@@ -23,10 +23,11 @@ BASE = ROOT / "base"
 
 
 def test_all_names_what_is_public():
-    for module in (base, files, times):
+    for module in (base, cache, files, times):
         public = {n for n, v in vars(module).items() if not n.startswith("_")}
         imported = {"annotations", "dt", "os", "Path", "Callable", "ZoneInfo"}
         imported |= {"ZoneInfoNotFoundError", "Clock"}
+        imported |= {"threading", "time", "OrderedDict", "Protocol", "runtime_checkable"}
         assert set(module.__all__) == public - imported, module.__name__
 
 
@@ -38,7 +39,8 @@ def test_it_depends_on_nothing_and_imports_no_other_toolspecs_package():
     code = (
         "import sys, toolspecs.base\n"
         "ours = sorted(m for m in sys.modules if m.startswith('toolspecs.'))\n"
-        "assert ours == ['toolspecs.base', 'toolspecs.base.files', 'toolspecs.base.times'], ours\n"
+        "assert ours == ['toolspecs.base', 'toolspecs.base.cache', 'toolspecs.base.files', "
+        "'toolspecs.base.times'], ours\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
 

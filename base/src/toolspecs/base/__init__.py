@@ -5,10 +5,12 @@ import each other, so what both need lives here, once.
 
 - :mod:`toolspecs.base.times`: how times are shown (weekday, date, time, offset, zone).
 - :mod:`toolspecs.base.files`: opening files without following links or blocking.
+- :mod:`toolspecs.base.cache`: a cache of bytes by key (the protocol that core's Redis
+  cache and the in-memory default both follow).
 """
 
 from __future__ import annotations
 
-from toolspecs.base import files, times
+from toolspecs.base import cache, files, times
 
-__all__ = ["files", "times"]
+__all__ = ["cache", "files", "times"]

@@ -48,7 +48,7 @@ from toolspecs.core.spec import ToolSpec, function_name
 from toolspecs.core.tool import GuardedTool
 
 # Constructor parameters that take Python objects: not settable from the command line.
-_OBJECTS = frozenset({"self", "transport", "client", "creds"})
+_OBJECTS = frozenset({"self", "transport", "client", "creds", "cache"})
 
 
 @dataclass
@@ -306,7 +306,9 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
             if key not in known and key not in chosen[name]:
                 setattr(spec, key, value)
         if store is not None:
-            spec.result_store = store  # one client, one cache for every spec
+            # One client, one cache for every spec; the specs' caches of public answers
+            # (arXiv papers, Wolfram|Alpha answers) come from it too.
+            spec.result_store = store
         specs[name] = spec
     choose_tools(specs, settings.tools)
     return specs

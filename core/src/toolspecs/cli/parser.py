@@ -319,8 +319,9 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument(
         "--store",
         metavar="URL",
-        help="where long results are kept: memory (default: each process its own) or "
-        "redis://host:6379/0, shared by every server on it (needs "
+        help="where long results, arXiv papers and Wolfram|Alpha answers are kept: memory "
+        "(default: each process its own) or redis://host:6379/0, shared by every server "
+        "on it (needs "
         'pip install "toolspecs-core[redis]")',
     )
     _add_spec_options(serve, several=True)

@@ -27,6 +27,11 @@ overshoot the bound (but by the newest result alone, as in memory). Expiry reads
 server's clock (``TIME``), so replicas with skewed clocks agree; every key also has a
 Redis TTL, so the results of an owner who never comes back go by themselves.
 
+**Caches.** :meth:`RedisStore.cache_for` gives the specs' caches of public answers
+(arXiv's PDFs, Wolfram|Alpha's answers) on the same server
+(:class:`toolspecs.core.redis_cache.RedisCache`), so a spec whose ``result_store`` is
+this store asks a service once for all replicas.
+
 **Search.** Redis holds the text and the passage offsets, not the BM25 index: a process
 builds the index on its first read of a result (as the memory store does when storing)
 and caches it, within ``cache_bytes``; the process that stored a result caches it at
@@ -51,6 +56,7 @@ from llama_index.core.schema import Document
 from toolspecs.core.errors import ConfigurationError, RetryLater
 from toolspecs.core.owners import owner_key
 from toolspecs.core.passages import Passages
+from toolspecs.core.redis_cache import RedisCache
 from toolspecs.core.store import OutputBudget, StoredResult, choose, cut_result, held_by
 
 __all__ = ["REMEMBER_DROPPED", "RedisResults", "RedisStore", "open_store"]
@@ -158,6 +164,7 @@ class RedisStore:
         self._cache: OrderedDict[tuple[str, int], tuple[StoredResult, int]] = OrderedDict()
         self._cached = 0
         self._lock = threading.Lock()
+        self._caches: dict[tuple[str, float, int, int], RedisCache] = {}
 
     def ping(self) -> None:
         """Check that the server answers.
@@ -173,6 +180,28 @@ class RedisStore:
             raise ConfigurationError(
                 f"cannot reach Redis at {at} ({exc}); start it or fix the store URL"
             ) from None
+
+    def cache_for(
+        self, namespace: str, *, ttl: float, max_entry_bytes: int, max_bytes: int
+    ) -> RedisCache:
+        """The cache of public answers named ``namespace`` on this store's server.
+
+        The same object for the same namespace and bounds, so the specs of a process
+        share it (and its pause after a failure). See :mod:`toolspecs.core.redis_cache`.
+        """
+        key = (namespace, ttl, max_entry_bytes, max_bytes)
+        with self._lock:
+            found = self._caches.get(key)
+            if found is None:
+                found = self._caches[key] = RedisCache(
+                    self.client,
+                    namespace,
+                    prefix=self.prefix,
+                    ttl=ttl,
+                    max_entry_bytes=max_entry_bytes,
+                    max_bytes=max_bytes,
+                )
+            return found
 
     def results(self, owner: object, scope: str, budget: OutputBudget) -> RedisResults:
         """The stored results of ``owner`` for the spec named ``scope``."""

@@ -17,7 +17,8 @@ from llama_index.core.schema import Document
 from requests.adapters import BaseAdapter
 
 import arxiv
-from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES, PaperCache
+from toolspecs.base.cache import Cache
+from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES
 from toolspecs.loaders.arxiv.client import (
     ArxivClient,
     Redirected,
@@ -131,8 +132,9 @@ class ArxivReader(BaseReader):
         transport: A ``requests`` transport adapter for a client of this reader's own,
             e.g. ``FakeArxiv().transport()`` for offline tests and demos.
         cache: Where downloaded PDFs are kept and found again, across calls and
-            processes (:class:`~toolspecs.loaders.arxiv.cache.PaperCache`), or ``None``
-            to download every time.
+            processes (:class:`~toolspecs.loaders.arxiv.cache.PaperCache`, or any
+            :class:`toolspecs.base.cache.Cache`, keyed by versioned id), or ``None`` to
+            download every time.
 
     Raises:
         ValueError: When given both: a client already has its transport.
@@ -143,7 +145,7 @@ class ArxivReader(BaseReader):
         client: ArxivClient | None = None,
         *,
         transport: BaseAdapter | None = None,
-        cache: PaperCache | None = None,
+        cache: Cache | None = None,
     ) -> None:
         self.cache = cache
         if client is not None and transport is not None:
@@ -311,7 +313,8 @@ class ArxivReader(BaseReader):
             paper = self.load_paper(paper_id)
             pid = short_id(paper)
             cached = self.cache.get(pid) if self.cache is not None else None
-        if cached is not None:
+        # Whatever the cache, only a PDF within the limit is read from it.
+        if cached is not None and cached.startswith(b"%PDF") and len(cached) <= MAX_PDF_BYTES:
             return paper, self._read_pdf(pid, cached, end)
         with self.client.within(None if end is None else end - time.monotonic()):
             try:

@@ -12,10 +12,12 @@ from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core import FailureTable, Range, Synonyms, ToolSpec, deadline, tool
 from toolspecs.loaders.arxiv import PaperNotFound, parse_id, parse_ids
 from toolspecs.specs.arxiv import arguments, render
 from toolspecs.specs.arxiv.dates import submitted_range
+from toolspecs.specs.arxiv.paper_cache import may_share, shared
 from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ if TYPE_CHECKING:
     from requests.adapters import BaseAdapter
 
     import arxiv
-    from toolspecs.loaders.arxiv import ArxivClient, PaperCache
+    from toolspecs.loaders.arxiv import ArxivClient
     from toolspecs.loaders.pdf.pdftext import PdfText
 
 MAX_RESULTS_LIMIT = 50
@@ -69,14 +71,18 @@ class ArxivToolSpec(ToolSpec):
             limit, your retries and timeout). Default: the process-wide shared client.
         paper_cache: Where downloaded PDFs are kept for later calls and processes: a
             directory, a ``PaperCache``, ``True`` for the per-user cache directory
-            (``~/.cache/toolspecs/arxiv`` on Linux, ``XDG_CACHE_HOME`` respected) or
-            ``False`` for none. Default (``None``): the per-user directory when talking to
-            arXiv itself, none on a ``transport`` or a client with one (a fake's PDFs
-            must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a directory, or
-            ``off``) changes that default.
-        paper_cache_mb: The most megabytes the cache directory holds (least recently
-            used papers go first). Only the cache's own files are deleted; a directory
-            holding other files gets a ``toolspecs-arxiv/`` folder for the cache.
+            (``~/.cache/toolspecs/arxiv`` on Linux, ``XDG_CACHE_HOME`` respected),
+            ``False`` for none, a ``toolspecs.base.cache.Cache``, or a store that makes
+            one (``open_store("redis://...")``: shared by every process on that server,
+            each paper for a day). Default (``None``): the spec's ``result_store`` when it
+            is such a store (``toolspecs serve --store redis://...``); else the per-user
+            directory when talking to arXiv itself, none on a ``transport`` or a client
+            with one (a fake's PDFs must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE``
+            (a directory, or ``off``) changes that default. Papers are public: a shared
+            cache serves a paper one user asked for to every user.
+        paper_cache_mb: The most megabytes the cache holds (least recently used papers
+            go first). Only the cache's own files are deleted; a directory holding other
+            files gets a ``toolspecs-arxiv/`` folder for the cache.
 
     Raises:
         ValueError: When given both ``transport`` and ``client``.
@@ -102,7 +108,7 @@ class ArxivToolSpec(ToolSpec):
         *,
         transport: BaseAdapter | None = None,
         client: ArxivClient | None = None,
-        paper_cache: PaperCache | str | os.PathLike[str] | bool | None = None,
+        paper_cache: Cache | CacheBackend | str | os.PathLike[str] | bool | None = None,
         paper_cache_mb: float = 500,
     ) -> None:
         from toolspecs.loaders.arxiv import ArxivReader
@@ -110,8 +116,11 @@ class ArxivToolSpec(ToolSpec):
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
         # A cache by default only for arXiv itself: a fake's PDFs must not pass for arXiv's.
         real = transport is None and (client is None or client.transport is None)
-        cache = _paper_cache(paper_cache, int(paper_cache_mb * 2**20), real)
-        self.reader = ArxivReader(client, transport=transport, cache=cache)
+        self._paper_bytes = int(paper_cache_mb * 2**20)
+        self._real = real
+        self._may_share = may_share(paper_cache)
+        self._own_cache = _paper_cache(paper_cache, self._paper_bytes, real)
+        self.reader = ArxivReader(client, transport=transport, cache=self._own_cache)
 
     @tool(
         aliases={
@@ -298,7 +307,16 @@ class ArxivToolSpec(ToolSpec):
         left = deadline.remaining()
         if left is not None:  # keep time to show (or store) the text after reading it
             left = max(left - SHOW_SECONDS, left / 2)
+        self.reader.cache = self.paper_cache
         return self.reader.read_full_text(clean, deadline=left)
+
+    @property
+    def paper_cache(self) -> Cache | None:
+        """Where PDFs are kept now (see the ``paper_cache`` argument)."""
+        store = self.result_store
+        if self._may_share and isinstance(store, CacheBackend):
+            return shared(store, self._paper_bytes, self._real)
+        return self._own_cache
 
     def failure_context(self) -> dict[str, Any]:
         """Where a paper's id comes from, naming ``arxiv_query`` only when offered."""

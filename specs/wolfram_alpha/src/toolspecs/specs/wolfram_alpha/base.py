@@ -27,6 +27,7 @@ their module's) patches the function that sends it.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
 # Not used here: LlamaHub's module imports requests, and code written for it patches
@@ -34,7 +35,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 # sends the LLM API request with when no transport is given.
 import requests  # noqa: F401
 
-from toolspecs.core import FailureTable, ToolSpec, TTLCache, tool
+from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
+from toolspecs.core import FailureTable, ToolSpec, tool
 from toolspecs.core.deadline import remaining
 from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
 from toolspecs.specs.wolfram_alpha import arguments, params, render
@@ -50,6 +52,11 @@ if TYPE_CHECKING:
 # The pods are shown as text, and image pods (plots, maps) as links.
 _POD_FORMATS = ("plaintext", "image")
 _PLACE_PARAMS = PLACE_KEYS | {"units"}
+# The cache of answers: how many, and how many bytes (one, and all), in this process; in
+# a shared store (Redis), the same byte bounds.
+CACHE_ENTRIES = 128
+CACHE_ENTRY_BYTES = 2**20
+CACHE_BYTES = 16 * 2**20
 
 
 class WolframAlphaToolSpec(ToolSpec):
@@ -70,6 +77,13 @@ class WolframAlphaToolSpec(ToolSpec):
             ``units`` replaces these, which replace those among ``api_params``.
         cache_seconds: How long an identical query is answered from the cache.
         transport: The httpx transport for both APIs (tests and demos pass a fake's).
+        cache: Where answers are kept: a ``toolspecs.base.cache.Cache`` (its own TTL and
+            bounds), or a store that makes one (``open_store("redis://...")``, shared by
+            every process on that server, ``cache_seconds`` and 16 MB at most). Default:
+            the spec's ``result_store`` when it is such a store (``toolspecs serve
+            --store redis://...``), else this spec's own, in memory (128 answers).
+            Answers are keyed by the query and its options, not by who asked: every user
+            of a shared cache reads them (Wolfram's answers are the same for everyone).
 
     Raises:
         ValueError: ``units`` or ``location`` is not one of the forms above.
@@ -89,6 +103,7 @@ class WolframAlphaToolSpec(ToolSpec):
         *,
         units: str | None = None,
         location: str | None = None,
+        cache: Cache | CacheBackend | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
         # Only units and location of api_params reach the Full Results API, as before.
@@ -96,7 +111,17 @@ class WolframAlphaToolSpec(ToolSpec):
         self._place = params.spec_place(units, location)
         self.client = WolframAlphaClient(app_id or given, timeout=timeout, transport=transport)
         self.timeout = self.client.timeout
-        self._cache: TTLCache[str] = TTLCache(ttl=cache_seconds, size=128)
+        self.cache_seconds = cache_seconds
+        self._cache_setting = cache
+        self._memory = MemoryCache(
+            ttl=cache_seconds,
+            max_entries=CACHE_ENTRIES,
+            max_entry_bytes=CACHE_ENTRY_BYTES,
+            max_bytes=CACHE_BYTES,
+        )
+        # Answers through a transport (a fake's, in tests and the sandbox) are kept apart
+        # from Wolfram's own in a shared cache.
+        self._namespace = "wolfram-alpha" if transport is None else "wolfram-alpha-via-transport"
 
     @property
     def token(self) -> str | None:
@@ -106,6 +131,32 @@ class WolframAlphaToolSpec(ToolSpec):
     @token.setter
     def token(self, app_id: str | None) -> None:
         self.client.app_id = app_id
+
+    @property
+    def answer_cache(self) -> Cache:
+        """Where answers are kept now (see the ``cache`` argument)."""
+        chosen = self._cache_setting
+        if chosen is None and isinstance(self.result_store, CacheBackend):
+            chosen = self.result_store
+        if isinstance(chosen, CacheBackend):
+            return chosen.cache_for(
+                self._namespace,
+                ttl=self.cache_seconds,
+                max_entry_bytes=CACHE_ENTRY_BYTES,
+                max_bytes=CACHE_BYTES,
+            )
+        return self._memory if chosen is None else chosen
+
+    def _cached(self, *key: Any) -> tuple[Cache, str, str | None]:
+        """The cache, a call's key, and the answer kept under that key, if one is.
+
+        The key holds the call's arguments, the spec's parameters and the AppID (another
+        AppID may be entitled to more, e.g. steps); a shared cache hashes it.
+        """
+        answers = self.answer_cache
+        named = json.dumps([*key, self.client.app_id or ""], ensure_ascii=False, default=str)
+        found = answers.get(named)
+        return answers, named, None if found is None else found.decode("utf-8", "surrogatepass")
 
     # -- tools -------------------------------------------------------------------
 
@@ -137,8 +188,9 @@ class WolframAlphaToolSpec(ToolSpec):
         place = params.call_place(self._place, units, location)
         max_chars = params.max_chars(self.output_budget.max_tokens)
         chosen = arguments.choice(assumption)
-        key = ("llm", text, chosen, place, max_chars)
-        cached = self._cache.get(key)
+        answers, key, cached = self._cached(
+            "llm", text, chosen, place, max_chars, sorted(self._api_params.items())
+        )
         if cached is not None:
             return cached
         reply = self.client.llm_answer(
@@ -150,7 +202,7 @@ class WolframAlphaToolSpec(ToolSpec):
             **place._asdict(),  # units, location
         )
         answer = render.answer(reply)
-        self._cache.put(key, answer)
+        answers.put(key, answer.encode("utf-8", "surrogatepass"))
         return answer
 
     @tool(
@@ -181,8 +233,9 @@ class WolframAlphaToolSpec(ToolSpec):
         title = arguments.choice(pod)
         chosen = arguments.choice(assumption)
         place = params.call_place(self._place, units, location)
-        key = ("pods", text, title, chosen, place, steps)
-        cached = self._cache.get(key)
+        answers, key, cached = self._cached(
+            "pods", text, title, chosen, place, steps, sorted(self._pods_params.items())
+        )
         if cached is not None:
             return cached
         result = self.client.full_results(
@@ -196,7 +249,7 @@ class WolframAlphaToolSpec(ToolSpec):
             **place._asdict(),
         )
         answer = render.pods(result, text, title, steps)
-        self._cache.put(key, answer)
+        answers.put(key, answer.encode("utf-8", "surrogatepass"))
         return answer
 
     def passage_source(self, document: Document) -> str:
