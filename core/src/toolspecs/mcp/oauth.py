@@ -21,6 +21,10 @@ tokens are good, in one of two ways:
   the issuer's introspection endpoint (RFC 7662), the server authenticating as
   ``--auth-client-id`` with the secret in ``$TOOLSPECS_INTROSPECT_SECRET``; an active
   token must carry the same ``iss`` (when given), ``aud``, ``exp`` and ``sub`` checks.
+  An accepted answer is kept (``--auth-introspect-cache SECONDS``, default
+  :data:`INTROSPECT_CACHE_SECONDS`) until the token's ``exp`` or that many seconds,
+  whichever comes first, so a client's next requests ask the issuer nothing: a token
+  revoked at the issuer is refused here at most that many seconds later.
 
 We evaluated PyJWT (``PyJWKClient``: keys fetched with urllib, no size limit, sync), joserfc
 and authlib (a full OAuth stack we would use a small part of): PyJWT, already a
@@ -35,11 +39,12 @@ The user a token names (``iss`` and ``sub``) owns the results their calls store
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -53,6 +58,7 @@ if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
 __all__ = [
+    "AnswerCache",
     "IntrospectionVerifier",
     "JwtVerifier",
     "OAuthSettings",
@@ -74,6 +80,10 @@ REFETCH_SECONDS = 30.0
 # Signatures accepted: public-key ones only, so no shared secret and never "none".
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 INTROSPECT_SECRET_ENV = "TOOLSPECS_INTROSPECT_SECRET"
+# Introspection answers (active, accepted ones only) are kept at most this long, for at
+# most this many tokens (the least recently used go first).
+INTROSPECT_CACHE_SECONDS = 60.0
+INTROSPECT_CACHE_TOKENS = 4096
 _INTROSPECT_NEEDS = (
     "--auth-introspect needs --auth-client-id ID and the client's secret in "
     f"${INTROSPECT_SECRET_ENV}"
@@ -290,7 +300,15 @@ class IntrospectionVerifier:
     """
 
     def __init__(
-        self, issuer: str, resource: str, url: str, client_id: str, transport: Any = None
+        self,
+        issuer: str,
+        resource: str,
+        url: str,
+        client_id: str,
+        transport: Any = None,
+        *,
+        cache_seconds: float = INTROSPECT_CACHE_SECONDS,
+        cache_tokens: int = INTROSPECT_CACHE_TOKENS,
     ) -> None:
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
@@ -300,11 +318,15 @@ class IntrospectionVerifier:
         self._url = url
         self._auth = (client_id, secret)
         self._transport = transport
+        self._answers = AnswerCache(cache_seconds, cache_tokens)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access an active token gives, else ``None`` (mcp answers 401)."""
         if not token or len(token) > MAX_DOCUMENT_BYTES:
             return None
+        kept = self._answers.get(token)
+        if kept is not None:
+            return _access(token, kept, self._resource)
         form = {"token": token, "token_type_hint": "access_token"}
         try:
             claims = await fetch_json(
@@ -313,6 +335,7 @@ class IntrospectionVerifier:
         except OAuthFetchError as exc:
             logger.warning("cannot introspect at %s: %s", self._url, exc)
             return None
+        # An inactive answer is not kept: see AnswerCache.
         if not isinstance(claims, dict) or claims.get("active") is not True:
             return None
         now = time.time()
@@ -331,7 +354,53 @@ class IntrospectionVerifier:
         subject = claims.get("sub", claims.get("client_id"))
         if not isinstance(subject, str) or not subject:
             return None
-        return _access(token, {"iss": self._issuer, **claims, "sub": subject}, self._resource)
+        accepted = {"iss": self._issuer, **claims, "sub": subject}
+        self._answers.keep(token, accepted)
+        return _access(token, accepted, self._resource)
+
+
+class AnswerCache:
+    """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
+
+    An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
+    for at most ``tokens`` tokens (cachetools' ``TLRUCache``: each entry its own expiry,
+    the least recently used dropped first). ``seconds=0`` keeps nothing.
+
+    Inactive answers (revoked, expired, unknown, another audience) are not kept: a client
+    with a refused token gets a new one rather than asking again, so a refusal kept would
+    spare the issuer little, while any stranger could fill the cache with made-up tokens
+    and push the good ones out. A failure to ask is not kept either.
+    """
+
+    def __init__(
+        self, seconds: float, tokens: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        cachetools = require("cachetools", "mcp")
+        self._seconds = max(0.0, seconds)
+        self._clock = clock
+        self._kept: Any = None
+        if self._seconds > 0 and tokens > 0:
+            # ttu(key, value, now): when the entry expires, on ``clock``.
+            self._kept = cachetools.TLRUCache(tokens, lambda _k, value, _n: value[0], clock)
+
+    @staticmethod
+    def _key(token: str) -> bytes:
+        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+    def get(self, token: str) -> dict[str, Any] | None:
+        """The claims an accepted answer about ``token`` gave, while kept."""
+        if self._kept is None:
+            return None
+        found = self._kept.get(self._key(token))
+        return None if found is None else dict(found[1])
+
+    def keep(self, token: str, claims: dict[str, Any]) -> None:
+        """Keep the claims an accepted answer gave, until ``exp`` or the cap."""
+        if self._kept is None:
+            return
+        remaining = min(float(claims["exp"]) - time.time(), self._seconds)
+        if remaining > 0:
+            self._kept[self._key(token)] = (self._clock() + remaining, dict(claims))
 
 
 @dataclass(frozen=True)
@@ -345,6 +414,8 @@ class OAuthSettings:
         jwks_url: ``--auth-jwks``: the issuer's keys (default: from its metadata).
         introspection_url: ``--auth-introspect``: ask the issuer about each token instead.
         client_id: ``--auth-client-id``: this server at the introspection endpoint.
+        introspect_cache: ``--auth-introspect-cache``: seconds an accepted introspection
+            answer is kept (at most until the token expires; 0: ask about every request).
         required_scopes: ``--auth-scope``: scopes every request needs (else 403).
         scopes_supported: The scopes this server understands, published in its metadata.
     """
@@ -354,6 +425,7 @@ class OAuthSettings:
     jwks_url: str | None = None
     introspection_url: str | None = None
     client_id: str | None = None
+    introspect_cache: float = INTROSPECT_CACHE_SECONDS
     required_scopes: Sequence[str] = ()
     scopes_supported: Sequence[str] = ()
 
@@ -372,12 +444,21 @@ class OAuthSettings:
             self.client_id and os.environ.get(INTROSPECT_SECRET_ENV, "")
         ):
             raise ConfigurationError(_INTROSPECT_NEEDS)
+        if not 0 <= self.introspect_cache < float("inf"):
+            raise ConfigurationError(
+                f"--auth-introspect-cache {self.introspect_cache:g} is not a number of "
+                "seconds; e.g. 60, or 0 to ask the issuer about every request"
+            )
 
     def verifier(self, resource: str) -> JwtVerifier | IntrospectionVerifier:
         """The token verifier of a server whose resource URL is ``resource``."""
         if self.introspection_url:
             return IntrospectionVerifier(
-                self.issuer, resource, self.introspection_url, self.client_id or ""
+                self.issuer,
+                resource,
+                self.introspection_url,
+                self.client_id or "",
+                cache_seconds=self.introspect_cache,
             )
         return JwtVerifier(self.issuer, resource, self.jwks_url)
 
