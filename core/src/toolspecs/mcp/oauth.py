@@ -39,18 +39,18 @@ The user a token names (``iss`` and ``sub``) owns the results their calls store
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import ConfigurationError
+from toolspecs.mcp.answers import INTROSPECT_CACHE_SECONDS, INTROSPECT_CACHE_TOKENS, AnswerCache
 from toolspecs.mcp.auth import is_loopback
 from toolspecs.mcp.compat_mcp import routes_first
 
@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
 __all__ = [
+    "INTROSPECT_CACHE_SECONDS",
     "AnswerCache",
     "IntrospectionVerifier",
     "JwtVerifier",
@@ -80,10 +81,6 @@ REFETCH_SECONDS = 30.0
 # Signatures accepted: public-key ones only, so no shared secret and never "none".
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
 INTROSPECT_SECRET_ENV = "TOOLSPECS_INTROSPECT_SECRET"
-# Introspection answers (active, accepted ones only) are kept at most this long, for at
-# most this many tokens (the least recently used go first).
-INTROSPECT_CACHE_SECONDS = 60.0
-INTROSPECT_CACHE_TOKENS = 4096
 _INTROSPECT_NEEDS = (
     "--auth-introspect needs --auth-client-id ID and the client's secret in "
     f"${INTROSPECT_SECRET_ENV}"
@@ -357,50 +354,6 @@ class IntrospectionVerifier:
         accepted = {"iss": self._issuer, **claims, "sub": subject}
         self._answers.keep(token, accepted)
         return _access(token, accepted, self._resource)
-
-
-class AnswerCache:
-    """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
-
-    An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
-    for at most ``tokens`` tokens (cachetools' ``TLRUCache``: each entry its own expiry,
-    the least recently used dropped first). ``seconds=0`` keeps nothing.
-
-    Inactive answers (revoked, expired, unknown, another audience) are not kept: a client
-    with a refused token gets a new one rather than asking again, so a refusal kept would
-    spare the issuer little, while any stranger could fill the cache with made-up tokens
-    and push the good ones out. A failure to ask is not kept either.
-    """
-
-    def __init__(
-        self, seconds: float, tokens: int, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        cachetools = require("cachetools", "mcp")
-        self._seconds = max(0.0, seconds)
-        self._clock = clock
-        self._kept: Any = None
-        if self._seconds > 0 and tokens > 0:
-            # ttu(key, value, now): when the entry expires, on ``clock``.
-            self._kept = cachetools.TLRUCache(tokens, lambda _k, value, _n: value[0], clock)
-
-    @staticmethod
-    def _key(token: str) -> bytes:
-        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
-
-    def get(self, token: str) -> dict[str, Any] | None:
-        """The claims an accepted answer about ``token`` gave, while kept."""
-        if self._kept is None:
-            return None
-        found = self._kept.get(self._key(token))
-        return None if found is None else dict(found[1])
-
-    def keep(self, token: str, claims: dict[str, Any]) -> None:
-        """Keep the claims an accepted answer gave, until ``exp`` or the cap."""
-        if self._kept is None:
-            return
-        remaining = min(float(claims["exp"]) - time.time(), self._seconds)
-        if remaining > 0:
-            self._kept[self._key(token)] = (self._clock() + remaining, dict(claims))
 
 
 @dataclass(frozen=True)
