@@ -241,5 +241,5 @@ class RunningCalls:
             return None
         if self._down:
             self._down = False
-            logger.warning("Redis answers again: running calls are counted across replicas")
+            logger.info("Redis answers again: running calls are counted across replicas")
         return False if call_id is None else call_id
