@@ -9,7 +9,9 @@ Its clients (client_credentials; each client acts for itself, so its id is the t
 ``sub``: one client is one user; each may ask for any scope and is granted its ``SCOPES``):
 ``alice`` and ``bob`` (arXiv read, Wolfram|Alpha write), ``carol`` (Wolfram|Alpha read
 only), ``alice-opaque`` (opaque tokens, for introspection) and ``resource-server`` (what
-``toolspecs serve`` authenticates as at the introspection endpoint).
+``toolspecs serve`` authenticates as at the introspection endpoint). It counts the
+introspection requests it answers (:meth:`AuthorizationServer.introspections`) and revokes
+tokens (:meth:`AuthorizationServer.revoke`).
 
 Times: the subprocesses get the real clock even under libfaketime (.ci/clocks moves the
 test process's clock only), so tokens are minted and checked on one clock.
@@ -93,6 +95,22 @@ class AuthorizationServer:
         assert answer.status_code == 200, answer.text
         token: str = answer.json()["access_token"]
         return token
+
+    def introspections(self) -> int:
+        """How many introspection requests the provider has answered so far."""
+        answer = httpx.get(f"{self.issuer}/test/introspections", timeout=30)
+        count: int = answer.json()["introspections"]
+        return count
+
+    def revoke(self, client: str, token: str) -> None:
+        """Revoke ``client``'s ``token`` at the provider (RFC 7009)."""
+        answer = httpx.post(
+            f"{self.issuer}/token/revocation",
+            data={"token": token, "token_type_hint": "access_token"},
+            auth=(client, SECRETS[client]),
+            timeout=30,
+        )
+        assert answer.status_code == 200, answer.text
 
     def forge(self, claims: dict[str, Any], key: Any = None, alg: str = "RS256") -> str:
         """A JWT signed with the provider's key (or ``key``), with the provider's ``kid``."""

@@ -15,6 +15,7 @@ import queue
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -43,6 +44,7 @@ INITIALIZE = {
     },
 }
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
+CAP_SECONDS = 4  # --auth-introspect-cache in the test that waits it out
 
 
 @pytest.fixture(scope="module")
@@ -295,12 +297,59 @@ def test_introspection_accepts_active_tokens_for_this_server_only(provider):
             assert answer.status_code == 401
 
 
+def test_introspection_answers_are_kept_until_the_cap_then_a_revoked_token_is_refused(provider):
+    # One client's requests with one token ask the issuer once within the cache's time;
+    # a token revoked at the issuer is still accepted until then (the documented
+    # latency), and refused after it, when the issuer is asked again.
+    args = (
+        "wolfram_alpha",
+        "--auth-issuer",
+        provider.issuer,
+        "--auth-introspect",
+        f"{provider.issuer}/token/introspection",
+        "--auth-client-id",
+        "resource-server",
+        "--auth-introspect-cache",
+        str(CAP_SECONDS),
+    )
+    secret = {"TOOLSPECS_INTROSPECT_SECRET": SECRETS["resource-server"]}
+    with served(*args, env=secret) as (url, _):
+        opaque = provider.token("alice-opaque", url)
+        before = provider.introspections()
+        started = time.monotonic()
+        # initialize, initialized, tools/list and three calls: six requests, one token.
+        calls = [("wolfram_alpha_query", {"query": "2+2"})] * 3
+        (names, *answers) = anyio.run(session, url, opaque, "legacy", calls)
+        assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+        assert [a.is_error for a in answers] == [False] * 3
+        asked_by = time.monotonic()  # the answer was kept at the latest by now
+        provider.revoke("alice-opaque", opaque)
+        headers = {**MCP_HEADERS, "Authorization": f"Bearer {opaque}"}
+        kept = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        # Within the cap (unless this machine was too slow to get here in time).
+        if time.monotonic() - started < CAP_SECONDS:
+            assert kept.status_code == 200
+            assert provider.introspections() == before + 1
+        # (time.sleep records its waits in these tests: conftest's no_backoff_sleep)
+        threading.Event().wait(max(0.0, asked_by + CAP_SECONDS + 0.5 - time.monotonic()))
+        asked = provider.introspections()
+        refused = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert refused.status_code == 401
+        assert provider.introspections() == asked + 1
+        # A refusal is not kept: each request with the revoked token asks again.
+        httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+        assert provider.introspections() == asked + 2
+
+
 def test_auth_settings_that_cannot_be_right_are_refused_in_one_line():
     cases = {
         ("--auth-issuer", "http://login.example.com"): "is not an https URL",
         ("--auth-jwks", "https://login.example.com/jwks"): "--auth-jwks is for --auth-issuer",
         ("--auth-issuer", "https://login.example.com", "--auth-introspect", "https://x/i"): (
             "--auth-introspect needs --auth-client-id"
+        ),
+        ("--auth-issuer", "https://login.example.com", "--auth-introspect-cache", "5"): (
+            "--auth-introspect-cache is for --auth-introspect URL"
         ),
     }
     for args, message in cases.items():

@@ -155,6 +155,57 @@ async def test_introspection_needs_an_active_token_for_this_server(monkeypatch):
     assert b"token=opaque-1" in seen[0].content
 
 
+async def test_an_accepted_introspection_is_kept_and_a_refusal_is_not(monkeypatch):
+    monkeypatch.setenv("TOOLSPECS_INTROSPECT_SECRET", "rs-secret")
+    now = int(time.time())
+    good = {"active": True, "iss": ISSUER, "aud": RESOURCE, "exp": now + 600, "sub": "ada"}
+    asked: list[bytes] = []
+
+    def answer(request: httpx2.Request) -> httpx2.Response:
+        asked.append(request.content)
+        return httpx2.Response(200, json=good if b"good" in request.content else {"active": False})
+
+    def verifier(**cache: float) -> oauth.IntrospectionVerifier:
+        url = f"{ISSUER}/introspect"
+        transport = httpx2.MockTransport(answer)
+        return oauth.IntrospectionVerifier(ISSUER, RESOURCE, url, "rs", transport, **cache)
+
+    kept = verifier()
+    for _ in range(5):
+        access = await kept.verify_token("good-1")
+        assert access is not None and access.subject == "ada" and access.token == "good-1"
+    assert len(asked) == 1  # one token, five requests: the issuer is asked once
+    assert await kept.verify_token("good-2") is not None  # another token is asked about
+    for _ in range(3):
+        assert await kept.verify_token("revoked") is None
+    assert len(asked) == 2 + 3  # a refusal is asked about every time
+
+    asked.clear()
+    off = verifier(cache_seconds=0)
+    for _ in range(3):
+        assert await off.verify_token("good-1") is not None
+    assert len(asked) == 3
+
+
+def test_kept_answers_go_at_the_cap_or_the_tokens_exp_and_the_least_used_first():
+    clock = [1000.0]
+    cache = oauth.AnswerCache(60, 2, clock=lambda: clock[0])
+    soon = {"exp": time.time() + 10, "sub": "ada"}
+    later = {"exp": time.time() + 3600, "sub": "bob"}
+    cache.keep("soon", soon)
+    cache.keep("later", later)
+    assert cache.get("soon") == soon and cache.get("later") == later
+    clock[0] += 11  # past the first token's exp, within the cap
+    assert cache.get("soon") is None and cache.get("later") == later
+    clock[0] += 50  # past the cap
+    assert cache.get("later") is None
+    cache.keep("gone", {"exp": time.time() - 1, "sub": "eve"})  # expired: not kept
+    assert cache.get("gone") is None
+    for name in ("a", "b", "c"):  # two tokens at most: the least recently used goes
+        cache.keep(name, later)
+    assert [cache.get(name) is not None for name in ("a", "b", "c")] == [False, True, True]
+
+
 def test_settings_refuse_plain_http_off_this_machine_and_half_introspection(monkeypatch):
     monkeypatch.delenv("TOOLSPECS_INTROSPECT_SECRET", raising=False)
     oauth.OAuthSettings(issuer="http://127.0.0.1:9000")  # a test server here is fine
@@ -163,6 +214,12 @@ def test_settings_refuse_plain_http_off_this_machine_and_half_introspection(monk
             oauth.OAuthSettings(issuer=bad)
     with pytest.raises(ConfigurationError, match="--auth-client-id"):
         oauth.OAuthSettings(issuer=ISSUER, introspection_url=f"{ISSUER}/i", client_id="rs")
+    monkeypatch.setenv("TOOLSPECS_INTROSPECT_SECRET", "rs-secret")
+    for bad in (-1.0, float("inf"), float("nan")):
+        with pytest.raises(ConfigurationError, match="--auth-introspect-cache"):
+            oauth.OAuthSettings(
+                issuer=ISSUER, introspection_url=f"{ISSUER}/i", client_id="rs", introspect_cache=bad
+            )
 
 
 def test_scopes_are_per_spec_with_write_covering_read():

@@ -87,8 +87,8 @@ class Deployment:
         return [i for i, r in enumerate(self.replicas) for name in r.ran() if name == tool]
 
 
-def start_replica(redis_url: str, public: str) -> Replica:
-    """``toolspecs serve --stateless`` on a port of its own, once it says where it listens."""
+def start_replica(redis_url: str, public: str, *extra: str) -> Replica:
+    """``toolspecs serve --stateless [EXTRA]`` on a port of its own, once it says where."""
     process = subprocess.Popen(
         [
             str(TOOLSPECS),
@@ -104,6 +104,7 @@ def start_replica(redis_url: str, public: str) -> Replica:
             public,
             "--log-format",
             "json",
+            *extra,
             "arxiv",
         ],
         stdin=subprocess.DEVNULL,
@@ -133,20 +134,27 @@ def start_replica(redis_url: str, public: str) -> Replica:
     return replica
 
 
-@pytest.fixture
-def deployment(redis_url, tmp_path) -> Iterator[Deployment]:
+@contextlib.contextmanager
+def deployed(redis_url: str, folder: Path, *extra: str) -> Iterator[Deployment]:
+    """nginx in front of three replicas started with ``EXTRA`` flags; all stopped after."""
     binary = nginx_binary()
     port = free_port()
     replicas: list[Replica] = []
     try:
         for _ in range(3):
-            replicas.append(start_replica(redis_url, f"127.0.0.1:{port}"))
+            replicas.append(start_replica(redis_url, f"127.0.0.1:{port}", *extra))
         upstreams = [r.address for r in replicas]
-        with load_balancer(binary, tmp_path / "nginx", port, upstreams) as balancer:
+        with load_balancer(binary, folder, port, upstreams) as balancer:
             yield Deployment(balancer, replicas)
     finally:
         for replica in replicas:
             replica.stop()
+
+
+@pytest.fixture
+def deployment(redis_url, tmp_path) -> Iterator[Deployment]:
+    with deployed(redis_url, tmp_path / "nginx") as running:
+        yield running
 
 
 def text_of(result) -> str:
@@ -223,3 +231,31 @@ def test_the_typescript_sdk_reads_through_one_replica_what_it_stored_through_ano
     (storer,) = deployment.who_ran(STORE[0])
     readers = deployment.who_ran(READ[0])
     assert len(readers) == 2 and storer not in readers
+
+
+def test_the_cap_on_running_calls_holds_across_replicas(redis_url, tmp_path):
+    # Every call held 3 s by the fake: six at once through nginx, round robin over three
+    # replicas (two or so each, under any one replica's cap of four), run four and refuse
+    # two, the count being the token holder's in Redis for every replica together.
+    async def one(url: str, results: list) -> None:
+        headers = {"Authorization": f"Bearer {TOKEN}"}
+        with anyio.fail_after(120):
+            async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60)) as http:
+                transport = streamable_http_client(url, http_client=http)
+                async with Client(transport, mode="legacy") as client:
+                    query = {"query": "attention", "max_results": 1}
+                    results.append(await client.call_tool("arxiv_query", query))
+
+    async def six(url: str) -> list:
+        results: list = []
+        async with anyio.create_task_group() as group:
+            for _ in range(6):
+                group.start_soon(one, url, results)
+        return results
+
+    with deployed(redis_url, tmp_path / "nginx", "--sandbox-latency", "3s") as slow:
+        texts = [text_of(r) for r in anyio.run(six, slow.url)]
+        refused = [t for t in texts if t.startswith("You already have 4 tool calls running.")]
+        assert len(refused) == 2, texts
+        assert sum("arXiv id:" in t for t in texts) == 4
+        assert len(set(slow.who_ran("arxiv_query"))) >= 2  # the four ran on several replicas

@@ -8,6 +8,8 @@
 // granted: a client may ask for any, and gets those granted (as MCP clients ask for every
 // scope of the server's metadata). Any resource indicator on
 // 127.0.0.1 is a resource server: tokens for it carry it as their audience (RFC 8707).
+// Revocation (RFC 7009) is on; GET /test/introspections says how many introspection
+// requests (RFC 7662) it has answered, so tests can count what a resource server asks.
 import http from 'node:http';
 import Provider from 'oidc-provider';
 
@@ -26,6 +28,7 @@ server.listen(0, '127.0.0.1', () => {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: true, allowedPolicy: async () => true },
+      revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: async () => undefined,
@@ -46,7 +49,22 @@ server.listen(0, '127.0.0.1', () => {
     },
   });
   provider.on('server_error', (ctx, err) => console.error('server_error', err));
-  server.on('request', provider.callback());
+  let introspections = 0;
+  provider.use(async (ctx, next) => {
+    if (ctx.method === 'POST' && ctx.path === '/token/introspection') {
+      introspections += 1;
+    }
+    await next();
+  });
+  const answer = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.method === 'GET' && req.url === '/test/introspections') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ introspections }));
+      return;
+    }
+    answer(req, res);
+  });
   console.log(JSON.stringify({ issuer }));
 });
 

@@ -13,8 +13,8 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.tools import FunctionTool
 
@@ -28,6 +28,9 @@ from toolspecs.core.policy import WHY, Marks
 from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec
 
+if TYPE_CHECKING:
+    from toolspecs.mcp.running import SharedSlots
+
 __all__ = [
     "build_spec",
     "cmd_authorize",
@@ -38,6 +41,7 @@ __all__ = [
     "cmd_serve",
     "describe_parameter",
     "parse_pairs",
+    "shared_calls",
     "tool_cost",
     "withheld_text",
 ]
@@ -258,6 +262,18 @@ def withheld_text(target: str, needed: Sequence[str]) -> str:
     return f"{target} is left out by the spec's options ({off}): {why}; add {flags} to call it"
 
 
+def shared_calls(specs: Mapping[str, ToolSpec]) -> SharedSlots | None:
+    """With ``--store redis://``, the running-call count every replica shares there."""
+    from toolspecs.core.redis_store import RedisStore
+
+    stores = [s.result_store for s in specs.values() if isinstance(s.result_store, RedisStore)]
+    if not stores:
+        return None
+    from toolspecs.mcp.running import SharedSlots
+
+    return SharedSlots(stores[0].client, prefix=stores[0].prefix)
+
+
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
     from toolspecs.adapters import require
@@ -276,7 +292,13 @@ def cmd_serve(args: argparse.Namespace) -> int:
     signing_in = google_sign_in(args, settings, specs, names)
     user_tools, sign_in = signing_in if signing_in is not None else (None, None)
     # An ImportError names the mcp extra.
-    server = build_server(tools, name="toolspecs", scopes=scopes, user_tools=user_tools)
+    server = build_server(
+        tools,
+        name="toolspecs",
+        scopes=scopes,
+        user_tools=user_tools,
+        shared_calls=shared_calls(specs),
+    )
     log_requests(args.log_format)
     anyio = require("anyio", "mcp")
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")

@@ -50,6 +50,14 @@ def add_auth_arguments(serve: Any) -> None:
         "--auth-client-id", metavar="ID", help="this server's client id at --auth-introspect"
     )
     group.add_argument(
+        "--auth-introspect-cache",
+        type=float,
+        metavar="SECONDS",
+        help="keep each accepted --auth-introspect answer this long, at most until the token "
+        "expires (default 60; 0: ask about every request). A token revoked at the issuer is "
+        "still accepted for up to this long",
+    )
+    group.add_argument(
         "--auth-scope",
         action="append",
         default=[],
@@ -75,6 +83,9 @@ def oauth_settings(
         for flag in ("auth_audience", "auth_jwks", "auth_introspect", "auth_client_id")
         if getattr(args, flag, None)
     ] + (["auth_scope"] if getattr(args, "auth_scope", None) else [])
+    cache = getattr(args, "auth_introspect_cache", None)
+    if cache is not None:
+        others.append("auth_introspect_cache")
     if issuer is None:
         if others:
             flag = "--" + others[0].replace("_", "-")
@@ -82,7 +93,11 @@ def oauth_settings(
         return None
     if not args.http:
         raise ConfigurationError("--auth-issuer is for --http; stdio needs no token")
-    from toolspecs.mcp.oauth import OAuthSettings
+    if cache is not None and not args.auth_introspect:
+        raise ConfigurationError(
+            "--auth-introspect-cache is for --auth-introspect URL; JWTs are checked here"
+        )
+    from toolspecs.mcp.oauth import INTROSPECT_CACHE_SECONDS, OAuthSettings
     from toolspecs.mcp.scopes import supported
 
     return OAuthSettings(
@@ -91,6 +106,7 @@ def oauth_settings(
         jwks_url=args.auth_jwks,
         introspection_url=args.auth_introspect,
         client_id=args.auth_client_id,
+        introspect_cache=INTROSPECT_CACHE_SECONDS if cache is None else cache,
         required_scopes=tuple(args.auth_scope),
         scopes_supported=tuple(supported(tools_by_spec)),
     )

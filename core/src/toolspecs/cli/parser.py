@@ -305,7 +305,8 @@ def _add_serve(sub: Any) -> None:
         action="store_true",
         help="HTTP: no sessions, every request stands alone, so any replica behind a load "
         "balancer answers any request; long results are the user's (or the token holder's): "
-        "give every replica one --store redis://..., else each keeps its own",
+        "give every replica one --store redis://..., else each keeps its own (and its own "
+        "count of the user's running calls)",
     )
     serve.add_argument(
         "--session-idle",
@@ -319,9 +320,9 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument(
         "--store",
         metavar="URL",
-        help="where long results, arXiv papers and Wolfram|Alpha answers are kept: memory "
-        "(default: each process its own) or redis://host:6379/0, shared by every server "
-        "on it (needs "
+        help="where long results, arXiv papers, Wolfram|Alpha answers and each user's "
+        "count of running calls are kept: memory (default: each process its own) or "
+        "redis://host:6379/0, shared by every server on it (needs "
         'pip install "toolspecs-core[redis]")',
     )
     _add_spec_options(serve, several=True)

@@ -19,7 +19,8 @@ the same on every replica:
   (``--store redis://``) read them; without one, each replica keeps its own.
 
 Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or for the
-token's holder) within one process: a replica does not know what the others run.
+token's holder): within one process, and, when replicas share a Redis store
+(``--store redis://``), across all of them (:mod:`toolspecs.mcp.running`).
 """
 
 from __future__ import annotations

@@ -21,6 +21,10 @@ tokens are good, in one of two ways:
   the issuer's introspection endpoint (RFC 7662), the server authenticating as
   ``--auth-client-id`` with the secret in ``$TOOLSPECS_INTROSPECT_SECRET``; an active
   token must carry the same ``iss`` (when given), ``aud``, ``exp`` and ``sub`` checks.
+  An accepted answer is kept (``--auth-introspect-cache SECONDS``, default
+  :data:`INTROSPECT_CACHE_SECONDS`) until the token's ``exp`` or that many seconds,
+  whichever comes first, so a client's next requests ask the issuer nothing: a token
+  revoked at the issuer is refused here at most that many seconds later.
 
 We evaluated PyJWT (``PyJWKClient``: keys fetched with urllib, no size limit, sync), joserfc
 and authlib (a full OAuth stack we would use a small part of): PyJWT, already a
@@ -46,6 +50,7 @@ from urllib.parse import urlsplit
 
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import ConfigurationError
+from toolspecs.mcp.answers import INTROSPECT_CACHE_SECONDS, INTROSPECT_CACHE_TOKENS, AnswerCache
 from toolspecs.mcp.auth import is_loopback
 from toolspecs.mcp.compat_mcp import routes_first
 
@@ -53,6 +58,8 @@ if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
 __all__ = [
+    "INTROSPECT_CACHE_SECONDS",
+    "AnswerCache",
     "IntrospectionVerifier",
     "JwtVerifier",
     "OAuthSettings",
@@ -290,7 +297,15 @@ class IntrospectionVerifier:
     """
 
     def __init__(
-        self, issuer: str, resource: str, url: str, client_id: str, transport: Any = None
+        self,
+        issuer: str,
+        resource: str,
+        url: str,
+        client_id: str,
+        transport: Any = None,
+        *,
+        cache_seconds: float = INTROSPECT_CACHE_SECONDS,
+        cache_tokens: int = INTROSPECT_CACHE_TOKENS,
     ) -> None:
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
@@ -300,11 +315,15 @@ class IntrospectionVerifier:
         self._url = url
         self._auth = (client_id, secret)
         self._transport = transport
+        self._answers = AnswerCache(cache_seconds, cache_tokens)
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access an active token gives, else ``None`` (mcp answers 401)."""
         if not token or len(token) > MAX_DOCUMENT_BYTES:
             return None
+        kept = self._answers.get(token)
+        if kept is not None:
+            return _access(token, kept, self._resource)
         form = {"token": token, "token_type_hint": "access_token"}
         try:
             claims = await fetch_json(
@@ -313,6 +332,7 @@ class IntrospectionVerifier:
         except OAuthFetchError as exc:
             logger.warning("cannot introspect at %s: %s", self._url, exc)
             return None
+        # An inactive answer is not kept: see AnswerCache.
         if not isinstance(claims, dict) or claims.get("active") is not True:
             return None
         now = time.time()
@@ -331,7 +351,9 @@ class IntrospectionVerifier:
         subject = claims.get("sub", claims.get("client_id"))
         if not isinstance(subject, str) or not subject:
             return None
-        return _access(token, {"iss": self._issuer, **claims, "sub": subject}, self._resource)
+        accepted = {"iss": self._issuer, **claims, "sub": subject}
+        self._answers.keep(token, accepted)
+        return _access(token, accepted, self._resource)
 
 
 @dataclass(frozen=True)
@@ -345,6 +367,8 @@ class OAuthSettings:
         jwks_url: ``--auth-jwks``: the issuer's keys (default: from its metadata).
         introspection_url: ``--auth-introspect``: ask the issuer about each token instead.
         client_id: ``--auth-client-id``: this server at the introspection endpoint.
+        introspect_cache: ``--auth-introspect-cache``: seconds an accepted introspection
+            answer is kept (at most until the token expires; 0: ask about every request).
         required_scopes: ``--auth-scope``: scopes every request needs (else 403).
         scopes_supported: The scopes this server understands, published in its metadata.
     """
@@ -354,6 +378,7 @@ class OAuthSettings:
     jwks_url: str | None = None
     introspection_url: str | None = None
     client_id: str | None = None
+    introspect_cache: float = INTROSPECT_CACHE_SECONDS
     required_scopes: Sequence[str] = ()
     scopes_supported: Sequence[str] = ()
 
@@ -372,12 +397,21 @@ class OAuthSettings:
             self.client_id and os.environ.get(INTROSPECT_SECRET_ENV, "")
         ):
             raise ConfigurationError(_INTROSPECT_NEEDS)
+        if not 0 <= self.introspect_cache < float("inf"):
+            raise ConfigurationError(
+                f"--auth-introspect-cache {self.introspect_cache:g} is not a number of "
+                "seconds; e.g. 60, or 0 to ask the issuer about every request"
+            )
 
     def verifier(self, resource: str) -> JwtVerifier | IntrospectionVerifier:
         """The token verifier of a server whose resource URL is ``resource``."""
         if self.introspection_url:
             return IntrospectionVerifier(
-                self.issuer, resource, self.introspection_url, self.client_id or ""
+                self.issuer,
+                resource,
+                self.introspection_url,
+                self.client_id or "",
+                cache_seconds=self.introspect_cache,
             )
         return JwtVerifier(self.issuer, resource, self.jwks_url)
 

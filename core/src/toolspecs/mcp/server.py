@@ -36,7 +36,8 @@ owns the results their calls store (:mod:`toolspecs.mcp.users`).
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
 guidance to wait, so one client cannot take every worker thread of the server.
-Sessionless, the count is per user (or for the static token's holder), in one process.
+Sessionless, the count is per user (or for the static token's holder): in one process,
+or, with ``shared_calls`` (Redis), across every replica (:mod:`toolspecs.mcp.running`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Hashable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,7 @@ from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionless
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
+from toolspecs.mcp.running import RunningCalls, SharedSlots
 from toolspecs.mcp.scopes import permits, refusal
 from toolspecs.mcp.user_tools import UserTools, user_from
 from toolspecs.mcp.users import Users, access_of, user_of
@@ -146,6 +148,7 @@ def build_server(
     max_calls: int = MAX_CALLS_PER_SESSION,
     scopes: Mapping[str, str] | None = None,
     user_tools: UserTools | None = None,
+    shared_calls: SharedSlots | None = None,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -161,6 +164,9 @@ def build_server(
         user_tools: Each signed-in user's own tools (:class:`toolspecs.mcp.user_tools.UserTools`,
             e.g. their Google specs with their credentials): a call of a user with a
             token runs that user's tool of the name called; the list stays ``sources``'.
+        shared_calls: Replicas' shared count of running calls (Redis,
+            :class:`toolspecs.mcp.running.SharedSlots`): a sessionless caller's
+            ``max_calls`` then holds across every replica that shares it.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -178,8 +184,8 @@ def build_server(
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
     definitions = [tool_definition(t) for t in tools.values()]
     schemas = {d.name: d.input_schema for d in definitions}
-    # id(connection), or a sessionless caller's key -> its calls running now (none: no entry)
-    running: dict[Hashable, int] = {}
+    # Per id(connection), or a sessionless caller's key (also in Redis with shared_calls).
+    running = RunningCalls(max_calls, shared_calls)
     sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
     users = Users()
     holder = TokenHolder()  # the static token's holder, when sessionless
@@ -198,6 +204,23 @@ def build_server(
         shown = [d for d in definitions if refused(ctx, d.name) is None]
         result: mcp_types.ListToolsResult = types.ListToolsResult(tools=shown)
         return result
+
+    async def run(
+        ctx: ServerRequestContext[Any],
+        tool: GuardedTool,
+        owner: object | None,
+        key: str | None,
+        arguments: dict[str, Any],
+    ) -> tuple[str, bool]:
+        """Run a call (in a slot): the text, and whether it is guidance."""
+        tool, guidance = await _own_tool(user_tools, ctx, tool)
+        if guidance is not None:
+            return guidance, True
+        # Results stored in this session are read in this session only, and go with it.
+        # A sessionless caller's results are named by the caller in a shared store
+        # (``--store redis://``): any replica behind a load balancer reads them.
+        with contextlib.nullcontext() if owner is None else results_owner(owner, key):
+            return await _call(ctx, tool, arguments, heartbeat)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -230,29 +253,18 @@ def build_server(
         needed = refused(ctx, params.name)
         if needed is not None:
             text, failed = refusal(params.name, needed), True
-        elif running.get(session, 0) >= max_calls:
-            who = "This session already has" if key is None else "You already have"
-            text, failed = (
-                f"{who} {max_calls} tool calls running. Wait for one to finish, then call again.",
-                True,
-            )
         else:
-            running[session] = running.get(session, 0) + 1
-            try:
-                tool, guidance = await _own_tool(user_tools, ctx, tool)
-                # Results stored in this session are read in this session only, and go
-                # with it.
-                # A sessionless caller's results are named by the caller in a shared store
-                # (``--store redis://``): any replica behind a load balancer reads them.
-                if guidance is not None:
-                    text, failed = guidance, True
+            # A sessionless caller's running calls count on every replica (shared_calls).
+            async with running.slot(session, key if sessionless else None) as free:
+                if free:
+                    text, failed = await run(ctx, tool, owner, key, params.arguments or {})
                 else:
-                    with contextlib.nullcontext() if owner is None else results_owner(owner, key):
-                        text, failed = await _call(ctx, tool, params.arguments or {}, heartbeat)
-            finally:
-                running[session] -= 1
-                if not running[session]:
-                    del running[session]
+                    who = "This session already has" if key is None else "You already have"
+                    text, failed = (
+                        f"{who} {max_calls} tool calls running. "
+                        "Wait for one to finish, then call again.",
+                        True,
+                    )
         result: mcp_types.CallToolResult = types.CallToolResult(
             content=[types.TextContent(text=text)], is_error=failed
         )

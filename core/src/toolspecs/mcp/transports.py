@@ -83,7 +83,9 @@ async def serve_http(
             alone, so any replica behind a load balancer answers any request, for
             handshake-era clients too. Stored results are the caller's
             (:mod:`toolspecs.mcp.callers`): shared by replicas through a shared store,
-            else each replica's own. ``max_sessions`` and ``session_idle`` do not apply.
+            else each replica's own (so is the count of their running calls, given to
+            :func:`toolspecs.mcp.build_server` as ``shared_calls``). ``max_sessions``
+            and ``session_idle`` do not apply.
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
