@@ -211,7 +211,10 @@ def _scopes(claims: dict[str, Any]) -> list[str]:
     return [s for s in scope if isinstance(s, str)] if isinstance(scope, list) else []
 
 
-def _access(token: str, claims: dict[str, Any], resource: str) -> AccessToken:
+def _access(
+    token: str, claims: dict[str, Any], resource: str, keep: Sequence[str] = ()
+) -> AccessToken:
+    """The ``AccessToken`` (mcp's): ``iss`` and the claims named in ``keep`` (who the user is)."""
     provider = require("mcp.server.auth.provider", "mcp")
     subject = claims.get("sub")
     client = claims.get("client_id", claims.get("azp", subject))
@@ -222,7 +225,7 @@ def _access(token: str, claims: dict[str, Any], resource: str) -> AccessToken:
         expires_at=int(claims["exp"]),
         resource=resource,
         subject=str(subject),
-        claims={"iss": claims.get("iss")},
+        claims={"iss": claims.get("iss"), **{k: claims[k] for k in keep if k in claims}},
     )
     return access
 
@@ -240,11 +243,18 @@ class JwtVerifier:
         resource: This server's resource URL: every token's ``aud`` must name it.
         jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
         transport: An ``httpx2`` transport for the fetches (tests).
+        keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
     """
 
     def __init__(
-        self, issuer: str, resource: str, jwks_url: str | None = None, transport: Any = None
+        self,
+        issuer: str,
+        resource: str,
+        jwks_url: str | None = None,
+        transport: Any = None,
+        keep: Sequence[str] = (),
     ) -> None:
+        self._keep = tuple(keep)
         self._issuer = issuer
         self._resource = resource
         self._keys = IssuerKeys(issuer, jwks_url, transport)
@@ -274,7 +284,7 @@ class JwtVerifier:
         except OAuthFetchError as exc:
             logger.warning("cannot fetch the keys of %s: %s", self._issuer, exc)
             return None
-        return _access(token, claims, self._resource)
+        return _access(token, claims, self._resource, self._keep)
 
 
 class IntrospectionVerifier:
@@ -287,11 +297,19 @@ class IntrospectionVerifier:
         client_id: Who this server is to the endpoint; the secret is read from
             ``$TOOLSPECS_INTROSPECT_SECRET``.
         transport: An ``httpx2`` transport for the requests (tests).
+        keep: The answer's claims to pass on beside ``iss``.
     """
 
     def __init__(
-        self, issuer: str, resource: str, url: str, client_id: str, transport: Any = None
+        self,
+        issuer: str,
+        resource: str,
+        url: str,
+        client_id: str,
+        transport: Any = None,
+        keep: Sequence[str] = (),
     ) -> None:
+        self._keep = tuple(keep)
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
             raise ConfigurationError(_INTROSPECT_NEEDS)
@@ -331,7 +349,8 @@ class IntrospectionVerifier:
         subject = claims.get("sub", claims.get("client_id"))
         if not isinstance(subject, str) or not subject:
             return None
-        return _access(token, {"iss": self._issuer, **claims, "sub": subject}, self._resource)
+        claims = {"iss": self._issuer, **claims, "sub": subject}
+        return _access(token, claims, self._resource, self._keep)
 
 
 @dataclass(frozen=True)
@@ -347,6 +366,8 @@ class OAuthSettings:
         client_id: ``--auth-client-id``: this server at the introspection endpoint.
         required_scopes: ``--auth-scope``: scopes every request needs (else 403).
         scopes_supported: The scopes this server understands, published in its metadata.
+        user_claims: The token claims passed on beside ``iss`` (``email``,
+            ``email_verified``: whom ``--google-delegate`` acts as).
     """
 
     issuer: str
@@ -356,6 +377,7 @@ class OAuthSettings:
     client_id: str | None = None
     required_scopes: Sequence[str] = ()
     scopes_supported: Sequence[str] = ()
+    user_claims: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         checked_url(self.issuer, "--auth-issuer")
@@ -377,9 +399,13 @@ class OAuthSettings:
         """The token verifier of a server whose resource URL is ``resource``."""
         if self.introspection_url:
             return IntrospectionVerifier(
-                self.issuer, resource, self.introspection_url, self.client_id or ""
+                self.issuer,
+                resource,
+                self.introspection_url,
+                self.client_id or "",
+                keep=self.user_claims,
             )
-        return JwtVerifier(self.issuer, resource, self.jwks_url)
+        return JwtVerifier(self.issuer, resource, self.jwks_url, keep=self.user_claims)
 
 
 def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
