@@ -82,6 +82,7 @@ def oauth_settings(
         return None
     if not args.http:
         raise ConfigurationError("--auth-issuer is for --http; stdio needs no token")
+    from toolspecs.cli.delegate import user_claims
     from toolspecs.mcp.oauth import OAuthSettings
     from toolspecs.mcp.scopes import supported
 
@@ -93,4 +94,5 @@ def oauth_settings(
         client_id=args.auth_client_id,
         required_scopes=tuple(args.auth_scope),
         scopes_supported=tuple(supported(tools_by_spec)),
+        user_claims=user_claims(args),
     )
