@@ -237,3 +237,152 @@ def test_delegation_settings_that_cannot_be_right_are_refused_in_one_line(tmp_pa
         assert done.returncode != 0, args
         (line,) = done.stderr.strip().splitlines()
         assert message in line, (args, line)
+
+
+def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
+    """In-process: the specs built for each user carry the token Google gave for that user."""
+    import responses
+
+    from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
+    from toolspecs.cli.delegate import google_delegation
+    from toolspecs.cli.parser import build_parser
+    from toolspecs.loaders.google.testing.oauth import TOKEN_URL
+    from toolspecs.mcp.user_tools import User
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    google = FakeGoogleOAuth("unused-client", "unused-secret")
+    for email in PEOPLE:
+        google.add_user(email)
+    scopes = [*GMAIL_SCOPES, "https://www.googleapis.com/auth/calendar.readonly"]
+    google.add_service_account(SERVICE_ACCOUNT, public.decode(), scopes)
+    pem = key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+    info = {
+        "type": "service_account",
+        "private_key": pem,
+        "client_email": SERVICE_ACCOUNT,
+        "token_uri": TOKEN_URL,
+    }
+    (tmp_path / "key.json").write_text(json.dumps(info))
+    line = (
+        "serve --sandbox --http gmail google_calendar --tools "
+        "gmail.search_messages,gmail.get_message,google_calendar.load_data "
+        "--auth-issuer https://login.example.com "
+        f"--google-delegate {tmp_path / 'key.json'} --google-domain example.org"
+    )
+    args = build_parser().parse_args(line.split())
+    settings = ServeSettings.from_args(args)
+    specs = build_specs(settings)
+    by_spec = served_tools_by_spec(specs, settings.prefixes)
+    names = [tool.metadata.get_name() for listed in by_spec.values() for tool in listed]
+    user_tools = google_delegation(args, settings, specs, names)
+    assert user_tools is not None
+
+    def answer(request):
+        status, body = google.answer("POST", TOKEN_URL, request.body, request.headers)
+        return status, {"Content-Type": "application/json"}, json.dumps(body)
+
+    owned = {}
+    with responses.RequestsMock() as mock:
+        mock.add_callback(responses.POST, TOKEN_URL, callback=answer)
+        for email in PEOPLE:
+            claims = {"email": email, "email_verified": True}
+            user = User.named(email.split("@")[0], "https://login.example.com", claims=claims)
+            _, tools = user_tools.get(user)
+            owned[email] = tools
+            held = {id(tool.spec.creds) for tool in tools.values()}
+            assert len(held) == 1  # Gmail and Calendar act as the same person
+            creds = next(iter(tools.values())).spec.creds
+            assert google.subject_of(creds.token) == email
+            assert google.assertions[-1]["sub"] == email
+            # Least privilege: the tools offered read only.
+            assert sorted(google.assertions[-1]["scope"].split()) == [
+                "https://www.googleapis.com/auth/calendar.readonly",
+                "https://www.googleapis.com/auth/gmail.readonly",
+            ]
+    alice, bob = (owned[email] for email in PEOPLE)
+    assert alice.keys() == bob.keys()
+    assert not {id(t.spec) for t in alice.values()} & {id(t.spec) for t in bob.values()}
+
+
+def test_whom_delegation_acts_as_is_checked_before_google_is_asked():
+    from toolspecs.core.errors import AskUser, ConfigurationError
+    from toolspecs.mcp.google_delegation import GoogleDelegation
+    from toolspecs.mcp.user_tools import User
+
+    key = {"type": "service_account", "client_email": "a@b", "private_key": "k", "token_uri": "u"}
+    email = GoogleDelegation(key, ("example.org", "example.com"))
+    upn = GoogleDelegation(key, ("example.org",), claim="upn")
+
+    def user(**claims: object) -> User:
+        return User.named("s", "https://login.example.com", claims=dict(claims))
+
+    assert email.address_of(user(email=" Ann@Example.COM ", email_verified=True)) == (
+        "ann@example.com"
+    )
+    # A claim the administrator chose is theirs to vouch for, unless the token says otherwise.
+    assert upn.address_of(user(upn="ann@example.org")) == "ann@example.org"
+    refused = {
+        "a subdomain": (email, user(email="ann@mail.example.org", email_verified=True)),
+        "two @": (email, user(email="ann@evil.test@example.org", email_verified=True)),
+        "a list": (email, user(email=["ann@example.org"], email_verified=True)),
+        "verified as text": (email, user(email="ann@example.org", email_verified="true")),
+        "upn said unverified": (upn, user(upn="ann@example.org", email_verified=False)),
+        "no upn": (upn, user(email="ann@example.org", email_verified=True)),
+    }
+    for why, (delegation, who) in refused.items():
+        with pytest.raises(AskUser):
+            delegation.address_of(who)
+            pytest.fail(why)
+    for domains in ((), ("https://example.org",)):
+        with pytest.raises(ConfigurationError):
+            GoogleDelegation(key, domains)
+
+
+def test_the_fake_google_refuses_assertions_google_would_refuse():
+    from google.oauth2 import service_account
+
+    from toolspecs.loaders.google.testing.oauth import JWT_BEARER, TOKEN_URL
+
+    key, other = (rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in "ab")
+    public = key.public_key().public_bytes(
+        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    google = FakeGoogleOAuth("unused-client", "unused-secret")
+    google.add_user("ann@example.org")
+    google.add_service_account(SERVICE_ACCOUNT, public.decode(), GMAIL_SCOPES[:1])
+
+    def asked(signer, scopes=GMAIL_SCOPES[:1], subject="ann@example.org", at=None):
+        pem = signer.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ).decode()
+        info = {"private_key": pem, "client_email": SERVICE_ACCOUNT, "token_uri": TOKEN_URL}
+        creds = service_account.Credentials.from_service_account_info(info, scopes=scopes)
+        assertion = creds.with_subject(subject)._make_authorization_grant_assertion()
+        if at is not None:
+            google.clock = lambda: at
+        form = f"grant_type={JWT_BEARER}&assertion={assertion.decode()}"
+        status, body = google.answer("POST", TOKEN_URL, form, {})
+        google.clock = time.time
+        return status, body.get("error")
+
+    status, _ = asked(key)
+    assert status == 200
+    assert asked(other) == (400, "invalid_grant")  # not the account's key
+    assert asked(key, scopes=GMAIL_SCOPES) == (401, "unauthorized_client")  # not allowed
+    assert asked(key, subject="zed@example.org") == (400, "invalid_grant")  # no such user
+    assert asked(key, at=time.time() + 7200) == (400, "invalid_grant")  # expired
+    # The assertions it read (signed by the account's key, in their lifetime).
+    assert [a["sub"] for a in google.assertions] == [
+        "ann@example.org",
+        "ann@example.org",
+        "zed@example.org",
+    ]
