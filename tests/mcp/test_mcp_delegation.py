@@ -301,6 +301,9 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
             creds = next(iter(tools.values())).spec.creds
             assert google.subject_of(creds.token) == email
             assert google.assertions[-1]["sub"] == email
+            # Google refusing the token later tells the agent to ask the administrator.
+            spec = next(iter(tools.values())).spec
+            assert "domain-wide delegation" in spec.reauthorize_hint()
             # Least privilege: the tools offered read only.
             assert sorted(google.assertions[-1]["scope"].split()) == [
                 "https://www.googleapis.com/auth/calendar.readonly",

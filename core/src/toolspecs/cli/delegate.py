@@ -88,7 +88,7 @@ def google_delegation(
             "--google-delegate needs --auth-issuer URL: the access tokens say whom it acts as"
         )
     from toolspecs.cli.assemble import build_specs, served_tools_by_spec
-    from toolspecs.mcp.google_delegation import GoogleDelegation
+    from toolspecs.mcp.google_delegation import DELEGATION_REFUSED, GoogleDelegation
     from toolspecs.mcp.user_tools import User, UserTools
 
     scopes: list[str] = []
@@ -115,6 +115,9 @@ def google_delegation(
             if hasattr(spec, "requested_scopes"):
                 # LlamaHub's attribute: the Google specs read their credentials from it.
                 setattr(spec, "creds", creds)  # noqa: B010
+                # What a refused refresh tells the agent: ask the administrator, not "pass
+                # new creds=" (the spec's hint for a Python caller); as --google-sign-in does.
+                setattr(spec, "reauthorize_hint", lambda: DELEGATION_REFUSED)  # noqa: B010
         by_spec = served_tools_by_spec(own, settings.prefixes)
         return [tool for listed in by_spec.values() for tool in listed]
 

@@ -34,7 +34,7 @@ from typing import Any
 from toolspecs.core.errors import AskUser, ConfigurationError, RetryLater
 from toolspecs.mcp.user_tools import User
 
-__all__ = ["GoogleDelegation"]
+__all__ = ["DELEGATION_REFUSED", "GoogleDelegation"]
 
 logger = logging.getLogger(__name__)
 
@@ -42,6 +42,14 @@ ADDRESS = re.compile(r"[^@\s]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
 ASK_ADMIN = (
     "Do not retry. Tell the user to ask the administrator of this server or of their "
     "organisation's sign-in."
+)
+
+# What a Google spec tells the agent when Google stops accepting the delegated token
+# (the spec's failure table reads it through ``reauthorize_hint``).
+DELEGATION_REFUSED = (
+    "Do not retry. Tell the user Google no longer lets this server act as them: a Google "
+    "Workspace administrator must check the service account's domain-wide delegation "
+    "(the scopes it is allowed) and that the account is active."
 )
 
 
