@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from llama_index.core.tools import FunctionTool
 
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
+from toolspecs.cli.delegate import google_delegation
 from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
 from toolspecs.cli.signin import google_sign_in
@@ -291,6 +292,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # --google-sign-in: each user's own tools, and the provider made once the URL is known.
     signing_in = google_sign_in(args, settings, specs, names)
     user_tools, sign_in = signing_in if signing_in is not None else (None, None)
+    # --google-delegate: each user's own tools, acting as the address their token names.
+    delegated = google_delegation(args, settings, specs, names)
+    user_tools = delegated if delegated is not None else user_tools
     # An ImportError names the mcp extra.
     server = build_server(
         tools,
@@ -319,6 +323,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (
                     oauth.audience or url
                 )
+                if delegated is not None:
+                    say += f"; Google acts as each user of {', '.join(args.google_domain)}"
             elif sign_in is not None:
                 say = (
                     "toolspecs: users sign in with Google; register "

@@ -97,6 +97,7 @@ def oauth_settings(
         raise ConfigurationError(
             "--auth-introspect-cache is for --auth-introspect URL; JWTs are checked here"
         )
+    from toolspecs.cli.delegate import user_claims
     from toolspecs.mcp.oauth import INTROSPECT_CACHE_SECONDS, OAuthSettings
     from toolspecs.mcp.scopes import supported
 
@@ -109,4 +110,5 @@ def oauth_settings(
         introspect_cache=INTROSPECT_CACHE_SECONDS if cache is None else cache,
         required_scopes=tuple(args.auth_scope),
         scopes_supported=tuple(supported(tools_by_spec)),
+        user_claims=user_claims(args),
     )

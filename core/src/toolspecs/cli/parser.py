@@ -30,6 +30,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
+from toolspecs.cli.delegate import add_delegate_arguments
 from toolspecs.cli.oauth import add_auth_arguments
 from toolspecs.cli.signin import add_sign_in_arguments
 
@@ -317,6 +318,7 @@ def _add_serve(sub: Any) -> None:
     )
     add_auth_arguments(serve)
     add_sign_in_arguments(serve)
+    add_delegate_arguments(serve)
     serve.add_argument(
         "--store",
         metavar="URL",

@@ -218,7 +218,10 @@ def _scopes(claims: dict[str, Any]) -> list[str]:
     return [s for s in scope if isinstance(s, str)] if isinstance(scope, list) else []
 
 
-def _access(token: str, claims: dict[str, Any], resource: str) -> AccessToken:
+def _access(
+    token: str, claims: dict[str, Any], resource: str, keep: Sequence[str] = ()
+) -> AccessToken:
+    """The ``AccessToken`` (mcp's): ``iss`` and the claims named in ``keep`` (who the user is)."""
     provider = require("mcp.server.auth.provider", "mcp")
     subject = claims.get("sub")
     client = claims.get("client_id", claims.get("azp", subject))
@@ -229,7 +232,7 @@ def _access(token: str, claims: dict[str, Any], resource: str) -> AccessToken:
         expires_at=int(claims["exp"]),
         resource=resource,
         subject=str(subject),
-        claims={"iss": claims.get("iss")},
+        claims={"iss": claims.get("iss"), **{k: claims[k] for k in keep if k in claims}},
     )
     return access
 
@@ -247,11 +250,18 @@ class JwtVerifier:
         resource: This server's resource URL: every token's ``aud`` must name it.
         jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
         transport: An ``httpx2`` transport for the fetches (tests).
+        keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
     """
 
     def __init__(
-        self, issuer: str, resource: str, jwks_url: str | None = None, transport: Any = None
+        self,
+        issuer: str,
+        resource: str,
+        jwks_url: str | None = None,
+        transport: Any = None,
+        keep: Sequence[str] = (),
     ) -> None:
+        self._keep = tuple(keep)
         self._issuer = issuer
         self._resource = resource
         self._keys = IssuerKeys(issuer, jwks_url, transport)
@@ -281,7 +291,7 @@ class JwtVerifier:
         except OAuthFetchError as exc:
             logger.warning("cannot fetch the keys of %s: %s", self._issuer, exc)
             return None
-        return _access(token, claims, self._resource)
+        return _access(token, claims, self._resource, self._keep)
 
 
 class IntrospectionVerifier:
@@ -294,6 +304,7 @@ class IntrospectionVerifier:
         client_id: Who this server is to the endpoint; the secret is read from
             ``$TOOLSPECS_INTROSPECT_SECRET``.
         transport: An ``httpx2`` transport for the requests (tests).
+        keep: The answer's claims to pass on beside ``iss``.
     """
 
     def __init__(
@@ -306,7 +317,9 @@ class IntrospectionVerifier:
         *,
         cache_seconds: float = INTROSPECT_CACHE_SECONDS,
         cache_tokens: int = INTROSPECT_CACHE_TOKENS,
+        keep: Sequence[str] = (),
     ) -> None:
+        self._keep = tuple(keep)
         secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
         if not client_id or not secret:
             raise ConfigurationError(_INTROSPECT_NEEDS)
@@ -323,7 +336,7 @@ class IntrospectionVerifier:
             return None
         kept = self._answers.get(token)
         if kept is not None:
-            return _access(token, kept, self._resource)
+            return _access(token, kept, self._resource, self._keep)
         form = {"token": token, "token_type_hint": "access_token"}
         try:
             claims = await fetch_json(
@@ -353,7 +366,7 @@ class IntrospectionVerifier:
             return None
         accepted = {"iss": self._issuer, **claims, "sub": subject}
         self._answers.keep(token, accepted)
-        return _access(token, accepted, self._resource)
+        return _access(token, accepted, self._resource, self._keep)
 
 
 @dataclass(frozen=True)
@@ -371,6 +384,8 @@ class OAuthSettings:
             answer is kept (at most until the token expires; 0: ask about every request).
         required_scopes: ``--auth-scope``: scopes every request needs (else 403).
         scopes_supported: The scopes this server understands, published in its metadata.
+        user_claims: The token claims passed on beside ``iss`` (``email``,
+            ``email_verified``: whom ``--google-delegate`` acts as).
     """
 
     issuer: str
@@ -381,6 +396,7 @@ class OAuthSettings:
     introspect_cache: float = INTROSPECT_CACHE_SECONDS
     required_scopes: Sequence[str] = ()
     scopes_supported: Sequence[str] = ()
+    user_claims: Sequence[str] = ()
 
     def __post_init__(self) -> None:
         checked_url(self.issuer, "--auth-issuer")
@@ -412,8 +428,9 @@ class OAuthSettings:
                 self.introspection_url,
                 self.client_id or "",
                 cache_seconds=self.introspect_cache,
+                keep=self.user_claims,
             )
-        return JwtVerifier(self.issuer, resource, self.jwks_url)
+        return JwtVerifier(self.issuer, resource, self.jwks_url, keep=self.user_claims)
 
 
 def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:

@@ -133,6 +133,9 @@ class UserTools:
         clock: Seconds, for idleness (``time.monotonic``).
         version: What the user's tools are built under (from the user, without waiting):
             tools built under another are dropped and built anew. ``None``: always the same.
+        key: Which tools a user gets (default ``user.key``): tools built for one key
+            are never handed to another (with delegation, the address acted as is part
+            of it, so a token naming a new address builds anew).
     """
 
     def __init__(
@@ -144,6 +147,7 @@ class UserTools:
         idle_seconds: float = IDLE_SECONDS,
         clock: Callable[[], float] = time.monotonic,
         version: Callable[[User], object] | None = None,
+        key: Callable[[User], str] | None = None,
     ) -> None:
         if max_users < 1:
             raise ConfigurationError(f"max_users must be at least 1, not {max_users}")
@@ -153,6 +157,7 @@ class UserTools:
         self.idle_seconds = idle_seconds
         self.clock = clock
         self.version = version
+        self.key = key or (lambda user: user.key)
         self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
         self._lock = threading.Lock()
 
@@ -162,15 +167,15 @@ class UserTools:
 
     def cached(self, user: User) -> tuple[User, dict[str, GuardedTool]] | None:
         """The user's tools if they are built (no waiting, no building): for an event loop."""
-        now = self.clock()
+        now, key = self.clock(), self.key(user)
         version = self.version(user) if self.version is not None else None
         with self._lock:
             self._drop_idle(now)
-            entry = self._entries.get(user.key)
+            entry = self._entries.get(key)
             if entry is None or entry.tools is None or entry.version != version:
                 return None
             entry.used = now
-            self._entries.move_to_end(user.key)
+            self._entries.move_to_end(key)
             return entry.user, entry.tools
 
     def get(self, user: User) -> tuple[User, dict[str, GuardedTool]]:
@@ -182,28 +187,28 @@ class UserTools:
         Raises:
             Exception: What ``build`` raised (the next call tries again).
         """
-        now = self.clock()
+        now, key = self.clock(), self.key(user)
         version = self.version(user) if self.version is not None else None
         with self._lock:
             self._drop_idle(now)
-            entry = self._entries.get(user.key)
+            entry = self._entries.get(key)
             if entry is not None and entry.version != version:
                 entry = None  # built before a sign-out (or under another version): anew
             mine = entry is None
             if entry is None:
-                entry = self._entries[user.key] = _Entry(user, used=now, version=version)
+                entry = self._entries[key] = _Entry(user, used=now, version=version)
                 while len(self._entries) > self.max_users:
                     self._entries.popitem(last=False)
             entry.used = now
-            self._entries.move_to_end(user.key)
+            self._entries.move_to_end(key)
         if mine:
             try:
                 entry.tools = self._checked(self.build(user))
             except BaseException as exc:
                 entry.error = exc
                 with self._lock:
-                    if self._entries.get(user.key) is entry:
-                        del self._entries[user.key]  # the next call builds again
+                    if self._entries.get(key) is entry:
+                        del self._entries[key]  # the next call builds again
                 raise
             finally:
                 entry.ready.set()
@@ -217,7 +222,7 @@ class UserTools:
     def drop(self, user: User) -> None:
         """Forget the user's tools (signed out, or their access revoked)."""
         with self._lock:
-            self._entries.pop(user.key, None)
+            self._entries.pop(self.key(user), None)
 
     def _drop_idle(self, now: float) -> None:
         while self._entries:

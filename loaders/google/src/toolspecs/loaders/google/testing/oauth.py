@@ -1,4 +1,4 @@
-"""Google's OAuth endpoints in memory: consent, token (code and refresh), userinfo.
+"""Google's OAuth endpoints in memory: consent, token (code, refresh, JWT bearer), userinfo.
 
 For offline tests of a server that signs its users in with Google
 (``toolspecs serve --http --google-sign-in``). The fake answers plain requests (method,
@@ -13,6 +13,14 @@ library the code under test uses (``httpx.MockTransport``, ``responses``)::
 It checks what Google checks: the client and its secret, the redirect URI and PKCE
 (S256) of a code, a code used once, and a refresh token not revoked
 (:meth:`FakeGoogleOAuth.revoke`: then ``invalid_grant``, as Google answers).
+
+A service account with domain-wide delegation (:meth:`FakeGoogleOAuth.add_service_account`)
+gets tokens with the JWT-bearer grant (RFC 7523), as google-auth's
+``service_account.Credentials`` asks for them. The fake checks what Google checks: the
+assertion signed by the account's key, its ``iss`` the account, its ``aud`` the token
+endpoint, not expired; its ``scope`` only scopes the administrator allowed the account
+(else ``unauthorized_client``); its ``sub`` an account of the fake (else ``invalid_grant``).
+:meth:`FakeGoogleOAuth.subject_of` says whom a token it gave acts as.
 """
 
 from __future__ import annotations
@@ -20,6 +28,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
@@ -29,6 +39,7 @@ __all__ = ["FakeGoogleOAuth", "GoogleUser"]
 AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
 USERINFO_URL = "https://openidconnect.googleapis.com/v1/userinfo"
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
 
 @dataclass
@@ -65,6 +76,15 @@ class FakeGoogleOAuth:
         self.revoked: set[str] = set()
         self.requests: list[tuple[str, str]] = []  # (method, URL without query)
         self._codes: dict[str, _Code] = {}
+        # Service accounts: client_email -> (public key PEM, scopes delegation allows).
+        self.service_accounts: dict[str, tuple[str, list[str]]] = {}
+        # Tokens given to a service account: token -> (subject's address, scopes).
+        self.delegated: dict[str, tuple[str, list[str]]] = {}
+        self.assertions: list[dict[str, Any]] = []  # the JWT-bearer assertions' claims
+        # Where tokens are asked for (a test serving the fake elsewhere changes it), and
+        # the fake's clock (for a service account's assertion).
+        self.token_url = TOKEN_URL
+        self.clock: Callable[[], float] = time.time
         self._serial = itertools.count(1)
 
     def add_user(self, email: str) -> GoogleUser:
@@ -72,6 +92,17 @@ class FakeGoogleOAuth:
         user = GoogleUser(email, sub=str(100_000_000 + len(self.users)))
         self.users[email] = user
         return user
+
+    def add_service_account(
+        self, client_email: str, public_key_pem: str, allowed_scopes: list[str]
+    ) -> None:
+        """A service account the administrator allowed ``allowed_scopes`` by delegation."""
+        self.service_accounts[client_email] = (public_key_pem, list(allowed_scopes))
+
+    def subject_of(self, access_token: str) -> str | None:
+        """The address a service account's token acts as (``None``: not one of them)."""
+        found = self.delegated.get(access_token)
+        return found[0] if found else None
 
     def consent(self, authorize_url: str, email: str) -> str:
         """The person ``email`` agrees at Google: the URL Google sends them back to.
@@ -109,13 +140,15 @@ class FakeGoogleOAuth:
         if isinstance(body, bytes):
             body = body.decode()
         form = {k: v[0] for k, v in parse_qs(body or "").items()}
-        if method == "POST" and base == TOKEN_URL:
+        if method == "POST" and base == self.token_url:
             return self._token(form)
         if method == "GET" and base == USERINFO_URL:
             return self._userinfo(str(headers.get("authorization", "")))
         return 404, {"error": "not_found"}
 
     def _token(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        if form.get("grant_type") == JWT_BEARER:
+            return self._jwt_bearer(form.get("assertion", ""))
         if form.get("client_id") != self.client_id or form.get("client_secret") != (
             self.client_secret
         ):
@@ -143,6 +176,40 @@ class FakeGoogleOAuth:
                 "error_description": "Token has been expired or revoked.",
             }
         return 400, {"error": "unsupported_grant_type"}
+
+    def _jwt_bearer(self, assertion: str) -> tuple[int, dict[str, Any]]:
+        from google.auth import crypt, jwt
+
+        refused = 400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
+        try:
+            claims = jwt.decode(assertion, verify=False)  # type: ignore[no-untyped-call]
+            key, allowed = self.service_accounts[claims["iss"]]
+            signed, _, signature = assertion.rpartition(".")
+            raw = base64.urlsafe_b64decode(signature + "=" * (-len(signature) % 4))
+            good = crypt.verify_signature(signed.encode(), raw, [key])  # type: ignore[no-untyped-call]
+            now = self.clock()
+            fresh = claims["iat"] - 300 <= now < claims["exp"] <= claims["iat"] + 3600
+        except (ValueError, KeyError, TypeError):
+            return refused
+        # google-auth names Google's token endpoint as the audience wherever it sends.
+        if not good or claims.get("aud") != TOKEN_URL:
+            return refused
+        if not fresh:
+            return 400, {"error": "invalid_grant", "error_description": "Invalid JWT: expired"}
+        self.assertions.append(claims)
+        scopes = str(claims.get("scope", "")).split()
+        if not scopes or not set(scopes) <= set(allowed):
+            return 401, {
+                "error": "unauthorized_client",
+                "error_description": "Client is unauthorized to retrieve access tokens "
+                "using this method, or client not authorized for any of the scopes requested.",
+            }
+        subject = claims.get("sub")
+        if subject not in self.users:
+            return 400, {"error": "invalid_grant", "error_description": "Invalid email or User ID"}
+        access = f"ya29.fake-delegated-{self.users[subject].sub}-{next(self._serial)}"
+        self.delegated[access] = (subject, scopes)
+        return 200, {"access_token": access, "expires_in": 3599, "token_type": "Bearer"}
 
     def _tokens(self, user: GoogleUser, refresh: bool) -> dict[str, Any]:
         serial = next(self._serial)
