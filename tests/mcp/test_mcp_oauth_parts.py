@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import time
+from typing import Any
 
 import anyio
 import httpx2
@@ -165,7 +166,7 @@ async def test_an_accepted_introspection_is_kept_and_a_refusal_is_not(monkeypatc
         asked.append(request.content)
         return httpx2.Response(200, json=good if b"good" in request.content else {"active": False})
 
-    def verifier(**cache: float) -> oauth.IntrospectionVerifier:
+    def verifier(**cache: Any) -> oauth.IntrospectionVerifier:
         url = f"{ISSUER}/introspect"
         transport = httpx2.MockTransport(answer)
         return oauth.IntrospectionVerifier(ISSUER, RESOURCE, url, "rs", transport, **cache)
@@ -179,6 +180,18 @@ async def test_an_accepted_introspection_is_kept_and_a_refusal_is_not(monkeypatc
     for _ in range(3):
         assert await kept.verify_token("revoked") is None
     assert len(asked) == 2 + 3  # a refusal is asked about every time
+
+    # A kept answer says who the user is as the fresh one did (delegation acts on it).
+    named = {**good, "email": "ada@example.com", "email_verified": True}
+    good.update(named)
+    keeps = verifier(keep=("email", "email_verified"))
+    first, again = [await keeps.verify_token("good-named") for _ in range(2)]
+    assert first is not None and again is not None
+    assert (
+        first.claims
+        == again.claims
+        == {"iss": ISSUER, **{k: named[k] for k in ("email", "email_verified")}}
+    )
 
     asked.clear()
     off = verifier(cache_seconds=0)
