@@ -389,3 +389,44 @@ def test_the_fake_google_refuses_assertions_google_would_refuse():
         "ann@example.org",
         "zed@example.org",
     ]
+
+
+def test_google_out_of_reach_or_slow_is_retry_later_and_the_exchange_is_bounded(monkeypatch):
+    import requests
+    import responses
+
+    from toolspecs.core.errors import RetryLater
+    from toolspecs.loaders.google.testing.oauth import TOKEN_URL
+    from toolspecs.mcp import google_delegation
+
+    pem = (
+        rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+    key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "private_key": pem}
+    delegation = google_delegation.GoogleDelegation(
+        {**key, "token_uri": TOKEN_URL}, ("example.org",), GMAIL_SCOPES
+    )
+    timeouts: list[object] = []
+
+    def refused(request: requests.PreparedRequest) -> tuple[int, dict[str, str], str]:
+        raise requests.ConnectionError("connection refused")
+
+    real_send = requests.Session.send
+
+    def send(self: requests.Session, request: requests.PreparedRequest, **kwargs: object) -> object:
+        timeouts.append(kwargs.get("timeout"))
+        return real_send(self, request, **kwargs)
+
+    monkeypatch.setattr(requests.Session, "send", send)
+    with responses.RequestsMock() as mock:
+        mock.add_callback(responses.POST, TOKEN_URL, callback=refused)
+        with pytest.raises(RetryLater) as caught:
+            delegation.credentials(PEOPLE[0])
+    assert "connection refused" not in str(caught.value)
+    assert timeouts and all(t == google_delegation.TOKEN_SECONDS for t in timeouts)

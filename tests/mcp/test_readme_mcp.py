@@ -75,7 +75,7 @@ def test_the_shell_commands_parse():
 
 
 def test_the_deploy_for_a_team_commands_parse_and_the_client_names_the_audience():
-    behind, signing_in = blocks("bash", "Deploy for a team")
+    behind, delegating, signing_in = blocks("bash", "Deploy for a team")
     args = build_parser().parse_args(serve_arguments(shlex.split(behind.replace("\\\n", " "))))
     assert args.command == "serve" and args.http
     assert args.auth_issuer == "https://id.example.com"
@@ -84,6 +84,11 @@ def test_the_deploy_for_a_team_commands_parse_and_the_client_names_the_audience(
     command = next(line for line in signing_in.split("\n", 1)[1:])  # after the export line
     google = build_parser().parse_args(serve_arguments(shlex.split(command.replace("\\\n", " "))))
     assert google.google_sign_in and google.stateless and google.store.startswith("redis://")
+    line = delegating.replace("\\\n", " ")
+    delegate = build_parser().parse_args(serve_arguments(shlex.split(line)))
+    assert delegate.auth_issuer == args.auth_issuer and delegate.auth_audience == args.auth_audience
+    assert delegate.google_delegate == "/secrets/sa.json"
+    assert delegate.google_domain == ["example.com"]
     (config,) = blocks("json", "Deploy for a team")
     (client,) = json.loads(config)["mcpServers"].values()
     assert client == {"type": "http", "url": args.auth_audience}

@@ -25,6 +25,7 @@ user's tools are built, so a refused delegation is guidance then, not in each ca
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Sequence
@@ -38,6 +39,8 @@ __all__ = ["DELEGATION_REFUSED", "GoogleDelegation"]
 
 logger = logging.getLogger(__name__)
 
+# Seconds the token exchange with Google may take (a call waits for it once per user).
+TOKEN_SECONDS = 10.0
 ADDRESS = re.compile(r"[^@\s]+@([A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+)")
 ASK_ADMIN = (
     "Do not retry. Tell the user to ask the administrator of this server or of their "
@@ -157,11 +160,9 @@ class GoogleDelegation:
                 or no such account).
             RetryLater: When Google's token server could not be reached.
         """
-        from google.auth.exceptions import RefreshError
+        from google.auth.exceptions import RefreshError, TransportError
+        from google.auth.transport.requests import Request
         from google.oauth2 import service_account
-
-        from toolspecs.loaders.google.errors import GoogleUnreachable
-        from toolspecs.loaders.google.refresh import refresh
 
         try:
             own = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
@@ -174,7 +175,9 @@ class GoogleDelegation:
             ) from None
         creds = own.with_subject(address)
         try:
-            refresh(creds)
+            # google-auth's own transport, bounded (its default waits 120 s). Not the
+            # loader's refresh: toolspecs-core does not depend on the Google loader.
+            creds.refresh(functools.partial(Request(), timeout=TOKEN_SECONDS))
         except RefreshError as exc:
             # Google's error code, never its whole answer.
             data = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], dict) else {}
@@ -186,6 +189,6 @@ class GoogleDelegation:
                 f"(client id {self.key.get('client_id', '?')}) the scopes "
                 f"{' '.join(self.scopes)} in domain-wide delegation, for an active account.",
             ) from None
-        except GoogleUnreachable:
+        except TransportError:  # never its text
             raise RetryLater("Google's token server could not be reached.") from None
         return creds
