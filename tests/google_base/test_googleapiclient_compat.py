@@ -89,3 +89,31 @@ def test_4_an_error_body_is_bytes_batched_or_not():
         HttpError(lone.value.resp, "text")
     text = type("Old", (), {"content": "caf\u00e9"})()  # as older googleapiclient passed it
     assert compat.error_content(text) == "caf\u00e9".encode()
+
+
+def test_5_clients_share_one_parsed_document_and_building_again_changes_nothing():
+    import copy
+    import json
+
+    from googleapiclient import discovery, discovery_cache
+
+    assert discovery_cache.get_static_doc("gmail", "v1") is not None
+    assert "base" in inspect.signature(discovery.build_from_document).parameters
+    first = build_service("gmail", "v1", transport=FakeCalendar())
+    document = compat._documents["gmail", "v1"]
+    fixed_up = copy.deepcopy(document)  # after the first build's fix-ups
+    second = build_service("gmail", "v1", transport=FakeCalendar())
+    assert compat._documents["gmail", "v1"] is document
+    assert document == fixed_up  # the second build fixed up nothing new
+    # Each client is built as googleapiclient's own build() builds it.
+    for client in (first, second):
+        own = discovery.build(
+            "gmail", "v1", http=FakeCalendar(), static_discovery=True, cache_discovery=False
+        )
+        ours = client.users().messages().list(userId="me", q="x")
+        theirs = own.users().messages().list(userId="me", q="x")
+        assert (ours.uri, ours.method) == (theirs.uri, theirs.method)
+    original = json.loads(discovery_cache.get_static_doc("gmail", "v1"))
+    assert original["rootUrl"] == document["rootUrl"]
+    with pytest.raises(discovery.UnknownApiNameOrVersion):
+        compat.build_shared("no-such-api", "v0", http=FakeCalendar())

@@ -48,27 +48,11 @@ def build_service(api: str, version: str, credentials: Any = None, transport: An
         transport: An ``httplib2.Http``-like object, e.g. a test fake, used instead (shared
             by every thread, so thread-safe); or a callable that makes one per thread.
     """
-    from googleapiclient.discovery import build
-
     builder = ThreadRequests(transport)
     if transport is not None:
         http = builder.http() if is_http_factory(transport) else transport
-        return build(
-            api,
-            version,
-            http=http,
-            requestBuilder=builder,
-            static_discovery=True,
-            cache_discovery=False,
-        )
-    return build(
-        api,
-        version,
-        credentials=credentials,
-        requestBuilder=builder,
-        static_discovery=True,
-        cache_discovery=False,
-    )
+        return compat.build_shared(api, version, http=http, requestBuilder=builder)
+    return compat.build_shared(api, version, credentials=credentials, requestBuilder=builder)
 
 
 def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = NUM_RETRIES) -> Any:
