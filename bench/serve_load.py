@@ -96,8 +96,11 @@ def floor_main(wait: float) -> None:
 
 
 @contextlib.contextmanager
-def server(command: list[str]) -> Iterator[str]:
-    """Run ``command`` (a server that prints ``serving ... at URL``): its URL (bounded)."""
+def server(command: list[str], pid: bool = False) -> Iterator[Any]:
+    """Run ``command`` (a server that prints ``serving ... at URL``): its URL (bounded).
+
+    With ``pid``, the URL and the server's process id.
+    """
     environment = {**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN}
     process = subprocess.Popen(
         command,
@@ -120,7 +123,8 @@ def server(command: list[str]) -> Iterator[str]:
         while True:
             line = lines.get(timeout=120)
             if line.startswith("toolspecs: serving "):
-                yield line.rsplit(" at ", 1)[1].strip()
+                url = line.rsplit(" at ", 1)[1].strip()
+                yield (url, process.pid) if pid else url
                 break
     finally:
         process.terminate()
