@@ -35,6 +35,8 @@ ALLOWED = {
     "the abbreviation of a zone with no IANA name (core passes its own clock)",
     ("core/src/toolspecs/mcp/oauth.py", "verify_token"): "an introspected token's exp and "
     "nbf are the authorization server's real time: a pinned clock would accept expired ones",
+    ("core/src/toolspecs/mcp/answers.py", "keep"): "an introspected token's exp is the "
+    "authorization server's real time: kept answers must not outlive it",
 }
 CLOCK_CALLS = {"now", "today", "utcnow", "time", "time_ns"}
 
