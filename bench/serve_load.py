@@ -2,7 +2,7 @@
 
 Run from anywhere:
 
-    uv run --frozen python bench/serve_load.py [--clients 1,8,32] [--calls 30]
+    uv run --frozen python bench/serve_load.py [--clients 1,8,32,64] [--calls 30]
         [--latency 0,150ms] [--json]
 
 For each sandbox latency (``--sandbox-latency``: the fake Gmail waits that long before
@@ -200,7 +200,7 @@ def seconds(text: str) -> float:
 def main() -> None:
     """Run the benchmark and print the table (or JSON)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--clients", default="1,8,32", help="K values, comma-separated")
+    parser.add_argument("--clients", default="1,8,32,64", help="K values, comma-separated")
     parser.add_argument("--calls", type=int, default=30, help="calls per client")
     parser.add_argument("--latency", default="0,150ms", help="sandbox latencies")
     parser.add_argument("--json", action="store_true", help="print JSON rows")
