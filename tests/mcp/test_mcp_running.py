@@ -11,15 +11,10 @@ from __future__ import annotations
 import contextlib
 import gc
 import logging
-import shutil
-import socket
-import subprocess
 import threading
-from collections.abc import Iterator
 
 import anyio
 import pytest
-from oauth_server import real_clock_env
 
 from toolspecs.mcp import running
 from toolspecs.mcp.running import RunningCalls, SharedSlots
@@ -97,58 +92,23 @@ def test_a_replica_that_dies_holding_slots_frees_them_after_the_lease(redis_url)
     assert other.take(ADA, 2) is not None  # ...until their lease ends
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-@contextlib.contextmanager
-def own_redis(tmp_path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A redis-server of this test's own, to stop while it runs."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server)")
-    port = _free_port()
-    process = subprocess.Popen(
-        [binary, "--bind", "127.0.0.1", "--port", str(port), "--save", "", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=real_clock_env(),  # redis-server misbehaves under libfaketime
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        client = redis.Redis.from_url(url)
-        for _ in range(200):  # counted, not timed
-            with contextlib.suppress(redis.exceptions.ConnectionError):
-                if client.ping():
-                    break
-            wait(0.05)
-        yield url, process
-    finally:
-        if process.poll() is None:
-            process.kill()
-        process.wait(timeout=30)
-
-
 async def test_redis_stopped_falls_back_to_each_replicas_own_cap_and_says_so_once(
-    tmp_path, caplog, monkeypatch
+    own_redis, caplog, monkeypatch
 ):
     monkeypatch.setattr(running, "RETRY_SECONDS", 0.0)  # ask Redis again on every call
-    with own_redis(tmp_path) as (url, process):
-        first, second = replica(url), replica(url)
-        async with first.slot(ADA, ADA) as free:
-            assert free is True
-        process.terminate()
-        process.wait(timeout=30)
-        with caplog.at_level(logging.WARNING, logger="toolspecs.mcp.running"):
-            async with contextlib.AsyncExitStack() as held:
-                # Each replica lets two of Ada's calls run: its own cap, never none.
-                for counter in (first, first, second, second):
-                    assert await held.enter_async_context(counter.slot(ADA, ADA)) is True
-                for counter in (first, second):
-                    async with counter.slot(ADA, ADA) as free:
-                        assert free is False
+    url, stop = own_redis
+    first, second = replica(url), replica(url)
+    async with first.slot(ADA, ADA) as free:
+        assert free is True
+    stop()
+    with caplog.at_level(logging.WARNING, logger="toolspecs.mcp.running"):
+        async with contextlib.AsyncExitStack() as held:
+            # Each replica lets two of Ada's calls run: its own cap, never none.
+            for counter in (first, first, second, second):
+                assert await held.enter_async_context(counter.slot(ADA, ADA)) is True
+            for counter in (first, second):
+                async with counter.slot(ADA, ADA) as free:
+                    assert free is False
     said = [r.getMessage() for r in caplog.records if r.name == "toolspecs.mcp.running"]
     # One line per replica for the whole outage, naming what happens, never refusing.
     assert len(said) == 2
