@@ -37,6 +37,29 @@ GMAIL_SCOPES = [
 ]
 
 
+def rsa_key() -> rsa.RSAPrivateKey:
+    """A new RSA key, as a Google service account's."""
+    return rsa.generate_private_key(public_exponent=65537, key_size=2048)
+
+
+def public_pem(key: rsa.RSAPrivateKey) -> str:
+    """The key's public half, PEM (what Google keeps of a service account)."""
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
+
+
+def private_pem(key: rsa.RSAPrivateKey) -> str:
+    """The key, PKCS#8 PEM (the ``private_key`` of a service account's JSON key)."""
+    return key.private_bytes(
+        serialization.Encoding.PEM,
+        serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption(),
+    ).decode()
+
+
 @pytest.fixture(scope="module")
 def provider() -> Iterator[AuthorizationServer]:
     with authorization_server() as running:
@@ -93,14 +116,11 @@ class Delegated:
 
 @pytest.fixture(scope="module")
 def delegated(provider, tmp_path_factory) -> Iterator[Delegated]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
+    key = rsa_key()
     google = FakeGoogleOAuth("unused-client", "unused-secret")
     for email in PEOPLE:
         google.add_user(email)
-    google.add_service_account(SERVICE_ACCOUNT, public.decode(), GMAIL_SCOPES)
+    google.add_service_account(SERVICE_ACCOUNT, public_pem(key), GMAIL_SCOPES)
     with google_token_endpoint(google) as token_url:
         google.token_url = token_url
         # The fake checks lifetimes on the provider's (real) clock, as the server signs on it.
@@ -109,11 +129,7 @@ def delegated(provider, tmp_path_factory) -> Iterator[Delegated]:
         )["iat"]
         offset = iat - time.time()
         google.clock = lambda: time.time() + offset
-        pem = key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        ).decode()
+        pem = private_pem(key)
         key_file = tmp_path_factory.mktemp("delegation") / "service-account.json"
         key_file.write_text(
             json.dumps(
@@ -249,20 +265,13 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
     from toolspecs.mcp.user_tools import User
 
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
+    key = rsa_key()
     google = FakeGoogleOAuth("unused-client", "unused-secret")
     for email in PEOPLE:
         google.add_user(email)
     scopes = [*GMAIL_SCOPES, "https://www.googleapis.com/auth/calendar.readonly"]
-    google.add_service_account(SERVICE_ACCOUNT, public.decode(), scopes)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
+    google.add_service_account(SERVICE_ACCOUNT, public_pem(key), scopes)
+    pem = private_pem(key)
     info = {
         "type": "service_account",
         "private_key": pem,
@@ -353,20 +362,13 @@ def test_the_fake_google_refuses_assertions_google_would_refuse():
 
     from toolspecs.loaders.google.testing.oauth import JWT_BEARER, TOKEN_URL
 
-    key, other = (rsa.generate_private_key(public_exponent=65537, key_size=2048) for _ in "ab")
-    public = key.public_key().public_bytes(
-        serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo
-    )
+    key, other = rsa_key(), rsa_key()
     google = FakeGoogleOAuth("unused-client", "unused-secret")
     google.add_user("ann@example.org")
-    google.add_service_account(SERVICE_ACCOUNT, public.decode(), GMAIL_SCOPES[:1])
+    google.add_service_account(SERVICE_ACCOUNT, public_pem(key), GMAIL_SCOPES[:1])
 
     def asked(signer, scopes=GMAIL_SCOPES[:1], subject="ann@example.org", at=None):
-        pem = signer.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        ).decode()
+        pem = private_pem(signer)
         info = {"private_key": pem, "client_email": SERVICE_ACCOUNT, "token_uri": TOKEN_URL}
         creds = service_account.Credentials.from_service_account_info(info, scopes=scopes)
         assertion = creds.with_subject(subject)._make_authorization_grant_assertion()
@@ -399,15 +401,7 @@ def test_google_out_of_reach_or_slow_is_retry_later_and_the_exchange_is_bounded(
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
     from toolspecs.mcp import google_delegation
 
-    pem = (
-        rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        .private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-        .decode()
-    )
+    pem = private_pem(rsa_key())
     key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "private_key": pem}
     delegation = google_delegation.GoogleDelegation(
         {**key, "token_uri": TOKEN_URL}, ("example.org",), GMAIL_SCOPES

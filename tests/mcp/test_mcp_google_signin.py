@@ -15,28 +15,33 @@ import logging
 import os
 import socket
 import subprocess
-import sys
-import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
 import pytest
-import responses
-import uvicorn
 from cryptography.fernet import Fernet
+from google_signin_fakes import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    SCOPES,
+    SIGN_IN_ENV,
+    FakeGoogleAndMail,
+    on_uvicorn,
+    refreshed_by_google,
+    secret_of,
+)
 from mcp import Client
 from mcp.client.auth import OAuthClientProvider
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
+from serving import TOOLSPECS, toolspecs_serve
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.loaders.google.testing import FakeGmail, long_message
-from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
 from toolspecs.mcp import build_server
 from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
 from toolspecs.mcp.google_signin import GoogleSignInProvider
@@ -44,33 +49,14 @@ from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_e
 from toolspecs.mcp.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
-CLIENT_ID, CLIENT_SECRET = "fake-client.apps.googleusercontent.com", "fake-secret"
 PEOPLE = ("alice@example.org", "bob@example.org", "carol@example.org")
-SCOPES = ["https://www.googleapis.com/auth/gmail.readonly"]
 
 
-def mail(to: str, subject: str) -> bytes:
-    return (
-        f"From: Friend <friend@example.net>\r\nTo: {to}\r\nSubject: {subject}\r\n"
-        "Date: Mon, 02 Nov 2026 09:00:00 +0000\r\nMessage-ID: <m@example.net>\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\n\r\nSee you at the quokka meeting.\r\n"
-    ).encode()
-
-
-def secret_of(email: str) -> str:
-    return f"quokka plans of {email.split('@')[0]}"
-
-
-class Running:
+class Running(FakeGoogleAndMail):
     """The server, the fakes, and what the test looks at."""
 
     def __init__(self) -> None:
-        self.google = FakeGoogleOAuth(CLIENT_ID, CLIENT_SECRET)
-        self.mailboxes: dict[str, FakeGmail] = {}
-        for email in PEOPLE:
-            self.google.add_user(email)
-            box = self.mailboxes[email] = FakeGmail(email)
-            box.add_message(mail(email, secret_of(email)))
+        super().__init__(PEOPLE)
         self.mailboxes[PEOPLE[0]].add_message(long_message(3))  # "the engine ran 21 cycles"
         self.vault = TokenVault(Fernet(Fernet.generate_key()))
         self.built: dict[str, str] = {}  # email -> the Google access token its specs got
@@ -79,15 +65,6 @@ class Running:
         self.provider: GoogleSignInProvider | None = None
         self.user_tools: UserTools | None = None
 
-    def transport(self) -> httpx2.MockTransport:
-        def handle(request: httpx2.Request) -> httpx2.Response:
-            status, body = self.google.answer(
-                request.method, str(request.url), request.read(), request.headers
-            )
-            return httpx2.Response(status, json=body)
-
-        return httpx2.MockTransport(handle)
-
     def build(self, user: Any) -> list:
         assert self.provider is not None
         creds = self.provider.credentials(user.subject)
@@ -95,20 +72,6 @@ class Running:
         self.creds[user.email] = creds
         spec = GmailToolSpec(creds=creds, transport=self.mailboxes[user.email])
         return spec.to_tool_list(prefix="gmail_")
-
-
-def refreshed_by_google(running: Running) -> responses.RequestsMock:
-    """google-auth's refresh (``requests``) answered by the fake's token endpoint."""
-    mock = responses.RequestsMock(assert_all_requests_are_fired=False)
-
-    def token(request: Any) -> tuple[int, dict, str]:
-        import json
-
-        status, body = running.google.answer("POST", TOKEN_URL, request.body, request.headers)
-        return status, {"Content-Type": "application/json"}, json.dumps(body)
-
-    mock.add_callback(responses.POST, TOKEN_URL, callback=token)
-    return mock
 
 
 @contextlib.contextmanager
@@ -135,21 +98,8 @@ def serving() -> Iterator[Running]:
     running.user_tools = UserTools(running.build, names)
     server = build_server(listed, user_tools=running.user_tools)
     app = sign_in_app(server, provider, streamable_http_path="/mcp")
-    config = uvicorn.Config(app, log_level="warning")
-    web = uvicorn.Server(config)
-    thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]}, daemon=True)
-    with refreshed_by_google(running):
-        thread.start()
-        deadline = time.monotonic() + 30
-        while not web.started:
-            assert time.monotonic() < deadline and thread.is_alive()
-            time.sleep(0.05)
-        try:
-            yield running
-        finally:
-            web.should_exit = True
-            thread.join(timeout=30)
-            listening.close()
+    with refreshed_by_google(running.google), on_uvicorn(app, listening):
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -317,14 +267,6 @@ def test_the_google_client_comes_from_options_or_the_environment(monkeypatch):
     assert settings.requested == ["openid", "email", *SCOPES] and "shh" not in repr(settings)
 
 
-TOOLSPECS = Path(sys.executable).with_name("toolspecs")
-SIGN_IN_ENV = {
-    "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
-    "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
-    "TOOLSPECS_SERVE_TOKEN": "",
-}
-
-
 def serve_command(*args: str) -> list[str]:
     return [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args]
 
@@ -369,20 +311,9 @@ def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_googl
         **SIGN_IN_ENV,
         "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
     }
-    process = subprocess.Popen(
-        serve_command("--http", "--google-sign-in"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=environment,
-    )
-    try:
-        assert process.stderr is not None
-        said = [process.stderr.readline() for _ in range(2)]
-        url = said[0].rsplit(" at ", 1)[1].strip()
+    with toolspecs_serve("gmail", "--google-sign-in", env=environment) as (url, said):
         base = url.rsplit("/", 1)[0]
-        assert f"{base}/oauth/google/callback" in said[1]
+        assert f"{base}/oauth/google/callback" in said[-1]  # the line after the URL's
         with httpx2.Client(timeout=30) as http:
             unauthorized = http.post(url, json={}, headers={"Accept": "application/json"})
             assert unauthorized.status_code == 401
@@ -416,11 +347,6 @@ def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_googl
         assert all(s.startswith("https://www.googleapis.com/auth/gmail.") for s in scopes[2:])
         assert asked["redirect_uri"] == [f"{base}/oauth/google/callback"]
         assert asked["client_id"] == [CLIENT_ID] and CLIENT_SECRET not in google
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
 
 
 def test_a_redis_vault_keeps_records_sealed_and_shared_by_replicas(redis_url):

@@ -19,26 +19,32 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import httpx2
 import pytest
-import responses
-import uvicorn
 from cryptography.fernet import Fernet
+from google_signin_fakes import (
+    CLIENT_ID,
+    CLIENT_SECRET,
+    SCOPES,
+    SIGN_IN_ENV,
+    FakeGoogleAndMail,
+    on_uvicorn,
+    refreshed_by_google,
+    secret_of,
+)
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from serving import toolspecs_serve
 
 from toolspecs.core.errors import RetryLater
 from toolspecs.loaders.google.testing import FakeGmail
-from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
 from toolspecs.mcp import build_server
 from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
 from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
@@ -49,23 +55,9 @@ from toolspecs.specs.gmail import GmailToolSpec
 
 redis = pytest.importorskip("redis")
 
-CLIENT_ID, CLIENT_SECRET = "fake-client.apps.googleusercontent.com", "fake-secret"
 PEOPLE = ("alice@example.org", "bob@example.org")
-SCOPES = ["https://www.googleapis.com/auth/gmail.readonly"]
 REDIRECT = "http://127.0.0.1:9/callback"
 SEARCH = ("gmail_search_messages", {"query": "quokka"})
-
-
-def mail(to: str, subject: str) -> bytes:
-    return (
-        f"From: Friend <friend@example.net>\r\nTo: {to}\r\nSubject: {subject}\r\n"
-        "Date: Mon, 02 Nov 2026 09:00:00 +0000\r\nMessage-ID: <m@example.net>\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\n\r\nSee you at the quokka meeting.\r\n"
-    ).encode()
-
-
-def secret_of(email: str) -> str:
-    return f"quokka plans of {email.split('@')[0]}"
 
 
 class Replica:
@@ -107,61 +99,14 @@ class Replica:
         return spec.to_tool_list(prefix="gmail_")
 
 
-class Cluster:
+class Cluster(FakeGoogleAndMail):
     """Two replicas, one Redis, one fake Google, everyone's mailbox."""
 
     def __init__(self, issuer: str) -> None:
+        super().__init__(PEOPLE)
         self.issuer = issuer
         self.fernet = Fernet(Fernet.generate_key())
-        self.google = FakeGoogleOAuth(CLIENT_ID, CLIENT_SECRET)
-        self.mailboxes: dict[str, FakeGmail] = {}
-        for email in PEOPLE:
-            self.google.add_user(email)
-            box = self.mailboxes[email] = FakeGmail(email)
-            box.add_message(mail(email, secret_of(email)))
         self.replicas: list[Replica] = []
-
-    def transport(self) -> httpx2.MockTransport:
-        def handle(request: httpx2.Request) -> httpx2.Response:
-            status, body = self.google.answer(
-                request.method, str(request.url), request.read(), request.headers
-            )
-            return httpx2.Response(status, json=body)
-
-        return httpx2.MockTransport(handle)
-
-
-@contextlib.contextmanager
-def refreshed_by_google(google: FakeGoogleOAuth) -> Iterator[responses.RequestsMock]:
-    """google-auth's refresh (``requests``) answered by the fake's token endpoint."""
-    import json
-
-    mock = responses.RequestsMock(assert_all_requests_are_fired=False)
-
-    def token(request: Any) -> tuple[int, dict, str]:
-        status, body = google.answer("POST", TOKEN_URL, request.body, request.headers)
-        return status, {"Content-Type": "application/json"}, json.dumps(body)
-
-    mock.add_callback(responses.POST, TOKEN_URL, callback=token)
-    with mock:
-        yield mock
-
-
-@contextlib.contextmanager
-def serving(app: Any, listening: socket.socket) -> Iterator[uvicorn.Server]:
-    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not web.started:
-        assert time.monotonic() < deadline and thread.is_alive()
-        time.sleep(0.05)
-    try:
-        yield web
-    finally:
-        web.should_exit = True
-        thread.join(timeout=30)
-        listening.close()
 
 
 @contextlib.contextmanager
@@ -174,7 +119,7 @@ def two_replicas(redis_url: str) -> Iterator[Cluster]:
         for listening in sockets:
             replica = Replica(cluster, redis_url)
             replica.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
-            stack.enter_context(serving(replica.app, listening))
+            stack.enter_context(on_uvicorn(replica.app, listening))
             cluster.replicas.append(replica)
         yield cluster
 
@@ -534,36 +479,16 @@ def test_redis_stopped_mid_run_is_a_clean_503_and_the_server_stays_up(redis_serv
         process.wait(30)
 
 
-TOOLSPECS = Path(sys.executable).with_name("toolspecs")
-
-
 def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(redis_url):
     environment = {
         **os.environ,
-        "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
-        "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
-        "TOOLSPECS_SERVE_TOKEN": "",
+        **SIGN_IN_ENV,
         "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
     }
-    command = [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", "--http"]
-    command += ["--google-sign-in", "--store", redis_url]
-    processes = [
-        subprocess.Popen(
-            command,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=environment,
-        )
-        for _ in range(2)
-    ]
-    try:
-        bases = []
-        for process in processes:
-            assert process.stderr is not None
-            said = process.stderr.readline()
-            bases.append(said.rsplit(" at ", 1)[1].strip().rsplit("/", 1)[0])
+    args = ("gmail", "--google-sign-in", "--store", redis_url)
+    with contextlib.ExitStack() as processes:
+        started = [processes.enter_context(toolspecs_serve(*args, env=environment)) for _ in "ab"]
+        bases = [url.rsplit("/", 1)[0] for url, _ in started]
         with httpx2.Client(timeout=30) as http:
             client = http.post(
                 f"{bases[0]}/register",
@@ -585,9 +510,3 @@ def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(red
         raw = redis.Redis.from_url(redis_url)
         assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:client:*")
         raw.close()
-    finally:
-        for process in processes:
-            process.terminate()
-            process.wait(timeout=30)
-            if process.stderr is not None:
-                process.stderr.close()

@@ -7,17 +7,12 @@ bounded and the process is always stopped.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
 import signal
 import stat
 import subprocess
-import sys
-import threading
-from collections.abc import Iterator
-from pathlib import Path
+from contextlib import AbstractContextManager as ContextManager
 
 import anyio
 import httpx
@@ -25,8 +20,8 @@ import httpx2
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from serving import TOOLSPECS, announced_url, read_lines, toolspecs_serve
 
-TOOLSPECS = Path(sys.executable).with_name("toolspecs")
 TOKEN = "test-token-" + "x" * 32  # what a person puts in $TOOLSPECS_SERVE_TOKEN
 INITIALIZE = {
     "jsonrpc": "2.0",
@@ -41,59 +36,10 @@ INITIALIZE = {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
-def read_lines(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], threading.Thread]:
-    """Each line of the process's stderr, put on a queue by a thread until the pipe closes."""
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            lines.put(line)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    return lines, reader
-
-
-def announced_url(lines: queue.Queue[str], seconds: float, said: list[str]) -> str:
-    """The URL of the ``serving ... at URL`` line (each wait bounded).
-
-    What the server printed up to the line after it (where the token is) goes to ``said``.
-    """
-    while True:
-        line = lines.get(timeout=seconds)
-        said.append(line)
-        if line.startswith("toolspecs: serving "):
-            said.append(lines.get(timeout=seconds))  # where the token is
-            return line.rsplit(" at ", 1)[1].strip()
-
-
-@contextlib.contextmanager
-def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+def served(*args: str, env: dict[str, str] | None = None) -> ContextManager[tuple[str, list[str]]]:
     """``toolspecs serve --sandbox --http --port 0 ARGS``: its URL and what it printed."""
     environment = {**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN, **(env or {})}
-    process = subprocess.Popen(
-        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={k: v for k, v in environment.items() if v is not None},
-    )
-    lines, reader = read_lines(process)
-    said: list[str] = []
-    try:
-        yield announced_url(lines, seconds=120, said=said), said
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
-        reader.join(timeout=30)  # the pipe ends with the process
-        if process.stderr is not None:
-            process.stderr.close()
+    return toolspecs_serve(*args, env={k: v for k, v in environment.items() if v is not None})
 
 
 def refused(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

@@ -9,15 +9,12 @@ is bounded and every process is stopped.
 from __future__ import annotations
 
 import base64
-import contextlib
 import json
-import queue
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
+from contextlib import AbstractContextManager as ContextManager
 
 import anyio
 import httpx
@@ -29,10 +26,10 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from oauth_server import ALL_SCOPES, SECRETS, AuthorizationServer, authorization_server
 from oauth_server import real_clock_env as clock_env
+from serving import TOOLSPECS, toolspecs_serve
 
 from toolspecs.loaders.arxiv.testing import NEEDLE
 
-TOOLSPECS = Path(sys.executable).with_name("toolspecs")
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -53,45 +50,9 @@ def provider() -> Iterator[AuthorizationServer]:
         yield running
 
 
-@contextlib.contextmanager
-def served(*args: str, env: dict[str, str] | None = None) -> Iterator[tuple[str, list[str]]]:
+def served(*args: str, env: dict[str, str] | None = None) -> ContextManager[tuple[str, list[str]]]:
     """``toolspecs serve --sandbox --http --port 0 ARGS``: its URL and what it printed."""
-    process = subprocess.Popen(
-        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=clock_env({"TOOLSPECS_SERVE_TOKEN": "", **(env or {})}),
-    )
-    lines: queue.Queue[str] = queue.Queue()
-
-    def read() -> None:
-        assert process.stderr is not None
-        for line in process.stderr:
-            lines.put(line)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    said: list[str] = []
-    try:
-        while True:
-            line = lines.get(timeout=120)
-            said.append(line)
-            if line.startswith("toolspecs: serving "):
-                said.append(lines.get(timeout=120))
-                break
-        yield line.rsplit(" at ", 1)[1].strip(), said
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
-        reader.join(timeout=30)
-        if process.stderr is not None:
-            process.stderr.close()
+    return toolspecs_serve(*args, env=clock_env({"TOOLSPECS_SERVE_TOKEN": "", **(env or {})}))
 
 
 @pytest.fixture(scope="module")

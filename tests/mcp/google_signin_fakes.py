@@ -1,0 +1,99 @@
+"""What the Sign in with Google tests share: a fake Google, mailboxes, a server thread.
+
+:class:`FakeGoogleAndMail` is ``FakeGoogleOAuth`` knowing each person, each with a fake
+Gmail mailbox holding a message only they should read (:func:`secret_of`), and the
+``httpx2.MockTransport`` the provider reaches Google through. :func:`refreshed_by_google`
+answers google-auth's refresh (``requests``) with the fake's token endpoint;
+:func:`on_uvicorn` runs an app under uvicorn on a thread, on a socket already bound.
+No network.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import httpx2
+import responses
+import uvicorn
+
+from toolspecs.loaders.google.testing import FakeGmail
+from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
+
+CLIENT_ID, CLIENT_SECRET = "fake-client.apps.googleusercontent.com", "fake-secret"
+SCOPES = ["https://www.googleapis.com/auth/gmail.readonly"]
+SIGN_IN_ENV = {  # what `toolspecs serve --google-sign-in` reads, no shared token
+    "TOOLSPECS_GOOGLE_CLIENT_ID": CLIENT_ID,
+    "TOOLSPECS_GOOGLE_CLIENT_SECRET": CLIENT_SECRET,
+    "TOOLSPECS_SERVE_TOKEN": "",
+}
+
+
+def mail(to: str, subject: str) -> bytes:
+    return (
+        f"From: Friend <friend@example.net>\r\nTo: {to}\r\nSubject: {subject}\r\n"
+        "Date: Mon, 02 Nov 2026 09:00:00 +0000\r\nMessage-ID: <m@example.net>\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\nSee you at the quokka meeting.\r\n"
+    ).encode()
+
+
+def secret_of(email: str) -> str:
+    return f"quokka plans of {email.split('@')[0]}"
+
+
+class FakeGoogleAndMail:
+    """The fake Google knowing ``people``, and each one's mailbox with their secret."""
+
+    def __init__(self, people: Iterable[str]) -> None:
+        self.google = FakeGoogleOAuth(CLIENT_ID, CLIENT_SECRET)
+        self.mailboxes: dict[str, FakeGmail] = {}
+        for email in people:
+            self.google.add_user(email)
+            box = self.mailboxes[email] = FakeGmail(email)
+            box.add_message(mail(email, secret_of(email)))
+
+    def transport(self) -> httpx2.MockTransport:
+        def handle(request: httpx2.Request) -> httpx2.Response:
+            status, body = self.google.answer(
+                request.method, str(request.url), request.read(), request.headers
+            )
+            return httpx2.Response(status, json=body)
+
+        return httpx2.MockTransport(handle)
+
+
+@contextlib.contextmanager
+def refreshed_by_google(google: FakeGoogleOAuth) -> Iterator[responses.RequestsMock]:
+    """google-auth's refresh (``requests``) answered by the fake's token endpoint."""
+    mock = responses.RequestsMock(assert_all_requests_are_fired=False)
+
+    def token(request: Any) -> tuple[int, dict, str]:
+        status, body = google.answer("POST", TOKEN_URL, request.body, request.headers)
+        return status, {"Content-Type": "application/json"}, json.dumps(body)
+
+    mock.add_callback(responses.POST, TOKEN_URL, callback=token)
+    with mock:
+        yield mock
+
+
+@contextlib.contextmanager
+def on_uvicorn(app: Any, listening: socket.socket) -> Iterator[uvicorn.Server]:
+    """``app`` served on ``listening`` by uvicorn on a thread (started within 30 s)."""
+    web = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=web.run, kwargs={"sockets": [listening]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not web.started:
+        assert time.monotonic() < deadline and thread.is_alive()
+        time.sleep(0.05)
+    try:
+        yield web
+    finally:
+        web.should_exit = True
+        thread.join(timeout=30)
+        listening.close()

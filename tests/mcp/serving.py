@@ -1,0 +1,75 @@
+"""`toolspecs serve` as a subprocess for the tests: started, its URL read, always stopped.
+
+:func:`toolspecs_serve` runs the real command line (``toolspecs serve --sandbox --http
+--port 0 ARGS``) with the environment it is given, reads its stderr on a thread and
+yields the URL of its ``toolspecs: serving ... at URL`` line with what it printed up
+to the line after (where the token is). Every wait is bounded; the process is stopped
+(killed if it will not stop) and its pipe closed. bench/serve_load.py keeps its own
+copy: bench/ does not import tests/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import queue
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+TOOLSPECS = Path(sys.executable).with_name("toolspecs")
+
+
+def read_lines(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], threading.Thread]:
+    """Each line of the process's stderr, put on a queue by a thread until the pipe closes."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.put(line)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return lines, reader
+
+
+def announced_url(lines: queue.Queue[str], seconds: float, said: list[str]) -> str:
+    """The URL of the ``serving ... at URL`` line (each wait bounded).
+
+    What the server printed up to the line after it (where the token is) goes to ``said``.
+    """
+    while True:
+        line = lines.get(timeout=seconds)
+        said.append(line)
+        if line.startswith("toolspecs: serving "):
+            said.append(lines.get(timeout=seconds))  # where the token is
+            return line.rsplit(" at ", 1)[1].strip()
+
+
+@contextlib.contextmanager
+def toolspecs_serve(*args: str, env: Mapping[str, str]) -> Iterator[tuple[str, list[str]]]:
+    """``toolspecs serve --sandbox --http --port 0 ARGS`` in ``env``: its URL and what it printed."""
+    process = subprocess.Popen(
+        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", *args],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=dict(env),
+    )
+    lines, reader = read_lines(process)
+    said: list[str] = []
+    try:
+        yield announced_url(lines, seconds=120, said=said), said
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=30)
+        reader.join(timeout=30)  # the pipe ends with the process
+        if process.stderr is not None:
+            process.stderr.close()
