@@ -87,15 +87,11 @@ def google_delegation(
         raise ConfigurationError(
             "--google-delegate needs --auth-issuer URL: the access tokens say whom it acts as"
         )
-    from toolspecs.cli.assemble import build_specs, served_tools_by_spec
+    from toolspecs.cli.user_specs import acting_as, google_scopes
     from toolspecs.mcp.google_delegation import DELEGATION_REFUSED, GoogleDelegation
     from toolspecs.mcp.user_tools import User, UserTools
 
-    scopes: list[str] = []
-    for spec in specs.values():
-        requested = getattr(spec, "requested_scopes", None)
-        if callable(requested):
-            scopes.extend(requested())
+    scopes = google_scopes(specs)
     if not scopes:
         raise ConfigurationError(
             "--google-delegate is for the Google specs: serve gmail or google_calendar"
@@ -103,23 +99,14 @@ def google_delegation(
     delegation = GoogleDelegation.from_file(
         key_file,
         args.google_domain,
-        list(dict.fromkeys(scopes)),
+        scopes,
         args.google_user_claim or "email",
     )
 
     def build(user: User) -> list[Any]:
         address = delegation.address_of(user)  # guidance, before anything is built
         creds = delegation.credentials(address)
-        own = build_specs(settings)  # new instances (and, with --sandbox, new fakes)
-        for spec in own.values():
-            if hasattr(spec, "requested_scopes"):
-                # LlamaHub's attribute: the Google specs read their credentials from it.
-                setattr(spec, "creds", creds)  # noqa: B010
-                # What a refused refresh tells the agent: ask the administrator, not "pass
-                # new creds=" (the spec's hint for a Python caller); as --google-sign-in does.
-                setattr(spec, "reauthorize_hint", lambda: DELEGATION_REFUSED)  # noqa: B010
-        by_spec = served_tools_by_spec(own, settings.prefixes)
-        return [tool for listed in by_spec.values() for tool in listed]
+        return acting_as(settings, lambda: creds, DELEGATION_REFUSED)
 
     def key(user: User) -> str:
         # The address acted as is part of whose tools these are: a token of the same

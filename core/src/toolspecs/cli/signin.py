@@ -64,19 +64,14 @@ def google_sign_in(
         raise ConfigurationError("--google-sign-in is for --http; stdio needs no sign-in")
     if getattr(args, "auth_issuer", None):
         raise ConfigurationError("give --google-sign-in or --auth-issuer, not both")
-    from toolspecs.cli.assemble import build_specs, served_tools_by_spec
+    from toolspecs.cli.user_specs import acting_as, google_scopes
     from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
     from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
     from toolspecs.mcp.signin_state import RedisSignInState, SignInState
     from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
     from toolspecs.mcp.user_tools import User, UserTools
 
-    scopes: list[str] = []
-    for spec in specs.values():
-        requested = getattr(spec, "requested_scopes", None)
-        if callable(requested):
-            scopes.extend(requested())
-    google = GoogleSignIn.from_env(list(dict.fromkeys(scopes)), args.google_client_id)
+    google = GoogleSignIn.from_env(google_scopes(specs), args.google_client_id)
     fernet = fernet_from_env()
     vault = RedisTokenVault(fernet, settings.store) if settings.store else TokenVault(fernet)
     # Our clients, trips, codes and tokens: in Redis too, so any replica accepts them.
@@ -92,20 +87,7 @@ def google_sign_in(
         return made[-1]
 
     def build(user: User) -> list[Any]:
-        own = build_specs(settings)  # new instances (and, with --sandbox, new fakes)
-        creds = None
-        for spec in own.values():
-            if hasattr(spec, "requested_scopes"):
-                if creds is None:
-                    creds = made[-1].credentials(user.subject)
-                # LlamaHub's attribute: the Google specs read their credentials from it.
-                setattr(spec, "creds", creds)  # noqa: B010
-                # What a refused refresh tells the agent: sign in again, not "pass new
-                # creds=" (the spec's hint for a Python caller). An instance attribute
-                # over GoogleToolSpec.reauthorize_hint, the method its failure table reads.
-                setattr(spec, "reauthorize_hint", lambda: SIGN_IN_AGAIN)  # noqa: B010
-        by_spec = served_tools_by_spec(own, settings.prefixes)
-        return [tool for listed in by_spec.values() for tool in listed]
+        return acting_as(settings, lambda: made[-1].credentials(user.subject), SIGN_IN_AGAIN)
 
     user_tools = UserTools(build, names, version=lambda user: user.claims.get(GENERATION_CLAIM))
     return user_tools, provider
