@@ -15,12 +15,10 @@ Public API (everything else is an implementation detail):
 - :func:`ref`: the name the agent calls a sibling tool by (``"gmail_get_message"`` under a
   prefix), for replies and guidance that point to it; what a tool returns is never renamed.
 - :func:`list_specs`, :func:`load_spec`: the entry-point registry.
-- :class:`TTLCache`: a small cache for calls an agent repeats.
 - :func:`format_datetime`, :func:`parse_datetime`: time as the user lives it.
 """
 
 from toolspecs.core.bounds import count_tokens
-from toolspecs.core.cache import TTLCache
 from toolspecs.core.clock import format_datetime, parse_datetime, resolve_timezone
 from toolspecs.core.errors import (
     AskUser,
@@ -51,7 +49,6 @@ __all__ = [
     "Range",
     "RetryLater",
     "Synonyms",
-    "TTLCache",
     "Timezone",
     "ToolGuidance",
     "ToolSpec",
