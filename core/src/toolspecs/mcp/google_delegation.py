@@ -181,7 +181,9 @@ class GoogleDelegation:
         except RefreshError as exc:
             # Google's error code, never its whole answer.
             data = exc.args[1] if len(exc.args) > 1 and isinstance(exc.args[1], dict) else {}
-            code = str(data.get("error", "refused"))[:40]
+            code = str(data.get("error", ""))
+            if not re.fullmatch(r"[a-z_]{1,40}", code):  # an OAuth error code, nothing else
+                code = "refused"
             logger.warning("Google refused delegation to %s: %s", address, code)
             raise AskUser(
                 f"Google refused to let this server act as {address} ({code}).",
