@@ -167,7 +167,7 @@ def _toolkit_class() -> type[Any]:
         def _api(self, tool: GuardedTool) -> Callable[..., Any]:
             def call(**inputs: Any) -> Any:
                 try:
-                    _, text = tool.guard.run((), inputs)
+                    text = tool.guard.run((), inputs).text
                 except ToolGuidance as guidance:
                     state = (
                         ActionStatusCode.ARGS_ERROR

@@ -15,10 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
+from pydantic import BaseModel
 
 from toolspecs.core import schema
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import Marks
+from toolspecs.core.structured import Listing, Structure
 
 __all__ = [
     "ToolOptions",
@@ -42,6 +44,8 @@ class ToolOptions:
     empty: str | None = None
     marks: Marks = field(default_factory=Marks)
     blocking: bool = True
+    output: type[BaseModel] | None = None
+    structure: Callable[[Any], BaseModel | None] | None = None
 
 
 def tool(
@@ -54,6 +58,8 @@ def tool(
     idempotent: bool | None = None,
     open_world: bool | None = None,
     blocking: bool = True,
+    output: type[BaseModel] | None = None,
+    structure: Callable[[Any], BaseModel | None] | None = None,
 ) -> Callable[[F], F]:
     """Declare how a spec function is exposed as a tool.
 
@@ -75,6 +81,11 @@ def tool(
             nothing (a stored result, a computation on its arguments): it then runs on
             the caller's thread under its deadline instead of in a worker thread that the
             guard can stop waiting for (see :meth:`toolspecs.core.tool.Guard.run`).
+        output: The model of its structured result (:mod:`toolspecs.core.structured`:
+            a ``Structure``, a ``Listing`` when ``large_output``), whose JSON schema hosts
+            show as the tool's output schema. The function's return value carries an
+            instance (``Reply``, ``Replies``), or ``structure`` builds one.
+        structure: Builds the structured result from the function's return value.
 
     Returns:
         A decorator. Called directly from Python, the function reads its arguments
@@ -89,18 +100,35 @@ def tool(
         marks = Marks.of(read_only, destructive, idempotent, open_world)
     except ValueError as exc:
         raise ConfigurationError(str(exc)) from None
+    if output is not None:
+        _check_output(output, large_output)
     options = ToolOptions(
         aliases=dict(aliases or {}),
         large_output=large_output,
         empty=empty,
         marks=marks,
         blocking=blocking,
+        output=output,
+        structure=structure,
     )
 
     def mark(fn: F) -> F:
         return declare(fn, options)
 
     return mark
+
+
+def _check_output(output: Any, large_output: bool) -> None:
+    """An output model is a closed ``Structure``; a long result's a ``Listing``."""
+    if not (isinstance(output, type) and issubclass(output, Structure)):
+        raise ConfigurationError(
+            f"output={output!r}: give a subclass of toolspecs.core.structured.Structure"
+        )
+    if large_output and not issubclass(output, Listing):
+        raise ConfigurationError(
+            f"output={output.__name__}: a large_output tool's model subclasses Listing "
+            "(its result may be stored, and its data cut to the budget)"
+        )
 
 
 def declare(fn: F, options: ToolOptions) -> F:

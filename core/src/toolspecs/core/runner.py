@@ -25,14 +25,14 @@ import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import TextBlock
 from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema
+from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema, structured
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.large_output import as_text
@@ -40,7 +40,7 @@ from toolspecs.core.prefixed import ToolNames, naming
 from toolspecs.core.workers import WORKERS as _WORKERS
 from toolspecs.core.workers import Workers
 
-__all__ = ["Abandoned", "CallPolicy", "Guard", "Workers", "as_text"]
+__all__ = ["Abandoned", "CallPolicy", "Guard", "GuardedOutput", "Outcome", "Workers", "as_text"]
 
 logger = logging.getLogger("toolspecs")
 
@@ -80,6 +80,29 @@ class CallPolicy:
     results: Callable[[], large_output.StoredResults]
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
+
+
+class Outcome(NamedTuple):
+    """What one call returned: the function's value, the agent's text, the structured result.
+
+    ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
+    (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
+    a tool without one, or for a call that did nothing.
+    """
+
+    raw: Any
+    text: str
+    structured: dict[str, Any] | None = None
+
+
+class GuardedOutput(ToolOutput):
+    """A ``ToolOutput`` that also carries the call's structured result (``structured``).
+
+    ``raw_output`` stays the function's own return value (LlamaHub's type), ``content``
+    the agent's text.
+    """
+
+    structured: dict[str, Any] | None = None
 
 
 class Abandoned:
@@ -158,7 +181,7 @@ class Guard:
         kwargs: Mapping[str, Any],
         end: float | None = None,
         abandoned: Abandoned | None = None,
-    ) -> tuple[Any, str]:
+    ) -> Outcome:
         """Call the function: its return value and the text the agent reads.
 
         The call runs in a worker thread under the spec's ``call_deadline``: past it, the
@@ -218,7 +241,7 @@ class Guard:
         seconds: float,
         end: float | None,
         abandoned: Abandoned | None,
-    ) -> tuple[Any, str]:
+    ) -> Outcome:
         """:meth:`run` on the caller's thread, for a function that does no I/O."""
         left = seconds if end is None else end - time.monotonic()
         if left <= 0 or (abandoned is not None and abandoned.is_set()):
@@ -246,7 +269,7 @@ class Guard:
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
         abandoned: Abandoned | None = None,
-    ) -> tuple[Any, str]:
+    ) -> Outcome:
         try:
             with owners.default_owner(self.owner):
                 if self.policy.lock is None:
@@ -255,8 +278,8 @@ class Guard:
                     with self.policy.lock:  # its client is not thread-safe
                         arguments, raw = self._call(args, kwargs, abandoned)
                 if arguments is None:
-                    return None, ""  # its caller was told it timed out: nothing was done
-                return raw, self.text(raw, arguments)
+                    return Outcome(None, "")  # its caller was told it timed out: not done
+                return self.shown(raw, arguments)
         except Exception as exc:
             raise self.guidance(exc) from exc
 
@@ -298,7 +321,7 @@ class Guard:
             raw = asyncio_run(raw)
         return arguments, raw
 
-    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
         """:meth:`run` for async callers: an async function is awaited, a sync one threaded.
 
         A sync function declared ``blocking=False`` runs here, unless its spec's call lock
@@ -325,7 +348,7 @@ class Guard:
 
     async def _arun_sync(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
-    ) -> tuple[Any, str]:
+    ) -> Outcome:
         """A sync function for an async caller: one hop to the thread it runs in.
 
         The thread settles a future of the event loop's; the deadline runs from now, not
@@ -334,11 +357,11 @@ class Guard:
         one-thread executor: a slow one blocks only that spec, never the shared workers.
         """
         loop = asyncio.get_running_loop()
-        done: asyncio.Future[tuple[Any, str]] = loop.create_future()
+        done: asyncio.Future[Outcome] = loop.create_future()
         end = None if seconds is None else time.monotonic() + seconds
         abandoned = Abandoned()
 
-        def settle(result: tuple[Any, str] | None, exc: BaseException | None) -> None:
+        def settle(result: Outcome | None, exc: BaseException | None) -> None:
             if done.done():  # its caller stopped waiting
                 return
             if exc is None:
@@ -347,7 +370,7 @@ class Guard:
                 done.set_exception(exc)
 
         def work() -> None:
-            result: tuple[Any, str] | None = None
+            result: Outcome | None = None
             error: BaseException | None = None
             try:
                 if end is None:
@@ -379,7 +402,7 @@ class Guard:
             abandoned.set()  # a cancelled call still queued is never made
             raise
 
-    async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[Any, str]:
+    async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
         assert self.afn is not None
         try:
             # Reading the arguments never reaches the network: it runs here, not in a
@@ -398,8 +421,8 @@ class Guard:
                         self.policy.before(self.function)
                     raw = await self.afn(**arguments)
                 if self.short(raw):
-                    return raw, self.text(raw, arguments)
-                return raw, await asyncio.to_thread(self.text, raw, arguments)
+                    return self.shown(raw, arguments)
+                return await asyncio.to_thread(self.shown, raw, arguments)
         except Exception as exc:
             raise self.guidance(exc) from exc
 
@@ -421,27 +444,31 @@ class Guard:
     def output(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ToolOutput:
         """The ``ToolOutput`` of one call; never raises (but for our bugs in strict mode)."""
         try:
-            raw, text = self.run(args, kwargs)
+            outcome = self.run(args, kwargs)
         except ToolGuidance as guidance:
             return self.failed(args, kwargs, guidance)
-        return self.succeeded(args, kwargs, raw, text)
+        return self.succeeded(args, kwargs, outcome)
 
     async def aoutput(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> ToolOutput:
         """:meth:`output` for async callers."""
         try:
-            raw, text = await self.arun(args, kwargs)
+            outcome = await self.arun(args, kwargs)
         except ToolGuidance as guidance:
             return self.failed(args, kwargs, guidance)
-        return self.succeeded(args, kwargs, raw, text)
+        return self.succeeded(args, kwargs, outcome)
 
     def succeeded(
-        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], raw: Any, text: str
-    ) -> ToolOutput:
-        """The ``ToolOutput`` of a call that worked: the text, and ``raw`` as ``raw_output``."""
-        raw_input = {"args": args, "kwargs": dict(kwargs)}
-        return ToolOutput(
-            tool_name=self.name, blocks=[TextBlock(text=text)], raw_input=raw_input, raw_output=raw
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], outcome: Outcome
+    ) -> GuardedOutput:
+        """The ``ToolOutput`` of a call that worked: the text, ``raw_output``, ``structured``."""
+        made = GuardedOutput(
+            tool_name=self.name,
+            blocks=[TextBlock(text=outcome.text)],
+            raw_input={"args": args, "kwargs": dict(kwargs)},
+            raw_output=outcome.raw,
         )
+        made.structured = outcome.structured
+        return made
 
     def failed(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any], guidance: ToolGuidance
@@ -460,8 +487,31 @@ class Guard:
         """Whether ``raw`` is text that fits the budget uncounted: :meth:`text` is quick."""
         return isinstance(raw, str) and len(raw) * 4 <= self.policy.budget().max_tokens
 
+    def shown(self, raw: Any, arguments: Mapping[str, Any]) -> Outcome:
+        """The outcome of a call that returned ``raw``: its text and its structured result."""
+        text, stored = self._text(raw, arguments)
+        return Outcome(raw, text, self.structure(raw, stored))
+
+    def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
+        """The structured result of ``raw``, as JSON values within the text's budget."""
+        model = self.options.output
+        if model is None:
+            return None
+        make = self.options.structure
+        data = make(raw) if make is not None else structured.structured_of(raw)
+        if data is None:
+            if strict():  # every reply of a tool that declares an output carries one
+                raise TypeError(f"{self.name} returned no {model.__name__}: {type(raw)!r}")
+            return None
+        if not isinstance(data, model):
+            raise TypeError(f"{self.name} returned {type(data).__name__}, not {model.__name__}")
+        return structured.dump(data, self.policy.budget().max_tokens, stored)
+
     def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
+        return self._text(raw, arguments)[0]
+
+    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, structured.Stored | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (
@@ -474,11 +524,11 @@ class Guard:
         if len(text) * 4 <= budget.max_tokens:
             # Not counted: a token covers at least one byte of UTF-8 (a char is at most
             # four), so it fits; the tokenizer was about 5% of a short call.
-            return text
+            return text, None
         # Counted only until it is over budget: storing counts the rest as it cuts passages.
         tokens = bounds.count_tokens(text, stop_above=budget.max_tokens)
         if tokens <= budget.max_tokens:
-            return text
+            return text, None
         if self.options.large_output and self.read_tool:
             # One Document is stored as one (its passages keep their source), not as text.
             documents = [raw] if isinstance(raw, Document) else raw
@@ -488,9 +538,13 @@ class Guard:
                     documents if isinstance(documents, list) else text,
                     source=self.policy.source,
                 )
-                return large_output.stored_message(stored, text, self.read_tool)
+                return large_output.stored_message(stored, text, self.read_tool), structured.Stored(
+                    result_id=stored.result_id,
+                    read_with=self.read_tool,
+                    passages=len(stored.passages),
+                )
             except Exception:
                 if strict():
                     raise
                 logger.exception("toolspecs: could not store the result of %s", self.name)
-        return large_output.truncated_message(text, budget, bounds.count_tokens(text))
+        return large_output.truncated_message(text, budget, bounds.count_tokens(text)), None

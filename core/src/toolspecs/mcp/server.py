@@ -10,10 +10,14 @@ and our schema replaced. The low-level server lets us give each tool:
   clause (``"Gmail: Send a draft"``), also as ``annotations.title`` for older clients;
 - ``annotations``: the tool's policy marks (``tool.marks.annotations()``);
 
+- ``outputSchema``: its output model's JSON schema, for tools that declare one
+  (:mod:`toolspecs.core.structured`);
+
 and answer ``tools/call`` with the raw arguments read by our own model
-(``tool.guard.arun``): the text the agent reads as text content, or the guidance's exact
-text with ``isError: true``. A tool the server does not have is a protocol error
-(``-32602``, naming the tools it has), as the MCP specification asks.
+(``tool.guard.arun``): the text the agent reads as text content (and the same facts as
+``structuredContent``), or the guidance's exact text with ``isError: true``. A tool the
+server does not have is a protocol error (``-32602``, naming the tools it has), as the
+MCP specification asks.
 
 Progress: when the client sends a progress token, a call is framed by a first
 notification (progress 0, "<tool> started") and a last one (progress equal to total,
@@ -51,6 +55,7 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.core import structured
 from toolspecs.core.errors import ToolGuidance
 from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
@@ -120,8 +125,15 @@ def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
         description=tool.metadata.description,
         input_schema=input_schema(tool),
         annotations=types.ToolAnnotations.model_validate(annotations),
+        output_schema=output_schema(tool),
     )
     return definition
+
+
+def output_schema(tool: GuardedTool) -> dict[str, Any] | None:
+    """The tool's ``outputSchema``: its output model's JSON schema (``None``: it has none)."""
+    model = tool.guard.options.output
+    return None if model is None else structured.output_schema(model)
 
 
 def _flatten(sources: Iterable[Tools]) -> list[ToolSpec | GuardedTool]:
@@ -211,11 +223,11 @@ def build_server(
         owner: object | None,
         key: str | None,
         arguments: dict[str, Any],
-    ) -> tuple[str, bool]:
-        """Run a call (in a slot): the text, and whether it is guidance."""
+    ) -> tuple[str, bool, dict[str, Any] | None]:
+        """Run a call (in a slot): the text, whether it is guidance, the structured result."""
         tool, guidance = await _own_tool(user_tools, ctx, tool)
         if guidance is not None:
-            return guidance, True
+            return guidance, True, None
         # Results stored in this session are read in this session only, and go with it.
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
@@ -251,13 +263,14 @@ def build_server(
             owner = connection
         session = counted(sessionless, key, connection)
         needed = refused(ctx, params.name)
+        data: dict[str, Any] | None = None
         if needed is not None:
             text, failed = refusal(params.name, needed), True
         else:
             # A sessionless caller's running calls count on every replica (shared_calls).
             async with running.slot(session, key if sessionless else None) as free:
                 if free:
-                    text, failed = await run(ctx, tool, owner, key, params.arguments or {})
+                    text, failed, data = await run(ctx, tool, owner, key, params.arguments or {})
                 else:
                     who = "This session already has" if key is None else "You already have"
                     text, failed = (
@@ -266,7 +279,7 @@ def build_server(
                         True,
                     )
         result: mcp_types.CallToolResult = types.CallToolResult(
-            content=[types.TextContent(text=text)], is_error=failed
+            content=[types.TextContent(text=text)], is_error=failed, structured_content=data
         )
         return result
 
@@ -304,8 +317,8 @@ async def _own_tool(
 
 async def _call(
     ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: dict[str, Any], heartbeat: float
-) -> tuple[str, bool]:
-    """Run one call with progress around it: the text, and whether it is guidance."""
+) -> tuple[str, bool, dict[str, Any] | None]:
+    """Run one call with progress around it: text, whether it is guidance, structure."""
     anyio = require("anyio", "mcp")
     name = tool.metadata.get_name()
     # A no-op unless the client asked for progress (sent a progress token).
@@ -319,7 +332,7 @@ async def _call(
             beats += 1
             await report(beats, None, f"{name} is still working")
 
-    outcome: tuple[str, bool] = ("", True)
+    outcome: tuple[str, bool, dict[str, Any] | None] = ("", True, None)
     bug: Exception | None = None
     started = time.monotonic()
     await report(0, None, f"{name} started")
@@ -327,10 +340,10 @@ async def _call(
         group.start_soon(beat)
         try:
             # Our model reads the arguments as sent ("5" for 5, aliases, camelCase).
-            _, text = await tool.guard.arun((), arguments)
-            outcome = (text, False)
+            done = await tool.guard.arun((), arguments)
+            outcome = (done.text, False, done.structured)
         except ToolGuidance as guidance:
-            outcome = (guidance.text, True)
+            outcome = (guidance.text, True, None)
         except Exception as exc:  # our bug (strict mode): re-raised outside the group
             bug = exc
         finally:
