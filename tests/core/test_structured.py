@@ -105,7 +105,7 @@ def test_a_reply_missing_its_declared_data_is_our_bug_in_strict_mode():
 
 
 def test_declarations_are_checked_when_made():
-    with pytest.raises(ConfigurationError, match="subclass of toolspecs.core.structured"):
+    with pytest.raises(ConfigurationError, match=r"subclass of toolspecs\.core\.structured"):
         tool(output=dict)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="subclasses Listing"):
         tool(output=Note, large_output=True)
