@@ -37,6 +37,10 @@ each request's access token says which tools its user may call (:mod:`toolspecs.
 ``tools/list`` shows those only, a call of another is guidance), and the user it names
 owns the results their calls store (:mod:`toolspecs.mcp.users`).
 
+Caching: on the 2026-07-28 revision, ``tools/list`` tells clients they may keep the list
+for :data:`TOOL_LIST_TTL_MS`, shared by every caller (``public``) unless ``scopes``
+filter it per token (``private``).
+
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
 guidance to wait, so one client cannot take every worker thread of the server.
@@ -79,6 +83,9 @@ call_log = logging.getLogger("toolspecs.calls")
 HEARTBEAT_SECONDS = 5.0
 # Tool calls one session may have running at once.
 MAX_CALLS_PER_SESSION = 4
+# How long a client may keep the tool list (2026-07-28 cache hints): it is fixed for the
+# life of the server; a restart with other tools is seen within this time.
+TOOL_LIST_TTL_MS = 10 * 60 * 1000
 
 # The summary's first clause: up to a '.', ':', ';' or ',' that ends a word.
 _CLAUSE_END = re.compile(r"[.:;,](?=\s|$)")
@@ -283,9 +290,13 @@ def build_server(
         )
         return result
 
+    caching = require("mcp.server.caching", "mcp")
+    # The list is the same for every caller unless scopes filter it: then each token's own.
+    shared = "public" if scopes is None else "private"
     server: Server[Any] = server_module.Server(
         name,
         version=_version(),
+        cache_hints={"tools/list": caching.CacheHint(ttl_ms=TOOL_LIST_TTL_MS, scope=shared)},
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=schemas.get,
