@@ -279,11 +279,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
     from toolspecs.adapters import require
     from toolspecs.mcp import build_server, serve_http, serve_stdio
+    from toolspecs.mcp.confirm import state_keys_from_env
     from toolspecs.mcp.operations import log_requests
     from toolspecs.mcp.scopes import tool_scopes
 
     settings = ServeSettings.from_args(args)
     specs = build_specs(settings)
+    for spec in specs.values():
+        spec.confirm_destructive = spec.confirm_destructive and args.confirm
     by_spec = served_tools_by_spec(specs, settings.prefixes)
     tools = [tool for listed in by_spec.values() for tool in listed]
     oauth = oauth_settings(args, by_spec)  # None: the shared token (--auth-issuer not given)
@@ -302,6 +305,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         scopes=scopes,
         user_tools=user_tools,
         shared_calls=shared_calls(specs),
+        request_state_keys=state_keys_from_env(),
     )
     log_requests(args.log_format)
     anyio = require("anyio", "mcp")

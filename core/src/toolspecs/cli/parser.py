@@ -310,6 +310,15 @@ def _add_serve(sub: Any) -> None:
         "count of the user's running calls)",
     )
     serve.add_argument(
+        "--no-confirm",
+        dest="confirm",
+        action="store_false",
+        help="do not ask the person (through clients that can show a form) before a tool "
+        "sends, deletes or makes a destructive update: for fully automated agents. With "
+        "replicas, give each the same TOOLSPECS_REQUEST_STATE_KEY so any of them takes "
+        "the answer",
+    )
+    serve.add_argument(
         "--session-idle",
         type=_positive,
         default=600,

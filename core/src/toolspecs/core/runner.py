@@ -69,6 +69,9 @@ class CallPolicy:
         before: Called with the spec function's name once its arguments are read, in the
             call's thread, under its lock and deadline, before the function: it may raise
             ``ToolGuidance`` (or an error the failure table maps) to stop the call.
+        confirm: The question a person answers before a destructive call of a spec
+            function with its arguments read; it returns ``None`` when the spec does not
+            ask (``confirm_destructive`` off). ``None``: never ask.
     """
 
     service: str
@@ -80,6 +83,7 @@ class CallPolicy:
     results: Callable[[], large_output.StoredResults]
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
+    confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None
 
 
 class Outcome(NamedTuple):
@@ -282,6 +286,48 @@ class Guard:
                 return self.shown(raw, arguments)
         except Exception as exc:
             raise self.guidance(exc) from exc
+
+    @property
+    def asks_first(self) -> bool:
+        """Whether a host that can show a person a question asks before this call runs.
+
+        Destructive calls (sending, deleting, a destructive update) whose spec asks.
+        """
+        return self.options.marks.destructive is True and self.policy.confirm is not None
+
+    async def confirmation(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
+        """The question for the person before this call with these arguments (``None``: none).
+
+        It is asked of the spec as a call would be: the arguments read by the tool's model,
+        in a worker thread under the spec's lock and deadline. Bad arguments, or a failure
+        of the spec's service while it looks (no such draft), raise the same guidance the
+        call would: the host then shows that and asks nothing.
+
+        Raises:
+            ToolGuidance: As :meth:`run`.
+        """
+        confirm = self.policy.confirm
+        if not self.asks_first or confirm is None:
+            return None
+        function = self.function
+
+        def question(**arguments: Any) -> str | None:
+            return confirm(function, arguments)
+
+        question.__name__ = function  # what policy.before checks (a Google scope) is its
+
+        asking = Guard(
+            self.policy,
+            self.name,
+            question,
+            ToolOptions(marks=self.options.marks),
+            self.model,
+            self.names,
+            "",
+            owner=self.owner,
+        )
+        asked = await asking.arun(args, kwargs)
+        return asked.raw if isinstance(asked.raw, str) else None
 
     def late(self, seconds: float) -> RetryLater:
         """The guidance for a call still running at its deadline."""

@@ -31,7 +31,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import clock, deadline, docstrings, large_output, owners, schema
+from toolspecs.core import bounds, clock, deadline, docstrings, large_output, owners, schema
 from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
@@ -78,6 +78,10 @@ class ToolSpec(BaseToolSpec):
     # Offer tools marked destructive / tools that change things beyond the user's account.
     allow_destructive: bool = True
     allow_send: bool = True
+    # Ask the person before a destructive call (sending, deleting, a destructive update),
+    # where the host can show them a question (MCP elicitation). False for fully automated
+    # agents: the marks and descriptions then say what such a tool does, as everywhere.
+    confirm_destructive: bool = True
     # False for specs whose client must not be used from two threads at once: their calls
     # then take turns (async calls run in worker threads, and agents make several at once).
     thread_safe: ClassVar[bool] = True
@@ -192,7 +196,30 @@ class ToolSpec(BaseToolSpec):
             results=lambda: self.results,
             source=self.passage_source,
             before=self.before_call,
+            confirm=self.confirmation_for,
         )
+
+    def confirmation_for(self, function: str, arguments: Mapping[str, Any]) -> str | None:
+        """What the person is asked before a destructive call; ``None``: do not ask.
+
+        ``None`` when ``confirm_destructive`` is off; else :meth:`confirmation`.
+        """
+        return self.confirmation(function, arguments) if self.confirm_destructive else None
+
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+        """The question a person answers before ``function`` runs with ``arguments``.
+
+        A generic one names the service, the function and its arguments. Specs say what
+        will happen instead (Gmail: the recipients, subject and attachments of the draft
+        to send), asking their service if they must; a failure here (no such draft) is
+        mapped to guidance like the call's own, and nothing is asked or done.
+
+        Args:
+            function: The spec function's name (without a prefix).
+            arguments: Its arguments, read as the call reads them.
+        """
+        shown = ", ".join(f"{name}={bounds.shown(value)}" for name, value in arguments.items())
+        return bounds.clip(f"Allow {self.service_name} to {function}({shown})?", 500)
 
     def before_call(self, function: str) -> None:
         """Runs before each tool call's function, its arguments read; nothing by default.

@@ -29,11 +29,14 @@ import json
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
+from pydantic_core import core_schema
 
 from toolspecs.core.bounds import count_tokens
 
 __all__ = [
     "Listing",
+    "OutputJsonSchema",
     "Quoted",
     "Replies",
     "Reply",
@@ -127,9 +130,39 @@ def structured_of(raw: Any) -> BaseModel | None:
     return found if isinstance(found, BaseModel) else None
 
 
+class OutputJsonSchema(GenerateJsonSchema):
+    """The schema of a structured result, as short as it can be and still closed.
+
+    No titles (names say it); optional fields show their type only, with no ``null`` and
+    no ``None`` default, because :func:`dump` leaves out the fields that are ``None``;
+    ``additionalProperties: false`` stays, so clients know the object is closed.
+    """
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        """No per-field titles."""
+        return False
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """No model title."""
+        found = super().model_schema(schema)
+        found.pop("title", None)
+        return found
+
+    def nullable_schema(self, schema: core_schema.NullableSchema) -> JsonSchemaValue:
+        """Only the type: a ``None`` is never sent."""
+        return self.generate_inner(schema["schema"])
+
+    def default_schema(self, schema: core_schema.WithDefaultSchema) -> JsonSchemaValue:
+        """No ``None`` default (never sent)."""
+        found = super().default_schema(schema)
+        if "default" in found and found["default"] is None:
+            found.pop("default")
+        return found
+
+
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema a client validates ``structuredContent`` against."""
-    return model.model_json_schema(mode="serialization")
+    return model.model_json_schema(mode="serialization", schema_generator=OutputJsonSchema)
 
 
 def dump(data: BaseModel, max_tokens: int, stored: Stored | None = None) -> dict[str, Any]:

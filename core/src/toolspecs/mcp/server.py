@@ -37,6 +37,9 @@ each request's access token says which tools its user may call (:mod:`toolspecs.
 ``tools/list`` shows those only, a call of another is guidance), and the user it names
 owns the results their calls store (:mod:`toolspecs.mcp.users`).
 
+Confirmations: a destructive call of a spec that asks (``confirm_destructive``) runs once
+the person said yes, where the client can show a form (:mod:`toolspecs.mcp.confirm`).
+
 Caching: on the 2026-07-28 revision, ``tools/list`` tells clients they may keep the list
 for :data:`TOOL_LIST_TTL_MS`, shared by every caller (``public``) unless ``scopes``
 filter it per token (``private``).
@@ -54,7 +57,7 @@ import contextlib
 import logging
 import re
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +67,7 @@ from toolspecs.core.errors import ToolGuidance
 from toolspecs.core.owners import results_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
+from toolspecs.mcp import confirm
 from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionless
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
@@ -168,6 +172,7 @@ def build_server(
     scopes: Mapping[str, str] | None = None,
     user_tools: UserTools | None = None,
     shared_calls: SharedSlots | None = None,
+    request_state_keys: Sequence[bytes | str] | None = None,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -186,6 +191,9 @@ def build_server(
         shared_calls: Replicas' shared count of running calls (Redis,
             :class:`toolspecs.mcp.running.SharedSlots`): a sessionless caller's
             ``max_calls`` then holds across every replica that shares it.
+        request_state_keys: Keys that seal the state of a call that asks the person
+            first (2026-07-28, :mod:`toolspecs.mcp.confirm`), the same on every replica
+            behind one address; ``None``: a key of this process only.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -229,12 +237,18 @@ def build_server(
         tool: GuardedTool,
         owner: object | None,
         key: str | None,
-        arguments: dict[str, Any],
-    ) -> tuple[str, bool, dict[str, Any] | None]:
-        """Run a call (in a slot): the text, whether it is guidance, the structured result."""
+        params: mcp_types.CallToolRequestParams,
+    ) -> tuple[str, bool, dict[str, Any] | None] | mcp_types.InputRequiredResult:
+        """Run a call (in a slot): text, whether it is guidance, structure; or ask first."""
         tool, guidance = await _own_tool(user_tools, ctx, tool)
         if guidance is not None:
             return guidance, True, None
+        arguments = params.arguments or {}
+        if tool.guard.asks_first and confirm.can_ask(ctx):
+            modern = ctx.protocol_version in sessionless_versions
+            stop = await _ask_first(ctx, tool, params, modern)
+            if stop is not None:
+                return stop
         # Results stored in this session are read in this session only, and go with it.
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
@@ -243,7 +257,7 @@ def build_server(
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
-    ) -> mcp_types.CallToolResult:
+    ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         tool = tools.get(params.name)
         if tool is None:
             errors = require("mcp.shared.exceptions", "mcp")
@@ -277,7 +291,10 @@ def build_server(
             # A sessionless caller's running calls count on every replica (shared_calls).
             async with running.slot(session, key if sessionless else None) as free:
                 if free:
-                    text, failed, data = await run(ctx, tool, owner, key, params.arguments or {})
+                    ran = await run(ctx, tool, owner, key, params)
+                    if not isinstance(ran, tuple):
+                        return ran  # the person is asked first (2026-07-28)
+                    text, failed, data = ran
                 else:
                     who = "This session already has" if key is None else "You already have"
                     text, failed = (
@@ -301,7 +318,40 @@ def build_server(
         on_call_tool=call_tool,
         get_tool_input_schema=schemas.get,
     )
+    confirm.protect(server, name, request_state_keys)
     return server
+
+
+async def _ask_first(
+    ctx: ServerRequestContext[Any],
+    tool: GuardedTool,
+    params: mcp_types.CallToolRequestParams,
+    modern: bool,
+) -> tuple[str, bool, None] | mcp_types.InputRequiredResult | None:
+    """Ask the person before a destructive call; ``None``: go on with the call.
+
+    On 2026-07-28 the first call answers the question to ask, and its retry carries the
+    answer; before, the question is asked now and its answer awaited.
+    """
+    if modern:
+        answer = confirm.answer_given(params)
+        if answer is None:
+            try:
+                question = await tool.guard.confirmation((), params.arguments or {})
+            except ToolGuidance as guidance:  # bad arguments, no such draft: nothing asked
+                return guidance.text, True, None
+            return None if question is None else confirm.question_request(question)
+    else:
+        try:
+            question = await tool.guard.confirmation((), params.arguments or {})
+        except ToolGuidance as guidance:
+            return guidance.text, True, None
+        if question is None:
+            return None
+        answer = await confirm.ask_now(ctx, question)
+    if answer in ("go", "cannot ask"):
+        return None
+    return confirm.declined(tool), True, None
 
 
 async def _own_tool(
