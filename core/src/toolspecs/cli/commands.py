@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.tools import FunctionTool
+from pydantic import BaseModel
 
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
 from toolspecs.cli.delegate import google_delegation
@@ -57,10 +58,15 @@ def tool_cost(tool: FunctionTool) -> int:
     return count_tokens(json.dumps(tool.metadata.to_openai_tool(skip_length_check=True)))
 
 
+def _output_model(tool: FunctionTool) -> type[BaseModel] | None:
+    """The model of the tool's structured result (``@tool(output=...)``), if it has one."""
+    model = getattr(getattr(getattr(tool, "guard", None), "options", None), "output", None)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
 def output_schema_of(tool: FunctionTool) -> dict[str, Any] | None:
     """The JSON schema of the tool's structured result (MCP's ``outputSchema``), if it has one."""
-    guard = getattr(tool, "guard", None)
-    model = getattr(getattr(guard, "options", None), "output", None)
+    model = _output_model(tool)
     return None if model is None else structured.output_schema(model)
 
 
@@ -169,12 +175,11 @@ def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
     return f"{line}: {prop['description']}" if prop.get("description") else line
 
 
-def describe_output(schema: dict[str, Any], cost: int) -> list[str]:
-    """The lines for a tool's output schema: its model, its cost, then each top-level field."""
+def describe_output(name: str, schema: dict[str, Any], cost: int) -> list[str]:
+    """The lines for a tool's output schema: its model's name, its cost, each top-level field."""
     properties: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
-    title = schema.get("title", "object")
-    lines = [f"Output: {title} ({cost} tokens of outputSchema, where the client sends it)"]
+    lines = [f"Output: {name} ({cost} tokens of outputSchema, where the client sends it)"]
     for name, prop in properties.items():
         if prop.get("default", "") is None:  # left out of the data when None: optional
             prop = {key: value for key, value in prop.items() if key != "default"}
@@ -194,9 +199,10 @@ def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
     lines.append("  Parameters:" if properties else "  Parameters: none")
     for name, prop in properties.items():
         lines.append(f"    {describe_parameter(name, prop, name in required)}")
-    output = output_schema_of(tool)
-    if output is not None:
-        lines += [f"  {line}" for line in describe_output(output, output_cost(tool))]
+    model, output = _output_model(tool), output_schema_of(tool)
+    if model is not None and output is not None:
+        described = describe_output(model.__name__, output, output_cost(tool))
+        lines += [f"  {line}" for line in described]
     return "\n".join(lines)
 
 
