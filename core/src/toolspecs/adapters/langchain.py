@@ -9,8 +9,14 @@ our tool shows it and answers exactly as it answers:
 - the arguments the model sent reach our argument model as they are, so ``"5"`` for an
   integer, an alias (``q``) or ``camelCase`` names are read as everywhere else, and a
   call it cannot read gets our guidance, not pydantic's error;
-- a result is our text (``tool.fn``; ``tool.async_fn`` for ``ainvoke``, so async agents
-  do not block their event loop);
+- a result is our text (what ``tool.fn`` returns; ``ainvoke`` awaits it, so async agents
+  do not block their event loop) with the call's structured result beside it
+  (``response_format="content_and_artifact"``): invoked with a ``ToolCall`` (as agents
+  do), the tool answers a ``ToolMessage`` whose ``content`` is the text and whose
+  ``artifact`` is the JSON-ready dict of a tool declared ``@tool(output=Model)``
+  (``GuardedOutput.structured``, what MCP sends as ``structuredContent``), ``None`` for
+  a tool without one. LangChain never sends the artifact to the model. Invoked with
+  plain arguments, the tool returns the text alone, as before;
 - guidance becomes a ``ToolException`` carrying exactly ``ToolGuidance.text``, which
   LangChain hands back to the model as a ``ToolMessage`` with ``status="error"``
   (``handle_tool_error=True``);
@@ -58,8 +64,8 @@ def to_langchain_tools(source: Tools) -> list[ToolspecsStructuredTool]:
 
     Returns:
         One tool per tool of ``source``: same name, description and schema, our text as
-        its result, guidance as a ``ToolMessage`` with ``status="error"``, and the
-        policy marks in ``metadata``.
+        its result and the structured result as its ``ToolMessage.artifact``, guidance as
+        a ``ToolMessage`` with ``status="error"``, and the policy marks in ``metadata``.
 
     Raises:
         ConfigurationError: When an item is not ours, or two tools share a name.
@@ -72,20 +78,21 @@ def _langchain_tool(tool: GuardedTool) -> ToolspecsStructuredTool:
     model = tool.metadata.fn_schema
     if model is None:  # every tool of a ToolSpec has one
         raise ConfigurationError(f"{name} has no argument model (fn_schema)")
-    fn, async_fn = tool.fn, tool.async_fn
+    guard = tool.guard  # tool.fn's own path, keeping the structured result it drops
 
-    def run(*args: Any, **kwargs: Any) -> str:
+    def run(*args: Any, **kwargs: Any) -> tuple[str, dict[str, Any] | None]:
         try:
-            return fn(*args, **kwargs)
+            outcome = guard.run(args, kwargs)
         except ToolGuidance as guidance:
             raise ToolException(guidance.text) from guidance
+        return outcome.text, outcome.structured
 
-    async def arun(*args: Any, **kwargs: Any) -> str:
+    async def arun(*args: Any, **kwargs: Any) -> tuple[str, dict[str, Any] | None]:
         try:
-            text: str = await async_fn(*args, **kwargs)
+            outcome = await guard.arun(args, kwargs)
         except ToolGuidance as guidance:
             raise ToolException(guidance.text) from guidance
-        return text
+        return outcome.text, outcome.structured
 
     return ToolspecsStructuredTool(
         name=name,
@@ -94,5 +101,6 @@ def _langchain_tool(tool: GuardedTool) -> ToolspecsStructuredTool:
         func=run,
         coroutine=arun,
         handle_tool_error=True,  # a ToolException's text goes back to the model
+        response_format="content_and_artifact",  # (text, structured): ToolMessage.artifact
         metadata=dict(tool.marks.annotations()),
     )

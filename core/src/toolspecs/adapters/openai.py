@@ -19,6 +19,16 @@ up, arguments that are not JSON or were cut off. :class:`ToolExecutor` handles t
 No SDK is imported here: calls may be the SDKs' objects or plain dicts of the same shape.
 Every failure (our guidance included) comes back as a message, never as an exception;
 several calls of one turn run concurrently and come back in the order they were made.
+
+Each message is a :class:`ToolAnswer`: the ``dict`` the SDK takes, unchanged, that also
+carries the call's structured result as ``.structured`` (the JSON-ready dict of a tool
+declared ``@tool(output=Model)``, what MCP sends as ``structuredContent``; ``None`` for
+a tool without one and for guidance). Neither API has a field for it in a tool message,
+so it stays beside the message, for the caller's code, and is never sent to the model::
+
+    answers = executor.execute(reply.tool_calls)
+    messages += answers
+    found = [a.structured for a in answers]  # e.g. the ids to act on next
 """
 
 from __future__ import annotations
@@ -36,7 +46,7 @@ from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
-__all__ = ["ToolExecutor", "to_anthropic_tools", "to_openai_tools"]
+__all__ = ["ToolAnswer", "ToolExecutor", "to_anthropic_tools", "to_openai_tools"]
 
 
 def to_openai_tools(source: Tools) -> list[dict[str, Any]]:
@@ -70,6 +80,25 @@ def to_anthropic_tools(source: Tools) -> list[dict[str, Any]]:
     ]
 
 
+class ToolAnswer(dict[str, Any]):
+    """One answer message, the ``dict`` an SDK takes, carrying the call's structured result.
+
+    Equal to, and sent as, the plain message (``{"role": "tool", ...}`` or a
+    ``tool_result`` block): ``structured`` is never part of it.
+
+    Attributes:
+        structured: The structured result of a tool declared ``@tool(output=Model)``
+            (``GuardedOutput.structured``); ``None`` for a tool without one, or guidance.
+    """
+
+    structured: dict[str, Any] | None
+
+    def __init__(self, message: Mapping[str, Any], structured: dict[str, Any] | None) -> None:
+        """The message, carrying ``structured``."""
+        super().__init__(message)
+        self.structured = structured
+
+
 class ToolExecutor:
     """Runs the tool calls a model made and returns the messages that answer them.
 
@@ -94,7 +123,7 @@ class ToolExecutor:
 
     # -- OpenAI (chat completions) -----------------------------------------------------
 
-    def execute(self, tool_calls: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
         """Run a chat completion's ``tool_calls``: the ``role: "tool"`` messages, in order.
 
         Args:
@@ -102,13 +131,14 @@ class ToolExecutor:
                 ``{"id", "function": {"name", "arguments"}}``.
 
         Returns:
-            One ``{"role": "tool", "tool_call_id", "content"}`` message per call.
+            One ``{"role": "tool", "tool_call_id", "content"}`` message per call, each a
+            :class:`ToolAnswer` carrying its ``structured`` result.
         """
         calls = [_openai_call(call) for call in tool_calls]
         outputs = self._run_all([(name, arguments) for _, name, arguments in calls])
         return _tool_messages(calls, outputs)
 
-    async def aexecute(self, tool_calls: Iterable[Any]) -> list[dict[str, Any]]:
+    async def aexecute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute` for async code."""
         calls = [_openai_call(call) for call in tool_calls]
         outputs = await self._arun_all([(name, arguments) for _, name, arguments in calls])
@@ -116,7 +146,7 @@ class ToolExecutor:
 
     # -- Anthropic (messages) ----------------------------------------------------------
 
-    def execute_anthropic(self, content_blocks: Iterable[Any]) -> list[dict[str, Any]]:
+    def execute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
         """Run the ``tool_use`` blocks of an Anthropic message: ``tool_result`` blocks, in order.
 
         Args:
@@ -124,7 +154,8 @@ class ToolExecutor:
                 such as text, are skipped), or dicts of the same shape.
 
         Returns:
-            One ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` per call.
+            One ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` per call,
+            each a :class:`ToolAnswer` carrying its ``structured`` result.
         """
         uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
         outputs = self._run_all([(name, arguments) for _, name, arguments in uses])
@@ -133,7 +164,7 @@ class ToolExecutor:
             for (use_id, _, _), output in zip(uses, outputs, strict=True)
         ]
 
-    async def aexecute_anthropic(self, content_blocks: Iterable[Any]) -> list[dict[str, Any]]:
+    async def aexecute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute_anthropic` for async code."""
         uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
         outputs = await self._arun_all([(name, arguments) for _, name, arguments in uses])
@@ -149,6 +180,7 @@ class ToolExecutor:
 
         Never raises (but for our own bugs under ``TOOLSPECS_STRICT``): whatever goes
         wrong is this call's error result, so the other calls of its turn keep theirs.
+        A call that worked is a ``GuardedOutput``, its ``structured`` result included.
         """
         found = self._read(name, arguments)
         if isinstance(found, ToolOutput):
@@ -259,20 +291,29 @@ def _refused(name: str, arguments: Any, guidance: ToolGuidance) -> ToolOutput:
     )
 
 
+def _structured(output: ToolOutput) -> dict[str, Any] | None:
+    found = getattr(output, "structured", None)  # GuardedOutput; None for a refusal
+    return found if isinstance(found, dict) else None
+
+
 def _tool_messages(
     calls: list[tuple[str, Any, Any]], outputs: list[ToolOutput]
-) -> list[dict[str, Any]]:
+) -> list[ToolAnswer]:
     """The ``role: "tool"`` message answering each chat-completion call, in order."""
     return [
-        {"role": "tool", "tool_call_id": call_id, "content": output.content}
+        ToolAnswer(
+            {"role": "tool", "tool_call_id": call_id, "content": output.content},
+            _structured(output),
+        )
         for (call_id, _, _), output in zip(calls, outputs, strict=True)
     ]
 
 
-def _tool_result(use_id: str, output: ToolOutput) -> dict[str, Any]:
-    return {
+def _tool_result(use_id: str, output: ToolOutput) -> ToolAnswer:
+    message = {
         "type": "tool_result",
         "tool_use_id": use_id,
         "content": output.content,
         "is_error": bool(output.is_error),
     }
+    return ToolAnswer(message, _structured(output))

@@ -9,7 +9,14 @@ Each of our tools becomes a smolagents ``Tool``:
   no ``$defs``. Types map one to one onto smolagents' (``string``, ``integer``,
   ``number``, ``boolean``, ``array``, ``object``); a union is a list of types, and an
   argument of no JSON type is ``any``.
-- ``output_type = "string"``: the result is our text (``tool.fn``).
+- ``output_type = "string"``: the result is our text (``tool.fn``). With
+  ``structured_output=True`` (the name of smolagents' own ``MCPClient`` option, which
+  does the same for MCP tools), a tool declared ``@tool(output=Model)`` is instead
+  ``output_type = "object"`` with ``output_schema`` its model's JSON schema, and returns
+  the structured result (a dict: what MCP sends as ``structuredContent``). smolagents
+  shows a ``CodeAgent`` that schema and ``-> dict``, so its code reads fields
+  (``result["papers"][0]["id"]``) instead of parsing text; a ``ToolCallingAgent`` sees
+  the dict as its observation. The schema costs tokens in every prompt, so it is opt-in.
 - ``forward`` hands the arguments to our argument model as they came, positional ones
   included (``CodeAgent`` code may call ``arxiv_query("bert", 5)``); guidance is raised
   as our ``ToolGuidance``, whose ``str()`` is exactly its text. ``ToolCallingAgent``
@@ -36,6 +43,7 @@ from typing import Any
 
 from toolspecs.adapters.compat_smolagents import AnyArguments
 from toolspecs.adapters.tools import Tools, guarded_tools, require
+from toolspecs.core import structured
 from toolspecs.core.policy import Marks
 from toolspecs.core.tool import GuardedTool
 
@@ -54,6 +62,9 @@ class ToolspecsSmolagentsTool(AnyArguments, Tool):  # type: ignore[misc]  # no t
 
     Args:
         tool: Our tool.
+        structured_output: Return the structured result of a tool that declares an
+            output model (a dict, ``output_type="object"``, ``output_schema`` set)
+            instead of its text.
 
     Attributes:
         marks: The tool's policy marks.
@@ -64,33 +75,53 @@ class ToolspecsSmolagentsTool(AnyArguments, Tool):  # type: ignore[misc]  # no t
     # internal of smolagents: see compat_smolagents).
     output_type = "string"
 
-    def __init__(self, tool: GuardedTool) -> None:
+    def __init__(self, tool: GuardedTool, structured_output: bool = False) -> None:
         self.name = tool.metadata.get_name()
         self.description = tool.metadata.description
         self.inputs = smolagents_inputs(tool.metadata.get_parameters_dict())
         self.marks: Marks = tool.marks
-        self._fn = tool.fn
+        self._guard = tool.guard
+        model = tool.guard.options.output
+        self._structured = structured_output and model is not None
+        if self._structured and model is not None:
+            self.output_type = "object"
+            self.output_schema = structured.output_schema(model)
         super().__init__()
 
-    def forward(self, *args: Any, **kwargs: Any) -> str:
-        """Our text for the call; raises ``ToolGuidance``, which the agent reports to the model."""
-        return self._fn(*args, **kwargs)
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        """Our text for the call (or its structured result); raises ``ToolGuidance``.
+
+        The agent reports guidance to the model. A tool that returned no structured
+        result (outside strict mode) answers its text, even with ``structured_output``.
+        """
+        outcome = self._guard.run(args, kwargs)  # what tool.fn runs, the data kept
+        if self._structured and outcome.structured is not None:
+            return outcome.structured
+        return outcome.text
 
 
-def to_smolagents_tools(source: Tools) -> list[ToolspecsSmolagentsTool]:
+def to_smolagents_tools(
+    source: Tools, *, structured_output: bool = False
+) -> list[ToolspecsSmolagentsTool]:
     """Our tools as smolagents ``Tool`` objects, in order.
 
     Args:
         source: A spec, several specs, or our tools (e.g. ``spec.to_tool_list(prefix=...)``).
+        structured_output: Tools that declare an output model return their structured
+            result (a dict) under its ``output_schema`` instead of their text.
 
     Returns:
         One tool per tool of ``source``: same name and description, ``inputs`` from
-        its schema, our text as a ``"string"`` output, guidance raised as a tool error.
+        its schema, our text as a ``"string"`` output (or the structured result as an
+        ``"object"``), guidance raised as a tool error.
 
     Raises:
         ConfigurationError: When an item is not ours, or two tools share a name.
     """
-    return [ToolspecsSmolagentsTool(tool) for tool in guarded_tools(source)]
+    return [
+        ToolspecsSmolagentsTool(tool, structured_output=structured_output)
+        for tool in guarded_tools(source)
+    ]
 
 
 def smolagents_inputs(schema: Mapping[str, Any]) -> dict[str, dict[str, Any]]:

@@ -17,12 +17,14 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from llama_index.core.tools import FunctionTool
+from pydantic import BaseModel
 
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
 from toolspecs.cli.delegate import google_delegation
 from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
 from toolspecs.cli.signin import google_sign_in
+from toolspecs.core import structured
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import WHY, Marks
@@ -40,7 +42,10 @@ __all__ = [
     "cmd_list",
     "cmd_schema",
     "cmd_serve",
+    "describe_output",
     "describe_parameter",
+    "output_cost",
+    "output_schema_of",
     "parse_pairs",
     "shared_calls",
     "tool_cost",
@@ -51,6 +56,24 @@ __all__ = [
 def tool_cost(tool: FunctionTool) -> int:
     """Tokens the tool's OpenAI schema costs on every call to the model."""
     return count_tokens(json.dumps(tool.metadata.to_openai_tool(skip_length_check=True)))
+
+
+def _output_model(tool: FunctionTool) -> type[BaseModel] | None:
+    """The model of the tool's structured result (``@tool(output=...)``), if it has one."""
+    model = getattr(getattr(getattr(tool, "guard", None), "options", None), "output", None)
+    return model if isinstance(model, type) and issubclass(model, BaseModel) else None
+
+
+def output_schema_of(tool: FunctionTool) -> dict[str, Any] | None:
+    """The JSON schema of the tool's structured result (MCP's ``outputSchema``), if it has one."""
+    model = _output_model(tool)
+    return None if model is None else structured.output_schema(model)
+
+
+def output_cost(tool: FunctionTool) -> int:
+    """Tokens the tool's output schema costs where a client sends it (0: it has none)."""
+    schema = output_schema_of(tool)
+    return 0 if schema is None else count_tokens(json.dumps(schema))
 
 
 def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
@@ -90,7 +113,9 @@ def cmd_list(_: argparse.Namespace) -> str:
         total = sum(tool_cost(t) for t in tools)
         lines.append(f"{name}  ({len(tools)} tools, {total} schema tokens)")
         for t in tools:
-            lines.append(f"  {t.metadata.name:<28} {tool_cost(t):>5} tokens")
+            output = output_cost(t)
+            more = f", output schema {output}" if output else ""
+            lines.append(f"  {t.metadata.name:<28} {tool_cost(t):>5} tokens{more}")
     return "\n".join(lines) if lines else "No specs installed."
 
 
@@ -102,12 +127,22 @@ def cmd_schema(args: argparse.Namespace) -> str:
     blocks = []
     for t in tools:
         params = json.dumps(t.metadata.get_parameters_dict(), indent=2)
-        blocks.append(f"## {t.metadata.name}\n{t.metadata.description}\nparameters: {params}")
+        block = f"## {t.metadata.name}\n{t.metadata.description}\nparameters: {params}"
+        output = output_schema_of(t)
+        if output is not None:
+            block += f"\noutput: {json.dumps(output, indent=2)}"
+        blocks.append(block)
     return "\n\n".join(blocks)
 
 
 def _json_type(prop: dict[str, Any]) -> str:
-    """A parameter's JSON type in words: ``string``, ``array of string``, ``integer or null``."""
+    """A parameter's JSON type in words: ``string``, ``array of string``, ``integer or null``.
+
+    A reference to a definition is named by it: ``Paper``, ``array of Paper``.
+    """
+    ref = prop.get("$ref")
+    if isinstance(ref, str):
+        return ref.rsplit("/", 1)[-1]
     if "anyOf" in prop:
         kinds = [_json_type(p) for p in prop["anyOf"] if p.get("type") != "null"]
         return " or ".join(kinds) or "any"
@@ -140,6 +175,18 @@ def describe_parameter(name: str, prop: dict[str, Any], required: bool) -> str:
     return f"{line}: {prop['description']}" if prop.get("description") else line
 
 
+def describe_output(name: str, schema: dict[str, Any], cost: int) -> list[str]:
+    """The lines for a tool's output schema: its model's name, its cost, each top-level field."""
+    properties: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
+    lines = [f"Output: {name} ({cost} tokens of outputSchema, where the client sends it)"]
+    for name, prop in properties.items():
+        if prop.get("default", "") is None:  # left out of the data when None: optional
+            prop = {key: value for key, value in prop.items() if key != "default"}
+        lines.append(f"  {describe_parameter(name, prop, name in required)}")
+    return lines
+
+
 def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
     lines = [f"{tool.metadata.name}  ({cost} tokens){note}"]
     lines += [f"  {line}" for line in tool.metadata.description.splitlines()]
@@ -152,6 +199,10 @@ def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
     lines.append("  Parameters:" if properties else "  Parameters: none")
     for name, prop in properties.items():
         lines.append(f"    {describe_parameter(name, prop, name in required)}")
+    model, output = _output_model(tool), output_schema_of(tool)
+    if model is not None and output is not None:
+        described = describe_output(model.__name__, output, output_cost(tool))
+        lines += [f"  {line}" for line in described]
     return "\n".join(lines)
 
 
@@ -159,7 +210,9 @@ def cmd_describe(args: argparse.Namespace) -> str:
     """What the agent reads about each tool of a spec, its marks, and what it costs per request.
 
     The tools offered (the default set, or ``--tools``) come first; then the spec's other
-    tools, each saying how to offer it.
+    tools, each saying how to offer it. A tool that declares its structured result shows
+    its output schema's top-level fields and cost (MCP sends it as ``outputSchema``;
+    whether the model reads it is the client's choice, so the total counts it apart).
     """
     spec = build_spec(args, args.name)
     tools = spec.to_tool_list()
@@ -180,10 +233,16 @@ def cmd_describe(args: argparse.Namespace) -> str:
         cost = tool_cost(t)
         extra += cost
         blocks.append(_describe_tool(t, cost, f"  opt-in: --tools default,{t.metadata.name}"))
+    outputs = sum(output_cost(t) for t in tools)
     blocks.append(
         f"Total: {len(tools)} tools, {total} tokens of tool schemas sent with every request "
         "(cl100k_base over each tool's OpenAI JSON)."
         + (f" The {len(more)} opt-in tools would add {extra} tokens (--tools all)." if more else "")
+        + (
+            f" Their output schemas add {outputs} tokens where a client sends them (MCP)."
+            if outputs
+            else ""
+        )
     )
     return "\n\n".join(blocks)
 

@@ -1,0 +1,104 @@
+"""`toolspecs describe`, `list` and `schema` show a tool's output schema and what it costs.
+
+The spec is declared here and registered as a third-party package would (an entry point
+of ``toolspecs.specs``), so the test does not depend on the shipped specs' models.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib.metadata import EntryPoint
+from typing import ClassVar
+
+import pytest
+
+from toolspecs.cli import main
+from toolspecs.core import ToolSpec, count_tokens, registry, tool
+from toolspecs.core.structured import Listing, Quoted, Reply, Structure, output_schema
+
+
+class Note(Structure):
+    id: str
+    title: Quoted
+
+
+class Notes(Listing):
+    items_field: ClassVar[str] = "notes"
+
+    notes: list[Note]
+    count: int
+    next_step: str | None = None
+
+
+class NotesToolSpec(ToolSpec):
+    """Notes in memory."""
+
+    spec_functions: ClassVar = ["find_notes", "count_words"]
+
+    @tool(output=Notes, read_only=True, open_world=False)
+    def find_notes(self, query: str) -> str:
+        """Find the notes whose title holds the query.
+
+        Args:
+            query: Words of the title.
+        """
+        return Reply(
+            "Note n1: <<Standup>>", Notes(notes=[Note(id="n1", title=Quoted(text="x"))], count=1)
+        )
+
+    @tool(read_only=True, open_world=False)
+    def count_words(self, text: str) -> str:
+        """Count the words of a text.
+
+        Args:
+            text: Any text.
+        """
+        return f"{len(text.split())} words."
+
+
+@pytest.fixture(autouse=True)
+def notes_installed(monkeypatch):
+    installed = registry.entry_points
+    mine = EntryPoint("notes", f"{__name__}:NotesToolSpec", registry.GROUP)
+
+    def found(group):
+        listed = list(installed(group=group))
+        return [*listed, mine] if group == registry.GROUP else listed
+
+    monkeypatch.setattr(registry, "entry_points", found)
+
+
+COST = count_tokens(json.dumps(output_schema(Notes)))
+
+
+def test_describe_shows_the_output_fields_and_their_cost(capsys):
+    assert main(["describe", "notes"]) == 0
+    out = capsys.readouterr().out
+    find = out.split("find_notes  (", 1)[1].split("\n\n")[0]
+    assert (
+        "  Parameters:\n"
+        "    query (string, required): Words of the title.\n"
+        f"  Output: Notes ({COST} tokens of outputSchema, where the client sends it)\n"
+        "    omitted (integer, optional): Items left out of this data to keep it short.\n"
+        "    stored (Stored, optional): Set when the whole result is stored: read it with "
+        "read_with.\n"
+        "    notes (array of Note, required)\n"
+        "    count (integer, required)\n"
+        "    next_step (string, optional)"
+    ) in find
+    count = out.split("count_words  (", 1)[1].split("\n\n")[0]
+    assert "Output" not in count  # no output model: nothing to show
+    last = out.strip().splitlines()[-1]
+    assert last.endswith(f"Their output schemas add {COST} tokens where a client sends them (MCP).")
+
+
+def test_list_and_schema_show_the_output_schema(capsys):
+    assert main(["list"]) == 0
+    listed = capsys.readouterr().out.split("notes  (", 1)[1]
+    assert "  find_notes" in listed and f"tokens, output schema {COST}\n" in listed
+    assert "output schema" not in listed.split("count_words", 1)[1]
+    assert main(["schema", "notes"]) == 0
+    shown = capsys.readouterr().out
+    block = shown.split("## find_notes\n", 1)[1].split("## count_words", 1)[0]
+    assert json.loads(block.split("output: ", 1)[1]) == output_schema(Notes)
+    assert "output: " not in shown.split("## count_words", 1)[1]
