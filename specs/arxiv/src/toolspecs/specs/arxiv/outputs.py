@@ -46,7 +46,7 @@ class Paper(Structure):
 
 
 class Search(Listing):
-    """``arxiv_query``: the papers found, best first (none: ``count`` 0)."""
+    """A search: the papers found, best first, and how it was sent."""
 
     items_field: ClassVar[str] = "papers"
 
@@ -70,7 +70,7 @@ class Page(Structure):
 
 
 class PaperText(Listing):
-    """``arxiv_paper_text``: the paper and its pages as read from the PDF."""
+    """A paper's full text: the paper, and its pages as read from the PDF."""
 
     items_field: ClassVar[str] = "pages"
 
@@ -93,7 +93,7 @@ class Heading(Structure):
 
 
 class Outline(Listing):
-    """``arxiv_paper_outline``: a paper's headings with their pages."""
+    """A paper's headings with their pages."""
 
     items_field: ClassVar[str] = "headings"
 
@@ -110,7 +110,7 @@ class Outline(Listing):
 
 
 class Section(Listing):
-    """``arxiv_paper_section``: one section's text."""
+    """One section of a paper: its heading and text, and the next section."""
 
     arxiv_id: str
     versioned_id: str
@@ -133,7 +133,7 @@ class BibtexEntry(Structure):
 
 
 class Bibtex(Structure):
-    """``arxiv_bibtex``: an entry per paper found, and the ids arXiv did not have."""
+    """BibTeX: an entry per paper found, and the ids arXiv did not have."""
 
     entries: list[BibtexEntry]
     missing: list[str] | None = None

@@ -31,7 +31,7 @@ class Choice(Structure):
 
 
 class Answer(Structure):
-    """``wolfram_alpha_query``: the LLM API's answer, section by section."""
+    """An answer of Wolfram|Alpha's LLM API, section by section."""
 
     query: str = Field(description="The query as sent.")
     input_interpretation: Quoted | None = None
@@ -62,7 +62,7 @@ class Assumption(Structure):
 
 
 class Pods(Structure):
-    """``wolfram_alpha_pods``: the result sections, images, assumptions and steps."""
+    """Wolfram|Alpha's result sections (pods), images, assumptions and steps."""
 
     query: str = Field(description="The query as sent.")
     input_interpretation: Quoted | None = None
