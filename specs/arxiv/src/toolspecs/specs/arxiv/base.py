@@ -15,7 +15,7 @@ from llama_index.core.schema import Document
 from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core import FailureTable, Range, Synonyms, ToolSpec, deadline, tool
 from toolspecs.loaders.arxiv import PaperNotFound, parse_id, parse_ids
-from toolspecs.specs.arxiv import arguments, render
+from toolspecs.specs.arxiv import arguments, outputs, render
 from toolspecs.specs.arxiv.dates import submitted_range
 from toolspecs.specs.arxiv.paper_cache import may_share, shared
 from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
@@ -149,6 +149,7 @@ class ArxivToolSpec(ToolSpec):
         read_only=True,
         open_world=True,
         empty=render.NO_PAPERS,
+        output=outputs.Search,
     )
     def arxiv_query(
         self,
@@ -185,7 +186,9 @@ class ArxivToolSpec(ToolSpec):
             papers = self.reader.search(id_list=ids, max_results=len(ids), deadline=left)
             if not papers:
                 raise PaperNotFound(", ".join(ids))
-            return [render.paper_document(paper) for paper in papers]
+            return render.search_results(
+                papers, query="", sort_by=sort_by, max_results=len(ids), ids=ids
+            )
         papers = self.reader.search(
             text,
             count,
@@ -197,10 +200,16 @@ class ArxivToolSpec(ToolSpec):
             deadline=left,
         )
         if not papers and fielded:
-            return render.no_match(papers.query)
-        return [render.paper_document(paper) for paper in papers]
+            return render.no_match(papers.query, sort_by=sort_by, max_results=count)
+        return render.search_results(papers, query=papers.query, sort_by=sort_by, max_results=count)
 
-    @tool(aliases=_PAPER_ID, large_output=True, read_only=True, open_world=True)
+    @tool(
+        aliases=_PAPER_ID,
+        large_output=True,
+        read_only=True,
+        open_world=True,
+        output=outputs.PaperText,
+    )
     def arxiv_paper_text(self, paper_id: str) -> list[Document]:
         """Read the full text of one arXiv paper (from its PDF).
 
@@ -210,7 +219,7 @@ class ArxivToolSpec(ToolSpec):
         paper, text = self._read(paper_id)
         return render.full_text_documents(paper, text)
 
-    @tool(aliases=_PAPER_ID, read_only=True, open_world=True)
+    @tool(aliases=_PAPER_ID, read_only=True, open_world=True, output=outputs.Outline)
     def arxiv_paper_outline(self, paper_id: str) -> str:
         """List a paper's headings with their pages (from its PDF).
 
@@ -237,6 +246,7 @@ class ArxivToolSpec(ToolSpec):
         large_output=True,
         read_only=True,
         open_world=True,
+        output=outputs.Section,
     )
     def arxiv_paper_section(self, paper_id: str, section: str) -> Document:
         """Read one section of a paper, e.g. its method.
@@ -278,6 +288,7 @@ class ArxivToolSpec(ToolSpec):
         },
         read_only=True,
         open_world=True,
+        output=outputs.Bibtex,
     )
     def arxiv_bibtex(self, paper_ids: list[str]) -> str:
         """BibTeX entries of arXiv papers, from their metadata.

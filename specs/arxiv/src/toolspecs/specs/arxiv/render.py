@@ -4,15 +4,19 @@ What papers say (titles, author names, abstracts, PDF text) is third-party text:
 reaches the agent fenced (:mod:`toolspecs.core.fence`): one-line fields for titles and
 names, blocks naming the paper for abstracts and pages. The guidance functions return
 the exception for the tool to raise.
+
+Each reply carries its structured result (:mod:`~toolspecs.specs.arxiv.outputs`), built
+here beside the text: the same facts, what papers say as ``Quoted``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from llama_index.core.schema import Document
+from pydantic import PrivateAttr
 
 from toolspecs.core import (
     AskUser,
@@ -26,6 +30,7 @@ from toolspecs.core import (
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Quoted, Replies, Reply
 from toolspecs.loaders.arxiv import (
     ArxivQueryError,
     ArxivUnavailable,
@@ -34,6 +39,7 @@ from toolspecs.loaders.arxiv import (
     PaperUnreadable,
     UnsafeCacheFolder,
 )
+from toolspecs.specs.arxiv import outputs
 
 if TYPE_CHECKING:
     import arxiv
@@ -97,11 +103,14 @@ def failure_context() -> dict[str, str]:
     }
 
 
-NO_PAPERS = (
-    "No arXiv papers match {query!r}. Broaden the query: use fewer or more general "
-    "keywords, check the spelling, or drop field prefixes such as 'ti:'."
+BROADEN_QUERY = (
+    "Broaden the query: use fewer or more general keywords, check the spelling, or drop "
+    "field prefixes such as 'ti:'."
 )
+NO_PAPERS = "No arXiv papers match {query!r}. " + BROADEN_QUERY
 """``arxiv_query``'s reply when a plain search finds nothing (its ``empty=``)."""
+BROADEN_SEARCH = "Broaden the search: drop a field, widen the dates, or use fewer title words."
+_VERSION = re.compile(r"v\d+$")
 
 _BLANK_LINES = re.compile(r"\n\s*\n\s*")
 # A "word" of 200 characters or more is no word (a URL is shorter): broken every 200, so
@@ -113,6 +122,12 @@ _LONG_WORDS = re.compile(r"(\S{200})(?=\S)")
 def short_id_of(paper: arxiv.Result) -> str:
     """``1706.03762v7`` for a paper."""
     return str(paper.entry_id).split("/abs/")[-1]
+
+
+def _ids(paper: arxiv.Result) -> tuple[str, str]:
+    """A paper's ``arxiv_id`` (``1706.03762``) and ``versioned_id`` (``1706.03762v7``)."""
+    versioned = fence.field(short_id_of(paper), 60)
+    return _VERSION.sub("", versioned), versioned
 
 
 def _tidy(text: str) -> str:
@@ -161,6 +176,32 @@ def describe(paper: arxiv.Result, notes: Sequence[str] = ()) -> str:
     return "\n".join(lines)
 
 
+def paper_data(paper: arxiv.Result) -> outputs.Paper:
+    """The facts :func:`describe` shows of ``paper``, as data (all its times, with offset)."""
+    from toolspecs.loaders.arxiv import to_document
+
+    metadata = to_document(paper).metadata
+    paper_id = fence.field(metadata["arxiv_id"], 60)
+    arxiv_id, versioned_id = _ids(paper)
+    names = [Quoted(text=fence.field(name, 100)) for name in metadata["authors"]]
+    category = fence.field(paper.primary_category, 40)
+    return outputs.Paper(
+        arxiv_id=arxiv_id,
+        versioned_id=versioned_id,
+        title=Quoted(text=fence.field(paper.title)),
+        authors=names[:MAX_AUTHORS_SHOWN],
+        author_count=len(names),
+        published=paper.published.isoformat(),
+        updated=paper.updated.isoformat(),
+        primary_category=category or None,
+        categories=[fence.field(c, 40) for c in paper.categories],
+        journal_ref=Quoted(text=fence.field(paper.journal_ref)) if paper.journal_ref else None,
+        url=f"https://arxiv.org/abs/{paper_id}",
+        pdf_url=f"https://arxiv.org/pdf/{paper_id}",
+        abstract=Quoted(text=fence.field(paper.summary, MAX_ABSTRACT_CHARS)),
+    )
+
+
 def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
     """The loader's Document of ``paper`` (id, metadata), with the fenced text."""
     from toolspecs.loaders.arxiv import to_document
@@ -170,18 +211,60 @@ def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
     return document
 
 
-def no_match(search: str) -> list[Document]:
+def search_results(
+    papers: Sequence[arxiv.Result],
+    *,
+    query: str,
+    sort_by: str,
+    max_results: int,
+    ids: Sequence[str] = (),
+) -> Replies:
+    """The papers a search found as Documents, and as data with the search and its count.
+
+    A plain search that found nothing is no Document: the tool's ``empty`` text says so.
+
+    Args:
+        papers: The papers, best first.
+        query: arXiv's ``search_query`` as sent (``""`` for an id lookup).
+        sort_by: The order asked for.
+        max_results: How many were asked for (as many came: more may exist).
+        ids: The ids looked up, for an id lookup.
+    """
+    data = outputs.Search(
+        query=query,
+        ids=list(ids) or None,
+        sort_by=sort_by,
+        max_results=max_results,
+        count=len(papers),
+        more_may_exist=not ids and len(papers) >= max_results,
+        papers=[paper_data(paper) for paper in papers],
+        next_step=None if papers else BROADEN_QUERY,
+    )
+    return Replies([paper_document(paper) for paper in papers], data)
+
+
+def no_match(search: str, *, sort_by: str, max_results: int) -> Replies:
     """A fielded search that found nothing: the query arXiv was sent, and what to widen."""
-    return [
-        Document(
-            text=f"No arXiv papers match {fence.field(search, 500)}. Broaden the "
-            "search: drop a field, widen the dates, or use fewer title words."
-        )
-    ]
+    data = outputs.Search(
+        query=search,
+        sort_by=sort_by,
+        max_results=max_results,
+        count=0,
+        more_may_exist=False,
+        papers=[],
+        next_step=BROADEN_SEARCH,
+    )
+    return Replies(
+        [Document(text=f"No arXiv papers match {fence.field(search, 500)}. {BROADEN_SEARCH}")],
+        data,
+    )
 
 
-def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
-    """The paper's header (with a note when the text is not whole), then one per page."""
+def full_text_documents(paper: arxiv.Result, text: PdfText) -> Replies:
+    """The paper's header (with a note when the text is not whole), then one per page.
+
+    Its data: the paper, its page count, why pages are missing or cut, and each page.
+    """
     from toolspecs.loaders.pdf import pdftext  # where a PDF was read (see TYPE_CHECKING)
 
     total = text.page_count or len(text.pages)
@@ -198,11 +281,14 @@ def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
     header = paper_document(paper, notes)
     paper_id = header.metadata["arxiv_id"]
     documents = [header]
+    pages = []
     for number, page in enumerate(text.pages, start=1):
+        tidy = _tidy(page)
+        pages.append(outputs.Page(number=number, text=Quoted(text=tidy)))
         documents.append(
             Document(
                 text=fence.block(
-                    _tidy(page) or "(no text on this page)",
+                    tidy or "(no text on this page)",
                     f"arXiv {fence.field(paper_id, 60)}",
                     f"page {number}/{total}",
                 ),
@@ -210,7 +296,14 @@ def full_text_documents(paper: arxiv.Result, text: PdfText) -> list[Document]:
                 metadata={"arxiv_id": paper_id, "page": number},
             )
         )
-    return documents
+    data = outputs.PaperText(
+        paper=paper_data(paper),
+        page_count=total,
+        stopped=text.stopped or None,
+        cut_pages=list(text.cut_pages) or None,
+        pages=pages,
+    )
+    return Replies(documents, data)
 
 
 def passage_source(document: Document) -> str:
@@ -232,7 +325,7 @@ def outline(
     source: str,
     *,
     offers_section: bool,
-) -> str:
+) -> Reply:
     """A paper's headings with their pages, and how to read one when the agent can."""
     pid = fence.field(short_id_of(paper), 60)
     total = text.page_count or len(text.pages)
@@ -247,13 +340,51 @@ def outline(
     if len(found) > MAX_OUTLINE_SHOWN:
         lines.append(f"[... {len(found) - MAX_OUTLINE_SHOWN} more headings not shown]")
     example = found[min(1, len(found) - 1)]
+    arxiv_id, versioned_id = _ids(paper)
+    next_step = None
     if offers_section:  # opt-in: the agent may not have it
-        lines.append(
+        next_step = (
             f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, "
             f"section={fence.field(example.number or example.name, 80)!r}) reads one "
             "section."
         )
-    return "\n".join(lines)
+        lines.append(next_step)
+    data = outputs.Outline(
+        arxiv_id=arxiv_id,
+        versioned_id=versioned_id,
+        title=Quoted(text=fence.field(paper.title, 200)),
+        page_count=total,
+        heading_count=len(found),
+        source="bookmarks" if source == "bookmarks" else "text",
+        headings=[heading_data(h) for h in found[:MAX_OUTLINE_SHOWN]],
+        next_step=next_step,
+    )
+    return Reply("\n".join(lines), data)
+
+
+def heading_data(heading: Heading) -> outputs.Heading:
+    """One heading as data: what to pass as ``section`` to read it, its title and page."""
+    return outputs.Heading(
+        section=fence.field(heading.number or heading.name, 80),
+        title=Quoted(text=fence.field(heading.title, 200)),
+        level=heading.level,
+        page=heading.page,
+    )
+
+
+class SectionDocument(Document):
+    """The Document of one section, carrying its data (``structured``) for the guard."""
+
+    _data: outputs.Section | None = PrivateAttr(default=None)
+
+    def __init__(self, **data: Any) -> None:
+        """A ``Document`` (llama-index reads ``text`` and the rest as its own)."""
+        super().__init__(**data)
+
+    @property
+    def structured(self) -> outputs.Section | None:
+        """The section as data (:class:`~toolspecs.specs.arxiv.outputs.Section`)."""
+        return self._data
 
 
 def section(
@@ -265,7 +396,7 @@ def section(
     *,
     max_chars: int,
     offers_outline: bool,
-) -> Document:
+) -> SectionDocument:
     """One section's text, fenced, with the other matches and how to read the next one.
 
     Args:
@@ -282,36 +413,51 @@ def section(
     body = _tidy(body)
     title = fence.field(heading.title, 200)
     lines = [f"Section {title!r} of arXiv {pid} (from page {heading.page}):"]
-    if len(body) >= max_chars:
+    cut = len(body) >= max_chars
+    if cut:
         lines.append(f"[Cut at {max_chars:,} characters.]")
+    also = [fence.field(found[i].title, 100) for i in others[:5]]
     if others:
-        listed = "; ".join(fence.field(found[i].title, 100) for i in others[:5])
-        lines.append(f"Also matching: {listed}.")
+        lines.append(f"Also matching: {'; '.join(also)}.")
     lines.append(
         fence.block(body or "(no text under this heading)", f"arXiv {pid}", f"section {title}")
     )
     after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
     # arxiv_paper_outline is opt-in: named only when the agent has it.
     listing = f"; {ref('arxiv_paper_outline')} lists them all" if offers_outline else ""
+    label = None
     if after is not None:
         label = fence.field(after.number or after.name, 80)
-        lines.append(
+        next_step = (
             f"Next: {ref('arxiv_paper_section')}(paper_id={pid!r}, section={label!r}) reads the "
             f"next section{listing}."
         )
     else:
-        lines.append(f"This is the last section{listing}.")
-    return Document(
+        next_step = f"This is the last section{listing}."
+    lines.append(next_step)
+    document = SectionDocument(
         text="\n".join(lines),
         id_=f"arxiv:{short_id_of(paper)}:section:{index + 1}",
         metadata={"arxiv_id": short_id_of(paper), "page": heading.page},
     )
+    arxiv_id, versioned_id = _ids(paper)
+    document._data = outputs.Section(
+        arxiv_id=arxiv_id,
+        versioned_id=versioned_id,
+        section=heading_data(heading),
+        text=Quoted(text=body),
+        cut_at_chars=max_chars if cut else None,
+        also_matching=[Quoted(text=t) for t in also] or None,
+        next_section=label,
+        next_step=next_step,
+    )
+    return document
 
 
 # -- BibTeX ------------------------------------------------------------------------------
 
 
-def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Sequence[str]) -> str:
+def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Sequence[str]) -> Reply:
     """The entries, fenced, for the user as they are; and the ids arXiv did not have."""
     found = {re.sub(r"v\d+$", "", short_id_of(paper)) for paper in papers}
     missing = [i for i in wanted if re.sub(r"v\d+$", "", i) not in found]
@@ -322,10 +468,20 @@ def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Seque
         "arXiv's metadata; give it to the user as it is:",
         fence.block("\n\n".join(entries), "arXiv metadata", "BibTeX"),
     ]
+    next_step = None
     if missing:
         find = f", or find them with {ref('arxiv_query')}" if offered("arxiv_query") else ""
-        lines.append(f"No arXiv paper has the id(s) {', '.join(missing)}: check them{find}.")
-    return "\n".join(lines)
+        next_step = f"No arXiv paper has the id(s) {', '.join(missing)}: check them{find}."
+        lines.append(next_step)
+    data = outputs.Bibtex(
+        entries=[
+            outputs.BibtexEntry(arxiv_id=ids[0], versioned_id=ids[1], bibtex=Quoted(text=entry))
+            for ids, entry in zip(map(_ids, papers), entries, strict=True)
+        ],
+        missing=list(missing) or None,
+        next_step=next_step,
+    )
+    return Reply("\n".join(lines), data)
 
 
 # -- guidance ----------------------------------------------------------------------------

@@ -34,12 +34,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 # "<this module>.requests.get" (its own tests do); that is requests.get, which the client
 # sends the LLM API request with when no transport is given.
 import requests  # noqa: F401
+from pydantic import BaseModel, ValidationError
 
 from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
 from toolspecs.core import FailureTable, ToolSpec, tool
 from toolspecs.core.deadline import remaining
+from toolspecs.core.structured import Reply
 from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
-from toolspecs.specs.wolfram_alpha import arguments, params, render
+from toolspecs.specs.wolfram_alpha import arguments, outputs, params, render
 from toolspecs.specs.wolfram_alpha.arguments import Choice
 
 # Moved to arguments (issue 23); tests import it from here.
@@ -147,16 +149,31 @@ class WolframAlphaToolSpec(ToolSpec):
             )
         return self._memory if chosen is None else chosen
 
-    def _cached(self, *key: Any) -> tuple[Cache, str, str | None]:
+    def _cached(self, model: type[BaseModel], *key: Any) -> tuple[Cache, str, Reply | None]:
         """The cache, a call's key, and the answer kept under that key, if one is.
 
         The key holds the call's arguments, the spec's parameters and the AppID (another
-        AppID may be entitled to more, e.g. steps); a shared cache hashes it.
+        AppID may be entitled to more, e.g. steps); a shared cache hashes it. An answer is
+        kept as its text and its data (:meth:`_keep`); one that does not read back as
+        both (another version's) is none.
         """
         answers = self.answer_cache
         named = json.dumps([*key, self.client.app_id or ""], ensure_ascii=False, default=str)
         found = answers.get(named)
-        return answers, named, None if found is None else found.decode("utf-8", "surrogatepass")
+        if found is None:
+            return answers, named, None
+        try:
+            kept = json.loads(found.decode("utf-8", "surrogatepass"))
+            return answers, named, Reply(kept["text"], model.model_validate(kept["data"]))
+        except (ValueError, TypeError, KeyError, ValidationError):
+            return answers, named, None
+
+    @staticmethod
+    def _keep(answers: Cache, key: str, answer: Reply) -> None:
+        """Keep ``answer`` under ``key``: its text and its data, as JSON."""
+        data = None if answer.structured is None else answer.structured.model_dump(mode="json")
+        kept = json.dumps({"text": str(answer), "data": data})  # ASCII: surrogates escaped
+        answers.put(key, kept.encode("ascii"))
 
     # -- tools -------------------------------------------------------------------
 
@@ -164,6 +181,7 @@ class WolframAlphaToolSpec(ToolSpec):
         aliases={"input": "query", "q": "query", "question": "query"},
         read_only=True,
         open_world=True,
+        output=outputs.Answer,
     )
     def wolfram_alpha_query(
         self,
@@ -188,8 +206,15 @@ class WolframAlphaToolSpec(ToolSpec):
         place = params.call_place(self._place, units, location)
         max_chars = params.max_chars(self.output_budget.max_tokens)
         chosen = arguments.choice(assumption)
+        # "+data": answers kept with their data, apart from those kept as text alone.
         answers, key, cached = self._cached(
-            "llm", text, chosen, place, max_chars, sorted(self._api_params.items())
+            outputs.Answer,
+            "llm+data",
+            text,
+            chosen,
+            place,
+            max_chars,
+            sorted(self._api_params.items()),
         )
         if cached is not None:
             return cached
@@ -201,14 +226,15 @@ class WolframAlphaToolSpec(ToolSpec):
             deadline=remaining(None),
             **place._asdict(),  # units, location
         )
-        answer = render.answer(reply)
-        answers.put(key, answer.encode("utf-8", "surrogatepass"))
+        answer = render.answer(reply, text)
+        self._keep(answers, key, answer)
         return answer
 
     @tool(
         aliases={"input": "query", "q": "query", "pod_title": "pod", "title": "pod"},
         read_only=True,
         open_world=True,
+        output=outputs.Pods,
     )
     def wolfram_alpha_pods(
         self,
@@ -234,7 +260,14 @@ class WolframAlphaToolSpec(ToolSpec):
         chosen = arguments.choice(assumption)
         place = params.call_place(self._place, units, location)
         answers, key, cached = self._cached(
-            "pods", text, title, chosen, place, steps, sorted(self._pods_params.items())
+            outputs.Pods,
+            "pods+data",
+            text,
+            title,
+            chosen,
+            place,
+            steps,
+            sorted(self._pods_params.items()),
         )
         if cached is not None:
             return cached
@@ -249,7 +282,7 @@ class WolframAlphaToolSpec(ToolSpec):
             **place._asdict(),
         )
         answer = render.pods(result, text, title, steps)
-        answers.put(key, answer.encode("utf-8", "surrogatepass"))
+        self._keep(answers, key, answer)
         return answer
 
     def passage_source(self, document: Document) -> str:

@@ -5,6 +5,9 @@ a :func:`toolspecs.core.fence.block`, one-line values (assumptions, suggestions,
 Wolfram said in an error) as :func:`~toolspecs.core.fence.field` or
 :func:`~toolspecs.core.fence.quote`. The guidance functions return the exception for
 the tool to raise.
+
+Each answer carries its structured result (:mod:`~toolspecs.specs.wolfram_alpha.outputs`),
+built here beside the text: the same facts, Wolfram's words as ``Quoted``.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from toolspecs.core import (
 )
 from toolspecs.core.bounds import clip, shown
 from toolspecs.core.failures import reason_of, unreachable_rows
+from toolspecs.core.structured import Quoted, Reply
 from toolspecs.loaders.wolfram_alpha import (
     APP_ID_ENV,
     AppIdMalformed,
@@ -38,6 +42,7 @@ from toolspecs.loaders.wolfram_alpha import (
     WolframAlphaUnreachable,
 )
 from toolspecs.loaders.wolfram_alpha.fullresults import as_list
+from toolspecs.specs.wolfram_alpha import outputs
 
 SOURCE = "Wolfram|Alpha"
 GET_APP_ID = (
@@ -222,24 +227,111 @@ def bad_location(location: str, exc: ValueError) -> FixArguments:
 # -- answers -----------------------------------------------------------------------------
 
 
-def answer(reply: str) -> str:
-    """The LLM API's answer, fenced as Wolfram's."""
-    return fence.block(reply, SOURCE, "answer")
+def answer(reply: str, query: str) -> Reply:
+    """The LLM API's answer, fenced as Wolfram's; as data, its sections read apart."""
+    return Reply(fence.block(reply, SOURCE, "answer"), answer_data(reply, query))
 
 
-def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
+# The LLM API's answer is sections: a title line ending in ":" (after a blank line), then
+# its text. These titles are no result: the query echoed, the meaning used, the link.
+_QUERY_TITLES = {"query"}
+_INPUT_TITLES = {"input", "input interpretation"}
+_ASSUMPTION_TITLES = {"assumption", "assumptions"}
+_WEBSITE_TITLE = "wolfram|alpha website result"
+_OTHER_MEANINGS = re.compile(r"^Other possible assumptions:\s*(?P<listed>.*)$", re.MULTILINE)
+_MEANING = re.compile(r"(?P<desc>[^,(][^(]*?)\s*\(assumption=(?P<input>[^)\s]+)\)")
+_CHANGE = re.compile(r"\s*To change the assumption, use:.*$", re.DOTALL)
+# A link in the data (not Markdown): any printable ASCII but quotes, brackets and spaces.
+_PAGE_URL_CHARS = re.compile(r"^[^\s\"'<>\\`{}|^\x00-\x1f\x7f-\U0010ffff]{1,600}$")
+
+
+def _sections(reply: str) -> list[tuple[str, str]]:
+    """The LLM API's answer as (title, text) pairs, in order."""
+    sections: list[tuple[str, list[str]]] = []
+    blank = True
+    for line in reply.splitlines():
+        stripped = line.strip()
+        if blank and stripped.endswith(":") and len(stripped) > 1:
+            sections.append((stripped[:-1].strip(), []))
+        elif sections:
+            sections[-1][1].append(line)
+        blank = not stripped
+    return [(title, "\n".join(lines).strip()) for title, lines in sections]
+
+
+def answer_data(reply: str, query: str) -> outputs.Answer:
+    """The facts of an LLM API answer: interpretation, main result, sections, meanings, link.
+
+    Every string but ``query`` (the agent's, as sent) is Wolfram's, ``Quoted``; the link
+    only when it is Wolfram|Alpha's own (https, on wolframalpha.com).
+    """
+    data = outputs.Answer(query=query, sections=[])
+    results = []
+    for title, text in _sections(reply):
+        named = title.lower()
+        if named in _QUERY_TITLES:
+            continue
+        if named in _INPUT_TITLES:
+            data.input_interpretation = data.input_interpretation or Quoted(text=text)
+        elif named in _ASSUMPTION_TITLES:
+            first = text.splitlines()[0] if text else ""
+            data.assumption = Quoted(text=_CHANGE.sub("", first).strip()) if first else None
+            others = _OTHER_MEANINGS.search(text)
+            data.other_assumptions = [
+                outputs.Choice(
+                    description=Quoted(text=found["desc"].strip()),
+                    assumption=Quoted(text=found["input"]),
+                )
+                for found in _MEANING.finditer(others["listed"] if others else "")
+            ] or None
+        elif named.startswith(_WEBSITE_TITLE):
+            link = text.split()[0] if text.split() else ""
+            data.url = link if _website_link(link) else None
+        else:
+            results.append(outputs.Pod(title=Quoted(text=title), text=Quoted(text=text)))
+    main = next((pod for pod in results if pod.title.text.lower() == "result"), None)
+    if main is None and results:
+        main = results[0]
+    if main is not None:
+        main.primary = True
+        data.answer = main.text
+    data.sections = results
+    return data
+
+
+def _website_link(link: str) -> bool:
+    """Whether ``link`` is a page of Wolfram|Alpha's website (https, its own host)."""
+    try:
+        parts = urlsplit(link)
+        port = parts.port
+    except ValueError:
+        return False
+    host = parts.hostname or ""
+    return (
+        parts.scheme == "https"
+        and not port
+        and not parts.username
+        and (host == "wolframalpha.com" or host.endswith(".wolframalpha.com"))
+        and bool(_PAGE_URL_CHARS.match(link))
+    )
+
+
+def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> Reply:
     """The pods' text in one fence; the image pods as links; then the assumptions.
 
     The client has checked the shape: pods with a text title, subpods whose
     ``plaintext`` is text or missing, assumption values with text ``desc`` and ``input``.
     A subpod with a title (e.g. "Possible intermediate steps") is shown under it. With
     ``steps``, a reply without steps ends with why and what to do (:func:`_steps_note`).
+    Its data (:class:`~toolspecs.specs.wolfram_alpha.outputs.Pods`) holds the same.
 
     Raises:
         FixArguments: When ``pod`` was asked for and no section of that title came.
     """
     sections = []
     images: list[str] = []
+    data = outputs.Pods(query=query, pods=[])
+    pictures: list[outputs.Image] = []
     for found in result.pods:
         pod_title = fence.field(found.get("@title"), 100)
         texts = []
@@ -249,20 +341,28 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
                 sub_title = fence.field(subpod.get("@title"), 100)
                 texts.append(f"{sub_title}:\n{plain}" if sub_title else plain)
             else:  # an image pod (a plot, a map): its picture is the content
-                images += [
-                    f"- {pod_title}: {link}"
-                    for link in map(_image_link, as_list(subpod.get("img")))
-                    if link
-                ]
+                for image in map(_image, as_list(subpod.get("img"))):
+                    if image is not None:
+                        images.append(f"- {pod_title}: {_image_line(image)}")
+                        pictures.append(image.model_copy(update={"pod": Quoted(text=pod_title)}))
         if texts:
             sections.append(f"{pod_title}:\n" + "\n".join(texts))
+            data.pods.append(_pod_data(found, pod_title, "\n".join(texts)))
     if not sections and not images:
         if pod:
             raise FixArguments(
                 f"Wolfram|Alpha has no section titled {shown(pod)} for {shown(query)}.",
                 "Call again without pod to see the section titles.",
             )
-        return f"Wolfram|Alpha understood {shown(query)} but has no text answer for it."
+        return Reply(
+            f"Wolfram|Alpha understood {shown(query)} but has no text answer for it.", data
+        )
+    inputs = [p for p in data.pods if p.title.text.lower() in _INPUT_TITLES]
+    data.input_interpretation = inputs[0].text if inputs else None
+    main = next((p for p in data.pods if p.primary), None)
+    data.answer = None if main is None else main.text
+    data.images = pictures[:SHOWN_IMAGES] or None
+    data.more_images = max(len(pictures) - SHOWN_IMAGES, 0) or None
     parts = []
     if sections:
         parts.append(fence.block("\n\n".join(sections), SOURCE, "result"))
@@ -275,6 +375,7 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
         )
     text = "\n".join(parts)
     assumptions = []
+    meanings = []
     for assumption in result.assumptions:
         values = as_list(assumption.get("value"))
         choices = [
@@ -284,14 +385,43 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> str:
         word = fence.field(assumption.get("@word") or assumption.get("@type", ""), 80)
         if choices:
             assumptions.append(f"- {word}: " + "; ".join(choices))
+            meanings.append(
+                outputs.Assumption(
+                    word=Quoted(text=word),
+                    choices=[
+                        outputs.Choice(
+                            description=Quoted(text=fence.field(v.get("@desc"), 80)),
+                            assumption=Quoted(text=fence.field(v.get("@input"), 120)),
+                        )
+                        for v in values
+                    ],
+                )
+            )
     if assumptions:
         text += "\nAssumptions (the first is the one used):\n" + "\n".join(assumptions)
+    data.assumptions = meanings or None
+    data.steps_offered = bool(_step_states(result)) or None
     note = _steps_note(result, query, steps)
-    return f"{text}\n{note}" if note else text
+    data.next_step = note or None
+    return Reply(f"{text}\n{note}" if note else text, data)
 
 
-def _image_link(img: Any) -> str:
-    """One ``<img>`` as ``«alt» URL (W x H px)``; "" unless it is on Wolfram's own host.
+def _pod_data(found: Any, title: str, text: str) -> outputs.Pod:
+    """One pod with text as data: its title and text as shown, and whether it is primary."""
+    primary = str(found.get("@primary", "")).lower() == "true"
+    return outputs.Pod(title=Quoted(text=title), text=Quoted(text=text), primary=primary or None)
+
+
+def _image_line(image: outputs.Image) -> str:
+    """One image as the text lists it: ``«alt» URL (W x H px)``."""
+    width, height = image.width, image.height
+    size = f" ({width} x {height} px)" if width is not None and height is not None else ""
+    alt = image.alt.text if image.alt else ""
+    return f"{fence.quote(alt) + ' ' if alt else ''}{image.url}{size}"
+
+
+def _image(img: Any) -> outputs.Image | None:
+    """One ``<img>``, its pod left empty; ``None`` unless it is on Wolfram's own host.
 
     The URL is Wolfram's as sent, checked, never fetched: https, a host of
     :data:`_IMAGE_HOST`, no user or port, only the characters of :data:`_URL_CHARS` (so
@@ -300,19 +430,25 @@ def _image_link(img: Any) -> str:
     """
     src = img.get("@src") if isinstance(img, dict) else None
     if not isinstance(src, str) or not _URL_CHARS.match(src):
-        return ""
+        return None
     try:
         parts = urlsplit(src)
         port = parts.port
     except ValueError:
-        return ""
+        return None
     host = parts.hostname or ""
     if parts.scheme != "https" or port or parts.username or not _IMAGE_HOST.match(host):
-        return ""
+        return None
     width, height = img.get("@width"), img.get("@height")
-    size = f" ({width} x {height} px)" if isinstance(width, int) and isinstance(height, int) else ""
+    sized = isinstance(width, int) and isinstance(height, int)
     alt = fence.field(img.get("@alt"), 120)
-    return f"{fence.quote(alt) + ' ' if alt else ''}{src}{size}"
+    return outputs.Image(
+        pod=Quoted(text=""),
+        url=src,
+        alt=Quoted(text=alt) if alt else None,
+        width=width if sized else None,
+        height=height if sized else None,
+    )
 
 
 def _step_states(result: Any) -> list[str]:
