@@ -96,7 +96,8 @@ def test_list_and_schema_show_the_output_schema(capsys):
     assert main(["list"]) == 0
     listed = capsys.readouterr().out.split("notes  (", 1)[1]
     assert "  find_notes" in listed and f"tokens, output schema {COST}\n" in listed
-    assert "output schema" not in listed.split("count_words", 1)[1]
+    # count_words has no output model (the specs listed after it may have theirs).
+    assert "output schema" not in listed.split("count_words", 1)[1].split("\n", 1)[0]
     assert main(["schema", "notes"]) == 0
     shown = capsys.readouterr().out
     block = shown.split("## find_notes\n", 1)[1].split("## count_words", 1)[0]
