@@ -21,9 +21,10 @@ passages a read returns (:func:`read_passages`). The parts live apart, each with
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from llama_index.core.schema import BaseNode
+from pydantic import Field
 
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
@@ -37,6 +38,7 @@ from toolspecs.core.store import (
     StoredResult,
     StoredResults,
 )
+from toolspecs.core.structured import Listing, Quoted, Reply, Structure
 
 __all__ = [
     "PASSAGE_CLOSE",
@@ -45,7 +47,9 @@ __all__ = [
     "THIRD_PARTY_LABEL",
     "MemoryStore",
     "OutputBudget",
+    "Passage",
     "Passages",
+    "PassagesFound",
     "ResultBackend",
     "ResultStore",
     "StoredResult",
@@ -114,8 +118,29 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
     )
 
 
-def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
+class Passage(Structure):
+    """One passage of a stored result, verbatim: quoted, as its source may be a third party."""
+
+    number: int = Field(description="Its place in the result, from 1.")
+    source: str | None = None
+    text: Quoted
+
+
+class PassagesFound(Listing):
+    """The reader tool's result: the passages of a stored result that best match a query."""
+
+    items_field: ClassVar[str] = "passages"
+
+    result_id: int
+    function: str
+    total: int = Field(description="Passages in the stored result.")
+    passages: list[Passage]
+
+
+def read_passages(stored: StoredResult, query: str, label: str = "") -> Reply:
     """The text a call of the spec's reader tool returns; ``label`` marks each passage.
+
+    The text carries them as data too (``.structured``, :class:`PassagesFound`).
 
     Each passage is headed ``⟦passage 3 of 9 · {source}{label}⟧``; the passage text
     cannot contain those brackets, so it cannot forge a header or a source. Without a
@@ -133,12 +158,17 @@ def read_passages(stored: StoredResult, query: str, label: str = "") -> str:
     parts = [
         f"Passages of result {stored.result_id} ({stored.function}) that best match {query!r}:"
     ]
+    found = []
     for position, passage, source in hits:
         origin = f" · {source.translate(_HEADER_CHARS)}" if source else ""
         mark = label or (THIRD_PARTY_LABEL if source else "")
         header = f"{PASSAGE_OPEN}passage {position + 1} of {total}{origin}{mark}{PASSAGE_CLOSE}"
         parts.append(f"{header}\n{passage.translate(_HEADER_CHARS)}")
-    return "\n\n".join(parts)
+        found.append(Passage(number=position + 1, source=source or None, text=Quoted(text=passage)))
+    data = PassagesFound(
+        result_id=stored.result_id, function=stored.function, total=total, passages=found
+    )
+    return Reply("\n\n".join(parts), data)
 
 
 def as_text(raw: Any) -> str:
