@@ -248,7 +248,23 @@ def test_a_forward_and_attachments_are_data_too(gmail, ids, tmp_path):
     assert changed["removed_attachments"] == [quoted("Q4 report.pdf"), quoted("diagramme été.png")]
 
 
-async def test_a_whole_task_through_the_mcp_client_from_structured_content_alone(gmail):
+def test_an_account_its_prefixed_tools_and_our_note(gmail, ids):
+    spec = GmailToolSpec(transport=gmail, account="work")
+    tools = {t.metadata.name: t for t in spec.to_tool_list()}
+    text, made = call(
+        tools["work_create_draft"], reply_to_message_id=ids["plain"], subject="Another matter"
+    )
+    assert made["account"] == "work" and "Draft created in the 'work' account" in text
+    assert made["next_step"].startswith(
+        f"Show it to the user; send it with work_send_draft(draft_id='{made['draft_id']}')"
+    )
+    assert made["note"].startswith("Its subject differs from the original's")
+    assert made["note"] in text
+    assert made["empty_body"] is True and "The body is empty." in text
+
+
+@pytest.mark.parametrize("mode", ["legacy", "auto"])
+async def test_a_whole_task_through_the_mcp_client_from_structured_content_alone(gmail, mode):
     """Search, read, draft a reply, send it: each argument is read from the data.
 
     ``mcp.Client`` validates each ``structuredContent`` against the tool's
@@ -256,7 +272,7 @@ async def test_a_whole_task_through_the_mcp_client_from_structured_content_alone
     against the schema the server lists.
     """
     spec = GmailToolSpec(transport=gmail, allow_send=True, confirm_recipients=True)
-    async with Client(build_server(spec)) as client:
+    async with Client(build_server(spec), mode=mode) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert all(t.output_schema is not None for t in listed.values())
 
