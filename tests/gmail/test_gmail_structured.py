@@ -143,7 +143,7 @@ def test_a_long_search_is_stored_and_its_data_kept_within_budget(spec, every):
     assert passages["function"] == "search_messages"
     first = passages["passages"][0]
     assert first["text"]["third_party"] is True
-    assert f"passage {first['number']} of {passages['total']}" in text
+    assert f"passage {first['position']} of {passages['total_passages']}" in text
 
 
 def test_get_thread_carries_its_messages_and_the_next_step(every, ids):

@@ -49,7 +49,7 @@ __all__ = [
     "OutputBudget",
     "Passage",
     "Passages",
-    "PassagesFound",
+    "PassagesRead",
     "ResultBackend",
     "ResultStore",
     "StoredResult",
@@ -119,28 +119,27 @@ def truncated_message(text: str, budget: OutputBudget, total_tokens: int) -> str
 
 
 class Passage(Structure):
-    """One passage of a stored result, verbatim: quoted, as its source may be a third party."""
+    """One passage a read returned."""
 
-    number: int = Field(description="Its place in the result, from 1.")
+    position: int = Field(description="1-based, of total_passages.")
     source: str | None = None
     text: Quoted
 
 
-class PassagesFound(Listing):
-    """The reader tool's result: the passages of a stored result that best match a query."""
+class PassagesRead(Listing):
+    """What a call of a spec's reader tool returns: the best-matching passages, verbatim."""
 
     items_field: ClassVar[str] = "passages"
 
     result_id: int
-    function: str
-    total: int = Field(description="Passages in the stored result.")
+    function: str = Field(description="The tool whose result this is.")
+    query: str
+    total_passages: int
     passages: list[Passage]
 
 
 def read_passages(stored: StoredResult, query: str, label: str = "") -> Reply:
     """The text a call of the spec's reader tool returns; ``label`` marks each passage.
-
-    The text carries them as data too (``.structured``, :class:`PassagesFound`).
 
     Each passage is headed ``⟦passage 3 of 9 · {source}{label}⟧``; the passage text
     cannot contain those brackets, so it cannot forge a header or a source. Without a
@@ -158,15 +157,23 @@ def read_passages(stored: StoredResult, query: str, label: str = "") -> Reply:
     parts = [
         f"Passages of result {stored.result_id} ({stored.function}) that best match {query!r}:"
     ]
-    found = []
+    found: list[Passage] = []
     for position, passage, source in hits:
         origin = f" · {source.translate(_HEADER_CHARS)}" if source else ""
         mark = label or (THIRD_PARTY_LABEL if source else "")
         header = f"{PASSAGE_OPEN}passage {position + 1} of {total}{origin}{mark}{PASSAGE_CLOSE}"
         parts.append(f"{header}\n{passage.translate(_HEADER_CHARS)}")
-        found.append(Passage(number=position + 1, source=source or None, text=Quoted(text=passage)))
-    data = PassagesFound(
-        result_id=stored.result_id, function=stored.function, total=total, passages=found
+        # Every passage is quoted: cut out of a result, it may hold third-party text
+        # whose fence was left in another passage.
+        found.append(
+            Passage(position=position + 1, source=source or None, text=Quoted(text=passage))
+        )
+    data = PassagesRead(
+        result_id=stored.result_id,
+        function=stored.function,
+        query=query,
+        total_passages=total,
+        passages=found,
     )
     return Reply("\n\n".join(parts), data)
 

@@ -58,8 +58,8 @@ Args:
 """
 READER_OPTIONS = ToolOptions(
     marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
+    output=large_output.PassagesRead,
     blocking=False,  # it searches results held in memory (a Redis store's: blocking)
-    output=large_output.PassagesFound,
 )
 
 
