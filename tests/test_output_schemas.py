@@ -20,7 +20,7 @@ from toolspecs.core.structured import output_schema
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "outputs"
 SPECS = list_specs()
 # The specs whose every tool declares its output (all of them, once issue 25 is done).
-STRUCTURED: set[str] = {"arxiv", "wolfram_alpha"}
+STRUCTURED: set[str] = {"arxiv", "gmail", "wolfram_alpha"}
 
 
 def every_tool(name):

@@ -17,12 +17,13 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import Range, deadline, fence, ref, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
+from toolspecs.core.structured import Replies
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_MODIFY, GMAIL_READONLY
-from toolspecs.specs.gmail import render
+from toolspecs.specs.gmail import outputs, render
 
 # Re-exported (``X as X``): public names this module held before the split.
 from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
@@ -209,10 +210,16 @@ class GmailToolSpec(DraftTools):
     # -- reading ------------------------------------------------------------------------
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(large_output=True, empty="The mailbox has no messages.", read_only=True, open_world=False)
+    @tool(
+        large_output=True,
+        empty="The mailbox has no messages.",
+        read_only=True,
+        open_world=False,
+        output=outputs.Mail,
+    )
     def load_data(self) -> list[Document]:
         """Load the newest emails in full: ids, headers, attachments and the body as text."""
-        return self._full_messages(self.query or "", self.max_results)
+        return self._full_messages(self.query or "", self.max_results, None)
 
     @needs_scopes(GMAIL_READONLY)
     @tool(
@@ -228,6 +235,7 @@ class GmailToolSpec(DraftTools):
         empty="No messages match {query!r}. Use fewer or broader words, or drop filters.",
         read_only=True,
         open_world=False,
+        output=outputs.Mail,
     )
     def search_messages(
         self,
@@ -244,11 +252,12 @@ class GmailToolSpec(DraftTools):
         """
         count = max_results or self.max_results
         if include_body:
-            return self._full_messages(query, count)
+            return self._full_messages(query, count, query)
         tz = self.reader.tz
-        return [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
+        hits = [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
+        return Replies(hits, render.mail_data(hits, query))
 
-    def _full_messages(self, query: str, count: int) -> list[Document]:
+    def _full_messages(self, query: str, count: int, shown_query: str | None) -> list[Document]:
         """Whole messages within the reader's byte budget; the others listed, with a note.
 
         Raw messages are held while they are fetched and parsed (about ten times their
@@ -260,20 +269,27 @@ class GmailToolSpec(DraftTools):
         left_out = [render.summary_document(r, tz, size) for r, size in skipped]
         documents = render.message_documents(whole, tz)
         if not left_out:
-            return documents
+            return Replies(documents, render.mail_data(documents, shown_query))
         read = (
             f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else "Search for fewer of them at once (a narrower query or a smaller max_results)"
         )
-        return [
-            *documents,
-            render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES),
-            *left_out,
-        ]
+        note = render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
+        return Replies(
+            [*documents, note, *left_out],
+            render.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
+        )
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(aliases={"id": "message_id"}, large_output=True, read_only=True, open_world=False)
+    @tool(
+        aliases={"id": "message_id"},
+        large_output=True,
+        read_only=True,
+        open_world=False,
+        output=outputs.MessageRead,
+        structure=render.message_read,
+    )
     def get_message(self, message_id: str) -> Document:
         """Read one email in full: headers, attachments by name, and the body as text.
 
@@ -291,6 +307,7 @@ class GmailToolSpec(DraftTools):
         large_output=True,
         read_only=True,
         open_world=False,
+        output=outputs.Thread,
     )
     def get_thread(self, thread_id: str) -> list[Document]:
         """Read a whole conversation, oldest message first, each in full.
@@ -310,7 +327,9 @@ class GmailToolSpec(DraftTools):
             else " The others are"
         )
         thread_id = str(thread.get("id", wanted))
-        return [render.thread_head(thread_id, note, stubs, documents, ids, why, read), *documents]
+        given = wanted if note else ""
+        head = render.thread_head(thread_id, note, stubs, documents, ids, why, read, given)
+        return Replies([head, *documents], head.structured)
 
     @needs_scopes(GMAIL_READONLY)
     @tool(
@@ -324,6 +343,7 @@ class GmailToolSpec(DraftTools):
         large_output=True,
         read_only=True,
         open_world=False,
+        output=outputs.AttachmentRead,
     )
     def read_attachment(self, message_id: str, attachment_id: str) -> Document:
         """Read the text of an attached PDF, plain text, CSV or HTML file.
@@ -336,7 +356,7 @@ class GmailToolSpec(DraftTools):
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(read_only=True, open_world=False)
+    @tool(read_only=True, open_world=False, output=outputs.Labels)
     def list_labels(self) -> str:
         """List the labels: system ones (INBOX, UNREAD, STARRED...) and the user's, with ids."""
         next_step = ""
@@ -366,6 +386,7 @@ class GmailToolSpec(DraftTools):
         destructive=False,
         idempotent=True,
         open_world=False,
+        output=outputs.LabelsChanged,
     )
     def modify_labels(
         self,

@@ -21,7 +21,7 @@ from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_READONLY
-from toolspecs.specs.gmail import render
+from toolspecs.specs.gmail import outputs, render
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -98,7 +98,12 @@ class DraftTools(GoogleToolSpec):
     # -- drafts -------------------------------------------------------------------------
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(aliases={"limit": "max_results", "n": "max_results"}, read_only=True, open_world=False)
+    @tool(
+        aliases={"limit": "max_results", "n": "max_results"},
+        read_only=True,
+        open_world=False,
+        output=outputs.Drafts,
+    )
     def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> str:
         """List drafts, newest first: id, recipients, subject and first lines.
 
@@ -106,10 +111,13 @@ class DraftTools(GoogleToolSpec):
             max_results: At most this many.
         """
         summaries = []
+        drafts = []
         for item in self.reader.drafts.list(max_results):
             resource = self.reader.drafts.get(item["id"])
-            summaries.append(render.draft_summary(resource, read_draft(resource), first_lines=2))
-        return render.drafts_text(summaries)
+            draft = read_draft(resource)
+            summaries.append(render.draft_summary(resource, draft, first_lines=2))
+            drafts.append(render.draft_data(resource, draft, first_lines=2))
+        return render.drafts_text(summaries, drafts)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
@@ -122,6 +130,7 @@ class DraftTools(GoogleToolSpec):
         destructive=False,
         idempotent=False,
         open_world=False,
+        output=outputs.DraftSaved,
     )
     def create_draft(
         self,
@@ -167,7 +176,8 @@ class DraftTools(GoogleToolSpec):
             check_total(draft.attachments)
         check_allowed(draft, self.allowed_recipients)
         created = self.reader.drafts.create(draft.mime_bytes(), draft.thread_id)
-        return self._saved("created", created, draft, note)
+        forward = (forward_message_id.strip(), len(forwarded)) if forward_message_id else None
+        return self._saved("created", created, draft, note, forward=forward)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
@@ -175,6 +185,7 @@ class DraftTools(GoogleToolSpec):
         destructive=False,
         idempotent=True,
         open_world=False,
+        output=outputs.DraftSaved,
     )
     def update_draft(
         self,
@@ -217,15 +228,18 @@ class DraftTools(GoogleToolSpec):
             )
         files = None
         note = ""
+        removed: list[str] = []
         if attachments is not None:
             kept = mime_attachment_parts(stored.source)
             files = self._folder().parts(attachments, kept)
             check_total(files)
-            dropped = [
-                f"#{number} {fence.field(part_name(part) or '(no name)', 120)}"
+            gone = [
+                (number, part_name(part) or "(no name)")
                 for number, part in enumerate(kept, 1)
                 if not any(part is file for file in files)
             ]
+            removed = [name for _, name in gone]
+            dropped = [f"#{number} {fence.field(name, 120)}" for number, name in gone]
             if dropped:
                 note = (
                     f" Removed: {', '.join(dropped)} (to keep one, name it by its number, "
@@ -236,10 +250,10 @@ class DraftTools(GoogleToolSpec):
         )
         check_allowed(draft, self.allowed_recipients)
         updated = self.reader.drafts.update(current["id"], draft.mime_bytes(), draft.thread_id)
-        return self._saved("updated", updated, draft, note)
+        return self._saved("updated", updated, draft, note, removed=removed)
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False)
+    @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False, output=outputs.DraftShown)
     def get_draft(self, draft_id: str | None = None) -> ApiText:
         """Show a draft: id, recipients, subject, thread and its whole body.
 
@@ -249,11 +263,20 @@ class DraftTools(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", render.find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
-        return ApiText(render.draft_summary(resource, read_draft(resource)), resource)
+        draft = read_draft(resource)
+        return ApiText(
+            render.draft_summary(resource, draft), resource, render.draft_data(resource, draft)
+        )
 
     # Sending cannot be undone, consumes the draft and reaches other people.
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
-    @tool(aliases={"id": "draft_id"}, destructive=True, idempotent=False, open_world=True)
+    @tool(
+        aliases={"id": "draft_id"},
+        destructive=True,
+        idempotent=False,
+        open_world=True,
+        output=outputs.DraftSent,
+    )
     def send_draft(
         self, draft_id: str | None = None, recipients: list[str] | None = None
     ) -> ApiText:
@@ -285,7 +308,7 @@ class DraftTools(GoogleToolSpec):
         check_allowed(draft, self.allowed_recipients)
         check_expected(draft_id, draft, recipients, self.confirm_recipients)
         sent = self.reader.drafts.send(draft_id)
-        return render.sent_text(draft_id, sent, draft, self.account_note())
+        return render.sent_text(draft_id, sent, draft, self.account_note(), self.account)
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -298,7 +321,16 @@ class DraftTools(GoogleToolSpec):
             self.account_note(),
         )
 
-    def _saved(self, verb: str, saved: dict[str, Any], draft: Draft, note: str) -> ApiText:
+    def _saved(
+        self,
+        verb: str,
+        saved: dict[str, Any],
+        draft: Draft,
+        note: str,
+        *,
+        removed: list[str] | None = None,
+        forward: tuple[str, int] | None = None,
+    ) -> ApiText:
         return render.saved_text(
             verb,
             saved,
@@ -307,4 +339,7 @@ class DraftTools(GoogleToolSpec):
             account=self.account_note(),
             allow_send=self.allow_send and offered("send_draft"),
             confirm_recipients=self.confirm_recipients,
+            account_name=self.account,
+            removed=removed,
+            forward=forward,
         )

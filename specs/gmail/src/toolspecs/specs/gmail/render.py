@@ -12,12 +12,13 @@ import datetime as dt
 import html
 from collections.abc import Iterable
 from email.message import Message
-from typing import Any
+from typing import Any, cast
 
 from llama_index.core.schema import Document
 
 from toolspecs.core import fence, ref
 from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Quoted, Reply, Structure, quoted
 from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
 from toolspecs.loaders.google.gmail_text import (
@@ -29,8 +30,19 @@ from toolspecs.loaders.google.gmail_text import (
     summary_headers,
 )
 from toolspecs.loaders.google.mail import format_size
+from toolspecs.specs.gmail import outputs
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
-from toolspecs.specs.gmail.labels import Change
+from toolspecs.specs.gmail.facts import (
+    StructuredDocument,
+    addresses_given,
+    addresses_of,
+    carried_data,
+    carrying,
+    files_of,
+    mail_iso,
+    saved_files,
+)
+from toolspecs.specs.gmail.labels import EFFECTS, Change
 from toolspecs.specs.google_base.spec import CHECK_IDS
 
 MAX_LABELS_SHOWN = 500
@@ -62,8 +74,36 @@ def message_text(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | No
 
 
 def message_document(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None) -> Document:
-    """A whole message as a Document: :func:`message_text`, the reader's id and metadata."""
-    return mail_document(resource, mail.headers, message_text(resource, mail, tz))
+    """A whole message as a Document: :func:`message_text`, the reader's id and metadata.
+
+    It carries the message as data (``.structured``, an :class:`outputs.Message`).
+    """
+    made = mail_document(resource, mail.headers, message_text(resource, mail, tz))
+    return carrying(made, message_data(resource, mail, tz))
+
+
+def message_data(
+    resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None
+) -> outputs.Message:
+    """The facts of :func:`message_text` as data."""
+    body, notes = mail.readable()
+    files, more = files_of(mail, ids=True)
+    return outputs.Message(
+        message_id=str(resource.get("id", "?")),
+        thread_id=str(resource.get("threadId", "?")),
+        sender=addresses_of(mail.header("from")),
+        to=addresses_of(mail.header("to")) or None,
+        cc=addresses_of(mail.header("cc")) or None,
+        reply_to=addresses_of(mail.header("reply-to")) or None,
+        date=mail_iso(mail, resource, tz),
+        subject=quoted(mail.header("subject") or None),
+        labels=[label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
+        or None,
+        attachments=files or None,
+        more_attachments=more or None,
+        body=Quoted(text=body),
+        notes=notes or None,
+    )
 
 
 def message_documents(
@@ -104,24 +144,52 @@ def summary_document(
         f"From: {fence.field(sender, 300)} | Subject: {subject}\n"
         f"Snippet (quoted mail): {fence.quote(snippet, 300)}"
     )
-    document = mail_document(resource, headers, text)
+    data = outputs.MessageSummary(
+        message_id=str(resource.get("id", "?")),
+        thread_id=str(resource.get("threadId", "?")),
+        date=mail_iso(mail, resource, tz),
+        sender=addresses_of(headers.get("from", "")),
+        subject=quoted(headers.get("subject") or None),
+        snippet=Quoted(text=snippet),
+        unread="UNREAD" in resource.get("labelIds", []),
+        size=size,
+    )
+    document = carrying(mail_document(resource, headers, text), data)
     if size is not None:
         document.metadata["size"] = size
     return document
 
 
-class ApiText(str):
+def message_read(document: Document) -> outputs.MessageRead:
+    """get_message's data: the message its Document carries."""
+    data = getattr(document, "structured", None)
+    if not isinstance(data, outputs.Message):
+        raise TypeError(f"get_message returned a Document without its message: {document!r}")
+    return outputs.MessageRead(message=data)
+
+
+def mail_data(
+    documents: list[Document], query: str | None = None, next_step: str | None = None
+) -> outputs.Mail:
+    """load_data's and search_messages' data: the messages their Documents carry."""
+    return outputs.Mail(query=query, messages=carried_data(documents), next_step=next_step)
+
+
+class ApiText(Reply):
     """Text for the agent that still indexes like the API dict LlamaHub returned.
 
     ``spec.create_draft(...)["id"]`` keeps working for code written against LlamaHub;
-    ``.data`` is the whole API resource.
+    ``.data`` is the whole API resource, ``.structured`` the facts of the text as data
+    (:mod:`toolspecs.specs.gmail.outputs`).
     """
 
     data: dict[str, Any]
 
-    def __new__(cls, text: str, data: dict[str, Any]) -> ApiText:
-        """The text, carrying ``data``."""
-        made = super().__new__(cls, text)
+    def __new__(
+        cls, text: str, data: dict[str, Any], structured: Structure | None = None
+    ) -> ApiText:
+        """The text, carrying ``data`` (the API resource) and ``structured``."""
+        made = cast("ApiText", super().__new__(cls, text, structured))
         made.data = data
         return made
 
@@ -144,6 +212,9 @@ def saved_text(
     account: str = "",
     allow_send: bool = True,
     confirm_recipients: bool = False,
+    account_name: str | None = None,
+    removed: list[str] | None = None,
+    forward: tuple[str, int] | None = None,
 ) -> ApiText:
     """What create_draft and update_draft reply: the draft's id, who, what, and what next.
 
@@ -155,6 +226,10 @@ def saved_text(
         account: `` in the 'work' account`` (empty without an account).
         allow_send: Whether the agent has send_draft (and may send).
         confirm_recipients: Whether send_draft needs the recipients listed.
+        account_name: The account's name (``"work"``), for the data.
+        removed: The names of the attachments an update removed (``note`` says so).
+        forward: The message a new draft forwards and how many of its attachments it
+            carries (``note`` says so).
     """
     draft_id = saved.get("id", "?")
     thread = saved.get("message", {}).get("threadId")
@@ -169,8 +244,13 @@ def saved_text(
     if parts or draft.attachments is not None:
         files = carried(parts or [])
         body += f" {files[0].upper()}{files[1:]}."
+    forwards = None
     if " forwards message " not in note:  # create_draft's note names the forward
         body += _forwarded(draft.text)
+        if _forward_fields(draft.text) is not None:
+            forwards = forwarded_data(draft.text)
+    elif forward is not None:
+        forwards = forwarded_data(draft.text, *forward)
     listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
     send = (
         f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed})"
@@ -182,12 +262,32 @@ def saved_text(
         if offered("update_draft")
         else ""
     )
+    next_step = f"show it to the user;{send}{change}."
     text = (
         f"Draft {verb}{account} with id {draft_id}{where}: to {recipients}; "
         f"subject: {subject_of(draft)}.{body}{note} "
-        f"Next: show it to the user;{send}{change}."
+        f"Next: {next_step}"
     )
-    return ApiText(text, saved)
+    message = saved.get("message", {})
+    data = outputs.DraftSaved(
+        action="created" if verb == "created" else "updated",
+        account=account_name,
+        draft_id=str(draft_id),
+        message_id=message.get("id"),
+        thread_id=thread,
+        reply_in_thread=thread if where else None,
+        to=addresses_given(draft.to),
+        cc=addresses_given(draft.cc) or None,
+        bcc=addresses_given(draft.bcc) or None,
+        subject=quoted(draft.subject or None),
+        empty_body=None if (draft.text or draft.html) else True,
+        attachments=saved_files(parts or []) if parts or draft.attachments is not None else None,
+        removed_attachments=[Quoted(text=name) for name in removed] if removed else None,
+        forwards=forwards,
+        note=None if (removed or forward or not note.strip()) else note.strip(),
+        next_step=next_step[0].upper() + next_step[1:],
+    )
+    return ApiText(text, saved, data)
 
 
 def ids_hint() -> str:
@@ -248,16 +348,38 @@ def carried(parts: list[Message]) -> str:
 _FORWARD_MARK = "---------- Forwarded message ---------"
 
 
-def _forwarded(text: str) -> str:
-    """`` It forwards a mail from X, subject: Y.`` when the body quotes one; else ``""``."""
+def _forward_fields(text: str) -> dict[str, str] | None:
+    """The From and Subject of the mail a draft's body forwards (``None``: it forwards none)."""
     _, mark, rest = text.partition(_FORWARD_MARK)
     if not mark:
-        return ""
+        return None
     fields: dict[str, str] = {}
     for line in rest.strip().splitlines()[:6]:
         name, colon, value = line.partition(": ")
         if colon and name in ("From", "Subject"):
             fields.setdefault(name, value)
+    return fields
+
+
+def forwarded_data(
+    text: str, message_id: str | None = None, attachments: int | None = None
+) -> outputs.Forwarded:
+    """The mail a draft's body forwards, as data."""
+    fields = _forward_fields(text) or {}
+    sender = sender_address(fields["From"]) if fields.get("From") else None
+    return outputs.Forwarded(
+        message_id=message_id,
+        sender=quoted(sender),
+        subject=quoted(fields.get("Subject") or None),
+        attachments=attachments if message_id else None,
+    )
+
+
+def _forwarded(text: str) -> str:
+    """`` It forwards a mail from X, subject: Y.`` when the body quotes one; else ``""``."""
+    fields = _forward_fields(text)
+    if fields is None:
+        return ""
     sender = fence.field(sender_address(fields.get("From", "")), 120) or "(unknown)"
     subject = fence.field(fields.get("Subject", "")) or "(no subject)"
     return f" It forwards a mail from {sender}, subject: {subject}."
@@ -297,6 +419,37 @@ def draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | Non
     return "\n".join(lines)
 
 
+def draft_data(
+    resource: dict[str, Any], draft: Draft, first_lines: int | None = None
+) -> outputs.DraftShown:
+    """The facts of :func:`draft_summary` as data."""
+    message = resource.get("message", {})
+    mail = draft.mail
+    files, more = files_of(mail) if mail is not None else ([], 0)
+    body = draft.text.strip()
+    data = outputs.DraftShown(
+        draft_id=str(resource.get("id", "?")),
+        message_id=str(message.get("id", "?")),
+        to=addresses_given(draft.to),
+        cc=addresses_given(draft.cc) or None,
+        bcc=addresses_given(draft.bcc) or None,
+        reply_to=addresses_of(mail.header("reply-to")) or None if mail is not None else None,
+        subject=quoted(draft.subject or None),
+        reply_in_thread=str(message.get("threadId", "?")) if draft.in_reply_to else None,
+        attachments=files or None,
+        more_attachments=more or None,
+    )
+    if first_lines is not None:
+        written = [line for line in body.splitlines() if line.strip()]
+        data.first_lines = [Quoted(text=line) for line in written[:first_lines]]
+        data.more_lines = len(written) > first_lines or None
+    else:
+        text, notes = (mail or MailMessage(headers={}, text=body)).readable()
+        data.body = Quoted(text=text)
+        data.notes = notes or None
+    return data
+
+
 def part_listing(parts: list[AttachmentPart]) -> str:
     """A message's attachments with their ids, for a guidance."""
     shown = [
@@ -308,23 +461,44 @@ def part_listing(parts: list[AttachmentPart]) -> str:
     return "; ".join(shown) + more
 
 
-def sent_text(draft_id: str, sent: dict[str, Any], draft: Draft, account: str = "") -> ApiText:
+def sent_text(
+    draft_id: str,
+    sent: dict[str, Any],
+    draft: Draft,
+    account: str = "",
+    account_name: str | None = None,
+) -> ApiText:
     """What send_draft replies: the sent message's id and thread, who, what."""
+    parts = attachment_parts(draft.source)
+    done = "You can move on to the next step."
     text = (
         f"Draft {draft_id} sent{account} as message {sent.get('id')} "
         f"(thread {sent.get('threadId')}) to {people(draft.recipients())}; "
-        f"subject: {subject_of(draft)}; {carried(attachment_parts(draft.source))}. "
-        "You can move on to the next step."
+        f"subject: {subject_of(draft)}; {carried(parts)}. {done}"
     )
-    return ApiText(text, sent)
+    data = outputs.DraftSent(
+        draft_id=draft_id,
+        account=account_name,
+        message_id=str(sent.get("id")),
+        thread_id=str(sent.get("threadId")),
+        to=addresses_given(draft.to),
+        cc=addresses_given(draft.cc) or None,
+        bcc=addresses_given(draft.bcc) or None,
+        subject=quoted(draft.subject or None),
+        attachments=saved_files(parts),
+        next_step=done,
+    )
+    return ApiText(text, sent, data)
 
 
-def drafts_text(summaries: list[str]) -> str:
-    """list_drafts' reply: the drafts' summaries, newest first."""
+def drafts_text(summaries: list[str], drafts: list[outputs.DraftShown] | None = None) -> Reply:
+    """list_drafts' reply: the drafts' summaries, newest first (``drafts``: as data)."""
     if not summaries:
-        make = f" {ref('create_draft')} makes one." if offered("create_draft") else ""
-        return f"There are no drafts.{make}"
-    return "\n\n".join([f"{len(summaries)} draft(s), newest first:", *summaries])
+        make = f"{ref('create_draft')} makes one." if offered("create_draft") else ""
+        text = f"There are no drafts. {make}".rstrip()
+        return Reply(text, outputs.Drafts(drafts=[], next_step=make or None))
+    text = "\n\n".join([f"{len(summaries)} draft(s), newest first:", *summaries])
+    return Reply(text, outputs.Drafts(drafts=list(drafts or [])))
 
 
 def load_note(
@@ -353,8 +527,11 @@ def thread_head(
     shown: list[str],
     why: str,
     read: str,
-) -> Document:
+    given: str = "",
+) -> StructuredDocument:
     """get_thread's first Document: the messages in order, which were left out, what next.
+
+    It carries the whole thread as data (an :class:`outputs.Thread`).
 
     Args:
         thread_id: The thread's id.
@@ -364,6 +541,7 @@ def thread_head(
         shown: Their ids.
         why: Why the others were not read (when some were not).
         read: How the others can be read.
+        given: The message id given instead of the thread's (``note`` says so).
     """
     drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
     lines = [f"Thread {thread_id}{note}: {len(stubs)} message(s), oldest first."]
@@ -374,15 +552,27 @@ def thread_head(
             f"{number}. [id: {meta.get('id')}]{draft} {fence.field(meta.get('date'), 60)}"
             f" from {fence.field(sender_address(str(meta.get('from', ''))), 120)}"
         )
+    rest: list[str] = []
     if len(stubs) > len(shown):
         rest = [str(m["id"]) for m in stubs[len(shown) :]]
         more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
         lines.append(f"Only the first {len(shown)} messages are shown ({why}).{read}: {more}.")
+    next_step = None
     if offered("create_draft"):
         last = shown[-1] if shown else "?"
         reply = f"{ref('create_draft')}(reply_to_message_id='{last}', ...)"
+        next_step = f"Reply in this thread with {reply}."
         lines.append(f"Next: reply in this thread with {reply}.")
-    return Document(text="\n".join(lines))
+    data = outputs.Thread(
+        thread_id=thread_id,
+        given_message_id=given or None,
+        message_count=len(stubs),
+        messages=carried_data(documents),
+        not_read=rest or None,
+        why_not_read=why if rest else None,
+        next_step=next_step,
+    )
+    return carrying(Document(text="\n".join(lines)), data)
 
 
 def part_shown(part: AttachmentPart) -> str:
@@ -406,14 +596,26 @@ def attachment_document(
         fence.block(read.text, source, "attachment"),
         *(f"Note: {note}." for note in read.notes),
     ]
-    return Document(
+    data = outputs.AttachmentRead(
+        message_id=message_id,
+        attachment_id=part.part_id or part.filename,
+        filename=Quoted(text=part.filename),
+        mime_type=Quoted(text=part.mime_type),
+        size=part.size,
+        pages=read.pages or None,
+        sender=addresses_of(headers.get("from", "")),
+        text=Quoted(text=read.text),
+        notes=list(read.notes) or None,
+    )
+    document = Document(
         text="\n".join(lines),
         id_=f"gmail:{message_id}:{part.part_id}",
         metadata={"id": message_id, "from": headers.get("from", ""), "file": part.filename},
     )
+    return carrying(document, data)
 
 
-def labels_text(labels: list[dict[str, Any]], next_step: str) -> str:
+def labels_text(labels: list[dict[str, Any]], next_step: str) -> Reply:
     """list_labels' reply: the system labels' ids, the user's names with ids, what next."""
     system = sorted(str(x.get("id")) for x in labels if x.get("type") == "system")
     user = sorted(
@@ -433,10 +635,19 @@ def labels_text(labels: list[dict[str, Any]], next_step: str) -> str:
         lines.append("The user has no labels of their own.")
     if next_step:
         lines.append(next_step)
-    return "\n".join(lines)
+    data = outputs.Labels(
+        system=system,
+        labels=[
+            outputs.Label(label_id=str(x.get("id")), name=Quoted(text=str(x.get("name", ""))))
+            for x in user[:MAX_LABELS_SHOWN]
+        ],
+        more=max(len(user) - MAX_LABELS_SHOWN, 0) or None,
+        next_step=next_step or None,
+    )
+    return Reply("\n".join(lines), data)
 
 
-def modified_text(ids: list[str], changes: Iterable[Change]) -> str:
+def modified_text(ids: list[str], changes: Iterable[Change]) -> Reply:
     """modify_labels' reply: what was done to which messages, and how to undo it."""
     changes = list(changes)
     shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
@@ -446,9 +657,26 @@ def modified_text(ids: list[str], changes: Iterable[Change]) -> str:
         for verb, sign in (("add", -1), ("remove", 1))
         if any(c.sign == sign for c in changes)
     )
-    return (
-        f"{len(ids)} message(s) {done}: {shown}. Doing it again changes nothing. "
+    next_step = (
+        f"Doing it again changes nothing. "
         f"The reverse, {ref('modify_labels')} with the same ids and {undo}, applies to every id "
         "given: it undoes this exactly only if they all had the same labels before. "
         "You can move on to the next step."
     )
+    text = f"{len(ids)} message(s) {done}: {shown}. {next_step}"
+    data = outputs.LabelsChanged(
+        message_ids=ids,
+        changes=[
+            outputs.LabelChange(
+                label_id=c.label_id,
+                name=Quoted(text=c.name),
+                action="added" if c.sign > 0 else "removed",
+                effect=EFFECTS.get((c.label_id, c.sign)),
+            )
+            for c in changes
+        ],
+        undo_add=[c.label_id for c in changes if c.sign < 0] or None,
+        undo_remove=[c.label_id for c in changes if c.sign > 0] or None,
+        next_step=next_step,
+    )
+    return Reply(text, data)
