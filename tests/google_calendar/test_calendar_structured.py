@@ -368,10 +368,11 @@ def test_an_empty_listing_carries_data_too(tools, day):
 # -- (b) a whole task from structured content alone, through the official MCP client ------
 
 
-async def test_an_agent_that_reads_only_structured_content_books_moves_and_deletes(fake):
+@pytest.mark.parametrize("mode", ["legacy", "auto"])  # the handshake, and 2026-07-28's
+async def test_an_agent_that_reads_only_structured_content_books_moves_and_deletes(fake, mode):
     spec = GoogleCalendarToolSpec(transport=fake, allow_destructive=True)
     spec.spec_functions = spec.all_functions  # the server follows the instance
-    async with Client(build_server(spec)) as client:
+    async with Client(build_server(spec), mode=mode) as client:
         listed = {t.name: t for t in (await client.list_tools()).tools}
         assert all(t.output_schema for t in listed.values())  # so the client validates each
 
