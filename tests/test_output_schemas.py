@@ -19,8 +19,8 @@ from toolspecs.core.structured import output_schema
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "outputs"
 SPECS = list_specs()
-# The specs whose every tool declares its output (all of them, once issue 25 is done).
-STRUCTURED: set[str] = {"arxiv", "gmail", "wolfram_alpha"}
+# The specs whose every tool declares its output: all of ours.
+STRUCTURED: set[str] = {"arxiv", "gmail", "google_calendar", "wolfram_alpha"}
 
 
 def every_tool(name):

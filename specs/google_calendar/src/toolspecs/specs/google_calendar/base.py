@@ -27,12 +27,12 @@ from toolspecs.core import (
     resolve_timezone,
     tool,
 )
-from toolspecs.core.clock import describe_now, timezone_name, timezone_setting
 from toolspecs.core.clock import now as clock_now
+from toolspecs.core.clock import timezone_setting
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
-from toolspecs.specs.google_calendar import calendars, events, names, render
+from toolspecs.specs.google_calendar import calendars, events, names, outputs, render
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
@@ -213,7 +213,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     # -- tools -------------------------------------------------------------------
 
     @needs_scopes()
-    @tool(read_only=True, open_world=False)
+    @tool(read_only=True, open_world=False, output=outputs.Today)
     def get_date(self) -> str:
         """Get the date, weekday, time and timezone (UTC offset, source).
 
@@ -221,15 +221,16 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         # Never starts a sign-in: without current credentials, says why the zone is another.
         tz, source = date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
-        return f"{describe_now(tz)} (timezone: {timezone_name(tz)}, {source})"
+        return render.today(tz, source)  # describe_now's words, with the moment as data
 
     @needs_scopes(CALENDAR_READONLY)
     @tool(
         aliases=names.LOAD_DATA,
         large_output=True,
-        empty="No events in that range. Widen the dates, or drop the query.",
+        empty=render.NO_EVENTS,
         read_only=True,
         open_world=False,
+        output=outputs.Events,
     )
     def load_data(
         self,
@@ -254,13 +255,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
                 "Send an end_date on or after the start_date.",
             )
         calendar = self.calendar(calendar_id)
-        return self.reader.load_data(
-            number_of_results=number_of_results or 100,
+        return events.listing(
+            self.reader,
+            calendar,
+            number_of_results or 100,
             # Today in the user's timezone, by toolspecs' one clock (not the loader's own).
-            start_date=start_date or clock_now(self.spec_timezone(calendar)).date(),
-            end_date=end_date,
-            query=query,
-            calendar_id=calendar,
+            start_date or clock_now(self.spec_timezone(calendar)).date(),
+            end_date,
+            query,
         )
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
@@ -270,6 +272,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=False,
         open_world=True,
+        output=outputs.EventWritten,
     )
     def create_event(
         self,
@@ -324,6 +327,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=True,
         open_world=True,
+        output=outputs.EventWritten,
     )
     def update_event(
         self,
@@ -378,7 +382,13 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         )  # fmt: skip
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
-    @tool(aliases=names.DELETE_EVENT, destructive=True, idempotent=True, open_world=True)
+    @tool(
+        aliases=names.DELETE_EVENT,
+        destructive=True,
+        idempotent=True,
+        open_world=True,
+        output=outputs.Deleted,
+    )
     def delete_event(
         self,
         event_id: str,
@@ -403,7 +413,13 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.delete_scoped(cal, event_id, wanted, notify_attendees)
 
     @needs_scopes(CALENDAR_READONLY)
-    @tool(aliases=names.SEARCH_EVENTS, large_output=True, read_only=True, open_world=False)
+    @tool(
+        aliases=names.SEARCH_EVENTS,
+        large_output=True,
+        read_only=True,
+        open_world=False,
+        output=outputs.Events,
+    )
     def search_events(
         self,
         query: str,
@@ -428,7 +444,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.search(cal, words, start_date, end_date, number_of_results)
 
     @needs_scopes(CALENDAR_READONLY)
-    @tool(read_only=True, open_world=False)
+    @tool(read_only=True, open_world=False, output=outputs.Calendars)
     def list_calendars(self) -> str:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
@@ -441,6 +457,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=True,
         open_world=True,
+        output=outputs.Answered,
     )
     def respond_to_event(
         self,
@@ -465,7 +482,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.respond(cal, event_id, answer, comment, notify_organizer)
 
     @needs_scopes(CALENDAR_READONLY)
-    @tool(aliases=names.FIND_FREE_TIME, read_only=True, open_world=False)
+    @tool(aliases=names.FIND_FREE_TIME, read_only=True, open_world=False, output=outputs.FreeTime)
     def find_free_time(
         self,
         start_datetime: dt.datetime,

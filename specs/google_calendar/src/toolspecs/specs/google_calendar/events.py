@@ -15,9 +15,11 @@ from typing import Any
 from toolspecs.core import AskUser, FixArguments, clock, fence, ref
 from toolspecs.core.bounds import shown
 from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Replies, Reply
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
 from toolspecs.specs.google_calendar import render, series
+from toolspecs.specs.google_calendar.outputs import Deleted
 from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import (
@@ -29,6 +31,8 @@ from toolspecs.specs.google_calendar.times import (
     whole_days,
 )
 
+# What update_event's data calls the fields a patch sets.
+CHANGED = {"summary": "title"}
 # sendUpdates for notify_attendees=False / True.
 SEND_UPDATES = {False: "none", True: "all"}
 # create_event looks at most this many events for overlaps.
@@ -68,15 +72,24 @@ def create(
         body["attendees"] = people(attendees)
     if recurrence:
         body["recurrence"] = to_rrule(recurrence, tz)
-    note += overlaps(cal, start, end, all_day)
+    overlap, found = overlaps(cal, start, end, all_day)
     created = cal.client.insert_event(cal.id, body, SEND_UPDATES[notify])
-    return render.mutation("created", created, tz, note + render.emailed(body, notify))
+    said = note + ("" if found is not None else overlap)  # ours; the overlaps are data
+    text_note = note + overlap + render.emailed(body, notify)
+    return render.mutation(
+        "created", created, tz, text_note,
+        {**(found or {}), "attendees_emailed": notify, "note": said.strip() or None},
+    )  # fmt: skip
 
 
-def overlaps(cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool) -> str:
+def overlaps(
+    cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool
+) -> tuple[str, dict[str, Any] | None]:
     """A note naming the events a new one at ``start``-``end`` overlaps (bounded).
 
     A lookup Google does not answer is said, not raised: the event is still created.
+    Returns the note and the overlaps as fields of the reply's data (``None``: not
+    checked).
     """
     if all_day:
         start, end = whole_days(start, end, cal.tz)
@@ -85,7 +98,7 @@ def overlaps(cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool)
     except Exception as exc:  # mapped by the failure table; anything else is our bug
         if cal.mapped(exc) is None:
             raise
-        return " (Overlaps could not be checked.)"
+        return " (Overlaps could not be checked.)", None
     return render.overlaps(found, cal.tz, OVERLAP_LOOKUP)
 
 
@@ -107,6 +120,7 @@ def update(
     tz = cal.tz
     moves = start_datetime is not None or end_datetime is not None
     send = SEND_UPDATES[notify]
+    changed = [CHANGED.get(key, key) for key in patch] + (["start", "end"] if moves else [])
     note = ""
     target = event_id
     current: dict[str, Any] | None = None
@@ -119,7 +133,7 @@ def update(
         refuse_losses(before, patch)
     if found is not None:
         if found.split:
-            return series.split(cal, found, patch, start_datetime, end_datetime, send)
+            return series.split(cal, found, patch, start_datetime, end_datetime, send, changed)
         target, current, note = found.target, found.event, found.note
         if moves and found.occurrence is not None and found.event is not None:
             times, said = moved(found.occurrence, tz, start_datetime, end_datetime)
@@ -133,13 +147,19 @@ def update(
         patch.update(times)
         note += said
     updated = cal.client.patch_event(cal.id, target, patch, send)
-    return render.mutation("updated", updated, tz, note + render.emailed(updated, notify))
+    return render.mutation(
+        "updated", updated, tz, note + render.emailed(updated, notify),
+        {"changed": changed, "attendees_emailed": notify, "note": note.strip() or None},
+    )  # fmt: skip
 
 
 def delete(client: GoogleCalendarReader, calendar_id: str, event_id: str, notify: bool) -> str:
     """Delete one event (or one occurrence, by its own id)."""
     client.delete_event(calendar_id, event_id, SEND_UPDATES[notify])
-    return f"Event {event_id} deleted.{_told(notify)} {render.NEXT}"
+    data = Deleted(
+        event_id=event_id, deleted="event", attendees_emailed=notify, next_step=render.NEXT
+    )
+    return Reply(f"Event {event_id} deleted.{_told(notify)} {render.NEXT}", data)
 
 
 def delete_scoped(cal: Calendar, event_id: str, wanted: Scope, notify: bool) -> str:
@@ -147,9 +167,28 @@ def delete_scoped(cal: Calendar, event_id: str, wanted: Scope, notify: bool) -> 
     send = SEND_UPDATES[notify]
     found = series.resolve(cal, event_id, wanted)
     if found.split:
-        return series.end_series(cal, found, send) + _told(notify) + f" {render.NEXT}"
+        text, series_id, before = series.end_series(cal, found, send)
+        data = Deleted(
+            event_id=event_id,
+            deleted="following",
+            series_id=series_id,
+            ends_before=before,
+            attendees_emailed=notify,
+            next_step=render.NEXT,
+        )
+        return Reply(text + _told(notify) + f" {render.NEXT}", data)
     cal.client.delete_event(cal.id, found.target, send)
-    return f"{found.deleted_text()} deleted.{found.note}{_told(notify)} {render.NEXT}"
+    series_of = (found.event or {}).get("recurringEventId") if found.kind == "occurrence" else None
+    data = Deleted(
+        event_id=found.target,
+        deleted=found.kind,  # type: ignore[arg-type]  # event, occurrence or series
+        series_id=str(series_of) if series_of else None,
+        attendees_emailed=notify,
+        note=found.note.strip() or None,
+        next_step=render.NEXT,
+    )
+    text = f"{found.deleted_text()} deleted.{found.note}{_told(notify)} {render.NEXT}"
+    return Reply(text, data)
 
 
 def _told(notify: bool) -> str:
@@ -207,6 +246,30 @@ def respond(
     return render.answered(answer, current, updated, event_id, entry, cal.tz, notify)
 
 
+def listing(
+    client: GoogleCalendarReader,
+    calendar_id: str,
+    number_of_results: int,
+    start_date: dt.date,
+    end_date: dt.date | None,
+    query: str | None,
+) -> Replies:
+    """``load_data``: the client's Documents of the events from ``start_date`` on, as data too.
+
+    As ``GoogleCalendarReader.load_data`` (the events of those days in the calendar's own
+    zone, one Document each), keeping the events it lists for the data.
+    """
+    tz = client.calendar_timezone(calendar_id)
+    time_min = dt.datetime.combine(start_date, dt.time.min, tzinfo=tz)
+    time_max = None
+    if end_date is not None and end_date < dt.date.max:  # the last day there is: no end
+        time_max = dt.datetime.combine(end_date + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
+    found = client.list_events(time_min, time_max, number_of_results, query, calendar_id)
+    documents = [client.document(event, tz, calendar_id) for event in found]
+    asked = {"start_date": start_date, "end_date": end_date, "query": query}
+    return render.listed(documents, found, tz, calendar_id, asked)
+
+
 def search(
     cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
 ) -> str:
@@ -227,7 +290,7 @@ def search(
     after = last + dt.timedelta(days=1)
     time_max = clock.in_range(dt.datetime.combine(after, dt.time.min, tzinfo=cal.tz))
     found = cal.client.list_events(time_min, time_max, asked, words, cal.id)
-    return render.search_results(found, words, f"from {first} to {last}", cal.tz, asked)
+    return render.search_results(found, words, (first, last), cal.tz, asked, cal.id)
 
 
 def free_time(

@@ -3,20 +3,32 @@
 What others wrote (titles, places, names, descriptions, calendar names) goes through
 :mod:`toolspecs.core.fence`: a value on one line with ``fence.field``, quoted with
 ``fence.quote``, a description as a fenced block naming its event.
+
+Each reply carries the same facts as data (:mod:`.outputs`, built by :mod:`.facts`):
+a ``Reply`` (text) or ``Replies`` (Documents) with ``.structured``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
+
+from llama_index.core.schema import Document
 
 from toolspecs.core import FixArguments, fence, format_datetime, ref
+from toolspecs.core.clock import format_date, format_offset, timezone_name
+from toolspecs.core.clock import now as clock_now
 from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Quoted, Replies, Reply
 from toolspecs.loaders.google import GoogleResponseError
 from toolspecs.loaders.google.events import describe_event, event_span
+from toolspecs.specs.google_calendar import facts, outputs
 
 NEXT = "You can move on to the next step."
+# load_data's empty reply (its tool's ``empty=``), and the step it says.
+NO_EVENTS_STEP = "Widen the dates, or drop the query."
+NO_EVENTS = f"No events in that range. {NO_EVENTS_STEP}"
 IDS_HINT = "Get event ids with load_data (each line starts with [id: ...])."
 """Where event ids come from, as declared (the failure table's ``ids_hint``)."""
 
@@ -56,8 +68,13 @@ def description(text: str, source: str) -> str:
     return fence.block(text, source, "description")
 
 
-def mutation(verb: str, event: Mapping[str, Any], tz: dt.tzinfo, note: str) -> str:
+def mutation(
+    verb: str, event: Mapping[str, Any], tz: dt.tzinfo, note: str, facts_of: Mapping[str, Any]
+) -> Reply:
     """What a write tells the agent: the event's id, title, times, link, and what was said.
+
+    ``facts_of`` are the other fields of its :class:`~.outputs.EventWritten` (whether the
+    attendees were emailed, the overlaps, what changed, the split, our ``note``).
 
     Raises:
         GoogleResponseError: When Google's answer has no event id (the guidance says to
@@ -69,7 +86,14 @@ def mutation(verb: str, event: Mapping[str, Any], tz: dt.tzinfo, note: str) -> s
     span = event_span(dict(event), tz)
     link = f" Link: {fence.field(event['htmlLink'])}." if event.get("htmlLink") else ""
     title = fence.quote(event.get("summary") or "(no title)")
-    return f"Event {verb} with id {fence.field(event_id)}: {title}, {span}.{note}{link} {NEXT}"
+    text = f"Event {verb} with id {fence.field(event_id)}: {title}, {span}.{note}{link} {NEXT}"
+    data = outputs.EventWritten(
+        action="created" if verb == "created" else "updated",
+        event=facts.event(event, tz, url=True),
+        next_step=NEXT,
+        **facts_of,
+    )
+    return Reply(text, data)
 
 
 def emailed(event: Mapping[str, Any], notify: bool) -> str:
@@ -79,10 +103,11 @@ def emailed(event: Mapping[str, Any], notify: bool) -> str:
     return " No emails were sent to the attendees." if event.get("attendees") else ""
 
 
-def overlaps(found: list[dict[str, Any]], tz: dt.tzinfo, lookup: int) -> str:
+def overlaps(found: list[dict[str, Any]], tz: dt.tzinfo, lookup: int) -> tuple[str, dict[str, Any]]:
     """A note naming the events (of ``found``, at most ``lookup`` asked) a new one overlaps.
 
     Events marked free (``transparency: transparent``) and cancelled ones do not count.
+    Returns the note and the same as fields of :class:`~.outputs.EventWritten`.
     """
     busy = [
         e
@@ -90,7 +115,7 @@ def overlaps(found: list[dict[str, Any]], tz: dt.tzinfo, lookup: int) -> str:
         if e.get("status") != "cancelled" and e.get("transparency") != "transparent"
     ]
     if not busy:
-        return ""
+        return "", {}
     shown = [
         f"[id: {fence.field(e.get('id', '?'), 200)}] "
         f"{fence.quote(e.get('summary') or '(no title)', 60)}, {event_span(e, tz)}"
@@ -99,30 +124,97 @@ def overlaps(found: list[dict[str, Any]], tz: dt.tzinfo, lookup: int) -> str:
     more = len(busy) - len(shown)
     at_least = "at least " if len(found) >= lookup else ""
     listed = "; ".join(shown) + (f"; and {at_least}{more} more" if more else "")
-    return f" It overlaps {at_least}{len(busy)} event{'s' if len(busy) > 1 else ''}: {listed}."
+    data: dict[str, Any] = {"overlaps": [facts.event(e, tz) for e in busy[:OVERLAP_SHOWN]]}
+    if more:
+        data["more_overlaps"] = more
+    text = f" It overlaps {at_least}{len(busy)} event{'s' if len(busy) > 1 else ''}: {listed}."
+    return text, data
 
 
 def search_results(
-    found: list[dict[str, Any]], words: str, span: str, tz: dt.tzinfo, asked: int
-) -> str:
+    found: list[dict[str, Any]],
+    words: str,
+    dates: tuple[dt.date, dt.date],
+    tz: dt.tzinfo,
+    asked: int,
+    calendar_id: str,
+) -> Reply:
     """``search_events``' reply: one line per event, or what to try when none matched."""
+    first, last = dates
+    span = f"from {first} to {last}"
+    data = outputs.Events(
+        calendar_id=calendar_id,
+        timezone=timezone_name(tz),
+        query=words,
+        start_date=first.isoformat(),
+        end_date=last.isoformat(),
+        events=[facts.event(event, tz, full=True) for event in found],
+    )
     if not found:
-        return (
-            f"No events match {fence.quote(words, 100)} {span}. "
-            "Try fewer or other words, or a wider range of dates."
-        )
+        step = "Try fewer or other words, or a wider range of dates."
+        data.next_step = step
+        return Reply(f"No events match {fence.quote(words, 100)} {span}. {step}", data)
     lines = [f"{len(found)} events match {fence.quote(words, 100)} {span}:"]
     lines += [describe_event(event, tz, fence.field) for event in found]
     if len(found) >= asked:
-        lines.append(
-            f"(There may be more: raise number_of_results above {asked} or narrow the dates.)"
+        data.next_step = (
+            f"There may be more: raise number_of_results above {asked} or narrow the dates."
         )
-    return "\n".join(lines)
+        lines.append(f"({data.next_step})")
+    return Reply("\n".join(lines), data)
 
 
-def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: str) -> str:
+def listed(
+    documents: list[Document],
+    found: list[dict[str, Any]],
+    tz: dt.tzinfo,
+    calendar_id: str,
+    asked: Mapping[str, Any],
+) -> Replies:
+    """``load_data``'s Documents (one per event, the client's), carrying the events as data.
+
+    ``asked`` holds the call's ``start_date``, ``end_date`` and ``query``.
+    """
+    data = outputs.Events(
+        calendar_id=calendar_id,
+        timezone=timezone_name(tz),
+        query=asked.get("query") or None,
+        start_date=asked["start_date"].isoformat(),
+        end_date=asked["end_date"].isoformat() if asked.get("end_date") else None,
+        events=[facts.event(event, tz, full=True, description=True) for event in found],
+        next_step=None if found else NO_EVENTS_STEP,
+    )
+    return Replies(documents, data)
+
+
+def today(tz: dt.tzinfo, source: str) -> Reply:
+    """``get_date``'s reply: now, as ``toolspecs.core.clock.describe_now`` says it."""
+    moment = clock_now(tz)
+    zone = timezone_name(moment.tzinfo) if moment.tzinfo else "UTC"
+    offset = format_offset(moment)
+    tomorrow = moment.date() + dt.timedelta(days=1)
+    text = (
+        f"Today is {moment:%A}, {moment:%Y-%m-%d}. "
+        f"The time is {moment:%H:%M} in {zone} (UTC{offset}). "
+        f"Tomorrow is {format_date(tomorrow)}."
+    )
+    data = outputs.Today(
+        now=moment.isoformat(timespec="seconds"),
+        date=moment.date().isoformat(),
+        time=f"{moment:%H:%M}{offset}",  # a zoneinfo time alone has no offset
+        weekday=f"{moment:%A}",
+        tomorrow=tomorrow.isoformat(),
+        timezone=timezone_name(tz),
+        utc_offset=offset,
+        timezone_source=source,
+    )
+    return Reply(f"{text} (timezone: {timezone_name(tz)}, {source})", data)
+
+
+def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: str) -> Reply:
     """``list_calendars``' reply: each allowed calendar as the user's list has it."""
     lines = ["Calendars this agent may use:"]
+    listed: list[outputs.CalendarEntry] = []
     matched: set[int] = set()
     for allowed in allowed_ids:
         index = _entry_for(entries, allowed)
@@ -132,26 +224,49 @@ def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: st
                 f"- [id: {fence.field(allowed, 200)}] not in the user's calendar list: "
                 f"it may not exist, or the user has not added it{is_default}."
             )
+            listed.append(
+                outputs.CalendarEntry(
+                    calendar_id=allowed, in_list=False, default=allowed == default or None
+                )
+            )
             continue
         matched.add(index)
         entry = entries[index]
-        name = fence.quote(entry.get("summaryOverride") or entry.get("summary") or "?", 80)
+        name = entry.get("summaryOverride") or entry.get("summary")
         own = f" ({fence.field(entry.get('id'), 200)})" if allowed != entry.get("id") else ""
         role = fence.field(entry.get("accessRole") or "unknown", 40)
         read_only = " (read only)" if role in ("reader", "freeBusyReader") else ""
         lines.append(
-            f"- [id: {fence.field(allowed, 200)}]{own} {name} — timezone "
+            f"- [id: {fence.field(allowed, 200)}]{own} {fence.quote(name or '?', 80)} — timezone "
             f"{fence.field(entry.get('timeZone') or '?', 60)}, access {role}{read_only}"
             f"{', primary' if entry.get('primary') else ''}{is_default}"
         )
+        listed.append(
+            outputs.CalendarEntry(
+                calendar_id=allowed,
+                in_list=True,
+                list_id=str(entry.get("id")) if own else None,
+                name=Quoted(text=str(name)) if name else None,
+                timezone=str(entry["timeZone"]) if entry.get("timeZone") else None,
+                access_role=str(entry["accessRole"]) if entry.get("accessRole") else None,
+                read_only=True if read_only else None,
+                primary=True if entry.get("primary") else None,
+                default=allowed == default or None,
+            )
+        )
+    data = outputs.Calendars(calendars=listed)
     others = len(entries) - len(matched)
     if others:
-        lines.append(
-            f"The user's list has {others} more calendar{'s' if others > 1 else ''} this "
-            "agent may not use. To allow one, the user adds its id to allowed_calendar_ids "
+        data.not_allowed = others
+        data.next_step = (
+            "To allow one, the user adds its id to allowed_calendar_ids "
             "when creating GoogleCalendarToolSpec."
         )
-    return "\n".join(lines)
+        lines.append(
+            f"The user's list has {others} more calendar{'s' if others > 1 else ''} this "
+            f"agent may not use. {data.next_step}"
+        )
+    return Reply("\n".join(lines), data)
 
 
 def _entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
@@ -172,25 +287,35 @@ def free_time(
     people: list[str],
     unseen: list[str],
     min_minutes: int,
-) -> str:
+) -> Reply:
     """``find_free_time``' reply: the free windows, and whose calendars could not be seen."""
     who = "you" if not people else "you and " + ", ".join(people)
     lines = [
         f"Free windows of at least {min_minutes} minutes for {who}, "
         f"{format_datetime(start)} to {format_datetime(end)}:"
     ]
+    data = outputs.FreeTime(
+        start=facts.when(start),
+        end=facts.when(end),
+        timezone=timezone_name(start.tzinfo) if start.tzinfo else "UTC",
+        min_minutes=min_minutes,
+        attendees=list(people),
+        windows=[outputs.Window(start=facts.when(a), end=facts.when(b)) for a, b in windows],
+        unseen=list(unseen) or None,
+    )
     for a, b in windows:
         until = f"{b:%H:%M}" if a.date() == b.date() else format_datetime(b)
         lines.append(f"- {format_datetime(a)} to {until}")
     if not windows:
-        lines.append("- none: everyone is busy for the whole range. Try a wider range.")
+        data.next_step = "Try a wider range."
+        lines.append(f"- none: everyone is busy for the whole range. {data.next_step}")
     if unseen:
         names = ", ".join(fence.field(calendar, 100) for calendar in unseen)
         lines.append(
             f"(Could not see the calendars of {names}: "
             "they may be private or outside the user's organization.)"
         )
-    return "\n".join(lines)
+    return Reply("\n".join(lines), data)
 
 
 def answered(
@@ -201,7 +326,7 @@ def answered(
     entry: Mapping[str, Any],
     tz: dt.tzinfo,
     notify: bool,
-) -> str:
+) -> Reply:
     """``respond_to_event``' reply: the answer given, to which event, and who was told."""
     title = fence.quote(current.get("summary") or "(no title)", 80)
     said = ""
@@ -209,14 +334,27 @@ def answered(
         said = f" with the comment {fence.quote(entry['comment'], 200)}"
     told = " and was emailed" if notify else "; no email was sent"
     which = ""
+    applies_to: Literal["series", "occurrence"] | None = None
     if current.get("recurrence"):
         which = " This answers every occurrence; an occurrence's id answers only that one."
+        applies_to = "series"
     elif current.get("recurringEventId"):
         which = " This answers only this occurrence."
-    return (
+        applies_to = "occurrence"
+    shown = {**updated, "id": updated.get("id") or event_id, "summary": current.get("summary")}
+    data = outputs.Answered(
+        event=facts.event(shown, tz),
+        response=answer,  # type: ignore[arg-type]  # one of RESPONSES (read_response)
+        comment=Quoted(text=str(entry["comment"])) if entry.get("comment") else None,
+        organizer_emailed=notify,
+        applies_to=applies_to,
+        next_step=NEXT,
+    )
+    return Reply(
         f"The user {RESPONSES[answer]} {title}, {event_span(dict(updated), tz)} "
         f"(event id {fence.field(updated.get('id') or event_id, 200)}){said}. The organizer "
-        f"sees the answer in the event{told}.{which} {NEXT}"
+        f"sees the answer in the event{told}.{which} {NEXT}",
+        data,
     )
 
 

@@ -19,9 +19,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, ToolGuidance, clock, fence, format_datetime
+from toolspecs.core.structured import Reply
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.loaders.google.events import parse_event_time
 from toolspecs.specs.google_calendar import render
+from toolspecs.specs.google_calendar.facts import when as when_iso
+from toolspecs.specs.google_calendar.outputs import LostOccurrence, Split
 from toolspecs.specs.google_calendar.recurrence import Scope, end_before, rest_of
 from toolspecs.specs.google_calendar.times import (
     current_times,
@@ -182,7 +185,8 @@ def split(
     start_datetime: dt.datetime | None,
     end_datetime: dt.datetime | None,
     send: str,
-) -> str:
+    changed: list[str],
+) -> Reply:
     """'This and following' for an update: start a new series, then end the old one before it.
 
     The new series is inserted first: when the cut of the old one fails, deleting the new
@@ -230,7 +234,18 @@ def split(
         "are unchanged), and this new series takes over from that occurrence with the "
         f"changes.{note}{render.lost(lost)}"
     )
-    return render.mutation("created", created, tz, said)
+    ended = Split(
+        ended_series_id=series_id,
+        ends_before=when_iso(start),
+        lost=[LostOccurrence(event_id=i, was=was) for i, was in lost] or None,  # type: ignore[arg-type]
+    )
+    facts_of = {
+        "changed": changed,
+        "split": ended,
+        "attendees_emailed": send != "none",
+        "note": said.strip(),
+    }
+    return render.mutation("created", created, tz, said, facts_of)
 
 
 def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
@@ -303,15 +318,19 @@ def _undo(
     )
 
 
-def end_series(cal: Calendar, found: Found, send: str) -> str:
-    """'This and following' for a delete: the series ends just before the occurrence."""
+def end_series(cal: Calendar, found: Found, send: str) -> tuple[str, str, str]:
+    """'This and following' for a delete: the series ends just before the occurrence.
+
+    Returns what the reply says, the series' id, and the occurrence's start (ISO).
+    """
     occurrence, series = found.event or {}, found.series or {}
     start = _original_start(occurrence, cal.tz)
     when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
     series_id = str(series.get("id"))
     ended = {"recurrence": end_before(list(series.get("recurrence") or []), start)}
     cal.client.patch_event(cal.id, series_id, ended, send)
-    return (
+    said = (
         f"Occurrences of series {series_id} from {when} on deleted: the series now ends "
         "before it; its earlier occurrences stay."
     )
+    return said, series_id, when_iso(start)
