@@ -21,11 +21,20 @@ def dump_tools(spec: Any) -> list[dict[str, Any]]:
         except ValueError as exc:
             openai_tool = tool.metadata.to_openai_tool(skip_length_check=True)
             length_error = str(exc)
+        # toolspecs tools declare an output model (MCP's outputSchema); LlamaHub's do not.
+        options = getattr(getattr(tool, "guard", None), "options", None)
+        model = getattr(options, "output", None)
+        output_schema = None
+        if model is not None:
+            from toolspecs.core.structured import output_schema as schema_of
+
+            output_schema = schema_of(model)
         records.append(
             {
                 "name": openai_tool["function"]["name"],
                 "openai_tool": openai_tool,
                 "length_check_error": length_error,
+                "output_schema": output_schema,
             }
         )
     return records

@@ -114,10 +114,19 @@ def load_tokenizer() -> Callable[[str], list[int]]:
 
 def measure(tools: list[dict[str, Any]], count: Callable[[str], list[int]]) -> dict[str, Any]:
     per_tool = {t["name"]: len(count(json.dumps(t["openai_tool"]))) for t in tools}
+    # What the output schemas add where a client sends them to the model (MCP's
+    # outputSchema; most clients do not): not part of the OpenAI tool JSON above.
+    outputs = {
+        t["name"]: len(count(json.dumps(t["output_schema"])))
+        for t in tools
+        if t.get("output_schema") is not None
+    }
     return {
         "tools": len(tools),
         "tokens": sum(per_tool.values()),
+        "output_tokens": sum(outputs.values()),
         "per_tool": per_tool,
+        "per_tool_output": outputs,
         "length_check_failures": [t["name"] for t in tools if t["length_check_error"]],
     }
 
@@ -184,6 +193,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
         "toolspecs tokens",
         "ratio (all)",
         "ratio (drop-in)",
+        "+ output schemas",
     ]
     body = []
     for row in rows:
@@ -195,6 +205,7 @@ def render_table(rows: list[dict[str, Any]]) -> str:
                 *_side_cells(row["toolspecs"], row["errors"].get("toolspecs")),
                 _ratio_cell(row["ratio_all"]),
                 _ratio_cell(row["ratio_same_named"], f" ({len(shared)} fn)"),
+                str(row["toolspecs"]["output_tokens"]) if row["toolspecs"] else DASH,
             ]
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(len(header))]
@@ -209,6 +220,8 @@ def render_table(rows: list[dict[str, Any]]) -> str:
     notes = [
         "tokens: cl100k_base over json.dumps(tool.metadata.to_openai_tool()), summed per spec; "
         "ratio = toolspecs / LlamaHub; drop-in = only function names present on both sides.",
+        "+ output schemas: toolspecs' outputSchema tokens (cl100k_base over json.dumps), which "
+        "a client adds only if it sends output schemas to the model; LlamaHub has none.",
     ]
     for row in rows:
         for side in ("llamahub", "toolspecs"):
