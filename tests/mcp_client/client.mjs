@@ -7,7 +7,9 @@
 // CALLS_JSON is a JSON array of tools/call params ({"name": ..., "arguments": {...}}).
 // The client starts COMMAND (or connects to URL, sending the headers of MCP_HTTP_HEADERS
 // with every request), lists its tools, makes each call asking for progress, and
-// prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]}.
+// prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]}, and,
+// when the server offers prompts, "prompts" (its list) and "gotPrompts": the prompts/get
+// answers for each {"name", "arguments"} of the JSON array MCP_GET_PROMPTS.
 // tests/mcp/test_mcp_typescript_client.py runs it against `toolspecs serve --sandbox`,
 // tests/mcp/test_mcp_replicas.py against replicas behind nginx.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -38,7 +40,13 @@ for (const params of JSON.parse(callsJson)) {
   });
   calls.push({ result, progress });
 }
-process.stdout.write(
-  JSON.stringify({ server: client.getServerVersion(), tools, calls }) + "\n",
-);
+const out = { server: client.getServerVersion(), tools, calls };
+if (client.getServerCapabilities()?.prompts) {
+  out.prompts = (await client.listPrompts()).prompts;
+  out.gotPrompts = [];
+  for (const params of JSON.parse(process.env.MCP_GET_PROMPTS || "[]")) {
+    out.gotPrompts.push(await client.getPrompt(params));
+  }
+}
+process.stdout.write(JSON.stringify(out) + "\n");
 await client.close();

@@ -37,6 +37,7 @@ from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import ToolNames, offered
+from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.reader import stored_reader
 from toolspecs.core.runner import CallPolicy, Guard
 from toolspecs.core.spec_checks import check_spec_class
@@ -78,6 +79,9 @@ class ToolSpec(BaseToolSpec):
     # Offer tools marked destructive / tools that change things beyond the user's account.
     allow_destructive: bool = True
     allow_send: bool = True
+    # The spec's common tasks as prompts a person picks in a client (MCP prompts/list),
+    # offered when the tools each uses are (toolspecs.core.prompts).
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = ()
     # Ask the person before a destructive call (sending, deleting, a destructive update),
     # where the host can show them a question (MCP elicitation). False for fully automated
     # agents: the marks and descriptions then say what such a tool does, as everywhere.

@@ -40,9 +40,12 @@ owns the results their calls store (:mod:`toolspecs.mcp.users`).
 Confirmations: a destructive call of a spec that asks (``confirm_destructive``) runs once
 the person said yes, where the client can show a form (:mod:`toolspecs.mcp.confirm`).
 
-Caching: on the 2026-07-28 revision, ``tools/list`` tells clients they may keep the list
-for :data:`TOOL_LIST_TTL_MS`, shared by every caller (``public``) unless ``scopes``
-filter it per token (``private``).
+Prompts: the served specs' common tasks (:mod:`toolspecs.mcp.prompts`), each offered when
+the tools it uses are.
+
+Caching: on the 2026-07-28 revision, ``tools/list`` and ``prompts/list`` tell clients they
+may keep the list for :data:`TOOL_LIST_TTL_MS`, shared by every caller (``public``) unless
+``scopes`` filter it per token (``private``).
 
 Calls at once: one session (one client's connection) runs at most
 :data:`MAX_CALLS_PER_SESSION` tool calls at a time; one more is answered at once with
@@ -71,6 +74,8 @@ from toolspecs.mcp import confirm
 from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionless
 from toolspecs.mcp.compat_mcp import connection_of
 from toolspecs.mcp.operations import caller_of
+from toolspecs.mcp.prompts import handlers as prompt_handlers
+from toolspecs.mcp.prompts import served_prompts
 from toolspecs.mcp.running import RunningCalls, SharedSlots
 from toolspecs.mcp.scopes import permits, refusal
 from toolspecs.mcp.user_tools import UserTools, user_from
@@ -308,12 +313,18 @@ def build_server(
         return result
 
     caching = require("mcp.server.caching", "mcp")
-    # The list is the same for every caller unless scopes filter it: then each token's own.
-    shared = "public" if scopes is None else "private"
+    # The lists are the same for every caller unless scopes filter them: then each token's.
+    hint = caching.CacheHint(
+        ttl_ms=TOOL_LIST_TTL_MS, scope="public" if scopes is None else "private"
+    )
+    offered = served_prompts(tools.values())
+    list_prompts, get_prompt = prompt_handlers(offered, refused) if offered else (None, None)
     server: Server[Any] = server_module.Server(
         name,
         version=_version(),
-        cache_hints={"tools/list": caching.CacheHint(ttl_ms=TOOL_LIST_TTL_MS, scope=shared)},
+        cache_hints={"tools/list": hint, "prompts/list": hint},
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
         get_tool_input_schema=schemas.get,

@@ -14,11 +14,13 @@ from llama_index.core.schema import Document
 
 from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core import FailureTable, Range, Synonyms, ToolSpec, deadline, tool
+from toolspecs.core.prompts import TaskPrompt
 from toolspecs.loaders.arxiv import PaperNotFound, parse_id, parse_ids
 from toolspecs.specs.arxiv import arguments, outputs, render
 from toolspecs.specs.arxiv.dates import submitted_range
 from toolspecs.specs.arxiv.paper_cache import may_share, shared
 from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
+from toolspecs.specs.arxiv.prompts import PROMPTS
 
 if TYPE_CHECKING:
     # The client and reader (with arxiv and lxml) load when a spec is made, not at import;
@@ -91,6 +93,8 @@ class ArxivToolSpec(ToolSpec):
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
     # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
     # tokens in every request, so the default set stays LlamaHub's and full text.
+    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     more_functions: ClassVar[list[str]] = [
         "arxiv_paper_outline",
         "arxiv_paper_section",

@@ -17,6 +17,7 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import Range, deadline, fence, ref, tool
 from toolspecs.core.clock import resolve_timezone, timezone_setting
+from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.structured import Replies
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
@@ -30,6 +31,7 @@ from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_AT
 from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT as ATTACHMENTS_LIMIT
 from toolspecs.specs.gmail.drafting import DraftTools
 from toolspecs.specs.gmail.labels import modify
+from toolspecs.specs.gmail.prompts import PROMPTS
 from toolspecs.specs.gmail.reading import MAX_THREAD_BYTES as MAX_THREAD_BYTES
 from toolspecs.specs.gmail.reading import MAX_THREAD_MESSAGES as MAX_THREAD_MESSAGES
 from toolspecs.specs.gmail.reading import PDF_EXTRA as PDF_EXTRA
@@ -116,6 +118,8 @@ class GmailToolSpec(DraftTools):
         "get_draft",
         "send_draft",
     ]
+    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     more_functions: ClassVar[list[str]] = [
         "get_thread",
         "read_attachment",

@@ -29,10 +29,12 @@ from toolspecs.core import (
 )
 from toolspecs.core.clock import now as clock_now
 from toolspecs.core.clock import timezone_setting
+from toolspecs.core.prompts import TaskPrompt
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import calendars, events, names, outputs, render
+from toolspecs.specs.google_calendar.prompts import PROMPTS
 from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
@@ -84,6 +86,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     spec_functions = ["load_data", "create_event", "get_date"]  # noqa: RUF012
     # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
     # tokens in every request, so the default set is LlamaHub's.
+    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     more_functions: ClassVar[list[str]] = [
         "update_event",
         "delete_event",  # destructive: offered with allow_destructive=True

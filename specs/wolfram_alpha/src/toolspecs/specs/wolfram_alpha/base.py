@@ -39,6 +39,7 @@ from pydantic import BaseModel, ValidationError
 from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
 from toolspecs.core import FailureTable, ToolSpec, tool
 from toolspecs.core.deadline import remaining
+from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.structured import Reply
 from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
 from toolspecs.specs.wolfram_alpha import arguments, outputs, params, render
@@ -46,6 +47,7 @@ from toolspecs.specs.wolfram_alpha.arguments import Choice
 
 # Moved to arguments (issue 23); tests import it from here.
 from toolspecs.specs.wolfram_alpha.arguments import normalize_query as normalize_query
+from toolspecs.specs.wolfram_alpha.prompts import PROMPTS
 
 if TYPE_CHECKING:
     import httpx
@@ -91,6 +93,8 @@ class WolframAlphaToolSpec(ToolSpec):
         ValueError: ``units`` or ``location`` is not one of the forms above.
     """
 
+    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
     failures: ClassVar[FailureTable] = render.FAILURES
