@@ -21,7 +21,7 @@ from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, render
+from toolspecs.specs.gmail import outputs, questions, render
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -286,6 +286,31 @@ class DraftTools(GoogleToolSpec):
             draft_id: From create_draft or list_drafts.
             recipients: All its To, Cc and Bcc addresses, e.g. ['ada@example.com'].
         """
+        draft_id, draft = self._to_send(draft_id, recipients)
+        sent = self.reader.drafts.send(draft_id)
+        return render.sent_text(draft_id, sent, draft, self.account_note(), self.account)
+
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+        """Before ``send_draft``: the draft's recipients, subject, attachments and first lines.
+
+        The draft is read and checked as the call reads and checks it: a call that would
+        fail (no such draft, no recipients, sending off) raises its guidance, and nothing
+        is asked.
+        """
+        if function != "send_draft":
+            return super().confirmation(function, arguments)
+        draft_id, draft = self._to_send(arguments.get("draft_id"), arguments.get("recipients"))
+        return questions.send(draft_id, draft, self.account)
+
+    # -- helpers ------------------------------------------------------------------------
+
+    def _to_send(self, draft_id: str | None, recipients: list[str] | None) -> tuple[str, Draft]:
+        """The draft ``send_draft`` sends, read and checked: its id and its parts.
+
+        Raises:
+            ToolGuidance: Why it cannot be sent (sending off, no id, no such draft, no
+                recipients, recipients not allowed or not the ones given).
+        """
         if not self.allow_send:
             raise AskUser(
                 "Sending is turned off for this agent (GmailToolSpec(allow_send=False)).",
@@ -307,10 +332,7 @@ class DraftTools(GoogleToolSpec):
             )
         check_allowed(draft, self.allowed_recipients)
         check_expected(draft_id, draft, recipients, self.confirm_recipients)
-        sent = self.reader.drafts.send(draft_id)
-        return render.sent_text(draft_id, sent, draft, self.account_note(), self.account)
-
-    # -- helpers ------------------------------------------------------------------------
+        return draft_id, draft
 
     def _folder(self) -> AttachmentFolder:
         """The allowed folder as this call attaches from it."""

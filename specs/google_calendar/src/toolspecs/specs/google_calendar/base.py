@@ -33,9 +33,9 @@ from toolspecs.core.prompts import TaskPrompt
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
-from toolspecs.specs.google_calendar import calendars, events, names, outputs, render
+from toolspecs.specs.google_calendar import calendars, events, names, outputs, questions, render
 from toolspecs.specs.google_calendar.prompts import PROMPTS
-from toolspecs.specs.google_calendar.recurrence import read_scope, to_rrule
+from toolspecs.specs.google_calendar.recurrence import Scope, read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
 
@@ -201,6 +201,68 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             return dataclasses.replace(declared, destructive=True)
         return declared
 
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+        """Before ``delete_event`` or a destructive ``update_event``: what will happen.
+
+        The event, the part of its series the call applies to, what changes (old → new)
+        and who is emailed, read as the call reads them: a call that would fail (no such
+        event, a calendar not allowed, times that do not work) raises its guidance, and
+        nothing is asked.
+        """
+        notify = bool(arguments.get("notify_attendees"))
+        if function == "delete_event":
+            event_id = events.event_id_of(arguments["event_id"])
+            wanted = read_scope(arguments.get("scope"))
+            cal = self.call_calendar(arguments.get("calendar_id"))
+            return questions.deleting(cal, event_id, wanted, notify)
+        if function == "update_event":
+            start, end = arguments.get("start_datetime"), arguments.get("end_datetime")
+            event_id, wanted, cal, patch = self._update_asked(
+                arguments["event_id"], arguments.get("title"), arguments.get("description"),
+                arguments.get("location"), start, end, arguments.get("attendees"),
+                arguments.get("recurrence"), arguments.get("calendar_id"), arguments.get("scope"),
+            )  # fmt: skip
+            return questions.updating(
+                cal, event_id, patch, start, end, wanted, notify, self.allow_destructive
+            )
+        return super().confirmation(function, arguments)
+
+    def _update_asked(
+        self,
+        event_id: str,
+        title: str | None,
+        description: str | None,
+        location: str | None,
+        start_datetime: dt.datetime | None,
+        end_datetime: dt.datetime | None,
+        attendees: list[str] | None,
+        recurrence: str | None,
+        calendar_id: str | None,
+        scope: str | None,
+    ) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
+        """What ``update_event`` is asked: the event id, scope, calendar and patch, checked.
+
+        Raises:
+            FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
+                allowed, or nothing to change.
+        """
+        event_id = events.event_id_of(event_id)
+        wanted = read_scope(scope)
+        cal = self.call_calendar(calendar_id)
+        given = {"summary": title, "description": description, "location": location}
+        patch: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+        if attendees is not None:
+            patch["attendees"] = events.people(attendees)
+        if recurrence is not None:
+            patch["recurrence"] = to_rrule(recurrence, cal.tz)
+        if not patch and start_datetime is None and end_datetime is None:
+            raise FixArguments(
+                f"{ref('update_event')} was given nothing to change.",
+                "Send at least one of title, description, location, start_datetime, "
+                "end_datetime, attendees or recurrence.",
+            )
+        return event_id, wanted, cal, patch
+
     def where_ids_come_from(self) -> str:
         """Where event ids come from, naming a listing tool the agent has."""
         return render.ids_hint()
@@ -365,21 +427,10 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
-        event_id = events.event_id_of(event_id)
-        wanted = read_scope(scope)
-        cal = self.call_calendar(calendar_id)
-        given = {"summary": title, "description": description, "location": location}
-        patch: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        if attendees is not None:
-            patch["attendees"] = events.people(attendees)
-        if recurrence is not None:
-            patch["recurrence"] = to_rrule(recurrence, cal.tz)
-        if not patch and start_datetime is None and end_datetime is None:
-            raise FixArguments(
-                f"{ref('update_event')} was given nothing to change.",
-                "Send at least one of title, description, location, start_datetime, "
-                "end_datetime, attendees or recurrence.",
-            )
+        event_id, wanted, cal, patch = self._update_asked(
+            event_id, title, description, location, start_datetime, end_datetime,
+            attendees, recurrence, calendar_id, scope,
+        )  # fmt: skip
         return events.update(
             cal, event_id, patch, start_datetime, end_datetime, wanted, notify_attendees,
             self.allow_destructive,

@@ -119,6 +119,30 @@ def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
     return Found(series_id, series, "series", occurrence=event)
 
 
+@dataclass(frozen=True)
+class SplitPoint:
+    """Where "this and following" splits a series, read without writing anything.
+
+    ``when`` is the occurrence's original start as the replies write it; ``times`` the
+    occurrence's ``start``/``end`` as its series puts them (where the new series starts
+    before a move); ``lost`` the (id, what) of the later occurrences changed or cancelled
+    alone, which a split of an update does not keep (only read when asked for).
+    """
+
+    when: str
+    times: dict[str, Any]
+    lost: list[tuple[str, str]]
+
+
+def split_point(cal: Calendar, found: Found, *, lost: bool = False) -> SplitPoint:
+    """Where :func:`split` or :func:`end_series` would split ``found``'s series (read only)."""
+    occurrence, series = found.event or {}, found.series or {}
+    start = _original_start(occurrence, cal.tz)
+    when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
+    times = {**occurrence, **_unmoved(occurrence, series, cal.tz)}
+    return SplitPoint(when, times, _exceptions_from(cal, series, start) if lost else [])
+
+
 def _original_start(event: dict[str, Any], tz: dt.tzinfo) -> dt.datetime | dt.date:
     return parse_event_time(event.get("originalStartTime") or event.get("start"), tz)
 

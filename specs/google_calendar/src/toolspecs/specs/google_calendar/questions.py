@@ -1,0 +1,241 @@
+"""What a person is asked before an event is deleted or changed in a way that destroys.
+
+A host that can show the person a question (MCP elicitation) asks it before
+``delete_event``, and before ``update_event`` when the spec allows destructive changes
+(``ToolSpec.confirmation``). It says what will happen: the event (title, when), the
+part of a series it applies to (one occurrence, this and the following ones, the whole
+series), what changes (old → new), and who is emailed. The event is read as the call
+reads it (:func:`~toolspecs.specs.google_calendar.series.resolve`), writing nothing.
+
+The person, not the model, reads it; what others wrote (titles, places, names) is shown
+one cleaned line each (:func:`toolspecs.core.fence.field`, titles between ``«»``), so it
+cannot pass for our lines, and the question is bounded.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from toolspecs.core import bounds, fence
+from toolspecs.loaders.google.events import event_span
+from toolspecs.specs.google_calendar import events, render, series
+from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by
+from toolspecs.specs.google_calendar.series import Calendar, Found
+from toolspecs.specs.google_calendar.times import moved
+
+# People of one list shown; the others are counted.
+PEOPLE_SHOWN = 20
+# The whole question, in tokens: a dialog a person reads.
+QUESTION_TOKENS = 900
+_ONE = "only this occurrence; the rest of its series stays"
+
+
+def deleting(cal: Calendar, event_id: str, wanted: Scope | None, notify: bool) -> str:
+    """The question before ``delete_event`` deletes ``event_id`` (``wanted``: its scope)."""
+    found = _found(cal, event_id, wanted)
+    shown = found.event or {}
+    if found.split:
+        at = series.split_point(cal, found)
+        whole = found.series or {}
+        head = "Delete this occurrence and every later one of its series?"
+        scope = (
+            f"this occurrence and all that follow: the series ends before {at.when}; "
+            "its earlier occurrences stay"
+        )
+        people = whole
+    elif found.kind == "series":
+        head = "Delete this whole recurring series, every occurrence?"
+        scope = "the whole series, every occurrence (past ones too)"
+        people = shown
+    elif found.kind == "occurrence":
+        head, scope, people = "Delete this occurrence of a recurring event?", _ONE, shown
+    else:
+        head, scope, people = "Delete this event?", "", shown
+    lines = [f"{head} It cannot be undone.", *_event_lines(cal, shown, found)]
+    if scope:
+        lines.append(f"Scope: {scope}.")
+    lines.append(_told(people, notify, "that it is cancelled"))
+    return _bounded(lines, event_id)
+
+
+def updating(
+    cal: Calendar,
+    event_id: str,
+    patch: Mapping[str, Any],
+    start_datetime: dt.datetime | None,
+    end_datetime: dt.datetime | None,
+    wanted: Scope | None,
+    notify: bool,
+    allow_destructive: bool,
+) -> str:
+    """The question before ``update_event`` changes ``event_id`` by ``patch`` and a move.
+
+    Raises:
+        ToolGuidance: What the call would raise first (no such event, times that do not
+            work, a destructive change the spec does not allow): nothing is asked.
+    """
+    found = _found(cal, event_id, wanted)
+    before = (found.series if found.split else found.event) or {}
+    if not allow_destructive and events.may_destroy(patch):
+        events.refuse_losses(before, patch)  # the call refuses it: nothing to ask
+    moves = start_datetime is not None or end_datetime is not None
+    lost: list[tuple[str, str]] = []
+    if found.split:
+        at = series.split_point(cal, found, lost=True)
+        lost = at.lost
+        head = "Change this occurrence and every later one of its series?"
+        scope = (
+            f"this occurrence and all that follow: the series is split, it ends before "
+            f"{at.when} and a new series with the changes takes over from there; its "
+            "earlier occurrences stay as they are"
+        )
+        old_times = at.times
+    elif found.kind == "series":
+        head = "Change this whole recurring series?"
+        scope = "the whole series, every occurrence"
+        old_times = found.occurrence or found.event or {}
+    elif found.kind == "occurrence":
+        head, scope, old_times = "Change this occurrence of a recurring event?", _ONE, before
+    else:
+        head, scope, old_times = "Change this event?", "", before
+    lines = [head, *_event_lines(cal, found.event or {}, found)]
+    if scope:
+        lines.append(f"Scope: {scope}.")
+    lines.append("Changes:")
+    lines.extend(_changes(cal, before, patch))
+    if moves:
+        new_times, _ = moved(old_times, cal.tz, start_datetime, end_datetime)
+        every = " (every occurrence moves by as much)" if found.kind == "series" else ""
+        lines.append(
+            f"- When: {event_span(dict(old_times), cal.tz)} → "
+            f"{event_span(new_times, cal.tz)}{every}"
+        )
+    if lost:
+        lines.append(
+            f"Note: {len(lost)} later occurrence(s) changed or cancelled on their own will "
+            "be as the series again."
+        )
+    after = before
+    if "attendees" in patch:
+        after = {**before, "attendees": [*patch["attendees"], *_removed(before, patch)]}
+    lines.append(_told(after, notify, "about the change"))
+    return _bounded(lines, event_id)
+
+
+def _found(cal: Calendar, event_id: str, wanted: Scope | None) -> Found:
+    """What the call applies to: as :func:`series.resolve`, or the event its id names."""
+    if wanted is not None:
+        return series.resolve(cal, event_id, wanted)
+    event = cal.client.get_event(cal.id, event_id)
+    if event.get("recurringEventId"):
+        return Found(event_id, event, "occurrence")
+    return Found(event_id, event, "series" if event.get("recurrence") else "event")
+
+
+def _event_lines(cal: Calendar, event: Mapping[str, Any], found: Found) -> list[str]:
+    """The event's title, when and where; a series' repeat rule."""
+    lines = [f"Event: {fence.quote(event.get('summary') or '(no title)', 200)}"]
+    when = event_span(dict(event), cal.tz)
+    if found.kind == "series" and found.occurrence is not None:
+        named = event_span(dict(found.occurrence), cal.tz)
+        lines.append(f"When: the series starts {when}; the occurrence named is {named}")
+    elif found.kind == "series":
+        lines.append(f"When: the series starts {when}")
+    else:
+        lines.append(f"When: {when}")
+    if event.get("location"):
+        lines.append(f"Where: {fence.field(event['location'], 200)}")
+    rules = (found.series if found.split else found.event or {}) or {}
+    repeats = [str(line) for line in rules.get("recurrence") or []]
+    if repeats:
+        lines.append(f"Repeats: {fence.field('; '.join(repeats), 300)}")
+    return lines
+
+
+def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
+    """What the patch changes, old → new (the move is added by the caller)."""
+    lines = []
+    if "summary" in patch:
+        old = fence.quote(before.get("summary") or "(no title)", 120)
+        new = fence.quote(patch["summary"], 120) if not render.blank(patch["summary"]) else "(none)"
+        lines.append(f"- Title: {old} → {new}")
+    if "location" in patch:
+        old = fence.quote(before.get("location"), 120) if before.get("location") else "(none)"
+        new = fence.quote(patch["location"], 120) if patch["location"].strip() else "(none)"
+        lines.append(f"- Where: {old} → {new}")
+    if "description" in patch:
+        if not render.blank(patch["description"]):
+            lines.append(f"- Description: replaced by {fence.quote(patch['description'], 200)}")
+        elif str(before.get("description") or "").strip():
+            lines.append("- Description: removed")
+    if "attendees" in patch:
+        added = _missing(patch["attendees"], before.get("attendees"))
+        removed = _removed(before, patch)
+        if added:
+            lines.append(f"- Attendees added: {_people(added)}")
+        if removed:
+            lines.append(f"- Attendees removed: {_people(removed)}")
+        if not added and not removed:
+            lines.append("- Attendees: the same people")
+    if "recurrence" in patch:
+        old_rules = [str(line) for line in before.get("recurrence") or []]
+        new_rules = [str(line) for line in patch["recurrence"]]
+        old = fence.field("; ".join(old_rules), 300) or "(does not repeat)"
+        lines.append(f"- Repeats: {old} → {fence.field('; '.join(new_rules), 300)}")
+        dropped = dropped_by(old_rules, new_rules)
+        if dropped:
+            lines.append(f"  This would {fence.field(dropped, 300)}: occurrences may be lost.")
+    return lines
+
+
+def _emails(people: Any) -> set[str]:
+    return {
+        str(p.get("email", "")).casefold()
+        for p in people or []
+        if isinstance(p, dict) and p.get("email")
+    }
+
+
+def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
+    """The people of ``people`` (Calendar attendees) not among ``others``."""
+    there = _emails(others)
+    return [
+        p
+        for p in people or []
+        if isinstance(p, dict) and p.get("email") and str(p["email"]).casefold() not in there
+    ]
+
+
+def _removed(before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The attendees a patch's new list leaves out."""
+    if "attendees" not in patch:
+        return []
+    return _missing(before.get("attendees"), patch["attendees"])
+
+
+def _people(people: list[dict[str, Any]]) -> str:
+    """Attendees on one line: ``Name <email>`` or ``email``, bounded."""
+    shown = []
+    for person in people[:PEOPLE_SHOWN]:
+        email = fence.field(person.get("email"), 200)
+        name = fence.field(person.get("displayName"), 80)
+        shown.append(f"{name} <{email}>" if name else email)
+    more = len(people) - len(shown)
+    return ", ".join(shown) + (f" and {more} more ({len(people)} in all)" if more else "")
+
+
+def _told(event: Mapping[str, Any], notify: bool, about: str) -> str:
+    """Who Google emails (``notify``), or that nobody is emailed."""
+    guests = [p for p in event.get("attendees") or [] if isinstance(p, dict) and not p.get("self")]
+    if not guests:
+        return "Attendees: none besides you."
+    if notify:
+        return f"Google will email these attendees {about}: {_people(guests)}."
+    return f"No one is emailed (notifications are off). Attendees: {_people(guests)}."
+
+
+def _bounded(lines: list[str], event_id: str) -> str:
+    lines.append(f"(Google Calendar event {fence.field(event_id, 120)})")
+    return bounds.clip("\n".join(lines), QUESTION_TOKENS)
