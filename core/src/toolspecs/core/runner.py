@@ -20,12 +20,9 @@ import contextvars
 import inspect
 import logging
 import queue
-import threading
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
 from llama_index.core.base.llms.types import TextBlock
@@ -33,6 +30,7 @@ from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
 from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema, structured
+from toolspecs.core.calls import Abandoned, CallPolicy, GuardedOutput, Outcome
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.large_output import as_text
@@ -46,88 +44,6 @@ logger = logging.getLogger("toolspecs")
 
 # How much sooner than the guard a spec's client is told to give up (seconds).
 _MARGIN = 1.0
-
-
-@dataclass(frozen=True)
-class CallPolicy:
-    """What the guard of each tool needs of its spec: the spec builds it, the guard obeys.
-
-    What may change after the tools are made is read through a function at each call:
-    an instance may set its own ``call_deadline``, and results belong to the call's owner.
-
-    Args:
-        service: How the agent should call the service (``service_name``).
-        deadline: The seconds a call may take, retries included (``None``: no deadline).
-        lock: Held during each call when the spec's client is not thread-safe;
-            ``None``: calls run side by side.
-        executor: Where async calls queue when there is a ``lock`` (one thread, in turn).
-        budget: The token budget of the text a call returns.
-        guidance: An expected failure as guidance (the spec's failure table); ``None``
-            for our own bugs.
-        results: Where the running call's owner keeps results too long to show.
-        source: Who wrote one stored document, for the header of its passages.
-        before: Called with the spec function's name once its arguments are read, in the
-            call's thread, under its lock and deadline, before the function: it may raise
-            ``ToolGuidance`` (or an error the failure table maps) to stop the call.
-        confirm: The question a person answers before a destructive call of a spec
-            function with its arguments read; it returns ``None`` when the spec does not
-            ask (``confirm_destructive`` off). ``None``: never ask.
-    """
-
-    service: str
-    deadline: Callable[[], float | None]
-    lock: threading.RLock | None
-    executor: Callable[[], Executor]
-    budget: Callable[[], large_output.OutputBudget]
-    guidance: Callable[[BaseException], ToolGuidance | None]
-    results: Callable[[], large_output.StoredResults]
-    source: Callable[[Document], str]
-    before: Callable[[str], None] | None = None
-    confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None
-
-
-class Outcome(NamedTuple):
-    """What one call returned: the function's value, the agent's text, the structured result.
-
-    ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
-    (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
-    a tool without one, or for a call that did nothing.
-    """
-
-    raw: Any
-    text: str
-    structured: dict[str, Any] | None = None
-
-
-class GuardedOutput(ToolOutput):
-    """A ``ToolOutput`` that also carries the call's structured result (``structured``).
-
-    ``raw_output`` stays the function's own return value (LlamaHub's type), ``content``
-    the agent's text.
-    """
-
-    structured: dict[str, Any] | None = None
-
-
-class Abandoned:
-    """Set by a caller that stopped waiting for a call: the call, if not begun, is not made.
-
-    A plain flag (setting and reading an attribute is atomic under the GIL): a
-    ``threading.Event`` costs a condition and a lock to build, and nobody waits on this.
-    """
-
-    __slots__ = ("_set",)
-
-    def __init__(self) -> None:
-        self._set = False
-
-    def set(self) -> None:
-        """Mark the call abandoned."""
-        self._set = True
-
-    def is_set(self) -> bool:
-        """Whether the call was abandoned."""
-        return self._set
 
 
 class Guard:
@@ -315,17 +231,9 @@ class Guard:
             return confirm(function, arguments)
 
         question.__name__ = function  # what policy.before checks (a Google scope) is its
-
-        asking = Guard(
-            self.policy,
-            self.name,
-            question,
-            ToolOptions(marks=self.options.marks),
-            self.model,
-            self.names,
-            "",
-            owner=self.owner,
-        )
+        options = ToolOptions(marks=self.options.marks)
+        asking = Guard(self.policy, self.name, question, options, self.model, self.names, "")
+        asking.owner = self.owner
         asked = await asking.arun(args, kwargs)
         return asked.raw if isinstance(asked.raw, str) else None
 
@@ -540,18 +448,10 @@ class Guard:
 
     def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
         """The structured result of ``raw``, as JSON values within the text's budget."""
-        model = self.options.output
-        if model is None:
+        if self.options.output is None:
             return None
-        make = self.options.structure
-        data = make(raw) if make is not None else structured.structured_of(raw)
-        if data is None:
-            if strict():  # every reply of a tool that declares an output carries one
-                raise TypeError(f"{self.name} returned no {model.__name__}: {type(raw)!r}")
-            return None
-        if not isinstance(data, model):
-            raise TypeError(f"{self.name} returned {type(data).__name__}, not {model.__name__}")
-        return structured.dump(data, self.policy.budget().max_tokens, stored)
+        budget = self.policy.budget().max_tokens
+        return structured.of_reply(self.name, self.options, raw, budget, stored, strict())
 
     def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""

@@ -31,7 +31,16 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import bounds, clock, deadline, docstrings, large_output, owners, schema
+from toolspecs.core import (
+    bounds,
+    by_name,
+    clock,
+    deadline,
+    docstrings,
+    large_output,
+    owners,
+    schema,
+)
 from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
@@ -421,56 +430,15 @@ class ToolSpec(BaseToolSpec):
         Returns:
             Empty when the spec offers the tool or has no function of that name.
         """
-        reader_needs: list[tuple[str, ...]] = []
-        for entry in self._callable_functions():
-            function = function_name(entry)
-            options = options_of(getattr(self, function))
-            if name != function and not (options.large_output and name == self.reader_name):
-                continue
-            marks = self._marks(function)
-            if self.offers(marks):
-                return ()
-            needs = marks.needs(
-                allow_destructive=self.allow_destructive, allow_send=self.allow_send
-            )
-            if name == function:
-                return needs
-            reader_needs.append(needs)  # the reader comes with any one of its functions
-        return min(reader_needs, key=len, default=())
+        return by_name.withheld(self, name)
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
-        """The tools :meth:`call_tool` calls by name, rebuilt only when their inputs change.
-
-        It depends on the spec functions listed, the functions themselves (an instance
-        may replace one), which of them the options offer and this instance's argument
-        texts (``argument_docs``); the tools read everything else (timezone, client,
-        deadline) from the spec when they are called.
-        """
-        callable_functions = self._callable_functions()
-        state = []
-        for entry in callable_functions:
-            names = (entry,) if isinstance(entry, str) else tuple(entry)
-            bound = [getattr(self, n) for n in names]
-            functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
-            marks = self._marks(names[0])
-            offered = (marks, self.offers(marks))
-            # This instance's argument texts shape the schema (a hidden calendar_id).
-            docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
-            state.append((names, functions, offered, docs))
-        key = tuple(state)
-        cached: tuple[Any, dict[str, FunctionTool]] | None
-        cached = self.__dict__.get("_toolspecs_tools")
-        if cached is None or cached[0] != key:
-            tools = self.to_tool_list(spec_functions=callable_functions)
-            cached = (key, {t.metadata.get_name(): t for t in tools})
-            self.__dict__["_toolspecs_tools"] = cached
-        return cached[1]
+        """The tools :meth:`call_tool` calls by name (:func:`by_name.offered_tools`)."""
+        return by_name.offered_tools(self)
 
     def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
         """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
-        listed = list(self.spec_functions)
-        names = {function_name(entry) for entry in listed}
-        return [*listed, *(name for name in self.more_functions if name not in names)]
+        return by_name.callable_functions(self)
 
     def _model(
         self,

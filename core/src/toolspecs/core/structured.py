@@ -26,6 +26,7 @@ escaping is its fence: no text can close its own string.
 from __future__ import annotations
 
 import json
+import logging
 from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +34,8 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 from pydantic_core import core_schema
 
 from toolspecs.core.bounds import count_tokens
+
+logger = logging.getLogger("toolspecs")
 
 __all__ = [
     "Listing",
@@ -43,6 +46,7 @@ __all__ = [
     "Stored",
     "Structure",
     "dump",
+    "of_reply",
     "output_schema",
     "quoted",
     "structured_of",
@@ -158,6 +162,34 @@ class OutputJsonSchema(GenerateJsonSchema):
         if "default" in found and found["default"] is None:
             found.pop("default")
         return found
+
+
+def of_reply(
+    name: str, options: Any, raw: Any, max_tokens: int, stored: Stored | None, strict: bool
+) -> dict[str, Any] | None:
+    """The structured result of a call of tool ``name`` that returned ``raw``, dumped.
+
+    Args:
+        name: The tool's public name, for errors.
+        options: Its ``ToolOptions`` (``output``, ``structure``).
+        raw: What its function returned.
+        max_tokens: The budget of its text, and of its data.
+        stored: Where the text was stored, if it was.
+        strict: Raise when a reply lacks its declared data (our bug); else log it.
+
+    Raises:
+        TypeError: For data of another model than declared, or none in strict mode.
+    """
+    model = options.output
+    data = options.structure(raw) if options.structure is not None else structured_of(raw)
+    if data is None:
+        if strict:  # every reply of a tool that declares an output carries one
+            raise TypeError(f"{name} returned no {model.__name__}: {type(raw)!r}")
+        logger.error("toolspecs: %s returned no %s: a fault in the tool", name, model.__name__)
+        return None
+    if not isinstance(data, model):
+        raise TypeError(f"{name} returned {type(data).__name__}, not {model.__name__}")
+    return dump(data, max_tokens, stored)
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:

@@ -1,0 +1,104 @@
+"""What one call is, apart from how it runs: its spec's policy, its outcome, its flag.
+
+:class:`CallPolicy` is what a spec gives each tool's guard; :class:`Outcome` and
+:class:`GuardedOutput` are what a call returns; :class:`Abandoned` marks a call its
+caller stopped waiting for. :mod:`toolspecs.core.runner` runs calls with them.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from llama_index.core.schema import Document
+from llama_index.core.tools.types import ToolOutput
+
+from toolspecs.core import large_output
+from toolspecs.core.errors import ToolGuidance
+
+__all__ = ["Abandoned", "CallPolicy", "GuardedOutput", "Outcome"]
+
+
+@dataclass(frozen=True)
+class CallPolicy:
+    """What the guard of each tool needs of its spec: the spec builds it, the guard obeys.
+
+    What may change after the tools are made is read through a function at each call:
+    an instance may set its own ``call_deadline``, and results belong to the call's owner.
+
+    Args:
+        service: How the agent should call the service (``service_name``).
+        deadline: The seconds a call may take, retries included (``None``: no deadline).
+        lock: Held during each call when the spec's client is not thread-safe;
+            ``None``: calls run side by side.
+        executor: Where async calls queue when there is a ``lock`` (one thread, in turn).
+        budget: The token budget of the text a call returns.
+        guidance: An expected failure as guidance (the spec's failure table); ``None``
+            for our own bugs.
+        results: Where the running call's owner keeps results too long to show.
+        source: Who wrote one stored document, for the header of its passages.
+        before: Called with the spec function's name once its arguments are read, in the
+            call's thread, under its lock and deadline, before the function: it may raise
+            ``ToolGuidance`` (or an error the failure table maps) to stop the call.
+        confirm: The question a person answers before a destructive call of a spec
+            function with its arguments read; it returns ``None`` when the spec does not
+            ask (``confirm_destructive`` off). ``None``: never ask.
+    """
+
+    service: str
+    deadline: Callable[[], float | None]
+    lock: threading.RLock | None
+    executor: Callable[[], Executor]
+    budget: Callable[[], large_output.OutputBudget]
+    guidance: Callable[[BaseException], ToolGuidance | None]
+    results: Callable[[], large_output.StoredResults]
+    source: Callable[[Document], str]
+    before: Callable[[str], None] | None = None
+    confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None
+
+
+class Outcome(NamedTuple):
+    """What one call returned: the function's value, the agent's text, the structured result.
+
+    ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
+    (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
+    a tool without one, or for a call that did nothing.
+    """
+
+    raw: Any
+    text: str
+    structured: dict[str, Any] | None = None
+
+
+class GuardedOutput(ToolOutput):
+    """A ``ToolOutput`` that also carries the call's structured result (``structured``).
+
+    ``raw_output`` stays the function's own return value (LlamaHub's type), ``content``
+    the agent's text.
+    """
+
+    structured: dict[str, Any] | None = None
+
+
+class Abandoned:
+    """Set by a caller that stopped waiting for a call: the call, if not begun, is not made.
+
+    A plain flag (setting and reading an attribute is atomic under the GIL): a
+    ``threading.Event`` costs a condition and a lock to build, and nobody waits on this.
+    """
+
+    __slots__ = ("_set",)
+
+    def __init__(self) -> None:
+        self._set = False
+
+    def set(self) -> None:
+        """Mark the call abandoned."""
+        self._set = True
+
+    def is_set(self) -> bool:
+        """Whether the call was abandoned."""
+        return self._set
