@@ -365,6 +365,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         user_tools=user_tools,
         shared_calls=shared_calls(specs),
         request_state_keys=state_keys_from_env(),
+        output_schemas=args.output_schemas,
     )
     log_requests(args.log_format)
     anyio = require("anyio", "mcp")

@@ -319,6 +319,14 @@ def _add_serve(sub: Any) -> None:
         "the answer",
     )
     serve.add_argument(
+        "--no-output-schemas",
+        dest="output_schemas",
+        action="store_false",
+        help="list the tools without their outputSchema (results still carry "
+        "structuredContent): for clients that send whole tool definitions to the model, "
+        "where the schemas would cost about 12,000 tokens for the four specs' default tools",
+    )
+    serve.add_argument(
         "--session-idle",
         type=_positive,
         default=600,

@@ -178,6 +178,7 @@ def build_server(
     user_tools: UserTools | None = None,
     shared_calls: SharedSlots | None = None,
     request_state_keys: Sequence[bytes | str] | None = None,
+    output_schemas: bool = True,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -199,6 +200,9 @@ def build_server(
         request_state_keys: Keys that seal the state of a call that asks the person
             first (2026-07-28, :mod:`toolspecs.mcp.confirm`), the same on every replica
             behind one address; ``None``: a key of this process only.
+        output_schemas: List each tool's ``outputSchema``. ``False`` for clients that
+            send tool definitions to the model whole: the schemas then cost no tokens,
+            and results still carry ``structuredContent`` (unvalidated by the client).
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -215,6 +219,8 @@ def build_server(
     types = require("mcp_types", "mcp")
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
     definitions = [tool_definition(t) for t in tools.values()]
+    if not output_schemas:  # the results still carry structuredContent
+        definitions = [d.model_copy(update={"output_schema": None}) for d in definitions]
     schemas = {d.name: d.input_schema for d in definitions}
     # Per id(connection), or a sessionless caller's key (also in Redis with shared_calls).
     running = RunningCalls(max_calls, shared_calls)

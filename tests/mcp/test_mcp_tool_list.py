@@ -1,4 +1,4 @@
-"""What clients may cache: the tool list's hints of the 2026-07-28 revision."""
+"""What the tool list tells clients: how long to keep it, and output schemas or not."""
 
 from __future__ import annotations
 
@@ -20,3 +20,12 @@ async def test_the_tool_list_says_how_long_and_for_whom_clients_may_keep_it():
         private = await client.list_tools()
     assert (shared.ttl_ms, shared.cache_scope) == (TOOL_LIST_TTL_MS, "public")
     assert (private.ttl_ms, private.cache_scope) == (TOOL_LIST_TTL_MS, "private")
+
+
+async def test_output_schemas_can_be_left_out_of_the_list_and_results_keep_their_data():
+    spec = ArxivToolSpec(transport=FakeArxiv().transport())
+    async with Client(build_server(spec, output_schemas=False), mode="auto") as client:
+        listed = (await client.list_tools()).tools
+        found = await client.call_tool("arxiv_query", {"query": "1706.03762"})
+    assert listed and all(t.output_schema is None for t in listed)
+    assert found.structured_content["papers"][0]["arxiv_id"] == "1706.03762"
