@@ -9,24 +9,13 @@ descriptions) reaches the agent through :mod:`toolspecs.core.fence`.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import (
-    FixArguments,
-    Marks,
-    Range,
-    Timezone,
-    deadline,
-    fence,
-    ref,
-    resolve_timezone,
-    tool,
-)
+from toolspecs.core import Marks, Range, Timezone, deadline, fence, resolve_timezone, tool
 from toolspecs.core.clock import now as clock_now
 from toolspecs.core.clock import timezone_setting
 from toolspecs.core.prompts import TaskPrompt
@@ -35,7 +24,7 @@ from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import calendars, events, names, outputs, questions, render
 from toolspecs.specs.google_calendar.prompts import PROMPTS
-from toolspecs.specs.google_calendar.recurrence import Scope, read_scope, to_rrule
+from toolspecs.specs.google_calendar.recurrence import read_scope
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
 
@@ -168,8 +157,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return known_zone(self.reader, self.timezone, self._named(arguments) or self.calendar_id)
 
     def _named(self, arguments: Mapping[str, Any]) -> str | None:
-        calendar = arguments.get("calendar_id")
-        return self.allowed_calendar(calendar) if isinstance(calendar, str) else None
+        return calendars.named(self.allowed_calendar_ids, arguments)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """``calendar_id`` lists the allowed calendars, or is left out when there is one.
@@ -192,76 +180,16 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return calendars.pick(self.allowed_calendar_ids, self.calendar_id, calendar_id)
 
     def marks_of(self, function: str, declared: Marks) -> Marks:
-        """``update_event`` is destructive with ``allow_destructive`` on, and only then.
-
-        Off, it refuses every change that would destroy (removing attendees, blanking
-        the title or description, shortening or ending a series); on, it makes them.
-        """
-        if function == "update_event" and self.allow_destructive:
-            return dataclasses.replace(declared, destructive=True)
-        return declared
+        """``update_event`` is destructive with ``allow_destructive`` on (:func:`.events.marks`)."""
+        return events.marks(function, declared, self.allow_destructive)
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
         """Before ``delete_event`` or a destructive ``update_event``: what will happen.
 
-        The event, the part of its series the call applies to, what changes (old → new)
-        and who is emailed, read as the call reads them: a call that would fail (no such
-        event, a calendar not allowed, times that do not work) raises its guidance, and
-        nothing is asked.
+        The event, its scope, the changes and who is emailed (:func:`.questions.asked`).
         """
-        notify = bool(arguments.get("notify_attendees"))
-        if function == "delete_event":
-            event_id = events.event_id_of(arguments["event_id"])
-            wanted = read_scope(arguments.get("scope"))
-            cal = self.call_calendar(arguments.get("calendar_id"))
-            return questions.deleting(cal, event_id, wanted, notify)
-        if function == "update_event":
-            start, end = arguments.get("start_datetime"), arguments.get("end_datetime")
-            event_id, wanted, cal, patch = self._update_asked(
-                arguments["event_id"], arguments.get("title"), arguments.get("description"),
-                arguments.get("location"), start, end, arguments.get("attendees"),
-                arguments.get("recurrence"), arguments.get("calendar_id"), arguments.get("scope"),
-            )  # fmt: skip
-            return questions.updating(
-                cal, event_id, patch, start, end, wanted, notify, self.allow_destructive
-            )
-        return super().confirmation(function, arguments)
-
-    def _update_asked(
-        self,
-        event_id: str,
-        title: str | None,
-        description: str | None,
-        location: str | None,
-        start_datetime: dt.datetime | None,
-        end_datetime: dt.datetime | None,
-        attendees: list[str] | None,
-        recurrence: str | None,
-        calendar_id: str | None,
-        scope: str | None,
-    ) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
-        """What ``update_event`` is asked: the event id, scope, calendar and patch, checked.
-
-        Raises:
-            FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
-                allowed, or nothing to change.
-        """
-        event_id = events.event_id_of(event_id)
-        wanted = read_scope(scope)
-        cal = self.call_calendar(calendar_id)
-        given = {"summary": title, "description": description, "location": location}
-        patch: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
-        if attendees is not None:
-            patch["attendees"] = events.people(attendees)
-        if recurrence is not None:
-            patch["recurrence"] = to_rrule(recurrence, cal.tz)
-        if not patch and start_datetime is None and end_datetime is None:
-            raise FixArguments(
-                f"{ref('update_event')} was given nothing to change.",
-                "Send at least one of title, description, location, start_datetime, "
-                "end_datetime, attendees or recurrence.",
-            )
-        return event_id, wanted, cal, patch
+        asked = questions.asked(function, arguments, self.call_calendar, self.allow_destructive)
+        return super().confirmation(function, arguments) if asked is None else asked
 
     def where_ids_come_from(self) -> str:
         """Where event ids come from, naming a listing tool the agent has."""
@@ -316,10 +244,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             calendar_id: Calendar id, one the user allowed; default the user's own.
         """
         if start_date and end_date and end_date < start_date:
-            raise FixArguments(
-                f"end_date {end_date} is before start_date {start_date}.",
-                "Send an end_date on or after the start_date.",
-            )
+            raise render.dates_reversed(start_date, end_date)
         calendar = self.calendar(calendar_id)
         return events.listing(
             self.reader,
@@ -427,9 +352,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
-        event_id, wanted, cal, patch = self._update_asked(
-            event_id, title, description, location, start_datetime, end_datetime,
-            attendees, recurrence, calendar_id, scope,
+        event_id, wanted, cal, patch = events.update_asked(
+            self.call_calendar, event_id, title, description, location, start_datetime,
+            end_datetime, attendees, recurrence, calendar_id, scope,
         )  # fmt: skip
         return events.update(
             cal, event_id, patch, start_datetime, end_datetime, wanted, notify_attendees,

@@ -6,6 +6,9 @@ that lists the allowed ones, and is never asked for anything (not even its zone)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from toolspecs.core import ConfigurationError, FixArguments
 from toolspecs.core.bounds import shown
 
@@ -68,3 +71,9 @@ def argument_doc(allowed: list[str], default: str) -> str | None:
     listed = ", ".join(repr(c) for c in allowed[:LISTED])
     more = f" and {len(allowed) - LISTED} more" if len(allowed) > LISTED else ""
     return f"One of {listed}{more}; default {default!r}."
+
+
+def named(allowed: list[str], arguments: Mapping[str, Any]) -> str | None:
+    """The allowed calendar a call's ``calendar_id`` names (any case), or ``None``."""
+    calendar = arguments.get("calendar_id")
+    return find(allowed, calendar) if isinstance(calendar, str) else None

@@ -2,17 +2,20 @@
 
 Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
 (the client, the calendar's id and zone) and the arguments as the tool read them, and
-returns the reply; the requests are the client's, the words :mod:`.render`'s.
+returns the reply; the requests are the client's, the words :mod:`.render`'s. Also here:
+what ``update_event`` is asked, read alike by the call and its question
+(:func:`update_asked`), and its marks (:func:`marks`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from toolspecs.core import AskUser, FixArguments, clock, fence, ref
+from toolspecs.core import AskUser, FixArguments, Marks, clock, fence, ref
 from toolspecs.core.bounds import shown
 from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Replies, Reply
@@ -20,7 +23,7 @@ from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
 from toolspecs.specs.google_calendar import render, series
 from toolspecs.specs.google_calendar.outputs import Deleted
-from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, to_rrule
+from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import (
     event_times,
@@ -100,6 +103,58 @@ def overlaps(
             raise
         return " (Overlaps could not be checked.)", None
     return render.overlaps(found, cal.tz, OVERLAP_LOOKUP)
+
+
+def update_asked(
+    calendar_of: Callable[[str | None], Calendar],
+    event_id: str,
+    title: str | None,
+    description: str | None,
+    location: str | None,
+    start_datetime: dt.datetime | None,
+    end_datetime: dt.datetime | None,
+    attendees: list[str] | None,
+    recurrence: str | None,
+    calendar_id: str | None,
+    scope: str | None,
+) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
+    """What ``update_event`` is asked: the event id, scope, calendar and patch, checked.
+
+    The call and its question (:func:`.questions.updating`) read the arguments alike.
+
+    Args:
+        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
+        event_id: As ``update_event`` takes them, from here on.
+        title: New title.
+        description: New details.
+        location: New place.
+        start_datetime: New start.
+        end_datetime: New end.
+        attendees: The full new list of emails.
+        recurrence: New RRULE or words.
+        calendar_id: The calendar named, if any.
+        scope: The part of a series, if any.
+
+    Raises:
+        FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
+            allowed, or nothing to change.
+    """
+    event_id = event_id_of(event_id)
+    wanted = read_scope(scope)
+    cal = calendar_of(calendar_id)
+    given = {"summary": title, "description": description, "location": location}
+    patch: dict[str, Any] = {k: v for k, v in given.items() if v is not None}
+    if attendees is not None:
+        patch["attendees"] = people(attendees)
+    if recurrence is not None:
+        patch["recurrence"] = to_rrule(recurrence, cal.tz)
+    if not patch and start_datetime is None and end_datetime is None:
+        raise FixArguments(
+            f"{ref('update_event')} was given nothing to change.",
+            "Send at least one of title, description, location, start_datetime, "
+            "end_datetime, attendees or recurrence.",
+        )
+    return event_id, wanted, cal, patch
 
 
 def update(
@@ -369,6 +424,17 @@ def read_response(text: str) -> str:
         f"response {shown(text)} is not an answer I know.",
         "Send 'accept', 'decline' or 'tentative'.",
     )
+
+
+def marks(function: str, declared: Marks, allow_destructive: bool) -> Marks:
+    """``update_event`` is destructive with ``allow_destructive`` on, and only then.
+
+    Off, it refuses every change that would destroy (removing attendees, blanking
+    the title or description, shortening or ending a series); on, it makes them.
+    """
+    if function == "update_event" and allow_destructive:
+        return dataclasses.replace(declared, destructive=True)
+    return declared
 
 
 def may_destroy(patch: Mapping[str, Any]) -> bool:

@@ -15,13 +15,13 @@ cannot pass for our lines, and the question is bounded.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolspecs.core import bounds, fence
 from toolspecs.loaders.google.events import event_span
 from toolspecs.specs.google_calendar import events, render, series
-from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by
+from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope
 from toolspecs.specs.google_calendar.series import Calendar, Found
 from toolspecs.specs.google_calendar.times import moved
 
@@ -30,6 +30,41 @@ PEOPLE_SHOWN = 20
 # The whole question, in tokens: a dialog a person reads.
 QUESTION_TOKENS = 900
 _ONE = "only this occurrence; the rest of its series stays"
+
+
+def asked(
+    function: str,
+    arguments: Mapping[str, Any],
+    calendar_of: Callable[[str | None], Calendar],
+    allow_destructive: bool,
+) -> str | None:
+    """The question before ``delete_event`` or ``update_event``; ``None`` for another tool.
+
+    The spec's ``confirmation``: the arguments are read as the call reads them (the
+    same id, scope, calendar and patch), so a call that would fail raises its guidance.
+
+    Args:
+        function: The spec function's name (without a prefix).
+        arguments: Its arguments, read as the call reads them.
+        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
+        allow_destructive: The spec's setting (off, a destructive update is refused).
+    """
+    notify = bool(arguments.get("notify_attendees"))
+    if function == "delete_event":
+        event_id = events.event_id_of(arguments["event_id"])
+        wanted = read_scope(arguments.get("scope"))
+        cal = calendar_of(arguments.get("calendar_id"))
+        return deleting(cal, event_id, wanted, notify)
+    if function == "update_event":
+        start, end = arguments.get("start_datetime"), arguments.get("end_datetime")
+        event_id, wanted, cal, patch = events.update_asked(
+            calendar_of, arguments["event_id"], arguments.get("title"),
+            arguments.get("description"), arguments.get("location"), start, end,
+            arguments.get("attendees"), arguments.get("recurrence"),
+            arguments.get("calendar_id"), arguments.get("scope"),
+        )  # fmt: skip
+        return updating(cal, event_id, patch, start, end, wanted, notify, allow_destructive)
+    return None
 
 
 def deleting(cal: Calendar, event_id: str, wanted: Scope | None, notify: bool) -> str:

@@ -49,6 +49,14 @@ def no_start() -> FixArguments:
     )
 
 
+def dates_reversed(start_date: dt.date, end_date: dt.date) -> FixArguments:
+    """``load_data`` with an ``end_date`` before its ``start_date``."""
+    return FixArguments(
+        f"end_date {end_date} is before start_date {start_date}.",
+        "Send an end_date on or after the start_date.",
+    )
+
+
 def empty_query() -> FixArguments:
     """``search_events`` without words to find."""
     listing = f", or use {ref('load_data')}" if offered("load_data") else ""
