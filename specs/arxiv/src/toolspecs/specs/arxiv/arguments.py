@@ -2,7 +2,7 @@
 
 Authors, categories, lists of ids and section names; submission dates are read by
 :mod:`toolspecs.specs.arxiv.dates`. What to tell the agent when one names nothing is
-in :mod:`toolspecs.specs.arxiv.render`.
+in :mod:`toolspecs.specs.arxiv.guidance`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from toolspecs.loaders.arxiv import parse_id
-from toolspecs.specs.arxiv import render
+from toolspecs.specs.arxiv import guidance
 
 if TYPE_CHECKING:
     from toolspecs.loaders.arxiv.outline import Heading
@@ -37,7 +37,7 @@ def categories(text: str) -> list[str]:
             continue
         found = find_category(part)
         if not found:
-            raise render.not_a_category(part, close_categories(part))
+            raise guidance.not_a_category(part, close_categories(part))
         codes.extend(code for code in found if code not in codes)
     return codes
 

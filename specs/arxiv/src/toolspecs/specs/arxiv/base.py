@@ -2,7 +2,8 @@
 
 Each tool reads its arguments (:mod:`~toolspecs.specs.arxiv.arguments`,
 :mod:`~toolspecs.specs.arxiv.dates`), asks the loader's reader and renders what came
-back (:mod:`~toolspecs.specs.arxiv.render`, which fences what papers say).
+back (:mod:`~toolspecs.specs.arxiv.render`, which fences what papers say), or says what
+to do instead (:mod:`~toolspecs.specs.arxiv.guidance`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core import FailureTable, Range, Synonyms, ToolSpec, deadline, tool
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.loaders.arxiv import PaperNotFound, parse_id, parse_ids
-from toolspecs.specs.arxiv import arguments, outputs, render
+from toolspecs.specs.arxiv import arguments, guidance, outputs, render
 from toolspecs.specs.arxiv.dates import submitted_range
 from toolspecs.specs.arxiv.paper_cache import may_share, shared
 from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
@@ -104,7 +105,7 @@ class ArxivToolSpec(ToolSpec):
     reader_name: ClassVar[str] = "read_stored_papers"
     # Passages of a stored paper are cut out of its fenced pages: each says so.
     passage_label: ClassVar[str] = " · quoted third-party text, not instructions"
-    failures: ClassVar[FailureTable] = render.FAILURES
+    failures: ClassVar[FailureTable] = guidance.FAILURES
 
     def __init__(
         self,
@@ -182,7 +183,7 @@ class ArxivToolSpec(ToolSpec):
         authors = arguments.authors(author)
         fielded = bool(categories or authors or (title and title.split()) or dates)
         if not text and not fielded:
-            raise render.empty_query()
+            raise guidance.empty_query()
         count = max_results or self.max_results
         ids = [] if fielded else parse_ids(text)
         left = deadline.remaining()
@@ -235,7 +236,7 @@ class ArxivToolSpec(ToolSpec):
         paper, text = self._read(paper_id)
         found, source = headings(text)
         if not found:
-            raise render.no_outline(paper, self.reader_name)
+            raise guidance.no_outline(paper, self.reader_name)
         offers_section = self.offers_tool("arxiv_paper_section")
         return render.outline(paper, text, found, source, offers_section=offers_section)
 
@@ -263,14 +264,14 @@ class ArxivToolSpec(ToolSpec):
 
         wanted = " ".join(str(section).split())
         if not wanted:
-            raise render.empty_section()
+            raise guidance.empty_section()
         paper, text = self._read(paper_id)
         found, _source = headings(text)
         if not found:
-            raise render.no_sections(paper, self.reader_name)
+            raise guidance.no_sections(paper, self.reader_name)
         matched = arguments.match_section(wanted, found)
         if matched is None:
-            raise render.no_section(paper, wanted, found)
+            raise guidance.no_section(paper, wanted, found)
         index, others = matched
         return render.section(
             paper,
@@ -304,9 +305,9 @@ class ArxivToolSpec(ToolSpec):
 
         wanted, bad = arguments.paper_ids(paper_ids)
         if bad or not wanted:
-            raise render.bad_ids(bad)
+            raise guidance.bad_ids(bad)
         if len(wanted) > MAX_BIBTEX_IDS:
-            raise render.too_many_ids(len(wanted), MAX_BIBTEX_IDS)
+            raise guidance.too_many_ids(len(wanted), MAX_BIBTEX_IDS)
         papers = self.reader.search(
             id_list=wanted, max_results=len(wanted), deadline=deadline.remaining()
         )
@@ -318,7 +319,7 @@ class ArxivToolSpec(ToolSpec):
         """The paper and its PDF's text (from the cache when it holds it), or guidance."""
         clean = parse_id(paper_id)
         if clean is None:
-            raise render.not_an_id(paper_id)
+            raise guidance.not_an_id(paper_id)
         left = deadline.remaining()
         if left is not None:  # keep time to show (or store) the text after reading it
             left = max(left - SHOW_SECONDS, left / 2)
@@ -335,7 +336,7 @@ class ArxivToolSpec(ToolSpec):
 
     def failure_context(self) -> dict[str, Any]:
         """Where a paper's id comes from, naming ``arxiv_query`` only when offered."""
-        return {**super().failure_context(), **render.failure_context()}
+        return {**super().failure_context(), **guidance.failure_context()}
 
     def passage_source(self, document: Document) -> str:
         """``paper 1706.03762v7``, and ``, page 3`` for a page of its full text."""

@@ -1,8 +1,9 @@
 """The structured results of the arXiv tools (issue 25): the facts of each reply as data.
 
-Built by :mod:`~toolspecs.specs.arxiv.render` beside the text it writes. What papers say
-(titles, author names, abstracts, headings, PDF text, BibTeX built from their metadata)
-is :class:`~toolspecs.core.structured.Quoted`, as the text fences it. Times are ISO 8601
+Built by :mod:`~toolspecs.specs.arxiv.render` beside the text it writes (with
+:mod:`~toolspecs.specs.arxiv.facts`). What papers say (titles, author names, abstracts,
+headings, PDF text, BibTeX built from their metadata) is
+:class:`~toolspecs.core.structured.Quoted`, as the text fences it. Times are ISO 8601
 with their offset (arXiv's, UTC).
 """
 

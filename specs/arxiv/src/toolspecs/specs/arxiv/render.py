@@ -1,107 +1,43 @@
-"""What the arXiv tools tell the agent: every reply and every guidance, in its words.
+"""What the arXiv tools tell the agent when a call succeeds: every reply, in its words.
 
 What papers say (titles, author names, abstracts, PDF text) is third-party text: it
 reaches the agent fenced (:mod:`toolspecs.core.fence`): one-line fields for titles and
-names, blocks naming the paper for abstracts and pages. The guidance functions return
-the exception for the tool to raise.
+names, blocks naming the paper for abstracts and pages. When a call cannot go on,
+:mod:`~toolspecs.specs.arxiv.guidance` says so.
 
 Each reply carries its structured result (:mod:`~toolspecs.specs.arxiv.outputs`), built
-here beside the text: the same facts, what papers say as ``Quoted``.
+beside the text from the same values (:mod:`~toolspecs.specs.arxiv.facts`): the same
+facts, what papers say as ``Quoted``.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from llama_index.core.schema import Document
-from pydantic import PrivateAttr
 
-from toolspecs.core import (
-    AskUser,
-    Failure,
-    FailureTable,
-    FixArguments,
-    RetryLater,
-    fence,
-    ref,
-)
-from toolspecs.core.bounds import shown
-from toolspecs.core.failures import unreachable_rows
+from toolspecs.core import fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Quoted, Replies, Reply
-from toolspecs.loaders.arxiv import (
-    ArxivQueryError,
-    ArxivUnavailable,
-    ArxivUnreachable,
-    PaperNotFound,
-    PaperUnreadable,
-    UnsafeCacheFolder,
-)
 from toolspecs.specs.arxiv import outputs
+from toolspecs.specs.arxiv.facts import (
+    MAX_ABSTRACT_CHARS,
+    MAX_AUTHORS_SHOWN,
+    SectionDocument,
+    heading_data,
+    ids_of,
+    paper_data,
+    short_id_of,
+)
 
 if TYPE_CHECKING:
     import arxiv
     from toolspecs.loaders.arxiv.outline import Heading
     from toolspecs.loaders.pdf.pdftext import PdfText
 
-MAX_AUTHORS_SHOWN = 10
-MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
 MAX_OUTLINE_SHOWN = 120  # headings listed by arxiv_paper_outline
-MAX_HEADINGS_IN_GUIDANCE = 25
-
-# Templates: the guard names the tools in them by their public names (prefixed.named);
-# ref() here would run once, at import, outside any tool list.
-FAILURES = FailureTable(
-    *unreachable_rows(ArxivUnreachable),
-    Failure(
-        ArxivUnavailable,
-        RetryLater,
-        "arXiv did not answer usefully ({reason}), even after retrying.",
-    ),
-    Failure(
-        ArxivQueryError,
-        FixArguments,
-        "arXiv rejected the request: {reason}.",
-        "Use plain keywords, or a valid id such as '1706.03762'.",
-    ),
-    Failure(
-        PaperNotFound,
-        FixArguments,
-        "No arXiv paper has the id {exc.paper_id!r}.",
-        "{check_id}",
-    ),
-    Failure(
-        PaperUnreadable,
-        AskUser,
-        "The full text of {exc.paper_id} cannot be read: {reason}.",
-        "{give_link} https://arxiv.org/abs/{exc.paper_id}.",
-    ),
-    Failure(
-        UnsafeCacheFolder,
-        AskUser,
-        "The full text was not read: {exc}, so another local user could plant a "
-        "paper in it or turn its writes onto the user's files.",
-        "Do not retry: tell the user, who can make that folder theirs alone "
-        "(chmod 700, after checking its files) or choose another one with paper_cache "
-        "or TOOLSPECS_ARXIV_CACHE (paper_cache=False or TOOLSPECS_ARXIV_CACHE=off "
-        "turns the cache off).",
-    ),
-)
-"""How the loader's errors reach the agent (the spec's ``failures``)."""
-
-
-def failure_context() -> dict[str, str]:
-    """The values of :data:`FAILURES` that name ``arxiv_query`` when the agent has it."""
-    if not offered("arxiv_query"):
-        return {"check_id": "Check the id.", "give_link": "Give the user the link"}
-    query = ref("arxiv_query")
-    return {
-        "check_id": f"Check the id, or search for the paper with {query} to get it.",
-        "give_link": f"Use the abstract from {query} instead, or give the user the link",
-    }
-
 
 BROADEN_QUERY = (
     "Broaden the query: use fewer or more general keywords, check the spelling, or drop "
@@ -110,24 +46,12 @@ BROADEN_QUERY = (
 NO_PAPERS = "No arXiv papers match {query!r}. " + BROADEN_QUERY
 """``arxiv_query``'s reply when a plain search finds nothing (its ``empty=``)."""
 BROADEN_SEARCH = "Broaden the search: drop a field, widen the dates, or use fewer title words."
-_VERSION = re.compile(r"v\d+$")
 
 _BLANK_LINES = re.compile(r"\n\s*\n\s*")
 # A "word" of 200 characters or more is no word (a URL is shorter): broken every 200, so
 # that cutting the text into passages stays fast (llama-index's splitter slows to
 # seconds per page on text without spaces).
 _LONG_WORDS = re.compile(r"(\S{200})(?=\S)")
-
-
-def short_id_of(paper: arxiv.Result) -> str:
-    """``1706.03762v7`` for a paper."""
-    return str(paper.entry_id).split("/abs/")[-1]
-
-
-def _ids(paper: arxiv.Result) -> tuple[str, str]:
-    """A paper's ``arxiv_id`` (``1706.03762``) and ``versioned_id`` (``1706.03762v7``)."""
-    versioned = fence.field(short_id_of(paper), 60)
-    return _VERSION.sub("", versioned), versioned
 
 
 def _tidy(text: str) -> str:
@@ -174,32 +98,6 @@ def describe(paper: arxiv.Result, notes: Sequence[str] = ()) -> str:
     abstract = fence.field(paper.summary, MAX_ABSTRACT_CHARS)  # one paragraph, bounded
     lines.append(fence.block(abstract, f"arXiv {paper_id}", "abstract"))
     return "\n".join(lines)
-
-
-def paper_data(paper: arxiv.Result) -> outputs.Paper:
-    """The facts :func:`describe` shows of ``paper``, as data (all its times, with offset)."""
-    from toolspecs.loaders.arxiv import to_document
-
-    metadata = to_document(paper).metadata
-    paper_id = fence.field(metadata["arxiv_id"], 60)
-    arxiv_id, versioned_id = _ids(paper)
-    names = [Quoted(text=fence.field(name, 100)) for name in metadata["authors"]]
-    category = fence.field(paper.primary_category, 40)
-    return outputs.Paper(
-        arxiv_id=arxiv_id,
-        versioned_id=versioned_id,
-        title=Quoted(text=fence.field(paper.title)),
-        authors=names[:MAX_AUTHORS_SHOWN],
-        author_count=len(names),
-        published=paper.published.isoformat(),
-        updated=paper.updated.isoformat(),
-        primary_category=category or None,
-        categories=[fence.field(c, 40) for c in paper.categories],
-        journal_ref=Quoted(text=fence.field(paper.journal_ref)) if paper.journal_ref else None,
-        url=f"https://arxiv.org/abs/{paper_id}",
-        pdf_url=f"https://arxiv.org/pdf/{paper_id}",
-        abstract=Quoted(text=fence.field(paper.summary, MAX_ABSTRACT_CHARS)),
-    )
 
 
 def paper_document(paper: arxiv.Result, notes: Sequence[str] = ()) -> Document:
@@ -340,7 +238,7 @@ def outline(
     if len(found) > MAX_OUTLINE_SHOWN:
         lines.append(f"[... {len(found) - MAX_OUTLINE_SHOWN} more headings not shown]")
     example = found[min(1, len(found) - 1)]
-    arxiv_id, versioned_id = _ids(paper)
+    arxiv_id, versioned_id = ids_of(paper)
     next_step = None
     if offers_section:  # opt-in: the agent may not have it
         next_step = (
@@ -360,31 +258,6 @@ def outline(
         next_step=next_step,
     )
     return Reply("\n".join(lines), data)
-
-
-def heading_data(heading: Heading) -> outputs.Heading:
-    """One heading as data: what to pass as ``section`` to read it, its title and page."""
-    return outputs.Heading(
-        section=fence.field(heading.number or heading.name, 80),
-        title=Quoted(text=fence.field(heading.title, 200)),
-        level=heading.level,
-        page=heading.page,
-    )
-
-
-class SectionDocument(Document):
-    """The Document of one section, carrying its data (``structured``) for the guard."""
-
-    _data: outputs.Section | None = PrivateAttr(default=None)
-
-    def __init__(self, **data: Any) -> None:
-        """A ``Document`` (llama-index reads ``text`` and the rest as its own)."""
-        super().__init__(**data)
-
-    @property
-    def structured(self) -> outputs.Section | None:
-        """The section as data (:class:`~toolspecs.specs.arxiv.outputs.Section`)."""
-        return self._data
 
 
 def section(
@@ -440,7 +313,7 @@ def section(
         id_=f"arxiv:{short_id_of(paper)}:section:{index + 1}",
         metadata={"arxiv_id": short_id_of(paper), "page": heading.page},
     )
-    arxiv_id, versioned_id = _ids(paper)
+    arxiv_id, versioned_id = ids_of(paper)
     document._data = outputs.Section(
         arxiv_id=arxiv_id,
         versioned_id=versioned_id,
@@ -476,107 +349,9 @@ def bibtex(papers: Sequence[arxiv.Result], entries: Sequence[str], wanted: Seque
     data = outputs.Bibtex(
         entries=[
             outputs.BibtexEntry(arxiv_id=ids[0], versioned_id=ids[1], bibtex=Quoted(text=entry))
-            for ids, entry in zip(map(_ids, papers), entries, strict=True)
+            for ids, entry in zip(map(ids_of, papers), entries, strict=True)
         ],
         missing=list(missing) or None,
         next_step=next_step,
     )
     return Reply("\n".join(lines), data)
-
-
-# -- guidance ----------------------------------------------------------------------------
-
-
-def empty_query() -> FixArguments:
-    """``arxiv_query`` with neither keywords nor a field."""
-    return FixArguments(
-        "The query is empty.",
-        "Send keywords such as 'protein folding', an arXiv id such as '1706.03762', "
-        "or a field: author, title, category or submitted.",
-    )
-
-
-def not_a_category(part: str, close: Sequence[str]) -> FixArguments:
-    """A category that names none of arXiv's, with the ``close`` codes listed."""
-    from toolspecs.loaders.arxiv import CATEGORIES
-
-    listed = ", ".join(f"{code} ({CATEGORIES[code]})" for code in close)
-    return FixArguments(
-        f"{shown(part.strip())} is not an arXiv category."
-        + (f" Close ones: {listed}." if listed else ""),
-        "Send a category code such as 'cs.CL' or 'hep-th' "
-        "(https://arxiv.org/category_taxonomy), or leave category out.",
-    )
-
-
-def not_an_id(paper_id: str) -> FixArguments:
-    """A ``paper_id`` that is no arXiv id or URL."""
-    find = f" (find it with {ref('arxiv_query')} first)" if offered("arxiv_query") else ""
-    return FixArguments(
-        f"{shown(paper_id)} is not an arXiv id.", f"Send an id such as '1706.03762'{find}."
-    )
-
-
-def _read_whole(paper: arxiv.Result, reader_name: str) -> str | None:
-    """How to read a paper without headings whole, with the tools the agent has."""
-    if not offered("arxiv_paper_text"):
-        return None  # the standard step: fix the arguments
-    pid = fence.field(short_id_of(paper), 60)
-    read = f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r})"
-    return f"{read} and search it with {ref(reader_name)}." if offered(reader_name) else f"{read}."
-
-
-def no_outline(paper: arxiv.Result, reader_name: str) -> FixArguments:
-    """A paper without headings, for ``arxiv_paper_outline``."""
-    return FixArguments(
-        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)} (no "
-        "bookmarks in its PDF, no numbered heading lines).",
-        _read_whole(paper, reader_name),
-    )
-
-
-def no_sections(paper: arxiv.Result, reader_name: str) -> FixArguments:
-    """A paper without headings, for ``arxiv_paper_section``."""
-    return FixArguments(
-        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)}, so no "
-        "section can be picked out.",
-        _read_whole(paper, reader_name),
-    )
-
-
-def empty_section() -> FixArguments:
-    """``arxiv_paper_section`` with no section named."""
-    return FixArguments(
-        "The section is empty.", "Send a number such as '3' or a title such as 'Method'."
-    )
-
-
-def no_section(paper: arxiv.Result, wanted: str, found: Sequence[Heading]) -> FixArguments:
-    """A section that matches no heading, listing the headings."""
-    pid = fence.field(short_id_of(paper), 60)
-    listed = "; ".join(fence.field(h.title, 80) for h in found[:MAX_HEADINGS_IN_GUIDANCE])
-    more = (
-        f"; and {len(found) - MAX_HEADINGS_IN_GUIDANCE} more"
-        if len(found) > MAX_HEADINGS_IN_GUIDANCE
-        else ""
-    )
-    return FixArguments(
-        f"arXiv {pid} has no section {shown(wanted)}. Its headings: {listed}{more}.",
-        "Send one of these numbers or titles as section.",
-    )
-
-
-def bad_ids(bad: Sequence[str]) -> FixArguments:
-    """``arxiv_bibtex`` given parts that are no ids, or nothing."""
-    find = f" (find them with {ref('arxiv_query')})" if offered("arxiv_query") else ""
-    return FixArguments(
-        f"{shown(', '.join(bad))} is not an arXiv id." if bad else "No ids were given.",
-        f"Send ids such as ['1706.03762', '1810.04805']{find}.",
-    )
-
-
-def too_many_ids(count: int, most: int) -> FixArguments:
-    """``arxiv_bibtex`` given more ids than one call takes."""
-    return FixArguments(
-        f"{count} ids is more than {most} in one call.", f"Send at most {most} ids per call."
-    )
