@@ -24,7 +24,7 @@ from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_MODIFY, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, render
+from toolspecs.specs.gmail import facts, outputs, render
 
 # Re-exported (``X as X``): public names this module held before the split.
 from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
@@ -259,7 +259,7 @@ class GmailToolSpec(DraftTools):
             return self._full_messages(query, count, query)
         tz = self.reader.tz
         hits = [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
-        return Replies(hits, render.mail_data(hits, query))
+        return Replies(hits, facts.mail_data(hits, query))
 
     def _full_messages(self, query: str, count: int, shown_query: str | None) -> list[Document]:
         """Whole messages within the reader's byte budget; the others listed, with a note.
@@ -273,7 +273,7 @@ class GmailToolSpec(DraftTools):
         left_out = [render.summary_document(r, tz, size) for r, size in skipped]
         documents = render.message_documents(whole, tz)
         if not left_out:
-            return Replies(documents, render.mail_data(documents, shown_query))
+            return Replies(documents, facts.mail_data(documents, shown_query))
         read = (
             f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
@@ -282,7 +282,7 @@ class GmailToolSpec(DraftTools):
         note = render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
         return Replies(
             [*documents, note, *left_out],
-            render.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
+            facts.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
         )
 
     @needs_scopes(GMAIL_READONLY)
@@ -292,7 +292,7 @@ class GmailToolSpec(DraftTools):
         read_only=True,
         open_world=False,
         output=outputs.MessageRead,
-        structure=render.message_read,
+        structure=facts.message_read,
     )
     def get_message(self, message_id: str) -> Document:
         """Read one email in full: headers, attachments by name, and the body as text.

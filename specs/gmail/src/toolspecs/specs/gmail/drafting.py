@@ -21,7 +21,7 @@ from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, questions, render
+from toolspecs.specs.gmail import facts, outputs, questions, render
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -116,7 +116,7 @@ class DraftTools(GoogleToolSpec):
             resource = self.reader.drafts.get(item["id"])
             draft = read_draft(resource)
             summaries.append(render.draft_summary(resource, draft, first_lines=2))
-            drafts.append(render.draft_data(resource, draft, first_lines=2))
+            drafts.append(facts.draft_data(resource, draft, first_lines=2))
         return render.drafts_text(summaries, drafts)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
@@ -265,7 +265,7 @@ class DraftTools(GoogleToolSpec):
         resource = self.reader.drafts.get(draft_id.strip())
         draft = read_draft(resource)
         return ApiText(
-            render.draft_summary(resource, draft), resource, render.draft_data(resource, draft)
+            render.draft_summary(resource, draft), resource, facts.draft_data(resource, draft)
         )
 
     # Sending cannot be undone, consumes the draft and reaches other people.
