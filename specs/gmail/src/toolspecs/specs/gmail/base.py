@@ -30,6 +30,7 @@ from toolspecs.specs.gmail import facts, outputs, render
 from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
 from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT as ATTACHMENTS_LIMIT
 from toolspecs.specs.gmail.drafting import DraftTools
+from toolspecs.specs.gmail.id_guidance import id_shown, ids_hint
 from toolspecs.specs.gmail.labels import modify
 from toolspecs.specs.gmail.prompts import PROMPTS
 from toolspecs.specs.gmail.reading import MAX_THREAD_BYTES as MAX_THREAD_BYTES
@@ -201,7 +202,7 @@ class GmailToolSpec(DraftTools):
 
     def where_ids_come_from(self) -> str:
         """Where message and draft ids come from, naming the tools the agent has."""
-        return render.ids_hint()
+        return ids_hint()
 
     def passage_source(self, document: Document) -> str:
         """``message <id> from <sender's address>``: heads each passage read from a mail."""
@@ -319,7 +320,7 @@ class GmailToolSpec(DraftTools):
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
-        wanted = one_id(thread_id, "thread_id", render.id_shown("[thread: ...] for each hit"))
+        wanted = one_id(thread_id, "thread_id", id_shown("[thread: ...] for each hit"))
         thread, note = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
@@ -356,7 +357,7 @@ class GmailToolSpec(DraftTools):
             message_id: The message holding it.
             attachment_id: From get_message ([attachment_id: 1]); the file name works too.
         """
-        message_id = one_id(message_id, "message_id", render.id_shown("[id: ...]"))
+        message_id = one_id(message_id, "message_id", id_shown("[id: ...]"))
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @needs_scopes(GMAIL_READONLY)

@@ -36,6 +36,7 @@ from toolspecs.specs.gmail.compose import (
     read_draft,
 )
 from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_parts
+from toolspecs.specs.gmail.id_guidance import find_draft
 from toolspecs.specs.gmail.recipients import check_allowed, check_expected
 from toolspecs.specs.gmail.render import ApiText
 from toolspecs.specs.google_base import GoogleToolSpec
@@ -212,7 +213,7 @@ class DraftTools(GoogleToolSpec):
                 from the allowed folder; [] removes them.
         """
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft(earlier=True))
+            raise FixArguments("You did not provide a draft_id.", find_draft(earlier=True))
         if all(value is None for value in (to, subject, message, cc, bcc, html, attachments)):
             raise FixArguments(
                 f"{ref('update_draft')} was given nothing to change.",
@@ -261,7 +262,7 @@ class DraftTools(GoogleToolSpec):
             draft_id: From create_draft or list_drafts.
         """
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft())
+            raise FixArguments("You did not provide a draft_id.", find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
         draft = read_draft(resource)
         return ApiText(
@@ -317,7 +318,7 @@ class DraftTools(GoogleToolSpec):
                 "Tell the user the draft id so they can review and send it in Gmail.",
             )
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft())
+            raise FixArguments("You did not provide a draft_id.", find_draft())
         draft_id = draft_id.strip()
         draft = read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():
