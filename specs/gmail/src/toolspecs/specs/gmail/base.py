@@ -24,12 +24,13 @@ from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_MODIFY, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, render
+from toolspecs.specs.gmail import facts, outputs, render
 
 # Re-exported (``X as X``): public names this module held before the split.
 from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
 from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT as ATTACHMENTS_LIMIT
 from toolspecs.specs.gmail.drafting import DraftTools
+from toolspecs.specs.gmail.id_guidance import id_shown, ids_hint
 from toolspecs.specs.gmail.labels import modify
 from toolspecs.specs.gmail.prompts import PROMPTS
 from toolspecs.specs.gmail.reading import MAX_THREAD_BYTES as MAX_THREAD_BYTES
@@ -201,7 +202,7 @@ class GmailToolSpec(DraftTools):
 
     def where_ids_come_from(self) -> str:
         """Where message and draft ids come from, naming the tools the agent has."""
-        return render.ids_hint()
+        return ids_hint()
 
     def passage_source(self, document: Document) -> str:
         """``message <id> from <sender's address>``: heads each passage read from a mail."""
@@ -259,7 +260,7 @@ class GmailToolSpec(DraftTools):
             return self._full_messages(query, count, query)
         tz = self.reader.tz
         hits = [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
-        return Replies(hits, render.mail_data(hits, query))
+        return Replies(hits, facts.mail_data(hits, query))
 
     def _full_messages(self, query: str, count: int, shown_query: str | None) -> list[Document]:
         """Whole messages within the reader's byte budget; the others listed, with a note.
@@ -273,7 +274,7 @@ class GmailToolSpec(DraftTools):
         left_out = [render.summary_document(r, tz, size) for r, size in skipped]
         documents = render.message_documents(whole, tz)
         if not left_out:
-            return Replies(documents, render.mail_data(documents, shown_query))
+            return Replies(documents, facts.mail_data(documents, shown_query))
         read = (
             f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
@@ -282,7 +283,7 @@ class GmailToolSpec(DraftTools):
         note = render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
         return Replies(
             [*documents, note, *left_out],
-            render.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
+            facts.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
         )
 
     @needs_scopes(GMAIL_READONLY)
@@ -292,7 +293,7 @@ class GmailToolSpec(DraftTools):
         read_only=True,
         open_world=False,
         output=outputs.MessageRead,
-        structure=render.message_read,
+        structure=facts.message_read,
     )
     def get_message(self, message_id: str) -> Document:
         """Read one email in full: headers, attachments by name, and the body as text.
@@ -319,7 +320,7 @@ class GmailToolSpec(DraftTools):
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
-        wanted = one_id(thread_id, "thread_id", render.id_shown("[thread: ...] for each hit"))
+        wanted = one_id(thread_id, "thread_id", id_shown("[thread: ...] for each hit"))
         thread, note = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
@@ -356,7 +357,7 @@ class GmailToolSpec(DraftTools):
             message_id: The message holding it.
             attachment_id: From get_message ([attachment_id: 1]); the file name works too.
         """
-        message_id = one_id(message_id, "message_id", render.id_shown("[id: ...]"))
+        message_id = one_id(message_id, "message_id", id_shown("[id: ...]"))
         return read_attachment(self.reader, message_id, attachment_id, self.max_attachment_bytes)
 
     @needs_scopes(GMAIL_READONLY)

@@ -21,7 +21,7 @@ from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, questions, render
+from toolspecs.specs.gmail import facts, outputs, questions, render
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -36,6 +36,7 @@ from toolspecs.specs.gmail.compose import (
     read_draft,
 )
 from toolspecs.specs.gmail.compose import attachment_parts as mime_attachment_parts
+from toolspecs.specs.gmail.id_guidance import find_draft
 from toolspecs.specs.gmail.recipients import check_allowed, check_expected
 from toolspecs.specs.gmail.render import ApiText
 from toolspecs.specs.google_base import GoogleToolSpec
@@ -116,7 +117,7 @@ class DraftTools(GoogleToolSpec):
             resource = self.reader.drafts.get(item["id"])
             draft = read_draft(resource)
             summaries.append(render.draft_summary(resource, draft, first_lines=2))
-            drafts.append(render.draft_data(resource, draft, first_lines=2))
+            drafts.append(facts.draft_data(resource, draft, first_lines=2))
         return render.drafts_text(summaries, drafts)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
@@ -212,7 +213,7 @@ class DraftTools(GoogleToolSpec):
                 from the allowed folder; [] removes them.
         """
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft(earlier=True))
+            raise FixArguments("You did not provide a draft_id.", find_draft(earlier=True))
         if all(value is None for value in (to, subject, message, cc, bcc, html, attachments)):
             raise FixArguments(
                 f"{ref('update_draft')} was given nothing to change.",
@@ -261,11 +262,11 @@ class DraftTools(GoogleToolSpec):
             draft_id: From create_draft or list_drafts.
         """
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft())
+            raise FixArguments("You did not provide a draft_id.", find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
         draft = read_draft(resource)
         return ApiText(
-            render.draft_summary(resource, draft), resource, render.draft_data(resource, draft)
+            render.draft_summary(resource, draft), resource, facts.draft_data(resource, draft)
         )
 
     # Sending cannot be undone, consumes the draft and reaches other people.
@@ -317,7 +318,7 @@ class DraftTools(GoogleToolSpec):
                 "Tell the user the draft id so they can review and send it in Gmail.",
             )
         if not draft_id:
-            raise FixArguments("You did not provide a draft_id.", render.find_draft())
+            raise FixArguments("You did not provide a draft_id.", find_draft())
         draft_id = draft_id.strip()
         draft = read_draft(self.reader.drafts.get(draft_id))
         if not draft.recipients():

@@ -1,9 +1,10 @@
 """What the Gmail tools return as data (``structuredContent``), beside the text.
 
-The same facts as the text of :mod:`toolspecs.specs.gmail.render`, which builds both:
-ids, times (ISO 8601 with the offset the text shows), people, files, what a write
-changed and the next step. Whatever the text fences as a sender's words (subjects,
-snippets, bodies, display names, file names, label names) is a :class:`Quoted` here.
+The same facts as the text of :mod:`toolspecs.specs.gmail.render`, built beside it by
+:mod:`toolspecs.specs.gmail.facts`: ids, times (ISO 8601 with the offset the text
+shows), people, files, what a write changed and the next step. Whatever the text fences
+as a sender's words (subjects, snippets, bodies, display names, file names, label names)
+is a :class:`Quoted` here.
 """
 
 from __future__ import annotations

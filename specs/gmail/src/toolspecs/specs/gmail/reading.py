@@ -25,6 +25,7 @@ from toolspecs.loaders.google.gmail import size_estimate
 from toolspecs.loaders.google.gmail_text import summary_headers
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail import render
+from toolspecs.specs.gmail.id_guidance import id_shown
 
 MAX_THREAD_MESSAGES = 100
 """Messages of one thread read (Gmail keeps at most 100 in a thread)."""
@@ -148,7 +149,7 @@ def message_ids_given(values: list[str]) -> list[str]:
         for piece in str(value).split():
             piece = piece.strip(",")
             if piece:
-                found.append(one_id(piece, "message_ids", render.id_shown("[id: ...]")))
+                found.append(one_id(piece, "message_ids", id_shown("[id: ...]")))
     return found
 
 

@@ -18,7 +18,7 @@ from llama_index.core.schema import Document
 
 from toolspecs.core import fence, ref
 from toolspecs.core.prefixed import offered
-from toolspecs.core.structured import Quoted, Reply, Structure, quoted
+from toolspecs.core.structured import Reply, Structure
 from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
 from toolspecs.loaders.google.gmail_text import (
@@ -34,16 +34,29 @@ from toolspecs.specs.gmail import outputs
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.facts import (
     StructuredDocument,
-    addresses_given,
-    addresses_of,
-    carried_data,
+    attachment_data,
     carrying,
-    files_of,
-    mail_iso,
-    saved_files,
+    forward_fields,
+    labels_changed_data,
+    labels_data,
+    message_data,
+    saved_data,
+    sent_data,
+    summary_data,
+    thread_data,
 )
-from toolspecs.specs.gmail.labels import EFFECTS, Change
-from toolspecs.specs.google_base.spec import CHECK_IDS
+
+# The data builders that lived here, where callers may still look for them.
+from toolspecs.specs.gmail.facts import draft_data as draft_data
+from toolspecs.specs.gmail.facts import forwarded_data as forwarded_data
+from toolspecs.specs.gmail.facts import mail_data as mail_data
+from toolspecs.specs.gmail.facts import message_read as message_read
+
+# Where ids come from, now in id_guidance.py.
+from toolspecs.specs.gmail.id_guidance import find_draft as find_draft
+from toolspecs.specs.gmail.id_guidance import id_shown as id_shown
+from toolspecs.specs.gmail.id_guidance import ids_hint as ids_hint
+from toolspecs.specs.gmail.labels import Change
 
 MAX_LABELS_SHOWN = 500
 
@@ -80,30 +93,6 @@ def message_document(resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo 
     """
     made = mail_document(resource, mail.headers, message_text(resource, mail, tz))
     return carrying(made, message_data(resource, mail, tz))
-
-
-def message_data(
-    resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None
-) -> outputs.Message:
-    """The facts of :func:`message_text` as data."""
-    body, notes = mail.readable()
-    files, more = files_of(mail, ids=True)
-    return outputs.Message(
-        message_id=str(resource.get("id", "?")),
-        thread_id=str(resource.get("threadId", "?")),
-        sender=addresses_of(mail.header("from")),
-        to=addresses_of(mail.header("to")) or None,
-        cc=addresses_of(mail.header("cc")) or None,
-        reply_to=addresses_of(mail.header("reply-to")) or None,
-        date=mail_iso(mail, resource, tz),
-        subject=quoted(mail.header("subject") or None),
-        labels=[label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
-        or None,
-        attachments=files or None,
-        more_attachments=more or None,
-        body=Quoted(text=body),
-        notes=notes or None,
-    )
 
 
 def message_documents(
@@ -144,35 +133,11 @@ def summary_document(
         f"From: {fence.field(sender, 300)} | Subject: {subject}\n"
         f"Snippet (quoted mail): {fence.quote(snippet, 300)}"
     )
-    data = outputs.MessageSummary(
-        message_id=str(resource.get("id", "?")),
-        thread_id=str(resource.get("threadId", "?")),
-        date=mail_iso(mail, resource, tz),
-        sender=addresses_of(headers.get("from", "")),
-        subject=quoted(headers.get("subject") or None),
-        snippet=Quoted(text=snippet),
-        unread="UNREAD" in resource.get("labelIds", []),
-        size=size,
-    )
+    data = summary_data(resource, mail, snippet, tz, size)
     document = carrying(mail_document(resource, headers, text), data)
     if size is not None:
         document.metadata["size"] = size
     return document
-
-
-def message_read(document: Document) -> outputs.MessageRead:
-    """get_message's data: the message its Document carries."""
-    data = getattr(document, "structured", None)
-    if not isinstance(data, outputs.Message):
-        raise TypeError(f"get_message returned a Document without its message: {document!r}")
-    return outputs.MessageRead(message=data)
-
-
-def mail_data(
-    documents: list[Document], query: str | None = None, next_step: str | None = None
-) -> outputs.Mail:
-    """load_data's and search_messages' data: the messages their Documents carry."""
-    return outputs.Mail(query=query, messages=carried_data(documents), next_step=next_step)
 
 
 class ApiText(Reply):
@@ -244,13 +209,8 @@ def saved_text(
     if parts or draft.attachments is not None:
         files = carried(parts or [])
         body += f" {files[0].upper()}{files[1:]}."
-    forwards = None
     if " forwards message " not in note:  # create_draft's note names the forward
         body += _forwarded(draft.text)
-        if _forward_fields(draft.text) is not None:
-            forwards = forwarded_data(draft.text)
-    elif forward is not None:
-        forwards = forwarded_data(draft.text, *forward)
     listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
     send = (
         f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed})"
@@ -268,67 +228,19 @@ def saved_text(
         f"subject: {subject_of(draft)}.{body}{note} "
         f"Next: {next_step}"
     )
-    message = saved.get("message", {})
-    data = outputs.DraftSaved(
-        action="created" if verb == "created" else "updated",
-        account=account_name,
-        draft_id=str(draft_id),
-        message_id=message.get("id"),
-        thread_id=thread,
-        reply_in_thread=thread if where else None,
-        to=addresses_given(draft.to),
-        cc=addresses_given(draft.cc) or None,
-        bcc=addresses_given(draft.bcc) or None,
-        subject=quoted(draft.subject or None),
-        empty_body=None if (draft.text or draft.html) else True,
-        attachments=saved_files(parts or []) if parts or draft.attachments is not None else None,
-        removed_attachments=[Quoted(text=name) for name in removed] if removed else None,
-        forwards=forwards,
-        note=None if (removed or forward or not note.strip()) else note.strip(),
-        next_step=next_step[0].upper() + next_step[1:],
+    data = saved_data(
+        verb,
+        saved,
+        draft,
+        parts,
+        note,
+        next_step[0].upper() + next_step[1:],
+        account_name=account_name,
+        in_thread=bool(where),
+        removed=removed,
+        forward=forward,
     )
     return ApiText(text, saved, data)
-
-
-def ids_hint() -> str:
-    """Where Gmail's ids come from (a 404's ``{ids_hint}``), naming the tools offered."""
-    found = []
-    if offered("search_messages"):
-        found.append(f"Message ids come from {ref('search_messages')} ([id: ...])")
-    drafts = [ref("list_drafts")] if offered("list_drafts") else []
-    if offered("create_draft"):
-        drafts.append(f"from the reply of {ref('create_draft')}")
-    if drafts:
-        found.append(f"{'draft' if found else 'Draft'} ids from {' or '.join(drafts)}")
-    return "; ".join(found) + "." if found else CHECK_IDS
-
-
-def id_shown(shows: str) -> str:
-    """Where an id that was not one comes from: ``search_messages lists [id: ...]``.
-
-    Args:
-        shows: How ``search_messages`` shows it, e.g. ``"[thread: ...] for each hit"``.
-    """
-    if offered("search_messages"):
-        return f"{ref('search_messages')} lists {shows}"
-    return "Send the id alone, as a reply showed it (e.g. '18f3a2c4d5e605d9')"
-
-
-_EARLIER = "If you created or read the draft earlier, its id is in the conversation; "
-
-
-def find_draft(*, earlier: bool = False) -> str:
-    """Where a draft id missing from a call comes from: ``list_drafts``, or the conversation.
-
-    Args:
-        earlier: Say first that a draft created or read earlier has its id in the
-            conversation.
-    """
-    if not offered("list_drafts"):
-        return f"{_EARLIER}otherwise ask the user which draft they mean."
-    if earlier:
-        return f"{_EARLIER}otherwise call {ref('list_drafts')}."
-    return f"Call {ref('list_drafts')} to find it."
 
 
 def people(addresses: list[str]) -> str:
@@ -345,39 +257,9 @@ def carried(parts: list[Message]) -> str:
     return f"attached: {', '.join(files)}" if files else "no attachments"
 
 
-_FORWARD_MARK = "---------- Forwarded message ---------"
-
-
-def _forward_fields(text: str) -> dict[str, str] | None:
-    """The From and Subject of the mail a draft's body forwards (``None``: it forwards none)."""
-    _, mark, rest = text.partition(_FORWARD_MARK)
-    if not mark:
-        return None
-    fields: dict[str, str] = {}
-    for line in rest.strip().splitlines()[:6]:
-        name, colon, value = line.partition(": ")
-        if colon and name in ("From", "Subject"):
-            fields.setdefault(name, value)
-    return fields
-
-
-def forwarded_data(
-    text: str, message_id: str | None = None, attachments: int | None = None
-) -> outputs.Forwarded:
-    """The mail a draft's body forwards, as data."""
-    fields = _forward_fields(text) or {}
-    sender = sender_address(fields["From"]) if fields.get("From") else None
-    return outputs.Forwarded(
-        message_id=message_id,
-        sender=quoted(sender),
-        subject=quoted(fields.get("Subject") or None),
-        attachments=attachments if message_id else None,
-    )
-
-
 def _forwarded(text: str) -> str:
     """`` It forwards a mail from X, subject: Y.`` when the body quotes one; else ``""``."""
-    fields = _forward_fields(text)
+    fields = forward_fields(text)
     if fields is None:
         return ""
     sender = fence.field(sender_address(fields.get("From", "")), 120) or "(unknown)"
@@ -419,37 +301,6 @@ def draft_summary(resource: dict[str, Any], draft: Draft, first_lines: int | Non
     return "\n".join(lines)
 
 
-def draft_data(
-    resource: dict[str, Any], draft: Draft, first_lines: int | None = None
-) -> outputs.DraftShown:
-    """The facts of :func:`draft_summary` as data."""
-    message = resource.get("message", {})
-    mail = draft.mail
-    files, more = files_of(mail) if mail is not None else ([], 0)
-    body = draft.text.strip()
-    data = outputs.DraftShown(
-        draft_id=str(resource.get("id", "?")),
-        message_id=str(message.get("id", "?")),
-        to=addresses_given(draft.to),
-        cc=addresses_given(draft.cc) or None,
-        bcc=addresses_given(draft.bcc) or None,
-        reply_to=addresses_of(mail.header("reply-to")) or None if mail is not None else None,
-        subject=quoted(draft.subject or None),
-        reply_in_thread=str(message.get("threadId", "?")) if draft.in_reply_to else None,
-        attachments=files or None,
-        more_attachments=more or None,
-    )
-    if first_lines is not None:
-        written = [line for line in body.splitlines() if line.strip()]
-        data.first_lines = [Quoted(text=line) for line in written[:first_lines]]
-        data.more_lines = len(written) > first_lines or None
-    else:
-        text, notes = (mail or MailMessage(headers={}, text=body)).readable()
-        data.body = Quoted(text=text)
-        data.notes = notes or None
-    return data
-
-
 def part_listing(parts: list[AttachmentPart]) -> str:
     """A message's attachments with their ids, for a guidance."""
     shown = [
@@ -476,19 +327,7 @@ def sent_text(
         f"(thread {sent.get('threadId')}) to {people(draft.recipients())}; "
         f"subject: {subject_of(draft)}; {carried(parts)}. {done}"
     )
-    data = outputs.DraftSent(
-        draft_id=draft_id,
-        account=account_name,
-        message_id=str(sent.get("id")),
-        thread_id=str(sent.get("threadId")),
-        to=addresses_given(draft.to),
-        cc=addresses_given(draft.cc) or None,
-        bcc=addresses_given(draft.bcc) or None,
-        subject=quoted(draft.subject or None),
-        attachments=saved_files(parts),
-        next_step=done,
-    )
-    return ApiText(text, sent, data)
+    return ApiText(text, sent, sent_data(draft_id, sent, draft, parts, account_name, done))
 
 
 def drafts_text(summaries: list[str], drafts: list[outputs.DraftShown] | None = None) -> Reply:
@@ -563,15 +402,7 @@ def thread_head(
         reply = f"{ref('create_draft')}(reply_to_message_id='{last}', ...)"
         next_step = f"Reply in this thread with {reply}."
         lines.append(f"Next: reply in this thread with {reply}.")
-    data = outputs.Thread(
-        thread_id=thread_id,
-        given_message_id=given or None,
-        message_count=len(stubs),
-        messages=carried_data(documents),
-        not_read=rest or None,
-        why_not_read=why if rest else None,
-        next_step=next_step,
-    )
+    data = thread_data(thread_id, given, len(stubs), documents, rest, why, next_step)
     return carrying(Document(text="\n".join(lines)), data)
 
 
@@ -596,17 +427,7 @@ def attachment_document(
         fence.block(read.text, source, "attachment"),
         *(f"Note: {note}." for note in read.notes),
     ]
-    data = outputs.AttachmentRead(
-        message_id=message_id,
-        attachment_id=part.part_id or part.filename,
-        filename=Quoted(text=part.filename),
-        mime_type=Quoted(text=part.mime_type),
-        size=part.size,
-        pages=read.pages or None,
-        sender=addresses_of(headers.get("from", "")),
-        text=Quoted(text=read.text),
-        notes=list(read.notes) or None,
-    )
+    data = attachment_data(message_id, part, read, headers.get("from", ""))
     document = Document(
         text="\n".join(lines),
         id_=f"gmail:{message_id}:{part.part_id}",
@@ -635,15 +456,7 @@ def labels_text(labels: list[dict[str, Any]], next_step: str) -> Reply:
         lines.append("The user has no labels of their own.")
     if next_step:
         lines.append(next_step)
-    data = outputs.Labels(
-        system=system,
-        labels=[
-            outputs.Label(label_id=str(x.get("id")), name=Quoted(text=str(x.get("name", ""))))
-            for x in user[:MAX_LABELS_SHOWN]
-        ],
-        more=max(len(user) - MAX_LABELS_SHOWN, 0) or None,
-        next_step=next_step or None,
-    )
+    data = labels_data(system, user[:MAX_LABELS_SHOWN], len(user) - MAX_LABELS_SHOWN, next_step)
     return Reply("\n".join(lines), data)
 
 
@@ -664,19 +477,4 @@ def modified_text(ids: list[str], changes: Iterable[Change]) -> Reply:
         "You can move on to the next step."
     )
     text = f"{len(ids)} message(s) {done}: {shown}. {next_step}"
-    data = outputs.LabelsChanged(
-        message_ids=ids,
-        changes=[
-            outputs.LabelChange(
-                label_id=c.label_id,
-                name=Quoted(text=c.name),
-                action="added" if c.sign > 0 else "removed",
-                effect=EFFECTS.get((c.label_id, c.sign)),
-            )
-            for c in changes
-        ],
-        undo_add=[c.label_id for c in changes if c.sign < 0] or None,
-        undo_remove=[c.label_id for c in changes if c.sign > 0] or None,
-        next_step=next_step,
-    )
-    return Reply(text, data)
+    return Reply(text, labels_changed_data(ids, changes, next_step))
