@@ -91,12 +91,14 @@ class Outcome(NamedTuple):
 
     ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
     (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
-    a tool without one, or for a call that did nothing.
+    a tool without one, or for a call that did nothing. ``stored`` is the stored result
+    when the text was too long to show (a host may offer it to read, as MCP's resources).
     """
 
     raw: Any
     text: str
     structured: dict[str, Any] | None = None
+    stored: large_output.StoredResult | None = None
 
 
 class GuardedOutput(ToolOutput):
@@ -536,7 +538,14 @@ class Guard:
     def shown(self, raw: Any, arguments: Mapping[str, Any]) -> Outcome:
         """The outcome of a call that returned ``raw``: its text and its structured result."""
         text, stored = self._text(raw, arguments)
-        return Outcome(raw, text, self.structure(raw, stored))
+        handle = None
+        if stored is not None:
+            handle = structured.Stored(
+                result_id=stored.result_id,
+                read_with=self.read_tool,
+                passages=len(stored.passages),
+            )
+        return Outcome(raw, text, self.structure(raw, handle), stored)
 
     def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
         """The structured result of ``raw``, as JSON values within the text's budget."""
@@ -557,7 +566,9 @@ class Guard:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
         return self._text(raw, arguments)[0]
 
-    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, structured.Stored | None]:
+    def _text(
+        self, raw: Any, arguments: Mapping[str, Any]
+    ) -> tuple[str, large_output.StoredResult | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (
@@ -584,11 +595,7 @@ class Guard:
                     documents if isinstance(documents, list) else text,
                     source=self.policy.source,
                 )
-                return large_output.stored_message(stored, text, self.read_tool), structured.Stored(
-                    result_id=stored.result_id,
-                    read_with=self.read_tool,
-                    passages=len(stored.passages),
-                )
+                return large_output.stored_message(stored, text, self.read_tool), stored
             except Exception:
                 if strict():
                     raise

@@ -78,6 +78,9 @@ class Stored(Structure):
     result_id: int = Field(description="Pass as result_id to the reader tool.")
     read_with: str = Field(description="The tool that returns its passages for a query.")
     passages: int
+    uri: str | None = Field(
+        default=None, description="Its text as an MCP resource, for resources/read."
+    )
 
 
 class Listing(Structure):
