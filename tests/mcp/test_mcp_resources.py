@@ -8,6 +8,7 @@ token and behind a real authorization server (two users' tokens).
 from __future__ import annotations
 
 import os
+import shutil
 from typing import ClassVar
 
 import anyio
@@ -32,6 +33,7 @@ from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.gmail import GmailToolSpec
 
 PAPER = ("arxiv_paper_text", {"paper_id": "1706.03762"})
+PAPER_CALL = {"name": PAPER[0], "arguments": PAPER[1]}
 LINK = "toolspecs://results/arxiv_paper_text/1"
 
 
@@ -312,3 +314,20 @@ def test_users_read_their_own_links_and_never_anothers(provider):
                 assert NEEDLE in again.contents[0].text
             else:  # a session's results are that session's: a new one reads nothing
                 assert isinstance(again, MCPError) and again.error.code == INVALID_PARAMS
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_typescript_sdk_follows_the_link_over_stdio():
+    from test_mcp_typescript_client import run_client
+
+    unknown = "toolspecs://results/arxiv_paper_text/2"
+    got = run_client([PAPER_CALL, {"uri": LINK}, {"uri": unknown}], "--sandbox", "arxiv")
+    stored, read, refused = got["calls"]
+    text, link = stored["result"]["content"]
+    assert text["type"] == "text" and "stored as result 1" in text["text"]
+    assert link["type"] == "resource_link" and link["uri"] == LINK
+    assert link["mimeType"] == "text/plain" and link["size"] > 0
+    assert stored["result"]["structuredContent"]["stored"]["uri"] == LINK  # under its schema
+    (contents,) = read["read"]["contents"]
+    assert contents["uri"] == LINK and NEEDLE in contents["text"]
+    assert refused["error"]["code"] == INVALID_PARAMS
