@@ -325,8 +325,11 @@ def build_server(
         data = answer.data
         if answer.stored is not None:
             # The stored result as a resource: a link beside the text, its uri in the data.
-            stored, read_tool = answer.stored, answer.read_tool
-            link = resources.result_link(params.name, stored, read_tool, resource_bytes)
+            anyio = require("anyio", "mcp")
+            # Its size is counted over the whole text (megabytes): not on the event loop.
+            link: mcp_types.ResourceLink = await anyio.to_thread.run_sync(
+                resources.result_link, params.name, answer.stored, answer.read_tool, resource_bytes
+            )
             content.append(link)
             if data is not None and isinstance(data.get("stored"), dict):
                 data = {**data, "stored": {**data["stored"], "uri": link.uri}}
@@ -368,11 +371,20 @@ def build_server(
             errors = require("mcp.shared.exceptions", "mcp")
             raise errors.MCPError(types.INVALID_PARAMS, guidance)
         anyio = require("anyio", "mcp")
-        # In the scope a call of the reader tool reads in; a Redis store waits on the network.
-        found = await anyio.to_thread.run_sync(_stored, callers.of(ctx), own, named[1])
-        if found is None:
+        # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
+        # waits on the network, and the text is measured and cut (megabytes).
+        caller, result_id = callers.of(ctx), named[1]
+
+        def read() -> mcp_types.ReadResourceResult | None:
+            found = _stored(caller, own, result_id)
+            if found is None:
+                return None
+            return resources.read_contents(params.uri, found, reader, resource_bytes)
+
+        answer: mcp_types.ReadResourceResult | None = await anyio.to_thread.run_sync(read)
+        if answer is None:
             raise resources.not_found(params.uri)
-        return resources.read_contents(params.uri, found, reader, resource_bytes)
+        return answer
 
     caching = require("mcp.server.caching", "mcp")
     # The list is the same for every caller unless scopes filter it: then each token's own.
