@@ -173,7 +173,9 @@ async def signed_in(
 
 
 def text_of(result: Any) -> str:
-    (block,) = result.content
+    # A stored result also links its resource (test_mcp_resources.py): the text comes first.
+    block, *links = result.content
+    assert all(link.type == "resource_link" for link in links)
     return block.text
 
 

@@ -158,7 +158,9 @@ def deployment(redis_url, tmp_path) -> Iterator[Deployment]:
 
 
 def text_of(result) -> str:
-    (block,) = result.content
+    # A stored result also links its resource (test_mcp_resources.py): the text comes first.
+    block, *links = result.content
+    assert all(link.type == "resource_link" for link in links)
     return block.text
 
 

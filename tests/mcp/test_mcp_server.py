@@ -41,7 +41,9 @@ def arxiv_spec(arxiv) -> ArxivToolSpec:
 
 
 def text_of(result) -> str:
-    (block,) = result.content
+    # A stored result also links its resource (test_mcp_resources.py): the text comes first.
+    block, *links = result.content
+    assert all(link.type == "resource_link" for link in links)
     assert block.type == "text"
     return block.text
 

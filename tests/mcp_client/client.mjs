@@ -4,12 +4,14 @@
 //   node client.mjs CALLS_JSON COMMAND [ARG ...]
 //   MCP_HTTP_HEADERS='{"Authorization": "Bearer ..."}' node client.mjs CALLS_JSON URL
 //
-// CALLS_JSON is a JSON array of tools/call params ({"name": ..., "arguments": {...}}).
+// CALLS_JSON is a JSON array of tools/call params ({"name": ..., "arguments": {...}}),
+// or of resources/read params ({"uri": ...}).
 // The client starts COMMAND (or connects to URL, sending the headers of MCP_HTTP_HEADERS
 // with every request), lists its tools, makes each call asking for progress, and
-// prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]}, and,
-// when the server offers prompts, "prompts" (its list) and "gotPrompts": the prompts/get
-// answers for each {"name", "arguments"} of the JSON array MCP_GET_PROMPTS.
+// prints one JSON object: {"server", "tools", "calls": [{"result", "progress"}]} (a read:
+// {"read"}, or {"error": {"code", "message"}} when the server refused it), and, when the
+// server offers prompts, "prompts" (its list) and "gotPrompts": the prompts/get answers
+// for each {"name", "arguments"} of the JSON array MCP_GET_PROMPTS.
 // tests/mcp/test_mcp_typescript_client.py runs it against `toolspecs serve --sandbox`,
 // tests/mcp/test_mcp_replicas.py against replicas behind nginx.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -33,6 +35,14 @@ await client.connect(transport);
 const { tools } = await client.listTools();
 const calls = [];
 for (const params of JSON.parse(callsJson)) {
+  if ("uri" in params) {
+    try {
+      calls.push({ read: await client.readResource(params) });
+    } catch (error) {
+      calls.push({ error: { code: error.code, message: error.message } });
+    }
+    continue;
+  }
   const progress = [];
   const result = await client.callTool(params, undefined, {
     onprogress: (notification) => progress.push(notification),

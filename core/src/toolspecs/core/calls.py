@@ -65,12 +65,14 @@ class Outcome(NamedTuple):
 
     ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
     (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
-    a tool without one, or for a call that did nothing.
+    a tool without one, or for a call that did nothing. ``stored`` is the stored result
+    when the text was too long to show (a host may offer it to read, as MCP's resources).
     """
 
     raw: Any
     text: str
     structured: dict[str, Any] | None = None
+    stored: large_output.StoredResult | None = None
 
 
 class GuardedOutput(ToolOutput):

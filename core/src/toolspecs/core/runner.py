@@ -444,7 +444,8 @@ class Guard:
     def shown(self, raw: Any, arguments: Mapping[str, Any]) -> Outcome:
         """The outcome of a call that returned ``raw``: its text and its structured result."""
         text, stored = self._text(raw, arguments)
-        return Outcome(raw, text, self.structure(raw, stored))
+        handle = structured.handle_of(stored, self.read_tool)
+        return Outcome(raw, text, self.structure(raw, handle), stored)
 
     def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
         """The structured result of ``raw``, as JSON values within the text's budget."""
@@ -457,7 +458,9 @@ class Guard:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
         return self._text(raw, arguments)[0]
 
-    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, structured.Stored | None]:
+    def _text(
+        self, raw: Any, arguments: Mapping[str, Any]
+    ) -> tuple[str, large_output.StoredResult | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (
@@ -484,11 +487,7 @@ class Guard:
                     documents if isinstance(documents, list) else text,
                     source=self.policy.source,
                 )
-                return large_output.stored_message(stored, text, self.read_tool), structured.Stored(
-                    result_id=stored.result_id,
-                    read_with=self.read_tool,
-                    passages=len(stored.passages),
-                )
+                return large_output.stored_message(stored, text, self.read_tool), stored
             except Exception:
                 if strict():
                     raise

@@ -46,6 +46,7 @@ __all__ = [
     "Stored",
     "Structure",
     "dump",
+    "handle_of",
     "of_reply",
     "output_schema",
     "quoted",
@@ -82,6 +83,16 @@ class Stored(Structure):
     result_id: int = Field(description="Pass as result_id to the reader tool.")
     read_with: str = Field(description="The tool that returns its passages for a query.")
     passages: int
+    uri: str | None = Field(
+        default=None, description="Its text as an MCP resource, for resources/read."
+    )
+
+
+def handle_of(stored: Any, read_with: str) -> Stored | None:
+    """The handle of a stored result (``StoredResult``) for the data; ``None`` for none."""
+    if stored is None:
+        return None
+    return Stored(result_id=stored.result_id, read_with=read_with, passages=len(stored.passages))
 
 
 class Listing(Structure):

@@ -14,7 +14,8 @@ import typing
 
 from toolspecs.core.registry import list_sandboxes as _list_sandboxes
 from toolspecs.core.registry import sandbox_spec
-from toolspecs.mcp.server import HEARTBEAT_SECONDS, build_server, tool_definition
+from toolspecs.mcp.definitions import tool_definition
+from toolspecs.mcp.server import HEARTBEAT_SECONDS, build_server
 from toolspecs.mcp.transports import serve_http, serve_stdio
 
 __all__ = [

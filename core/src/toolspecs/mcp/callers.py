@@ -21,20 +21,30 @@ the same on every replica:
 Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or for the
 token's holder): within one process, and, when replicas share a Redis store
 (``--store redis://``), across all of them (:mod:`toolspecs.mcp.running`).
+
+:class:`Callers` says it for every request, in one place: a tool call stores its results
+and a ``resources/read`` of a stored result reads them in the same :class:`Caller` scope.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import contextlib
+from collections.abc import Collection, Hashable, Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from toolspecs.core.owners import results_owner
 from toolspecs.mcp.auth import CLIENT_ID
+from toolspecs.mcp.compat_mcp import connection_of
+from toolspecs.mcp.users import Users, access_of, user_of
 
 if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
 __all__ = [
     "TOKEN_HOLDER_KEY",
+    "Caller",
+    "Callers",
     "TokenHolder",
     "caller_key",
     "counted",
@@ -76,3 +86,68 @@ def caller_key(user: tuple[str, str] | None, access: AccessToken | None) -> str 
 def counted(sessionless: bool, key: str | None, connection: Any) -> Hashable:
     """Whose running calls one more call counts with: the caller's when sessionless."""
     return key if sessionless and key is not None else id(connection)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a request comes from, as far as its stored results are concerned.
+
+    Attributes:
+        connection: The client's connection (its session, in a handshake-era session).
+        sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
+        owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
+            (sessionless, no token): the served tool list's.
+        key: The owner's name in a shared store, when sessionless and someone holds a token.
+    """
+
+    connection: Any
+    sessionless: bool
+    owner: object | None
+    key: str | None
+
+    @contextlib.contextmanager
+    def results(self) -> Iterator[None]:
+        """Within the block, results are stored and read as this caller's."""
+        if self.owner is None:
+            yield
+        else:
+            with results_owner(self.owner, self.key):
+                yield
+
+
+class Callers:
+    """The :class:`Caller` of each request of one server: one answer for calls and reads.
+
+    Args:
+        modern_versions: The protocol versions that have no session (2026-07-28 on).
+    """
+
+    def __init__(self, modern_versions: Collection[str]) -> None:
+        self.modern_versions = modern_versions
+        self.users = Users()
+        self.holder = TokenHolder()  # the static token's holder, when sessionless
+
+    def of(self, ctx: Any) -> Caller:
+        """The caller of the request of ``ctx`` (a ``ServerRequestContext``).
+
+        A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
+        results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
+        connection of its own: its results are its user's, or the static token holder's;
+        with no token at all, the served tool list's. Behind an authorization server, the
+        user the token names owns the results (in a session: that user in that session).
+        """
+        # mcp builds a ServerSession per request; the connection under it is the client's
+        # session (an mcp internal: see compat_mcp).
+        connection = connection_of(ctx.session)
+        sessionless = is_sessionless(ctx, self.modern_versions)
+        access = access_of(ctx.request)
+        user = user_of(access)
+        owner: object | None = (
+            None if user is None else self.users.owner(user, connection, sessionless)
+        )
+        key = caller_key(user, access) if sessionless else None
+        if owner is None and key is not None:
+            owner = self.holder
+        if owner is None and not sessionless:
+            owner = connection
+        return Caller(connection, sessionless, owner, key)

@@ -32,6 +32,11 @@ dropped when the session ends (:mod:`toolspecs.core.owners`). Sessionless reques
 their user's, or the static token holder's (:mod:`toolspecs.mcp.callers`), named so that
 replicas sharing a store read them; with no token at all, the served tool list's.
 
+Resources: a stored result is also a resource, ``toolspecs://results/{tool}/{result_id}``:
+the call's result carries a ``resource_link`` to it (and its ``structuredContent`` the same
+``uri``), and ``resources/read`` returns its stored text, bounded, to the caller whose call
+stored it only (:mod:`toolspecs.mcp.resources`). ``resources/list`` is empty.
+
 Many users (behind an authorization server, :mod:`toolspecs.mcp.oauth`): with ``scopes``,
 each request's access token says which tools its user may call (:mod:`toolspecs.mcp.scopes`:
 ``tools/list`` shows those only, a call of another is guidance), and the user it names
@@ -56,30 +61,28 @@ or, with ``shared_calls`` (Redis), across every replica (:mod:`toolspecs.mcp.run
 
 from __future__ import annotations
 
-import contextlib
 import logging
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
-from toolspecs.core import structured
-from toolspecs.core.errors import ToolGuidance
-from toolspecs.core.owners import results_owner
+from toolspecs.core.errors import FixArguments, ToolGuidance
+from toolspecs.core.large_output import StoredResult
+from toolspecs.core.owners import default_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
-from toolspecs.mcp import confirm
-from toolspecs.mcp.callers import TokenHolder, caller_key, counted, is_sessionless
-from toolspecs.mcp.compat_mcp import connection_of
+from toolspecs.mcp import confirm, resources
+from toolspecs.mcp.callers import Caller, Callers, counted
+from toolspecs.mcp.definitions import tool_definition
 from toolspecs.mcp.operations import caller_of
 from toolspecs.mcp.prompts import handlers as prompt_handlers
 from toolspecs.mcp.prompts import served_prompts
 from toolspecs.mcp.running import RunningCalls, SharedSlots
 from toolspecs.mcp.scopes import permits, refusal
 from toolspecs.mcp.user_tools import UserTools, user_from
-from toolspecs.mcp.users import Users, access_of, user_of
+from toolspecs.mcp.users import access_of
 
 if TYPE_CHECKING:
     import mcp_types
@@ -96,60 +99,31 @@ MAX_CALLS_PER_SESSION = 4
 # life of the server; a restart with other tools is seen within this time.
 TOOL_LIST_TTL_MS = 10 * 60 * 1000
 
-# The summary's first clause: up to a '.', ':', ';' or ',' that ends a word.
-_CLAUSE_END = re.compile(r"[.:;,](?=\s|$)")
 
+class Answer(NamedTuple):
+    """What a call answers: its text, whether it is guidance, its structure, what it stored.
 
-def title(tool: GuardedTool) -> str:
-    """The human-readable title of a tool: its service and its summary's first clause.
-
-    Args:
-        tool: One of our tools.
-
-    Returns:
-        E.g. ``"Gmail: Send a draft"`` or ``"arXiv: Search arXiv papers"``.
+    ``stored`` is the result the text was too long to show, kept for ``read_tool``.
     """
-    summary = tool.metadata.description.strip().split("\n", 1)[0]
-    clause = _CLAUSE_END.split(summary, maxsplit=1)[0].strip()
-    service = tool.guard.policy.service
-    return f"{service}: {clause}" if clause else service
+
+    text: str
+    failed: bool
+    data: dict[str, Any] | None = None
+    stored: StoredResult | None = None
+    read_tool: str = ""
 
 
-def input_schema(tool: GuardedTool) -> dict[str, Any]:
-    """The tool's ``inputSchema``: its argument model's JSON schema, as OpenAI gets it."""
-    model = tool.metadata.fn_schema
-    if model is None:  # not one of ours: every GuardedTool has its argument model
-        return {"type": "object", "properties": {}}
-    return model.model_json_schema()
+def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
+    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
 
-
-def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
-    """How a client sees one of our tools in ``tools/list``.
-
-    Args:
-        tool: One of our tools.
-
-    Returns:
-        An ``mcp_types.Tool`` with our schema, description, title and annotations.
+    The scope is the one a call stores in (:meth:`Caller.results`), or, when no caller
+    owns results (sessionless, no token), the tool list's, as the tool's guard sets it.
     """
-    types = require("mcp_types", "mcp")
-    shown = title(tool)
-    annotations = {"title": shown, **tool.marks.annotations()}
-    definition: mcp_types.Tool = types.Tool(
-        name=tool.metadata.get_name(),
-        title=shown,
-        description=tool.metadata.description,
-        input_schema=input_schema(tool),
-        annotations=types.ToolAnnotations.model_validate(annotations),
-        output_schema=output_schema(tool),
-    )
-    return definition
-
-
-def output_schema(tool: GuardedTool) -> dict[str, Any] | None:
-    """The tool's ``outputSchema``: its output model's JSON schema (``None``: it has none)."""
-    model = tool.guard.options.output
-    return None if model is None else structured.output_schema(model)
+    with caller.results(), default_owner(tool.guard.owner):
+        try:
+            return tool.guard.policy.results().get(tool.guard.name, result_id)
+        except FixArguments:  # none of this caller's, or gone
+            return None
 
 
 def _flatten(sources: Iterable[Tools]) -> list[ToolSpec | GuardedTool]:
@@ -179,6 +153,7 @@ def build_server(
     shared_calls: SharedSlots | None = None,
     request_state_keys: Sequence[bytes | str] | None = None,
     output_schemas: bool = True,
+    resource_bytes: int = resources.MAX_READ_BYTES,
 ) -> Server[Any]:
     """An MCP server offering the tools of ``sources``.
 
@@ -203,6 +178,8 @@ def build_server(
         output_schemas: List each tool's ``outputSchema``. ``False`` for clients that
             send tool definitions to the model whole: the schemas then cost no tokens,
             and results still carry ``structuredContent`` (unvalidated by the client).
+        resource_bytes: The most bytes of a stored result one ``resources/read`` returns
+            (:mod:`toolspecs.mcp.resources`); the rest is left out with a note.
 
     Returns:
         ``mcp.server.Server`` (the low-level server). Run it with
@@ -225,8 +202,8 @@ def build_server(
     # Per id(connection), or a sessionless caller's key (also in Redis with shared_calls).
     running = RunningCalls(max_calls, shared_calls)
     sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
-    users = Users()
-    holder = TokenHolder()  # the static token's holder, when sessionless
+    # Whose results a request stores and reads: the same for tools/call and resources/read.
+    callers = Callers(sessionless_versions)
 
     def refused(ctx: ServerRequestContext[Any], name: str) -> str | None:
         """The scope a call of ``name`` needs that this request's token lacks, if any."""
@@ -246,14 +223,13 @@ def build_server(
     async def run(
         ctx: ServerRequestContext[Any],
         tool: GuardedTool,
-        owner: object | None,
-        key: str | None,
+        caller: Caller,
         params: mcp_types.CallToolRequestParams,
-    ) -> tuple[str, bool, dict[str, Any] | None] | mcp_types.InputRequiredResult:
+    ) -> Answer | mcp_types.InputRequiredResult:
         """Run a call (in a slot): text, whether it is guidance, structure; or ask first."""
         tool, guidance = await _own_tool(user_tools, ctx, tool)
         if guidance is not None:
-            return guidance, True, None
+            return Answer(guidance, True)
         arguments = params.arguments or {}
         if tool.guard.asks_first and confirm.can_ask(ctx):
             modern = ctx.protocol_version in sessionless_versions
@@ -263,7 +239,7 @@ def build_server(
         # Results stored in this session are read in this session only, and go with it.
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
-        with contextlib.nullcontext() if owner is None else results_owner(owner, key):
+        with caller.results():
             return await _call(ctx, tool, arguments, heartbeat)
 
     async def call_tool(
@@ -276,47 +252,94 @@ def build_server(
                 types.INVALID_PARAMS,
                 f"Unknown tool {params.name!r}; this server's tools: {', '.join(tools)}",
             )
-        # mcp builds a ServerSession per request; the connection under it is the client's
-        # session (an mcp internal: see compat_mcp).
-        connection = connection_of(ctx.session)
-        # A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
-        # results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
-        # connection of its own: its results are its user's, or the static token holder's
-        # (toolspecs.mcp.callers); with no token at all, the served tool list's.
-        sessionless = is_sessionless(ctx, sessionless_versions)
-        # Behind an authorization server, the user the token names owns the results.
-        access = access_of(ctx.request)
-        user = user_of(access)
-        owner: object | None = None if user is None else users.owner(user, connection, sessionless)
-        key = caller_key(user, access) if sessionless else None
-        if owner is None and key is not None:
-            owner = holder
-        if owner is None and not sessionless:
-            owner = connection
-        session = counted(sessionless, key, connection)
+        # Whose results the call stores (toolspecs.mcp.callers): the session's; sessionless,
+        # the user's or the static token holder's; with no token at all, the tool list's.
+        caller = callers.of(ctx)
+        key = caller.key
+        session = counted(caller.sessionless, key, caller.connection)
         needed = refused(ctx, params.name)
-        data: dict[str, Any] | None = None
+        answer = Answer("", True)
         if needed is not None:
-            text, failed = refusal(params.name, needed), True
+            answer = Answer(refusal(params.name, needed), True)
         else:
             # A sessionless caller's running calls count on every replica (shared_calls).
-            async with running.slot(session, key if sessionless else None) as free:
+            async with running.slot(session, key if caller.sessionless else None) as free:
                 if free:
-                    ran = await run(ctx, tool, owner, key, params)
-                    if not isinstance(ran, tuple):
+                    ran = await run(ctx, tool, caller, params)
+                    if not isinstance(ran, Answer):
                         return ran  # the person is asked first (2026-07-28)
-                    text, failed, data = ran
+                    answer = ran
                 else:
                     who = "This session already has" if key is None else "You already have"
-                    text, failed = (
+                    answer = Answer(
                         f"{who} {max_calls} tool calls running. "
                         "Wait for one to finish, then call again.",
                         True,
                     )
+        content: list[mcp_types.ContentBlock] = [types.TextContent(text=answer.text)]
+        data = answer.data
+        if answer.stored is not None:
+            # The stored result as a resource: a link beside the text, its uri in the data.
+            anyio = require("anyio", "mcp")
+            # Its size is counted over the whole text (megabytes): not on the event loop.
+            link: mcp_types.ResourceLink = await anyio.to_thread.run_sync(
+                resources.result_link, params.name, answer.stored, answer.read_tool, resource_bytes
+            )
+            content.append(link)
+            if data is not None and isinstance(data.get("stored"), dict):
+                data = {**data, "stored": {**data["stored"], "uri": link.uri}}
         result: mcp_types.CallToolResult = types.CallToolResult(
-            content=[types.TextContent(text=text)], is_error=failed, structured_content=data
+            content=content, is_error=answer.failed, structured_content=data
         )
         return result
+
+    async def list_resources(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourcesResult:
+        # Stored results are each caller's own and short-lived: reached by their links only.
+        listed: mcp_types.ListResourcesResult = types.ListResourcesResult(resources=[])
+        return listed
+
+    async def list_resource_templates(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListResourceTemplatesResult:
+        shown: mcp_types.ListResourceTemplatesResult = types.ListResourceTemplatesResult(
+            resource_templates=[resources.template()]
+        )
+        return shown
+
+    async def read_resource(
+        ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
+    ) -> mcp_types.ReadResourceResult:
+        named = resources.parse(params.uri)
+        tool = tools.get(named[0]) if named is not None else None
+        if named is None or tool is None or not tool.guard.read_tool:
+            raise resources.not_found(params.uri)
+        reader = tool.guard.read_tool
+        # Reading a stored result is what a call of the reader tool does: its scope.
+        needed = refused(ctx, reader)
+        if needed is not None:
+            errors = require("mcp.shared.exceptions", "mcp")
+            raise errors.MCPError(types.INVALID_PARAMS, refusal(reader, needed))
+        own, guidance = await _own_tool(user_tools, ctx, tool)
+        if guidance is not None:
+            errors = require("mcp.shared.exceptions", "mcp")
+            raise errors.MCPError(types.INVALID_PARAMS, guidance)
+        anyio = require("anyio", "mcp")
+        # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
+        # waits on the network, and the text is measured and cut (megabytes).
+        caller, result_id = callers.of(ctx), named[1]
+
+        def read() -> mcp_types.ReadResourceResult | None:
+            found = _stored(caller, own, result_id)
+            if found is None:
+                return None
+            return resources.read_contents(params.uri, found, reader, resource_bytes)
+
+        answer: mcp_types.ReadResourceResult | None = await anyio.to_thread.run_sync(read)
+        if answer is None:
+            raise resources.not_found(params.uri)
+        return answer
 
     caching = require("mcp.server.caching", "mcp")
     # The lists are the same for every caller unless scopes filter them: then each token's.
@@ -333,6 +356,9 @@ def build_server(
         on_get_prompt=get_prompt,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
+        on_list_resources=list_resources,
+        on_list_resource_templates=list_resource_templates,
+        on_read_resource=read_resource,
         get_tool_input_schema=schemas.get,
     )
     confirm.protect(server, name, request_state_keys)
@@ -344,7 +370,7 @@ async def _ask_first(
     tool: GuardedTool,
     params: mcp_types.CallToolRequestParams,
     modern: bool,
-) -> tuple[str, bool, None] | mcp_types.InputRequiredResult | None:
+) -> Answer | mcp_types.InputRequiredResult | None:
     """Ask the person before a destructive call; ``None``: go on with the call.
 
     On 2026-07-28 the first call answers the question to ask, and its retry carries the
@@ -356,19 +382,19 @@ async def _ask_first(
             try:
                 question = await tool.guard.confirmation((), params.arguments or {})
             except ToolGuidance as guidance:  # bad arguments, no such draft: nothing asked
-                return guidance.text, True, None
+                return Answer(guidance.text, True)
             return None if question is None else confirm.question_request(question)
     else:
         try:
             question = await tool.guard.confirmation((), params.arguments or {})
         except ToolGuidance as guidance:
-            return guidance.text, True, None
+            return Answer(guidance.text, True)
         if question is None:
             return None
         answer = await confirm.ask_now(ctx, question)
     if answer in ("go", "cannot ask"):
         return None
-    return confirm.declined(tool), True, None
+    return Answer(confirm.declined(tool), True)
 
 
 async def _own_tool(
@@ -395,8 +421,8 @@ async def _own_tool(
 
 async def _call(
     ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: dict[str, Any], heartbeat: float
-) -> tuple[str, bool, dict[str, Any] | None]:
-    """Run one call with progress around it: text, whether it is guidance, structure."""
+) -> Answer:
+    """Run one call with progress around it: its text, structure and stored result."""
     anyio = require("anyio", "mcp")
     name = tool.metadata.get_name()
     # A no-op unless the client asked for progress (sent a progress token).
@@ -410,7 +436,7 @@ async def _call(
             beats += 1
             await report(beats, None, f"{name} is still working")
 
-    outcome: tuple[str, bool, dict[str, Any] | None] = ("", True, None)
+    outcome = Answer("", True)
     bug: Exception | None = None
     started = time.monotonic()
     await report(0, None, f"{name} started")
@@ -419,14 +445,15 @@ async def _call(
         try:
             # Our model reads the arguments as sent ("5" for 5, aliases, camelCase).
             done = await tool.guard.arun((), arguments)
-            outcome = (done.text, False, done.structured)
+            outcome = Answer(done.text, False, done.structured, done.stored, tool.guard.read_tool)
         except ToolGuidance as guidance:
-            outcome = (guidance.text, True, None)
+            outcome = Answer(guidance.text, True)
         except Exception as exc:  # our bug (strict mode): re-raised outside the group
             bug = exc
         finally:
             group.cancel_scope.cancel()
-    _log_call(ctx, name, "bug" if bug is not None else "guidance" if outcome[1] else "ok", started)
+    said = "bug" if bug is not None else "guidance" if outcome.failed else "ok"
+    _log_call(ctx, name, said, started)
     if bug is not None:
         raise bug
     await report(beats + 1, beats + 1, f"{name} finished")
