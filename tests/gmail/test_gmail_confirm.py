@@ -11,28 +11,15 @@ from __future__ import annotations
 
 import copy
 
-import mcp_types as types
 import pytest
 from mcp import Client
 
 from toolspecs.core.bounds import count_tokens
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.mcp import build_server
+from toolspecs.mcp.testing import ScriptedPerson as Person
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.gmail.questions import QUESTION_TOKENS
-
-
-class Person:
-    """The person behind the client: answers each question as told, and remembers them."""
-
-    def __init__(self, action: str = "accept", confirm: bool | None = True):
-        self.action, self.confirm = action, confirm
-        self.questions: list[str] = []
-
-    async def __call__(self, context, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.questions.append(params.message)
-        content = None if self.confirm is None else {"confirm": self.confirm}
-        return types.ElicitResult(action=self.action, content=content)
 
 
 @pytest.fixture(params=["legacy", "auto"])

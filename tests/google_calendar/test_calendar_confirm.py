@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import copy
 
-import mcp_types as types
 import pytest
 from mcp import Client
 
 from toolspecs.core.bounds import count_tokens
 from toolspecs.loaders.google.testing import FakeCalendar, timed_event
 from toolspecs.mcp import build_server
+from toolspecs.mcp.testing import ScriptedPerson as Person
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 from toolspecs.specs.google_calendar.questions import QUESTION_TOKENS
 
@@ -28,19 +28,6 @@ SERIES = ["RRULE:FREQ=WEEKLY;BYDAY=TU;COUNT=20"]
 # The third occurrence of the weekly series (Tuesday 8 December, 10:00 in New York).
 THIRD = "wk_20261208T150000Z"
 TOOLS = ["load_data", "update_event", "delete_event"]
-
-
-class Person:
-    """The person behind the client: answers each question as told, and remembers them."""
-
-    def __init__(self, action: str = "accept", confirm: bool | None = True):
-        self.action, self.confirm = action, confirm
-        self.questions: list[str] = []
-
-    async def __call__(self, context, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.questions.append(params.message)
-        content = None if self.confirm is None else {"confirm": self.confirm}
-        return types.ElicitResult(action=self.action, content=content)
 
 
 @pytest.fixture(params=["legacy", "auto"])

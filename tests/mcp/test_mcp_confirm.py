@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import anyio
 import mcp_types as types
 import pytest
 from mcp import Client
@@ -19,6 +18,7 @@ from mcp.shared.exceptions import MCPError
 
 from toolspecs.core import FixArguments, ToolSpec, tool
 from toolspecs.mcp import build_server, confirm
+from toolspecs.mcp.testing import ScriptedPerson as Person
 
 
 class Kiln(ToolSpec):
@@ -52,22 +52,6 @@ class Kiln(ToolSpec):
             raise FixArguments("There is no pot named 'ghost'.", "Name a pot that exists.")
         self.asked_about.append(pot)
         return f"Break the {pot}? It cannot be mended."
-
-
-class Person:
-    """The person behind the client: answers each question as told, and remembers them."""
-
-    def __init__(self, action: str = "accept", confirm: bool | None = True, wait: float = 0):
-        self.action, self.confirm, self.wait = action, confirm, wait
-        self.questions: list[str] = []
-
-    async def __call__(self, context, params: types.ElicitRequestParams) -> types.ElicitResult:
-        self.questions.append(params.message)
-        assert params.requested_schema["required"] == ["confirm"]
-        if self.wait:
-            await anyio.sleep(self.wait)
-        content = None if self.confirm is None else {"confirm": self.confirm}
-        return types.ElicitResult(action=self.action, content=content)
 
 
 @pytest.fixture(params=["legacy", "auto"])

@@ -45,8 +45,8 @@ ADDRESS_LIMIT = 2000  # To and Cc may list many people: the agent needs them all
 MAX_ATTACHMENTS_SHOWN = 50
 
 
-def mail_date(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None) -> str:
-    """The Date header with weekday and offset (in ``tz`` when given), else Gmail's time."""
+def mail_moment(mail: MailMessage, resource: dict[str, Any]) -> dt.datetime | None:
+    """When a mail was sent: its Date header, else Gmail's ``internalDate`` (UTC), else None."""
     moment = mail.date()
     if moment is None and resource.get("internalDate"):
         try:
@@ -55,6 +55,12 @@ def mail_date(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None)
             )
         except (ValueError, OverflowError, OSError):
             moment = None
+    return moment
+
+
+def mail_date(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None) -> str:
+    """The Date header with weekday and offset (in ``tz`` when given), else Gmail's time."""
+    moment = mail_moment(mail, resource)
     if moment is None:
         return "unknown"
     try:

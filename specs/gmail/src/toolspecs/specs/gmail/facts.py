@@ -19,7 +19,7 @@ from pydantic import PrivateAttr
 from toolspecs.core.structured import Quoted, Structure, quoted
 from toolspecs.loaders.google import MailMessage
 from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
-from toolspecs.loaders.google.gmail_text import MAX_ATTACHMENTS_SHOWN, sender_address
+from toolspecs.loaders.google.gmail_text import MAX_ATTACHMENTS_SHOWN, mail_moment, sender_address
 from toolspecs.loaders.google.headers import address_pairs
 from toolspecs.specs.gmail import outputs
 from toolspecs.specs.gmail.compose import Draft, part_name, part_size
@@ -60,14 +60,7 @@ def carried_data(documents: Iterable[Document]) -> list[Any]:
 
 def mail_iso(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None) -> str | None:
     """The instant ``mail_date`` shows, as ISO 8601 in the zone it shows (else ``None``)."""
-    moment = mail.date()
-    if moment is None and resource.get("internalDate"):
-        try:
-            moment = dt.datetime.fromtimestamp(
-                int(resource["internalDate"]) / 1000, dt.timezone.utc
-            )
-        except (ValueError, OverflowError, OSError):
-            moment = None
+    moment = mail_moment(mail, resource)
     if moment is None:
         return None
     if tz is not None:
