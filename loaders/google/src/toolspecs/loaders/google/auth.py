@@ -41,8 +41,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from toolspecs.loaders.google import loopback
 from toolspecs.loaders.google.errors import GoogleAuthError
 from toolspecs.loaders.google.flow import run_flow
+from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.refresh import refresh as _refresh
 from toolspecs.loaders.google.scopes import covering
 from toolspecs.loaders.google.token_files import (
@@ -192,12 +194,38 @@ class GoogleAuth:
                 (``creds``, a service account, ``authorized_user_info``): there is no
                 sign-in to run.
         """
-        if (
+        target, wanted = self._sign_in_plan()
+        creds = self._sign_in(wanted, target)
+        return self._keep(creds, target)
+
+    def sign_in_elsewhere(self, port: int = 0) -> LoopbackSignIn:
+        """Start :meth:`authorize`'s sign-in for a page another program shows the person.
+
+        The same scopes and token file as :meth:`authorize`; the browser comes back to
+        a port of 127.0.0.1 (:mod:`~toolspecs.loaders.google.loopback`), and
+        ``wait()`` keeps the new token as :meth:`authorize` does.
+
+        Raises:
+            GoogleAuthError: As :meth:`authorize`, before anything is started.
+        """
+        target, wanted = self._sign_in_plan()
+        return loopback.start(
+            wanted, self.credentials_path, lambda creds: self._keep(creds, target), port
+        )
+
+    @property
+    def given(self) -> bool:
+        """Whether the credentials are given (``creds``, a service account, a user's info)."""
+        return (
             self.creds is not None
             or self.service_account_key is not None
-            or self.service_account_key_path
+            or bool(self.service_account_key_path)
             or self.authorized_user_info is not None
-        ):
+        )
+
+    def _sign_in_plan(self) -> tuple[str | None, list[str]]:
+        """The token file a sign-in writes, and the scopes it asks for (see :meth:`authorize`)."""
+        if self.given:
             raise GoogleAuthError(
                 "these credentials are given (creds, a service account or "
                 "authorized_user_info), not signed in here: authorize them where they "
@@ -216,7 +244,9 @@ class GoogleAuth:
         for scope in kept or []:
             if scope not in wanted:
                 wanted.append(scope)
-        creds = self._sign_in(wanted, target)
+        return target, wanted
+
+    def _keep(self, creds: Any, target: str | None) -> Any:
         self._save(creds, target)
         self.granted = self._granted_to(creds)
         return creds

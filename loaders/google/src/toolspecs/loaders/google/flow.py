@@ -27,27 +27,7 @@ def run_flow(
         GoogleAuthError: No OAuth client file, a malformed one, or ``auth_flow="none"``
             (a server: the person authorizes in a terminal, as ``authorize_hint`` says).
     """
-    from google_auth_oauthlib.flow import InstalledAppFlow
-
-    try:
-        flow = InstalledAppFlow.from_client_secrets_file(credentials_path, scopes)
-    except FileNotFoundError as exc:
-        raise GoogleAuthError(
-            f"Google is not authorized yet and there is no OAuth client file at "
-            f"{file_name(credentials_path)!r}: create an OAuth client (Desktop app) in the "
-            "Google Cloud console, save it there (or set credentials_path to it) and "
-            "authorize once",
-            "credentials_path",
-            credentials_path,
-        ) from exc
-    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise GoogleAuthError(
-            f"the OAuth client file {file_name(credentials_path)!r} is not a Google OAuth "
-            "client: download it (Desktop app) again from the Google Cloud console, or set "
-            f"credentials_path to another file ({one_line(exc)})",
-            "credentials_path",
-            credentials_path,
-        ) from exc
+    flow = client_flow(scopes, credentials_path)
     if auth_flow == "none":
         raise GoogleAuthError(
             "Google is not authorized yet, and this process may not open a login "
@@ -67,3 +47,32 @@ def run_flow(
     ).strip()
     flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
     return flow.credentials
+
+
+def client_flow(scopes: Sequence[str], credentials_path: str) -> Any:
+    """google_auth_oauthlib's ``InstalledAppFlow`` of the OAuth client file, for ``scopes``.
+
+    Raises:
+        GoogleAuthError: No OAuth client file, or a malformed one.
+    """
+    from google_auth_oauthlib.flow import InstalledAppFlow
+
+    try:
+        return InstalledAppFlow.from_client_secrets_file(credentials_path, scopes)
+    except FileNotFoundError as exc:
+        raise GoogleAuthError(
+            f"Google is not authorized yet and there is no OAuth client file at "
+            f"{file_name(credentials_path)!r}: create an OAuth client (Desktop app) in the "
+            "Google Cloud console, save it there (or set credentials_path to it) and "
+            "authorize once",
+            "credentials_path",
+            credentials_path,
+        ) from exc
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GoogleAuthError(
+            f"the OAuth client file {file_name(credentials_path)!r} is not a Google OAuth "
+            "client: download it (Desktop app) again from the Google Cloud console, or set "
+            f"credentials_path to another file ({one_line(exc)})",
+            "credentials_path",
+            credentials_path,
+        ) from exc

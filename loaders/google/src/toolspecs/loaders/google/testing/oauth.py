@@ -28,11 +28,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import itertools
+import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 __all__ = ["FakeGoogleOAuth", "GoogleUser"]
 
@@ -86,6 +89,18 @@ class FakeGoogleOAuth:
         self.token_url = TOKEN_URL
         self.clock: Callable[[], float] = time.time
         self._serial = itertools.count(1)
+
+    def client_file(self, path: str | os.PathLike[str]) -> str:
+        """Write this OAuth client as a Desktop app's client file (``credentials.json``)."""
+        installed = {
+            "client_id": self.client_id,
+            "client_secret": self.client_secret,
+            "auth_uri": AUTHORIZE_URL,
+            "token_uri": self.token_url,
+            "redirect_uris": ["http://localhost"],
+        }
+        Path(path).write_text(json.dumps({"installed": installed}))
+        return str(path)
 
     def add_user(self, email: str) -> GoogleUser:
         """A Google account that can consent."""
@@ -141,6 +156,12 @@ class FakeGoogleOAuth:
             body = body.decode()
         form = {k: v[0] for k, v in parse_qs(body or "").items()}
         if method == "POST" and base == self.token_url:
+            basic = str(headers.get("authorization", "") or headers.get("Authorization", ""))
+            if basic.startswith("Basic "):  # client_secret_basic, which Google takes too
+                pair = base64.b64decode(basic[6:]).decode()
+                client_id, _, secret = pair.partition(":")
+                form.setdefault("client_id", unquote(client_id))
+                form.setdefault("client_secret", unquote(secret))
             return self._token(form)
         if method == "GET" and base == USERINFO_URL:
             return self._userinfo(str(headers.get("authorization", "")))
