@@ -6,7 +6,7 @@ Public API (everything else is an implementation detail):
   :class:`GuardedTool`, the tool every host uses (``fn`` returns the agent's text or
   raises ``ToolGuidance``; ``call`` never raises); :class:`Marks`, its policy marks.
 - :class:`ToolGuidance` and its kinds (:class:`FixArguments`, :class:`RetryLater`,
-  :class:`AskUser`), :class:`ToolspecsError`, :class:`ConfigurationError`,
+  :class:`AskUser`, :class:`SignInNeeded`), :class:`ToolspecsError`, :class:`ConfigurationError`,
   :class:`Failure`, :class:`FailureTable`, :func:`guidance_for_failure`: failures of a
   spec's client mapped to guidance in one table.
 - :class:`Synonyms`, :class:`Range`, :data:`Timezone`: annotations that tune how
@@ -25,6 +25,7 @@ from toolspecs.core.errors import (
     ConfigurationError,
     FixArguments,
     RetryLater,
+    SignInNeeded,
     ToolGuidance,
     ToolspecsError,
 )
@@ -48,6 +49,7 @@ __all__ = [
     "OutputBudget",
     "Range",
     "RetryLater",
+    "SignInNeeded",
     "Synonyms",
     "Timezone",
     "ToolGuidance",

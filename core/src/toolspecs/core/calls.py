@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
@@ -19,7 +19,33 @@ from llama_index.core.tools.types import ToolOutput
 from toolspecs.core import large_output
 from toolspecs.core.errors import ToolGuidance
 
-__all__ = ["Abandoned", "CallPolicy", "GuardedOutput", "Outcome"]
+__all__ = ["Abandoned", "CallPolicy", "GuardedOutput", "Outcome", "SignIn"]
+
+
+class SignIn(Protocol):
+    """A sign-in the person does in their browser, started for a call that needed one.
+
+    A host that can show the person an address (MCP's URL elicitation) shows ``url`` with
+    ``message``, waits with :meth:`finish`, and calls again; or :meth:`cancel`.
+    """
+
+    @property
+    def url(self) -> str:
+        """The sign-in page to open (the service's own consent page)."""
+
+    @property
+    def message(self) -> str:
+        """What the person is told: who asks, for what access."""
+
+    def finish(self, seconds: float) -> None:
+        """Wait up to ``seconds`` for the person, and keep what the sign-in gave.
+
+        Raises:
+            ToolGuidance: When it did not happen (refused at the service, too late).
+        """
+
+    def cancel(self) -> None:
+        """Give it up: nothing more is waited for."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +72,9 @@ class CallPolicy:
         confirm: The question a person answers before a destructive call of a spec
             function with its arguments read; it returns ``None`` when the spec does not
             ask (``confirm_destructive`` off). ``None``: never ask.
+        sign_in: Starts a sign-in the person does in their browser, for a call that
+            failed with :class:`~toolspecs.core.errors.SignInNeeded`; it returns ``None``
+            when the spec cannot start one here (credentials given). ``None``: never.
     """
 
     service: str
@@ -58,6 +87,7 @@ class CallPolicy:
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
     confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None
+    sign_in: Callable[[], SignIn | None] | None = None
 
 
 class Outcome(NamedTuple):

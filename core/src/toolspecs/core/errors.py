@@ -7,6 +7,8 @@ Hierarchy::
     │   ├── FixArguments           change the arguments and call again      (kind "fix")
     │   ├── RetryLater             same call, later: rate limits, timeouts  (kind "retry")
     │   └── AskUser                stop and ask the person: keys, access    (kind "ask_user")
+    │       └── SignInNeeded       the person must sign in (again): a host that can show
+    │                              them a sign-in page does (the spec's ``sign_in``)
     └── ConfigurationError         a spec cannot be built or found: for the person, not the agent
                                    (also a ``ValueError``)
 
@@ -126,3 +128,12 @@ class AskUser(ToolGuidance):
     """Only the person can fix this (a missing key, no access): do not retry."""
 
     kind: ClassVar[Kind] = "ask_user"
+
+
+class SignInNeeded(AskUser):
+    """The person must sign in to the service (again): no token yet, revoked, a scope short.
+
+    The text says how in words (a command to run); a host that can show the person a
+    sign-in page (MCP's URL elicitation) starts one with the spec's ``sign_in`` instead
+    (:class:`toolspecs.core.calls.SignIn`) and calls again once they did.
+    """

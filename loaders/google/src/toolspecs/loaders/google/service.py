@@ -318,6 +318,18 @@ class GoogleApiReader(BaseReader):
             self._service = None
             self._built = False
 
+    @property
+    def given_service(self) -> bool:
+        """Whether the API client was given (``service=``), not built from credentials."""
+        return self._service is not None and not self._built
+
+    def forget(self) -> None:
+        """Drop a client built from credentials: the next request reads them again."""
+        with self._building:
+            if self._built and self.transport is None:
+                self._service = None
+                self._built = False
+
     def service_if_signed_in(self, refresh: bool = True) -> Any:
         """The API client if it can be had without a sign-in, else ``None``.
 

@@ -5,13 +5,14 @@ What the Google loader and the libraries under it raise, and what the agent shou
 ======================================  =============  ====================================
 failure                                 guidance       says
 ======================================  =============  ====================================
+``GoogleAuthError``, not signed in     SignInNeeded   authorize (a host may show a sign-in)
 ``GoogleAuthError`` (the loader's)      AskUser        what the person must set
-google-auth ``RefreshError``            AskUser        sign in again (names the token file);
+google-auth ``RefreshError``            SignInNeeded   sign in again (names the token file);
                                                        never the token endpoint's answer
 HTTP 404, 410                           FixArguments   where valid ids come from (``ids_hint``)
-HTTP 401                                AskUser        authorize again
+HTTP 401                                SignInNeeded   authorize again
 HTTP 429, 403 rate-limit reasons        RetryLater     wait (``Retry-After`` when Google said)
-HTTP 403 lacking a scope                AskUser        authorize again with the scope
+HTTP 403 lacking a scope                SignInNeeded   authorize again with the scope
 HTTP 403 otherwise                      AskUser        the account has no access
 HTTP 409                                FixArguments   use another id or update instead
 HTTP 5xx                                RetryLater     after the retries that fit the deadline
@@ -32,7 +33,14 @@ from __future__ import annotations
 
 from googleapiclient.errors import HttpError
 
-from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater
+from toolspecs.core import (
+    AskUser,
+    Failure,
+    FailureTable,
+    FixArguments,
+    RetryLater,
+    SignInNeeded,
+)
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.loaders.google import (
     GoogleApiError,
@@ -68,7 +76,18 @@ def _lacks_scope(exc: BaseException) -> bool:
     return google_reason(exc) in SCOPE_REASONS or "scope" in said
 
 
+def _not_signed_in(exc: BaseException) -> bool:
+    return getattr(exc, "setting", None) == "auth_flow"
+
+
 GOOGLE_ROWS: tuple[Failure, ...] = (
+    Failure(
+        GoogleAuthError,
+        SignInNeeded,
+        "{service} cannot be used until the user signs in to Google: {reason}.",
+        _ASK,
+        when=_not_signed_in,
+    ),
     Failure(
         GoogleAuthError,
         AskUser,
@@ -77,7 +96,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
     ),
     Failure(
         "google.auth.exceptions.RefreshError",
-        AskUser,
+        SignInNeeded,
         # Never {exc}: a RefreshError carries the token endpoint's whole answer.
         "{service} could not be reached: the Google sign-in expired or was revoked.",
         "{reauthorize}",
@@ -91,7 +110,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
     ),
     Failure(
         HttpError,
-        AskUser,
+        SignInNeeded,
         "{service} rejected the credentials (HTTP 401).{said}",
         "{reauthorize}",
         status=401,
@@ -111,7 +130,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
     ),
     Failure(
         HttpError,
-        AskUser,
+        SignInNeeded,
         "{service} refused access (HTTP 403): the authorization lacks a needed permission "
         "(scope).{said}",
         "{reauthorize}",

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextvars
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -35,13 +36,15 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import AskUser, FailureTable, ToolSpec
+from toolspecs.core import FailureTable, ToolSpec
+from toolspecs.core.calls import CallPolicy
 from toolspecs.core.declare import function_name
-from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.errors import ConfigurationError, SignInNeeded
 from toolspecs.core.prefixed import named, names_offered, ref
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
 from toolspecs.loaders.google.scopes import missing, short
 from toolspecs.loaders.google.token_files import credentials_scopes
+from toolspecs.specs.google_base import signin
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
 
@@ -193,7 +196,7 @@ class GoogleToolSpec(ToolSpec):
         """Refuse ``function`` before any request when the token lacks a scope it needs.
 
         Raises:
-            AskUser: Naming the scopes missing and how to authorize again.
+            SignInNeeded: Naming the scopes missing and how to authorize again.
         """
         needed = declared_scopes(type(self), function)
         if not needed:
@@ -209,11 +212,15 @@ class GoogleToolSpec(ToolSpec):
             fix = "authorize again with it and pass the new credentials to the spec"
         else:
             fix = f"authorize again with it: {self.authorize_command()}"
-        raise AskUser(
+        raise SignInNeeded(
             f"{self.service_name} was not authorized for {ref(function)}: the user's Google "
             f"authorization lacks the scope {names}.",
             f"Do not retry. Tell the user to {fix}; see {self.authorize_guide()}.",
         )
+
+    def call_policy(self) -> CallPolicy:
+        """``ToolSpec.call_policy``, with the sign-in a host may show (:mod:`.signin`)."""
+        return replace(super().call_policy(), sign_in=lambda: signin.start(self))
 
     def authorize_command(self) -> str:
         """How the person authorizes this spec again for the tools it offers, in words.

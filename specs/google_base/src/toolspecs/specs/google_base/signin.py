@@ -1,0 +1,112 @@
+"""Sign-in in the person's client: what a Google spec gives a host that can show a page.
+
+A call that needs the person's Google sign-in (no token yet, one Google revoked, a scope
+the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`) tells the agent how to
+authorize in a terminal. A host that can show the person an address instead (MCP's URL
+elicitation, :mod:`toolspecs.mcp.client_signin`) asks the spec's policy to :func:`start`
+one: the loader's sign-in for a page shown elsewhere
+(:meth:`~toolspecs.loaders.google.GoogleAuth.sign_in_elsewhere`), for the scopes of the
+tools offered, its token kept where ``authorize()`` keeps it. One spec has one sign-in
+going at a time: a second call that needs it is given the same page.
+
+There is none to start where the credentials are given (``creds``, a service account,
+``authorized_user_info``), with ``is_cloud`` (no token file to keep it in), or with a
+``transport``/``service`` that needs no credentials: those calls keep their guidance.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import TYPE_CHECKING, Protocol
+
+from toolspecs.core import AskUser
+from toolspecs.loaders.google import GoogleLoaderError
+from toolspecs.loaders.google.loopback import LoopbackSignIn
+from toolspecs.loaders.google.scopes import short
+
+if TYPE_CHECKING:
+    from toolspecs.core import ToolGuidance
+    from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
+
+
+class GoogleToolSpec(Protocol):
+    """What of a Google spec a sign-in uses (the spec module imports this one)."""
+
+    reader: GoogleApiReader
+
+    @property
+    def service_name(self) -> str: ...  # noqa: D102
+
+    @property
+    def auth(self) -> GoogleAuth: ...  # noqa: D102
+
+    def guidance_for(self, exc: BaseException) -> ToolGuidance | None: ...  # noqa: D102
+
+    def rescope(self) -> None: ...  # noqa: D102
+
+_STARTING = threading.Lock()
+
+
+class GoogleSignIn:
+    """One sign-in a host shows the person (:class:`toolspecs.core.calls.SignIn`)."""
+
+    def __init__(self, spec: GoogleToolSpec, pending: LoopbackSignIn) -> None:
+        self._spec = spec
+        self._pending = pending
+        allowed = ", ".join(dict.fromkeys(short(scope) for scope in spec.auth.scopes))
+        self.message = (
+            f"{spec.service_name} needs your Google sign-in, allowing: {allowed}. Open the "
+            "page, choose your account and allow access; the request then goes on."
+        )
+
+    @property
+    def url(self) -> str:
+        """Google's consent page for this sign-in."""
+        return self._pending.url
+
+    @property
+    def closed(self) -> bool:
+        """Whether it no longer waits (done, given up or too late)."""
+        return self._pending.closed
+
+    def finish(self, seconds: float) -> None:
+        """Wait for the person, keep the token, and let the next call use it.
+
+        Raises:
+            ToolGuidance: The spec's guidance for why not (refused at Google, too late).
+        """
+        try:
+            self._pending.wait(seconds)
+        except GoogleLoaderError as exc:
+            raise self._spec.guidance_for(exc) or AskUser(str(exc)) from exc
+        self._spec.reader.forget()  # a client built with the old token is dropped
+
+    def cancel(self) -> None:
+        """Give it up: the page no longer leads anywhere."""
+        self._pending.close()
+
+
+def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
+    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started.
+
+    Raises:
+        ToolGuidance: When it cannot start (no OAuth client file: the spec's guidance).
+    """
+    auth, reader = spec.auth, spec.reader
+    if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
+        return None
+    with _STARTING:
+        going = spec.__dict__.get("_client_sign_in")
+        if isinstance(going, GoogleSignIn) and not going.closed:
+            return going
+        spec.rescope()  # the scopes of the tools offered now
+        try:
+            pending = auth.sign_in_elsewhere()
+        except GoogleLoaderError as exc:
+            raise spec.guidance_for(exc) or AskUser(str(exc)) from exc
+        except OSError as exc:  # no free port on 127.0.0.1
+            raise AskUser(
+                f"{spec.service_name} could not start a Google sign-in here ({exc.strerror})."
+            ) from exc
+        going = spec.__dict__["_client_sign_in"] = GoogleSignIn(spec, pending)
+        return going
