@@ -5,7 +5,8 @@ A tool that sends, deletes or makes a destructive update, of a spec that asks
 person said yes, where their client can show a form (it declared the ``elicitation``
 capability for forms). The question is the spec's (``ToolSpec.confirmation``: what will
 happen, e.g. the draft's recipients, subject and attachments), asked of the spec like a
-call (arguments read, the service asked if it must be, failures as guidance).
+call (arguments read, the service asked if it must be, failures as guidance). It is
+computed once per call, before either revision's flow (:func:`ask_first`).
 
 - On the 2026-07-28 revision, the call answers ``InputRequiredResult``: one form request
   (``confirm``) and a ``requestState`` that mcp's ``RequestStateBoundary`` seals and binds
@@ -14,20 +15,34 @@ call (arguments read, the service asked if it must be, failures as guidance).
 - On handshake revisions, the server sends ``elicitation/create`` during the call and
   waits up to :data:`CONFIRM_SECONDS` for the answer.
 
+The seal of what the person saw: what a call acts on can change while the person reads
+the question (the draft's recipients are edited meanwhile), and a yes is a yes to what
+they were shown only. So a yes counts only if the question, computed again once it came
+(the draft or event read again), is the one they saw. On 2026-07-28 our state carries
+the question's fingerprint (:data:`SEAL` and its sha256; sealed by mcp's boundary, so
+it cannot be forged); on handshake revisions the question shown is at hand. When it
+differs, nothing is done and the person is asked again, the new question saying first
+that what they were shown has changed: at most :data:`ASK_AGAIN` times, then the agent
+reads that it kept changing and nothing was done. When it can no longer be computed (the
+draft was deleted), that guidance is the answer, and nothing is done.
+
 Only an accepted form whose ``confirm`` is true lets the call run. A decline, a cancel, a
 ``false``, no answer in time: nothing is done, and the agent reads that the person said
-no. Where the client cannot show a form, nothing is asked: the tool's marks and
-description say what it does, as they always did.
+no. A response our state does not vouch for (none, or another form's, as the earlier
+``toolspecs-confirm-v1``) was never asked for: the person is asked. Where the client
+cannot show a form, nothing is asked: the tool's marks and description say what it
+does, as they always did.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspecs.adapters.tools import require
-from toolspecs.core.errors import AskUser, ConfigurationError
+from toolspecs.core.errors import AskUser, ConfigurationError, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
 if TYPE_CHECKING:
@@ -44,8 +59,12 @@ STATE_SECONDS = 600.0
 # Keys that seal the state, comma-separated, the first sealing (rotation): every replica
 # behind one address needs the same ones, else only this process takes an answer.
 STATE_KEY_ENV = "TOOLSPECS_REQUEST_STATE_KEY"
-# What our requestState says (sealed by mcp's boundary, bound to the call).
-_ASKED = "toolspecs-confirm-v1"
+# What our requestState says (sealed by mcp's boundary, bound to the call), followed by
+# how many times the person was asked again, and the sha256 of the question they saw:
+# "toolspecs-confirm-v2:0:<hex>". Another form (the earlier "-v1") is not ours.
+SEAL = "toolspecs-confirm-v2"
+# The most times a person is asked again because what they were shown changed meanwhile.
+ASK_AGAIN = 2
 
 SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -107,28 +126,110 @@ def can_ask(ctx: ServerRequestContext[Any]) -> bool:
     return elicitation.form is not None or elicitation.url is None
 
 
-def question_request(question: str) -> mcp_types.InputRequiredResult:
-    """The 2026-07-28 answer that asks the person ``question`` first."""
+async def ask_first(
+    ctx: ServerRequestContext[Any],
+    tool: GuardedTool,
+    params: mcp_types.CallToolRequestParams,
+    modern: bool,
+) -> str | mcp_types.InputRequiredResult | None:
+    """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
+
+    Else what the call answers, nothing done: guidance's text (the person said no, the
+    question cannot be computed, what it is about kept changing), or on 2026-07-28
+    (``modern``) the question to ask, whose retry carries the answer. Before, the question
+    is asked now and its answer awaited.
+    """
+    arguments = params.arguments or {}
+    try:
+        # Computed once per call (on 2026-07-28 once per round): a first call asks it,
+        # a retry checks the yes against it (the draft or event read again).
+        question = await tool.guard.confirmation((), arguments)
+    except ToolGuidance as guidance:  # bad arguments, no such draft (now): nothing asked
+        return guidance.text
+    if question is None:
+        return None
+    if modern:
+        return _settle(tool, params, question)
+    return await _ask_until_same(ctx, tool, arguments, question)
+
+
+def _settle(
+    tool: GuardedTool, params: mcp_types.CallToolRequestParams, question: str
+) -> str | mcp_types.InputRequiredResult | None:
+    """A 2026-07-28 round: ask, or take the person's answer to what they were shown."""
+    sealed = _unsealed(params.request_state)
+    found = (params.input_responses or {}).get(CONFIRM)
+    if sealed is None or found is None:  # never asked (our state vouches for the asking)
+        return question_request(question)
+    again, shown = sealed
+    if not _accepted(found):
+        return declined(tool)
+    if shown == _fingerprint(question):
+        return None
+    if again >= ASK_AGAIN:
+        return kept_changing(tool)
+    return question_request(question, again + 1)
+
+
+async def _ask_until_same(
+    ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: Mapping[str, Any], question: str
+) -> str | None:
+    """Ask now (handshake revisions) until a yes is to the question as it still is."""
+    for again in range(ASK_AGAIN + 1):
+        answer = await ask_now(ctx, changed(question) if again else question)
+        if answer == "cannot ask":  # as if the client could not show forms; not once shown
+            return None if again == 0 else kept_changing(tool)
+        if answer == "no":
+            return declined(tool)
+        try:
+            now = await tool.guard.confirmation((), arguments)
+        except ToolGuidance as guidance:  # the draft was deleted meanwhile: nothing done
+            return guidance.text
+        if now is None or now == question:
+            return None
+        question = now
+    return kept_changing(tool)
+
+
+def question_request(question: str, again: int = 0) -> mcp_types.InputRequiredResult:
+    """The 2026-07-28 answer that asks the person ``question`` first.
+
+    ``again``: how many times it was asked before and changed since: the person is then
+    told first that what they were shown has changed.
+    """
     types = require("mcp_types", "mcp")
-    form = types.ElicitRequestFormParams(message=question, requested_schema=SCHEMA)
+    shown = changed(question) if again else question
+    form = types.ElicitRequestFormParams(message=shown, requested_schema=SCHEMA)
     result: mcp_types.InputRequiredResult = types.InputRequiredResult(
-        input_requests={CONFIRM: types.ElicitRequest(params=form)}, request_state=_ASKED
+        input_requests={CONFIRM: types.ElicitRequest(params=form)},
+        request_state=f"{SEAL}:{again}:{_fingerprint(question)}",
     )
     return result
 
 
-def answer_given(params: mcp_types.CallToolRequestParams) -> Answer | None:
-    """The person's answer a 2026-07-28 retry carries; ``None`` when it carries none.
+def changed(question: str) -> str:
+    """``question`` asked again because what the person was shown has changed since."""
+    return (
+        "What you were shown has changed since you saw it, and nothing was done. "
+        f"This is what it is now:\n{question}"
+    )
 
-    The state is ours only if mcp's boundary unsealed it (bound to this tool, these
-    arguments and this caller): a response without it was never asked for.
+
+def _fingerprint(question: str) -> str:
+    return hashlib.sha256(question.encode("utf-8")).hexdigest()
+
+
+def _unsealed(state: str | None) -> tuple[int, str] | None:
+    """Our state's times asked again and fingerprint; ``None``: not ours.
+
+    mcp's boundary unsealed it (bound to this tool, these arguments and this caller), so
+    what it says is what we said; a state of another form was never ours.
     """
-    if params.request_state != _ASKED:
+    seal, _, rest = (state or "").partition(":")
+    again, _, shown = rest.partition(":")
+    if seal != SEAL or not again.isdigit() or not shown:
         return None
-    found = (params.input_responses or {}).get(CONFIRM)
-    if found is None:
-        return None
-    return "go" if _accepted(found) else "no"
+    return int(again), shown
 
 
 async def ask_now(ctx: ServerRequestContext[Any], question: str) -> Answer:
@@ -161,4 +262,14 @@ def declined(tool: GuardedTool) -> str:
     return AskUser(
         f"The user declined {name}: it was not run, and nothing was sent, changed or deleted.",
         "Do not call it again unasked: ask the user what they want instead.",
+    ).text
+
+
+def kept_changing(tool: GuardedTool) -> str:
+    """What the agent reads when what the person was asked about kept changing."""
+    name = tool.metadata.get_name()
+    return AskUser(
+        f"What {name} acts on kept changing while the user was asked to confirm it "
+        f"({ASK_AGAIN + 1} times): it was not run, and nothing was sent, changed or deleted.",
+        "Tell the user; call it again once it has stopped changing, if they still want it.",
     ).text

@@ -233,9 +233,11 @@ def build_server(
         arguments = params.arguments or {}
         if tool.guard.asks_first and confirm.can_ask(ctx):
             modern = ctx.protocol_version in sessionless_versions
-            stop = await _ask_first(ctx, tool, params, modern)
+            stop = await confirm.ask_first(ctx, tool, params, modern)
+            if isinstance(stop, str):  # guidance, nothing done (a no, no such draft now)
+                return Answer(stop, True)
             if stop is not None:
-                return stop
+                return stop  # the question to ask (2026-07-28)
         # Results stored in this session are read in this session only, and go with it.
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
@@ -363,38 +365,6 @@ def build_server(
     )
     confirm.protect(server, name, request_state_keys)
     return server
-
-
-async def _ask_first(
-    ctx: ServerRequestContext[Any],
-    tool: GuardedTool,
-    params: mcp_types.CallToolRequestParams,
-    modern: bool,
-) -> Answer | mcp_types.InputRequiredResult | None:
-    """Ask the person before a destructive call; ``None``: go on with the call.
-
-    On 2026-07-28 the first call answers the question to ask, and its retry carries the
-    answer; before, the question is asked now and its answer awaited.
-    """
-    if modern:
-        answer = confirm.answer_given(params)
-        if answer is None:
-            try:
-                question = await tool.guard.confirmation((), params.arguments or {})
-            except ToolGuidance as guidance:  # bad arguments, no such draft: nothing asked
-                return Answer(guidance.text, True)
-            return None if question is None else confirm.question_request(question)
-    else:
-        try:
-            question = await tool.guard.confirmation((), params.arguments or {})
-        except ToolGuidance as guidance:
-            return Answer(guidance.text, True)
-        if question is None:
-            return None
-        answer = await confirm.ask_now(ctx, question)
-    if answer in ("go", "cannot ask"):
-        return None
-    return Answer(confirm.declined(tool), True)
 
 
 async def _own_tool(
