@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from toolspecs.adapters.tools import require
-from toolspecs.core.errors import AskUser, ConfigurationError, ToolGuidance
+from toolspecs.core.errors import AskUser, ConfigurationError, SignInNeeded, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
 if TYPE_CHECKING:
@@ -144,6 +144,8 @@ async def ask_first(
         # Computed once per call (on 2026-07-28 once per round): a first call asks it,
         # a retry checks the yes against it (the draft or event read again).
         question = await tool.guard.confirmation((), arguments)
+    except SignInNeeded:  # the host may show the person a sign-in first
+        raise
     except ToolGuidance as guidance:  # bad arguments, no such draft (now): nothing asked
         return guidance.text
     if question is None:

@@ -45,6 +45,9 @@ owns the results their calls store (:mod:`toolspecs.mcp.users`).
 Confirmations: a destructive call of a spec that asks (``confirm_destructive``) runs once
 the person said yes, where the client can show a form (:mod:`toolspecs.mcp.confirm`).
 
+Sign-in: a call that needs the person's sign-in shows them the sign-in page, where the
+client can open one, and goes on once they signed in (:mod:`toolspecs.mcp.client_signin`).
+
 Prompts: the served specs' common tasks (:mod:`toolspecs.mcp.prompts`), each offered when
 the tools it uses are.
 
@@ -68,12 +71,12 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
-from toolspecs.core.errors import FixArguments, ToolGuidance
+from toolspecs.core.errors import FixArguments, SignInNeeded, ToolGuidance
 from toolspecs.core.large_output import StoredResult
 from toolspecs.core.owners import default_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
-from toolspecs.mcp import confirm, resources
+from toolspecs.mcp import client_signin, confirm, resources
 from toolspecs.mcp.callers import Caller, Callers, counted
 from toolspecs.mcp.definitions import tool_definition
 from toolspecs.mcp.operations import caller_of
@@ -111,6 +114,7 @@ class Answer(NamedTuple):
     data: dict[str, Any] | None = None
     stored: StoredResult | None = None
     read_tool: str = ""
+    sign_in: bool = False  # guidance that the person must sign in (SignInNeeded)
 
 
 def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
@@ -230,10 +234,38 @@ def build_server(
         tool, guidance = await _own_tool(user_tools, ctx, tool)
         if guidance is not None:
             return Answer(guidance, True)
-        arguments = params.arguments or {}
+        modern = ctx.protocol_version in sessionless_versions
+        signed = await client_signin.resume(tool, params)  # back from the sign-in page
+        if signed is not None:
+            return Answer(signed, True)
+        for _ in range(2):  # again once the person signed in, in their client
+            done = await attempt(ctx, tool, caller, params, modern)
+            if not isinstance(done, Answer) or not (done.sign_in and client_signin.can_open(ctx)):
+                return done
+            shown = await client_signin.offer(ctx, tool, modern)
+            if shown is not True:
+                return (
+                    done
+                    if shown is False
+                    else Answer(shown, True)
+                    if isinstance(shown, str)
+                    else shown
+                )
+        return done
+
+    async def attempt(
+        ctx: ServerRequestContext[Any],
+        tool: GuardedTool,
+        caller: Caller,
+        params: mcp_types.CallToolRequestParams,
+        modern: bool,
+    ) -> Answer | mcp_types.InputRequiredResult:
+        """Ask first where the call asks (destructive), then run it."""
         if tool.guard.asks_first and confirm.can_ask(ctx):
-            modern = ctx.protocol_version in sessionless_versions
-            stop = await confirm.ask_first(ctx, tool, params, modern)
+            try:
+                stop = await confirm.ask_first(ctx, tool, params, modern)
+            except SignInNeeded as guidance:  # what the question shows needs a sign-in
+                return Answer(guidance.text, True, sign_in=True)
             if isinstance(stop, str):  # guidance, nothing done (a no, no such draft now)
                 return Answer(stop, True)
             if stop is not None:
@@ -242,7 +274,7 @@ def build_server(
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
         with caller.results():
-            return await _call(ctx, tool, arguments, heartbeat)
+            return await _call(ctx, tool, params.arguments or {}, heartbeat)
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -417,7 +449,7 @@ async def _call(
             done = await tool.guard.arun((), arguments)
             outcome = Answer(done.text, False, done.structured, done.stored, tool.guard.read_tool)
         except ToolGuidance as guidance:
-            outcome = Answer(guidance.text, True)
+            outcome = Answer(guidance.text, True, sign_in=isinstance(guidance, SignInNeeded))
         except Exception as exc:  # our bug (strict mode): re-raised outside the group
             bug = exc
         finally:

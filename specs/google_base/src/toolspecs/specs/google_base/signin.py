@@ -44,6 +44,7 @@ class GoogleToolSpec(Protocol):
 
     def rescope(self) -> None: ...  # noqa: D102
 
+
 _STARTING = threading.Lock()
 
 
