@@ -12,20 +12,12 @@ show that the client does check: the same call that our server answers is refuse
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 from typing import ClassVar
-
-import pytest
 
 from toolspecs.core import FixArguments, ToolSpec, tool
 from toolspecs.core.structured import Listing, Quoted, Reply, Structure, output_schema
-
-NODE = shutil.which("node")
-CLIENT = Path(__file__).parents[1] / "mcp_client"
 
 NOTES = [
     ("n1", "Standup notes", "2026-11-20T09:00:00+01:00"),
@@ -91,33 +83,22 @@ class NotesToolSpec(ToolSpec):
         return Reply("Every note.", NotesWithExtra(notes=notes, count=len(notes)))
 
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
+def run_client(typescript_client, calls: list[dict]) -> subprocess.CompletedProcess[str]:
+    """client.mjs making ``calls`` of this module run as a script (the spec over stdio)."""
+    return typescript_client.run("client.mjs", json.dumps(calls), sys.executable, __file__)
 
 
-def run_client(calls: list[dict]) -> subprocess.CompletedProcess[str]:
-    if not (CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        message = "the TypeScript client is not installed: run `npm ci --prefix tests/mcp_client`"
-        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    return subprocess.run(
-        [NODE, "client.mjs", json.dumps(calls), sys.executable, __file__],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-
-
-def test_the_typescript_sdk_accepts_our_structured_content_under_the_output_schema():
+def test_the_typescript_sdk_accepts_our_structured_content_under_the_output_schema(
+    typescript_client,
+):
     done = run_client(
+        typescript_client,
         [
             {"name": "find_notes", "arguments": {"query": "notes"}},
             {"name": "find_notes", "arguments": {"query": "nothing like it"}},
             {"name": "find_notes", "arguments": {"query": " "}},
             {"name": "count_words", "arguments": {"text": "a b c"}},
-        ]
+        ],
     )
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
@@ -143,8 +124,10 @@ def test_the_typescript_sdk_accepts_our_structured_content_under_the_output_sche
     assert counted == {"content": [{"type": "text", "text": "3 words."}], "isError": False}
 
 
-def test_the_typescript_sdk_refuses_structured_content_that_breaks_the_schema():
-    done = run_client([{"name": "broken_notes", "arguments": {}}])
+def test_the_typescript_sdk_refuses_structured_content_that_breaks_the_schema(
+    typescript_client,
+):
+    done = run_client(typescript_client, [{"name": "broken_notes", "arguments": {}}])
     assert done.returncode != 0
     assert "Structured content does not match the tool's output schema" in done.stderr
 
