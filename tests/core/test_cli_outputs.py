@@ -1,65 +1,27 @@
 """`toolspecs describe`, `list` and `schema` show a tool's output schema and what it costs.
 
-The spec is declared here and registered as a third-party package would (an entry point
-of ``toolspecs.specs``), so the test does not depend on the shipped specs' models.
+The tests' own spec (tests/notes_spec.py) is registered as a third-party package would
+(an entry point of ``toolspecs.specs``), so the test does not depend on the shipped
+specs' models.
 """
 
 from __future__ import annotations
 
 import json
 from importlib.metadata import EntryPoint
-from typing import ClassVar
 
 import pytest
+from notes_spec import Notes
 
 from toolspecs.cli import main
-from toolspecs.core import ToolSpec, count_tokens, registry, tool
-from toolspecs.core.structured import Listing, Quoted, Reply, Structure, output_schema
-
-
-class Note(Structure):
-    id: str
-    title: Quoted
-
-
-class Notes(Listing):
-    items_field: ClassVar[str] = "notes"
-
-    notes: list[Note]
-    count: int
-    next_step: str | None = None
-
-
-class NotesToolSpec(ToolSpec):
-    """Notes in memory."""
-
-    spec_functions: ClassVar = ["find_notes", "count_words"]
-
-    @tool(output=Notes, read_only=True, open_world=False)
-    def find_notes(self, query: str) -> str:
-        """Find the notes whose title holds the query.
-
-        Args:
-            query: Words of the title.
-        """
-        return Reply(
-            "Note n1: <<Standup>>", Notes(notes=[Note(id="n1", title=Quoted(text="x"))], count=1)
-        )
-
-    @tool(read_only=True, open_world=False)
-    def count_words(self, text: str) -> str:
-        """Count the words of a text.
-
-        Args:
-            text: Any text.
-        """
-        return f"{len(text.split())} words."
+from toolspecs.core import count_tokens, registry
+from toolspecs.core.structured import output_schema
 
 
 @pytest.fixture(autouse=True)
 def notes_installed(monkeypatch):
     installed = registry.entry_points
-    mine = EntryPoint("notes", f"{__name__}:NotesToolSpec", registry.GROUP)
+    mine = EntryPoint("notes", "notes_spec:NotesToolSpec", registry.GROUP)
 
     def found(group):
         listed = list(installed(group=group))
@@ -77,7 +39,7 @@ def test_describe_shows_the_output_fields_and_their_cost(capsys):
     find = out.split("find_notes  (", 1)[1].split("\n\n")[0]
     assert (
         "  Parameters:\n"
-        "    query (string, required): Words of the title.\n"
+        "    query (string, required): Words of the title, e.g. 'standup'.\n"
         f"  Output: Notes ({COST} tokens of outputSchema, where the client sends it)\n"
         "    omitted (integer, optional): Items left out of this data to keep it short.\n"
         "    stored (Stored, optional): Set when the whole result is stored: read it with "

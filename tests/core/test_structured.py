@@ -14,7 +14,7 @@ from mcp import Client
 
 from toolspecs.core import ConfigurationError, OutputBudget, ToolSpec, count_tokens, tool
 from toolspecs.core.runner import GuardedOutput
-from toolspecs.core.structured import Listing, Quoted, Replies, Reply, Structure
+from toolspecs.core.structured import Listing, Quoted, Replies, Reply, Structure, dump
 from toolspecs.mcp import build_server
 
 
@@ -135,6 +135,32 @@ def test_long_data_is_cut_to_the_budget_and_names_the_stored_whole():
     first = passages["passages"][0]
     assert read.content.split("\n")[2] == f"⟦passage {first['position']} of 12⟧"
     assert first["text"]["text"].startswith(read.content.split("\n")[3][:40])
+
+
+def over(data: dict, budget: int) -> bool:
+    """Whether ``data`` is over ``budget`` as :func:`dump` measures it."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return len(text) * 4 > budget and count_tokens(text) > budget
+
+
+@pytest.mark.parametrize(("budget", "before"), [(40, None), (300, None), (2000, 5), (5, 5)])
+def test_a_long_listing_keeps_the_most_leading_items_that_fit(budget, before):
+    # Texts of 200 characters at most, which are never cut: only items are left out.
+    notes = [
+        Note(note_id=f"n{i}", body=Quoted(text=f"note {i} " + "lorem ipsum " * (i % 9)))
+        for i in range(2000)
+    ]
+    data = dump(Notes(query="tea", notes=notes, omitted=before), budget)
+    kept = data["notes"]
+    assert [n["note_id"] for n in kept] == [f"n{i}" for i in range(len(kept))]
+    assert data["omitted"] == (before or 0) + 2000 - len(kept)
+    if budget == 5:  # nothing fits: every item is left out
+        assert kept == [] and over(data, budget)
+        return
+    assert kept and not over(data, budget)
+    # One item more is over: what leaving them out one by one, from the last, stops at.
+    more = [*kept, notes[len(kept)].model_dump(mode="json", exclude_none=True)]
+    assert over({**data, "notes": more, "omitted": data["omitted"] - 1}, budget)
 
 
 def test_short_data_is_whole():

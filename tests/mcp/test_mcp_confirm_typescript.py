@@ -10,37 +10,16 @@ The SDK speaks a handshake revision: the server asks during the call (elicitatio
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-NODE = shutil.which("node")
-CLIENT = Path(__file__).parents[1] / "mcp_client"
 DRAFT = "r-ts"
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
-
-def run_client(answer: str, calls: list[dict], state: Path) -> dict:
-    if not (CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        message = "the TypeScript client is not installed: run `npm ci --prefix tests/mcp_client`"
-        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    done = subprocess.run(
-        [NODE, "confirm.mjs", answer, json.dumps(calls), sys.executable, __file__, str(state)],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
+def run_client(typescript_client, answer: str, calls: list[dict], state: Path) -> dict:
+    return typescript_client.answers(
+        "confirm.mjs", answer, json.dumps(calls), sys.executable, __file__, str(state)
     )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 SEND_THEN_LOOK = [
@@ -49,9 +28,9 @@ SEND_THEN_LOOK = [
 ]
 
 
-def test_a_person_who_declines_in_the_typescript_client_sends_nothing(tmp_path):
+def test_a_person_who_declines_in_the_typescript_client_sends_nothing(typescript_client, tmp_path):
     state = tmp_path / "mailbox.json"
-    got = run_client("decline", SEND_THEN_LOOK, state)
+    got = run_client(typescript_client, "decline", SEND_THEN_LOOK, state)
 
     [asked] = got["questions"]
     lines = asked["message"].splitlines()
@@ -70,9 +49,9 @@ def test_a_person_who_declines_in_the_typescript_client_sends_nothing(tmp_path):
     assert mailbox == {"sent": [], "sends": 0, "drafts": [DRAFT]}
 
 
-def test_a_yes_in_the_typescript_client_sends_it(tmp_path):
+def test_a_yes_in_the_typescript_client_sends_it(typescript_client, tmp_path):
     state = tmp_path / "mailbox.json"
-    got = run_client("yes", SEND_THEN_LOOK[:1], state)
+    got = run_client(typescript_client, "yes", SEND_THEN_LOOK[:1], state)
 
     assert len(got["questions"]) == 1
     [sent] = got["calls"]

@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import queue
-import shutil
 import signal
 import subprocess
 import sys
@@ -39,7 +37,6 @@ TOOLSPECS = Path(sys.executable).with_name("toolspecs")
 TOKEN = "replica-token-" + "r" * 32  # every replica the same: one person's server
 STORE = ("arxiv_paper_text", {"paper_id": "1706.03762"})
 READ = ("read_stored_papers", {"query": "quokka ablation"})
-CLIENT = Path(__file__).parents[1] / "mcp_client"
 
 
 @dataclass
@@ -205,26 +202,13 @@ def test_results_stored_through_one_replica_are_read_through_another_and_outlive
 
 
 def test_the_typescript_sdk_reads_through_one_replica_what_it_stored_through_another(
-    deployment,
+    typescript_client, deployment
 ):
-    node = shutil.which("node")
-    if node is None or not (CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        message = "the TypeScript client needs node and `npm ci --prefix tests/mcp_client`"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
     calls = [{"name": n, "arguments": a} for n, a in (STORE, READ, READ)]
-    done = subprocess.run(
-        [node, "client.mjs", json.dumps(calls), deployment.url],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=real_clock_env({"MCP_HTTP_HEADERS": json.dumps({"Authorization": f"Bearer {TOKEN}"})}),
-        check=False,
+    headers = json.dumps({"Authorization": f"Bearer {TOKEN}"})
+    got = typescript_client.calls(
+        calls, deployment.url, env=real_clock_env({"MCP_HTTP_HEADERS": headers})
     )
-    assert done.returncode == 0, done.stderr
-    got = json.loads(done.stdout)
     assert got["server"]["name"] == "toolspecs"
     stored, *reads = (call["result"] for call in got["calls"])
     assert "stored as result 1" in stored["content"][0]["text"]

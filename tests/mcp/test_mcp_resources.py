@@ -8,7 +8,6 @@ token and behind a real authorization server (two users' tokens).
 from __future__ import annotations
 
 import os
-import shutil
 from typing import ClassVar
 
 import anyio
@@ -316,12 +315,10 @@ def test_users_read_their_own_links_and_never_anothers(provider):
                 assert isinstance(again, MCPError) and again.error.code == INVALID_PARAMS
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
-def test_the_typescript_sdk_follows_the_link_over_stdio():
-    from test_mcp_typescript_client import run_client
-
+def test_the_typescript_sdk_follows_the_link_over_stdio(typescript_client):
     unknown = "toolspecs://results/arxiv_paper_text/2"
-    got = run_client([PAPER_CALL, {"uri": LINK}, {"uri": unknown}], "--sandbox", "arxiv")
+    calls = [PAPER_CALL, {"uri": LINK}, {"uri": unknown}]
+    got = typescript_client.serve(calls, "--sandbox", "arxiv")
     stored, read, refused = got["calls"]
     text, link = stored["result"]["content"]
     assert text["type"] == "text" and "stored as result 1" in text["text"]

@@ -8,47 +8,15 @@ speaks MCP to it over stdio, and prints what it received as JSON.
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ToolGuidance
 
-NODE = shutil.which("node")
-CLIENT = Path(__file__).parents[1] / "mcp_client"
 SPECS = ["gmail", "google_calendar", "arxiv", "wolfram_alpha"]
 
-pytestmark = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
-
-def run_client(calls: list[dict], *serve_args: str) -> dict:
-    if not (CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        message = "the TypeScript client is not installed: run `npm ci --prefix tests/mcp_client`"
-        # CI installs it (.ci/run) and must run these tests; a fresh clone's
-        # `uv run pytest` (the README's command) says how to, and goes on.
-        if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-            pytest.fail(message)
-        pytest.skip(message)
-    toolspecs = Path(sys.executable).with_name("toolspecs")  # the installed console script
-    done = subprocess.run(
-        [NODE, "client.mjs", json.dumps(calls), str(toolspecs), "serve", *serve_args],
-        cwd=CLIENT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
-
-
-def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio():
+def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio(typescript_client):
     calls = [
         {"name": "wolfram_alpha_query", "arguments": {"query": "3 * 14.50"}},
         {"name": "arxiv_query", "arguments": {"query": "language models", "max_results": "5"}},
@@ -57,7 +25,7 @@ def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio():
         {"name": "read_stored_papers", "arguments": {"query": "quokka ablation"}},
         {"name": "google_calendar_load_data", "arguments": {"number_of_results": "3"}},
     ]
-    got = run_client(calls, "--sandbox", *SPECS)
+    got = typescript_client.serve(calls, "--sandbox", *SPECS)
 
     # What the same command line serves, built in this process.
     ours = served_tools(build_specs(ServeSettings(names=SPECS, sandbox=True)), [])
@@ -108,8 +76,8 @@ def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio():
     assert [p["message"] for p in got["calls"][3]["progress"]][:1] == ["arxiv_paper_text started"]
 
 
-def test_options_reach_the_specs_a_client_sees():
-    got = run_client(
+def test_options_reach_the_specs_a_client_sees(typescript_client):
+    got = typescript_client.serve(
         [
             {"name": "google_calendar_get_date", "arguments": {}},
             {"name": "gmail_load_data", "arguments": {}},

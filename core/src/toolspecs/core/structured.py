@@ -230,13 +230,34 @@ def dump(data: BaseModel, max_tokens: int, stored: Stored | None = None) -> dict
                 found["cut"] = True
     field = type(data).items_field if isinstance(data, Listing) else ""
     items = values.get(field) if field else None
-    if isinstance(items, list):
-        omitted = values.get("omitted", 0)
-        while items and not _fits(values, max_tokens):
-            items.pop()
-            omitted += 1
-            values["omitted"] = omitted
+    if isinstance(items, list) and items and not _fits(values, max_tokens):
+        _keep_what_fits(values, field, items, max_tokens)
     return values
+
+
+def _keep_what_fits(values: dict[str, Any], field: str, items: list[Any], max_tokens: int) -> None:
+    """Keep the most leading ``items`` that fit in ``values[field]``; count the rest.
+
+    The data shrinks as items go: each item outweighs the digit ``omitted`` may gain. So a
+    binary search finds the count that leaving items out one by one, from the last, would
+    stop at, measuring the whole about log2(len(items)) times instead of once per item
+    left out (quadratic on a long listing). All of ``items`` are known not to fit.
+    """
+    omitted = values.get("omitted", 0)
+
+    def fits(kept: int) -> bool:
+        values[field] = items[:kept]
+        values["omitted"] = omitted + len(items) - kept
+        return _fits(values, max_tokens)
+
+    low, high = 0, len(items) - 1  # the count kept is within; none kept if none fits
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    fits(low)
 
 
 def _fits(values: dict[str, Any], max_tokens: int) -> bool:
