@@ -90,12 +90,15 @@ class FakeGoogleOAuth:
         self.clock: Callable[[], float] = time.time
         self._serial = itertools.count(1)
 
-    def client_file(self, path: str | os.PathLike[str]) -> str:
-        """Write this OAuth client as a Desktop app's client file (``credentials.json``)."""
+    def client_file(self, path: str | os.PathLike[str], authorize_url: str = AUTHORIZE_URL) -> str:
+        """Write this OAuth client as a Desktop app's client file (``credentials.json``).
+
+        ``authorize_url``: where its consent page is (the fake served over HTTP elsewhere).
+        """
         installed = {
             "client_id": self.client_id,
             "client_secret": self.client_secret,
-            "auth_uri": AUTHORIZE_URL,
+            "auth_uri": authorize_url,
             "token_uri": self.token_url,
             "redirect_uris": ["http://localhost"],
         }
