@@ -19,7 +19,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from google_signin_fakes import FakeGoogleAndMail, refreshed_by_google, secret_of
+from google_signin_fakes import FakeGoogleAndMail, mail, refreshed_by_google, secret_of
 from mcp import Client
 
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
@@ -130,3 +130,32 @@ async def test_given_credentials_never_show_a_page(world, mode):
     person = Browser(google)
     result = await search(spec, mode, person)
     assert result.is_error and person.pages == [] and gmail.tokens == [] and not token.exists()
+
+
+class BrowserAndYes(Browser):
+    """Signs in when shown a page, and says yes to each question."""
+
+    def __init__(self, google: Any) -> None:
+        super().__init__(google)
+        self.questions: list[str] = []
+
+    async def __call__(self, context: Any, params: Any) -> types.ElicitResult:
+        if params.mode == "url":
+            return await super().__call__(context, params)
+        self.questions.append(params.message)
+        return types.ElicitResult(action="accept", content={"confirm": True})
+
+
+async def test_a_send_that_needs_a_sign_in_first_asks_to_sign_in_then_asks_to_send(world, mode):
+    google, gmail, spec, token = world
+    box = gmail.box
+    draft = box.add_message(mail("bob@example.net", "Quarterly numbers"), labels=["DRAFT"])
+    box.drafts["r-signin"] = draft["id"]
+    person = BrowserAndYes(google)
+    async with Client(build_server(spec), mode=mode, elicitation_callback=person) as client:
+        result = await client.call_tool("send_draft", {"draft_id": "r-signin"})
+    assert not result.is_error, result.content[0].text
+    assert len(person.pages) == 1  # first the sign-in the question needed, then the question
+    [question] = person.questions
+    assert "To: bob@example.net" in question and "Quarterly numbers" in question
+    assert len(box.sent) == 1 and token.exists()
