@@ -118,14 +118,12 @@ def test_a_prompt_is_checked_when_declared():
     )  # whitespace folded: one line, the person's words
 
 
-def test_the_typescript_sdk_lists_and_gets_the_prompts_of_toolspecs_serve(monkeypatch):
-    from test_mcp_typescript_client import NODE, run_client
-
-    if NODE is None:
-        pytest.skip("node is not installed")
+def test_the_typescript_sdk_lists_and_gets_the_prompts_of_toolspecs_serve(
+    monkeypatch, typescript_client
+):
     wanted = [{"name": "new_papers_on", "arguments": {"topic": "protein folding"}}]
     monkeypatch.setenv("MCP_GET_PROMPTS", json.dumps(wanted))
-    got = run_client([], "--sandbox", "arxiv", "wolfram_alpha")
+    got = typescript_client.serve([], "--sandbox", "arxiv", "wolfram_alpha")
     assert sorted(p["name"] for p in got["prompts"]) == [
         "compute",
         "new_papers_on",
