@@ -198,8 +198,10 @@ async def test_the_capability_is_declared_and_stored_results_are_not_listed(mode
         capabilities = client.server_capabilities
     assert capabilities.resources is not None
     assert listed.resources == []
-    (template,) = templates.resource_templates
-    assert template.uri_template == "toolspecs://results/{tool}/{result_id}"
+    # The stored results' link, then what arxiv_paper_text reads (test_mcp_resource_reads).
+    results, papers = templates.resource_templates
+    assert results.uri_template == "toolspecs://results/{tool}/{result_id}"
+    assert papers.uri_template == "toolspecs://arxiv_paper_text/papers/{paper_id}"
 
 
 async def test_a_redis_store_is_read_the_same_way(redis_url):

@@ -10,6 +10,8 @@ function again when the spec class is made).
 from __future__ import annotations
 
 import functools
+import inspect
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -28,6 +30,7 @@ __all__ = [
     "function_name",
     "inherited_options",
     "options_of",
+    "resource_fields",
     "tool",
     "undecorated",
 ]
@@ -46,6 +49,34 @@ class ToolOptions:
     blocking: bool = True
     output: type[BaseModel] | None = None
     structure: Callable[[Any], BaseModel | None] | None = None
+    resource: str | None = None
+
+
+# A resource path: segments of letters, digits, '_', '.', '-', or one '{argument}' each.
+_SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}|\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
+
+
+def resource_fields(path: str) -> tuple[str, ...]:
+    """The arguments a resource path names, in order; ``ValueError`` when it is not one.
+
+    ``"messages/{message_id}/attachments/{attachment_id}"`` names ``message_id`` and
+    ``attachment_id``: each placeholder is one whole segment, named once.
+    """
+    names: list[str] = []
+    for segment in path.split("/"):
+        found = _SEGMENT.fullmatch(segment)
+        if found is None:
+            raise ValueError(
+                f"resource={path!r}: each segment is letters, digits, '_', '.', '-' "
+                "or one '{argument}'"
+            )
+        if found[1] is not None:
+            if found[1] in names:
+                raise ValueError(f"resource={path!r}: {{{found[1]}}} is named twice")
+            names.append(found[1])
+    if not names:
+        raise ValueError(f"resource={path!r}: name at least one argument, e.g. '{{paper_id}}'")
+    return tuple(names)
 
 
 def tool(
@@ -60,6 +91,7 @@ def tool(
     blocking: bool = True,
     output: type[BaseModel] | None = None,
     structure: Callable[[Any], BaseModel | None] | None = None,
+    resource: str | None = None,
 ) -> Callable[[F], F]:
     """Declare how a spec function is exposed as a tool.
 
@@ -86,6 +118,9 @@ def tool(
             show as the tool's output schema. The function's return value carries an
             instance (``Reply``, ``Replies``), or ``structure`` builds one.
         structure: Builds the structured result from the function's return value.
+        resource: The resource a read-only tool reads, as a path whose placeholders are
+            its arguments, e.g. ``"papers/{paper_id}"``: hosts that serve resources
+            (MCP) read it by a link, as a call of the tool by the same caller.
 
     Returns:
         A decorator. Called directly from Python, the function reads its arguments
@@ -94,7 +129,8 @@ def tool(
 
     Raises:
         ConfigurationError: When the declaration does not fit the function (an alias
-            to a parameter it does not have, a parameter without an ``Args:`` line).
+            to a parameter it does not have, a parameter without an ``Args:`` line, a
+            ``resource`` on a tool that is not ``read_only`` or naming a non-argument).
     """
     try:
         marks = Marks.of(read_only, destructive, idempotent, open_world)
@@ -102,6 +138,8 @@ def tool(
         raise ConfigurationError(str(exc)) from None
     if output is not None:
         _check_output(output, large_output)
+    if resource is not None:
+        _check_resource(resource, marks)
     options = ToolOptions(
         aliases=dict(aliases or {}),
         large_output=large_output,
@@ -110,9 +148,12 @@ def tool(
         blocking=blocking,
         output=output,
         structure=structure,
+        resource=resource,
     )
 
     def mark(fn: F) -> F:
+        if resource is not None:
+            _check_resource_arguments(fn, resource)
         return declare(fn, options)
 
     return mark
@@ -128,6 +169,27 @@ def _check_output(output: Any, large_output: bool) -> None:
         raise ConfigurationError(
             f"output={output.__name__}: a large_output tool's model subclasses Listing "
             "(its result may be stored, and its data cut to the budget)"
+        )
+
+
+def _check_resource(resource: str, marks: Marks) -> None:
+    """A resource is read by a tool that changes nothing, by a well-formed path."""
+    if marks.read_only is not True:
+        raise ConfigurationError(f"resource={resource!r}: only a read_only=True tool reads one")
+    try:
+        resource_fields(resource)
+    except ValueError as exc:
+        raise ConfigurationError(str(exc)) from None
+
+
+def _check_resource_arguments(fn: Callable[..., Any], resource: str) -> None:
+    """Every placeholder of the resource path is an argument of the function."""
+    parameters = list(inspect.signature(fn).parameters)[1:]  # after self
+    missing = [name for name in resource_fields(resource) if name not in parameters]
+    if missing:
+        raise ConfigurationError(
+            f"{fn.__qualname__}: resource={resource!r} names {', '.join(missing)}, "
+            f"not an argument of the function (its arguments: {', '.join(parameters)})"
         )
 
 

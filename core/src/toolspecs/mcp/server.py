@@ -35,7 +35,10 @@ replicas sharing a store read them; with no token at all, the served tool list's
 Resources: a stored result is also a resource, ``toolspecs://results/{tool}/{result_id}``:
 the call's result carries a ``resource_link`` to it (and its ``structuredContent`` the same
 ``uri``), and ``resources/read`` returns its stored text, bounded, to the caller whose call
-stored it only (:mod:`toolspecs.mcp.resources`). ``resources/list`` is empty.
+stored it only (:mod:`toolspecs.mcp.resources`). What a read-only tool declares it reads
+(``@tool(resource="papers/{paper_id}")``) is one too, ``toolspecs://{tool}/{path}``: a
+result whose data names one links it, and a read is a call of that tool by the reader
+(:mod:`toolspecs.mcp.reads`). ``resources/list`` is empty.
 
 Many users (behind an authorization server, :mod:`toolspecs.mcp.oauth`): with ``scopes``,
 each request's access token says which tools its user may call (:mod:`toolspecs.mcp.scopes`:
@@ -71,9 +74,8 @@ from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
-from toolspecs.core.errors import FixArguments, SignInNeeded, ToolGuidance
+from toolspecs.core.errors import SignInNeeded, ToolGuidance
 from toolspecs.core.large_output import StoredResult
-from toolspecs.core.owners import default_owner
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp import client_signin, confirm, resources
@@ -82,6 +84,7 @@ from toolspecs.mcp.definitions import tool_definition
 from toolspecs.mcp.operations import caller_of
 from toolspecs.mcp.prompts import handlers as prompt_handlers
 from toolspecs.mcp.prompts import served_prompts
+from toolspecs.mcp.reads import Reads
 from toolspecs.mcp.running import RunningCalls, SharedSlots
 from toolspecs.mcp.scopes import permits, refusal
 from toolspecs.mcp.user_tools import UserTools, user_from
@@ -115,19 +118,6 @@ class Answer(NamedTuple):
     stored: StoredResult | None = None
     read_tool: str = ""
     sign_in: bool = False  # guidance that the person must sign in (SignInNeeded)
-
-
-def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
-    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
-
-    The scope is the one a call stores in (:meth:`Caller.results`), or, when no caller
-    owns results (sessionless, no token), the tool list's, as the tool's guard sets it.
-    """
-    with caller.results(), default_owner(tool.guard.owner):
-        try:
-            return tool.guard.policy.results().get(tool.guard.name, result_id)
-        except FixArguments:  # none of this caller's, or gone
-            return None
 
 
 def _flatten(sources: Iterable[Tools]) -> list[ToolSpec | GuardedTool]:
@@ -208,6 +198,15 @@ def build_server(
     sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
     # Whose results a request stores and reads: the same for tools/call and resources/read.
     callers = Callers(sessionless_versions)
+    # resources/read: stored results, and what read-only tools read, as their calls do.
+    reads = Reads(
+        tools,
+        callers,
+        lambda ctx, name: refused(ctx, name),
+        lambda ctx, tool: _own_tool(user_tools, ctx, tool),
+        lambda ctx, tool, arguments: _call(ctx, tool, arguments, heartbeat),
+        resource_bytes,
+    )
 
     def refused(ctx: ServerRequestContext[Any], name: str) -> str | None:
         """The scope a call of ``name`` needs that this request's token lacks, if any."""
@@ -322,6 +321,9 @@ def build_server(
             content.append(link)
             if data is not None and isinstance(data.get("stored"), dict):
                 data = {**data, "stored": {**data["stored"], "uri": link.uri}}
+        if not answer.failed:  # links to what the data names that a served tool reads
+            linked, data = reads.links(ctx, params.name, data)
+            content.extend(linked)
         result: mcp_types.CallToolResult = types.CallToolResult(
             content=content, is_error=answer.failed, structured_content=data
         )
@@ -338,42 +340,14 @@ def build_server(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourceTemplatesResult:
         shown: mcp_types.ListResourceTemplatesResult = types.ListResourceTemplatesResult(
-            resource_templates=[resources.template()]
+            resource_templates=reads.templates()
         )
         return shown
 
     async def read_resource(
         ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
     ) -> mcp_types.ReadResourceResult:
-        named = resources.parse(params.uri)
-        tool = tools.get(named[0]) if named is not None else None
-        if named is None or tool is None or not tool.guard.read_tool:
-            raise resources.not_found(params.uri)
-        reader = tool.guard.read_tool
-        # Reading a stored result is what a call of the reader tool does: its scope.
-        needed = refused(ctx, reader)
-        if needed is not None:
-            errors = require("mcp.shared.exceptions", "mcp")
-            raise errors.MCPError(types.INVALID_PARAMS, refusal(reader, needed))
-        own, guidance = await _own_tool(user_tools, ctx, tool)
-        if guidance is not None:
-            errors = require("mcp.shared.exceptions", "mcp")
-            raise errors.MCPError(types.INVALID_PARAMS, guidance)
-        anyio = require("anyio", "mcp")
-        # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
-        # waits on the network, and the text is measured and cut (megabytes).
-        caller, result_id = callers.of(ctx), named[1]
-
-        def read() -> mcp_types.ReadResourceResult | None:
-            found = _stored(caller, own, result_id)
-            if found is None:
-                return None
-            return resources.read_contents(params.uri, found, reader, resource_bytes)
-
-        answer: mcp_types.ReadResourceResult | None = await anyio.to_thread.run_sync(read)
-        if answer is None:
-            raise resources.not_found(params.uri)
-        return answer
+        return await reads.read(ctx, params.uri)
 
     caching = require("mcp.server.caching", "mcp")
     # The lists are the same for every caller unless scopes filter them: then each token's.

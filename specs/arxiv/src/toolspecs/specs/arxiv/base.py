@@ -214,6 +214,7 @@ class ArxivToolSpec(ToolSpec):
         read_only=True,
         open_world=True,
         output=outputs.PaperText,
+        resource="papers/{paper_id}",
     )
     def arxiv_paper_text(self, paper_id: str) -> list[Document]:
         """Read the full text of one arXiv paper (from its PDF).

@@ -44,6 +44,9 @@ class Paper(Structure):
     url: str
     pdf_url: str
     abstract: Quoted
+    uri: str | None = Field(
+        default=None, description="Its full text as an MCP resource, for resources/read."
+    )
 
 
 class Search(Listing):

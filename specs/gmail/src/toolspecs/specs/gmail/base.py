@@ -349,6 +349,7 @@ class GmailToolSpec(DraftTools):
         read_only=True,
         open_world=False,
         output=outputs.AttachmentRead,
+        resource="messages/{message_id}/attachments/{attachment_id}",
     )
     def read_attachment(self, message_id: str, attachment_id: str) -> Document:
         """Read the text of an attached PDF, plain text, CSV or HTML file.

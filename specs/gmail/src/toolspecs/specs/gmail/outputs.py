@@ -53,6 +53,9 @@ class File(Structure):
     filename: Quoted
     mime_type: Quoted
     size: int = Field(description="Bytes.")
+    uri: str | None = Field(
+        default=None, description="Its text as an MCP resource, for resources/read."
+    )
 
 
 class SavedFile(Structure):
