@@ -282,3 +282,19 @@ async def test_times_that_do_not_work_are_the_calls_guidance_and_nothing_is_aske
     assert person.questions == [] and result.is_error is True
     assert "is not after the start" in result.content[0].text
     assert writes(google) == []
+
+
+async def test_with_allow_destructive_an_update_that_destroys_nothing_asks_nothing(
+    mode, spec, google
+):
+    person = Person("decline")  # would say no, if asked
+    renamed = {"event_id": "e1", "title": "Review, second round"}
+    moved = {"event_id": "e1", "start_datetime": "2026-11-26T10:00", "location": "Room 9"}
+    invited = {"event_id": "e1", "attendees": ["grace@example.com", "bob@example.com", "x@y.org"]}
+    for args in (renamed, moved, invited):
+        result = await call(spec, person, mode, "update_event", args)
+        assert result.is_error is False, result.content[0].text
+    assert person.questions == []
+    event = google.events["e1"]
+    assert event["summary"] == "Review, second round" and event["location"] == "Room 9"
+    assert [a["email"] for a in event["attendees"]][-1] == "x@y.org"

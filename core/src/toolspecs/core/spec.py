@@ -219,13 +219,14 @@ class ToolSpec(BaseToolSpec):
         """
         return self.confirmation(function, arguments) if self.confirm_destructive else None
 
-    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """The question a person answers before ``function`` runs with ``arguments``.
 
         A generic one names the service, the function and its arguments. Specs say what
         will happen instead (Gmail: the recipients, subject and attachments of the draft
         to send), asking their service if they must; a failure here (no such draft) is
-        mapped to guidance like the call's own, and nothing is asked or done.
+        mapped to guidance like the call's own, and nothing is asked or done. ``None``:
+        these arguments destroy nothing (a Calendar rename), so nothing is asked.
 
         Args:
             function: The spec function's name (without a prefix).

@@ -291,7 +291,7 @@ class DraftTools(GoogleToolSpec):
         sent = self.reader.drafts.send(draft_id)
         return render.sent_text(draft_id, sent, draft, self.account_note(), self.account)
 
-    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """Before ``send_draft``: the draft's recipients, subject, attachments and first lines.
 
         The draft is read and checked as the call reads and checks it: a call that would

@@ -183,13 +183,15 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """``update_event`` is destructive with ``allow_destructive`` on (:func:`.events.marks`)."""
         return events.marks(function, declared, self.allow_destructive)
 
-    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str:
+    def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """Before ``delete_event`` or a destructive ``update_event``: what will happen.
 
-        The event, its scope, the changes and who is emailed (:func:`.questions.asked`).
+        The event, its scope, the changes and who is emailed (:func:`.questions.asked`);
+        ``None`` for an update that destroys nothing (a rename, a move).
         """
-        asked = questions.asked(function, arguments, self.call_calendar, self.allow_destructive)
-        return super().confirmation(function, arguments) if asked is None else asked
+        if function not in ("delete_event", "update_event"):
+            return super().confirmation(function, arguments)
+        return questions.asked(function, arguments, self.call_calendar, self.allow_destructive)
 
     def where_ids_come_from(self) -> str:
         """Where event ids come from, naming a listing tool the agent has."""

@@ -447,6 +447,16 @@ def may_destroy(patch: Mapping[str, Any]) -> bool:
     )
 
 
+def losses_of(event: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
+    """What ``patch`` would destroy of ``event``, in words (empty: nothing)."""
+    if not may_destroy(patch):
+        return []
+    dropped = None
+    if "recurrence" in patch:
+        dropped = dropped_by(list(event.get("recurrence") or []), list(patch["recurrence"]))
+    return render.losses(event, patch, dropped)
+
+
 def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
     """Refuse a patch that would destroy part of ``event`` (the spec does not allow it).
 
@@ -456,10 +466,7 @@ def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
     Raises:
         AskUser: Naming what would be lost; nothing was changed.
     """
-    dropped = None
-    if "recurrence" in patch:
-        dropped = dropped_by(list(event.get("recurrence") or []), list(patch["recurrence"]))
-    losses = render.losses(event, patch, dropped)
+    losses = losses_of(event, patch)
     if losses:
         raise AskUser(
             f"Nothing was changed: this update would {'; '.join(losses)}, and destructive "

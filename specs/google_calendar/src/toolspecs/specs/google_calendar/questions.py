@@ -38,7 +38,7 @@ def asked(
     calendar_of: Callable[[str | None], Calendar],
     allow_destructive: bool,
 ) -> str | None:
-    """The question before ``delete_event`` or ``update_event``; ``None`` for another tool.
+    """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask).
 
     The spec's ``confirmation``: the arguments are read as the call reads them (the
     same id, scope, calendar and patch), so a call that would fail raises its guidance.
@@ -64,7 +64,7 @@ def asked(
             arguments.get("calendar_id"), arguments.get("scope"),
         )  # fmt: skip
         return updating(cal, event_id, patch, start, end, wanted, notify, allow_destructive)
-    return None
+    raise ValueError(f"no question is written for {function}")  # the spec asks for two
 
 
 def deleting(cal: Calendar, event_id: str, wanted: Scope | None, notify: bool) -> str:
@@ -104,8 +104,12 @@ def updating(
     wanted: Scope | None,
     notify: bool,
     allow_destructive: bool,
-) -> str:
+) -> str | None:
     """The question before ``update_event`` changes ``event_id`` by ``patch`` and a move.
+
+    ``None`` when the update destroys nothing: no title, description, attendee or
+    occurrence lost, no series split (a rename, a move, an attendee added). Those are
+    not asked about, as without ``allow_destructive``.
 
     Raises:
         ToolGuidance: What the call would raise first (no such event, times that do not
@@ -115,6 +119,8 @@ def updating(
     before = (found.series if found.split else found.event) or {}
     if not allow_destructive and events.may_destroy(patch):
         events.refuse_losses(before, patch)  # the call refuses it: nothing to ask
+    if not found.split and not events.losses_of(before, patch):
+        return None  # nothing destroyed: a change like any other, not asked about
     moves = start_datetime is not None or end_datetime is not None
     lost: list[tuple[str, str]] = []
     if found.split:
