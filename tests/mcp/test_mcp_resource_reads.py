@@ -249,3 +249,19 @@ def test_a_read_needs_the_scope_a_call_of_the_reader_needs(provider):
             _, (refused,) = anyio.run(over_http, url, carol, mode, [], [PAPER_LINK])
             assert isinstance(refused, MCPError) and refused.error.code == INVALID_PARAMS
             assert "needs the scope 'toolspecs:arxiv.read'" in refused.error.message
+
+
+def test_the_typescript_sdk_follows_a_papers_link_over_stdio(typescript_client):
+    unknown = "toolspecs://arxiv_paper_text/papers/2901.99999"
+    calls = [
+        {"name": "arxiv_query", "arguments": {"query": "1706.03762"}},
+        {"uri": PAPER_LINK},
+        {"uri": unknown},
+    ]
+    found, read, refused = typescript_client.serve(calls, "--sandbox", "arxiv")["calls"]
+    links = [b for b in found["result"]["content"] if b["type"] == "resource_link"]
+    assert [link["uri"] for link in links] == [PAPER_LINK]
+    assert found["result"]["structuredContent"]["papers"][0]["uri"] == PAPER_LINK
+    (contents,) = read["read"]["contents"]
+    assert contents["uri"] == PAPER_LINK and NEEDLE in contents["text"]
+    assert refused["error"]["code"] == INVALID_PARAMS
