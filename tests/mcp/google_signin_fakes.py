@@ -4,6 +4,7 @@
 Gmail mailbox holding a message only they should read (:func:`secret_of`), and the
 ``httpx2.MockTransport`` the provider reaches Google through. :func:`refreshed_by_google`
 answers google-auth's refresh (``requests``) with the fake's token endpoint;
+:func:`served_google` serves the fake on 127.0.0.1 for other processes;
 :func:`on_uvicorn` runs an app under uvicorn on a thread, on a socket already bound.
 No network.
 """
@@ -16,6 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import httpx2
@@ -23,7 +25,7 @@ import responses
 import uvicorn
 
 from toolspecs.loaders.google.testing import FakeGmail
-from toolspecs.loaders.google.testing.oauth import TOKEN_URL, FakeGoogleOAuth
+from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL, TOKEN_URL, FakeGoogleOAuth
 
 CLIENT_ID, CLIENT_SECRET = "fake-client.apps.googleusercontent.com", "fake-secret"
 SCOPES = ["https://www.googleapis.com/auth/gmail.readonly"]
@@ -97,3 +99,48 @@ def on_uvicorn(app: Any, listening: socket.socket) -> Iterator[uvicorn.Server]:
         web.should_exit = True
         thread.join(timeout=30)
         listening.close()
+
+
+@contextlib.contextmanager
+def served_google(google: FakeGoogleOAuth, consent_as: str | None = None) -> Iterator[str]:
+    """``google`` on 127.0.0.1, for a server in another process: its base URL.
+
+    ``POST /token`` is its token endpoint (``google.token_url`` is set to it, as a key or
+    client file names it); ``GET /auth`` its consent page, where ``consent_as`` agrees and
+    the browser is sent back (without ``consent_as``: 404).
+    """
+
+    class Google(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if consent_as is None:
+                self.send_error(404)
+                return
+            query = self.path.partition("?")[2]
+            self.send_response(302)
+            self.send_header("Location", google.consent(f"{AUTHORIZE_URL}?{query}", consent_as))
+            self.end_headers()
+
+        def do_POST(self) -> None:
+            body = self.rfile.read(min(int(self.headers.get("Content-Length", 0)), 65536))
+            status, answer = google.answer("POST", google.token_url, body, self.headers)
+            data = json.dumps(answer).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    web = ThreadingHTTPServer(("127.0.0.1", 0), Google)
+    thread = threading.Thread(target=web.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{web.server_address[1]}"
+    google.token_url = f"{base}/token"
+    try:
+        yield base
+    finally:
+        web.shutdown()
+        thread.join(timeout=30)
+        web.server_close()

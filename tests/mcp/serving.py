@@ -4,7 +4,8 @@
 --port 0 ARGS``) with the environment it is given, reads its stderr on a thread and
 yields the URL of its ``toolspecs: serving ... at URL`` line with what it printed up
 to the line after (where the token is). Every wait is bounded; the process is stopped
-(killed if it will not stop) and its pipe closed. bench/serve_load.py keeps its own
+(killed if it will not stop) and its pipe closed. :func:`over_http` is a client of it
+sending a token: calls, then resource reads. bench/serve_load.py keeps its own
 copy: bench/ does not import tests/.
 """
 
@@ -73,3 +74,29 @@ def toolspecs_serve(*args: str, env: Mapping[str, str]) -> Iterator[tuple[str, l
         reader.join(timeout=30)  # the pipe ends with the process
         if process.stderr is not None:
             process.stderr.close()
+
+
+async def over_http(url: str, token: str, mode: str, calls: list, reads: list[str]) -> tuple:
+    """As a client sending ``token``: make ``calls``, then read ``reads``.
+
+    Returns the call results and the reads, a read that failed as its ``MCPError``.
+    """
+    import anyio
+    import httpx2
+    from mcp import Client
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared.exceptions import MCPError
+
+    headers = {"Authorization": f"Bearer {token}"}
+    with anyio.fail_after(60):
+        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http:
+            transport = streamable_http_client(url, http_client=http)
+            async with Client(transport, mode=mode) as client:
+                called = [await client.call_tool(name, args) for name, args in calls]
+                read = []
+                for uri in reads:
+                    try:
+                        read.append(await client.read_resource(uri))
+                    except MCPError as error:
+                        read.append(error)
+                return called, read

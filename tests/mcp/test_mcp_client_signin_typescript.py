@@ -11,61 +11,22 @@ Gmail spec with an OAuth client file and no token, over Alice's fake mailbox beh
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import sys
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from google_signin_fakes import FakeGoogleAndMail, secret_of
+from google_signin_fakes import FakeGoogleAndMail, secret_of, served_google
 
-from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL, FakeGoogleOAuth
+from toolspecs.loaders.google.testing.oauth import FakeGoogleOAuth
 
 ALICE = "alice@example.org"
 SEARCH = {"name": "search_messages", "arguments": {"query": "quokka"}}
 
 
-@contextlib.contextmanager
-def served(google: FakeGoogleOAuth) -> Iterator[str]:
-    """``google`` on 127.0.0.1: its consent page (Alice agrees) and token endpoint."""
-
-    class Google(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            query = self.path.partition("?")[2]
-            self.send_response(302)
-            self.send_header("Location", google.consent(f"{AUTHORIZE_URL}?{query}", ALICE))
-            self.end_headers()
-
-        def do_POST(self) -> None:
-            body = self.rfile.read(min(int(self.headers.get("Content-Length", 0)), 65536))
-            status, answer = google.answer("POST", google.token_url, body, self.headers)
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Google)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    google.token_url = f"{base}/token"
-    try:
-        yield base
-    finally:
-        server.shutdown()
-        server.server_close()
-
-
 def run(typescript_client, answer: str, tmp_path: Path) -> tuple[dict, FakeGoogleOAuth]:
     google = FakeGoogleAndMail([ALICE]).google
-    with served(google) as base:
+    with served_google(google, consent_as=ALICE) as base:
         google.client_file(tmp_path / "credentials.json", authorize_url=f"{base}/auth")
         got = typescript_client.answers(
             "confirm.mjs", answer, json.dumps([SEARCH, SEARCH]), sys.executable, __file__,

@@ -10,19 +10,17 @@ delegation allows, the subject an account of the fake) and records whom it acted
 
 from __future__ import annotations
 
-import contextlib
 import json
 import subprocess
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, HTTPServer
 
 import anyio
 import jwt
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
+from google_signin_fakes import served_google
 from oauth_server import AuthorizationServer, authorization_server
 from oauth_server import real_clock_env as clock_env
 from test_mcp_oauth import TOOLSPECS, served, session, text_of
@@ -66,35 +64,6 @@ def provider() -> Iterator[AuthorizationServer]:
         yield running
 
 
-@contextlib.contextmanager
-def google_token_endpoint(google: FakeGoogleOAuth) -> Iterator[str]:
-    """The fake's token endpoint on 127.0.0.1: its URL."""
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("content-length", 0)))
-            status, answer = google.answer("POST", google.token_url, body, self.headers)
-            data = json.dumps(answer).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    web = HTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=web.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{web.server_address[1]}/token"
-    finally:
-        web.shutdown()
-        thread.join(timeout=30)
-        web.server_close()
-
-
 class Delegated:
     """The fake Google, the served URL, and tokens of the provider for any claims."""
 
@@ -121,8 +90,8 @@ def delegated(provider, tmp_path_factory) -> Iterator[Delegated]:
     for email in PEOPLE:
         google.add_user(email)
     google.add_service_account(SERVICE_ACCOUNT, public_pem(key), GMAIL_SCOPES)
-    with google_token_endpoint(google) as token_url:
-        google.token_url = token_url
+    with served_google(google):
+        token_url = google.token_url
         # The fake checks lifetimes on the provider's (real) clock, as the server signs on it.
         iat = jwt.decode(
             provider.token("alice", "http://127.0.0.1:9/mcp"), options={"verify_signature": False}

@@ -10,15 +10,13 @@ HTTP behind a real authorization server (a token without the reader's scope read
 from __future__ import annotations
 
 import anyio
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from oauth_server import authorization_server
 from oauth_server import real_clock_env as clock_env
-from serving import toolspecs_serve
+from serving import over_http, toolspecs_serve
 
 from toolspecs.core.large_output import as_text
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
@@ -216,23 +214,6 @@ def test_values_are_percent_encoded_one_segment_each():
 def provider():
     with authorization_server() as running:
         yield running
-
-
-async def over_http(url: str, token: str, mode: str, calls: list, reads: list[str]) -> tuple:
-    """As a signed-in client: make ``calls``, then read ``reads`` (a failed read: its error)."""
-    headers = {"Authorization": f"Bearer {token}"}
-    with anyio.fail_after(60):
-        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http:
-            transport = streamable_http_client(url, http_client=http)
-            async with Client(transport, mode=mode) as client:
-                called = [await client.call_tool(name, args) for name, args in calls]
-                read = []
-                for uri in reads:
-                    try:
-                        read.append(await client.read_resource(uri))
-                    except MCPError as error:
-                        read.append(error)
-                return called, read
 
 
 def test_a_read_needs_the_scope_a_call_of_the_reader_needs(provider):

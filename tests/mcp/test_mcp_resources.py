@@ -11,15 +11,13 @@ import os
 from typing import ClassVar
 
 import anyio
-import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 from oauth_server import authorization_server
 from oauth_server import real_clock_env as clock_env
-from serving import toolspecs_serve
+from serving import over_http, toolspecs_serve
 
 from toolspecs.core import ToolSpec, tool
 from toolspecs.core.large_output import OutputBudget, as_text
@@ -250,26 +248,6 @@ def test_documents_are_joined_as_the_agent_read_them():
         "\n[... cut: this read returns the first 12 bytes of the 23 stored. To find a part "
         "of the rest, call read_f with a query (result_id=0).]"
     )
-
-
-async def over_http(url: str, token: str, mode: str, calls: list, reads: list[str]) -> tuple:
-    """As a configured client (the token in a header): make ``calls``, then read ``reads``.
-
-    A read that fails is its ``MCPError``.
-    """
-    headers = {"Authorization": f"Bearer {token}"}
-    with anyio.fail_after(60):
-        async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30)) as http:
-            transport = streamable_http_client(url, http_client=http)
-            async with Client(transport, mode=mode) as client:
-                called = [await client.call_tool(name, args) for name, args in calls]
-                read = []
-                for uri in reads:
-                    try:
-                        read.append(await client.read_resource(uri))
-                    except MCPError as error:
-                        read.append(error)
-                return called, read
 
 
 def test_the_static_tokens_holder_reads_its_links_over_stateless_http():
