@@ -9,9 +9,11 @@ fake's token endpoint through ``responses``. No network.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import stat
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -99,7 +101,8 @@ def test_a_refusal_at_google_is_a_clear_error_and_nothing_is_kept(auth, google, 
     pending = auth.sign_in_elsewhere()
     state = parse_qs(urlsplit(pending.url).query)["state"][0]
     port = urlsplit(google.consent(pending.url, ALICE)).port
-    assert browse(f"http://127.0.0.1:{port}/?error=access_denied&state={state}") == 200
+    # The browser's page says it did not work; the assistant says why.
+    assert browse(f"http://127.0.0.1:{port}/?error=access_denied&state={state}") == 400
     with pytest.raises(GoogleAuthError, match="did not allow it \\(access_denied\\)"):
         pending.wait(5)
     assert not (tmp_path / "token.json").exists()
@@ -127,3 +130,37 @@ def test_given_credentials_have_no_sign_in_to_start(tmp_path):
     auth = GoogleAuth(scopes=READONLY, authorized_user_info={"refresh_token": "r"})
     with pytest.raises(GoogleAuthError, match="given"):
         auth.sign_in_elsewhere()
+
+
+def test_the_token_is_kept_when_the_browser_comes_back_whoever_waits(auth, google, tmp_path):
+    pending = auth.sign_in_elsewhere()
+    assert browse(google.consent(pending.url, ALICE)) == 200  # nobody is waiting
+    assert json.loads((tmp_path / "token.json").read_text())["token"]
+    assert pending.closed and pending.wait(0).token == pending.wait(5).token
+
+
+def test_an_idle_connection_blocks_neither_the_browser_nor_close(auth, google):
+    pending = auth.sign_in_elsewhere()
+    back = google.consent(pending.url, ALICE)
+    with socket.create_connection(("127.0.0.1", urlsplit(back).port)):  # says nothing
+        assert browse(back) == 200
+        pending.wait(5)
+
+
+def test_each_waiter_keeps_its_own_time(auth):
+    pending = auth.sign_in_elsewhere()
+    late: list[float] = []
+
+    def wait_long() -> None:
+        with contextlib.suppress(GoogleAuthError):
+            pending.wait(2)
+
+    other = threading.Thread(target=wait_long)
+    other.start()
+    started = time.monotonic()
+    with pytest.raises(GoogleAuthError, match="not finished"):
+        pending.wait(0.1)
+    late.append(time.monotonic() - started)
+    pending.close()
+    other.join(5)
+    assert late[0] < 1.5  # not queued behind the other waiter's 2 s

@@ -22,9 +22,11 @@ import pytest
 from google_signin_fakes import FakeGoogleAndMail, mail, refreshed_by_google, secret_of
 from mcp import Client
 
+from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
 from toolspecs.mcp import build_server, client_signin
 from toolspecs.specs.gmail import GmailToolSpec
+from toolspecs.specs.google_base import signin
 
 ALICE = "alice@example.org"
 
@@ -159,3 +161,24 @@ async def test_a_send_that_needs_a_sign_in_first_asks_to_sign_in_then_asks_to_se
     [question] = person.questions
     assert "To: bob@example.net" in question and "Quarterly numbers" in question
     assert len(box.sent) == 1 and token.exists()
+
+
+def test_calls_share_one_sign_in_and_one_giving_up_leaves_it_open_for_the_other(world):
+    google, _, spec, token = world
+    first, second = signin.start(spec), signin.start(spec)  # two calls needing it
+    assert first is second
+    first.cancel()  # the person declined in one client
+    assert not first.closed
+    urllib.request.urlopen(google.consent(second.url, ALICE), timeout=5).close()
+    second.finish(5)
+    assert token.exists() and "_client_sign_in" not in spec.__dict__  # done: forgotten
+
+
+def test_no_sign_in_starts_for_a_transport_the_cloud_or_given_credentials(world, tmp_path):
+    _, _, spec, _ = world
+    assert signin.start(GmailToolSpec(transport=FakeGmail())) is None
+    spec.auth.is_cloud = True  # no token file to keep it in
+    assert signin.start(spec) is None
+    spec.auth.is_cloud = False
+    spec.auth.authorized_user_info = {"refresh_token": "r"}
+    assert signin.start(spec) is None

@@ -17,12 +17,14 @@ to find a terminal:
   caller, like a confirmation's). The client shows the page and calls again; that call
   waits for the sign-in as above, then runs.
 
-A decline or cancel: nothing is run, and the agent reads that the person did not sign
-in. A sign-in that fails (refused at the service, not finished in time) is the spec's
-guidance. A client without URL elicitation, or a spec that cannot start one, gets the
-call's guidance as before. The page is the service's own; the browser comes back to the
-serving machine's loopback (:mod:`toolspecs.loaders.google.loopback`), so this serves a
-person whose browser runs where the server does (a desktop client's stdio server).
+Only for a caller on the serving machine (stdio, or HTTP from a loopback address): the
+browser comes back to it. A decline, a cancel or no answer in time: nothing is run, and
+the agent reads that the person did not sign in. A sign-in that fails (refused at the
+service, not finished in time) is the spec's guidance. A client without URL
+elicitation, or a spec that cannot start one, gets the call's guidance as before. The
+page is the service's own; the browser comes back to the serving machine's loopback
+(:mod:`toolspecs.loaders.google.loopback`), so this serves a person whose browser runs
+where the server does (a desktop client's stdio server).
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ async def offer(
         2026-07-28 (``modern``) the request to show the page, whose retry carries on.
     """
     starter = tool.guard.policy.sign_in
-    if starter is None:
+    if starter is None or not _beside(ctx):
         return False
     anyio = require("anyio", "mcp")
     try:
@@ -97,11 +99,15 @@ async def offer(
     errors = require("mcp.shared.exceptions", "mcp")
     elicitation_id = secrets.token_urlsafe(16)
     try:
-        found = await ctx.session.elicit_url(
-            started.message, started.url, elicitation_id, related_request_id=ctx.request_id
-        )
+        with anyio.fail_after(SIGN_IN_SECONDS):
+            found = await ctx.session.elicit_url(
+                started.message, started.url, elicitation_id, related_request_id=ctx.request_id
+            )
     except errors.NoBackChannelError:  # stateless HTTP of a handshake revision
+        started.cancel()
         return False
+    except TimeoutError:  # the client never answered: as a cancel
+        found = None
     if getattr(found, "action", None) != "accept":
         started.cancel()
         return declined(tool)
@@ -110,6 +116,19 @@ async def offer(
         return failed
     await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
     return True
+
+
+def _beside(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address.
+
+    The sign-in page sends the browser back to this machine's loopback: a person
+    elsewhere could not finish it (and should not see a page another caller may share).
+    """
+    scope = getattr(ctx.request, "scope", None)
+    if not isinstance(scope, dict):
+        return True  # stdio, or in memory: the person's own machine
+    client = scope.get("client") or ("",)
+    return str(client[0]) in ("127.0.0.1", "::1")
 
 
 async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> str | None:

@@ -237,9 +237,11 @@ def build_server(
         signed = await client_signin.resume(tool, params)  # back from the sign-in page
         if signed is not None:
             return Answer(signed, True)
-        for _ in range(2):  # again once the person signed in, in their client
+        for again in (False, True):  # again once the person signed in, in their client
             done = await attempt(ctx, tool, caller, params, modern)
-            if not isinstance(done, Answer) or not (done.sign_in and client_signin.can_open(ctx)):
+            if again or not isinstance(done, Answer) or not done.sign_in:
+                return done
+            if not client_signin.can_open(ctx):
                 return done
             shown = await client_signin.offer(ctx, tool, modern)
             if shown is not True:

@@ -10,6 +10,8 @@ the credentials to ``keep`` (``GoogleAuth`` saves them as any sign-in's).
 
 Only the one answer Google sends back is taken: a request to the port without this
 sign-in's ``state`` (another page, a forged redirect) is refused and the wait goes on.
+The answer is exchanged and kept as it arrives, whoever waits for it; each connection
+has its own thread and a 5 s limit to send its request, so an idle one blocks nothing.
 The port is closed once the answer came, on :meth:`LoopbackSignIn.close`, or after
 :data:`LIFETIME` seconds, whichever is first. This works where the person's browser runs
 on the machine that serves (a desktop client starting a stdio server); a server that
@@ -22,7 +24,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, HTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -36,28 +38,38 @@ EXCHANGE_SECONDS = 10.0
 
 _DONE_PAGE = (
     b"<!doctype html><title>Signed in</title>"
-    b"<p>Google answered. You can close this window and go back to your assistant.</p>"
+    b"<p>Signed in. You can close this window and go back to your assistant.</p>"
+)
+_FAILED_PAGE = (
+    b"<!doctype html><title>Not signed in</title>"
+    b"<p>The sign-in did not work. Go back to your assistant: it says what happened.</p>"
 )
 
 
 class LoopbackSignIn:
     """One started sign-in: :attr:`url` for the person, :meth:`wait` for its credentials.
 
+    The code is exchanged and the credentials kept as soon as the browser comes back
+    (whoever waits, or none), and the browser's page says whether that worked.
+
     Args:
         flow: google_auth_oauthlib's flow of the OAuth client, for the scopes asked.
-        keep: Called with the new credentials (to save them) before :meth:`wait` returns.
+        keep: Called with the new credentials (to save them) once Google gave them.
         port: The port to listen on (0: a free one).
     """
 
     def __init__(self, flow: Any, keep: Callable[[Any], Any], port: int = 0) -> None:
         self._flow = flow
         self._keep = keep
-        self._answered = threading.Event()
+        self._done = threading.Event()  # the answer taken (or closed without one)
         self._closed = threading.Event()
-        self._answer: dict[str, str] = {}
-        self._lock = threading.Lock()
+        self._taking = threading.Lock()  # one answer is taken, whatever comes at once
         self._creds: Any = None
-        self._server = HTTPServer(("127.0.0.1", port), self._handler())
+        self._error: BaseException | None = None
+        # A thread per connection, each bounded in time: an idle one blocks nothing.
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler())
+        self._server.daemon_threads = True
+        self._server.block_on_close = False
         flow.redirect_uri = f"http://127.0.0.1:{self._server.server_address[1]}/"
         self.url: str
         self.url, self._state = flow.authorization_url(access_type="offline", prompt="consent")
@@ -72,7 +84,7 @@ class LoopbackSignIn:
         return self._closed.is_set()
 
     def wait(self, seconds: float) -> Any:
-        """Wait up to ``seconds`` for the browser, then the credentials (kept first).
+        """Wait up to ``seconds`` for the browser: the credentials, already kept.
 
         Called again after success, the same credentials.
 
@@ -81,28 +93,32 @@ class LoopbackSignIn:
                 or Google refused the code.
             GoogleUnreachable: When Google's token endpoint did not answer.
         """
-        with self._lock:
-            if self._creds is not None:
-                return self._creds
-            answered = self._answered.wait(seconds)
-            if not self._answer:
-                if not answered:
-                    raise GoogleAuthError(
-                        f"the Google sign-in was not finished within {seconds:g} s: open the "
-                        "sign-in address and allow access, then try again",
-                        "auth_flow",
-                    )
-                raise GoogleAuthError(
-                    "the Google sign-in was closed before the browser came back: start it again",
-                    "auth_flow",
-                )
-            try:
-                return self._exchange()
-            finally:
-                self.close()
+        if not self._done.wait(seconds):
+            raise GoogleAuthError(
+                f"the Google sign-in was not finished within {seconds:g} s: open the "
+                "sign-in address and allow access, then try again",
+                "auth_flow",
+            )
+        if self._error is not None:
+            raise self._error
+        if self._creds is None:
+            raise GoogleAuthError(
+                "the Google sign-in was closed before the browser came back: start it again",
+                "auth_flow",
+            )
+        return self._creds
 
-    def _exchange(self) -> Any:
-        answer = self._answer
+    def _take(self, answer: dict[str, str]) -> None:
+        """Exchange the browser's answer for credentials and keep them (or the error)."""
+        try:
+            self._creds = self._exchange(answer)
+        except (GoogleAuthError, GoogleUnreachable) as exc:
+            self._error = exc
+        finally:
+            self._done.set()
+            self.close()
+
+    def _exchange(self, answer: dict[str, str]) -> Any:
         if "code" not in answer:
             said = re.sub(r"[^A-Za-z0-9_.-]", "", answer.get("error", "no code"))[:60]
             raise GoogleAuthError(
@@ -122,7 +138,6 @@ class LoopbackSignIn:
             ) from exc
         creds = self._flow.credentials
         self._keep(creds)
-        self._creds = creds
         return creds
 
     def close(self) -> None:
@@ -131,7 +146,7 @@ class LoopbackSignIn:
             return
         self._closed.set()
         self._timer.cancel()
-        self._answered.set()  # wakes a waiter: with no answer, it says it was closed
+        self._done.set()  # wakes a waiter: with no answer, it says it was closed
         threading.Thread(target=self._stop, daemon=True).start()
 
     def _stop(self) -> None:
@@ -142,18 +157,26 @@ class LoopbackSignIn:
         owner = self
 
         class Redirect(BaseHTTPRequestHandler):
+            timeout = 5  # seconds a connection may take to send its request
+
             def do_GET(self) -> None:
                 query = {k: v[0] for k, v in parse_qs(urlsplit(self.path).query).items()}
-                if owner._answered.is_set() or query.get("state") != owner._state:
+                if query.get("state") != owner._state or not owner._taking.acquire(False):
                     self.send_error(400, "Not the sign-in this server is waiting for")
                     return
-                owner._answer = query
-                self.send_response(200)
+                if owner._done.is_set():  # closed, or given up, before it came
+                    self.send_error(410, "This sign-in is over: start it again")
+                    return
+                owner._take(query)  # exchanged before the page says how it went
+                self._page(owner._error)
+
+            def _page(self, error: BaseException | None) -> None:
+                body = _DONE_PAGE if error is None else _FAILED_PAGE
+                self.send_response(200 if error is None else 400)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Content-Length", str(len(_DONE_PAGE)))
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(_DONE_PAGE)
-                owner._answered.set()
+                self.wfile.write(body)
 
             def log_message(self, format: str, *args: Any) -> None:
                 pass  # the request line carries the code: never logged

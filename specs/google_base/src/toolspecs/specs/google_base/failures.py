@@ -85,7 +85,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         GoogleAuthError,
         SignInNeeded,
         "{service} cannot be used until the user signs in to Google: {reason}.",
-        _ASK,
+        "Do not retry: tell the user to sign in to Google as this says{authorize_guide}.",
         when=_not_signed_in,
     ),
     Failure(

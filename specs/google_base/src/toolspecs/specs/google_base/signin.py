@@ -7,7 +7,8 @@ elicitation, :mod:`toolspecs.mcp.client_signin`) asks the spec's policy to :func
 one: the loader's sign-in for a page shown elsewhere
 (:meth:`~toolspecs.loaders.google.GoogleAuth.sign_in_elsewhere`), for the scopes of the
 tools offered, its token kept where ``authorize()`` keeps it. One spec has one sign-in
-going at a time: a second call that needs it is given the same page.
+going at a time: a second call that needs it is given the same page, and a call that
+gives it up (the person declined) closes it only when no other call still waits on it.
 
 There is none to start where the credentials are given (``creds``, a service account,
 ``authorized_user_info``), with ``is_cloud`` (no token file to keep it in), or with a
@@ -54,6 +55,7 @@ class GoogleSignIn:
     def __init__(self, spec: GoogleToolSpec, pending: LoopbackSignIn) -> None:
         self._spec = spec
         self._pending = pending
+        self.shown = 0  # calls it was handed to and not given up by (under _STARTING)
         allowed = ", ".join(dict.fromkeys(short(scope) for scope in spec.auth.scopes))
         self.message = (
             f"{spec.service_name} needs your Google sign-in, allowing: {allowed}. Open the "
@@ -81,9 +83,16 @@ class GoogleSignIn:
         except GoogleLoaderError as exc:
             raise self._spec.guidance_for(exc) or AskUser(str(exc)) from exc
         self._spec.reader.forget()  # a client built with the old token is dropped
+        with _STARTING:
+            if self._spec.__dict__.get("_client_sign_in") is self:
+                del self._spec.__dict__["_client_sign_in"]
 
     def cancel(self) -> None:
-        """Give it up: the page no longer leads anywhere."""
+        """Give it up for one call: the page closes once no call it was shown to waits."""
+        with _STARTING:
+            self.shown -= 1
+            if self.shown > 0:
+                return
         self._pending.close()
 
 
@@ -99,6 +108,7 @@ def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
     with _STARTING:
         going = spec.__dict__.get("_client_sign_in")
         if isinstance(going, GoogleSignIn) and not going.closed:
+            going.shown += 1  # another call shown the same page: one person signs in
             return going
         spec.rescope()  # the scopes of the tools offered now
         try:
@@ -110,4 +120,5 @@ def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
                 f"{spec.service_name} could not start a Google sign-in here ({exc.strerror})."
             ) from exc
         going = spec.__dict__["_client_sign_in"] = GoogleSignIn(spec, pending)
+        going.shown = 1
         return going
