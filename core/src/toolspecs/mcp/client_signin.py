@@ -17,14 +17,14 @@ to find a terminal:
   caller, like a confirmation's). The client shows the page and calls again; that call
   waits for the sign-in as above, then runs.
 
-Only for a caller on the serving machine (stdio, or HTTP from a loopback address): the
-browser comes back to it. A decline, a cancel or no answer in time: nothing is run, and
-the agent reads that the person did not sign in. A sign-in that fails (refused at the
-service, not finished in time) is the spec's guidance. A client without URL
-elicitation, or a spec that cannot start one, gets the call's guidance as before. The
-page is the service's own; the browser comes back to the serving machine's loopback
-(:mod:`toolspecs.loaders.google.loopback`), so this serves a person whose browser runs
-where the server does (a desktop client's stdio server).
+Only for a caller on the serving machine (stdio, or HTTP from a loopback address as
+``auth.is_loopback`` reads it): the browser comes back to it. A decline, a cancel or no
+answer in time: nothing is run, and the agent reads that the person did not sign in. A
+sign-in that fails (refused at the service, not finished in time) is the spec's
+guidance. A client without URL elicitation, or a spec that cannot start one, gets the
+call's guidance as before. The page is the service's own; the browser comes back to the
+serving machine's loopback (:mod:`toolspecs.loaders.google.loopback`), so this serves a
+person whose browser runs where the server does (a desktop client's stdio server).
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ from toolspecs.adapters.tools import require
 from toolspecs.core.calls import SignIn
 from toolspecs.core.errors import AskUser, ToolGuidance
 from toolspecs.core.tool import GuardedTool
+from toolspecs.mcp.auth import is_loopback
+from toolspecs.mcp.confirm import answer_of, elicitation_of
 
 if TYPE_CHECKING:
     import mcp_types
@@ -58,8 +60,7 @@ _shown_lock = threading.Lock()
 
 def can_open(ctx: ServerRequestContext[Any]) -> bool:
     """Whether the client of ``ctx`` can show the person a page (URL-mode elicitation)."""
-    capabilities = getattr(ctx.session, "client_capabilities", None)
-    elicitation = getattr(capabilities, "elicitation", None)
+    elicitation = elicitation_of(ctx)
     return elicitation is not None and elicitation.url is not None
 
 
@@ -108,7 +109,7 @@ async def offer(
         return False
     except TimeoutError:  # the client never answered: as a cancel
         found = None
-    if getattr(found, "action", None) != "accept":
+    if answer_of(found)[0] != "accept":
         started.cancel()
         return declined(tool)
     failed = await _finish(started)
@@ -128,7 +129,7 @@ def _beside(ctx: ServerRequestContext[Any]) -> bool:
     if not isinstance(scope, dict):
         return True  # stdio, or in memory: the person's own machine
     client = scope.get("client") or ("",)
-    return str(client[0]) in ("127.0.0.1", "::1")
+    return is_loopback(str(client[0]))
 
 
 async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> str | None:
@@ -144,8 +145,7 @@ async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> 
         return None
     with _shown_lock:
         started = _shown.pop(state.removeprefix(_STATE), None)
-    action = found.get("action") if isinstance(found, dict) else getattr(found, "action", None)
-    if action != "accept":
+    if answer_of(found)[0] != "accept":
         if started is not None:
             started.cancel()
         return declined(tool)

@@ -116,10 +116,15 @@ def state_keys_from_env(environ: Mapping[str, str] | None = None) -> list[str] |
     return keys or None
 
 
+def elicitation_of(ctx: ServerRequestContext[Any]) -> Any:
+    """The elicitation capability the client of ``ctx`` declared (``None``: none)."""
+    capabilities = getattr(ctx.session, "client_capabilities", None)
+    return getattr(capabilities, "elicitation", None)
+
+
 def can_ask(ctx: ServerRequestContext[Any]) -> bool:
     """Whether the client of ``ctx`` can show the person a form (elicitation, form mode)."""
-    capabilities = getattr(ctx.session, "client_capabilities", None)
-    elicitation = getattr(capabilities, "elicitation", None)
+    elicitation = elicitation_of(ctx)
     if elicitation is None:
         return False
     # An empty elicitation capability means forms (the revisions before URL mode).
@@ -250,11 +255,15 @@ async def ask_now(ctx: ServerRequestContext[Any], question: str) -> Answer:
     return "go" if _accepted(found) else "no"
 
 
-def _accepted(found: Any) -> bool:
-    action = getattr(found, "action", None)
-    content = getattr(found, "content", None)
+def answer_of(found: Any) -> tuple[Any, Any]:
+    """An elicitation answer's ``action`` and ``content``: a result, or its dict (2026-07-28)."""
     if isinstance(found, dict):
-        action, content = found.get("action"), found.get("content")
+        return found.get("action"), found.get("content")
+    return getattr(found, "action", None), getattr(found, "content", None)
+
+
+def _accepted(found: Any) -> bool:
+    action, content = answer_of(found)
     return action == "accept" and isinstance(content, dict) and content.get(CONFIRM) is True
 
 

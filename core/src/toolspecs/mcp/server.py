@@ -237,22 +237,15 @@ def build_server(
         signed = await client_signin.resume(tool, params)  # back from the sign-in page
         if signed is not None:
             return Answer(signed, True)
-        for again in (False, True):  # again once the person signed in, in their client
-            done = await attempt(ctx, tool, caller, params, modern)
-            if again or not isinstance(done, Answer) or not done.sign_in:
-                return done
-            if not client_signin.can_open(ctx):
-                return done
-            shown = await client_signin.offer(ctx, tool, modern)
-            if shown is not True:
-                return (
-                    done
-                    if shown is False
-                    else Answer(shown, True)
-                    if isinstance(shown, str)
-                    else shown
-                )
-        return done
+        done = await attempt(ctx, tool, caller, params, modern)
+        if not (isinstance(done, Answer) and done.sign_in and client_signin.can_open(ctx)):
+            return done
+        shown = await client_signin.offer(ctx, tool, modern)
+        if shown is True:  # signed in, in their client: once more (no second page)
+            return await attempt(ctx, tool, caller, params, modern)
+        if isinstance(shown, str):  # declined, or the sign-in failed
+            return Answer(shown, True)
+        return done if shown is False else shown  # none to show, or show it (2026-07-28)
 
     async def attempt(
         ctx: ServerRequestContext[Any],
