@@ -81,7 +81,7 @@ class GoogleSignIn:
         try:
             self._pending.wait(seconds)
         except GoogleLoaderError as exc:
-            raise self._spec.guidance_for(exc) or AskUser(str(exc)) from exc
+            raise _guidance(self._spec, exc) from exc
         self._spec.reader.forget()  # a client built with the old token is dropped
         with _STARTING:
             if self._spec.__dict__.get("_client_sign_in") is self:
@@ -114,7 +114,7 @@ def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
         try:
             pending = auth.sign_in_elsewhere()
         except GoogleLoaderError as exc:
-            raise spec.guidance_for(exc) or AskUser(str(exc)) from exc
+            raise _guidance(spec, exc) from exc
         except OSError as exc:  # no free port on 127.0.0.1
             raise AskUser(
                 f"{spec.service_name} could not start a Google sign-in here ({exc.strerror})."
@@ -122,3 +122,11 @@ def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
         going = spec.__dict__["_client_sign_in"] = GoogleSignIn(spec, pending)
         going.shown = 1
         return going
+
+
+def _guidance(spec: GoogleToolSpec, exc: GoogleLoaderError) -> ToolGuidance:
+    """The spec's guidance for a failed sign-in (its failure table maps every loader error).
+
+    Never ``str(exc)``: a ``GoogleAuthError`` adds the file's whole path, for the person.
+    """
+    return spec.guidance_for(exc) or AskUser(f"{spec.service_name} could not sign in to Google.")
