@@ -30,6 +30,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from toolspecs.loaders.google.errors import GoogleAuthError, GoogleUnreachable
 from toolspecs.loaders.google.flow import client_flow
+from toolspecs.loaders.google.network import unreachable
 
 # Seconds a started sign-in waits for the browser at most, whoever waits for it.
 LIFETIME = 600.0
@@ -129,9 +130,10 @@ class LoopbackSignIn:
 
         try:
             self._flow.fetch_token(code=answer["code"], timeout=EXCHANGE_SECONDS)
-        except requests.RequestException as exc:
-            resolved = not isinstance(exc, requests.ConnectionError) or "resolve" not in str(exc)
-            raise GoogleUnreachable("oauth2.googleapis.com", resolved=resolved) from exc
+        except requests.RequestException as exc:  # read as every Google request's is
+            uri = str(self._flow.client_config.get("token_uri") or "https://oauth2.googleapis.com")
+            host = urlsplit(uri).hostname or "Google"
+            raise unreachable(exc, uri) or GoogleUnreachable(host, resolved=True) from exc
         except OAuth2Error as exc:  # never its body: it is the token endpoint's answer
             raise GoogleAuthError(
                 f"Google refused the sign-in's code ({exc.error}): sign in again", "auth_flow"
