@@ -23,6 +23,7 @@ structured result when its model declares one (the data is checked against the m
 
 from __future__ import annotations
 
+import copy
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -126,10 +127,15 @@ def _parse(uri: str, readables: Mapping[str, Readable]) -> tuple[Readable, dict[
             value = unquote(raw, errors="strict")
         except UnicodeDecodeError:
             return None
-        if not value.strip() or len(value) > MAX_VALUE_CHARS or not value.isprintable():
+        if not _usable(value):
             return None
         values[field] = value
     return readable, values
+
+
+def _usable(value: str) -> bool:
+    """Whether ``value`` may fill a placeholder: printable, not blank, not too long."""
+    return bool(value.strip()) and len(value) <= MAX_VALUE_CHARS and value.isprintable()
 
 
 def _error(message: str) -> Exception:
@@ -145,7 +151,7 @@ def _cut(text: str, max_bytes: int) -> str:
     size = utf8_size(text)
     if size <= max_bytes:
         return text
-    head = text[: max(max_bytes, 0)].encode("utf-8")[: max(max_bytes, 0)].decode("utf-8", "ignore")
+    head = resources.utf8_head(text, max_bytes)
     kept = utf8_size(head)
     return f"{head}\n[... cut: this read returns the first {kept:,} bytes of the {size:,}.]"
 
@@ -297,16 +303,19 @@ class Reads:
         if not readables:
             return [], data
         types = require("mcp_types", "mcp")
-        linked = _copy(data)
+        linked = copy.deepcopy(data)
         links: list[mcp_types.ResourceLink] = []
         seen: set[str] = set()
+        added = False
         for item, context in _objects(linked, {}):
             for readable in readables:
                 values = _fill(readable, item, context)
                 if values is None:
                     continue
                 uri = tool_uri(readable, values)
-                item.setdefault("uri", uri)
+                if "uri" not in item:
+                    item["uri"] = uri
+                    added = True
                 if uri in seen or len(links) >= MAX_LINKS:
                     continue
                 seen.add(uri)
@@ -323,6 +332,8 @@ class Reads:
                         mime_type=resources.MIME_TYPE,
                     )
                 )
+        if not added:  # nothing to check again: the data as the call gave it
+            return links, data
         model = called.guard.options.output
         if model is not None:
             try:  # only where the model declares a uri: the client checks the data by it
@@ -330,14 +341,6 @@ class Reads:
             except ValidationError:
                 linked = data
         return links, linked
-
-
-def _copy(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {k: _copy(v) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_copy(v) for v in data]
-    return data
 
 
 def _fill(
@@ -354,7 +357,7 @@ def _fill(
         if source is None:
             return None
         value = str(context[source])
-        if not value.strip() or len(value) > MAX_VALUE_CHARS or not value.isprintable():
+        if not _usable(value):
             return None
         own = own or (source in item and item[source] == context[source])
         values[field] = value

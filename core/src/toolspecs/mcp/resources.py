@@ -50,6 +50,7 @@ __all__ = [
     "result_uri",
     "stored_text",
     "template",
+    "utf8_head",
 ]
 
 # The most bytes of stored text one resources/read returns (then a note says it was cut).
@@ -111,6 +112,13 @@ def result_link(
     return link
 
 
+def utf8_head(text: str, max_bytes: int) -> str:
+    """The longest start of ``text`` of at most ``max_bytes`` UTF-8 bytes, whole characters."""
+    room = max(max_bytes, 0)
+    # A character is at least one byte: the first ``room`` characters hold the cut.
+    return text[:room].encode("utf-8")[:room].decode("utf-8", "ignore")
+
+
 def stored_text(stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES) -> str:
     """The stored text of a result, at most ``max_bytes`` of it, and a note when cut.
 
@@ -129,8 +137,7 @@ def stored_text(stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_
             parts.append(piece)
             room -= utf8_size(piece)
             continue
-        # A character is at least one byte: the first ``room`` characters hold the cut.
-        head = piece[:room].encode("utf-8")[:room].decode("utf-8", "ignore")
+        head = utf8_head(piece, room)
         parts.append(head)
         room -= len(head.encode("utf-8"))
         if len(head) < len(piece):
