@@ -14,14 +14,24 @@ their own on 127.0.0.1:
   that answers a fixed text after waiting what ours waits for Google in one call
   (``L`` times the requests one ``search_messages`` call makes to the fake, counted
   first), served by the same ``serve_http`` (uvicorn, bearer token, the same limits):
-  everything but the tool.
+  everything but the tool;
+- with ``--llamahub``, the same work the obvious way: LlamaHub's ``GmailToolSpec``
+  (from bench/.venv-llamahub, made by ``bench/schema_tokens.py``) on its own copy of the
+  same sandbox mailbox and latency, its ``search_messages`` a tool of the SDK's
+  ``MCPServer`` (which runs a sync function in a worker thread, as ours does), answering
+  its documents' text; served by the same ``serve_http``.
+
+Every server freezes its startup heap before serving, as ``toolspecs serve`` does
+(``settle_heap``).
 
 Then, for each K in ``--clients``, K official mcp Python clients at once (each its own
 HTTP client and MCP session; the sessions are opened before the clock starts) make
 ``--calls`` ``search_messages`` calls each, one after another, against ours and then the
 floor. Printed per (latency, K): calls per second and the p99 of one call's time for each
-side, ours as a ratio of the floor's, and ours at K as a multiple of ours at K=1. Every
-wait is bounded; the servers are always stopped. Loopback only.
+side, ours as a ratio of the floor's, ours at K as a multiple of ours at K=1, and (on
+Linux) each server's CPU milliseconds per call: the clients share the machine's cores
+with the servers, so what a server spends per call is what bounds its rate. Every wait
+is bounded; the servers are always stopped. Loopback only.
 """
 
 from __future__ import annotations
@@ -68,6 +78,7 @@ def floor_main(wait: float) -> None:
     import mcp_types
     from mcp.server import Server
 
+    from toolspecs.cli.commands import settle_heap
     from toolspecs.mcp.transports import serve_http
 
     tool = mcp_types.Tool(
@@ -89,6 +100,38 @@ def floor_main(wait: float) -> None:
     def ready(url: str) -> None:
         print(f"toolspecs: serving floor at {url}", file=sys.stderr, flush=True)
 
+    settle_heap()
+    anyio.run(lambda: serve_http(server, port=0, ready=ready, token=TOKEN))
+
+
+def llamahub_main(latency: float) -> None:
+    """Serve LlamaHub's ``search_messages`` on a sandbox mailbox through ``MCPServer``."""
+    import anyio
+    from gmail import llamahub_spec_class  # bench/gmail.py: checks the venv's versions
+    from mcp.server.mcpserver import MCPServer
+
+    from toolspecs.cli.commands import settle_heap
+    from toolspecs.core.registry import sandbox_arguments
+    from toolspecs.loaders.google.service import build_service
+    from toolspecs.mcp.transports import serve_http
+
+    spec = llamahub_spec_class()()
+    fake = sandbox_arguments("gmail", latency)["transport"]
+    spec.service = build_service("gmail", "v1", transport=fake)  # used as is
+    app = MCPServer("llamahub")
+
+    @app.tool()
+    def search_messages(query: str, max_results: int | None = None) -> str:
+        """Search mail."""
+        found = spec.search_messages(query=query, max_results=max_results)
+        return "\n\n".join(document.text for document in found)
+
+    def ready(url: str) -> None:
+        print(f"toolspecs: serving llamahub at {url}", file=sys.stderr, flush=True)
+
+    settle_heap()
+    # MCPServer's low-level server, so the same serve_http serves it (a private name).
+    server = app._lowlevel_server
     anyio.run(lambda: serve_http(server, port=0, ready=ready, token=TOKEN))
 
 
@@ -139,8 +182,20 @@ def server(command: list[str], pid: bool = False) -> Iterator[Any]:
 # -- the clients -------------------------------------------------------------------------
 
 
-async def load(url: str, clients: int, calls: int) -> dict[str, float]:
-    """``clients`` official mcp clients at once, ``calls`` calls each: rate and p99."""
+def cpu_seconds(pid: int | None) -> float | None:
+    """The CPU time (user and system) process ``pid`` has used, where Linux says."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def load(url: str, clients: int, calls: int, pid: int | None = None) -> dict[str, Any]:
+    """``clients`` official mcp clients at once, ``calls`` calls each: rate and p99.
+
+    With the server's ``pid`` (Linux), also its CPU milliseconds per call.
+    """
     import httpx2
     from mcp import Client
     from mcp.client.streamable_http import streamable_http_client
@@ -174,11 +229,15 @@ async def load(url: str, clients: int, calls: int) -> dict[str, float]:
             spans.append((first, time.perf_counter()))
             await done.wait()  # sessions close after every client is done
 
+    cpu: list[float | None] = []
+
     async def run() -> None:
         tasks = [asyncio.create_task(one()) for _ in range(clients)]
         await opened.wait()
+        cpu.append(cpu_seconds(pid))
         while len(spans) < clients and not any(t.done() for t in tasks):
             await asyncio.sleep(0.01)
+        cpu.append(cpu_seconds(pid))
         done.set()
         await asyncio.gather(*tasks)
 
@@ -186,7 +245,13 @@ async def load(url: str, clients: int, calls: int) -> dict[str, float]:
     wall = max(end for _, end in spans) - min(start for start, _ in spans)
     times.sort()
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    return {"calls_per_s": len(times) / wall, "p99_ms": p99 * 1000, "errors": failures}
+    used = None if None in cpu else cpu[1] - cpu[0]  # type: ignore[operator]
+    return {
+        "calls_per_s": len(times) / wall,
+        "p99_ms": p99 * 1000,
+        "errors": failures,
+        "cpu_ms_per_call": None if used is None else used * 1000 / len(times),
+    }
 
 
 def seconds(text: str) -> float:
@@ -203,11 +268,16 @@ def main() -> None:
     parser.add_argument("--clients", default="1,8,32,64", help="K values, comma-separated")
     parser.add_argument("--calls", type=int, default=30, help="calls per client")
     parser.add_argument("--latency", default="0,150ms", help="sandbox latencies")
+    parser.add_argument("--llamahub", action="store_true", help="LlamaHub's spec too")
     parser.add_argument("--json", action="store_true", help="print JSON rows")
     parser.add_argument("--floor", type=float, help=argparse.SUPPRESS)  # internal
+    parser.add_argument("--llamahub-server", type=float, help=argparse.SUPPRESS)  # internal
     args = parser.parse_args()
     if args.floor is not None:
         floor_main(args.floor)
+        return
+    if args.llamahub_server is not None:
+        llamahub_main(args.llamahub_server)
         return
     ks = [int(k) for k in args.clients.split(",")]
     trips = round_trips()
@@ -215,36 +285,53 @@ def main() -> None:
     for latency in [seconds(x) for x in args.latency.split(",")]:
         ours_cmd = [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", "gmail"]
         ours_cmd += ["--sandbox-latency", f"{latency}", "--max-sessions", str(max(ks) + 8)]
-        floor_cmd = [sys.executable, __file__, "--floor", str(latency * trips)]
-        with server(ours_cmd) as ours_url, server(floor_cmd) as floor_url:
-            asyncio.run(load(ours_url, 1, 3))  # warm up both
-            asyncio.run(load(floor_url, 1, 3))
+        commands = {"ours": ours_cmd, "floor": [sys.executable, __file__, "--floor"]}
+        commands["floor"].append(str(latency * trips))
+        if args.llamahub:
+            commands["llamahub"] = [sys.executable, __file__, "--llamahub-server", f"{latency}"]
+        with contextlib.ExitStack() as stack:
+            served = {
+                side: stack.enter_context(server(cmd, pid=True)) for side, cmd in commands.items()
+            }
+            for url, _ in served.values():
+                asyncio.run(load(url, 1, 3))  # warm up each
             for k in ks:
-                ours = asyncio.run(load(ours_url, k, args.calls))
-                floor = asyncio.run(load(floor_url, k, args.calls))
-                rows.append(
-                    {"latency_ms": latency * 1000, "clients": k, "ours": ours, "floor": floor}
-                )
+                row: dict[str, Any] = {"latency_ms": latency * 1000, "clients": k}
+                for side, (url, pid) in served.items():
+                    row[side] = asyncio.run(load(url, k, args.calls, pid))
+                rows.append(row)
     if args.json:
         print(json.dumps({"round_trips_per_call": trips, "rows": rows}, indent=2))
         return
-    each = f"{args.calls} calls per client"
-    print(f"search_messages: {trips} requests to the fake Gmail per call; {each}")
-    head = f"{'latency':>8} {'K':>3} | {'ours/s':>7} {'floor/s':>7} {'ratio':>6} | "
-    head += f"{'ours p99':>9} {'floor p99':>9} {'ratio':>6} | {'ours xK=1':>9} {'errors':>6}"
+    print_table(rows, trips, args.calls)
+
+
+def print_table(rows: list[dict[str, Any]], trips: int, calls: int) -> None:
+    """The rows as a table: ours against the floor (and LlamaHub's, when measured)."""
+    print(f"search_messages: {trips} requests to the fake Gmail per call; {calls} calls per client")
+    sides = [side for side in ("ours", "floor", "llamahub") if side in rows[0]]
+    head = f"{'latency':>8} {'K':>3} |" + "".join(f" {side + '/s':>10}" for side in sides)
+    head += f" {'ours/floor':>10} |" + "".join(f" {side + ' p99':>13}" for side in sides)
+    head += " | " + " ".join(f"{side + ' cpu':>12}" for side in sides)
+    head += f" | {'ours xK=1':>9} {'errors':>6}"
+    if "llamahub" in sides:
+        head += f" | {'ours/llamahub':>13}"
     print(head)
     base: dict[float, float] = {}
     for row in rows:
-        ours, floor = row["ours"], row["floor"]
-        base.setdefault(row["latency_ms"], ours["calls_per_s"])
-        print(
-            f"{row['latency_ms']:>6.0f}ms {row['clients']:>3} | "
-            f"{ours['calls_per_s']:>7.1f} {floor['calls_per_s']:>7.1f} "
-            f"{ours['calls_per_s'] / floor['calls_per_s']:>5.2f}x | "
-            f"{ours['p99_ms']:>7.0f}ms {floor['p99_ms']:>7.0f}ms "
-            f"{ours['p99_ms'] / floor['p99_ms']:>5.2f}x | "
-            f"{ours['calls_per_s'] / base[row['latency_ms']]:>8.1f}x {ours['errors']:>6}"
-        )
+        rate = {side: row[side]["calls_per_s"] for side in sides}
+        base.setdefault(row["latency_ms"], rate["ours"])
+        line = f"{row['latency_ms']:>6.0f}ms {row['clients']:>3} |"
+        line += "".join(f" {rate[side]:>10.1f}" for side in sides)
+        line += f" {rate['ours'] / rate['floor']:>9.2f}x |"
+        line += "".join(f" {row[side]['p99_ms']:>11.0f}ms" for side in sides)
+        cpu = [row[side]["cpu_ms_per_call"] for side in sides]
+        line += " | " + " ".join("           ?" if c is None else f"{c:>7.2f}ms/c" for c in cpu)
+        line += f" | {rate['ours'] / base[row['latency_ms']]:>8.1f}x"
+        line += f" {sum(row[side]['errors'] for side in sides):>6}"
+        if "llamahub" in sides:
+            line += f" | {rate['ours'] / rate['llamahub']:>12.2f}x"
+        print(line)
 
 
 if __name__ == "__main__":

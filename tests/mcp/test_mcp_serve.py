@@ -336,3 +336,39 @@ def test_an_option_value_is_never_repeated_in_an_error():
             ServeSettings(names=["gmail"], options=['gmail.service_account_key=["SECRET"]'])
         )
     assert "SECRET" not in str(wrong.value) and "a JSON object" in str(wrong.value)
+
+
+FREEZE_PROBE = """
+import gc, sys
+import toolspecs.mcp
+from toolspecs.cli import main
+
+async def serve_http(server, host, port, ready, **options):
+    before = gc.get_freeze_count()
+    ready("http://127.0.0.1:1/mcp")  # serving starts here
+    print(before, gc.get_freeze_count())
+
+toolspecs.mcp.serve_http = serve_http
+sys.exit(main(["serve", "--sandbox", "--http", "gmail"]))
+"""
+
+
+def test_serving_freezes_the_startup_heap_once_the_port_is_bound():
+    # A full collection walked every module, spec and discovery document again, stopping
+    # the server each time (bench/serve_load.py); frozen, they are skipped. Run in a
+    # process of its own: freezing this one would keep the test session's garbage.
+    import os
+    import subprocess
+    import sys
+
+    environment = {**os.environ, "TOOLSPECS_SERVE_TOKEN": "t" * 40}
+    done = subprocess.run(
+        [sys.executable, "-c", FREEZE_PROBE],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=environment,
+    )
+    assert done.returncode == 0, done.stderr
+    before, after = (int(count) for count in done.stdout.split())
+    assert before == 0 and after > 0
