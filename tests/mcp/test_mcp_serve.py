@@ -6,6 +6,7 @@ import pytest
 
 from toolspecs.cli import build_parser, main
 from toolspecs.cli.assemble import ServeSettings, build_specs, prefixes, served_tools
+from toolspecs.cli.commands import SERVING_YOUNG_THRESHOLD
 from toolspecs.core import ConfigurationError
 from toolspecs.mcp import SANDBOXES, sandbox_spec
 from toolspecs.specs.google_calendar.sandbox import sample_calendar
@@ -346,7 +347,7 @@ from toolspecs.cli import main
 async def serve_http(server, host, port, ready, **options):
     before = gc.get_freeze_count()
     ready("http://127.0.0.1:1/mcp")  # serving starts here
-    print(before, gc.get_freeze_count())
+    print(before, gc.get_freeze_count(), gc.get_threshold()[0])
 
 toolspecs.mcp.serve_http = serve_http
 sys.exit(main(["serve", "--sandbox", "--http", "gmail"]))
@@ -355,8 +356,9 @@ sys.exit(main(["serve", "--sandbox", "--http", "gmail"]))
 
 def test_serving_freezes_the_startup_heap_once_the_port_is_bound():
     # A full collection walked every module, spec and discovery document again, stopping
-    # the server each time (bench/serve_load.py); frozen, they are skipped. Run in a
-    # process of its own: freezing this one would keep the test session's garbage.
+    # the server each time (bench/serve_load.py); frozen, they are skipped, and the young
+    # are collected less often. Run in a process of its own: freezing this one would keep
+    # the test session's garbage.
     import os
     import subprocess
     import sys
@@ -370,5 +372,6 @@ def test_serving_freezes_the_startup_heap_once_the_port_is_bound():
         env=environment,
     )
     assert done.returncode == 0, done.stderr
-    before, after = (int(count) for count in done.stdout.split())
+    before, after, young = (int(count) for count in done.stdout.split())
     assert before == 0 and after > 0
+    assert young == SERVING_YOUNG_THRESHOLD
