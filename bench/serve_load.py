@@ -3,10 +3,10 @@
 Run from anywhere:
 
     uv run --frozen python bench/serve_load.py [--clients 1,8,32,64] [--calls 30]
-        [--latency 0,150ms] [--json]
+        [--latency 0,150ms] [--llamahub] [--json]
 
 For each sandbox latency (``--sandbox-latency``: the fake Gmail waits that long before
-answering each request, as Google's round trip would), two servers run as processes of
+answering each request, as Google's round trip would), these servers run as processes of
 their own on 127.0.0.1:
 
 - ours: ``toolspecs serve --sandbox --http --port 0 gmail --sandbox-latency L``;
