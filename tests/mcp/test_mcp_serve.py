@@ -373,5 +373,7 @@ def test_serving_freezes_the_startup_heap_once_the_port_is_bound():
     )
     assert done.returncode == 0, done.stderr
     before, after, young = (int(count) for count in done.stdout.split())
-    assert before == 0 and after > 0
+    # Python 3.12 on freezes a few hundred objects of its own at startup; what starting
+    # the server made is some 200,000.
+    assert after - before > 10_000, (before, after)
     assert young == SERVING_YOUNG_THRESHOLD
