@@ -83,7 +83,21 @@ def the_work() -> tuple[int, float]:
     return trips, (time.process_time() - start) * 1000 / rounds
 
 
-# -- the floor server (run as ``serve_load.py --floor SECONDS``) ------------------------
+# -- the comparison servers (run as ``serve_load.py --floor SECONDS`` or ``--same-work``) --
+
+
+def serve_alone(server: Any, name: str) -> None:
+    """Serve ``server`` as ``toolspecs serve --http`` does: same collector, same transport."""
+    import anyio
+
+    from toolspecs.cli.commands import settle_heap
+    from toolspecs.mcp.transports import serve_http
+
+    def ready(url: str) -> None:
+        print(f"toolspecs: serving {name} at {url}", file=sys.stderr, flush=True)
+
+    settle_heap()
+    anyio.run(lambda: serve_http(server, port=0, ready=ready, token=TOKEN))
 
 
 def floor_main(wait: float) -> None:
@@ -91,9 +105,6 @@ def floor_main(wait: float) -> None:
     import anyio
     import mcp_types
     from mcp.server import Server
-
-    from toolspecs.cli.commands import settle_heap
-    from toolspecs.mcp.transports import serve_http
 
     tool = mcp_types.Tool(
         name="search_messages",
@@ -109,13 +120,7 @@ def floor_main(wait: float) -> None:
             await anyio.sleep(wait)
         return mcp_types.CallToolResult(content=[mcp_types.TextContent(text=FLOOR_TEXT)])
 
-    server = Server("floor", on_list_tools=list_tools, on_call_tool=call_tool)
-
-    def ready(url: str) -> None:
-        print(f"toolspecs: serving floor at {url}", file=sys.stderr, flush=True)
-
-    settle_heap()
-    anyio.run(lambda: serve_http(server, port=0, ready=ready, token=TOKEN))
+    serve_alone(Server("floor", on_list_tools=list_tools, on_call_tool=call_tool), "floor")
 
 
 def same_work_main(whose: str, latency: float) -> None:
@@ -124,14 +129,11 @@ def same_work_main(whose: str, latency: float) -> None:
     ``whose``: ``bare`` is our spec's own method (no guard, no MCP layer of ours), ``llamahub``
     LlamaHub's ``GmailToolSpec``. Either answers its documents' text.
     """
-    import anyio
     from mcp.server.mcpserver import MCPServer
 
-    from toolspecs.cli.commands import settle_heap
     from toolspecs.core import load_spec
     from toolspecs.core.registry import sandbox_arguments
     from toolspecs.loaders.google.service import build_service
-    from toolspecs.mcp.transports import serve_http
 
     arguments = sandbox_arguments("gmail", latency)
     if whose == "bare":
@@ -149,13 +151,8 @@ def same_work_main(whose: str, latency: float) -> None:
         found = spec.search_messages(query=query, max_results=max_results)
         return "\n\n".join(document.text for document in found)
 
-    def ready(url: str) -> None:
-        print(f"toolspecs: serving {whose} at {url}", file=sys.stderr, flush=True)
-
-    settle_heap()
     # MCPServer's low-level server, so the same serve_http serves it (a private name).
-    server = app._lowlevel_server
-    anyio.run(lambda: serve_http(server, port=0, ready=ready, token=TOKEN))
+    serve_alone(app._lowlevel_server, whose)
 
 
 # -- running the servers -----------------------------------------------------------------
@@ -272,7 +269,8 @@ async def load(url: str, clients: int, calls: int, pid: int | None = None) -> di
     wall = max(end for _, end in spans) - min(start for start, _ in spans)
     times.sort()
     p99 = times[min(len(times) - 1, int(len(times) * 0.99))]
-    used = None if None in cpu else cpu[1] - cpu[0]  # type: ignore[operator]
+    before, after = cpu
+    used = None if before is None or after is None else after - before
     return {
         "calls_per_s": len(times) / wall,
         "p99_ms": p99 * 1000,
@@ -312,8 +310,8 @@ def main() -> None:
     for latency in [seconds(x) for x in args.latency.split(",")]:
         ours_cmd = [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port", "0", "gmail"]
         ours_cmd += ["--sandbox-latency", f"{latency}", "--max-sessions", str(max(ks) + 8)]
-        commands = {"ours": ours_cmd, "floor": [sys.executable, __file__, "--floor"]}
-        commands["floor"].append(str(latency * trips))
+        commands = {"ours": ours_cmd}
+        commands["floor"] = [sys.executable, __file__, "--floor", str(latency * trips)]
         for whose in ["bare", "llamahub"] if args.llamahub else ["bare"]:
             commands[whose] = [sys.executable, __file__, "--same-work", whose, f"{latency}"]
         with contextlib.ExitStack() as stack:
@@ -336,7 +334,7 @@ def main() -> None:
 
 
 def print_table(rows: list[dict[str, Any]], trips: int, calls: int) -> None:
-    """The rows as a table: ours against the floor (and LlamaHub's, when measured)."""
+    """The rows as a table: ours against the floor, bare and LlamaHub's (when measured)."""
     print(f"search_messages: {trips} requests to the fake Gmail per call; {calls} calls per client")
     sides = [side for side in ("ours", "floor", "bare", "llamahub") if side in rows[0]]
     head = f"{'latency':>8} {'K':>3} |" + "".join(f" {side + '/s':>10}" for side in sides)
