@@ -69,6 +69,7 @@ def _quick_start_output(capsys) -> str:
     return capsys.readouterr().out
 
 
+@pytest.mark.dates
 def test_the_quick_start_run_command_works_with_no_key_and_no_network(
     no_dns, tmp_path, monkeypatch, capsys, now
 ):
@@ -88,6 +89,7 @@ def test_the_quick_start_run_command_works_with_no_key_and_no_network(
     assert not list(tmp_path.iterdir()), "the sandbox wrote files"
 
 
+@pytest.mark.dates
 def test_the_quick_start_prints_what_the_readme_shows(no_dns, tmp_path, monkeypatch, capsys):
     for name in ("WOLFRAM_ALPHA_APP_ID", "OPENAI_API_KEY", "TOOLSPECS_TIMEZONE"):
         monkeypatch.delenv(name, raising=False)

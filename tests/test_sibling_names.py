@@ -131,6 +131,7 @@ def test_every_sandboxed_spec_has_samples():
     assert set(SAMPLES) == set(list_sandboxes())
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_a_reply_names_only_the_tools_the_agent_has(name):
     spec = sandboxed(name)

@@ -216,6 +216,7 @@ async def test_anthropic_async_and_unknown_names(executor):
     assert result["content"].startswith("There is no tool named 'search'.")
 
 
+@pytest.mark.dates
 def test_calls_of_one_google_spec_run_side_by_side():
     import threading
 
@@ -243,6 +244,7 @@ def test_calls_of_one_google_spec_run_side_by_side():
     assert not together.broken and len(entered) == calls
 
 
+@pytest.mark.dates
 async def test_a_stuck_call_holds_up_only_its_own_spec():
     import asyncio
     import threading

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, urlparse
 
+import pytest
 from agent_payloads import (
     assert_tools_sent,
     blog_agent,
@@ -84,6 +85,7 @@ def test_blog_snippet_with_wolfram_alpha(wolfram, wolfram_alpha, capsys):
     assert "Calling function: wolfram_alpha_query with args:" in capsys.readouterr().out
 
 
+@pytest.mark.dates
 def test_blog_snippet_with_google_calendar(calendar, google, capsys):
     fake = FakeOpenAI(
         [

@@ -91,6 +91,7 @@ NEW_CALLS = [  # issue 15's tools and arguments
 @pytest.mark.parametrize(
     "failure", [429, (429, {"Retry-After": "120"}), 503, "html", "damaged"], ids=str
 )
+@pytest.mark.dates
 def test_the_new_tools_answer_under_throttling_and_failures(failure, where, no_backoff_sleep):
     for name, arguments in NEW_CALLS:
         if where == "the PDF" and name not in ("arxiv_paper_outline", "arxiv_paper_section"):

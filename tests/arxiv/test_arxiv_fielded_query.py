@@ -41,6 +41,7 @@ def ids_in(text: str) -> list[str]:
     return [line.split()[2] for line in text.splitlines() if line.startswith("arXiv id:")]
 
 
+@pytest.mark.dates
 def test_the_fields_become_arxivs_syntax_joined_with_and(spec, arxiv):
     output = spec.call_tool(
         "arxiv_query",
@@ -57,6 +58,7 @@ def test_the_fields_become_arxivs_syntax_joined_with_and(spec, arxiv):
     assert ids_in(output.content) == ["1706.03762v7"]
 
 
+@pytest.mark.dates
 def test_the_query_is_optional_when_a_field_is_given_and_fields_narrow_it(spec, arxiv):
     output = spec.call_tool("arxiv_query", category="cs.CL", submitted="2020", max_results=10)
     assert output.is_error is False, output.content
@@ -122,6 +124,7 @@ NOW = dt.datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
         ("2024-03-05T10:30+02:00", "2024-03-05 08:30", "2024-03-05 08:30"),
     ],
 )
+@pytest.mark.dates
 def test_dates_are_tolerant_and_read_in_gmt(given, first, last):
     start, end = submitted_range(given, NOW)
     assert (f"{start:%Y-%m-%d %H:%M}", f"{end:%Y-%m-%d %H:%M}") == (first, last)
@@ -131,6 +134,7 @@ def test_dates_are_tolerant_and_read_in_gmt(given, first, last):
     ("given", "needle"),
     [("2025 to 2024", "end before they start"), ("12345", "is not a date")],
 )
+@pytest.mark.dates
 def test_unreadable_or_reversed_dates_are_guidance(spec, arxiv, given, needle):
     output = spec.call_tool("arxiv_query", author="Vaswani", submitted=given)
     assert_guidance(output, needle, "'2024'", kind=FixArguments)

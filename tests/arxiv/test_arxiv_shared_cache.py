@@ -14,6 +14,8 @@ from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.arxiv.paper_cache import SHARED_SECONDS
 
+pytestmark = pytest.mark.serving
+
 pytest.importorskip("redis")
 
 PAPERS = "toolspecs:cache:arxiv-pdf-via-transport:e:*"

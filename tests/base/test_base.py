@@ -45,6 +45,7 @@ def test_it_depends_on_nothing_and_imports_no_other_toolspecs_package():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+@pytest.mark.dates
 def test_core_and_the_google_loader_write_times_with_it():
     assert clock.format_date is times.format_date is google_times.format_date
     assert clock.format_offset is times.format_offset is google_times.format_offset

@@ -181,6 +181,7 @@ class ZoneSpec(ToolSpec):
         return str(a + b)
 
 
+@pytest.mark.dates
 def test_only_a_tool_with_dates_or_times_sets_up_a_timezone_for_its_call():
     spec = ZoneSpec()
     # Structural, not timed: a model without dates skips the per-call timezone context.

@@ -143,6 +143,7 @@ def test_marks_needs_agrees_with_allowed():
                 assert marks.allowed(**options) == (not marks.needs(**options))
 
 
+@pytest.mark.dates
 def test_call_tool_says_which_option_offers_a_tool_left_out():
     calendar = sandbox_spec("google_calendar")
     with pytest.raises(KeyError, match=r"build GoogleCalendarToolSpec with allow_destructive=True"):

@@ -105,6 +105,7 @@ def served(*spec_names: str, tools: list[str]) -> list[str]:
     return names(served_tools(build_specs(settings), []))
 
 
+@pytest.mark.dates
 def test_tools_on_the_command_line_choose_per_spec():
     assert served("google_calendar", tools=["default,find_free_time"]) == [
         "load_data",
@@ -131,12 +132,14 @@ def test_tools_on_the_command_line_choose_per_spec():
         (["google_calendar", "gmail"], "load_data", "google_calendar, gmail all have"),
     ],
 )
+@pytest.mark.dates
 def test_a_wrong_tools_value_says_what_to_write(spec_names, value, said):
     with pytest.raises(ConfigurationError, match="--tools") as caught:
         served(*spec_names, tools=[value])
     assert said in str(caught.value)
 
 
+@pytest.mark.dates
 def test_call_offers_every_tool_by_name_and_describe_lists_the_opt_in_ones(capsys):
     code = main(
         [

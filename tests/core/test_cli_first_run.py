@@ -122,6 +122,7 @@ def test_every_sandbox_has_a_first_call():
     assert sorted(FIRST_CALLS) == sorted(SANDBOXES)
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("name", sorted(FIRST_CALLS))
 def test_call_sandbox_works_offline_without_keys(offline, capsys, name):
     argv, expected = FIRST_CALLS[name]
@@ -129,6 +130,8 @@ def test_call_sandbox_works_offline_without_keys(offline, capsys, name):
     assert expected in capsys.readouterr().out
 
 
+@pytest.mark.dates
+@pytest.mark.faketime
 def test_the_sandbox_reads_inputs_as_the_agent_sends_them(offline, capsys):
     # Natural-language times and one address where a list is typed, as an LLM sends them.
     argv = ["call", "--sandbox", "google_calendar.find_free_time", "attendees=ada@example.com"]
@@ -139,6 +142,7 @@ def test_the_sandbox_reads_inputs_as_the_agent_sends_them(offline, capsys):
     assert "(America/New_York)" in out
 
 
+@pytest.mark.dates
 def test_describe_and_schema_take_the_sandbox_and_policy_flags(offline, capsys):
     assert main(["describe", "--sandbox", "google_calendar"]) == 0
     assert "delete_event" not in capsys.readouterr().out
@@ -191,6 +195,7 @@ def test_a_wrong_option_is_one_line_and_exit_2(capsys, argv, message):
 # -- a tool the spec's options leave out --------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_a_tool_left_out_by_policy_names_the_flag(offline, capsys):
     assert main(["call", "--sandbox", "google_calendar.delete_event", "event_id=x"]) == 2
     err = capsys.readouterr().err
@@ -205,6 +210,7 @@ def test_a_tool_left_out_by_policy_names_the_flag(offline, capsys):
     assert err.endswith("; add --allow-send to call it\n")
 
 
+@pytest.mark.dates
 def test_with_the_flag_the_tool_is_called(offline, capsys, now):
     # The sandbox books a 09:30 standup on every working day from tomorrow (New York).
     day = now.astimezone(ZoneInfo(CALENDAR_ZONE)).date() + dt.timedelta(days=1)
@@ -216,6 +222,7 @@ def test_with_the_flag_the_tool_is_called(offline, capsys, now):
     assert standup in capsys.readouterr().out
 
 
+@pytest.mark.dates
 def test_a_tool_that_does_not_exist_still_lists_the_tools(offline, capsys):
     assert main(["call", "--sandbox", "google_calendar.delete_everything"]) == 2
     assert "has no tool 'delete_everything'; its tools: load_data" in capsys.readouterr().err

@@ -16,6 +16,7 @@ from toolspecs.core.clock import describe_now
 NY = ZoneInfo("America/New_York")
 
 
+@pytest.mark.dates
 def test_now_is_the_pinned_instant_in_the_zone_asked(monkeypatch):
     # The night New York springs forward: 01:30 EST, and at 02:00 the clocks jump to 03:00.
     monkeypatch.setenv("TOOLSPECS_NOW", "2027-03-14T01:30:00-05:00")
@@ -29,6 +30,7 @@ def test_now_is_the_pinned_instant_in_the_zone_asked(monkeypatch):
     assert parse_datetime("tomorrow 4pm", NY).isoformat() == "2027-03-15T16:00:00-04:00"
 
 
+@pytest.mark.dates
 def test_without_a_pin_now_is_the_real_clock(monkeypatch):
     # Reads the real clock on purpose: what a user gets when nothing is pinned.
     monkeypatch.delenv("TOOLSPECS_NOW")
@@ -37,6 +39,7 @@ def test_without_a_pin_now_is_the_real_clock(monkeypatch):
     assert before <= read <= dt.datetime.now(dt.timezone.utc)
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("pin", ["tomorrow", "2026-11-23T10:00", "1732370400"])
 def test_a_pin_that_is_not_an_instant_says_how_to_set_it(monkeypatch, pin):
     monkeypatch.setenv("TOOLSPECS_NOW", pin)
@@ -44,6 +47,7 @@ def test_a_pin_that_is_not_an_instant_says_how_to_set_it(monkeypatch, pin):
         clock.now(NY)
 
 
+@pytest.mark.dates
 def test_the_machine_zone_is_its_iana_zone_with_each_day_s_own_offset(monkeypatch):
     monkeypatch.delenv("TOOLSPECS_TIMEZONE", raising=False)
     monkeypatch.setenv("TZ", "America/New_York")
@@ -79,6 +83,7 @@ def test_timezone_from_environment(monkeypatch):
     assert resolve_timezone("utc") == ZoneInfo("UTC")
 
 
+@pytest.mark.dates
 def test_describe_now_names_date_weekday_time_and_offset(now):
     text = describe_now(ZoneInfo("Asia/Kolkata"))
     today = now.astimezone(ZoneInfo("Asia/Kolkata"))
@@ -98,11 +103,13 @@ def test_parse_datetime_around_dst_in_the_spec_timezone():
     assert after.utcoffset() == dt.timedelta(hours=-5)
 
 
+@pytest.mark.dates
 def test_unreadable_time_is_guidance():
     with pytest.raises(FixArguments, match="tomorrow 4pm"):
         parse_datetime("whenever you like", ZoneInfo("UTC"))
 
 
+@pytest.mark.dates
 def test_a_bare_offset_is_shown_once():
     moment = dt.datetime(2026, 11, 21, 9, 14, tzinfo=dt.timezone(dt.timedelta(hours=-5)))
     assert format_datetime(moment) == "Saturday 2026-11-21 09:14 -05:00"
@@ -167,6 +174,7 @@ def test_invisible_marks_are_dropped_and_long_text_is_not_parsed():
     assert time.monotonic() - began < 2
 
 
+@pytest.mark.dates
 def test_natural_language_has_a_time_bound(monkeypatch):
     import threading
     import time

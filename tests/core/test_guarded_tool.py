@@ -202,6 +202,7 @@ def test_fn_schema_reads_what_llms_send(tools):
         model.model_validate({"query": "x", "count": 11})
 
 
+@pytest.mark.dates
 def test_fn_schema_reads_times_in_the_spec_zone(tools):
     model = tools["book"].metadata.fn_schema
     when = model.model_validate({"when": "tomorrow 4pm"}).when
@@ -209,6 +210,7 @@ def test_fn_schema_reads_times_in_the_spec_zone(tools):
     assert when.utcoffset() in (dt.timedelta(hours=-5), dt.timedelta(hours=-4))
 
 
+@pytest.mark.dates
 def test_a_timezone_argument_reads_the_other_times_and_explicit_zones_are_kept(tools):
     book = tools["book"]
     assert book.fn(when="2026-11-21 16:00", zone="Europe/Paris") == (

@@ -70,7 +70,7 @@ def kept(store) -> list[int]:
     return [r.result_id for r in store._results.values()]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.serving)])
 def new_store(request):
     """Makes a store from a budget: in memory, or in a real Redis read through a replica."""
     if request.param == "memory":

@@ -14,6 +14,8 @@ from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core.redis_cache import RedisCache
 from toolspecs.core.redis_store import RedisStore
 
+pytestmark = pytest.mark.serving
+
 redis = pytest.importorskip("redis")
 
 BOUNDS = {"ttl": 60.0, "max_entry_bytes": 1000, "max_bytes": 3000}

@@ -42,6 +42,7 @@ class Owner:
     """A user's session: anything that can be weakly referenced."""
 
 
+@pytest.mark.serving
 def test_a_result_stored_through_one_store_is_searched_through_another(redis_url):
     ada = Owner()
     first, second = RedisStore(redis_url), RedisStore(redis_url)
@@ -59,6 +60,7 @@ def test_a_result_stored_through_one_store_is_searched_through_another(redis_url
     assert second.results(ada, "papers", OutputBudget()).get("load") is read
 
 
+@pytest.mark.serving
 def test_a_result_stored_by_another_process_is_read_here(redis_url):
     script = textwrap.dedent(
         f"""
@@ -90,6 +92,7 @@ def test_a_result_stored_by_another_process_is_read_here(redis_url):
     assert "quokka" in read_passages(stored, "quokka")
 
 
+@pytest.mark.serving
 def test_a_result_of_many_documents_and_sources_reads_back_whole(redis_url):
     from llama_index.core.schema import Document
 
@@ -108,6 +111,7 @@ def test_a_result_of_many_documents_and_sources_reads_back_whole(redis_url):
     assert passage.startswith("Grüße") and source == stored.sources[position]
 
 
+@pytest.mark.serving
 def test_another_owner_reads_nothing_by_search_or_by_id(redis_url):
     ada, grace = Owner(), Owner()
     store = RedisStore(redis_url)
@@ -125,6 +129,7 @@ def test_another_owner_reads_nothing_by_search_or_by_id(redis_url):
         store.results(named, "papers", OutputBudget()).get("load", 1)
 
 
+@pytest.mark.serving
 def test_results_expire_after_the_ttl(redis_url):
     ada = Owner()
     store = RedisStore(redis_url, ttl=1.0)
@@ -161,6 +166,7 @@ def test_the_memory_store_expires_results_too():
     assert results.held() == 0
 
 
+@pytest.mark.serving
 def test_the_bounds_hold_per_owner_in_redis(redis_url):
     text = mail(40)
     one = RedisStore(redis_url).results(Owner(), "s", OutputBudget()).add("load", text).held
@@ -180,6 +186,7 @@ def test_the_bounds_hold_per_owner_in_redis(redis_url):
         store.results(ada, "k", keep).get("load", 1)
 
 
+@pytest.mark.serving
 def test_two_processes_storing_at_once_do_not_overshoot_the_bound(redis_url):
     text = mail(30)
     one = RedisStore(redis_url).results(Owner(), "s", OutputBudget()).add("load", text).held
@@ -220,6 +227,7 @@ class Papers(ToolSpec):
         return mail(30, seed=seed) + f" Needle{seed}here."
 
 
+@pytest.mark.serving
 def test_two_replicas_of_a_spec_share_a_session_s_results_through_redis(redis_url):
     one, two = Papers(), Papers()
     one.result_store, two.result_store = RedisStore(redis_url), RedisStore(redis_url)
@@ -237,6 +245,7 @@ def test_two_replicas_of_a_spec_share_a_session_s_results_through_redis(redis_ur
     assert other.is_error is True and "Needle7here" not in other.content
 
 
+@pytest.mark.serving
 def test_an_unreachable_redis_is_guidance_to_retry_later(redis_url):
     store = RedisStore("redis://127.0.0.1:1/0")
     results = store.results(Owner(), "s", OutputBudget())
@@ -255,6 +264,7 @@ def test_a_read_through_the_tool_while_redis_is_down_is_retry_later_guidance():
     assert read.content.startswith("The store of long results (Redis) cannot be reached")
 
 
+@pytest.mark.serving
 def test_open_store_says_what_is_wrong_in_one_line(redis_url):
     assert open_store("memory") is None
     assert isinstance(open_store(redis_url), RedisStore)
@@ -268,6 +278,7 @@ def test_open_store_says_what_is_wrong_in_one_line(redis_url):
         assert "\n" not in str(found.value) and "s3cret" not in str(found.value)
 
 
+@pytest.mark.serving
 def test_serve_store_sets_one_redis_store_on_every_spec(redis_url):
     from toolspecs.cli.assemble import ServeSettings, build_specs
 

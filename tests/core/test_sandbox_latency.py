@@ -26,6 +26,7 @@ def fake_of(arguments: dict):
     return getattr(handler, "__self__", transport)
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("name", ["arxiv", "gmail", "google_calendar", "wolfram_alpha"])
 def test_every_shipped_sandbox_takes_a_latency(name):
     assert name in list_sandboxes()
@@ -42,6 +43,7 @@ def test_every_shipped_sandbox_takes_a_latency(name):
         ("wolfram_alpha", "wolfram_alpha_query", {"query": "2+2"}),
     ],
 )
+@pytest.mark.dates
 def test_each_request_waits_the_latency_before_its_answer(name, tool, arguments):
     built = sandbox_arguments(name, latency=0.15)
     fake = fake_of(built)
@@ -103,6 +105,7 @@ def test_a_latency_that_is_not_a_time_is_refused(text):
         duration(text)
 
 
+@pytest.mark.dates
 def test_serve_hands_the_latency_to_each_sandbox():
     specs = build_specs(
         ServeSettings(names=["gmail", "google_calendar"], sandbox=True, sandbox_latency=0.15)

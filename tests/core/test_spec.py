@@ -282,6 +282,7 @@ def test_over_budget_without_a_reader_is_cut_with_a_note():
     assert len(out.content) < 400
 
 
+@pytest.mark.dates
 def test_get_date_uses_the_spec_timezone(tools):
     text = tools["get_date"].call().content
     assert "America/New_York (UTC-0" in text
@@ -323,6 +324,7 @@ def test_call_tool_helper(mocked_responses):
         ItemsSpec().call_tool("nope")
 
 
+@pytest.mark.dates
 def test_direct_python_calls_are_coerced_too():
     spec = ItemsSpec()
     assert spec.book("2026-11-21 16:00", notify="yes") == (

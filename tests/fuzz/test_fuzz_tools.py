@@ -12,6 +12,7 @@ from hostile import TARGETS, Tally, build, fuzz_tool, tools_of
 EXAMPLES = 6
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("name", sorted(TARGETS))
 def test_no_tool_raises_hangs_fails_inside_or_floods(name):
     target = build(name)

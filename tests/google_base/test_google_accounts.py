@@ -90,6 +90,7 @@ def names(*specs: str, prefixes=()):
     return [t.metadata.name for t in served_tools(build_specs(settings), settings.prefixes)]
 
 
+@pytest.mark.dates
 def test_one_spec_is_served_under_two_accounts():
     served = names("gmail@work", "gmail@home")
     assert "work_search_messages" in served and "home_search_messages" in served

@@ -119,6 +119,7 @@ def test_a_bad_timezone_setting_is_a_value_error_for_the_person(make):
 # -- Google's answers ---------------------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_a_rate_limit_with_retry_after_says_how_long_to_wait(no_backoff_sleep):
     google = FakeCalendar()
     google.fail[("GET", "/events")] = [
@@ -164,6 +165,7 @@ def test_google_answers_become_guidance(status, reason, message, kind, phrases):
         assert phrase in out.content
 
 
+@pytest.mark.dates
 def test_reauthorizing_a_service_account_points_at_its_key(service_account_info):
     google = FakeCalendar()
     google.fail[("GET", "/events")] = [(401, "authError", "Invalid Credentials")]

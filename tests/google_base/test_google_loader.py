@@ -60,6 +60,7 @@ def test_the_loader_does_not_depend_on_toolspecs_core():
         assert "toolspecs.core" not in source.read_text(encoding="utf-8"), source
 
 
+@pytest.mark.dates
 def test_the_loader_formats_times_as_the_core_does():
     for moment in (
         dt.datetime(2026, 11, 21, 16, 0, tzinfo=ZoneInfo("America/New_York")),

@@ -57,6 +57,7 @@ def valid_creds() -> Credentials:
     return Credentials(token="an-access-token")  # no expiry: used as it is, no refresh
 
 
+@pytest.mark.dates
 def test_a_calendar_call_asks_the_user_naming_the_host(no_dns, waits, no_proxy):
     spec = GoogleCalendarToolSpec(creds=valid_creds(), timezone="UTC")
     tool = next(t for t in spec.to_tool_list() if t.metadata.name == "load_data")
@@ -101,6 +102,7 @@ def test_no_second_try_when_the_deadline_leaves_no_time(no_dns, waits, no_proxy)
     assert no_dns == ["www.googleapis.com"] and waits == []
 
 
+@pytest.mark.dates
 def test_behind_a_proxy_the_proxy_may_be_the_name_that_failed(no_dns, waits, monkeypatch):
     # httplib2 names the request's host even when the lookup was the proxy's.
     monkeypatch.setenv("HTTPS_PROXY", "http://proxy.example:3128")
@@ -146,6 +148,7 @@ def test_behind_a_proxy_requests_names_the_proxy(expired_token_json, no_dns, mon
     assert set(no_dns) == {"proxy.example"}
 
 
+@pytest.mark.dates
 def test_get_date_does_not_renew_an_expired_token(expired_token_json, no_dns, waits):
     # Before: get_date (read-only, closed-world) refreshed the token over the network,
     # and would have rewritten token.json.
@@ -160,6 +163,7 @@ def test_get_date_does_not_renew_an_expired_token(expired_token_json, no_dns, wa
     assert expired_token_json.read_text() == before
 
 
+@pytest.mark.dates
 def test_get_date_does_not_renew_expired_creds_either(no_dns, server_in_utc):
     expired = Credentials(
         token="old", refresh_token="r", client_id="c", client_secret="s",
@@ -196,6 +200,7 @@ def test_a_refused_connection_is_retried_then_names_the_host(refused, waits):
     assert len(waits) == 2
 
 
+@pytest.mark.dates
 def test_a_refused_connection_is_retry_later_guidance(refused, waits):
     spec = GoogleCalendarToolSpec(creds=valid_creds(), timezone="UTC")
     output = spec.call_tool("load_data")

@@ -91,6 +91,7 @@ def mailbox_ids(gmail) -> dict[str, str]:
     return found
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("function", list(CALENDAR_CALLS))
 def test_each_calendar_tool_works_with_only_the_scopes_it_declares(function):
     google = calendar()

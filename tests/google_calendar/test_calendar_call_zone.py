@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from toolspecs.loaders.google.testing import FakeCalendar
 
 
@@ -12,18 +14,21 @@ def _zone_reads(google: FakeCalendar) -> list[str]:
     return [r.path for r in google.requests if r.path.startswith("/calendars/") and r.method == "GET" and r.path.count("/") == 2]  # fmt: skip
 
 
+@pytest.mark.dates
 def test_a_call_with_a_wrong_argument_sends_no_request(google, tools):
     out = tools["create_event"].call(title="Sync", start_datetime="tomorrow 4pm", colour="red")
     assert out.is_error and "colour" in out.content
     assert google.requests == []  # not even the calendar's zone
 
 
+@pytest.mark.dates
 def test_a_wrong_time_is_reported_without_a_request(google, tools):
     out = tools["find_free_time"].call(start_datetime="tomorrow 9am", end_datetime="whenever")
     assert out.is_error and "whenever" in out.content
     assert google.requests == []
 
 
+@pytest.mark.dates
 def test_a_sound_call_reads_its_times_in_the_calendars_zone(tools):
     google = FakeCalendar(timezone="Asia/Tokyo")
     from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
@@ -52,6 +57,7 @@ class _Unreachable:
         raise ConnectionRefusedError(111, "Connection refused")
 
 
+@pytest.mark.dates
 def test_reading_a_sound_call_s_arguments_makes_no_request():
     from toolspecs.core import schema
     from toolspecs.specs.google_calendar import GoogleCalendarToolSpec

@@ -65,6 +65,7 @@ def test_new_tools_are_opt_in():
 # -- search_events -----------------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_search_events_sends_q_in_a_window_and_lists_ids_times_titles(google, tools):
     out = tools["search_events"].call(query="budget", start_date="2026-11-01")
     assert out.is_error is False, out.content
@@ -77,6 +78,7 @@ def test_search_events_sends_q_in_a_window_and_lists_ids_times_titles(google, to
     assert "Lunch" not in out.content
 
 
+@pytest.mark.dates
 def test_search_events_guides_on_nothing_found_and_empty_query(tools):
     none = tools["search_events"].call(query="zebra", start_date="2026-11-01")
     assert none.is_error is False and "No events match" in none.content
@@ -85,6 +87,7 @@ def test_search_events_guides_on_nothing_found_and_empty_query(tools):
     assert isinstance(empty.exception, FixArguments)
 
 
+@pytest.mark.dates
 def test_search_events_follows_a_short_page_to_the_matches(google, tools):
     # Google may answer a page with nothing on it but a nextPageToken (above all with q).
     empty = b'{"kind": "calendar#events", "items": [], "nextPageToken": "0"}'
@@ -256,6 +259,7 @@ def test_update_this_occurrence_by_its_id_changes_only_it(google, tools):
     assert "[id: wk_20261208T150000Z] Weekly sync" in listed
 
 
+@pytest.mark.dates
 def test_this_with_a_series_id_lists_occurrence_ids(google, tools, now):
     # The hint lists the occurrences "from now on": a series of Tuesdays from next week,
     # whatever day the suite runs on.
@@ -439,6 +443,7 @@ def test_the_overlap_warning_is_bounded(google, tools):
 # -- over MCP and in the sandbox ---------------------------------------------------
 
 
+@pytest.mark.dates
 async def test_the_new_tools_answer_over_mcp(google):
     from mcp import Client
 
@@ -461,6 +466,7 @@ async def test_the_new_tools_answer_over_mcp(google):
     assert "Event updated with id wk_20261201T150000Z" in moved.content[0].text
 
 
+@pytest.mark.dates
 def test_the_new_tools_work_in_the_sandbox():
     from toolspecs.mcp import sandbox_spec
 

@@ -38,6 +38,8 @@ def no_sign_in(monkeypatch):
     monkeypatch.setattr("google_auth_oauthlib.flow.Flow.authorization_url", started)
 
 
+@pytest.mark.dates
+@pytest.mark.faketime
 def test_without_any_credentials_it_answers_in_the_local_zone(nowhere):
     # Before: "Google Calendar cannot be used until the user sets up Google access ..."
     spec = GoogleCalendarToolSpec()  # no transport, no credentials.json, no token
@@ -51,6 +53,7 @@ def test_without_any_credentials_it_answers_in_the_local_zone(nowhere):
     assert list(nowhere.iterdir()) == []  # nothing written
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("flow", ["local", "console", "none"])
 def test_with_an_oauth_client_file_it_never_starts_a_sign_in(nowhere, no_sign_in, flow):
     # Before: auth_flow="local" opened a browser and waited on port 8080.
@@ -61,12 +64,14 @@ def test_with_an_oauth_client_file_it_never_starts_a_sign_in(nowhere, no_sign_in
     assert sorted(p.name for p in nowhere.iterdir()) == ["credentials.json"]
 
 
+@pytest.mark.dates
 def test_the_timezone_setting_needs_no_google(nowhere, no_sign_in):
     out = GoogleCalendarToolSpec(timezone="Asia/Kolkata").call_tool("get_date")
     assert "in Asia/Kolkata (UTC+05:30)" in out.content
     assert out.content.endswith("(timezone: Asia/Kolkata, from the timezone setting)")
 
 
+@pytest.mark.dates
 def test_the_environment_zone_is_named_as_such(nowhere, monkeypatch):
     monkeypatch.setenv("TOOLSPECS_TIMEZONE", "Asia/Tokyo")
     out = GoogleCalendarToolSpec().call_tool("get_date")
@@ -74,6 +79,7 @@ def test_the_environment_zone_is_named_as_such(nowhere, monkeypatch):
     assert f"{NOT_READ}: no Google sign-in)" in out.content
 
 
+@pytest.mark.dates
 def test_signed_in_it_reads_the_calendars_own_zone(nowhere):
     google = FakeCalendar()  # a calendar in America/New_York
     out = GoogleCalendarToolSpec(transport=google).call_tool("get_date")
@@ -82,6 +88,7 @@ def test_signed_in_it_reads_the_calendars_own_zone(nowhere):
     assert [(r.method, r.path) for r in google.requests] == [("GET", "/calendars/primary")]
 
 
+@pytest.mark.dates
 def test_a_token_that_cannot_be_used_is_said_and_the_local_zone_given(nowhere, no_sign_in):
     (nowhere / "token.json").write_text(json.dumps({"token": "x"}))  # no refresh token
     out = GoogleCalendarToolSpec().call_tool("get_date")
@@ -91,6 +98,7 @@ def test_a_token_that_cannot_be_used_is_said_and_the_local_zone_given(nowhere, n
     assert "the token file 'token.json' is not a Google authorized-user token" in out.content
 
 
+@pytest.mark.dates
 def test_google_refusing_the_credentials_is_said(nowhere):
     google = FakeCalendar()
     google.fail[("GET", "/calendars/primary")] = [(401, "authError", "Invalid Credentials")]

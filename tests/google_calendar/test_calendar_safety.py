@@ -249,6 +249,7 @@ def assert_local_date(out, why):
     assert why in out.content
 
 
+@pytest.mark.dates
 @pytest.mark.parametrize("answer", [(200, HTML_PAGE), (200, b""), (200, b"[1]")])
 @pytest.mark.parametrize(("tool", "args", "where"), CALLS)
 def test_every_tool_answers_retry_later_to_a_body_that_is_not_json(
@@ -272,6 +273,7 @@ def test_every_tool_answers_retry_later_to_a_body_that_is_not_json(
     ("tool", "args", "where"),
     [c for c in CALLS if c[0] != "delete_event" and c[2] != ("GET", "/events")],
 )
+@pytest.mark.dates
 def test_every_tool_answers_retry_later_to_an_empty_object(with_event, tool, args, where):
     spec = GoogleCalendarToolSpec(transport=with_event)
     with_event.fail[where] = [(200, b"{}")]
@@ -340,6 +342,7 @@ def test_stored_passages_name_their_event(google, tools):
     assert "[id: e077] Meeting 77 about budget" in found
 
 
+@pytest.mark.dates
 def test_stored_passages_of_an_invitation_are_marked_as_third_party_text(google, tools):
     """Read back from a stored listing, a hostile description is no longer inside its
     fence: its passage's header says it is quoted third-party text (issue 22)."""
@@ -424,6 +427,7 @@ def test_the_fake_fails_a_write_that_leaves_notifications_to_google(google):
         ("delete_event", {"event_id": "e1"}),
     ],
 )
+@pytest.mark.dates
 def test_a_calendar_the_user_did_not_allow_is_guidance_before_any_request(with_event, tool, args):
     # Before: any calendar_id the agent sent was used.
     spec = GoogleCalendarToolSpec(transport=with_event, allow_destructive=True)

@@ -80,6 +80,8 @@ def test_times_are_the_calendars_not_the_servers(google, tools, sent, expected):
     assert "ends one hour after the start" in out.content
 
 
+@pytest.mark.dates
+@pytest.mark.faketime
 def test_relative_times_are_read_in_the_calendar_zone(google, tools, now):
     out = tools["create_event"].call(title="Tea", start_datetime="tomorrow 4pm")
     assert out.is_error is False
@@ -127,6 +129,7 @@ def test_an_explicit_timezone_reads_naive_times_there(google, tools):
     assert body["start"] == {"dateTime": "2026-11-21T16:00:00+01:00", "timeZone": "Europe/Paris"}
 
 
+@pytest.mark.dates
 def test_a_zone_written_in_the_time_is_kept_when_a_timezone_is_given(google, tools):
     # The timezone argument is for naive times; "4pm EST" says its own zone.
     out = tools["create_event"].call(
@@ -138,11 +141,13 @@ def test_a_zone_written_in_the_time_is_kept_when_a_timezone_is_given(google, too
     assert body["end"]["dateTime"] == "2026-11-21T23:00:00+01:00"
 
 
+@pytest.mark.dates
 def test_the_timezone_setting_overrides_the_calendar(google):
     spec = GoogleCalendarToolSpec(transport=google, timezone="Asia/Kolkata")
     assert "Asia/Kolkata (UTC+05:30)" in spec.get_date()
 
 
+@pytest.mark.dates
 def test_get_date_gives_the_calendars_zone(tools, now):
     text = tools["get_date"].call().content
     here = now.astimezone(NY)
@@ -383,6 +388,7 @@ def test_api_errors_become_guidance(google, tools, status, reason, kind, phrase)
     assert "Google's message" in out.content
 
 
+@pytest.mark.dates
 def test_429_and_5xx_are_retried_with_backoff_then_succeed(google, tools, no_backoff_sleep):
     google.fail[("GET", "/events")] = [
         (429, "rateLimitExceeded", "slow"),
@@ -393,6 +399,7 @@ def test_429_and_5xx_are_retried_with_backoff_then_succeed(google, tools, no_bac
     assert len(no_backoff_sleep) == 2
 
 
+@pytest.mark.dates
 def test_5xx_after_every_retry_is_retry_later(google, tools):
     google.fail[("GET", "/events")] = [(500, "backendError", "boom")] * 10
     out = tools["load_data"].call()

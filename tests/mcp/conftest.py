@@ -4,33 +4,26 @@ tests/mcp_client holds scripts of ``@modelcontextprotocol/sdk`` (pinned in its
 package-lock.json, installed by ``npm ci --prefix tests/mcp_client``, which .ci/run does):
 client.mjs lists and calls tools of a server command or URL, confirm.mjs answers its
 questions. Where node or the SDK is missing the tests that use them are skipped with a
-message, except under CI (``CI`` set to 1, true or yes), where that is a failure: CI
-installs both and must run these tests; a fresh clone's ``uv run pytest`` (the README's
-command) says how to, and goes on.
+message saying how to install it, except under CI, where that is a failure
+(tests/installed.py).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
+from installed import missing
 
 CLIENT = Path(__file__).parents[1] / "mcp_client"
 TOOLSPECS = Path(sys.executable).with_name("toolspecs")  # the installed console script
-
-
-def _missing(message: str) -> NoReturn:
-    if os.environ.get("CI", "").strip().lower() in ("1", "true", "yes"):
-        pytest.fail(f"{message}: CI must run the TypeScript client's tests", pytrace=False)
-    pytest.skip(message)
 
 
 @dataclass(frozen=True)
@@ -73,7 +66,7 @@ def typescript_client() -> TypeScriptClient:
     """The official TypeScript client; skipped (failed under CI) where it is not installed."""
     node = shutil.which("node")
     if node is None:
-        _missing("node is not installed")
+        missing("node is not installed")
     if not (CLIENT / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
-        _missing("the TypeScript client is not installed: run `npm ci --prefix tests/mcp_client`")
+        missing("the TypeScript client is not installed: run `npm ci --prefix tests/mcp_client`")
     return TypeScriptClient(node)

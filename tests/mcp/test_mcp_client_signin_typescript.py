@@ -16,9 +16,12 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
 from google_signin_fakes import FakeGoogleAndMail, secret_of, served_google
 
 from toolspecs.loaders.google.testing.oauth import FakeGoogleOAuth
+
+pytestmark = pytest.mark.serving
 
 ALICE = "alice@example.org"
 SEARCH = {"name": "search_messages", "arguments": {"query": "quokka"}}

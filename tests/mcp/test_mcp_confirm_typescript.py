@@ -13,6 +13,10 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.serving
+
 DRAFT = "r-ts"
 
 

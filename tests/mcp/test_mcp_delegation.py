@@ -119,6 +119,7 @@ def delegated(provider, tmp_path_factory) -> Iterator[Delegated]:
             yield Delegated(provider, google, url)
 
 
+@pytest.mark.serving
 def test_each_user_is_acted_as_with_their_own_address(delegated):
     google = delegated.google
     for email in PEOPLE:
@@ -145,6 +146,7 @@ def test_each_user_is_acted_as_with_their_own_address(delegated):
     assert google.assertions[-1]["sub"] == PEOPLE[1]
 
 
+@pytest.mark.serving
 def test_tokens_that_name_nobody_of_the_domain_get_guidance_and_nothing(delegated):
     google = delegated.google
     asked = len(google.assertions)
@@ -171,6 +173,7 @@ def test_tokens_that_name_nobody_of_the_domain_get_guidance_and_nothing(delegate
     assert len(google.assertions) == asked  # Google was never asked
 
 
+@pytest.mark.serving
 def test_a_refused_delegation_is_guidance_for_the_administrator(delegated):
     # carol@example.org is in the domain but not an account Google knows.
     token = delegated.token(sub="carol", email="carol@example.org", email_verified=True)
@@ -180,6 +183,7 @@ def test_a_refused_delegation_is_guidance_for_the_administrator(delegated):
     assert "domain-wide delegation" in text_of(refused)
 
 
+@pytest.mark.serving
 def test_delegation_settings_that_cannot_be_right_are_refused_in_one_line(tmp_path):
     key = tmp_path / "key.json"
     key.write_text(json.dumps({"type": "service_account", "client_email": "x@y"}))
@@ -224,6 +228,7 @@ def test_delegation_settings_that_cannot_be_right_are_refused_in_one_line(tmp_pa
         assert message in line, (args, line)
 
 
+@pytest.mark.dates
 def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
     """In-process: the specs built for each user carry the token Google gave for that user."""
     import responses

@@ -273,6 +273,7 @@ def serve_command(*args: str) -> list[str]:
     return [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args]
 
 
+@pytest.mark.serving
 def test_sign_in_settings_that_cannot_work_are_refused_in_one_line():
     key = Fernet.generate_key().decode()
     cases = [
@@ -307,6 +308,7 @@ def test_sign_in_settings_that_cannot_work_are_refused_in_one_line():
         assert message in line, (args, line)
 
 
+@pytest.mark.serving
 def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_google():
     environment = {
         **os.environ,
@@ -351,6 +353,7 @@ def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_googl
         assert asked["client_id"] == [CLIENT_ID] and CLIENT_SECRET not in google
 
 
+@pytest.mark.serving
 def test_a_redis_vault_keeps_records_sealed_and_shared_by_replicas(redis_url):
     import redis
 

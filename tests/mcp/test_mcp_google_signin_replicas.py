@@ -53,6 +53,8 @@ from toolspecs.mcp.token_vault import RedisTokenVault
 from toolspecs.mcp.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
+pytestmark = pytest.mark.serving
+
 redis = pytest.importorskip("redis")
 
 PEOPLE = ("alice@example.org", "bob@example.org")

@@ -22,6 +22,8 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 from serving import TOOLSPECS, announced_url, read_lines, toolspecs_serve
 
+pytestmark = pytest.mark.serving
+
 TOKEN = "test-token-" + "x" * 32  # what a person puts in $TOOLSPECS_SERVE_TOKEN
 INITIALIZE = {
     "jsonrpc": "2.0",

@@ -30,6 +30,8 @@ from serving import TOOLSPECS, toolspecs_serve
 
 from toolspecs.loaders.arxiv.testing import NEEDLE
 
+pytestmark = pytest.mark.serving
+
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,

@@ -37,6 +37,7 @@ def served():
     return build_server(gmail, calendar, sandbox_spec("arxiv"), sandbox_spec("wolfram_alpha"))
 
 
+@pytest.mark.dates
 async def test_prompts_are_listed_when_their_tools_are_served(mode):
     async with Client(served(), mode=mode) as client:
         prompts = {p.name: p for p in (await client.list_prompts()).prompts}
@@ -57,6 +58,7 @@ async def test_prompts_are_listed_when_their_tools_are_served(mode):
     ]
 
 
+@pytest.mark.dates
 async def test_a_prompt_names_the_tools_as_served_with_the_persons_words(mode):
     async with Client(served(), mode=mode) as client:
         tools = {t.name for t in (await client.list_tools()).tools}
@@ -73,6 +75,7 @@ async def test_a_prompt_names_the_tools_as_served_with_the_persons_words(mode):
     assert "max_results 10" in defaults.messages[0].content.text
 
 
+@pytest.mark.dates
 async def test_a_prompt_offered_with_all_tools_and_for_calendar_meetings(mode):
     calendar = sandbox_spec("google_calendar")
     tools = calendar.to_tool_list(spec_functions=calendar.all_functions)
@@ -85,6 +88,7 @@ async def test_a_prompt_offered_with_all_tools_and_for_calendar_meetings(mode):
     assert "find_free_time" in text and "get_date" in text
 
 
+@pytest.mark.dates
 async def test_wrong_prompt_requests_are_protocol_errors_that_say_what_to_send(mode):
     async with Client(served(), mode=mode) as client:
         with pytest.raises(MCPError, match=r"needs paper\. Fill it in: An arXiv id"):
@@ -118,6 +122,7 @@ def test_a_prompt_is_checked_when_declared():
     )  # whitespace folded: one line, the person's words
 
 
+@pytest.mark.serving
 def test_the_typescript_sdk_lists_and_gets_the_prompts_of_toolspecs_serve(
     monkeypatch, typescript_client
 ):

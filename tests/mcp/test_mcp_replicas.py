@@ -33,6 +33,8 @@ from oauth_server import real_clock_env
 
 from toolspecs.loaders.arxiv.testing import NEEDLE
 
+pytestmark = pytest.mark.serving
+
 TOOLSPECS = Path(sys.executable).with_name("toolspecs")
 TOKEN = "replica-token-" + "r" * 32  # every replica the same: one person's server
 STORE = ("arxiv_paper_text", {"paper_id": "1706.03762"})

@@ -216,6 +216,7 @@ def provider():
         yield running
 
 
+@pytest.mark.serving
 def test_a_read_needs_the_scope_a_call_of_the_reader_needs(provider):
     env = clock_env({"TOOLSPECS_SERVE_TOKEN": ""})
     serve = ("arxiv", "wolfram_alpha", "--auth-issuer", provider.issuer)
@@ -232,6 +233,7 @@ def test_a_read_needs_the_scope_a_call_of_the_reader_needs(provider):
             assert "needs the scope 'toolspecs:arxiv.read'" in refused.error.message
 
 
+@pytest.mark.serving
 def test_the_typescript_sdk_follows_a_papers_link_over_stdio(typescript_client):
     unknown = "toolspecs://arxiv_paper_text/papers/2901.99999"
     calls = [

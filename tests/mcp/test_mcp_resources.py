@@ -202,6 +202,7 @@ async def test_the_capability_is_declared_and_stored_results_are_not_listed(mode
     assert papers.uri_template == "toolspecs://arxiv_paper_text/papers/{paper_id}"
 
 
+@pytest.mark.serving
 async def test_a_redis_store_is_read_the_same_way(redis_url):
     from toolspecs.core.redis_store import open_store
 
@@ -250,6 +251,7 @@ def test_documents_are_joined_as_the_agent_read_them():
     )
 
 
+@pytest.mark.serving
 def test_the_static_tokens_holder_reads_its_links_over_stateless_http():
     # --stateless: every request stands alone (both revisions); the token's holder owns them.
     token = "test-token-" + "x" * 32
@@ -270,6 +272,7 @@ def provider():
         yield running
 
 
+@pytest.mark.serving
 def test_users_read_their_own_links_and_never_anothers(provider):
     env = clock_env({"TOOLSPECS_SERVE_TOKEN": ""})
     with toolspecs_serve("arxiv", "wolfram_alpha", "--auth-issuer", provider.issuer, env=env) as (
@@ -295,6 +298,7 @@ def test_users_read_their_own_links_and_never_anothers(provider):
                 assert isinstance(again, MCPError) and again.error.code == INVALID_PARAMS
 
 
+@pytest.mark.serving
 def test_the_typescript_sdk_follows_the_link_over_stdio(typescript_client):
     unknown = "toolspecs://results/arxiv_paper_text/2"
     calls = [PAPER_CALL, {"uri": LINK}, {"uri": unknown}]

@@ -19,6 +19,8 @@ import pytest
 from toolspecs.mcp import running
 from toolspecs.mcp.running import RunningCalls, SharedSlots
 
+pytestmark = pytest.mark.serving
+
 redis = pytest.importorskip("redis")
 
 ADA = "user https://login.example.com ada"

@@ -23,6 +23,7 @@ def sandbox(*specs: str, **more) -> ServeSettings:
 # -- tool names ---------------------------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_specs_that_share_a_tool_name_both_carry_their_name():
     served = names(sandbox("gmail", "google_calendar", "arxiv"))
     assert "gmail_load_data" in served and "gmail_read_stored_emails" in served
@@ -32,17 +33,20 @@ def test_specs_that_share_a_tool_name_both_carry_their_name():
     assert "load_data" not in served
 
 
+@pytest.mark.dates
 def test_the_rule_does_not_depend_on_the_order():
     one = names(sandbox("gmail", "google_calendar"))
     other = names(sandbox("google_calendar", "gmail"))
     assert sorted(one) == sorted(other)
 
 
+@pytest.mark.dates
 def test_one_spec_keeps_its_names():
     served = names(sandbox("google_calendar"))
     assert (served[0], served[-1]) == ("load_data", "read_stored_events")
 
 
+@pytest.mark.dates
 def test_a_prefix_given_wins_and_can_keep_names():
     served = names(sandbox("gmail", "google_calendar", prefixes=["google_calendar="]))
     assert "load_data" in served and "gmail_load_data" in served  # calendar kept its names
@@ -50,6 +54,7 @@ def test_a_prefix_given_wins_and_can_keep_names():
     assert "mail_load_data" in served and "load_data" in served
 
 
+@pytest.mark.dates
 def test_a_clash_that_remains_is_refused_naming_prefix():
     with pytest.raises(ConfigurationError, match=r"'load_data'; give one a prefix, e.g. --prefix"):
         names(sandbox("gmail", "google_calendar", prefixes=["gmail=", "google_calendar="]))
@@ -65,6 +70,7 @@ def test_the_rule_in_isolation():
 # -- options ------------------------------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_shared_flags_reach_every_spec_that_takes_them():
     specs = build_specs(
         sandbox(
@@ -84,6 +90,7 @@ def test_shared_flags_reach_every_spec_that_takes_them():
     assert "gmail_send_draft" not in served and "gmail_create_draft" in served
 
 
+@pytest.mark.dates
 def test_allow_destructive_offers_the_destructive_tools():
     assert "delete_event" not in names(sandbox("google_calendar", tools=["all"]))
     assert "delete_event" in names(
@@ -246,6 +253,7 @@ def test_the_serve_options_parse():
 # -- sandboxes ----------------------------------------------------------------------------
 
 
+@pytest.mark.dates
 def test_every_sandbox_builds_and_answers():
     assert SANDBOXES == ("arxiv", "gmail", "google_calendar", "wolfram_alpha")
     for name in SANDBOXES:

@@ -276,6 +276,7 @@ def test_the_server_is_the_low_level_mcp_server(arxiv_spec):
     assert [route.path for route in app.routes] == ["/mcp"]
 
 
+@pytest.mark.dates
 async def test_the_sandboxes_answer_through_the_server(mode):
     calendar = sandbox_spec("google_calendar")
     gmail = sandbox_spec("gmail", allow_send=False)

@@ -19,10 +19,13 @@ import sys
 from pathlib import Path
 from typing import ClassVar
 
+import pytest
 from notes_spec import NOTES, Note, Notes, NotesToolSpec
 
 from toolspecs.core import tool
 from toolspecs.core.structured import Quoted, Reply, output_schema
+
+pytestmark = pytest.mark.serving
 
 TESTS = Path(__file__).parents[1]  # where notes_spec is, for the server process too
 

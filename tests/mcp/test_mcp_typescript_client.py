@@ -13,9 +13,12 @@ import pytest
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ToolGuidance
 
+pytestmark = pytest.mark.serving
+
 SPECS = ["gmail", "google_calendar", "arxiv", "wolfram_alpha"]
 
 
+@pytest.mark.dates
 def test_the_typescript_sdk_lists_and_calls_the_sandbox_over_stdio(typescript_client):
     calls = [
         {"name": "wolfram_alpha_query", "arguments": {"query": "3 * 14.50"}},

@@ -7,6 +7,8 @@ import re
 import shlex
 from pathlib import Path
 
+import pytest
+
 from toolspecs.cli import build_parser
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 
@@ -29,12 +31,14 @@ def serve_arguments(argv: list[str]) -> list[str]:
     return argv[at + 1 :]
 
 
+@pytest.mark.dates
 def test_the_python_example_runs(capsys):
     (code,) = blocks("python")
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     assert "load_data was called wrongly" in capsys.readouterr().out
 
 
+@pytest.mark.dates
 def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monkeypatch):
     snippet, _ = blocks("json")
     servers = json.loads(snippet)["mcpServers"]

@@ -26,6 +26,7 @@ def replica(fake: FakeWolframAlpha, url: str, **kwargs) -> WolframAlphaToolSpec:
     return spec
 
 
+@pytest.mark.serving
 def test_an_answer_fetched_by_one_replica_is_read_by_another(redis_url):
     wolfram = FakeWolframAlpha()
     first, second = replica(wolfram, redis_url), replica(wolfram, redis_url)
@@ -40,6 +41,7 @@ def test_an_answer_fetched_by_one_replica_is_read_by_another(redis_url):
     assert [r.api for r in wolfram.requests] == ["llm", "full"]
 
 
+@pytest.mark.serving
 def test_the_shared_cache_is_the_store_s_with_the_spec_s_ttl_and_bounds(redis_url):
     spec = replica(FakeWolframAlpha(), redis_url, cache_seconds=120)
     cache = spec.answer_cache
@@ -53,6 +55,7 @@ def test_the_shared_cache_is_the_store_s_with_the_spec_s_ttl_and_bounds(redis_ur
     assert WolframAlphaToolSpec(cache=spec.result_store).answer_cache.namespace == "wolfram-alpha"
 
 
+@pytest.mark.serving
 def test_a_keyword_or_a_cache_chooses_it_and_other_app_ids_or_params_are_apart(redis_url):
     wolfram = FakeWolframAlpha()
     store = RedisStore(redis_url)
@@ -78,6 +81,7 @@ def test_a_keyword_or_a_cache_chooses_it_and_other_app_ids_or_params_are_apart(r
     assert b"321" not in keys and b"offline" not in keys
 
 
+@pytest.mark.serving
 def test_an_answer_over_the_entry_bound_is_not_stored(redis_url, monkeypatch):
     wolfram = FakeWolframAlpha()
     first, second = replica(wolfram, redis_url), replica(wolfram, redis_url)
@@ -88,6 +92,7 @@ def test_an_answer_over_the_entry_bound_is_not_stored(redis_url, monkeypatch):
     assert first.result_store.client.dbsize() == 0
 
 
+@pytest.mark.serving
 def test_an_answer_expires_with_its_ttl(redis_url):
     wolfram = FakeWolframAlpha()
     first = replica(wolfram, redis_url, cache_seconds=0.05)
@@ -98,6 +103,7 @@ def test_an_answer_expires_with_its_ttl(redis_url):
     assert len(wolfram.requests) == 2
 
 
+@pytest.mark.serving
 def test_with_redis_stopped_the_call_is_answered_by_wolfram(own_redis, caplog):
     url, stop = own_redis
     wolfram = FakeWolframAlpha()
