@@ -16,7 +16,7 @@ import httplib2
 from google.auth import credentials as ga_credentials
 from google.oauth2.credentials import Credentials
 
-from toolspecs.loaders.google.connections import SerialRefresh
+from toolspecs.loaders.google.connections import SerialAuthorizedHttp
 from toolspecs.loaders.google.testing import FakeGmail, sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
 
@@ -88,10 +88,11 @@ def test_with_credentials_each_thread_sends_with_its_own_authorized_http():
     assert all(isinstance(h.http, httplib2.Http) for h in https)
     # ... and the same thread keeps its own: its connections are reused.
     assert request_http() is request_http()
-    # They share the credentials, renewed one thread at a time.
-    assert len({id(h.credentials) for h in https}) == 1
-    assert isinstance(https[0].credentials, SerialRefresh)
-    assert https[0].credentials.credentials is creds
+    # They share the user's credentials as they are (googleapiclient's batch code needs
+    # google-auth's own), renewed one thread at a time.
+    assert all(h.credentials is creds for h in https)
+    assert all(isinstance(h, SerialAuthorizedHttp) for h in https)
+    assert len({id(h.renewing) for h in https}) == 1
 
 
 class SlowToRenew(ga_credentials.Credentials):
@@ -110,15 +111,65 @@ class SlowToRenew(ga_credentials.Credentials):
         self.expiry = dt.datetime.now(dt.timezone.utc).replace(tzinfo=None) + dt.timedelta(hours=1)
 
 
+class Wire:
+    """An ``httplib2.Http`` that answers 200 and records the Authorization header sent."""
+
+    def __init__(self) -> None:
+        self.sent: list[str] = []
+
+    def request(self, uri, method="GET", body=None, headers=None, **kwargs):
+        self.sent.append(headers["authorization"])
+        return httplib2.Response({"status": "200"}), b"{}"
+
+
 def test_an_expired_token_is_renewed_once_for_threads_that_all_found_it_expired():
     creds = SlowToRenew()
-    shared = SerialRefresh(creds)
+    renewing = threading.Lock()
+    wires = [Wire() for _ in range(8)]
+    https = iter([SerialAuthorizedHttp(creds, wire, renewing) for wire in wires])
+    lock = threading.Lock()
 
-    def send() -> dict:
-        headers: dict = {}
-        shared.before_request(None, "GET", "https://gmail.googleapis.com/", headers)
-        return headers
+    def send() -> None:
+        with lock:
+            http = next(https)
+        http.request("https://gmail.googleapis.com/gmail/v1/users/me/profile")
 
-    sent = in_threads(8, send)
+    in_threads(8, send)
     assert creds.renewals == 1
-    assert {h["authorization"] for h in sent} == {"Bearer new-1"}
+    assert {sent for wire in wires for sent in wire.sent} == {"Bearer new-1"}
+
+
+class Refusing(Wire):
+    """Answers 401 to the first token it sees, 200 to any other."""
+
+    def __init__(self, refused: str) -> None:
+        super().__init__()
+        self.refused = refused
+
+    def request(self, uri, method="GET", body=None, headers=None, **kwargs):
+        self.sent.append(headers["authorization"])
+        status = "401" if headers["authorization"] == f"Bearer {self.refused}" else "200"
+        return httplib2.Response({"status": status}), b"{}"
+
+
+def test_a_token_refused_in_several_threads_is_renewed_once():
+    creds = SlowToRenew()
+    creds.token, creds.expiry = "refused", None  # valid as far as the client can tell
+    renewing = threading.Lock()
+    wires = [Refusing("refused") for _ in range(4)]
+    together = threading.Barrier(4)
+    https = [SerialAuthorizedHttp(creds, wire, renewing) for wire in wires]
+
+    def send(http) -> int:
+        together.wait(20)
+        return http.request("https://gmail.googleapis.com/gmail/v1/users/me/profile")[0].status
+
+    results: list = []
+    threads = [threading.Thread(target=lambda h=h: results.append(send(h))) for h in https]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert results == [200] * 4
+    assert creds.renewals == 1
+    assert all(wire.sent == ["Bearer refused", "Bearer new-1"] for wire in wires)

@@ -18,11 +18,16 @@ thread's first request and reused by its later ones (their connections kept aliv
 A batch request (``service.new_batch_http_request()``) sends with its first request's
 HTTP object: its thread's too.
 
-The credentials themselves are shared: google-auth renews an expired token inside
-``before_request`` with no lock (``Credentials._blocking_refresh``), so threads that all
-found it expired would each ask the token server, and one could read the token while
-another writes it. :class:`SerialRefresh` lets one thread renew it while the others wait
-for the new one.
+The credentials themselves are shared, and each thread's ``AuthorizedHttp`` holds them as
+they are: googleapiclient's batch code takes them from the HTTP object and treats them as
+google-auth credentials only if they are (``isinstance``), else as oauth2client's (a
+wrapper of ours there made every batch fail for real users). google-auth renews an
+expired token inside ``before_request`` with no lock (``Credentials._blocking_refresh``),
+so threads that all found it expired would each ask the token server, and one could read
+the token while another writes it. :class:`SerialAuthorizedHttp` renews it before the
+request under one lock per credentials (a thread that waited finds it renewed), and after
+a 401 renews it unless another thread did meanwhile. A 401 inside a batch is renewed by
+googleapiclient itself (once per batch), with the credentials' own ``refresh``.
 """
 
 from __future__ import annotations
@@ -31,7 +36,15 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PerThreadHttp", "SerialRefresh", "ThreadRequests", "is_http_factory"]
+import google_auth_httplib2
+
+from google.auth.transport import DEFAULT_MAX_REFRESH_ATTEMPTS, DEFAULT_REFRESH_STATUS_CODES
+
+RENEWALS = DEFAULT_MAX_REFRESH_ATTEMPTS
+"""Renewals after a 401 answer to one request, as google-auth-httplib2 allows."""
+RENEW_ON = tuple(DEFAULT_REFRESH_STATUS_CODES)
+
+__all__ = ["PerThreadHttp", "SerialAuthorizedHttp", "ThreadRequests", "is_http_factory"]
 
 
 def is_http_factory(transport: Any) -> bool:
@@ -92,45 +105,53 @@ class ThreadRequests:
 
 def _copies(shared: Any) -> Callable[[], Any]:
     """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made)."""
-    import google_auth_httplib2
     from googleapiclient.http import build_http
 
     if not isinstance(shared, google_auth_httplib2.AuthorizedHttp):
         # Credentials of another kind (oauth2client's) authorized it themselves: shared.
         return lambda: shared
-    credentials = SerialRefresh(shared.credentials)
-    return lambda: google_auth_httplib2.AuthorizedHttp(credentials, http=build_http())
+    credentials = shared.credentials
+    renewing = threading.Lock()
+    return lambda: SerialAuthorizedHttp(credentials, build_http(), renewing)
 
 
-class SerialRefresh:
-    """google-auth credentials as ``AuthorizedHttp`` uses them, renewed by one thread at once.
+class SerialAuthorizedHttp(google_auth_httplib2.AuthorizedHttp):  # type: ignore[misc]
+    """A thread's ``AuthorizedHttp``: its credentials renewed by one thread at a time.
 
-    ``before_request`` renews an expired token under a lock (a thread that waited finds
-    it renewed and uses it); ``refresh`` (after a 401) renews it unless another thread did
-    while this one waited. Everything else is the credentials' own.
+    The credentials are google-auth's own, as googleapiclient expects of an HTTP object's
+    ``credentials``; the renewals (before the request when the token has expired, and
+    after a 401 answer, at most twice as google-auth-httplib2 does) happen here, under
+    ``renewing``, instead of in google-auth-httplib2's ``request``.
 
     Args:
-        credentials: google-auth credentials.
+        credentials: google-auth credentials, shared by every thread's HTTP object.
+        http: This thread's ``httplib2.Http``.
+        renewing: The lock shared by the HTTP objects of these credentials.
     """
 
-    def __init__(self, credentials: Any) -> None:
-        self.credentials = credentials
-        self._lock = threading.Lock()
+    def __init__(self, credentials: Any, http: Any, renewing: threading.Lock) -> None:
+        super().__init__(credentials, http=http, refresh_status_codes=())
+        self.renewing = renewing
+        self.renewal_request = google_auth_httplib2.Request(http)
 
-    def before_request(self, request: Any, method: str, url: str, headers: Any) -> None:
-        """Renew the token if it is expired (one thread at a time), then apply it."""
-        if not self.credentials.valid:
-            with self._lock:
-                if not self.credentials.valid:
-                    self.credentials.refresh(request)
-        self.credentials.before_request(request, method, url, headers)
-
-    def refresh(self, request: Any) -> None:
-        """Renew the token Google refused, unless another thread renewed it meanwhile."""
-        refused = self.credentials.token
-        with self._lock:
-            if self.credentials.token == refused:
-                self.credentials.refresh(request)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.credentials, name)
+    def request(
+        self, uri: str, method: str = "GET", body: Any = None, headers: Any = None, **kwargs: Any
+    ) -> Any:
+        """httplib2's ``request``: the token renewed first if expired, and after a 401."""
+        credentials = self.credentials
+        if not credentials.valid:
+            with self.renewing:
+                if not credentials.valid:
+                    credentials.refresh(self.renewal_request)
+        position = body.tell() if hasattr(body, "tell") and hasattr(body, "seek") else None
+        for attempt in range(RENEWALS + 1):
+            sent = credentials.token
+            response, content = super().request(uri, method, body=body, headers=headers, **kwargs)
+            if response.status not in RENEW_ON or attempt == RENEWALS:
+                break
+            with self.renewing:
+                if credentials.token == sent:  # else another thread renewed it meanwhile
+                    credentials.refresh(self.renewal_request)
+            if position is not None:
+                body.seek(position)
+        return response, content
