@@ -35,7 +35,15 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 import annotated_types
-from pydantic import BeforeValidator, Field, TypeAdapter, ValidationError, WithJsonSchema
+from pydantic import (
+    BeforeValidator,
+    Field,
+    SerializerFunctionWrapHandler,
+    TypeAdapter,
+    ValidationError,
+    WithJsonSchema,
+    WrapSerializer,
+)
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import SkipJsonSchema
 from pydantic_core import PydanticCustomError
@@ -107,6 +115,62 @@ class Context:
             except ValueError as exc:  # ConfigurationError: a wrong timezone setting
                 raise TimezoneUnavailable(str(exc)) from exc
         return self.zone
+
+
+class StandInZone(dt.tzinfo):
+    """UTC, standing in for a zone not known yet (a calendar's own, which takes a request).
+
+    Times read in it only check the call; each keeps what the agent wrote
+    (:class:`WrittenTime`, :class:`WrittenDate`), for the call to read again in its zone.
+    """
+
+    def utcoffset(self, moment: dt.datetime | None) -> dt.timedelta:
+        """No offset: UTC."""
+        return dt.timedelta(0)
+
+    def dst(self, moment: dt.datetime | None) -> dt.timedelta:
+        """No daylight saving time."""
+        return dt.timedelta(0)
+
+    def tzname(self, moment: dt.datetime | None) -> str:
+        """``UTC``."""
+        return "UTC"
+
+
+STAND_IN = StandInZone()
+"""The zone of a reading that only checks a call: see :class:`StandInZone`."""
+
+
+class WrittenTime(dt.datetime):
+    """A time read in :data:`STAND_IN`, with the text the agent wrote as ``written``.
+
+    A host that validates arguments with a tool's ``fn_schema`` outside the call (LangChain's
+    ``StructuredTool``) hands this back to the tool, which reads ``written`` again in the
+    call's zone: ``"tomorrow 4pm"`` is then 16:00 on the calendar's tomorrow, not UTC's.
+    """
+
+    written: str
+
+    @classmethod
+    def of(cls, moment: dt.datetime, written: str) -> WrittenTime:
+        """``moment`` (in UTC) carrying ``written``."""
+        utc = moment.astimezone(dt.timezone.utc)
+        made = cls.combine(utc.date(), utc.timetz())
+        made.written = written
+        return made
+
+
+class WrittenDate(dt.date):
+    """A date read in :data:`STAND_IN` ("tomorrow"), with the text the agent wrote."""
+
+    written: str
+
+    @classmethod
+    def of(cls, day: dt.date, written: str) -> WrittenDate:
+        """``day`` carrying ``written``."""
+        made = cls(day.year, day.month, day.day)
+        made.written = written
+        return made
 
 
 _READING: ContextVar[Context | None] = ContextVar("toolspecs_reading_times", default=None)
@@ -228,10 +292,21 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
         return _annotated(str, *limits, BeforeValidator(_text))
     if core is dt.datetime:
         # Sent as text, so that "tomorrow 4pm" is allowed: no "format" to hold the agent to.
-        return Annotated[dt.datetime, BeforeValidator(_moment), WithJsonSchema({"type": "string"})]
+        return Annotated[dt.datetime, BeforeValidator(_moment), _AS_WRITTEN, _TEXT]
     if core is dt.date:
-        return Annotated[dt.date, BeforeValidator(_day), WithJsonSchema({"type": "string"})]
+        return Annotated[dt.date, BeforeValidator(_day), _AS_WRITTEN, _TEXT]
     return core
+
+
+def _written(value: Any, serialize: SerializerFunctionWrapHandler) -> Any:
+    """A time read in a stand-in zone goes out as written, for the tool to read again."""
+    if isinstance(value, (WrittenTime, WrittenDate)):
+        return value.written
+    return serialize(value)
+
+
+_AS_WRITTEN = WrapSerializer(_written, when_used="json")
+_TEXT = WithJsonSchema({"type": "string"})
 
 
 def _annotated(core: Any, *metadata: Any) -> Any:
@@ -350,15 +425,26 @@ def _moment(value: Any) -> dt.datetime:
     ctx = _context()
     moment: dt.datetime | None = None
     problem = "is not a date or time"
+    if isinstance(value, (WrittenTime, WrittenDate)):
+        value = value.written  # read by a host in a stand-in zone: read it again here
     try:
         if isinstance(value, dt.datetime):
-            moment = value if value.tzinfo is not None else value.replace(tzinfo=ctx.tz)
+            if value.tzinfo is not None:
+                moment = value
+            elif ctx.tz is STAND_IN:
+                moment = WrittenTime.of(value.replace(tzinfo=STAND_IN), value.isoformat())
+            else:
+                moment = value.replace(tzinfo=ctx.tz)
             clock.in_range(moment)
         elif isinstance(value, dt.date):
             moment = clock.in_range(dt.datetime.combine(value, dt.time(0), tzinfo=ctx.tz))
+            if ctx.tz is STAND_IN:
+                moment = WrittenTime.of(moment, value.isoformat())
         elif isinstance(value, str) and value.strip():
             tz = ctx.tz  # a failure to get the zone is not the value's fault
             moment = clock.parse_datetime(value, tz, ctx.now)
+            if tz is STAND_IN:
+                moment = WrittenTime.of(moment, value)
     except clock.UnreadableTime as exc:
         moment, problem = None, exc.problem
     if moment is None:
@@ -375,6 +461,8 @@ def _moment(value: Any) -> dt.datetime:
 def _day(value: Any) -> dt.date:
     day: dt.date | None = None
     problem = "is not a date"
+    if isinstance(value, (WrittenTime, WrittenDate)):
+        value = value.written  # read by a host in a stand-in zone: read it again here
     try:
         if isinstance(value, dt.datetime):
             day = clock.in_range(value.date())
@@ -384,6 +472,8 @@ def _day(value: Any) -> dt.date:
             ctx = _context()
             tz = ctx.tz  # a failure to get the zone is not the value's fault
             day = clock.parse_date(value, tz, ctx.now)
+            if tz is STAND_IN:
+                day = WrittenDate.of(day, value)
     except clock.UnreadableTime as exc:
         day, problem = None, exc.problem.replace("is not a date or time", "is not a date")
     if day is None:

@@ -174,7 +174,7 @@ class ToolArguments(BaseModel):
         known = cls.toolspecs_known_zone(arguments)
         if known is None:  # a stand-in: this reading only checks the call
             reading.needed, reading.arguments = True, arguments
-            return dt.timezone.utc
+            return inputs.STAND_IN
         return known
 
     @classmethod
