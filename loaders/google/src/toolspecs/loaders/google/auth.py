@@ -46,7 +46,7 @@ from toolspecs.loaders.google.errors import GoogleAuthError
 from toolspecs.loaders.google.flow import run_flow
 from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.refresh import refresh as _refresh
-from toolspecs.loaders.google.scopes import covering
+from toolspecs.loaders.google.scopes import covering, missing
 from toolspecs.loaders.google.token_files import (
     REAUTHORIZE,
     Coverage,
@@ -278,6 +278,17 @@ class GoogleAuth:
     def _coverage(self, path: str) -> Coverage:
         return coverage(file_scopes(path), self.scopes)
 
+    def service_account_scopes(self) -> list[str]:
+        """The scopes a service account asks for: LlamaHub's, and what they do not cover.
+
+        An administrator allowed the delegation scopes by name, and a setup made for
+        LlamaHub allowed LlamaHub's; a tool offered beyond them (``modify_labels`` needs
+        ``gmail.modify``) asks for its own too, which the delegation must then allow.
+        """
+        if not self.llamahub_scopes:
+            return list(self.scopes)
+        return [*self.llamahub_scopes, *missing(self.llamahub_scopes, self.scopes)]
+
     def _service_account(self) -> Any:
         info = self.service_account_key
         setting = "service_account_key"
@@ -301,7 +312,7 @@ class GoogleAuth:
 
         try:
             creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
-                info, scopes=list(self.llamahub_scopes) or self.scopes
+                info, scopes=self.service_account_scopes()
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             path = self.service_account_key_path if setting.endswith("_path") else None

@@ -16,6 +16,9 @@ HTTP 403 lacking a scope                SignInNeeded   authorize again with the 
 HTTP 403 otherwise                      AskUser        the account has no access
 HTTP 409                                FixArguments   use another id or update instead
 HTTP 5xx                                RetryLater     after the retries that fit the deadline
+HTTP 400 ``failedPrecondition``         AskUser        the account cannot do this as set up
+                                                       (``account_hint``: a service account
+                                                       acting as itself has no mailbox)
 other HTTP 4xx                          FixArguments   Google's message
 no network: a name unresolved           AskUser        this machine is offline (names the host)
 refused, broken, timed out              RetryLater     the host could not be reached (names it)
@@ -25,7 +28,8 @@ other httplib2, ``TransportError``      RetryLater     Google could not be reach
 
 HTTP errors are matched as ``googleapiclient.errors.HttpError``: the loader's
 ``GoogleApiError`` is one, and a raw one from a direct ``request.execute()`` is mapped
-the same way. The templates use ``ids_hint``, ``reauthorize`` and ``authorize_guide`` from
+the same way. The templates use ``ids_hint``, ``reauthorize``, ``account_hint`` and
+``authorize_guide`` from
 :meth:`GoogleToolSpec.failure_context <toolspecs.specs.google_base.spec.GoogleToolSpec>`.
 """
 
@@ -74,6 +78,10 @@ def _rate_limited(exc: BaseException) -> bool:
 def _lacks_scope(exc: BaseException) -> bool:
     said = str(getattr(exc, "reason", "") or "").lower()
     return google_reason(exc) in SCOPE_REASONS or "scope" in said
+
+
+def _failed_precondition(exc: BaseException) -> bool:
+    return google_reason(exc) == "failedPrecondition"
 
 
 def _not_signed_in(exc: BaseException) -> bool:
@@ -157,6 +165,17 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         RetryLater,
         "{service} had a server error (HTTP {status}), even after retries.{said}",
         status=range(500, 600),
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        # Gmail's answer to a service account acting as itself (it has no mailbox), or
+        # to an account without Gmail: no argument changes it.
+        "{service} cannot do this for the account these credentials act as "
+        "(HTTP 400, failed precondition).{said}",
+        "Do not retry: tell the user {account_hint}{authorize_guide}.",
+        status=400,
+        when=_failed_precondition,
     ),
     Failure(
         HttpError,

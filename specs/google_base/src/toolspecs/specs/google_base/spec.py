@@ -328,8 +328,21 @@ class GoogleToolSpec(ToolSpec):
             **super().failure_context(),
             "ids_hint": self.where_ids_come_from(),
             "reauthorize": self.reauthorize_hint(),
+            "account_hint": self.account_hint(),
             "authorize_guide": f" (see {self.authorize_guide()})",
         }
+
+    def account_hint(self) -> str:
+        """What the person sets when the account the credentials act as cannot do a call."""
+        auth = self.auth
+        has_key = auth.service_account_key is not None or bool(auth.service_account_key_path)
+        if auth.creds is None and has_key and not auth.subject:
+            return (
+                "that the service account acts as itself, and has no mailbox or calendar "
+                "of its own: set subject= to the address of the user it acts for (with "
+                "domain-wide delegation of the scopes in Google Workspace)"
+            )
+        return f"that this Google account cannot use {self.service_name} this way"
 
     def where_ids_come_from(self) -> str:
         """Where valid ids come from (a 404's ``{ids_hint}``), naming only tools offered.
@@ -353,10 +366,11 @@ class GoogleToolSpec(ToolSpec):
         if auth.creds is not None:
             fix = "the credentials passed to the tool (creds=) no longer work; pass new ones"
         elif auth.service_account_key is not None or auth.service_account_key_path:
+            asked = ", ".join(short(scope) for scope in auth.service_account_scopes())
             fix = (
                 "check the service account key (service_account_key_path or "
                 "service_account_key) and the access it was granted (with subject=, the "
-                "domain-wide delegation of the scopes), then authorize again"
+                f"domain-wide delegation must allow the scopes {asked}), then try again"
             )
         elif auth.authorized_user_info is not None:
             fix = "authorized_user_info no longer works: authorize again and pass the new token"
