@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from toolspecs.core import FixArguments, ToolGuidance, format_datetime, ref, resolve_timezone
+from toolspecs.core import FixArguments, ToolGuidance, format_datetime, resolve_timezone
 from toolspecs.core.bounds import clip
 from toolspecs.core.clock import (
     TIMEZONE_ENV,
@@ -21,7 +21,6 @@ from toolspecs.core.clock import (
     timezone_name,
     timezone_setting,
 )
-from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GoogleCalendarReader, GoogleResponseError
 from toolspecs.loaders.google.events import event_span, parse_event_time
 
@@ -66,10 +65,10 @@ def date_zone(
     """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
 
     ``setting`` if set; else the calendar's own, when Google credentials are at hand that
-    need neither a sign-in nor a refresh (``creds`` or a token not expired, a
-    ``transport``); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why the
-    calendar's was not read. A tool marked read-only and closed-world does not renew a
-    token: that is a request to Google's token server and a token file rewritten.
+    need no sign-in (``creds``, a service account, a token file: an expired token is
+    renewed, as for any other tool, so that ``get_date``'s day is the one the other tools
+    read "tomorrow" from); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why
+    the calendar's was not read.
 
     Args:
         client: The Calendar client.
@@ -81,11 +80,8 @@ def date_zone(
         return resolve_timezone(setting), "from the timezone setting"
     why = "no Google sign-in"
     try:
-        if client.service_if_signed_in(refresh=False) is not None:
+        if client.service_if_signed_in() is not None:
             return client.calendar_timezone(calendar_id), "the calendar's own"
-        if client.auth.credentials(sign_in=False, refresh=False) is not None:
-            renew = f" ({ref('get_date')} does not renew one)" if offered("get_date") else ""
-            why = f"no current Google access token{renew}"
     except Exception as exc:  # mapped by the failure table; anything else is our bug
         guidance = mapped(exc)
         if guidance is None:
