@@ -16,7 +16,7 @@ import httplib2
 from google.auth import credentials as ga_credentials
 from google.oauth2.credentials import Credentials
 
-from toolspecs.loaders.google.connections import SerialAuthorizedHttp
+from toolspecs.loaders.google.authorized_http import SerialAuthorizedHttp
 from toolspecs.loaders.google.testing import FakeGmail, sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
 

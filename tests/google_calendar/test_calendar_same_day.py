@@ -92,3 +92,31 @@ def test_get_date_and_create_event_agree_on_the_day(google, server_in_utc, now, 
     assert start == dt.datetime.combine(
         said_day(today.content) + dt.timedelta(days=1), dt.time(16), tzinfo=NEW_YORK
     )
+
+
+def test_a_calendar_shared_with_a_service_account_is_listed_not_called_missing(monkeypatch):
+    # A service account acting as itself: its calendar list is empty (nobody adds a
+    # shared calendar there), yet every tool works on a calendar shared with it.
+    google = FakeCalendar(timezone="Europe/Paris", calendar_list=[])
+    google.unknown_calendars.add("gone@group.calendar.google.com")
+
+    def wire(self, uri, method="GET", body=None, headers=None, **kwargs):
+        if uri.startswith(TOKEN_URI):
+            answer = {"access_token": "ya29.sa", "expires_in": 3599}
+            fields = {"status": "200", "content-type": "application/json"}
+            return httplib2.Response(fields), json.dumps(answer).encode()
+        return google.request(uri, method, body, headers)
+
+    monkeypatch.setattr(httplib2.Http, "request", wire)
+    spec = GoogleCalendarToolSpec(
+        service_account_key=service_account(),
+        calendar_id="team@group.calendar.google.com",
+        allowed_calendar_ids=["team@group.calendar.google.com", "gone@group.calendar.google.com"],
+    )
+    out = spec.call_tool("list_calendars")
+    assert not out.is_error, out.content
+    team, gone = out.content.splitlines()[1:3]
+    assert "[id: team@group.calendar.google.com]" in team
+    assert "timezone Europe/Paris; shared with this account" in team and "the default" in team
+    assert "may not exist" not in out.content
+    assert "[id: gone@group.calendar.google.com] not found" in gone

@@ -38,7 +38,6 @@ import annotated_types
 from pydantic import (
     BeforeValidator,
     Field,
-    SerializerFunctionWrapHandler,
     TypeAdapter,
     ValidationError,
     WithJsonSchema,
@@ -52,6 +51,7 @@ from toolspecs.core import clock
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments, ToolspecsError
 from toolspecs.core.json_schema import ToolJsonSchema
+from toolspecs.core.stand_in import STAND_IN, WrittenDate, WrittenTime, as_written
 
 
 class CoercionError(ValueError):
@@ -115,62 +115,6 @@ class Context:
             except ValueError as exc:  # ConfigurationError: a wrong timezone setting
                 raise TimezoneUnavailable(str(exc)) from exc
         return self.zone
-
-
-class StandInZone(dt.tzinfo):
-    """UTC, standing in for a zone not known yet (a calendar's own, which takes a request).
-
-    Times read in it only check the call; each keeps what the agent wrote
-    (:class:`WrittenTime`, :class:`WrittenDate`), for the call to read again in its zone.
-    """
-
-    def utcoffset(self, moment: dt.datetime | None) -> dt.timedelta:
-        """No offset: UTC."""
-        return dt.timedelta(0)
-
-    def dst(self, moment: dt.datetime | None) -> dt.timedelta:
-        """No daylight saving time."""
-        return dt.timedelta(0)
-
-    def tzname(self, moment: dt.datetime | None) -> str:
-        """``UTC``."""
-        return "UTC"
-
-
-STAND_IN = StandInZone()
-"""The zone of a reading that only checks a call: see :class:`StandInZone`."""
-
-
-class WrittenTime(dt.datetime):
-    """A time read in :data:`STAND_IN`, with the text the agent wrote as ``written``.
-
-    A host that validates arguments with a tool's ``fn_schema`` outside the call (LangChain's
-    ``StructuredTool``) hands this back to the tool, which reads ``written`` again in the
-    call's zone: ``"tomorrow 4pm"`` is then 16:00 on the calendar's tomorrow, not UTC's.
-    """
-
-    written: str
-
-    @classmethod
-    def of(cls, moment: dt.datetime, written: str) -> WrittenTime:
-        """``moment`` (in UTC) carrying ``written``."""
-        utc = moment.astimezone(dt.timezone.utc)
-        made = cls.combine(utc.date(), utc.timetz())
-        made.written = written
-        return made
-
-
-class WrittenDate(dt.date):
-    """A date read in :data:`STAND_IN` ("tomorrow"), with the text the agent wrote."""
-
-    written: str
-
-    @classmethod
-    def of(cls, day: dt.date, written: str) -> WrittenDate:
-        """``day`` carrying ``written``."""
-        made = cls(day.year, day.month, day.day)
-        made.written = written
-        return made
 
 
 _READING: ContextVar[Context | None] = ContextVar("toolspecs_reading_times", default=None)
@@ -298,14 +242,7 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
     return core
 
 
-def _written(value: Any, serialize: SerializerFunctionWrapHandler) -> Any:
-    """A time read in a stand-in zone goes out as written, for the tool to read again."""
-    if isinstance(value, (WrittenTime, WrittenDate)):
-        return value.written
-    return serialize(value)
-
-
-_AS_WRITTEN = WrapSerializer(_written, when_used="json")
+_AS_WRITTEN = WrapSerializer(as_written, when_used="json")
 _TEXT = WithJsonSchema({"type": "string"})
 
 

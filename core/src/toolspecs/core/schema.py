@@ -43,6 +43,7 @@ from toolspecs.core import clock, docstrings, inputs
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.json_schema import ToolJsonSchema
+from toolspecs.core.stand_in import STAND_IN
 
 OPENAI_DESCRIPTION_LIMIT = 1024
 
@@ -174,7 +175,7 @@ class ToolArguments(BaseModel):
         known = cls.toolspecs_known_zone(arguments)
         if known is None:  # a stand-in: this reading only checks the call
             reading.needed, reading.arguments = True, arguments
-            return inputs.STAND_IN
+            return STAND_IN
         return known
 
     @classmethod

@@ -22,7 +22,7 @@ from typing import Any
 from llama_index.core.schema import Document
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.errors import GoogleLoaderError, GoogleResponseError
+from toolspecs.loaders.google.errors import GoogleApiError, GoogleLoaderError, GoogleResponseError
 from toolspecs.loaders.google.events import (
     UNREADABLE_TIMES,
     as_is,
@@ -115,6 +115,26 @@ class GoogleCalendarReader(GoogleApiReader):
                 ) from None
             self._timezones[calendar_id] = tz
         return self._timezones[calendar_id]
+
+    def shared_calendar(self, calendar_id: str) -> dict[str, Any] | None:
+        """A calendar these credentials may use that is not in their calendar list.
+
+        ``calendars.get``: a calendar shared with a service account is never in its list
+        (nobody adds it there), yet every call works on it. ``None`` when Google knows
+        no such calendar for these credentials (HTTP 404).
+
+        Raises:
+            GoogleApiError: For any other HTTP error.
+        """
+        try:
+            found: dict[str, Any] = self.execute(
+                self.service.calendars().get(calendarId=calendar_id)
+            )
+        except GoogleApiError as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return found
 
     def list_events(
         self,

@@ -24,7 +24,8 @@ google-auth credentials only if they are (``isinstance``), else as oauth2client'
 wrapper of ours there made every batch fail for real users). google-auth renews an
 expired token inside ``before_request`` with no lock (``Credentials._blocking_refresh``),
 so threads that all found it expired would each ask the token server, and one could read
-the token while another writes it. :class:`SerialAuthorizedHttp` renews it before the
+the token while another writes it.
+:class:`~toolspecs.loaders.google.authorized_http.SerialAuthorizedHttp` renews it before the
 request under one lock per credentials (a thread that waited finds it renewed), and after
 a 401 renews it unless another thread did meanwhile. A 401 inside a batch is renewed by
 googleapiclient itself (once per batch), with the credentials' own ``refresh``.
@@ -36,15 +37,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import google_auth_httplib2
-
-from google.auth.transport import DEFAULT_MAX_REFRESH_ATTEMPTS, DEFAULT_REFRESH_STATUS_CODES
-
-RENEWALS = DEFAULT_MAX_REFRESH_ATTEMPTS
-"""Renewals after a 401 answer to one request, as google-auth-httplib2 allows."""
-RENEW_ON = tuple(DEFAULT_REFRESH_STATUS_CODES)
-
-__all__ = ["PerThreadHttp", "SerialAuthorizedHttp", "ThreadRequests", "is_http_factory"]
+__all__ = ["PerThreadHttp", "ThreadRequests", "is_http_factory"]
 
 
 def is_http_factory(transport: Any) -> bool:
@@ -105,7 +98,10 @@ class ThreadRequests:
 
 def _copies(shared: Any) -> Callable[[], Any]:
     """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made)."""
+    import google_auth_httplib2  # 0.1 s of httplib2 and pyparsing: when a client is made
     from googleapiclient.http import build_http
+
+    from toolspecs.loaders.google.authorized_http import SerialAuthorizedHttp
 
     if not isinstance(shared, google_auth_httplib2.AuthorizedHttp):
         # Credentials of another kind (oauth2client's) authorized it themselves: shared.
@@ -113,45 +109,3 @@ def _copies(shared: Any) -> Callable[[], Any]:
     credentials = shared.credentials
     renewing = threading.Lock()
     return lambda: SerialAuthorizedHttp(credentials, build_http(), renewing)
-
-
-class SerialAuthorizedHttp(google_auth_httplib2.AuthorizedHttp):  # type: ignore[misc]
-    """A thread's ``AuthorizedHttp``: its credentials renewed by one thread at a time.
-
-    The credentials are google-auth's own, as googleapiclient expects of an HTTP object's
-    ``credentials``; the renewals (before the request when the token has expired, and
-    after a 401 answer, at most twice as google-auth-httplib2 does) happen here, under
-    ``renewing``, instead of in google-auth-httplib2's ``request``.
-
-    Args:
-        credentials: google-auth credentials, shared by every thread's HTTP object.
-        http: This thread's ``httplib2.Http``.
-        renewing: The lock shared by the HTTP objects of these credentials.
-    """
-
-    def __init__(self, credentials: Any, http: Any, renewing: threading.Lock) -> None:
-        super().__init__(credentials, http=http, refresh_status_codes=())
-        self.renewing = renewing
-        self.renewal_request = google_auth_httplib2.Request(http)
-
-    def request(
-        self, uri: str, method: str = "GET", body: Any = None, headers: Any = None, **kwargs: Any
-    ) -> Any:
-        """httplib2's ``request``: the token renewed first if expired, and after a 401."""
-        credentials = self.credentials
-        if not credentials.valid:
-            with self.renewing:
-                if not credentials.valid:
-                    credentials.refresh(self.renewal_request)
-        position = body.tell() if hasattr(body, "tell") and hasattr(body, "seek") else None
-        for attempt in range(RENEWALS + 1):
-            sent = credentials.token
-            response, content = super().request(uri, method, body=body, headers=headers, **kwargs)
-            if response.status not in RENEW_ON or attempt == RENEWALS:
-                break
-            with self.renewing:
-                if credentials.token == sent:  # else another thread renewed it meanwhile
-                    credentials.refresh(self.renewal_request)
-            if position is not None:
-                body.seek(position)
-        return response, content

@@ -430,7 +430,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     def list_calendars(self) -> str:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
-        return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id)
+        # One shared with these credentials but not in their list (a service account's
+        # list is empty): Google's own record of it, so it is not called missing.
+        shared = {
+            allowed: self.reader.shared_calendar(allowed)
+            for allowed in self.allowed_calendar_ids
+            if render.entry_for(entries, allowed) is None
+        }
+        return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id, shared)
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(

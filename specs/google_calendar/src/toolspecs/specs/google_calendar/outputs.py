@@ -144,7 +144,10 @@ class CalendarEntry(Structure):
     """An allowed calendar, as the user's calendar list has it."""
 
     calendar_id: str
-    in_list: bool = Field(description="False: not in the user's list; it may not exist.")
+    in_list: bool = Field(
+        description="False: not in the user's list; shared with the account when it has "
+        "a name, else not found."
+    )
     list_id: str | None = Field(
         default=None, description="The list's own id, when calendar_id is an alias."
     )

@@ -219,18 +219,47 @@ def today(tz: dt.tzinfo, source: str) -> Reply:
     return Reply(f"{text} (timezone: {timezone_name(tz)}, {source})", data)
 
 
-def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: str) -> Reply:
-    """``list_calendars``' reply: each allowed calendar as the user's list has it."""
+def calendars(
+    entries: list[dict[str, Any]],
+    allowed_ids: list[str],
+    default: str,
+    shared: dict[str, dict[str, Any] | None] | None = None,
+) -> Reply:
+    """``list_calendars``' reply: each allowed calendar as the user's list has it.
+
+    ``shared``: for an allowed calendar not in the list, Google's record of it
+    (``calendars.get``), or ``None`` when Google knows none for these credentials.
+    """
+    shared = shared or {}
     lines = ["Calendars this agent may use:"]
     listed: list[outputs.CalendarEntry] = []
     matched: set[int] = set()
     for allowed in allowed_ids:
-        index = _entry_for(entries, allowed)
+        index = entry_for(entries, allowed)
         is_default = ", the default" if allowed == default else ""
+        found = shared.get(allowed) if index is None else None
+        if found is not None:
+            name = found.get("summary")
+            lines.append(
+                f"- [id: {fence.field(allowed, 200)}] {fence.quote(name or '?', 80)} — timezone "
+                f"{fence.field(found.get('timeZone') or '?', 60)}; shared with this account, "
+                f"not in its calendar list{is_default}"
+            )
+            listed.append(
+                outputs.CalendarEntry(
+                    calendar_id=allowed,
+                    in_list=False,
+                    name=Quoted(text=str(name)) if name else None,
+                    timezone=str(found["timeZone"]) if found.get("timeZone") else None,
+                    default=allowed == default or None,
+                )
+            )
+            continue
         if index is None:
             lines.append(
-                f"- [id: {fence.field(allowed, 200)}] not in the user's calendar list: "
-                f"it may not exist, or the user has not added it{is_default}."
+                f"- [id: {fence.field(allowed, 200)}] not found: Google knows no such "
+                f"calendar for this account (check the id, or ask the owner to share "
+                f"it){is_default}."
             )
             listed.append(
                 outputs.CalendarEntry(
@@ -277,7 +306,7 @@ def calendars(entries: list[dict[str, Any]], allowed_ids: list[str], default: st
     return Reply("\n".join(lines), data)
 
 
-def _entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
+def entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
     """The index of the calendarList entry of an allowed id (``"primary"``: the primary one)."""
     wanted = calendar_id.casefold()
     for index, entry in enumerate(entries):

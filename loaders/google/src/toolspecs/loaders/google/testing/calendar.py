@@ -69,13 +69,16 @@ class FakeCalendar(FakeGoogleHttp):
         """Answer a Calendar request."""
         parts = path.strip("/").split("/")
         if method == "GET" and parts[0] == "calendars" and len(parts) == 2:
+            if parts[1] in self.unknown_calendars:
+                return self.error(404, "notFound", "Not Found")
+            listed = next((e for e in self.calendar_list if e.get("id") == parts[1]), {})
             return self.reply(
                 200,
                 {
                     "kind": "calendar#calendar",
                     "id": parts[1],
-                    "summary": "Ada",
-                    "timeZone": self.timezone,
+                    "summary": listed.get("summary", "Ada"),
+                    "timeZone": listed.get("timeZone", self.timezone),
                 },
             )
         if method == "GET" and path == "/users/me/calendarList":

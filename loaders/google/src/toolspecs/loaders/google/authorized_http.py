@@ -1,0 +1,63 @@
+"""Each thread's ``AuthorizedHttp``, its shared credentials renewed by one thread at a time.
+
+See :mod:`~toolspecs.loaders.google.connections` for why each thread has one, and why
+it holds google-auth's own credentials. Imported when a Google client is made, not with
+the package (httplib2 and pyparsing take about 0.1 s).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import google_auth_httplib2
+
+from google.auth.transport import DEFAULT_MAX_REFRESH_ATTEMPTS, DEFAULT_REFRESH_STATUS_CODES
+
+__all__ = ["RENEWALS", "RENEW_ON", "SerialAuthorizedHttp"]
+
+RENEWALS = DEFAULT_MAX_REFRESH_ATTEMPTS
+"""Renewals after a 401 answer to one request, as google-auth-httplib2 allows."""
+RENEW_ON = tuple(DEFAULT_REFRESH_STATUS_CODES)
+
+
+class SerialAuthorizedHttp(google_auth_httplib2.AuthorizedHttp):  # type: ignore[misc]
+    """A thread's ``AuthorizedHttp``: its credentials renewed by one thread at a time.
+
+    The credentials are google-auth's own, as googleapiclient expects of an HTTP object's
+    ``credentials``; the renewals (before the request when the token has expired, and
+    after a 401 answer, at most twice as google-auth-httplib2 does) happen here, under
+    ``renewing``, instead of in google-auth-httplib2's ``request``.
+
+    Args:
+        credentials: google-auth credentials, shared by every thread's HTTP object.
+        http: This thread's ``httplib2.Http``.
+        renewing: The lock shared by the HTTP objects of these credentials.
+    """
+
+    def __init__(self, credentials: Any, http: Any, renewing: threading.Lock) -> None:
+        super().__init__(credentials, http=http, refresh_status_codes=())
+        self.renewing = renewing
+        self.renewal_request = google_auth_httplib2.Request(http)
+
+    def request(
+        self, uri: str, method: str = "GET", body: Any = None, headers: Any = None, **kwargs: Any
+    ) -> Any:
+        """httplib2's ``request``: the token renewed first if expired, and after a 401."""
+        credentials = self.credentials
+        if not credentials.valid:
+            with self.renewing:
+                if not credentials.valid:
+                    credentials.refresh(self.renewal_request)
+        position = body.tell() if hasattr(body, "tell") and hasattr(body, "seek") else None
+        for attempt in range(RENEWALS + 1):
+            sent = credentials.token
+            response, content = super().request(uri, method, body=body, headers=headers, **kwargs)
+            if response.status not in RENEW_ON or attempt == RENEWALS:
+                break
+            with self.renewing:
+                if credentials.token == sent:  # else another thread renewed it meanwhile
+                    credentials.refresh(self.renewal_request)
+            if position is not None:
+                body.seek(position)
+        return response, content
