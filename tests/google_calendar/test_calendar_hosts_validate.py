@@ -93,3 +93,36 @@ def test_a_host_that_sends_the_validated_call_as_json_sends_what_the_agent_wrote
     out = tool.call(**sent)
     assert not out.is_error, out.content
     assert created_start(google) == tomorrow_at(now, 16)
+
+
+def through_bridge(tools, args):
+    return tools["create_event"].to_langchain_structured_tool().invoke(args)
+
+
+def through_our_langchain(tools, args):
+    from toolspecs.adapters.langchain import to_langchain_tools
+
+    (tool,) = to_langchain_tools([tools["create_event"]])
+    return tool.invoke(args)
+
+
+def through_smolagents(tools, args):
+    from toolspecs.adapters.smolagents import to_smolagents_tools
+
+    (tool,) = to_smolagents_tools([tools["create_event"]])
+    return tool(**args)  # smolagents' own Tool.__call__, which checks the inputs
+
+
+def through_acall(tools, args):
+    import asyncio
+
+    return asyncio.run(tools["create_event"].acall(**args))
+
+
+@pytest.mark.dates
+@pytest.mark.parametrize(
+    "host", [through_bridge, through_our_langchain, through_smolagents, through_acall]
+)
+def test_every_host_puts_tomorrow_4pm_in_the_calendars_zone(google, tools, now, host):
+    host(tools, {"title": "Tea", "start_datetime": "tomorrow 4pm"})
+    assert created_start(google) == tomorrow_at(now, 16)
