@@ -46,7 +46,31 @@ class Tally:
             absent: Pieces the answer must not hold (a secret, another host).
             **arguments: The tool's arguments, as an agent sends them.
         """
-        output = tool.call(**arguments)
+        return self.check(tool, tool.call(**arguments), expect, error, absent, arguments)
+
+    async def acall(
+        self,
+        tool: Any,
+        expect: Iterable[str] = (),
+        *,
+        error: bool = False,
+        absent: Iterable[str] = (),
+        **arguments: Any,
+    ) -> str:
+        """:meth:`call` through ``await tool.acall(**arguments)``, the async hosts' path."""
+        output = await tool.acall(**arguments)
+        return self.check(tool, output, expect, error, absent, arguments)
+
+    def check(
+        self,
+        tool: Any,
+        output: Any,
+        expect: Iterable[str],
+        error: bool,
+        absent: Iterable[str],
+        arguments: dict[str, Any],
+    ) -> str:
+        """Count one call's ``output`` and check it; its text."""
         self.calls += 1
         text = str(output.content)
         name = f"{tool.metadata.name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"

@@ -291,3 +291,35 @@ def test_the_reader_on_the_wire(server: ArxivServer):
     assert paper.metadata["pdf_url"] == "https://arxiv.org/pdf/1810.04805v2"  # arXiv's link
     header, page = reader.load_full_text("1810.04805")
     assert header.metadata["pages"] == 1 and "Jacob Devlin" in page.text
+
+
+def test_a_mirror_under_a_path(no_proxy: None):
+    with ArxivServer(prefix="/mirrors/arxiv", links_here=True) as server:
+        assert server.url.endswith("/mirrors/arxiv")
+        tools = tools_of(ArxivToolSpec(base_url=server.url + "/"))
+        TALLY.call(tools["arxiv_query"], TRANSFORMER, query="attention is all you need")
+        TALLY.call(tools["arxiv_paper_text"], ["BERT", "Full text: 1 page"], paper_id="1810.04805")
+        assert server.received == len(server.fake.requests) == 3
+
+
+def test_the_async_path_on_the_wire(tools: dict):
+    import asyncio
+
+    asyncio.run(
+        TALLY.acall(tools["arxiv_bibtex"], ["@misc{devlin2018bert"], paper_ids="1810.04805")
+    )
+
+
+def test_a_paper_cache_the_user_asks_for_keeps_the_mirrors_pdfs(server: ArxivServer, tmp_path):
+    tools = tools_of(ArxivToolSpec(base_url=server.url, paper_cache=tmp_path / "papers"))
+    TALLY.call(
+        tools["arxiv_paper_outline"], ["3 Scaled dot-product attention"], paper_id="1706.03762"
+    )
+    TALLY.call(
+        tools["arxiv_paper_section"],
+        ["Section 17. Attention head ablations", NEEDLE],
+        paper_id="1706.03762",
+        section="17",
+    )
+    pdfs = [r for r in server.fake.requests if (r.path_url or "").startswith("/pdf/")]
+    assert len(pdfs) == 1  # the second read came from the cache

@@ -127,3 +127,19 @@ def test_a_loopback_server_answers_streams_and_drops(monkeypatch: pytest.MonkeyP
         assert server.received == 2
     with pytest.raises(RuntimeError, match="not started"):
         _ = server.url
+
+
+def test_a_loopback_server_under_a_prefix(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    seen: list[str] = []
+
+    def answer(request: WireRequest) -> WireAnswer:
+        seen.append(request.path)
+        return WireAnswer(200, {"Content-Length": "2"}, [b"ok"])
+
+    with LoopbackServer(answer, prefix="mirror/") as server:
+        assert server.url.endswith("/mirror")
+        assert requests.get(f"{server.url}/api/query", timeout=5).text == "ok"
+        assert requests.get(server.url, timeout=5).text == "ok"
+        assert requests.get(server.url + "x/api", timeout=5).status_code == 404  # /mirrorx
+    assert seen == ["/api/query", "/"]

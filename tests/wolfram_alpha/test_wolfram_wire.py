@@ -180,3 +180,23 @@ def test_the_reader_on_the_wire(server: WolframAlphaServer):
     assert "Result:\n4" in answer.text
     assert answer.metadata["url"] == "https://www.wolframalpha.com/input?i=2%2B2"
     assert server.fake.requests[-1].app_id == APP_ID
+
+
+def test_llamahubs_api_params_appid_and_a_mirror_under_a_path(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    fake = FakeWolframAlpha(app_ids={APP_ID})
+    with WolframAlphaServer(fake, prefix="/wolfram") as server:
+        spec = WolframAlphaToolSpec(api_params={"appid": APP_ID}, base_url=server.url)
+        tools = tools_of(spec)
+        TALLY.call(tools["wolfram_alpha_query"], ["Exact result:\n7/2"], query="7/2")
+        TALLY.call(tools["wolfram_alpha_pods"], ["Result:\n12"], query="3*4")
+        assert [(r.api, r.app_id) for r in fake.requests] == [("llm", APP_ID), ("full", APP_ID)]
+        assert "appid" not in fake.requests[0].params  # a header on the LLM API
+
+
+def test_the_async_path_on_the_wire(server: WolframAlphaServer):
+    import asyncio
+
+    tools = tools_of(WolframAlphaToolSpec(app_id=APP_ID, base_url=server.url))
+    query = tools["wolfram_alpha_query"]
+    asyncio.run(TALLY.acall(query, ["373.12 K"], query="boiling point of water in K"))

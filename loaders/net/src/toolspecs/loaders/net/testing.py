@@ -58,16 +58,19 @@ class LoopbackServer:
     """An HTTP server on ``127.0.0.1`` (a free port) answering with ``answer``.
 
     Args:
-        answer: Called for each request (in the connection's thread); returns the
-            answer, or ``None`` to drop the connection without one.
+        answer: Called for each request (in the connection's thread), its ``path``
+            without ``prefix``; returns the answer, or ``None`` to drop the connection.
+        prefix: A path the service is served under, e.g. ``"/arxiv"`` (as a mirror may
+            serve it); a request outside it gets 404 without reaching ``answer``.
 
     Attributes:
-        url: ``http://127.0.0.1:<port>``, once started: the base URL to configure.
-        received: How many requests arrived.
+        url: ``http://127.0.0.1:<port><prefix>``, once started: the base URL to configure.
+        received: How many requests arrived (outside ``prefix`` too).
     """
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(self, answer: Answer, *, prefix: str = "") -> None:
         self.answer = answer
+        self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.received = 0
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -75,10 +78,10 @@ class LoopbackServer:
 
     @property
     def url(self) -> str:
-        """``http://127.0.0.1:<port>``: where the server listens."""
+        """``http://127.0.0.1:<port><prefix>``: where the service is served."""
         if self._server is None:
             raise RuntimeError("the server is not started: call start() or use it in a with")
-        return f"http://127.0.0.1:{self._server.server_address[1]}"
+        return f"http://127.0.0.1:{self._server.server_address[1]}{self.prefix}"
 
     def start(self) -> LoopbackServer:
         """Listen on a free port of 127.0.0.1 and serve in a daemon thread."""
@@ -134,10 +137,13 @@ def _handler(owner: LoopbackServer) -> type[BaseHTTPRequestHandler]:
         def _serve(self) -> None:
             owner._note()
             parts = urlsplit(self.path)
-            request = WireRequest(
-                self.command, parts.path, parts.query, {k: v for k, v in self.headers.items()}
-            )
-            answer = owner.answer(request)
+            path = parts.path
+            if owner.prefix and not (path + "/").startswith(owner.prefix + "/"):
+                answer: WireAnswer | None = WireAnswer(404, {"Content-Length": "0"})
+            else:
+                path = path[len(owner.prefix) :] or "/"
+                headers = {k: v for k, v in self.headers.items()}
+                answer = owner.answer(WireRequest(self.command, path, parts.query, headers))
             if answer is None:  # dropped: no status line, nothing
                 self.close_connection = True
                 return

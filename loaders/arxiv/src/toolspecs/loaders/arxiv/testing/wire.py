@@ -44,14 +44,17 @@ class ArxivServer(LoopbackServer):
             a new one.
         links_here: Rewrite the feeds' ``http://arxiv.org/`` links (PDF, abstract page)
             to this server's URL.
+        prefix: A path to serve arXiv under, e.g. ``"/arxiv"``, as a mirror may.
 
     Attributes:
         fake: The ``FakeArxiv`` answering: ``fake.requests`` holds every request that
             arrived, its URL as it would have been sent to arXiv.
     """
 
-    def __init__(self, fake: FakeArxiv | None = None, *, links_here: bool = False) -> None:
-        super().__init__(self._answer)
+    def __init__(
+        self, fake: FakeArxiv | None = None, *, links_here: bool = False, prefix: str = ""
+    ) -> None:
+        super().__init__(self._answer, prefix=prefix)
         self.fake = fake if fake is not None else FakeArxiv()
         self.links_here = links_here
 

@@ -55,13 +55,20 @@ class WolframAlphaServer(LoopbackServer):
             default a new one, which takes any non-empty AppID.
         images_here: Rewrite the Full Results' image links (Wolfram's image hosts) to
             this server's URL.
+        prefix: A path to serve both APIs under, e.g. ``"/wolfram"``, as a mirror may.
 
     Attributes:
         fake: The fake answering: ``fake.requests`` holds every request that arrived.
     """
 
-    def __init__(self, fake: FakeWolframAlpha | None = None, *, images_here: bool = False) -> None:
-        super().__init__(self._answer)
+    def __init__(
+        self,
+        fake: FakeWolframAlpha | None = None,
+        *,
+        images_here: bool = False,
+        prefix: str = "",
+    ) -> None:
+        super().__init__(self._answer, prefix=prefix)
         self.fake = fake if fake is not None else FakeWolframAlpha()
         self.images_here = images_here
 
