@@ -39,7 +39,8 @@ def no_proxy(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.fixture
 def server(no_proxy: None) -> Iterator[ArxivServer]:
-    with ArxivServer() as running:
+    """arXiv on 127.0.0.1, its feeds and PDFs gzip-compressed for requests, as arXiv sends them."""
+    with ArxivServer(gzip=True) as running:
         yield running
 
 
@@ -192,15 +193,22 @@ def test_a_slow_answer_ends_at_the_call_deadline(server: ArxivServer):
     assert time.monotonic() - started < 5
 
 
-def test_an_oversize_pdf_is_dropped_at_the_cap(server: ArxivServer, tools: dict):
-    server.fake.fail = ["ok", "huge"]  # the id lookup answers; the PDF never ends
-    TALLY.call(
-        tools["arxiv_paper_text"],
-        ["larger than 50 MB"],
-        error=True,
-        paper_id="1706.03762",
-    )
+def test_an_oversize_pdf_is_dropped_at_the_cap(no_proxy: None):
+    # Uncompressed: 500 MB of zeros gzip to 0.5 MB, which the server would send whole.
+    with ArxivServer() as server:
+        tools = tools_of(ArxivToolSpec(base_url=server.url))
+        server.fake.fail = ["ok", "huge"]  # the id lookup answers; the PDF never ends
+        TALLY.call(
+            tools["arxiv_paper_text"], ["larger than 50 MB"], error=True, paper_id="1706.03762"
+        )
     assert server.fake.bytes_sent < 60 * 2**20  # read to the cap, not to 500 MB
+
+
+def test_a_pdf_that_inflates_past_the_cap_is_dropped(server: ArxivServer, tools: dict):
+    # A compressed PDF whose inflated body passes the cap: 8 MB of it on the wire inflate
+    # to 50 MB; the cap counts what is read after decompression.
+    server.fake.pdfs["1810.04805"] = b"%PDF-1.7\n" + bytes(51 * 2**20)
+    TALLY.call(tools["arxiv_paper_text"], ["larger than 50 MB"], error=True, paper_id="1810.04805")
 
 
 def test_a_pdf_redirected_to_another_host_is_not_followed(server: ArxivServer, tools: dict):

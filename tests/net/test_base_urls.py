@@ -143,3 +143,16 @@ def test_a_loopback_server_under_a_prefix(monkeypatch: pytest.MonkeyPatch):
         assert requests.get(server.url, timeout=5).text == "ok"
         assert requests.get(server.url + "x/api", timeout=5).status_code == 404  # /mirrorx
     assert seen == ["/api/query", "/"]
+
+
+def test_a_loopback_server_compresses_for_clients_that_accept_it(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+
+    def answer(request: WireRequest) -> WireAnswer:
+        return WireAnswer(200, {"Content-Length": "12"}, [b"hello ", b"world!"])
+
+    with LoopbackServer(answer, gzip=True) as server:
+        packed = requests.get(server.url, timeout=5)
+        plain = requests.get(server.url, headers={"Accept-Encoding": "identity"}, timeout=5)
+    assert packed.headers["Content-Encoding"] == "gzip" and packed.text == "hello world!"
+    assert "Content-Encoding" not in plain.headers and plain.text == "hello world!"

@@ -36,8 +36,8 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[WolframAlphaServer]:
     for name in ("HTTP_PROXY", "http_proxy", "HTTPS_PROXY", "https_proxy", "ALL_PROXY"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
-    with WolframAlphaServer(FakeWolframAlpha(app_ids={APP_ID})) as running:
-        yield running
+    with WolframAlphaServer(FakeWolframAlpha(app_ids={APP_ID}), gzip=True) as running:
+        yield running  # answers gzip-compressed for requests and httpx, as Wolfram sends them
 
 
 def tools_of(spec: WolframAlphaToolSpec) -> dict:

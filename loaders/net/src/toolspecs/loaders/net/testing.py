@@ -12,7 +12,11 @@ through the same HTTP library, connection pool and parser as it reaches the serv
   that trickles, or one too large to hold, stays so on the wire); ``None`` closes the
   connection without an answer (a dropped connection);
 - HTTP/1.0: one request per connection, a body without ``Content-Length`` ends when
-  the connection does, as servers send bodies of unknown length.
+  the connection does, as servers send bodies of unknown length;
+- with ``gzip=True``, a 200 answer is sent gzip-compressed to a client that accepts it
+  (``Accept-Encoding``, which requests and httpx send), as arXiv's and Wolfram's servers
+  do: each chunk compressed and flushed as it is made, so a trickle stays a trickle and
+  a huge body stays huge once decompressed.
 
 Start and stop it, or use it as a context manager::
 
@@ -23,6 +27,7 @@ Start and stop it, or use it as a context manager::
 from __future__ import annotations
 
 import threading
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -62,14 +67,16 @@ class LoopbackServer:
             without ``prefix``; returns the answer, or ``None`` to drop the connection.
         prefix: A path the service is served under, e.g. ``"/arxiv"`` (as a mirror may
             serve it); a request outside it gets 404 without reaching ``answer``.
+        gzip: Compress 200 answers for clients that accept gzip.
 
     Attributes:
         url: ``http://127.0.0.1:<port><prefix>``, once started: the base URL to configure.
         received: How many requests arrived (outside ``prefix`` too).
     """
 
-    def __init__(self, answer: Answer, *, prefix: str = "") -> None:
+    def __init__(self, answer: Answer, *, prefix: str = "", gzip: bool = False) -> None:
         self.answer = answer
+        self.gzip = gzip
         self.prefix = "/" + prefix.strip("/") if prefix.strip("/") else ""
         self.received = 0
         self._server: ThreadingHTTPServer | None = None
@@ -147,17 +154,32 @@ def _handler(owner: LoopbackServer) -> type[BaseHTTPRequestHandler]:
             if answer is None:  # dropped: no status line, nothing
                 self.close_connection = True
                 return
+            headers = dict(answer.headers)
+            packer = None
+            if (
+                owner.gzip
+                and answer.status == 200
+                and "gzip" in self.headers.get("Accept-Encoding", "").lower()
+                and not any(name.lower() == "content-encoding" for name in headers)
+            ):
+                packer = zlib.compressobj(6, zlib.DEFLATED, 31)  # 31: the gzip format
+                headers = {k: v for k, v in headers.items() if k.lower() != "content-length"}
+                headers["Content-Encoding"] = "gzip"
             try:
                 self.send_response(answer.status)
-                for name, value in answer.headers.items():
+                for name, value in headers.items():
                     self.send_header(name, value)
                 self.end_headers()
                 if self.command == "HEAD":
                     return
                 for chunk in answer.body:
+                    if chunk and packer is not None:
+                        chunk = packer.compress(chunk) + packer.flush(zlib.Z_SYNC_FLUSH)
                     if chunk:
                         self.wfile.write(chunk)
                         self.wfile.flush()
+                if packer is not None:
+                    self.wfile.write(packer.flush())
             except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
                 pass  # the client stopped reading (a deadline, a size cap): as it should
             finally:

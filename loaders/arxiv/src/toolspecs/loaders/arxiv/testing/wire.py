@@ -45,6 +45,7 @@ class ArxivServer(LoopbackServer):
         links_here: Rewrite the feeds' ``http://arxiv.org/`` links (PDF, abstract page)
             to this server's URL.
         prefix: A path to serve arXiv under, e.g. ``"/arxiv"``, as a mirror may.
+        gzip: Send feeds and PDFs gzip-compressed to clients that accept it, as arXiv does.
 
     Attributes:
         fake: The ``FakeArxiv`` answering: ``fake.requests`` holds every request that
@@ -52,9 +53,14 @@ class ArxivServer(LoopbackServer):
     """
 
     def __init__(
-        self, fake: FakeArxiv | None = None, *, links_here: bool = False, prefix: str = ""
+        self,
+        fake: FakeArxiv | None = None,
+        *,
+        links_here: bool = False,
+        prefix: str = "",
+        gzip: bool = False,
     ) -> None:
-        super().__init__(self._answer, prefix=prefix)
+        super().__init__(self._answer, prefix=prefix, gzip=gzip)
         self.fake = fake if fake is not None else FakeArxiv()
         self.links_here = links_here
 

@@ -56,6 +56,7 @@ class WolframAlphaServer(LoopbackServer):
         images_here: Rewrite the Full Results' image links (Wolfram's image hosts) to
             this server's URL.
         prefix: A path to serve both APIs under, e.g. ``"/wolfram"``, as a mirror may.
+        gzip: Send answers gzip-compressed to clients that accept it, as Wolfram does.
 
     Attributes:
         fake: The fake answering: ``fake.requests`` holds every request that arrived.
@@ -67,8 +68,9 @@ class WolframAlphaServer(LoopbackServer):
         *,
         images_here: bool = False,
         prefix: str = "",
+        gzip: bool = False,
     ) -> None:
-        super().__init__(self._answer, prefix=prefix)
+        super().__init__(self._answer, prefix=prefix, gzip=gzip)
         self.fake = fake if fake is not None else FakeWolframAlpha()
         self.images_here = images_here
 
