@@ -66,6 +66,9 @@ def test_loopback_is_this_machine_only():
         ("https://M.example.com/arxiv", True),
         ("https://m.example.com/arxivx/pdf/1", False),  # a sibling path, not under
         ("https://m.example.com/arxiv/../admin", False),
+        ("https://m.example.com/arxiv/%2e%2e/admin", False),
+        ("https://m.example.com/arxiv/..%2Fadmin", False),
+        ("https://m.example.com/arxiv/pdf/hep-th%2F9711200v1", True),
         ("https://m.example.com/other", False),
         ("http://m.example.com/arxiv/pdf/1", False),
         ("https://m.example.com:8443/arxiv/pdf/1", False),

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ipaddress
 import posixpath
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 __all__ = ["BaseUrlRefused", "base_url", "is_loopback", "under"]
 
@@ -99,7 +99,8 @@ def under(base: str, url: str) -> bool:
     """Whether ``url`` lies under ``base`` (a value :func:`base_url` returned).
 
     Same scheme, host and port (a default port written out or not), no user or
-    password, and a path at or below the base's path once ``.`` and ``..`` are resolved.
+    password, and a path at or below the base's path once ``.`` and ``..`` are resolved,
+    written plainly or percent-encoded (``%2e%2e``, which a server may decode).
     """
     try:
         want, got = urlsplit(base), urlsplit(url)
@@ -113,6 +114,6 @@ def under(base: str, url: str) -> bool:
         return False
     if (got_port or default.get(got.scheme.lower())) != (want_port or default.get(want.scheme)):
         return False
-    path = posixpath.normpath(got.path or "/")
+    path = posixpath.normpath(unquote(got.path) or "/")
     prefix = want.path.rstrip("/")
     return not prefix or path == prefix or path.startswith(prefix + "/")
