@@ -200,3 +200,17 @@ def test_the_async_path_on_the_wire(server: WolframAlphaServer):
     tools = tools_of(WolframAlphaToolSpec(app_id=APP_ID, base_url=server.url))
     query = tools["wolfram_alpha_query"]
     asyncio.run(TALLY.acall(query, ["373.12 K"], query="boiling point of water in K"))
+
+
+def test_the_command_line_on_the_wire(server: WolframAlphaServer, capsys: pytest.CaptureFixture):
+    from toolspecs.cli import main
+
+    options = ["--option", f"base_url={server.url}", "--option", f"app_id={APP_ID}"]
+    assert main(["call", "wolfram_alpha.wolfram_alpha_query", *options, "query=6*7"]) == 0
+    assert "Result:\n42" in capsys.readouterr().out
+    TALLY.calls += 1  # a call through the CLI, its answer checked above
+    refused = ["--option", "base_url=http://wolfram-mirror.example.com", "--option", "app_id=K"]
+    assert main(["call", "wolfram_alpha.wolfram_alpha_query", *refused, "query=6*7"]) == 2
+    said = capsys.readouterr().err
+    assert "cannot build spec 'wolfram_alpha'" in said and "use https for any other host" in said
+    assert server.fake.requests[-1].params["input"] == "6*7"  # nothing sent for the refusal
