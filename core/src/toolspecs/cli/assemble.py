@@ -300,7 +300,7 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
             arguments["auth_flow"] = "none"
         try:
             spec = cls(**arguments)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:  # a wrong option, or a value it refuses
             raise ConfigurationError(f"cannot build spec {name!r}: {exc}") from exc
         for key, value in shared.items():
             if key not in known and key not in chosen[name]:

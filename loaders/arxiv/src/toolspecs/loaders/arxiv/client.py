@@ -12,7 +12,8 @@ half a second, when the deadline leaves time; any other failed lookup is final a
 Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
 trickles in included, and :meth:`ArxivClient.within` for a caller's own deadline), in
 size (a body is read in chunks and dropped at its cap, never read whole first), and in
-where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`).
+where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`; or,
+with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
 """
 
 from __future__ import annotations
@@ -38,11 +39,16 @@ from toolspecs.loaders.net import (
     LookupRetry,
     causes,
     failed_host,
+    is_loopback,
     keep_body,
     lookup_failure,
     maybe_the_proxy,
     retry_after,
     temporary,
+    under,
+)
+from toolspecs.loaders.net import (
+    base_url as checked_base_url,
 )
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
@@ -101,11 +107,16 @@ class TooLarge(_Refused):
 
 
 class Redirected(_Refused):
-    """A URL, or a redirect to one, that is not arXiv over https (``url``)."""
+    """A URL, or a redirect to one, that is not where the client fetches (``url``).
 
-    def __init__(self, url: str, status: int | None = None) -> None:
+    ``allowed`` says where that is: arXiv over https, or under the client's base URL.
+    """
+
+    def __init__(
+        self, url: str, status: int | None = None, allowed: str = "arXiv over https"
+    ) -> None:
         shown = url if len(url) <= 100 else url[:99] + "…"
-        super().__init__(f"it pointed to {shown}, which is not arXiv over https", status)
+        super().__init__(f"it pointed to {shown}, which is not {allowed}", status)
         self.url = url
 
 
@@ -159,6 +170,15 @@ class ArxivClient(HookedClient):
         transport: A ``requests`` transport adapter to send every request through,
             mounted for ``https://`` and ``http://``; offline tests and demos pass
             ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
+        base_url: Where arXiv is reached instead of arXiv itself (a mirror, a caching
+            proxy, a local fake): its export API at ``<base_url>/api/query`` and its PDFs
+            at ``<base_url>/pdf/<id>``. Then only URLs under it are fetched, redirects
+            included. https, or plain http to this machine only (``127.0.0.1``, ``::1``,
+            ``localhost``), which is not paced unless ``delay_seconds`` says so.
+            Default ``None``: arXiv itself.
+
+    Raises:
+        BaseUrlRefused: A ``base_url`` of another form (a ``ValueError``).
     """
 
     def __init__(
@@ -169,10 +189,17 @@ class ArxivClient(HookedClient):
         timeout: float = 30.0,
         transport: BaseAdapter | None = None,
         deadline: float = 30.0,
+        base_url: str | None = None,
     ) -> None:
+        self.base_url = None if base_url is None else checked_base_url(base_url, service="arXiv")
         if delay_seconds is None:
             delay_seconds = float(getattr(transport, "delay_seconds", _ARXIV_DELAY))
+            if self.base_url is not None and is_loopback(urlsplit(self.base_url).hostname or ""):
+                delay_seconds = 0.0  # this machine: arXiv's pace is for arXiv and mirrors
         super().__init__(page_size=page_size, delay_seconds=delay_seconds, num_retries=num_retries)
+        if self.base_url is not None:  # arxiv.Client's documented endpoint format
+            self.query_url_format = self.base_url.replace("{", "{{").replace("}", "}}")
+            self.query_url_format += "/api/query?{}"
         if transport is not None:
             self.session.mount("https://", transport)  # the session ``get`` sends with
             self.session.mount("http://", transport)
@@ -182,6 +209,15 @@ class ArxivClient(HookedClient):
         self._lock = threading.Lock()
         # When the last request went out (monotonic: a wall clock set back stalls no pace).
         self._last_request: float | None = None
+
+    def allows(self, url: str) -> bool:
+        """Whether ``url`` is one this client fetches: under ``base_url``, else arXiv's."""
+        return arxiv_url(url) if self.base_url is None else under(self.base_url, url)
+
+    @property
+    def allowed(self) -> str:
+        """Where this client fetches, in words: ``arXiv over https`` or ``under <base>``."""
+        return "arXiv over https" if self.base_url is None else f"under {self.base_url}"
 
     @contextlib.contextmanager
     def within(self, seconds: float | None) -> Iterator[None]:
@@ -206,26 +242,26 @@ class ArxivClient(HookedClient):
     ) -> requests.Response:
         """GET ``url`` within the rate limit; its body read whole, within limits.
 
-        Redirects are followed only to arXiv over https; the body is read in chunks
+        Redirects are followed only to where :meth:`allows`; the body is read in chunks
         and dropped past ``max_bytes`` or when time runs out (``end``, a
         ``time.monotonic()`` value, and the caller's :meth:`within`).
 
         Raises:
             TooLarge: When the body is over ``max_bytes``.
-            Redirected: When ``url`` or a redirect is not arXiv over https.
+            Redirected: When ``url`` or a redirect is not where :meth:`allows`.
         """
         end = _earliest(end, _CALL_END.get())
         for _hop in range(MAX_REDIRECTS + 1):
-            if not arxiv_url(url):
-                raise Redirected(url)
+            if not self.allows(url):
+                raise Redirected(url, allowed=self.allowed)
             response = self._send(url, end)
             if not response.is_redirect:
                 _read_body(response, max_bytes, end)
                 return response
             response.close()
             target = urljoin(url, response.headers.get("location", ""))
-            if not arxiv_url(target):
-                raise Redirected(target, response.status_code)
+            if not self.allows(target):
+                raise Redirected(target, response.status_code, self.allowed)
             url = target
         raise _Transient(f"more than {MAX_REDIRECTS} redirects")
 
@@ -285,7 +321,7 @@ class ArxivClient(HookedClient):
 
         Raises:
             TooLarge: When the body is over ``max_bytes`` (not retried).
-            Redirected: When ``url`` or a redirect is not arXiv over https (not retried).
+            Redirected: When ``url`` or a redirect is not where :meth:`allows` (not retried).
         """
         return self._retrying(
             lambda end: _check_status(self.get(url, max_bytes=max_bytes, end=end))

@@ -29,6 +29,7 @@ from toolspecs.loaders.arxiv.client import (
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
 from toolspecs.loaders.arxiv.query import fielded_query
+from toolspecs.loaders.net import under
 from toolspecs.loaders.pdf import pdftext
 from toolspecs.loaders.pdf.pdftext import PdfText
 
@@ -135,9 +136,14 @@ class ArxivReader(BaseReader):
             processes (:class:`~toolspecs.loaders.arxiv.cache.PaperCache`, or any
             :class:`toolspecs.base.cache.Cache`, keyed by versioned id), or ``None`` to
             download every time.
+        base_url: Where arXiv is reached instead (a mirror, a local fake), for a client
+            of this reader's own: see :class:`~toolspecs.loaders.arxiv.ArxivClient`.
+            PDFs then come from under it too: the feed's PDF link when it lies under
+            it, else ``<base_url>/pdf/<id>``.
 
     Raises:
-        ValueError: When given both: a client already has its transport.
+        ValueError: When given a client and a transport or a base URL (the client has
+            its own), or a base URL that is not https (nor http to this machine).
     """
 
     def __init__(
@@ -146,15 +152,17 @@ class ArxivReader(BaseReader):
         *,
         transport: BaseAdapter | None = None,
         cache: Cache | None = None,
+        base_url: str | None = None,
     ) -> None:
         self.cache = cache
-        if client is not None and transport is not None:
+        if client is not None and (transport is not None or base_url is not None):
+            given = "transport=" if transport is not None else "base_url="
             raise ValueError(
-                "ArxivReader takes client= or transport=, not both: give the transport "
-                "to the client (ArxivClient(transport=...))."
+                f"ArxivReader takes client= or {given}, not both: give it to the client "
+                f"(ArxivClient({given}...))."
             )
-        if transport is not None:
-            client = ArxivClient(transport=transport)
+        if transport is not None or base_url is not None:
+            client = ArxivClient(transport=transport, base_url=base_url)
         self.client = client or shared_client()
 
     def load_data(
@@ -299,7 +307,8 @@ class ArxivReader(BaseReader):
         """The paper and the text of its PDF's pages, within size, page and time limits.
 
         The PDF comes from the reader's ``cache`` when it holds that version; else it
-        is fetched from arXiv over https only (no redirect elsewhere), dropped past
+        is fetched from arXiv over https only, or from under the client's base URL (no
+        redirect elsewhere: :meth:`pdf_source`), dropped past
         ``MAX_PDF_BYTES`` while downloading, and kept in the cache once read. It is read
         in a child process bounded in time, memory, pages and characters
         (:mod:`toolspecs.loaders.pdf.pdftext`).
@@ -309,8 +318,9 @@ class ArxivReader(BaseReader):
             PaperUnreadable: When the PDF cannot be fetched or read, or has no text.
         """
         end = None if deadline is None else time.monotonic() + deadline
+        clean = parse_id(paper_id) or paper_id.strip()
         with self.client.within(deadline):
-            paper = self.load_paper(paper_id)
+            paper = self.load_paper(clean)
             pid = short_id(paper)
             cached = self.cache.get(pid) if self.cache is not None else None
         # Whatever the cache, only a PDF within the limit is read from it.
@@ -318,7 +328,9 @@ class ArxivReader(BaseReader):
             return paper, self._read_pdf(pid, cached, end)
         with self.client.within(None if end is None else end - time.monotonic()):
             try:
-                response = self.client.get_with_retries(pdf_link(paper), max_bytes=MAX_PDF_BYTES)
+                response = self.client.get_with_retries(
+                    self.pdf_source(paper, clean), max_bytes=MAX_PDF_BYTES
+                )
             except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
                 raise PaperUnreadable(
                     pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
@@ -336,6 +348,27 @@ class ArxivReader(BaseReader):
         if self.cache is not None:  # only a PDF that was read: a damaged one is not kept
             self.cache.put(pid, content)
         return paper, text
+
+    def pdf_source(self, paper: arxiv.Result, asked: str) -> str:
+        """Where the PDF of ``paper`` (looked up as ``asked``) is fetched from.
+
+        From arXiv, :func:`pdf_link`. Under a base URL, the feed's own PDF link when it
+        lies under the base, else ``<base>/pdf/<id>``: a link to another host is not
+        followed. The id is the feed's when it is an arXiv id, else the one asked.
+
+        Raises:
+            PaperUnreadable: When neither is an arXiv id (nothing is fetched).
+        """
+        base = self.client.base_url
+        if base is None:
+            return pdf_link(paper)
+        link = paper.pdf_url or ""
+        if link and under(base, link):
+            return str(link)
+        for candidate in (short_id(paper), asked):
+            if parse_id(candidate) == candidate:
+                return f"{base}/pdf/{candidate}"
+        raise PaperUnreadable(asked, "the paper's id is not an arXiv id: no PDF was fetched")
 
     def _read_pdf(self, pid: str, content: bytes, end: float | None) -> PdfText:
         seconds = pdftext.MAX_SECONDS

@@ -8,10 +8,15 @@
 - :mod:`~toolspecs.loaders.net.bounded`: a GET bounded in time, size and tries, with
   requests or httpx (their extras: ``toolspecs-loader-net[requests]``, ``[httpx]``).
 - :mod:`~toolspecs.loaders.net.compat_requests`: every reliance on requests' internals.
+- :mod:`~toolspecs.loaders.net.base_urls`: a service's base URL as a user configures it
+  (https, or http on the loopback interface only), and whether a URL lies under it.
+- :mod:`~toolspecs.loaders.net.testing`: a fake service's HTTP server on 127.0.0.1, for
+  the loaders' shipped fakes.
 
 No dependency beyond the standard library; no agent wording.
 """
 
+from toolspecs.loaders.net.base_urls import BaseUrlRefused, base_url, is_loopback, under
 from toolspecs.loaders.net.bounded import BoundedGet, Reply
 from toolspecs.loaders.net.compat_requests import arrived, keep_body
 from toolspecs.loaders.net.errors import (
@@ -37,6 +42,7 @@ from toolspecs.loaders.net.waits import retry_after
 
 __all__ = [
     "DNS_RETRY_WAIT",
+    "BaseUrlRefused",
     "BoundedGet",
     "GetFailed",
     "GetTimeout",
@@ -47,13 +53,16 @@ __all__ = [
     "Reply",
     "ReplyTooLarge",
     "arrived",
+    "base_url",
     "causes",
     "failed_host",
+    "is_loopback",
     "keep_body",
     "lookup_failure",
     "maybe_the_proxy",
     "proxied",
     "retry_after",
     "temporary",
+    "under",
     "unreachable_reason",
 ]

@@ -25,6 +25,9 @@ The AppID is read without surrounding whitespace (a key file's last newline); on
 still holds spaces or control characters is refused before anything is sent
 (:class:`AppIdMalformed`), and its value is never shown.
 
+A ``base_url`` (a mirror, a local fake; https, or http to this machine only) replaces
+both hosts: ``<base_url>/api/v1/llm-api``, ``<base_url>/v2/query``. No redirect is followed.
+
 Failures raise the loader's own exceptions (:mod:`toolspecs.loaders.wolfram_alpha.errors`),
 each carrying ``status``, ``reason`` and ``retry_after``. Tests and demos pass an httpx
 transport (``transport=``), e.g. the offline
@@ -47,6 +50,10 @@ from toolspecs.loaders.net import (
     NoConnection,
     Reply,
     ReplyTooLarge,
+    under,
+)
+from toolspecs.loaders.net import (
+    base_url as checked_base_url,
 )
 from toolspecs.loaders.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
@@ -65,6 +72,7 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaUnreachable,
     cut,
 )
+from toolspecs.loaders.wolfram_alpha.llmtext import answer_text, suggestions
 
 if TYPE_CHECKING:
     # httpx, wolframalpha and xmltodict are imported where a request needs them: about
@@ -114,10 +122,13 @@ class WolframAlphaClient:
             own ``deadline=`` replaces it.
         retries: Extra tries after a rate limit (429), a server error (5xx but 501) or a
             failed connection, when the wait before it ends within the deadline.
+        base_url: Where both APIs are reached instead of Wolfram's hosts (a mirror, a
+            local fake): ``<base_url>/api/v1/llm-api`` and ``<base_url>/v2/query``. https,
+            or plain http to this machine only (``127.0.0.1``, ``::1``, ``localhost``).
 
     Raises:
-        ValueError: ``timeout``, ``max_reply_bytes`` or ``deadline`` is not positive, or
-            ``retries`` is negative.
+        ValueError: ``timeout``, ``max_reply_bytes`` or ``deadline`` is not positive,
+            ``retries`` is negative, or ``base_url`` is refused (``BaseUrlRefused``).
     """
 
     def __init__(
@@ -129,6 +140,7 @@ class WolframAlphaClient:
         max_reply_bytes: int = MAX_REPLY_BYTES,
         deadline: float = DEADLINE_SECONDS,
         retries: int = 1,
+        base_url: str | None = None,
     ) -> None:
         if not timeout > 0:
             raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
@@ -138,6 +150,9 @@ class WolframAlphaClient:
             raise ValueError(f"deadline must be a positive number of seconds, not {deadline!r}")
         if retries < 0:
             raise ValueError(f"retries must be 0 or more, not {retries!r}")
+        self.base_url = (
+            None if base_url is None else checked_base_url(base_url, service="Wolfram|Alpha")
+        )
         self.app_id = (
             stripped(app_id)
             or stripped(os.environ.get(APP_ID_ENV))
@@ -209,7 +224,7 @@ class WolframAlphaClient:
             request_params["assumption"] = assumption
         headers = {"Authorization": f"Bearer {self._app_id(given)}"}
         reply = self._get(
-            LLM_API_URL,
+            self._endpoint(LLM_API_URL, "/api/v1/llm-api"),
             request_params,
             headers,
             deadline=deadline,
@@ -219,23 +234,12 @@ class WolframAlphaClient:
         if not reply.ok and reply.status == 501:
             raise QueryNotUnderstood(
                 query,
-                [self._scrub(tip) for tip in _suggestions(text)],
+                [self._scrub(tip) for tip in suggestions(text)],
                 status=501,
                 reason=self._first_line(text),
             )
         self._check_status(reply, text)
-        content_type = reply.headers.get("Content-Type", "").lower()
-        if "html" in content_type or "xml" in content_type or _looks_like_markup(text):
-            raise MalformedReply(
-                "Wolfram|Alpha sent a reply that is not its answer text",
-                reason="the reply is a web page or markup "
-                f"(Content-Type {cut(content_type, 60)!r})",
-            )
-        if not text:
-            raise MalformedReply(
-                "Wolfram|Alpha sent an empty answer", reason="the reply has no text"
-            )
-        return text
+        return answer_text(text, reply.headers.get("Content-Type", ""))
 
     def full_results(
         self,
@@ -288,7 +292,9 @@ class WolframAlphaClient:
             request_params["podtitle"] = pod
         if assumption:
             request_params["assumption"] = assumption
-        reply = self._get(FULL_RESULTS_URL, request_params, deadline=deadline)
+        reply = self._get(
+            self._endpoint(FULL_RESULTS_URL, "/v2/query"), request_params, deadline=deadline
+        )
         content_type = reply.headers.get("Content-Type", "")
         if reply.status != 200 or "xml" not in content_type:
             self._check_status(reply, reply.text)
@@ -348,6 +354,14 @@ class WolframAlphaClient:
         self.close()
 
     # -- plumbing ----------------------------------------------------------------------
+
+    def under_base(self, url: str) -> bool:
+        """Whether ``url`` lies under ``base_url`` (never without one): a mirror's own link."""
+        return self.base_url is not None and under(self.base_url, url)
+
+    def _endpoint(self, url: str, path: str) -> str:
+        """Wolfram's ``url`` (read when sent: tests patch it), or ``path`` under the base URL."""
+        return url if self.base_url is None else self.base_url + path
 
     def _app_id(self, given: str | None = None) -> str:
         """The AppID to send, without surrounding whitespace; checked, never shown.
@@ -476,16 +490,3 @@ class WolframAlphaClient:
         """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
         text = str(cause)
         raise error from (cause if self._scrub(text) == text else None)
-
-
-def _looks_like_markup(text: str) -> bool:
-    """Whether ``text`` starts as a web page or an XML document, not as an answer."""
-    start = text[:64].lstrip().lower()
-    return start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body"))
-
-
-def _suggestions(body: str) -> list[str]:
-    """The "things to try instead" of an LLM API 501 body, in Wolfram's order."""
-    lines = [line.strip() for line in body.splitlines() if line.strip()]
-    tips = (line.lstrip("-* ").strip() for line in lines[1:])
-    return [tip for tip in tips if tip and not tip.lower().startswith("things to")]

@@ -38,6 +38,12 @@ class WolframAlphaReader(BaseReader):
         api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``; an
             ``appid`` among them is taken as the AppID (sent in a header, not the URL).
         deadline: The most seconds one query may take, retries and waits included.
+        base_url: Where the LLM API is reached instead of Wolfram's host (a mirror, a
+            local fake): ``<base_url>/api/v1/llm-api``; https, or plain http to this
+            machine only. Default ``None``: Wolfram|Alpha.
+
+    Raises:
+        ValueError: A ``base_url`` of another form (``BaseUrlRefused``).
     """
 
     def __init__(
@@ -47,10 +53,15 @@ class WolframAlphaReader(BaseReader):
         transport: httpx.BaseTransport | None = None,
         api_params: Mapping[str, Any] | None = None,
         deadline: float = 30.0,
+        base_url: str | None = None,
     ) -> None:
         given, self.api_params = split_app_id(api_params)
         self.client = WolframAlphaClient(
-            app_id or given, timeout=timeout, transport=transport, deadline=deadline
+            app_id or given,
+            timeout=timeout,
+            transport=transport,
+            deadline=deadline,
+            base_url=base_url,
         )
 
     def load_data(self, query: str, assumption: str | None = None, **params: Any) -> list[Document]:

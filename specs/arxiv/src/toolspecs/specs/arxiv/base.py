@@ -79,16 +79,22 @@ class ArxivToolSpec(ToolSpec):
             one (``open_store("redis://...")``: shared by every process on that server,
             each paper for a day). Default (``None``): the spec's ``result_store`` when it
             is such a store (``toolspecs serve --store redis://...``); else the per-user
-            directory when talking to arXiv itself, none on a ``transport`` or a client
-            with one (a fake's PDFs must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE``
+            directory when talking to arXiv itself, none on a ``transport``, a
+            ``base_url`` or a client with either (a fake's PDFs must not pass for
+            arXiv's: ``paper_cache=True`` keeps a mirror's); ``TOOLSPECS_ARXIV_CACHE``
             (a directory, or ``off``) changes that default. Papers are public: a shared
             cache serves a paper one user asked for to every user.
         paper_cache_mb: The most megabytes the cache holds (least recently used papers
             go first). Only the cache's own files are deleted; a directory holding other
             files gets a ``toolspecs-arxiv/`` folder for the cache.
+        base_url: Where arXiv is reached instead of arXiv itself: a mirror, a caching
+            proxy, a local fake (``<base_url>/api/query`` and ``<base_url>/pdf/<id>``);
+            only URLs under it are fetched. https, or plain http to this machine only
+            (``127.0.0.1``, ``::1``, ``localhost``). Default ``None``: arXiv.
 
     Raises:
-        ValueError: When given both ``transport`` and ``client``.
+        ValueError: When given ``client`` with ``transport`` or ``base_url``, or a
+            ``base_url`` that is not https (nor http to this machine).
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
@@ -115,17 +121,24 @@ class ArxivToolSpec(ToolSpec):
         client: ArxivClient | None = None,
         paper_cache: Cache | CacheBackend | str | os.PathLike[str] | bool | None = None,
         paper_cache_mb: float = 500,
+        base_url: str | None = None,
     ) -> None:
         from toolspecs.loaders.arxiv import ArxivReader
 
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
         # A cache by default only for arXiv itself: a fake's PDFs must not pass for arXiv's.
-        real = transport is None and (client is None or client.transport is None)
+        real = (
+            transport is None
+            and base_url is None
+            and (client is None or (client.transport is None and client.base_url is None))
+        )
         self._paper_bytes = int(paper_cache_mb * 2**20)
         self._real = real
         self._may_share = may_share(paper_cache)
         self._own_cache = _paper_cache(paper_cache, self._paper_bytes, real)
-        self.reader = ArxivReader(client, transport=transport, cache=self._own_cache)
+        self.reader = ArxivReader(
+            client, transport=transport, cache=self._own_cache, base_url=base_url
+        )
 
     @tool(
         aliases={

@@ -88,9 +88,15 @@ class WolframAlphaToolSpec(ToolSpec):
             --store redis://...``), else this spec's own, in memory (128 answers).
             Answers are keyed by the query and its options, not by who asked: every user
             of a shared cache reads them (Wolfram's answers are the same for everyone).
+        base_url: Where both APIs are reached instead of Wolfram's hosts: a mirror, a
+            proxy, a local fake (``<base_url>/api/v1/llm-api``, ``<base_url>/v2/query``).
+            https, or plain http to this machine only (``127.0.0.1``, ``::1``,
+            ``localhost``). Image links under it are shown besides Wolfram's own.
+            Default ``None``: Wolfram|Alpha.
 
     Raises:
-        ValueError: ``units`` or ``location`` is not one of the forms above.
+        ValueError: ``units`` or ``location`` is not one of the forms above, or
+            ``base_url`` is not https (nor http to this machine).
     """
 
     # Common tasks, as prompts a person picks in a client (MCP prompts/list).
@@ -110,12 +116,15 @@ class WolframAlphaToolSpec(ToolSpec):
         units: str | None = None,
         location: str | None = None,
         cache: Cache | CacheBackend | None = None,
+        base_url: str | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
         # Only units and location of api_params reach the Full Results API, as before.
         self._pods_params = {k: v for k, v in self._api_params.items() if k in _PLACE_PARAMS}
         self._place = params.spec_place(units, location)
-        self.client = WolframAlphaClient(app_id or given, timeout=timeout, transport=transport)
+        self.client = WolframAlphaClient(
+            app_id or given, timeout=timeout, transport=transport, base_url=base_url
+        )
         self.timeout = self.client.timeout
         self.cache_seconds = cache_seconds
         self._cache_setting = cache
@@ -125,9 +134,10 @@ class WolframAlphaToolSpec(ToolSpec):
             max_entry_bytes=CACHE_ENTRY_BYTES,
             max_bytes=CACHE_BYTES,
         )
-        # Answers through a transport (a fake's, in tests and the sandbox) are kept apart
-        # from Wolfram's own in a shared cache.
-        self._namespace = "wolfram-alpha" if transport is None else "wolfram-alpha-via-transport"
+        # Answers through a transport or a base URL (a fake's, in tests and the sandbox)
+        # are kept apart from Wolfram's own in a shared cache.
+        own = transport is None and base_url is None
+        self._namespace = "wolfram-alpha" if own else "wolfram-alpha-via-transport"
 
     @property
     def token(self) -> str | None:
@@ -285,7 +295,7 @@ class WolframAlphaToolSpec(ToolSpec):
             deadline=remaining(None),
             **place._asdict(),
         )
-        answer = render.pods(result, text, title, steps)
+        answer = render.pods(result, text, title, steps, mirrored=self.client.under_base)
         self._keep(answers, key, answer)
         return answer
 

@@ -13,7 +13,7 @@ built here beside the text: the same facts, Wolfram's words as ``Quoted``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -316,13 +316,20 @@ def _website_link(link: str) -> bool:
     )
 
 
-def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> Reply:
+def pods(
+    result: Any,
+    query: str,
+    pod: str | None,
+    steps: bool = False,
+    mirrored: Callable[[str], bool] | None = None,
+) -> Reply:
     """The pods' text in one fence; the image pods as links; then the assumptions.
 
     The client has checked the shape: pods with a text title, subpods whose
     ``plaintext`` is text or missing, assumption values with text ``desc`` and ``input``.
     A subpod with a title (e.g. "Possible intermediate steps") is shown under it. With
     ``steps``, a reply without steps ends with why and what to do (:func:`_steps_note`).
+    Images under the client's base URL (``mirrored``) are shown besides Wolfram's own.
     Its data (:class:`~toolspecs.specs.wolfram_alpha.outputs.Pods`) holds the same.
 
     Raises:
@@ -341,7 +348,7 @@ def pods(result: Any, query: str, pod: str | None, steps: bool = False) -> Reply
                 sub_title = fence.field(subpod.get("@title"), 100)
                 texts.append(f"{sub_title}:\n{plain}" if sub_title else plain)
             else:  # an image pod (a plot, a map): its picture is the content
-                for image in map(_image, as_list(subpod.get("img"))):
+                for image in (_image(i, mirrored) for i in as_list(subpod.get("img"))):
                     if image is not None:
                         images.append(f"- {pod_title}: {_image_line(image)}")
                         pictures.append(image.model_copy(update={"pod": Quoted(text=pod_title)}))
@@ -420,8 +427,8 @@ def _image_line(image: outputs.Image) -> str:
     return f"{fence.quote(alt) + ' ' if alt else ''}{image.url}{size}"
 
 
-def _image(img: Any) -> outputs.Image | None:
-    """One ``<img>``, its pod left empty; ``None`` unless it is on Wolfram's own host.
+def _image(img: Any, mirrored: Callable[[str], bool] | None = None) -> outputs.Image | None:
+    """One ``<img>``, its pod left empty; ``None`` unless on Wolfram's host, or ``mirrored``.
 
     The URL is Wolfram's as sent, checked, never fetched: https, a host of
     :data:`_IMAGE_HOST`, no user or port, only the characters of :data:`_URL_CHARS` (so
@@ -437,7 +444,8 @@ def _image(img: Any) -> outputs.Image | None:
     except ValueError:
         return None
     host = parts.hostname or ""
-    if parts.scheme != "https" or port or parts.username or not _IMAGE_HOST.match(host):
+    wolframs = parts.scheme == "https" and not port and not parts.username
+    if not (wolframs and _IMAGE_HOST.match(host)) and not (mirrored and mirrored(src)):
         return None
     width, height = img.get("@width"), img.get("@height")
     sized = isinstance(width, int) and isinstance(height, int)

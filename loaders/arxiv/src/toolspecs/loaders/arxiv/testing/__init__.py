@@ -18,6 +18,17 @@ as ``transport=`` (the one seam of every toolspecs client, reader and spec)::
 
 ``ArxivReader(transport=...)`` and ``ArxivClient(transport=...)`` take it the same way.
 
+:class:`ArxivServer` runs the same fake as a real HTTP server on 127.0.0.1 (the export
+API and the PDF host), for clients built as users build them, pointed at it with
+``base_url=``::
+
+    from toolspecs.loaders.arxiv.testing import ArxivServer
+
+    with ArxivServer() as server:
+        spec = ArxivToolSpec(base_url=server.url)
+        spec.arxiv_query("attention is all you need")
+        server.fake.fail.append(503)  # the same failures, on the wire
+
 ``make_pdf`` writes small text PDFs of your own (pass them as ``FakeArxiv(pdfs=...)``);
 ``bomb_pdf`` a small one that no reader should read whole.
 """
@@ -30,11 +41,13 @@ from toolspecs.loaders.arxiv.testing.pdf import (
     long_pages,
     make_pdf,
 )
+from toolspecs.loaders.arxiv.testing.wire import ArxivServer
 
 __all__ = [
     "MODES",
     "NEEDLE",
     "NEEDLE_PAGE",
+    "ArxivServer",
     "FakeArxiv",
     "Paper",
     "bomb_pdf",

@@ -85,9 +85,12 @@ MODES = {
 Failure = int | tuple[int, Mapping[str, str]] | str
 """An HTTP status, a status with headers (``(429, {"Retry-After": "30"})``), or a mode."""
 HUGE_BYTES = 500 * 2**20
-_ERROR = """<entry><id>http://arxiv.org/api/errors#incorrect_id_format_for_{id}</id>
-<title>Error</title><summary>incorrect id format for {id}</summary>
+_ERROR = """<entry><id>http://arxiv.org/api/errors#{anchor}</id>
+<title>Error</title><summary>{message}</summary>
 <updated>2025-03-14T00:00:00-04:00</updated><author><name>arXiv api core</name></author></entry>"""
+# The values arXiv's API takes for its ordering parameters; any other is an error feed.
+_SORT_BY = ("relevance", "lastUpdatedDate", "submittedDate")
+_SORT_ORDER = ("ascending", "descending")
 
 
 @dataclass
@@ -267,10 +270,11 @@ class FakeArxiv(HTTPAdapter):
         arg = {key: values[0] for key, values in params.items()}
         query_text = "&".join(f"{k}={v}" for k, v in arg.items())
         ids = [i for i in arg.get("id_list", "").split(",") if i]
-        bad = [i for i in ids if not _VALID_ID.fullmatch(i)]
-        if bad:
-            body = _feed(query_text, 1, 0, [etree.fromstring(_ERROR.format(id=escape(bad[0])))])
-            return self._reply(request, 400, body, _ATOM_TYPE)
+        problem = _parameter_problem(arg, ids)
+        if problem is not None:
+            anchor, message = (escape(part) for part in problem)
+            entry = etree.fromstring(_ERROR.format(anchor=anchor, message=message))
+            return self._reply(request, 400, _feed(query_text, 1, 0, [entry]), _ATOM_TYPE)
         papers = [self.papers[_base(i)] for i in ids if _base(i) in self.papers]
         if not ids:
             papers = list(self.papers.values()) if arg.get("search_query") else []
@@ -355,6 +359,27 @@ class _Body(io.RawIOBase):
     def read1(self, size: int = -1) -> bytes:
         """One read: what ``readinto`` gives (urllib3 reads streamed bodies this way)."""
         return self.read(size if size is not None and size >= 0 else 64 * 1024)
+
+
+def _parameter_problem(arg: Mapping[str, str], ids: list[str]) -> tuple[str, str] | None:
+    """What arXiv's API refuses in a query's parameters, as ``(anchor, message)``, or None.
+
+    As arXiv checks them: each id's format, ``start`` and ``max_results`` whole numbers
+    (not negative), ``sortBy`` and ``sortOrder`` among their values.
+    """
+    bad = [i for i in ids if not _VALID_ID.fullmatch(i)]
+    if bad:
+        return f"incorrect_id_format_for_{bad[0]}", f"incorrect id format for {bad[0]}"
+    for name in ("start", "max_results"):
+        value = arg.get(name)
+        if value is not None and not value.strip().isdigit():
+            return f"{name}_must_be_an_integer", f"{name} must be an integer"
+    for name, allowed in (("sortBy", _SORT_BY), ("sortOrder", _SORT_ORDER)):
+        value = arg.get(name)
+        if value is not None and value not in allowed:
+            listed = ", ".join(allowed)
+            return f"{name}_must_be_in", f"{name} must be in: {listed}"
+    return None
 
 
 def _minute(stamp: str) -> str:

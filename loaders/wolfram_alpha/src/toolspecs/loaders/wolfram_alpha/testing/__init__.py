@@ -16,6 +16,13 @@ request::
     wolfram.fail += ["html", "slow"]  # a 200 with a web page, then a body that trickles
     WolframAlphaReader(app_id="offline", transport=wolfram.transport()).load_data("pi")
     FakeWolframAlpha(step_by_step=False)  # an AppID not entitled to step-by-step results
+
+:class:`WolframAlphaServer` runs the same fake as a real HTTP server on 127.0.0.1 (both
+APIs), for clients built as users build them, pointed at it with ``base_url=``::
+
+    with WolframAlphaServer(FakeWolframAlpha(app_ids={"MY-APP-ID"})) as server:
+        spec = WolframAlphaToolSpec(app_id="MY-APP-ID", base_url=server.url)
+        spec.wolfram_alpha_query("pi")
 """
 
 from toolspecs.loaders.wolfram_alpha.testing.fake import (
@@ -26,6 +33,7 @@ from toolspecs.loaders.wolfram_alpha.testing.fake import (
     FakeWolframAlpha,
     Request,
 )
+from toolspecs.loaders.wolfram_alpha.testing.wire import WolframAlphaServer
 
 __all__ = [
     "FAILURE_KINDS",
@@ -34,4 +42,5 @@ __all__ = [
     "STEPS",
     "FakeWolframAlpha",
     "Request",
+    "WolframAlphaServer",
 ]
