@@ -42,11 +42,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google import loopback
+from toolspecs.loaders.google.endpoints import check_endpoint
 from toolspecs.loaders.google.errors import GoogleAuthError
 from toolspecs.loaders.google.flow import run_flow
 from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.refresh import refresh as _refresh
 from toolspecs.loaders.google.scopes import covering
+from toolspecs.loaders.google.scopes import scope_label as scope_label  # its old home
 from toolspecs.loaders.google.token_files import (
     REAUTHORIZE,
     Coverage,
@@ -67,16 +69,6 @@ DEFAULT_TOKEN_PATH = "token.json"  # LlamaHub's
 ACCOUNT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
 
 
-def scope_label(scopes: Sequence[str]) -> str:
-    """A short name for a scope set: ``calendar``, ``gmail``, ``calendar+gmail``."""
-    names = []
-    for scope in scopes:
-        name = scope.rstrip("/").rsplit("/", 1)[-1].split(".")[0]
-        if name not in names:
-            names.append(name)
-    return "+".join(sorted(names)) or "google"
-
-
 @dataclass
 class GoogleAuth:
     """How to get Google credentials; see the module docstring for the order."""
@@ -95,6 +87,8 @@ class GoogleAuth:
     prompt: Callable[[str], str] = input
     # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
     account: str | None = None
+    # Where the credentials read here renew tokens (None: theirs): see endpoints.py.
+    token_uri: str | None = None
     # The scopes LlamaHub's spec asks for (Calendar's full ``calendar``, Gmail's
     # ``gmail.compose``); empty: ``scopes``. A token file that does not say what it was
     # granted is read with them, as LlamaHub reads its token.json; and a service account
@@ -125,6 +119,8 @@ class GoogleAuth:
             path = Path(self.token_path)
             label = f"{self.account}.{scope_label(self.scopes)}"
             self.token_path = str(path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}"))
+        if self.token_uri is not None:
+            check_endpoint(self.token_uri, "token_uri")
         if self.auth_flow not in ("local", "console", "none"):
             raise ValueError(
                 f"auth_flow must be 'local', 'console' or 'none', not {self.auth_flow!r}"
@@ -269,11 +265,13 @@ class GoogleAuth:
             if said is not None:
                 return said
         if self.authorized_user_info is not None:
-            info_scopes = self.authorized_user_info.get("scopes")
-            if isinstance(info_scopes, str):
-                return info_scopes.split()
-            return list(info_scopes) if info_scopes else None
+            return self._info_scopes()
         return credentials_scopes(creds)
+
+    def _info_scopes(self) -> list[str] | None:
+        """The scopes ``authorized_user_info`` says it was granted (``None``: it does not say)."""
+        said = (self.authorized_user_info or {}).get("scopes")
+        return said.split() if isinstance(said, str) else (list(said) if said else None)
 
     def _coverage(self, path: str) -> Coverage:
         return coverage(file_scopes(path), self.scopes)
@@ -312,7 +310,14 @@ class GoogleAuth:
                 setting,
                 path,
             ) from exc
+        creds = self._renewed_at(creds)
         return creds.with_subject(self.subject) if self.subject else creds
+
+    def _renewed_at(self, creds: Any) -> Any:
+        """``creds`` renewed at :attr:`token_uri`, when it is set (their expiry kept)."""
+        moved = creds.with_token_uri(self.token_uri) if self.token_uri else creds
+        moved.expiry = creds.expiry  # google-auth's copy drops it: an old token looked valid
+        return moved
 
     def _user_credentials(self, sign_in: bool, refresh: bool = True) -> Any:
         from google.auth.exceptions import RefreshError
@@ -454,8 +459,12 @@ class GoogleAuth:
         from google.oauth2.credentials import Credentials
 
         try:
-            return Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
-                self.authorized_user_info, self.scopes
+            # Read as a token file is: a refresh asks only for scopes it was granted.
+            scopes = self._read_scopes(self._info_scopes())
+            return self._renewed_at(
+                Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
+                    self.authorized_user_info, scopes
+                )
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise GoogleAuthError(
@@ -470,8 +479,10 @@ class GoogleAuth:
 
         scopes = self._read_scopes(file_scopes(path))
         try:
-            return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
-                path, scopes
+            return self._renewed_at(
+                Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
+                    path, scopes
+                )
             )
         except OSError as exc:
             raise GoogleAuthError(

@@ -17,8 +17,14 @@ It must be ``https://``; plain ``http://`` is refused unless the host is this ma
 (``127.0.0.1``, ``::1``, ``localhost``): tokens and mail would cross the network in clear.
 ``credentials_file``, ``scopes`` and ``api_key`` are refused too: the reader's own
 credentials (``creds=``, a token file, a service account) and its scopes say how it
-signs in. The token endpoint is the credentials' own (``token_uri`` in a token file,
-``authorized_user_info`` or a service account key), not an option here.
+signs in.
+
+The token endpoint is not an option here: it is the credentials' own. A service account
+key's ``token_uri`` is used as it is; google-auth ignores the ``token_uri`` of a user's
+token file or ``authorized_user_info`` (always Google's, so that a file cannot send the
+refresh token elsewhere). ``GoogleAuth(token_uri=...)`` (the specs' ``token_uri=``), set
+by the program, not read from a file, moves it for every credentials the reader reads
+(not for ``creds=``, which are used as given); it is checked as an endpoint is.
 """
 
 from __future__ import annotations
@@ -70,8 +76,12 @@ def client_options(value: Any) -> Any:
     return options
 
 
-def check_endpoint(endpoint: str) -> None:
+def check_endpoint(endpoint: str, what: str = "client_options api_endpoint") -> None:
     """Refuse an ``api_endpoint`` that is not ``https://`` (or ``http://`` to loopback).
+
+    Args:
+        endpoint: The address.
+        what: The setting it is, for the message.
 
     Raises:
         ValueError: Naming the endpoint and what to write instead.
@@ -82,7 +92,7 @@ def check_endpoint(endpoint: str) -> None:
     except ValueError:
         host = None
         parts = urlsplit("")
-    where = f"client_options api_endpoint {endpoint!r}"
+    where = f"{what} {endpoint!r}"
     if not host or parts.username or parts.password or parts.query or parts.fragment:
         raise ValueError(
             f"{where} is not an address such as 'https://google-proxy.example/' (a scheme "

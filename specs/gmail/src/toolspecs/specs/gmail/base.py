@@ -105,6 +105,8 @@ class GmailToolSpec(DraftTools):
         client_options: googleapiclient's ``client_options`` (a dict or a ``ClientOptions``):
             ``api_endpoint`` is where requests go, ``https://`` (or ``http://`` to this
             machine); default Google's. See the README.
+        token_uri: Where tokens read from a token file, ``authorized_user_info`` or a
+            service account key are renewed (default theirs: Google's), same rules.
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name, or
@@ -168,6 +170,7 @@ class GmailToolSpec(DraftTools):
         confirm_recipients: bool = False,
         allowed_recipients: list[str] | None = None,
         client_options: Any = None,
+        token_uri: str | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person

@@ -63,6 +63,7 @@ AUTH_KEYWORDS = (
     "auth_flow",
     "oauth_port",
     "account",
+    "token_uri",
 )
 """The constructor keywords of a Google spec that say how to sign in (``GoogleAuth``'s)."""
 
