@@ -126,3 +126,55 @@ def test_the_command_line_reads_client_options_as_json():
     refused = 'gmail.client_options={"api_endpoint": "http://google-proxy.example/"}'
     with pytest.raises(ConfigurationError, match="use https://"):
         build_specs(ServeSettings(names=["gmail"], options=[refused]))
+
+
+# -- token_uri: where the credentials read here renew their tokens ------------------------
+
+
+def test_token_uri_is_checked_as_an_endpoint_is():
+    from toolspecs.loaders.google import GoogleAuth
+
+    with pytest.raises(ValueError, match=r"token_uri 'http://oauth\.example/token' is refused"):
+        GoogleAuth(scopes=["s"], token_uri="http://oauth.example/token")
+    with pytest.raises(ValueError, match="token_uri"):
+        GmailToolSpec(token_uri="http://oauth.example/token")
+    assert GoogleAuth(scopes=["s"], token_uri="http://127.0.0.1:9/token").token_uri
+
+
+def test_a_token_file_is_renewed_at_token_uri_its_expiry_kept(tmp_path):
+    import json
+
+    from toolspecs.loaders.google import GoogleAuth
+    from toolspecs.loaders.google.scopes import GMAIL_READONLY
+
+    info = {
+        "token": "ya29.old",
+        "refresh_token": "1//r",
+        "client_id": "c",
+        "client_secret": "s",
+        "token_uri": "http://127.0.0.1:9/ignored-by-google-auth",
+        "scopes": [GMAIL_READONLY],
+        "expiry": "2000-01-01T00:00:00Z",
+    }
+    path = tmp_path / "token.json"
+    path.write_text(json.dumps(info))
+    plain = GoogleAuth(scopes=[GMAIL_READONLY], token_path=str(path))._from_file(str(path))
+    assert plain.token_uri == "https://oauth2.googleapis.com/token"  # google-auth's choice
+    auth = GoogleAuth(
+        scopes=[GMAIL_READONLY], token_path=str(path), token_uri="http://127.0.0.1:9/token"
+    )
+    creds = auth._from_file(str(path))
+    assert creds.token_uri == "http://127.0.0.1:9/token"
+    assert creds.expired and not creds.valid  # an old token is not taken for a good one
+
+
+def test_authorized_user_info_asks_a_refresh_only_for_what_it_was_granted():
+    from toolspecs.loaders.google import GoogleAuth
+    from toolspecs.loaders.google.scopes import CALENDAR, CALENDAR_READONLY
+
+    info = {"refresh_token": "1//r", "client_id": "c", "client_secret": "s", "scopes": [CALENDAR]}
+    creds = GoogleAuth(scopes=[CALENDAR_READONLY], authorized_user_info=info)._from_info()
+    assert creds.scopes == [CALENDAR]  # not calendar.readonly, which Google would refuse
+    unsaid = {k: v for k, v in info.items() if k != "scopes"}
+    creds = GoogleAuth(scopes=[CALENDAR_READONLY], authorized_user_info=unsaid)._from_info()
+    assert creds.scopes == [CALENDAR_READONLY]

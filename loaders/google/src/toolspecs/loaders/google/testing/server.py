@@ -11,6 +11,7 @@ google-auth, ``google_auth_httplib2``, googleapiclient (its batch code too) and 
         creds = Credentials(None, refresh_token=refresh, token_uri=google.token_uri,
                             client_id=google.client_id, client_secret=google.client_secret)
         spec = GmailToolSpec(creds=creds, client_options=google.client_options)
+        # or a token file: GmailToolSpec(token_path=..., token_uri=google.token_uri, ...)
 
 Paths, as Google's hosts serve them (``client_options={"api_endpoint": server.url}``
 points googleapiclient here):
@@ -18,9 +19,11 @@ points googleapiclient here):
 - ``/calendar/v3/...`` and ``/batch/calendar/v3``: the calendar;
 - ``/gmail/v1/...``, ``/upload/gmail/v1/...``, ``/batch/gmail/v1`` and ``/batch`` (Gmail's
   ``batchPath``): the mailbox;
-- ``POST /token`` (the ``token_uri`` of token files and keys made for this server: a
-  refresh-token grant, checked against the OAuth client, or a service account's JWT-bearer
-  grant) and ``POST /revoke``: :class:`~.oauth.FakeGoogleOAuth`.
+- ``POST /token`` (:attr:`FakeGoogleServer.token_uri`: in ``Credentials`` and service
+  account keys made for this server, or the specs' ``token_uri=`` for a token file, whose
+  own ``token_uri`` google-auth ignores; a refresh-token grant, checked against the OAuth
+  client, or a service account's JWT-bearer grant) and ``POST /revoke``:
+  :class:`~.oauth.FakeGoogleOAuth`.
 
 Each call, each call of a batch included, is checked as Google checks it, before the fake
 answers: its ``Authorization: Bearer`` token must be one the OAuth fake gave or accepts
@@ -295,6 +298,10 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_owner: FakeGoogleServer
     timeout = 60  # an idle kept-alive connection is closed after a minute
+    # Headers and body leave in one segment, at once: written apart, Nagle's algorithm
+    # held the body back until the client's delayed ACK (40 ms a response).
+    disable_nagle_algorithm = True
+    wbufsize = 1 << 16
 
     def _any(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
