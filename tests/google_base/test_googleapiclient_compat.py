@@ -117,3 +117,22 @@ def test_5_clients_share_one_parsed_document_and_building_again_changes_nothing(
     assert original["rootUrl"] == document["rootUrl"]
     with pytest.raises(discovery.UnknownApiNameOrVersion):
         compat.build_shared("no-such-api", "v0", http=FakeCalendar())
+
+
+def test_6_googleapiclient_sends_batches_to_the_documents_root_whatever_the_endpoint():
+    # Its own behaviour, which build_shared works around: api_endpoint moves the methods'
+    # base, not the batch address (nor the uploads', both from rootUrl).
+    from googleapiclient import discovery, discovery_cache
+
+    document = discovery_cache.get_static_doc("gmail", "v1")
+    service = discovery.build_from_document(
+        document, http=object(), client_options={"api_endpoint": "http://127.0.0.1:9/"}
+    )
+    assert service.users().labels().list(userId="me").uri.startswith("http://127.0.0.1:9/")
+    assert (
+        compat.batch_uri(service.new_batch_http_request()) == "https://gmail.googleapis.com/batch"
+    )
+    ours = build_service(
+        "gmail", "v1", transport=object(), client_options={"api_endpoint": "http://127.0.0.1:9/"}
+    )
+    assert compat.batch_uri(ours.new_batch_http_request()) == "http://127.0.0.1:9/batch"

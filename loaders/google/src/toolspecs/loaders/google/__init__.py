@@ -7,7 +7,7 @@ loader's errors (:class:`GoogleLoaderError` and its kinds, see
 ``toolspecs-google-calendar`` and ``toolspecs-gmail``.
 """
 
-from toolspecs.loaders.google.auth import GoogleAuth, scope_label
+from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.calendar import (
     CALENDAR_SCOPES,
     GoogleCalendarReader,
@@ -26,6 +26,7 @@ from toolspecs.loaders.google.gmail import GMAIL_SCOPES, GmailReader, gmail_quer
 from toolspecs.loaders.google.gmail_text import describe_message, describe_summary
 from toolspecs.loaders.google.html_text import html_to_text
 from toolspecs.loaders.google.mail import MailMessage, parse_raw
+from toolspecs.loaders.google.scopes import scope_label
 from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
 from toolspecs.loaders.google.token_files import write_private
 

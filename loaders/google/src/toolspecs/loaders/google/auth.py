@@ -42,11 +42,13 @@ from pathlib import Path
 from typing import Any, Literal
 
 from toolspecs.loaders.google import loopback
+from toolspecs.loaders.google.endpoints import check_endpoint
 from toolspecs.loaders.google.errors import GoogleAuthError
 from toolspecs.loaders.google.flow import run_flow
 from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.refresh import refresh as _refresh
-from toolspecs.loaders.google.scopes import covering, missing
+from toolspecs.loaders.google.scopes import covering, scope_label
+from toolspecs.loaders.google.service_accounts import key_credentials, scopes_to_ask
 from toolspecs.loaders.google.token_files import (
     REAUTHORIZE,
     Coverage,
@@ -55,26 +57,14 @@ from toolspecs.loaders.google.token_files import (
     file_name,
     file_scopes,
     one_line,
-    read_json,
 )
 from toolspecs.loaders.google.token_files import write_private as write_private
 
 logger = logging.getLogger("toolspecs.google")
 
-LEGACY_SERVICE_ACCOUNT_FILE = "service_account_key.json"
 DEFAULT_TOKEN_PATH = "token.json"  # LlamaHub's
 # An account name: in a file name and a tool-name prefix (OpenAI's [a-zA-Z0-9_-]).
 ACCOUNT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
-
-
-def scope_label(scopes: Sequence[str]) -> str:
-    """A short name for a scope set: ``calendar``, ``gmail``, ``calendar+gmail``."""
-    names = []
-    for scope in scopes:
-        name = scope.rstrip("/").rsplit("/", 1)[-1].split(".")[0]
-        if name not in names:
-            names.append(name)
-    return "+".join(sorted(names)) or "google"
 
 
 @dataclass
@@ -95,6 +85,8 @@ class GoogleAuth:
     prompt: Callable[[str], str] = input
     # A name for the account (``"work"``): its own token file, token.work.<scopes>.json.
     account: str | None = None
+    # Where the credentials read here renew tokens (None: theirs): see endpoints.py.
+    token_uri: str | None = None
     # The scopes LlamaHub's spec asks for (Calendar's full ``calendar``, Gmail's
     # ``gmail.compose``); empty: ``scopes``. A token file that does not say what it was
     # granted is read with them, as LlamaHub reads its token.json; and a service account
@@ -125,6 +117,8 @@ class GoogleAuth:
             path = Path(self.token_path)
             label = f"{self.account}.{scope_label(self.scopes)}"
             self.token_path = str(path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}"))
+        if self.token_uri is not None:
+            check_endpoint(self.token_uri, "token_uri")
         if self.auth_flow not in ("local", "console", "none"):
             raise ValueError(
                 f"auth_flow must be 'local', 'console' or 'none', not {self.auth_flow!r}"
@@ -269,61 +263,34 @@ class GoogleAuth:
             if said is not None:
                 return said
         if self.authorized_user_info is not None:
-            info_scopes = self.authorized_user_info.get("scopes")
-            if isinstance(info_scopes, str):
-                return info_scopes.split()
-            return list(info_scopes) if info_scopes else None
+            return self._info_scopes()
         return credentials_scopes(creds)
+
+    def _info_scopes(self) -> list[str] | None:
+        """The scopes ``authorized_user_info`` says it was granted (``None``: it does not say)."""
+        said = (self.authorized_user_info or {}).get("scopes")
+        return said.split() if isinstance(said, str) else (list(said) if said else None)
 
     def _coverage(self, path: str) -> Coverage:
         return coverage(file_scopes(path), self.scopes)
 
     def service_account_scopes(self) -> list[str]:
-        """The scopes a service account asks for: LlamaHub's, and what they do not cover.
-
-        An administrator allowed the delegation scopes by name, and a setup made for
-        LlamaHub allowed LlamaHub's; a tool offered beyond them (``modify_labels`` needs
-        ``gmail.modify``) asks for its own too, which the delegation must then allow.
-        """
-        if not self.llamahub_scopes:
-            return list(self.scopes)
-        return [*self.llamahub_scopes, *missing(self.llamahub_scopes, self.scopes)]
+        """The scopes a service account asks for (:func:`~.service_accounts.scopes_to_ask`)."""
+        return scopes_to_ask(self.llamahub_scopes, self.scopes)
 
     def _service_account(self) -> Any:
-        info = self.service_account_key
-        setting = "service_account_key"
-        if info is None and self.service_account_key_path:
-            setting = "service_account_key_path"
-            info = read_json(
-                self.service_account_key_path,
-                setting,
-                "the service account key file",
-                "set service_account_key_path to the JSON key downloaded for the service "
-                "account (Google Cloud console, IAM & Admin > Service accounts > Keys)",
-            )
-        if info is None:
-            if Path(LEGACY_SERVICE_ACCOUNT_FILE).is_file():
-                logger.warning(
-                    "ignoring %s in the working directory: pass service_account_key_path to use it",
-                    LEGACY_SERVICE_ACCOUNT_FILE,
-                )
+        key, path = self.service_account_key, self.service_account_key_path
+        creds = key_credentials(key, path, self.service_account_scopes())
+        if creds is None:
             return None
-        from google.oauth2 import service_account
-
-        try:
-            creds = service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
-                info, scopes=self.service_account_scopes()
-            )
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            path = self.service_account_key_path if setting.endswith("_path") else None
-            where = file_name(path) if path else setting
-            raise GoogleAuthError(
-                f"{where} is not a usable Google service account key: set {setting} to the "
-                f"JSON key downloaded for the service account ({one_line(exc)})",
-                setting,
-                path,
-            ) from exc
+        creds = self._renewed_at(creds)
         return creds.with_subject(self.subject) if self.subject else creds
+
+    def _renewed_at(self, creds: Any) -> Any:
+        """``creds`` renewed at :attr:`token_uri`, when it is set (their expiry kept)."""
+        moved = creds.with_token_uri(self.token_uri) if self.token_uri else creds
+        moved.expiry = creds.expiry  # google-auth's copy drops it: an old token looked valid
+        return moved
 
     def _user_credentials(self, sign_in: bool, refresh: bool = True) -> Any:
         from google.auth.exceptions import RefreshError
@@ -465,8 +432,12 @@ class GoogleAuth:
         from google.oauth2.credentials import Credentials
 
         try:
-            return Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
-                self.authorized_user_info, self.scopes
+            # Read as a token file is: a refresh asks only for scopes it was granted.
+            scopes = self._read_scopes(self._info_scopes())
+            return self._renewed_at(
+                Credentials.from_authorized_user_info(  # type: ignore[no-untyped-call]
+                    self.authorized_user_info, scopes
+                )
             )
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise GoogleAuthError(
@@ -481,8 +452,10 @@ class GoogleAuth:
 
         scopes = self._read_scopes(file_scopes(path))
         try:
-            return Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
-                path, scopes
+            return self._renewed_at(
+                Credentials.from_authorized_user_file(  # type: ignore[no-untyped-call]
+                    path, scopes
+                )
             )
         except OSError as exc:
             raise GoogleAuthError(

@@ -70,6 +70,9 @@ class GoogleCalendarReader(GoogleApiReader):
             on one line.
         block: How a description is shown, given its text and its source
             (``"event <id>"``); default as it is.
+        client_options: googleapiclient's ``client_options`` (a dict or a
+            ``ClientOptions``): ``api_endpoint`` is where requests go, ``https://`` (or
+            ``http://`` to this machine); default Google's (:mod:`.endpoints`).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -83,12 +86,14 @@ class GoogleCalendarReader(GoogleApiReader):
         time_left: Callable[[], float | None] | None = None,
         field: Callable[[object], str] = one_line,
         block: Callable[[str, str], str] = as_is,
+        client_options: Any = None,
         **auth_kwargs: Any,
     ) -> None:
         super().__init__(
             auth or GoogleAuth(scopes=CALENDAR_SCOPES, **auth_kwargs),
             transport,
             time_left=time_left,
+            client_options=client_options,
         )
         self.field = field
         self.block = block

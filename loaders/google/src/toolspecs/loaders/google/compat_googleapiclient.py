@@ -27,14 +27,25 @@ checked against the pinned google-api-python-client by
    parses each API's document once and builds every client from it, one build at a time,
    so a server's users share one copy (about 0.7 MiB a user before). If the fix-ups stop
    being the same on every build, clients built later see another's parameters.
+6. ``client_options.api_endpoint`` replaces only the base of the API's methods: a batch
+   goes to the document's ``rootUrl`` + ``batchPath`` and an upload to ``rootUrl`` +
+   ``upload/`` + ``servicePath`` (``Resource._add_basic_methods``,
+   ``_media_path_url_from_info``), Google's hosts whatever the endpoint. With an
+   endpoint, :func:`build_shared` builds from a shallow copy of the shared document whose
+   ``rootUrl`` is the endpoint's root (:func:`~.endpoints.split_endpoint`), so every
+   request goes there. If googleapiclient starts reading the endpoint for those itself,
+   nothing changes; if it stops reading ``rootUrl``, batches leave for Google's host.
 """
 
 from __future__ import annotations
 
+import copy
 import json
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from toolspecs.loaders.google.endpoints import split_endpoint
 
 Reader = Callable[[Any, bytes], Any]
 """A ``postproc``: ``(resp, content)`` -> the answer."""
@@ -77,8 +88,11 @@ _documents: dict[tuple[str, str], dict[str, Any]] = {}
 _building = threading.Lock()
 
 
-def build_shared(api: str, version: str, **options: Any) -> Any:
+def build_shared(api: str, version: str, client_options: Any = None, **options: Any) -> Any:
     """``build(api, version, static_discovery=True, **options)``, the document shared (internal 5).
+
+    ``client_options`` (checked: :func:`~.endpoints.client_options`) with an
+    ``api_endpoint``: every request, batches and uploads too, goes there (internal 6).
 
     Raises:
         UnknownApiNameOrVersion: When the client bundles no document for ``api``/``version``.
@@ -92,4 +106,13 @@ def build_shared(api: str, version: str, **options: Any) -> Any:
             if content is None:
                 raise discovery.UnknownApiNameOrVersion(f"name: {api}  version: {version}")
             document = _documents[(api, version)] = json.loads(content)
-        return discovery.build_from_document(document, base=discovery.DISCOVERY_URI, **options)
+        if client_options is not None and client_options.api_endpoint:
+            root, base = split_endpoint(
+                str(client_options.api_endpoint), str(document.get("servicePath", ""))
+            )
+            document = {**document, "rootUrl": root}  # nested parts still shared
+            client_options = copy.copy(client_options)
+            client_options.api_endpoint = base
+        return discovery.build_from_document(
+            document, base=discovery.DISCOVERY_URI, client_options=client_options, **options
+        )

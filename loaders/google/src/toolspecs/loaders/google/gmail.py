@@ -82,6 +82,9 @@ class GmailReader(GoogleApiReader):
         timezone: Show dates in this IANA zone; default: each message's own offset.
         time_left: Asked before each request for the seconds it may still take, retries
             included (the Gmail tool spec passes its call deadline).
+        client_options: googleapiclient's ``client_options`` (a dict or a
+            ``ClientOptions``): ``api_endpoint`` is where requests go, ``https://`` (or
+            ``http://`` to this machine); default Google's (:mod:`.endpoints`).
         **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
     """
 
@@ -97,6 +100,7 @@ class GmailReader(GoogleApiReader):
         service: Any = None,
         timezone: str | None = None,
         time_left: Callable[[], float | None] | None = None,
+        client_options: Any = None,
         **auth_kwargs: Any,
     ) -> None:
         for llamahub_only in ("use_iterative_parser", "results_per_page"):
@@ -106,6 +110,7 @@ class GmailReader(GoogleApiReader):
             transport,
             service,
             time_left=time_left,
+            client_options=client_options,
         )
         self.query = query
         self.max_results = max_results

@@ -10,7 +10,7 @@ wherever ``gmail.readonly``, ``gmail.compose``, ``gmail.send`` or ``gmail.labels
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 _AUTH = "https://www.googleapis.com/auth/"
 
@@ -67,3 +67,13 @@ def short(scope: str) -> str:
     if scope == GMAIL_FULL:
         return "mail.google.com"
     return scope.removeprefix(_AUTH)
+
+
+def scope_label(scopes: Sequence[str]) -> str:
+    """A short name for a scope set: ``calendar``, ``gmail``, ``calendar+gmail``."""
+    names = []
+    for scope in scopes:
+        name = scope.rstrip("/").rsplit("/", 1)[-1].split(".")[0]
+        if name not in names:
+            names.append(name)
+    return "+".join(sorted(names)) or "google"

@@ -22,6 +22,7 @@ from llama_index.core.readers.base import BaseReader
 from tenacity import RetryCallState, Retrying, wait_random_exponential
 
 from toolspecs.loaders.google import compat_googleapiclient as compat
+from toolspecs.loaders.google import endpoints
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.connections import ThreadRequests, is_http_factory
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
@@ -35,7 +36,13 @@ DEADLINE = 30.0
 MAX_BACKOFF = 8.0
 
 
-def build_service(api: str, version: str, credentials: Any = None, transport: Any = None) -> Any:
+def build_service(
+    api: str,
+    version: str,
+    credentials: Any = None,
+    transport: Any = None,
+    client_options: Any = None,
+) -> Any:
     """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery.
 
     Its requests may be built and run from several threads at once: each sends with an
@@ -47,12 +54,23 @@ def build_service(api: str, version: str, credentials: Any = None, transport: An
         credentials: Google credentials (ignored when ``transport`` is given).
         transport: An ``httplib2.Http``-like object, e.g. a test fake, used instead (shared
             by every thread, so thread-safe); or a callable that makes one per thread.
+        client_options: googleapiclient's ``client_options`` (a dict or a
+            ``ClientOptions``): its ``api_endpoint`` is where requests go
+            (:mod:`~toolspecs.loaders.google.endpoints`; default Google's hosts).
+
+    Raises:
+        ValueError: When ``client_options`` is refused (see :mod:`.endpoints`).
     """
+    options = endpoints.client_options(client_options)
     builder = ThreadRequests(transport)
     if transport is not None:
         http = builder.http() if is_http_factory(transport) else transport
-        return compat.build_shared(api, version, http=http, requestBuilder=builder)
-    return compat.build_shared(api, version, credentials=credentials, requestBuilder=builder)
+        return compat.build_shared(
+            api, version, client_options=options, http=http, requestBuilder=builder
+        )
+    return compat.build_shared(
+        api, version, client_options=options, credentials=credentials, requestBuilder=builder
+    )
 
 
 def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = NUM_RETRIES) -> Any:
@@ -271,6 +289,13 @@ class GoogleApiReader(BaseReader):
         time_left: Asked before each request for the seconds it may still take, retries
             included, e.g. a tool framework's call deadline; without one, or when it
             answers ``None``, :data:`DEADLINE`.
+        client_options: googleapiclient's ``client_options`` (a dict or a
+            ``ClientOptions``) for the client it builds: ``api_endpoint`` says where
+            requests go (:mod:`~toolspecs.loaders.google.endpoints`; default Google's).
+
+    Raises:
+        ValueError: When ``client_options`` is refused (an ``http://`` endpoint that is
+            not this machine, a sign-in option): see :mod:`.endpoints`.
     """
 
     api: ClassVar[str] = ""
@@ -282,9 +307,11 @@ class GoogleApiReader(BaseReader):
         transport: Any = None,
         service: Any = None,
         time_left: Callable[[], float | None] | None = None,
+        client_options: Any = None,
     ) -> None:
         self.auth = auth
         self.transport = transport
+        self.client_options = endpoints.client_options(client_options)
         self._service = service
         self._built = False  # whether _service is ours (built from self.auth), not given
         self._building = threading.Lock()
@@ -300,7 +327,11 @@ class GoogleApiReader(BaseReader):
                 if self._service is None:
                     creds = None if self.transport is not None else self.auth.credentials()
                     self._service = build_service(
-                        self.api, self.version, credentials=creds, transport=self.transport
+                        self.api,
+                        self.version,
+                        credentials=creds,
+                        transport=self.transport,
+                        client_options=self.client_options,
                     )
                     self._built = True
         return self._service
@@ -351,7 +382,12 @@ class GoogleApiReader(BaseReader):
                     creds = self.auth.credentials(sign_in=False, refresh=refresh)
                     if creds is None or not (refresh or getattr(creds, "valid", True)):
                         return None
-                    self._service = build_service(self.api, self.version, credentials=creds)
+                    self._service = build_service(
+                        self.api,
+                        self.version,
+                        credentials=creds,
+                        client_options=self.client_options,
+                    )
                     self._built = True
         return self.service
 

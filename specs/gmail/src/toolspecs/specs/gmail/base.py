@@ -102,6 +102,11 @@ class GmailToolSpec(DraftTools):
         timezone: Show dates in this IANA zone; default each message's own offset.
         transport: An ``httplib2.Http``-like object to send requests with (tests pass a
             ``toolspecs.loaders.google.testing.FakeGmail``).
+        client_options: googleapiclient's ``client_options`` (a dict or a ``ClientOptions``):
+            ``api_endpoint`` is where requests go, ``https://`` (or ``http://`` to this
+            machine); default Google's. See the README.
+        token_uri: Where tokens read from a token file, ``authorized_user_info`` or a
+            service account key are renewed (default theirs: Google's), same rules.
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name, or
@@ -164,6 +169,8 @@ class GmailToolSpec(DraftTools):
         allow_modify: bool = False,
         confirm_recipients: bool = False,
         allowed_recipients: list[str] | None = None,
+        client_options: Any = None,
+        token_uri: str | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
@@ -180,6 +187,7 @@ class GmailToolSpec(DraftTools):
             transport=transport,
             timezone=timezone,
             time_left=deadline.remaining,  # retries end before the call's deadline
+            client_options=self.checked_client_options(client_options),
         )
         self.allow_send = allow_send
         self.allow_modify = allow_modify

@@ -41,7 +41,7 @@ from toolspecs.core.calls import CallPolicy
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError, SignInNeeded
 from toolspecs.core.prefixed import named, names_offered, ref
-from toolspecs.loaders.google import GoogleApiReader, GoogleAuth
+from toolspecs.loaders.google import GoogleApiReader, GoogleAuth, endpoints
 from toolspecs.loaders.google.scopes import missing, short
 from toolspecs.loaders.google.token_files import credentials_scopes
 from toolspecs.specs.google_base import signin
@@ -63,6 +63,7 @@ AUTH_KEYWORDS = (
     "auth_flow",
     "oauth_port",
     "account",
+    "token_uri",
 )
 """The constructor keywords of a Google spec that say how to sign in (``GoogleAuth``'s)."""
 
@@ -269,6 +270,19 @@ class GoogleToolSpec(ToolSpec):
         )
         self.use_account(auth.account)
         return auth
+
+    @staticmethod
+    def checked_client_options(client_options: Any) -> Any:
+        """A constructor's ``client_options``, checked (:mod:`toolspecs.loaders.google.endpoints`).
+
+        Raises:
+            ConfigurationError: When it is refused (an ``http://`` endpoint that is not this
+                machine, a sign-in option, not a dict): the message says what to write.
+        """
+        try:
+            return endpoints.client_options(client_options)
+        except ValueError as exc:
+            raise ConfigurationError(str(exc)) from None
 
     def use_account(self, account: str | None) -> None:
         """Name this spec's account (``auth.account``, already checked) where the agent reads.

@@ -65,6 +65,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             one agent: its own token file (``token.work.calendar.json`` beside
             ``token_path``), tool names prefixed ``work_`` by default, and guidance
             that names it.
+        client_options: googleapiclient's ``client_options`` (a dict or a ``ClientOptions``):
+            ``api_endpoint`` is where requests go, ``https://`` (or ``http://`` to this
+            machine); default Google's. See the README.
+        token_uri: Where tokens read from a token file, ``authorized_user_info`` or a
+            service account key are renewed (default theirs: Google's), same rules.
 
     Raises:
         ValueError: When ``timezone`` is not an IANA timezone name, ``calendar_id`` is
@@ -111,6 +116,8 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         transport: Any = None,
         allowed_calendar_ids: list[str] | None = None,
         account: str | None = None,
+        client_options: Any = None,
+        token_uri: str | None = None,
     ) -> None:
         if timezone:
             timezone_setting(timezone)  # a wrong name fails here, for the person
@@ -124,6 +131,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             time_left=deadline.remaining,  # retries end before the call's deadline
             field=fence.field,
             block=render.description,
+            client_options=self.checked_client_options(client_options),
         )
         self.timezone = timezone
         self.allowed_calendar_ids = allowed

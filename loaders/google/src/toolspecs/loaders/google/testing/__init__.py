@@ -10,6 +10,11 @@ test your own agents without a Google account::
     from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
     spec = GoogleCalendarToolSpec(transport=FakeCalendar())
+
+``FakeGoogleServer`` serves them over real HTTP on 127.0.0.1, with Google's OAuth token
+and revoke endpoints and its checks of each call's bearer token, for a spec built as a
+user builds it (``creds=``, a token file, a service account) with
+``client_options=server.client_options``: the whole stack a user's call goes through.
 """
 
 from toolspecs.loaders.google.testing.calendar import FakeCalendar, timed_event
@@ -36,6 +41,7 @@ from toolspecs.loaders.google.testing.http import (
     check_schema,
     discovery,
 )
+from toolspecs.loaders.google.testing.server import FakeGoogleServer
 
 __all__ = [
     "EVIL_NAME",
@@ -44,6 +50,7 @@ __all__ = [
     "FakeCalendar",
     "FakeGmail",
     "FakeGoogleHttp",
+    "FakeGoogleServer",
     "Request",
     "SchemaError",
     "attachment_message",

@@ -31,7 +31,15 @@ answers, used one per matching request, each one of
 
 It answers from several threads at once, one request at a time (a lock around its
 memory), after waiting ``latency`` seconds outside that lock, as a real service's round
-trip would: ``FakeGmail(latency=0.15)`` shows what a deployment sees. The wait is
+trip would: ``FakeGmail(latency=0.15)`` shows what a deployment sees.
+
+It can check each call's credentials: ``gate(method, path, headers)``, when set (by
+:class:`~toolspecs.loaders.google.testing.server.FakeGoogleServer`, which serves the fake
+over HTTP and checks bearer tokens as Google does), answers first, before anything else,
+for every call, each call of a batch included; ``None`` lets the call through. A call of
+a batch carries its own headers (its ``Authorization``) and inherits the batch request's
+where it has none, as Google reads a batch. As a ``transport=`` no gate is set: the
+credentials are not the fake's to check there. The wait is
 ``fake.sleep(seconds)`` (a real wait, ``threading.Event().wait``, so that a patched
 ``time.sleep`` does not skip it); a test may replace it to record the waits.
 """
@@ -156,6 +164,8 @@ class FakeGoogleHttp:
         self._methods = _method_scopes(self.doc, self.prefix)
         self.latency = latency
         self.sleep: Callable[[float], Any] = wait
+        # Checks a call's credentials first (see the module docstring); None: not checked.
+        self.gate: Callable[[str, str, dict[str, str]], Reply | None] | None = None
         # Answered one at a time: the fake's memory is not shared safely otherwise.
         self._answering = threading.RLock()
 
@@ -194,15 +204,23 @@ class FakeGoogleHttp:
             body = None
         payload = json.loads(body) if body else None
         self.requests.append(Request(method, path, query, payload))
-        return self._answer(method, path, query, payload)
+        return self._answer(method, path, query, payload, _lower(headers))
 
     def calls(self) -> list[Request]:
         """Every API call received: the requests, with each batch replaced by its calls."""
         return [call for r in self.requests for call in (r.parts or [r])]
 
-    def _answer(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
+    def _answer(
+        self,
+        method: str,
+        path: str,
+        query: dict[str, list[str]],
+        body: Any,
+        headers: dict[str, str] | None = None,
+    ) -> Reply:
         return (
-            self._told_to_fail(method, path)
+            (self.gate(method, path, headers or {}) if self.gate is not None else None)
+            or self._told_to_fail(method, path)
             or self._not_granted(method, path)
             or self.route(method, path, query, body)
         )
@@ -259,7 +277,7 @@ class FakeGoogleHttp:
                 return self.error(400, "badRequest", "Failed to parse batch request")
             if part.get_content_type() != "application/http" or not part["Content-ID"]:
                 return self.error(400, "badRequest", "Each batch part must be application/http")
-            status, answer = self._batch_part(batch, str(part.get_payload()))
+            status, answer = self._batch_part(batch, str(part.get_payload()), _lower(headers))
             # The call's own response headers (Retry-After, ...) travel in its part, as
             # Google's batch answers carry them.
             own = "".join(
@@ -279,18 +297,23 @@ class FakeGoogleHttp:
         fields = {"status": "200", "content-type": f"multipart/mixed; boundary={boundary}"}
         return httplib2.Response(fields), content.encode()
 
-    def _batch_part(self, batch: Request, payload: str) -> Reply:
-        """One call of a batch: ``METHOD /path?query HTTP/1.1``, headers, a blank line, a body."""
+    def _batch_part(self, batch: Request, payload: str, outer: dict[str, str]) -> Reply:
+        """One call of a batch: ``METHOD /path?query HTTP/1.1``, headers, a blank line, a body.
+
+        Its headers are the batch request's (``outer``, but its ``Content-`` ones) and its own.
+        """
         request_line, _, rest = payload.partition("\n")
         method, target, _version = request_line.strip().split(" ", 2)
         inner = Parser(policy=compat32).parsestr(rest)
+        headers = {k: v for k, v in outer.items() if not k.startswith("content-")}
+        headers.update(_lower(dict(inner.items())))
         text = inner.get_payload()
         parsed = urlparse(target)
         path = unquote(parsed.path).removeprefix(self.prefix)
         query = parse_qs(parsed.query)
         body = json.loads(text) if isinstance(text, str) and text.strip() else None
         batch.parts.append(Request(method, path, query, body))
-        return self._answer(method, path, query, body)
+        return self._answer(method, path, query, body, headers)
 
     def route(self, method: str, path: str, query: dict[str, list[str]], body: Any) -> Reply:
         """Answer a request that is not told to fail."""
@@ -326,6 +349,11 @@ class FakeGoogleHttp:
             }
         }
         return self.reply(status, error, headers)
+
+
+def _lower(headers: Any) -> dict[str, str]:
+    """Headers by lowercase name."""
+    return {str(k).lower(): str(v) for k, v in (headers or {}).items()}
 
 
 def _method_scopes(

@@ -20,7 +20,19 @@ gets tokens with the JWT-bearer grant (RFC 7523), as google-auth's
 assertion signed by the account's key, its ``iss`` the account, its ``aud`` the token
 endpoint, not expired; its ``scope`` only scopes the administrator allowed the account
 (else ``unauthorized_client``); its ``sub`` an account of the fake (else ``invalid_grant``).
-:meth:`FakeGoogleOAuth.subject_of` says whom a token it gave acts as.
+:meth:`FakeGoogleOAuth.subject_of` says whom a token it gave acts as. Without a ``sub`` the
+account acts as itself: any scope, no delegation needed (Google's answer too), and a token
+that :attr:`AccessToken.service_account` marks (it has no mailbox, no user's calendar).
+
+Every access token it gives is kept as an :class:`AccessToken` (whom it acts as, its
+scopes, when it expires): :meth:`FakeGoogleOAuth.bearer` is what a Google API checks of an
+``Authorization: Bearer`` header (unknown, expired or revoked: ``None``), and a test may
+:meth:`~FakeGoogleOAuth.accept` a token made elsewhere (``Credentials(token=...)``) or
+:meth:`~FakeGoogleOAuth.refuse` one mid-session. :meth:`FakeGoogleOAuth.grant` is a consent
+given earlier (a refresh token for some scopes); a refresh that asks for a scope the
+refresh token was not granted gets ``invalid_scope``, as Google answers. The revoke
+endpoint (``POST revoke_url`` with ``token=``) revokes an access or a refresh token (the
+latter with every access token of that person).
 """
 
 from __future__ import annotations
@@ -37,10 +49,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
-__all__ = ["FakeGoogleOAuth", "GoogleUser"]
+__all__ = ["AccessToken", "FakeGoogleOAuth", "GoogleUser"]
 
 AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
 TOKEN_URL = "https://oauth2.googleapis.com/token"
+REVOKE_URL = "https://oauth2.googleapis.com/revoke"
 USERINFO_URL = "https://openidconnect.googleapis.com/v1/userinfo"
 JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
 
@@ -54,6 +67,19 @@ class GoogleUser:
     access_tokens: list[str] = field(default_factory=list)
     refresh_tokens: list[str] = field(default_factory=list)
     scopes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class AccessToken:
+    """An access token the fake gave (or accepts): whom it acts as, for what, until when."""
+
+    account: str
+    """The Google account it acts as: a user, or the service account itself."""
+    scopes: list[str]
+    expires: float
+    """When it stops working, on the fake's ``clock``."""
+    service_account: bool = False
+    """A service account acting as itself (no subject): no mailbox, no user's calendar."""
 
 
 @dataclass
@@ -87,6 +113,11 @@ class FakeGoogleOAuth:
         # Where tokens are asked for (a test serving the fake elsewhere changes it), and
         # the fake's clock (for a service account's assertion).
         self.token_url = TOKEN_URL
+        self.revoke_url = REVOKE_URL
+        # Every access token given or accepted (see AccessToken), and the scopes each
+        # refresh token was granted.
+        self.tokens: dict[str, AccessToken] = {}
+        self.refresh_scopes: dict[str, list[str]] = {}
         self.clock: Callable[[], float] = time.time
         self._serial = itertools.count(1)
 
@@ -116,6 +147,38 @@ class FakeGoogleOAuth:
     ) -> None:
         """A service account the administrator allowed ``allowed_scopes`` by delegation."""
         self.service_accounts[client_email] = (public_key_pem, list(allowed_scopes))
+
+    def grant(self, email: str, scopes: list[str]) -> str:
+        """``email`` consented earlier to ``scopes`` (added if new): a refresh token for them."""
+        user = self.users.get(email) or self.add_user(email)
+        token = f"1//fake-refresh-{user.sub}-{next(self._serial)}"
+        user.refresh_tokens.append(token)
+        self.refresh_scopes[token] = list(scopes)
+        return token
+
+    def accept(
+        self,
+        token: str,
+        account: str,
+        scopes: list[str],
+        expires_in: float = 3599,
+        service_account: bool = False,
+    ) -> AccessToken:
+        """Take ``token`` as an access token Google gave ``account`` (made by the test)."""
+        given = AccessToken(account, list(scopes), self.clock() + expires_in, service_account)
+        self.tokens[token] = given
+        return given
+
+    def refuse(self, token: str) -> None:
+        """Google stops taking ``token`` (an access token), as after a revocation."""
+        self.revoked.add(token)
+
+    def bearer(self, token: str) -> AccessToken | None:
+        """The access token ``token`` if Google would take it now: known, not expired or revoked."""
+        found = self.tokens.get(token)
+        if found is None or token in self.revoked or found.expires <= self.clock():
+            return None
+        return found
 
     def subject_of(self, access_token: str) -> str | None:
         """The address a service account's token acts as (``None``: not one of them)."""
@@ -166,6 +229,9 @@ class FakeGoogleOAuth:
                 form.setdefault("client_id", unquote(client_id))
                 form.setdefault("client_secret", unquote(secret))
             return self._token(form)
+        if method == "POST" and base == self.revoke_url:
+            query = {k: v[0] for k, v in parse_qs(urlsplit(url).query).items()}
+            return self._revoke(form.get("token") or query.get("token", ""))
         if method == "GET" and base == USERINFO_URL:
             return self._userinfo(str(headers.get("authorization", "")))
         return 404, {"error": "not_found"}
@@ -194,7 +260,14 @@ class FakeGoogleOAuth:
             token = form.get("refresh_token", "")
             for user in self.users.values():
                 if token in user.refresh_tokens and token not in self.revoked:
-                    return 200, self._tokens(user, refresh=False)
+                    granted = self.refresh_scopes.get(token, user.scopes)
+                    asked = form.get("scope", "").split()
+                    if not set(asked) <= set(granted):
+                        return 400, {
+                            "error": "invalid_scope",
+                            "error_description": "Bad Request",
+                        }
+                    return 200, self._tokens(user, refresh=False, scopes=asked or granted)
             return 400, {
                 "error": "invalid_grant",
                 "error_description": "Token has been expired or revoked.",
@@ -222,33 +295,53 @@ class FakeGoogleOAuth:
             return 400, {"error": "invalid_grant", "error_description": "Invalid JWT: expired"}
         self.assertions.append(claims)
         scopes = str(claims.get("scope", "")).split()
-        if not scopes or not set(scopes) <= set(allowed):
+        if not scopes or ("sub" in claims and not set(scopes) <= set(allowed)):
             return 401, {
                 "error": "unauthorized_client",
                 "error_description": "Client is unauthorized to retrieve access tokens "
                 "using this method, or client not authorized for any of the scopes requested.",
             }
         subject = claims.get("sub")
+        if subject is None:  # the account acting as itself: no delegation asked
+            access = f"ya29.fake-service-account-{next(self._serial)}"
+            self.accept(access, str(claims["iss"]), scopes, service_account=True)
+            return 200, {"access_token": access, "expires_in": 3599, "token_type": "Bearer"}
         if subject not in self.users:
             return 400, {"error": "invalid_grant", "error_description": "Invalid email or User ID"}
         access = f"ya29.fake-delegated-{self.users[subject].sub}-{next(self._serial)}"
         self.delegated[access] = (subject, scopes)
+        self.accept(access, subject, scopes)
         return 200, {"access_token": access, "expires_in": 3599, "token_type": "Bearer"}
 
-    def _tokens(self, user: GoogleUser, refresh: bool) -> dict[str, Any]:
+    def _revoke(self, token: str) -> tuple[int, dict[str, Any]]:
+        for user in self.users.values():
+            if token in user.refresh_tokens:  # the grant goes, and what it gave
+                self.revoked.update([token, *user.access_tokens])
+                return 200, {}
+        if token in self.tokens:
+            self.revoked.add(token)
+            return 200, {}
+        return 400, {"error": "invalid_token", "error_description": "Bad Request"}
+
+    def _tokens(
+        self, user: GoogleUser, refresh: bool, scopes: list[str] | None = None
+    ) -> dict[str, Any]:
         serial = next(self._serial)
         access = f"ya29.fake-{user.sub}-{serial}"
         user.access_tokens.append(access)
+        granted = list(user.scopes if scopes is None else scopes)
+        self.accept(access, user.email, granted)
         answer = {
             "access_token": access,
             "expires_in": 3599,
             "token_type": "Bearer",
-            "scope": " ".join(user.scopes),
+            "scope": " ".join(granted),
             "id_token": "unused.by.this.fake",
         }
         if refresh:
             token = f"1//fake-refresh-{user.sub}-{serial}"
             user.refresh_tokens.append(token)
+            self.refresh_scopes[token] = granted
             answer["refresh_token"] = token
         return answer
 
