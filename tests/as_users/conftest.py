@@ -14,8 +14,7 @@ from collections.abc import Iterator
 
 import pytest
 from as_users_modes import DELEGATED, SERVICE_ACCOUNT, TALLY, USER, Setting
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from service_account_keys import key_pair
 
 from toolspecs.loaders.google.testing import (
     FakeCalendar,
@@ -38,18 +37,7 @@ def google_server() -> Iterator[FakeGoogleServer]:
 
 @pytest.fixture(scope="session")
 def service_account_key() -> tuple[str, str]:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    private = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    public = (
-        key.public_key()
-        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
-        .decode()
-    )
-    return private, public
+    return key_pair()
 
 
 def team_calendar() -> FakeCalendar:

@@ -14,8 +14,7 @@ from urllib.parse import parse_qs
 import httplib2
 import jwt
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from service_account_keys import key_info
 
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_MODIFY, GMAIL_READONLY
 from toolspecs.loaders.google.testing import sample_mailbox
@@ -66,17 +65,7 @@ class Workspace:
 
 @pytest.fixture(scope="module")
 def key() -> dict:
-    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = private.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    return {
-        "type": "service_account", "project_id": "p", "private_key_id": "k1",
-        "private_key": pem, "client_email": "mailbot@p.iam.gserviceaccount.com",
-        "client_id": "1", "token_uri": TOKEN_URI,
-    }  # fmt: skip
+    return key_info(TOKEN_URI, "mailbot@p.iam.gserviceaccount.com")
 
 
 def workspace(monkeypatch, delegated: list[str]) -> Workspace:

@@ -1,8 +1,7 @@
 import json
 
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from service_account_keys import key_info
 
 
 @pytest.fixture(autouse=True)
@@ -19,17 +18,7 @@ def in_empty_dir(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def service_account_info() -> dict:
-    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = key.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    return {
-        "type": "service_account", "project_id": "p", "private_key_id": "k1",
-        "private_key": pem, "client_email": "bot@p.iam.gserviceaccount.com",
-        "client_id": "1", "token_uri": "https://oauth2.googleapis.com/token",
-    }  # fmt: skip
+    return key_info("https://oauth2.googleapis.com/token")
 
 
 @pytest.fixture

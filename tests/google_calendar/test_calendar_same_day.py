@@ -17,9 +17,8 @@ from zoneinfo import ZoneInfo
 
 import httplib2
 import pytest
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
 from google.oauth2.credentials import Credentials
+from service_account_keys import key_info
 
 from toolspecs.loaders.google.testing import FakeCalendar
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
@@ -54,17 +53,7 @@ def expired_creds() -> Credentials:
 
 
 def service_account() -> dict:
-    private = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-    pem = private.private_bytes(
-        serialization.Encoding.PEM,
-        serialization.PrivateFormat.PKCS8,
-        serialization.NoEncryption(),
-    ).decode()
-    return {
-        "type": "service_account", "project_id": "p", "private_key_id": "k1",
-        "private_key": pem, "client_email": "bot@p.iam.gserviceaccount.com",
-        "client_id": "1", "token_uri": TOKEN_URI,
-    }  # fmt: skip
+    return key_info(TOKEN_URI)
 
 
 def said_day(text: str) -> dt.date:
