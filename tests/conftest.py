@@ -147,15 +147,27 @@ class _ServingFixtures:
     setup of session-scoped fixtures (redis_server).
     """
 
+    def __init__(self) -> None:
+        # Per fixture being set up (innermost last): the serving programs that fixtures set
+        # up inside it started. A program started by a session fixture set up on the way
+        # (redis_server, through request.getfixturevalue) is that fixture's, not its user's:
+        # else a parametrized fixture would count as serving for its every parameter, and
+        # only where the session fixture happened to start under it.
+        self._inner: list[int] = []
+
     @pytest.hookimpl(wrapper=True)
     def pytest_fixture_setup(self, fixturedef: pytest.FixtureDef, request: pytest.FixtureRequest):
         _SEEN.fixtures.append(fixturedef.argname)
         started = len(_SEEN.programs)
+        self._inner.append(0)
         try:
             return (yield)
         finally:
-            started_one = set(_SEEN.programs[started:]) & SERVING_PROGRAMS
-            if started_one or set(fixturedef.argnames) & _SEEN.serving_fixtures:
+            inner = self._inner.pop()
+            serving = sum(p in SERVING_PROGRAMS for p in _SEEN.programs[started:])
+            if self._inner:
+                self._inner[-1] += serving
+            if serving > inner or set(fixturedef.argnames) & _SEEN.serving_fixtures:
                 _SEEN.serving_fixtures.add(fixturedef.argname)
 
 

@@ -2,7 +2,7 @@
 
 Each test names the internal (its number in the compat module's banner). When an upgrade of
 mcp fails one, read the banner and its changes before touching anything else: the results
-a client stores, and its limit of running calls, rest on these.
+a client stores, its limit of running calls and its resumable streams rest on these.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from mcp.server import Server
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import Context
 from mcp.server.session import ServerSession
+from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.testclient import TestClient
 
 from toolspecs.mcp.compat_mcp import connection_of, routes_first
@@ -63,3 +64,44 @@ def test_2_routes_put_first_answer_before_mcps_own_metadata():
     )
     routes_first(app, ours)
     assert client.get(path).json()["scopes_supported"] == ["a", "b"]
+
+
+class _Store:
+    def __init__(self, session, requestor):
+        self.session, self.requestor = session, requestor
+
+
+def test_3_each_admitted_session_gets_a_store_of_its_own():
+    from toolspecs.mcp.compat_mcp import give_sessions_event_stores
+
+    server = Server("t")
+    server.streamable_http_app()
+    manager = server.session_manager
+    assert manager.event_store is None  # mcp's one store for all sessions: not used
+    assert give_sessions_event_stores(manager, _Store)
+    first, second = manager._admit_session({"client_id": "a"}), manager._admit_session(None)
+    for transport, requestor in ((first, {"client_id": "a"}), (second, None)):
+        assert isinstance(transport._event_store, _Store)
+        assert transport._event_store.session == transport.mcp_session_id
+        assert transport._event_store.requestor == requestor
+    # The transport reads the attribute where it primes, stores and replays events.
+    source = inspect.getsource(StreamableHTTPServerTransport)
+    assert source.count("self._event_store") >= 4
+
+
+def test_3_without_the_method_nothing_is_changed_and_it_says_so():
+    from toolspecs.mcp.compat_mcp import give_sessions_event_stores
+
+    assert give_sessions_event_stores(SimpleNamespace(), _Store) is False
+
+
+def test_4_the_manager_knows_which_sessions_this_process_holds():
+    from toolspecs.mcp.compat_mcp import holds_session
+
+    server = Server("t")
+    server.streamable_http_app()
+    manager = server.session_manager
+    transport = manager._admit_session(None)
+    assert holds_session(manager, transport.mcp_session_id) is True
+    assert holds_session(manager, "another") is False
+    assert holds_session(SimpleNamespace(), "another") is None

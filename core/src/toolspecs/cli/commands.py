@@ -33,7 +33,9 @@ from toolspecs.core.registry import list_specs, load_spec
 from toolspecs.core.spec import ToolSpec
 
 if TYPE_CHECKING:
+    from toolspecs.core.redis_store import RedisStore
     from toolspecs.mcp.running import SharedSlots
+    from toolspecs.mcp.sse_events import RedisEvents
 
 __all__ = [
     "build_spec",
@@ -49,6 +51,8 @@ __all__ = [
     "output_schema_of",
     "parse_pairs",
     "shared_calls",
+    "shared_events",
+    "shared_store",
     "tool_cost",
     "withheld_text",
 ]
@@ -323,16 +327,32 @@ def withheld_text(target: str, needed: Sequence[str]) -> str:
     return f"{target} is left out by the spec's options ({off}): {why}; add {flags} to call it"
 
 
-def shared_calls(specs: Mapping[str, ToolSpec]) -> SharedSlots | None:
-    """With ``--store redis://``, the running-call count every replica shares there."""
+def shared_store(specs: Mapping[str, ToolSpec]) -> RedisStore | None:
+    """With ``--store redis://``, the specs' Redis store (one for them all)."""
     from toolspecs.core.redis_store import RedisStore
 
     stores = [s.result_store for s in specs.values() if isinstance(s.result_store, RedisStore)]
-    if not stores:
+    return stores[0] if stores else None
+
+
+def shared_calls(specs: Mapping[str, ToolSpec]) -> SharedSlots | None:
+    """With ``--store redis://``, the running-call count every replica shares there."""
+    store = shared_store(specs)
+    if store is None:
         return None
     from toolspecs.mcp.running import SharedSlots
 
-    return SharedSlots(stores[0].client, prefix=stores[0].prefix)
+    return SharedSlots(store.client, prefix=store.prefix)
+
+
+def shared_events(specs: Mapping[str, ToolSpec]) -> RedisEvents | None:
+    """With ``--store redis://``, the SSE events of sessions, resumed through any replica."""
+    store = shared_store(specs)
+    if store is None:
+        return None
+    from toolspecs.mcp.sse_events import RedisEvents
+
+    return RedisEvents(store.client, prefix=store.prefix)
 
 
 SERVING_YOUNG_THRESHOLD = 10_000  # allocations between two collections of the youngest
@@ -440,6 +460,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     max_sessions=args.max_sessions,
                     session_idle=float(args.session_idle),
                     stateless=args.stateless,
+                    events=shared_events(specs),
                 )
             )
         except OSError as exc:  # port in use, unknown host: for the person, in one line

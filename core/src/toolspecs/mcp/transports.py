@@ -14,6 +14,7 @@ from toolspecs.mcp.operations import Operations, ServeState
 if TYPE_CHECKING:
     from mcp.server import Server
     from toolspecs.mcp.oauth import OAuthSettings
+    from toolspecs.mcp.sse_events import EventBackend
 
 MCP_PATH = "/mcp"
 # mcp's defaults (10,000 sessions, 30 minutes idle) let one client fill the server for half
@@ -51,6 +52,7 @@ async def serve_http(
     session_idle: float = SESSION_IDLE_SECONDS,
     graceful: float = GRACEFUL_SECONDS,
     stateless: bool = False,
+    events: EventBackend | None = None,
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
@@ -85,7 +87,13 @@ async def serve_http(
             (:mod:`toolspecs.mcp.callers`): shared by replicas through a shared store,
             else each replica's own (so is the count of their running calls, given to
             :func:`toolspecs.mcp.build_server` as ``shared_calls``). ``max_sessions``
-            and ``session_idle`` do not apply.
+            and ``session_idle`` do not apply, nor do ``events``: a dropped stream's
+            answer is lost.
+        events: Where stateful sessions keep their SSE events, so that a client whose
+            stream drops resumes it (``Last-Event-ID``) and gets its answer
+            (:mod:`toolspecs.mcp.resumption`): by default in this process
+            (:class:`toolspecs.mcp.sse_events.MemoryEvents`); with
+            :class:`toolspecs.mcp.sse_events.RedisEvents`, through any replica.
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
@@ -125,6 +133,7 @@ async def serve_http(
             max_sessions=max_sessions,
             session_idle_timeout=session_idle,
         )
+        _resumable(server, events)
         return await _run(app, listening, url, ready, graceful)
     if oauth is None:
         settings, verifier = auth.auth_settings(url), auth.StaticTokenVerifier(token or "")
@@ -141,11 +150,21 @@ async def serve_http(
         session_idle_timeout=session_idle,
         stateless_http=stateless,
     )
+    if not stateless:
+        _resumable(server, events)
     if oauth is not None:
         from toolspecs.mcp.oauth import publish_scopes
 
         publish_scopes(app, settings, oauth.scopes_supported)
     await _run(app, listening, url, ready, graceful)
+
+
+def _resumable(server: Server[Any], events: EventBackend | None) -> None:
+    """Let the stateful sessions of ``server``'s app (just made) resume their streams."""
+    from toolspecs.mcp.resumption import make_resumable
+    from toolspecs.mcp.sse_events import MemoryEvents
+
+    make_resumable(server.session_manager, MemoryEvents() if events is None else events)
 
 
 async def _run(
