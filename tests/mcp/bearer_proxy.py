@@ -28,9 +28,7 @@ async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> N
         await writer.drain()
 
 
-async def _body(
-    head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter
-) -> None:
+async def _body(head: bytes, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     """The request's body after ``head``: by its ``Content-Length``, or its chunks."""
     fields = {}
     for line in head.split(b"\r\n")[1:]:
@@ -105,9 +103,7 @@ def bearer_proxy(listening: socket.socket, upstream: tuple[str, int], token: str
         connections.add(task)
         task.add_done_callback(connections.discard)
 
-    started = loop.run_until_complete(
-        asyncio.start_server(track, sock=listening, limit=HEAD_LIMIT)
-    )
+    started = loop.run_until_complete(asyncio.start_server(track, sock=listening, limit=HEAD_LIMIT))
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     try:
