@@ -63,24 +63,24 @@ def the_work() -> tuple[int, float]:
     """One sandbox ``search_messages`` call's requests to the fake, and its CPU alone.
 
     The CPU milliseconds of our spec's own method (what bare serves), in this process:
-    building Google's requests, the fake answering them, reading and rendering.
+    building Google's requests, sending them over HTTP to the sandbox's fake Google on
+    127.0.0.1 (in this process), the fake answering them, reading and rendering.
     """
     from toolspecs.core import load_spec
-    from toolspecs.core.registry import sandbox_arguments
+    from toolspecs.specs.gmail import sandbox
 
-    arguments = sandbox_arguments("gmail")
-    fake = arguments["transport"]
-    spec = load_spec("gmail", **arguments)
-    out = spec.call_tool("search_messages", **QUERY)
-    assert not out.is_error, out.content
-    trips = len(fake.requests)
-    for _ in range(50):  # warm
-        spec.search_messages(**QUERY)
-    rounds = 500
-    start = time.process_time()
-    for _ in range(rounds):
-        spec.search_messages(**QUERY)
-    return trips, (time.process_time() - start) * 1000 / rounds
+    with sandbox.start() as google:  # the sandbox's server, whose requests we count
+        spec = load_spec("gmail", **sandbox.connect(google))
+        out = spec.call_tool("search_messages", **QUERY)
+        assert not out.is_error, out.content
+        trips = len(google.gmail.requests)
+        for _ in range(50):  # warm
+            spec.search_messages(**QUERY)
+        rounds = 500
+        start = time.process_time()
+        for _ in range(rounds):
+            spec.search_messages(**QUERY)
+        return trips, (time.process_time() - start) * 1000 / rounds
 
 
 # -- the comparison servers (run as ``serve_load.py --floor SECONDS`` or ``--same-work``) --
@@ -142,7 +142,13 @@ def same_work_main(whose: str, latency: float) -> None:
         from gmail import llamahub_spec_class  # bench/gmail.py: checks the venv's versions
 
         spec = llamahub_spec_class()()
-        spec.service = build_service("gmail", "v1", transport=arguments["transport"])
+        # The sandbox's fake Google, reached as ours reaches it (``arguments`` keeps it up).
+        spec.service = build_service(
+            "gmail",
+            "v1",
+            credentials=arguments["creds"],
+            client_options=arguments["client_options"],
+        )
     app = MCPServer(whose)
 
     @app.tool()

@@ -7,8 +7,9 @@ Usage, from the repository root::
     uv run python notebooks/refresh.py --check      # exit 1 when a notebook's outputs are stale
 
 Each notebook runs in a fresh kernel on this environment's Python with
-``TOOLSPECS_OFFLINE=1`` (the shipped fakes and a scripted LLM), no API key and every
-proxy pointing at a closed port, so nothing reaches the network. Its clock is pinned
+``TOOLSPECS_OFFLINE=1`` (the shipped fakes, served on 127.0.0.1, and a scripted LLM), no
+API key and every proxy pointing at a closed port, so nothing reaches the network; this
+machine alone is reached directly (``NO_PROXY``), where the fakes listen. Its clock is pinned
 (``TOOLSPECS_NOW``, read by ``toolspecs.core.clock.now``, to :data:`NOW`) and its zone set
 (``TZ``), so what it prints is the same on any day and any machine. ipywidgets is hidden
 from the kernel, as in a plain ``pip install jupyterlab``: the notebooks must read well
@@ -52,6 +53,7 @@ MAX_OUTPUT_CHARS = 2_500  # one output, once tidied
 KERNEL = "toolspecs-venv"
 KEYS = ("OPENAI_API_KEY", "WOLFRAM_ALPHA_APP_ID", "WOLFRAMALPHA_API_KEY")
 NO_NETWORK = "http://127.0.0.1:9"  # requests and httpx without a fake fail at once
+THIS_MACHINE = "127.0.0.1,::1,localhost"  # the fakes' servers: reached without the proxy
 HIDDEN = ("ipywidgets",)
 # The instant the offline run reads as now (a Monday morning in New York), and its zone.
 NOW = "2026-11-23T10:00:00-05:00"
@@ -100,6 +102,8 @@ def offline_env(hidden: Path | None = None) -> dict[str, str]:
         HTTPS_PROXY=NO_NETWORK,
         http_proxy=NO_NETWORK,
         https_proxy=NO_NETWORK,
+        NO_PROXY=THIS_MACHINE,
+        no_proxy=THIS_MACHINE,
     )
     return env
 

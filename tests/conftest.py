@@ -261,13 +261,29 @@ def mocked_responses():
         yield rsps
 
 
+def _numeric(host: object) -> bool:
+    """Whether ``host`` is an IP address, which a resolver reads without asking any DNS."""
+    import ipaddress
+
+    if isinstance(host, bytes):
+        host = host.decode("ascii", "replace")
+    try:
+        ipaddress.ip_address(str(host).strip("[]"))
+    except ValueError:
+        return False
+    return True
+
+
 def _failing_lookups(monkeypatch: pytest.MonkeyPatch, errno: str, message: str) -> list[str]:
     import socket
 
     asked: list[str] = []
     code = getattr(socket, errno, -1)  # a platform may lack the constant
+    real = socket.getaddrinfo
 
     def getaddrinfo(host, *args, **kwargs):
+        if _numeric(host):  # an address is read, not looked up (the sandbox's 127.0.0.1)
+            return real(host, *args, **kwargs)
         asked.append(host)
         raise socket.gaierror(code, message)
 
@@ -282,7 +298,8 @@ def no_dns(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     The real HTTP stacks (requests/urllib3, httpx/httpcore, httplib2) run down to
     ``socket.getaddrinfo``, which raises ``socket.gaierror`` before any packet is sent:
     ``EAI_AGAIN`` ("Temporary failure in name resolution"), which a client tries once
-    more. Returns the host names asked for, one per lookup.
+    more. An IP address (a sandbox's 127.0.0.1) is read without a lookup, as glibc
+    reads it, and connects as usual. Returns the host names asked for, one per lookup.
     """
     return _failing_lookups(monkeypatch, "EAI_AGAIN", "Temporary failure in name resolution")
 

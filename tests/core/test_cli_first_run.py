@@ -92,13 +92,25 @@ def test_call_help_says_how_values_are_read(capsys):
 
 @pytest.fixture
 def offline(monkeypatch, tmp_path):
-    """A fresh machine: no network, no keys in the environment, no token files about."""
+    """A fresh machine: no network, no keys in the environment, no token files about.
 
-    def refuse(*args, **kwargs):
-        raise OSError("no network in this test")
+    This machine is reached (the sandbox's fakes listen on 127.0.0.1); any other address
+    is refused, and no name is looked up.
+    """
+    lookup, connect = socket.getaddrinfo, socket.socket.connect
 
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
+    def lookup_loopback(host, *args, **kwargs):
+        if host != "127.0.0.1":
+            raise OSError(f"no network in this test (looked up {host!r})")
+        return lookup(host, *args, **kwargs)
+
+    def connect_loopback(sock, address):
+        if not (isinstance(address, tuple) and address[0] == "127.0.0.1"):
+            raise OSError(f"no network in this test (connected to {address!r})")
+        return connect(sock, address)
+
+    monkeypatch.setattr(socket, "getaddrinfo", lookup_loopback)
+    monkeypatch.setattr(socket.socket, "connect", connect_loopback)
     for name in ("WOLFRAM_ALPHA_APP_ID", "GOOGLE_APPLICATION_CREDENTIALS", "TOOLSPECS_TIMEZONE"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.chdir(tmp_path)

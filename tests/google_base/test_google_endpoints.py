@@ -178,3 +178,29 @@ def test_authorized_user_info_asks_a_refresh_only_for_what_it_was_granted():
     unsaid = {k: v for k, v in info.items() if k != "scopes"}
     creds = GoogleAuth(scopes=[CALENDAR_READONLY], authorized_user_info=unsaid)._from_info()
     assert creds.scopes == [CALENDAR_READONLY]
+
+
+@pytest.mark.parametrize("proxy", ["HTTP_PROXY", "http_proxy"])
+def test_an_endpoint_on_this_machine_is_reached_without_the_environments_proxy(monkeypatch, proxy):
+    # httplib2 refuses every plain-http connection once a proxy is set and PySocks is
+    # missing, NO_PROXY or not: a fake Google on 127.0.0.1 is reached directly.
+    from toolspecs.loaders.google.scopes import GMAIL_READONLY
+    from toolspecs.loaders.google.testing import FakeGoogleServer, sample_mailbox
+
+    monkeypatch.setenv(proxy, "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    with FakeGoogleServer(gmail=sample_mailbox()) as google:
+        creds = google.user_credentials(google.gmail.address, [GMAIL_READONLY])
+        spec = GmailToolSpec(creds=creds, client_options=google.client_options)
+        out = spec.call_tool("search_messages", query="lunch", max_results=1)
+        assert not out.is_error, out.content
+        assert google.gmail.requests
+
+
+def test_only_an_endpoint_on_this_machine_goes_without_a_proxy():
+    from toolspecs.loaders.google.endpoints import on_this_machine
+
+    assert on_this_machine(client_options({"api_endpoint": "http://127.0.0.1:8080/"}))
+    assert on_this_machine(client_options({"api_endpoint": "http://[::1]:8080/"}))
+    assert not on_this_machine(client_options({"api_endpoint": "https://google-proxy.example/"}))
+    assert not on_this_machine(None)

@@ -9,9 +9,12 @@ Each spec takes its credentials from its arguments first, then from the
 environment variables its README documents.
 
 A spec may also register a sandbox (group ``toolspecs.sandboxes``, under the spec's
-name): a function that returns the constructor arguments putting the spec on a new
-seeded fake, with no keys and no network (``toolspecs call --sandbox``,
-``toolspecs serve --sandbox``, :func:`sandbox_spec`)::
+name): a function that returns the constructor arguments putting the spec on a seeded
+fake, with no keys and no network (``toolspecs call --sandbox``,
+``toolspecs serve --sandbox``, :func:`sandbox_spec`). The built-in sandboxes serve their
+fake on 127.0.0.1, in the process, and return what a user passes to reach a service:
+credentials and ``client_options`` (Google), ``base_url`` (arXiv), ``app_id`` and
+``base_url`` (Wolfram|Alpha); each sandbox module says how long its server lives::
 
     [project.entry-points."toolspecs.sandboxes"]
     arxiv = "toolspecs.specs.arxiv.sandbox:arguments"
@@ -90,9 +93,11 @@ def list_sandboxes() -> tuple[str, ...]:
 
 
 def sandbox_arguments(name: str, latency: float = 0.0) -> dict[str, Any]:
-    """The constructor arguments that put spec ``name`` on a new seeded fake.
+    """The constructor arguments that put spec ``name`` on a seeded fake.
 
-    Every call builds a new fake: what one sandbox changes, another does not see.
+    What one sandbox changes, another does not see: a sandbox whose service keeps what a
+    spec changes (a mailbox, a calendar) seeds a new fake for every call; a read-only one
+    (arXiv, Wolfram|Alpha) may serve every spec from one.
 
     Args:
         name: A spec with a sandbox (:func:`list_sandboxes`).
@@ -100,7 +105,8 @@ def sandbox_arguments(name: str, latency: float = 0.0) -> dict[str, Any]:
             0: it answers at once.
 
     Returns:
-        E.g. ``{"transport": FakeCalendar(...)}``; Wolfram|Alpha's also has an ``app_id``.
+        E.g. ``{"creds": Credentials(...), "client_options": ClientOptions(...)}`` for a
+        fake Google on 127.0.0.1; ``{"app_id": ..., "base_url": ...}`` for Wolfram|Alpha.
 
     Raises:
         ConfigurationError: When the spec has no sandbox or it cannot be imported, or a
@@ -153,7 +159,7 @@ def _takes_latency(build: Any) -> bool:
 
 
 def sandbox_spec(name: str, *, latency: float = 0.0, **options: Any) -> ToolSpec:
-    """Spec ``name`` (from the registry) over a new seeded fake: no keys, no network.
+    """Spec ``name`` (from the registry) over its seeded fake: no keys, no network.
 
     Args:
         name: A spec with a sandbox (:func:`list_sandboxes`).

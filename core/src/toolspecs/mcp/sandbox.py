@@ -9,8 +9,10 @@ with no keys and no network; the README and notebooks build them the same way::
 
 Each spec registers its own sandbox through the entry point group
 ``toolspecs.sandboxes``, as a third-party spec would (:mod:`toolspecs.core.registry`);
-the fakes live in the loader packages. Every sandbox is new (its own fake): what one
-server changes, another does not see. ``SANDBOXES`` names the installed ones.
+the fakes live in the loader packages and are served on 127.0.0.1 in this process, so a
+sandbox spec is built as a user builds it (credentials and ``client_options``,
+``base_url``, ``app_id``) and its calls go through the same HTTP clients. What one server
+changes, another does not see. ``SANDBOXES`` names the installed ones.
 """
 
 from __future__ import annotations

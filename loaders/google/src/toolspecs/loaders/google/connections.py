@@ -18,6 +18,12 @@ thread's first request and reused by its later ones (their connections kept aliv
 A batch request (``service.new_batch_http_request()``) sends with its first request's
 HTTP object: its thread's too.
 
+A client whose endpoint is this machine (``client_options`` naming 127.0.0.1: a fake
+Google, a local proxy) sends without the environment's proxy (``direct=True``):
+httplib2 refuses every plain-http connection once ``HTTP_PROXY`` is set and PySocks is
+missing, even to a host ``NO_PROXY`` lists, and a proxy of the network could not reach
+this machine's servers anyway.
+
 The credentials themselves are shared, and each thread's ``AuthorizedHttp`` holds them as
 they are: googleapiclient's batch code takes them from the HTTP object and treats them as
 google-auth credentials only if they are (``isinstance``), else as oauth2client's (a
@@ -71,9 +77,11 @@ class ThreadRequests:
         transport: A ``transport=`` factory (one HTTP object per thread from it), or a
             ``transport=`` object (shared by every thread as it is); ``None``: the HTTP
             object ``build`` made from the credentials is copied per thread.
+        direct: The endpoint is this machine: the copies use no proxy (see the module).
     """
 
-    def __init__(self, transport: Any = None) -> None:
+    def __init__(self, transport: Any = None, *, direct: bool = False) -> None:
+        self.direct = direct
         self._https: PerThreadHttp | None = None
         if is_http_factory(transport):
             self._https = PerThreadHttp(transport)
@@ -86,7 +94,7 @@ class ThreadRequests:
         if self._https is None:
             with self._making:
                 if self._https is None:
-                    self._https = PerThreadHttp(_copies(shared))
+                    self._https = PerThreadHttp(_copies(shared, self.direct))
         return self._https.get()
 
     def __call__(self, http: Any, *args: Any, **kwargs: Any) -> Any:
@@ -96,8 +104,11 @@ class ThreadRequests:
         return HttpRequest(self.http(http), *args, **kwargs)
 
 
-def _copies(shared: Any) -> Callable[[], Any]:
-    """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made)."""
+def _copies(shared: Any, direct: bool = False) -> Callable[[], Any]:
+    """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made).
+
+    ``direct``: without the environment's proxy (an endpoint on this machine).
+    """
     import google_auth_httplib2  # 0.1 s of httplib2 and pyparsing: when a client is made
     from googleapiclient.http import build_http
 
@@ -108,4 +119,11 @@ def _copies(shared: Any) -> Callable[[], Any]:
         return lambda: shared
     credentials = shared.credentials
     renewing = threading.Lock()
-    return lambda: SerialAuthorizedHttp(credentials, build_http(), renewing)
+
+    def make() -> Any:
+        http = build_http()
+        if direct:
+            http.proxy_info = None  # httplib2's documented "no proxy"
+        return SerialAuthorizedHttp(credentials, http, renewing)
+
+    return make

@@ -33,7 +33,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ["LOOPBACK_HOSTS", "check_endpoint", "client_options", "split_endpoint"]
+__all__ = [
+    "LOOPBACK_HOSTS",
+    "check_endpoint",
+    "client_options",
+    "on_this_machine",
+    "split_endpoint",
+]
 
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 """Hosts an ``http://`` endpoint may name: this machine."""
@@ -74,6 +80,21 @@ def client_options(value: Any) -> Any:
     if options.api_endpoint is not None:
         check_endpoint(str(options.api_endpoint))
     return options
+
+
+def on_this_machine(options: Any) -> bool:
+    """Whether checked ``client_options`` send requests to this machine (a loopback host).
+
+    Such a client is sent without the environment's proxy
+    (:mod:`~toolspecs.loaders.google.connections`).
+    """
+    endpoint = getattr(options, "api_endpoint", None)
+    if not endpoint:
+        return False
+    try:
+        return urlsplit(str(endpoint)).hostname in LOOPBACK_HOSTS
+    except ValueError:
+        return False
 
 
 def check_endpoint(endpoint: str, what: str = "client_options api_endpoint") -> None:

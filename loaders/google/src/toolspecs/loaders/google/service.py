@@ -62,7 +62,7 @@ def build_service(
         ValueError: When ``client_options`` is refused (see :mod:`.endpoints`).
     """
     options = endpoints.client_options(client_options)
-    builder = ThreadRequests(transport)
+    builder = ThreadRequests(transport, direct=endpoints.on_this_machine(options))
     if transport is not None:
         http = builder.http() if is_http_factory(transport) else transport
         return compat.build_shared(

@@ -22,10 +22,16 @@ Start and stop it, or use it as a context manager::
 
     with LoopbackServer(answer) as server:
         requests.get(server.url + "/path")
+
+A proxy the environment names (``HTTPS_PROXY``, ``HTTP_PROXY``) stands between a client
+and every host not in ``NO_PROXY``, this machine too: :func:`direct_to_loopback` adds
+127.0.0.1, ``::1`` and ``localhost`` there, for a program that serves a fake to itself
+(the specs' sandboxes).
 """
 
 from __future__ import annotations
 
+import os
 import threading
 import zlib
 from collections.abc import Callable, Iterable, Mapping
@@ -34,7 +40,27 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from urllib.parse import urlsplit
 
-__all__ = ["LoopbackServer", "WireAnswer", "WireRequest"]
+__all__ = ["LOOPBACK_NAMES", "LoopbackServer", "WireAnswer", "WireRequest", "direct_to_loopback"]
+
+LOOPBACK_NAMES = ("127.0.0.1", "::1", "localhost")
+"""This machine's names, as ``NO_PROXY`` lists hosts."""
+
+
+def direct_to_loopback() -> None:
+    """Reach this machine without a proxy, whatever proxy this process's environment names.
+
+    Adds :data:`LOOPBACK_NAMES` to ``NO_PROXY`` and ``no_proxy`` (both: libraries read
+    either first), which requests, httpx, httplib2 and urllib read at each request. A
+    server on 127.0.0.1 is then asked directly: a proxy of the network could not reach
+    it, and would see each request. Idempotent; other hosts keep their proxy. ``*``
+    (every host direct) is left as it is.
+    """
+    current = os.environ.get("no_proxy") or os.environ.get("NO_PROXY") or ""
+    if current.strip() == "*":
+        return
+    names = [name.strip() for name in current.split(",") if name.strip()]
+    wanted = ",".join([*names, *(name for name in LOOPBACK_NAMES if name not in names)])
+    os.environ["no_proxy"] = os.environ["NO_PROXY"] = wanted
 
 
 @dataclass

@@ -1,9 +1,23 @@
-"""The Calendar sandbox: the spec over a ``FakeCalendar`` seeded with four weeks of meetings.
+"""The Calendar sandbox: the spec over a fake Google Calendar on 127.0.0.1, signed in.
+
+The fake (:func:`sample_calendar`) holds four weeks of meetings; a
+:class:`~toolspecs.loaders.google.testing.FakeGoogleServer` serves it with Google's OAuth
+endpoints, in this process. The spec is built as a user builds it: google-auth
+``Credentials`` of the sandbox's user (``me@example.com``, who consented to the
+``calendar`` scope) and ``client_options`` naming the server. Each build has a server of
+its own, stopped once the spec is gone (see :mod:`toolspecs.specs.google_base.sandbox`).
 
 Registered under the entry point group ``toolspecs.sandboxes`` (see
 :mod:`toolspecs.core.registry`), as a third-party spec would register its own:
 ``toolspecs call --sandbox google_calendar.FUNCTION`` and
 ``toolspecs.mcp.sandbox_spec("google_calendar")`` build the spec with :func:`arguments`.
+A test that looks at the calendar after a call starts its own server and builds the spec
+on it::
+
+    with sandbox.start() as google:
+        spec = GoogleCalendarToolSpec(**sandbox.connect(google))
+        spec.create_event(...)
+        google.calendar.events  # what the call changed
 """
 
 from __future__ import annotations
@@ -13,9 +27,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from toolspecs.core import clock
-from toolspecs.loaders.google.testing import FakeCalendar, timed_event
+from toolspecs.loaders.google.scopes import CALENDAR
+from toolspecs.loaders.google.testing import FakeCalendar, FakeGoogleServer, timed_event
+from toolspecs.specs.google_base import sandbox as google
 
-__all__ = ["CALENDAR_ZONE", "arguments", "sample_calendar"]
+__all__ = ["CALENDAR_ZONE", "SCOPES", "USER", "arguments", "connect", "sample_calendar", "start"]
 
 CALENDAR_ZONE = "America/New_York"
 
@@ -46,7 +62,10 @@ _WEEK: tuple[tuple[int, int, int, int, str, str, tuple[str, ...], str], ...] = (
     (4, 15, 0, 45, "Sprint demo", "Room 4.2", ("alan@example.com", "ada@example.com"), ""),
 )
 _TEAM = ("ada@example.com", "alan@example.com", "grace@example.com")
-_ME = "me@example.com"  # the sandbox's user: invited, as a guest, to the week's meetings
+USER = "me@example.com"
+"""The sandbox's user: signed in, and invited, as a guest, to the week's meetings."""
+SCOPES = (CALENDAR,)
+"""What the sandbox's user consented to: every tool's scopes."""
 
 
 def sample_calendar(
@@ -83,7 +102,7 @@ def sample_calendar(
             event_id = f"sbx{day:%Y%m%d}{hour:02d}{minute:02d}"
             guests: list[dict[str, Any]] = [{"email": person} for person in people]
             if summary != "Team standup":
-                guests.append({"email": _ME, "self": True, "responseStatus": "needsAction"})
+                guests.append({"email": USER, "self": True, "responseStatus": "needsAction"})
             extra: dict[str, Any] = {"location": location, "attendees": guests}
             if description:
                 extra["description"] = description
@@ -100,10 +119,26 @@ def sample_calendar(
     )
 
 
-def arguments(latency: float = 0.0) -> dict[str, Any]:
-    """The constructor arguments of the Calendar sandbox: a new :func:`sample_calendar`.
+def start(latency: float = 0.0) -> FakeGoogleServer:
+    """A new fake Google serving a new :func:`sample_calendar`, started (stop it, or ``with``).
 
     Args:
         latency: Seconds the fake waits before answering each request.
     """
-    return {"transport": sample_calendar(latency=latency)}
+    return google.serve(calendar=sample_calendar(latency=latency))
+
+
+def connect(server: FakeGoogleServer) -> dict[str, Any]:
+    """Constructor arguments reaching ``server`` as :data:`USER`: ``creds``, ``client_options``."""
+    return google.connect(server, USER, SCOPES)
+
+
+def arguments(latency: float = 0.0) -> dict[str, Any]:
+    """The constructor arguments of the Calendar sandbox, over a new server.
+
+    The server stops once the spec built with them is gone.
+
+    Args:
+        latency: Seconds the fake waits before answering each request.
+    """
+    return google.owned_by_spec(start(latency), USER, SCOPES)

@@ -40,6 +40,16 @@ token got without a subject) has no mailbox and no calendar of the user's:
   404 ``notFound``; its calendar list (``calendarList.list``) is empty, since sharing a
   calendar with an account does not add it to that account's list. Free/busy is answered.
 
+A sandbox (``toolspecs serve --sandbox`` with ``--google-sign-in`` or ``--google-delegate``)
+signs people in at another Google (the real one, or a test's fake) and sends their tokens
+here with the sample data: :attr:`FakeGoogleServer.other_tokens` takes a bearer token the
+OAuth fake never gave nor was told of, as such a Google's, unchecked (its scopes are that
+Google's to check). A token the fake knows is checked as above, whatever the setting.
+
+:meth:`FakeGoogleServer.user_credentials` gives google-auth ``Credentials`` as a user holds
+them after signing in: an access token the server takes for an hour, and a refresh token
+renewed at :attr:`~FakeGoogleServer.token_uri`.
+
 A request the fake refuses as a bug of the caller (a body that does not match the
 discovery document: :class:`~.http.SchemaError`) is answered 400 and kept in
 :attr:`FakeGoogleServer.errors`, for the test to assert empty.
@@ -47,8 +57,11 @@ discovery document: :class:`~.http.SchemaError`) is answered 400 and kept in
 
 from __future__ import annotations
 
+import datetime as dt
+import itertools
 import json
 import threading
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -97,6 +110,12 @@ class FakeGoogleServer:
         calendar: The calendar served (default an empty ``FakeCalendar``).
         gmail: The mailbox served (default an empty ``FakeGmail``).
         oauth: Google's OAuth endpoints (default one OAuth client, :data:`CLIENT_ID`).
+
+    Attributes:
+        shared_calendars: The calendars a service account acting as itself may read.
+        other_tokens: Take a bearer token the OAuth fake does not know, as another
+            Google's (a sandbox behind a sign-in elsewhere); default ``False``: Google's 401.
+        errors: The requests the fake refused as a caller's bug.
     """
 
     def __init__(
@@ -106,6 +125,9 @@ class FakeGoogleServer:
         oauth: FakeGoogleOAuth | None = None,
     ) -> None:
         self.shared_calendars: set[str] = {"ada@example.com"}
+        # A bearer token the OAuth fake does not know: another Google's (see the module).
+        self.other_tokens = False
+        self._serial = itertools.count(1)
         self.errors: list[BaseException] = []
         self._web: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -168,6 +190,34 @@ class FakeGoogleServer:
         """The revoke endpoint."""
         return f"{self.url}revoke"
 
+    def user_credentials(self, email: str, scopes: Sequence[str]) -> Any:
+        """google-auth ``Credentials`` of ``email``, as held after signing in for ``scopes``.
+
+        The OAuth fake is told of the consent (a refresh token for ``scopes``) and of an
+        access token it gave for an hour; the credentials carry both, the OAuth client
+        and :attr:`token_uri`, so a refresh (the hour gone, a 401) is asked of this server.
+        The server must be started.
+
+        Returns:
+            A ``google.oauth2.credentials.Credentials``.
+        """
+        from google.oauth2.credentials import Credentials
+
+        refresh = self.oauth.grant(email, list(scopes))
+        token = f"ya29.fake-signed-in-{next(self._serial)}"
+        given = self.oauth.accept(token, email, list(scopes), expires_in=3600)
+        # When the fake stops taking it, as google-auth keeps an expiry: naive UTC.
+        expiry = dt.datetime.fromtimestamp(given.expires, dt.timezone.utc).replace(tzinfo=None)
+        return Credentials(  # type: ignore[no-untyped-call]
+            token,
+            refresh_token=refresh,
+            token_uri=self.token_uri,
+            client_id=self.client_id,
+            client_secret=self.client_secret,
+            scopes=list(scopes),
+            expiry=expiry,
+        )
+
     def _point(self, oauth: FakeGoogleOAuth) -> None:
         if self._web is not None:
             oauth.token_url = self.token_uri
@@ -186,8 +236,9 @@ class FakeGoogleServer:
 
         self._web = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._web.daemon_threads = True
+        # Polled every 0.1 s for stop(): a test's `with` ends without waiting half a second.
         self._thread = threading.Thread(
-            target=self._web.serve_forever, name="fake-google", daemon=True
+            target=self._web.serve_forever, args=(0.1,), name="fake-google", daemon=True
         )
         self._thread.start()
         self._point(self.oauth)
@@ -256,6 +307,8 @@ class FakeGoogleServer:
         auth = headers.get("authorization", "")
         token = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
         found = self.oauth.bearer(token) if token else None
+        if found is None and token and self.other_tokens and not self._known(token):
+            return None  # another Google's token: that Google checked it
         if found is None:
             refused = {"www-authenticate": BEARER_REFUSED}
             return google_error(fake, 401, "authError", UNAUTHENTICATED, "UNAUTHENTICATED", refused)
@@ -271,6 +324,10 @@ class FakeGoogleServer:
         if found.service_account:
             return self._as_service_account(fake, method, path)
         return None
+
+    def _known(self, token: str) -> bool:
+        """Whether the OAuth fake gave ``token``, was told of it, or refuses it."""
+        return token in self.oauth.tokens or token in self.oauth.revoked
 
     def _as_service_account(self, fake: FakeGoogleHttp, method: str, path: str) -> Reply | None:
         """A service account acting as itself: no mailbox, only calendars shared with it."""
