@@ -299,6 +299,38 @@ def test_taking_a_record_is_atomic_across_many_takers(redis_url):
     ]
 
 
+def test_the_memory_and_redis_states_spend_bound_and_count_alike(redis_url):
+    for state in (SignInState(), RedisSignInState(redis_url)):
+        # A spent record is found under its new kind, once; the first spend wins.
+        state.put("refresh", "r", {"grant": "g"}, 600)
+        assert state.spend("refresh", "r", "spent") == {"grant": "g"}
+        assert state.spend("refresh", "r", "spent") is None
+        assert state.get("refresh", "r") is None and state.get("spent", "r") == {"grant": "g"}
+        # A bounded kind keeps the newest; bound 0 keeps all; a deleted one leaves the count.
+        for n in range(5):
+            state.put("unused", str(n), {"n": n}, 600, bound=3)
+            state.put("client", str(n), {"n": n}, 600, bound=0)
+        kept = [state.get("unused", str(n)) is not None for n in range(5)]
+        assert kept == [False, False, True, True, True]
+        assert all(state.get("client", str(n)) is not None for n in range(5))
+        state.delete("unused", "4")
+        state.put("unused", "5", {"n": 5}, 600, bound=3)
+        assert [state.get("unused", str(n)) is not None for n in (2, 3, 5)] == [True] * 3
+        # Rate counts: per name, within the window.
+        assert [state.hits("a", 3600)[0] for _ in range(3)] == [1, 2, 3]
+        count, left = state.hits("b", 3600)
+        assert count == 1 and 0 < left <= 3600
+        # Counters: a hold keeps the ones that exist, makes none.
+        assert state.counters("x", "y", hold=600) == [0, 0]
+        state.bump("x", 600)
+        assert state.counters("x", "y", hold=900) == [1, 0]
+    raw = redis.Redis.from_url(redis_url)
+    (counter,) = raw.keys("toolspecs:signin:n:*")
+    assert 600 < raw.ttl(counter) <= 900  # held
+    assert raw.zcard("toolspecs:signin:pool:unused") == 3 and not raw.keys("*:pool:client")
+    raw.close()
+
+
 def test_signing_out_on_one_replica_is_sign_in_guidance_on_the_other(redis_url):
     with two_replicas(redis_url) as cluster:
         a, b = cluster.replicas
