@@ -9,11 +9,16 @@ requests. Their replicas' side is in test_mcp_google_signin_replicas.py.
 from __future__ import annotations
 
 import logging
+import os
+import subprocess
 from typing import Any
 
 import anyio
 import httpx2
-from google_signin_fakes import secret_of
+import pytest
+from cryptography.fernet import Fernet
+from google_signin_fakes import SIGN_IN_ENV, secret_of
+from serving import TOOLSPECS, toolspecs_serve
 from test_mcp_google_signin import (
     PEOPLE,
     SEARCH,
@@ -301,3 +306,42 @@ def test_redirect_uris_a_browser_must_not_be_sent_to_are_refused_at_registration
         for uri in accepted:
             answer = register(http, running, "192.0.2.1", uri)
             assert answer.status_code == 201, (uri, answer.text)
+
+
+@pytest.mark.serving
+def test_serve_takes_the_registration_limits_as_options_and_refuses_bad_ones_in_one_line():
+    environment = {
+        **os.environ,
+        **SIGN_IN_ENV,
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    limits = ("--register-per-address", "2", "--register-per-hour", "5", "--unused-clients", "1")
+    with toolspecs_serve("gmail", "--google-sign-in", *limits, env=environment) as (url, _):
+        base = url.rsplit("/", 1)[0]
+        form = {"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"}
+        with httpx2.Client(timeout=30) as http:
+            made = [http.post(f"{base}/register", json=form) for _ in range(3)]
+        assert [m.status_code for m in made] == [201, 201, 429]
+        assert made[2].headers["retry-after"] and "from your address" in made[2].text
+        with httpx2.Client(timeout=30) as http:  # one unused client kept: the newest
+            assert [known_at(http, base, m.json()["client_id"]) for m in made[:2]] == [
+                False,
+                True,
+            ]
+    cases = [
+        (("--http", "--google-sign-in", "--register-per-hour", "0"), "not a whole number"),
+        (("--http", "--unused-clients", "5"), "are for --google-sign-in"),
+    ]
+    for args, message in cases:
+        done = subprocess.run(
+            [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+            check=False,
+        )
+        assert done.returncode != 0, args
+        (line,) = done.stderr.strip().splitlines()
+        assert message in line, (args, line)
