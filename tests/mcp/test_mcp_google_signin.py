@@ -75,7 +75,8 @@ class Running(FakeGoogleAndMail):
 
 
 @contextlib.contextmanager
-def serving() -> Iterator[Running]:
+def serving(**options: Any) -> Iterator[Running]:
+    """The server on 127.0.0.1; ``options`` go to the provider (``limits``, ``state``)."""
     running = Running()
     listening = socket.create_server(("127.0.0.1", 0))
     port = listening.getsockname()[1]
@@ -87,6 +88,7 @@ def serving() -> Iterator[Running]:
         f"http://127.0.0.1:{port}",
         running.url,
         transport=running.transport(),
+        **options,
     )
     running.provider = provider
     issuer = provider.issuer

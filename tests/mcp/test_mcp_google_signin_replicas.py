@@ -48,6 +48,7 @@ from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.mcp import build_server
 from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
 from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
+from toolspecs.mcp.registration import RegistrationLimits
 from toolspecs.mcp.signin_state import RedisSignInState, SignInState
 from toolspecs.mcp.token_vault import RedisTokenVault
 from toolspecs.mcp.user_tools import User, UserTools
@@ -65,7 +66,7 @@ SEARCH = ("gmail_search_messages", {"query": "quokka"})
 class Replica:
     """One sign-in server: its provider, its users' tools, its address."""
 
-    def __init__(self, cluster: Cluster, redis_url: str) -> None:
+    def __init__(self, cluster: Cluster, redis_url: str, **options: Any) -> None:
         self.cluster = cluster
         self.vault = RedisTokenVault(cluster.fernet, redis_url)
         self.provider = GoogleSignInProvider(
@@ -75,6 +76,7 @@ class Replica:
             cluster.issuer + "/mcp",
             transport=cluster.transport(),
             state=RedisSignInState(redis_url),
+            **options,
         )
         issuer = self.provider.issuer
         listed = GmailToolSpec(transport=FakeGmail()).to_tool_list(prefix="gmail_")
@@ -112,14 +114,15 @@ class Cluster(FakeGoogleAndMail):
 
 
 @contextlib.contextmanager
-def two_replicas(redis_url: str) -> Iterator[Cluster]:
+def two_replicas(redis_url: str, **options: Any) -> Iterator[Cluster]:
+    """Two replicas on ``redis_url``; ``options`` go to each provider (``limits``)."""
     sockets = [socket.create_server(("127.0.0.1", 0)) for _ in range(2)]
     # Both announce the first one's address, as replicas behind one balancer do.
     cluster = Cluster(f"http://127.0.0.1:{sockets[0].getsockname()[1]}")
     with contextlib.ExitStack() as stack:
         stack.enter_context(refreshed_by_google(cluster.google))
         for listening in sockets:
-            replica = Replica(cluster, redis_url)
+            replica = Replica(cluster, redis_url, **options)
             replica.url = f"http://127.0.0.1:{listening.getsockname()[1]}"
             stack.enter_context(on_uvicorn(replica.app, listening))
             cluster.replicas.append(replica)
@@ -243,7 +246,7 @@ def test_each_step_of_a_sign_in_may_reach_another_replica(redis_url):
         raw.close()
 
 
-def test_a_refresh_token_redeemed_twice_at_once_succeeds_once(redis_url):
+def test_a_refresh_token_redeemed_twice_at_once_succeeds_once_then_its_grant_ends(redis_url):
     with two_replicas(redis_url) as cluster:
         a, b = cluster.replicas
         tokens = sign_in(cluster, PEOPLE[0], "AAAA")
@@ -266,9 +269,12 @@ def test_a_refresh_token_redeemed_twice_at_once_succeeds_once(redis_url):
         anyio.run(both)
         statuses = sorted(r.status_code for r in answers)
         assert statuses == [200, 400, 400, 400], [r.text for r in answers]
+        assert {r.json()["error"] for r in answers if r.status_code == 400} == {"invalid_grant"}
+        # One refresh token presented four times: reuse (RFC 9700 4.14.2), so its grant is
+        # revoked, the winner's new tokens with it, on both replicas.
         (fresh,) = [r.json() for r in answers if r.status_code == 200]
-        found = anyio.run(call, b, fresh["access_token"], *SEARCH)
-        assert secret_of(PEOPLE[0]) in text_of(found)
+        for replica in (a, b):
+            assert refused(replica, fresh, tokens["client_id"]) == (401, "invalid_grant")
 
 
 def test_taking_a_record_is_atomic_across_many_takers(redis_url):
@@ -299,7 +305,71 @@ def test_taking_a_record_is_atomic_across_many_takers(redis_url):
     ]
 
 
-def test_signing_out_on_one_replica_is_sign_in_guidance_on_the_other(redis_url):
+def test_the_memory_and_redis_states_spend_bound_and_count_alike(redis_url):
+    for state in (SignInState(), RedisSignInState(redis_url)):
+        # A spent record is found under its new kind, once; the first spend wins.
+        state.put("refresh", "r", {"grant": "g"}, 600)
+        assert state.spend("refresh", "r", "spent") == {"grant": "g"}
+        assert state.spend("refresh", "r", "spent") is None
+        assert state.get("refresh", "r") is None and state.get("spent", "r") == {"grant": "g"}
+        # A bounded kind keeps the newest; bound 0 keeps all; a deleted one leaves the count.
+        for n in range(5):
+            state.put("unused", str(n), {"n": n}, 600, bound=3)
+            state.put("client", str(n), {"n": n}, 600, bound=0)
+        kept = [state.get("unused", str(n)) is not None for n in range(5)]
+        assert kept == [False, False, True, True, True]
+        assert all(state.get("client", str(n)) is not None for n in range(5))
+        state.delete("unused", "4")
+        state.put("unused", "5", {"n": 5}, 600, bound=3)
+        assert [state.get("unused", str(n)) is not None for n in (2, 3, 5)] == [True] * 3
+        # Rate counts: per name, within the window.
+        assert [state.hits("a", 3600)[0] for _ in range(3)] == [1, 2, 3]
+        count, left = state.hits("b", 3600)
+        assert count == 1 and 0 < left <= 3600
+        # Counters: a hold keeps the ones that exist, makes none.
+        assert state.counters("x", "y", hold=600) == [0, 0]
+        state.bump("x", 600)
+        assert state.counters("x", "y", hold=900) == [1, 0]
+    raw = redis.Redis.from_url(redis_url)
+    (counter,) = raw.keys("toolspecs:signin:n:*")
+    assert 600 < raw.ttl(counter) <= 900  # held
+    assert raw.zcard("toolspecs:signin:pool:unused") == 3 and not raw.keys("*:pool:client")
+    raw.close()
+
+
+def refused(replica: Replica, tokens: dict[str, Any], client_id: str) -> tuple[int, str]:
+    """What ``tokens`` get from ``replica``: the status at /mcp, /token's error for the refresh."""
+    with httpx2.Client(timeout=30) as http:
+        called = http.post(
+            f"{replica.url}/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "a client", "version": "1"},
+                },
+            },
+            headers={
+                "Authorization": f"Bearer {tokens['access_token']}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        refreshed = http.post(
+            f"{replica.url}/token",
+            data={
+                "grant_type": "refresh_token",
+                "refresh_token": tokens["refresh_token"],
+                "client_id": client_id,
+            },
+        )
+    error = refreshed.json().get("error", "") if refreshed.status_code == 400 else ""
+    return called.status_code, error
+
+
+def test_signing_out_on_one_replica_ends_every_client_of_the_user_on_every_replica(redis_url):
     with two_replicas(redis_url) as cluster:
         a, b = cluster.replicas
         bob = PEOPLE[1]
@@ -309,50 +379,109 @@ def test_signing_out_on_one_replica_is_sign_in_guidance_on_the_other(redis_url):
         first = anyio.run(call, b, phone["access_token"], *SEARCH)
         assert secret_of(bob) in text_of(first)
         sub = cluster.google.users[bob].sub
-        # Bob signs out on his laptop; the request reaches A.
+        # Bob signs out on his phone; the request reaches B.
         with httpx2.Client(timeout=30) as http:
             revoked = http.post(
-                f"{a.url}/revoke",
+                f"{b.url}/revoke",
                 # mcp's revocation form asks for client_secret even of a public client.
                 data={
-                    "token": laptop["access_token"],
-                    "client_id": laptop["client_id"],
+                    "token": phone["access_token"],
+                    "client_id": phone["client_id"],
                     "client_secret": "",
                 },
             )
         assert revoked.status_code == 200, revoked.text
-        assert b.vault.get(sub) is None  # his Google tokens are gone, for every replica
-        # His phone's next call reaches B, which kept his tools: sign-in guidance.
-        after = anyio.run(call, b, phone["access_token"], *SEARCH)
-        assert after.is_error is True
-        said = text_of(after)
-        assert "sign in with Google again" in said and secret_of(bob) not in said
-        # The laptop's tokens are over on every replica.
-        with httpx2.Client(timeout=30) as http:
-            for replica in (a, b):
-                denied = http.post(
-                    f"{replica.url}/mcp",
-                    json={},
-                    headers={
-                        "Authorization": f"Bearer {laptop['access_token']}",
-                        "Accept": "application/json, text/event-stream",
-                    },
-                )
-                assert denied.status_code == 401
-                refreshed = http.post(
-                    f"{replica.url}/token",
-                    data={
-                        "grant_type": "refresh_token",
-                        "refresh_token": phone["refresh_token"],
-                        "client_id": phone["client_id"],
-                    },
-                )
-                assert refreshed.status_code == 400  # no Google tokens: sign in again
-        # Signing in again works through either replica, with new Google tokens.
-        again = sign_in(cluster, bob, "BABA")
-        back = anyio.run(call, b, again["access_token"], *SEARCH)
+        assert a.vault.get(sub) is None  # his Google tokens are gone, for every replica
+        # He signs in again on his phone, through either replica, with new Google tokens.
+        again = sign_in(cluster, bob, "ABAB", client_id=phone["client_id"])
+        back = anyio.run(call, a, again["access_token"], *SEARCH)
         assert secret_of(bob) in text_of(back)
-        assert b.creds[bob].token == cluster.google.users[bob].access_tokens[-1]
+        assert a.creds[bob].token == cluster.google.users[bob].access_tokens[-1]
+        # The laptop's old tokens, and the phone's, are over on every replica: A kept
+        # Bob's tools built for his new sign-in, and they are not the laptop's to use.
+        for replica in (a, b):
+            assert refused(replica, laptop, laptop["client_id"]) == (401, "invalid_grant")
+            assert refused(replica, phone, phone["client_id"]) == (401, "invalid_grant")
+        assert refused(b, again, phone["client_id"]) == (200, "")
+
+
+def test_a_spent_refresh_token_presented_on_another_replica_ends_the_grant_on_both(redis_url):
+    with two_replicas(redis_url) as cluster:
+        a, b = cluster.replicas
+        tokens = sign_in(cluster, PEOPLE[0], "AAAA")
+        client_id = tokens["client_id"]
+        with httpx2.Client(timeout=30) as http:
+            rotated = http.post(
+                f"{a.url}/token",
+                data={
+                    "grant_type": "refresh_token",
+                    "refresh_token": tokens["refresh_token"],
+                    "client_id": client_id,
+                },
+            )
+            assert rotated.status_code == 200, rotated.text
+            current = rotated.json()
+            theft = http.post(
+                f"{b.url}/token",
+                data={
+                    "grant_type": "refresh_token",
+                    "refresh_token": tokens["refresh_token"],
+                    "client_id": client_id,
+                },
+            )
+        assert theft.status_code == 400 and theft.json()["error"] == "invalid_grant"
+        for replica in (a, b):
+            assert refused(replica, current, client_id) == (401, "invalid_grant")
+        # Redis keeps the spent one's digest only, until it would have expired.
+        raw = redis.Redis.from_url(redis_url)
+        spent = raw.keys("toolspecs:signin:spent:*")
+        assert len(spent) == 1 and 0 < raw.ttl(spent[0]) <= 30 * 24 * 3600
+        assert tokens["refresh_token"].encode() not in spent[0] + raw.get(spent[0])
+        raw.close()
+
+
+def test_a_registration_flood_on_two_replicas_is_counted_and_bounded_in_redis(redis_url):
+    limits = RegistrationLimits(per_address=3, total=6, unused=2)
+    with two_replicas(redis_url, limits=limits) as cluster:
+        a, b = cluster.replicas
+        alice = PEOPLE[0]
+        tokens = sign_in(cluster, alice, "AAAA")  # 1 of 6 this hour
+        flood: list[str] = []
+        with httpx2.Client(timeout=30) as http:
+
+            def registered(replica: Replica, address: str) -> httpx2.Response:
+                return http.post(
+                    f"{replica.url}/register",
+                    json={"redirect_uris": [REDIRECT], "token_endpoint_auth_method": "none"},
+                    headers={"X-Forwarded-For": address},
+                )
+
+            # One address, both replicas: three in all, then 429 from either.
+            for replica in (a, b, a):
+                made = registered(replica, "203.0.113.7")
+                assert made.status_code == 201, made.text
+                flood.append(made.json()["client_id"])
+            for replica in (a, b):
+                over = registered(replica, "203.0.113.7")
+                assert over.status_code == 429 and over.headers["retry-after"]
+                assert over.json()["error"] == "temporarily_unavailable"
+            for address in ("198.51.100.1", "198.51.100.2"):
+                made = registered(b, address)
+                assert made.status_code == 201
+                flood.append(made.json()["client_id"])
+            over = registered(a, "198.51.100.3")
+            assert over.status_code == 429 and "on this server" in over.text
+        # Five never-used clients in Redis, two kept (the newest); Alice's is a used one.
+        raw = redis.Redis.from_url(redis_url)
+        unused = raw.keys("toolspecs:signin:unused:*")
+        assert len(unused) == 2 and all(0 < raw.ttl(k) <= 24 * 3600 for k in unused)
+        assert len(raw.keys("toolspecs:signin:client:*")) == 1
+        raw.close()
+        gone = [anyio.run(a.provider.get_client, c) is None for c in flood]
+        assert gone == [True, True, True, False, False]
+        # Alice keeps working on both replicas: her client refreshes and calls.
+        fresh = refused(b, tokens, tokens["client_id"])
+        assert fresh == (200, "")
 
 
 def test_a_refreshed_google_token_is_written_back_for_every_replica(redis_url):
@@ -510,5 +639,6 @@ def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(red
         assert sent.status_code == 302, sent.text
         assert sent.headers["location"].startswith("https://accounts.google.com/")
         raw = redis.Redis.from_url(redis_url)
-        assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:client:*")
+        # The client, registered and not yet used, is in the unused pool.
+        assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:unused:*")
         raw.close()

@@ -40,6 +40,42 @@ def add_sign_in_arguments(serve: Any) -> None:
         metavar="ID",
         help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
     )
+    # Registration bounds (toolspecs.mcp.registration); the defaults are RegistrationLimits'.
+    group.add_argument(
+        "--register-per-address",
+        type=_count,
+        metavar="N",
+        help="client registrations one address (an IPv6 /64) may make per hour, else 429 "
+        "(default 20); behind a proxy it must send X-Forwarded-For",
+    )
+    group.add_argument(
+        "--register-per-hour",
+        type=_count,
+        metavar="N",
+        help="client registrations all addresses together may make per hour (default 300)",
+    )
+    group.add_argument(
+        "--unused-clients",
+        type=_count,
+        metavar="N",
+        help="registered clients kept that have not signed anyone in yet, each for a day; "
+        "past N the oldest go (default 1000); clients that did are never dropped",
+    )
+
+
+_LIMITS = {
+    "register_per_address": "per_address",
+    "register_per_hour": "total",
+    "unused_clients": "unused",
+}
+
+
+def _count(text: str) -> int:
+    """A whole number from 1 to 1,000,000 (argparse says the error in one line)."""
+    value = int(text) if text.isdigit() else 0
+    if not 1 <= value <= 1_000_000:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
+    return value
 
 
 def google_sign_in(
@@ -56,9 +92,12 @@ def google_sign_in(
     """
     from toolspecs.core.errors import ConfigurationError
 
+    limits = {to: getattr(args, name) for name, to in _LIMITS.items() if getattr(args, name, None)}
     if not getattr(args, "google_sign_in", False):
         if getattr(args, "google_client_id", None):
             raise ConfigurationError("--google-client-id is for --google-sign-in")
+        if limits:
+            raise ConfigurationError("--register-* and --unused-clients are for --google-sign-in")
         return None
     if not args.http:
         raise ConfigurationError("--google-sign-in is for --http; stdio needs no sign-in")
@@ -67,6 +106,7 @@ def google_sign_in(
     from toolspecs.cli.user_specs import acting_as, google_scopes
     from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
     from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
+    from toolspecs.mcp.registration import RegistrationLimits
     from toolspecs.mcp.signin_state import RedisSignInState, SignInState
     from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
     from toolspecs.mcp.user_tools import User, UserTools
@@ -80,7 +120,8 @@ def google_sign_in(
 
     def provider(url: str) -> GoogleSignInProvider:
         base = url.rsplit("/", 1)[0]
-        made.append(GoogleSignInProvider(google, vault, base, url, state=state))
+        bounds = RegistrationLimits(**limits)
+        made.append(GoogleSignInProvider(google, vault, base, url, state=state, limits=bounds))
         # A user forgotten (signed out, or Google refused their refresh token) loses their
         # tools here at once; other replicas see their sign-in generation move on.
         made[-1].on_forget.append(lambda subject: user_tools.drop(User.named(subject, base)))

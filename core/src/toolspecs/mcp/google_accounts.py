@@ -181,8 +181,10 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
     ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
     mcp serves the metadata, ``/authorize``, ``/token``, ``/register`` and ``/revoke``
     from the provider, checks our tokens' audience, and answers 401 with the Protected
-    Resource Metadata pointer; we add Google's callback.
+    Resource Metadata pointer; we add Google's callback and ``/register``'s rate limit.
     """
+    from toolspecs.mcp.registration import RegistrationLimit
+
     settings_module = require("mcp.server.auth.settings", "mcp")
     routing = require("starlette.routing", "mcp")
     settings = settings_module.AuthSettings(
@@ -200,6 +202,8 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
         custom_starlette_routes=[callback],
         **options,
     )
+    # /register past its rate limit: a 429 before mcp's handler (toolspecs.mcp.registration).
+    app.add_middleware(RegistrationLimit, provider=provider)
     # Outermost of the app's middleware (inside Starlette's error middleware, which would
     # answer a 500 and log a traceback): the bearer check and every auth endpoint.
     app.add_middleware(_StateUnavailable)

@@ -26,21 +26,29 @@ server side (its metadata model has ``client_id_metadata_document_supported``, b
 routes neither advertise nor resolve URL client ids) does not support them yet, so
 clients register dynamically; mcp's own client falls back to that by itself.
 
-We evaluated FastMCP's ``OAuthProxy`` and ``GoogleProvider`` (the same design: a proxy
-with its own codes and tokens on mcp's provider interface), but it depends on the
-``fastmcp`` server, not on mcp's low-level server we serve; and authlib (a whole OAuth
-stack). mcp's provider interface does the endpoints, PKCE and client checks; the two
-requests to Google are on mcp's HTTP client (``fetch_json``: bounded), and the refresh is
-google-auth's.
+Why this is ours: we evaluated FastMCP's ``OAuthProxy`` and ``GoogleProvider`` (4.2.3;
+the same design: a proxy with its own codes and tokens on mcp's provider interface), but
+they bring the ``fastmcp`` server stack (we serve mcp's low-level server), py-key-value
+storage and JWTs of their own issuing; authlib provides grant primitives, not mcp's
+provider interface. mcp's provider interface does the endpoints, PKCE and client checks;
+the two requests to Google are on mcp's HTTP client (``fetch_json``: bounded), and the
+refresh is google-auth's.
 
 Our clients, trips, codes and tokens are kept by the SHA-256 of their secret in a
 :class:`toolspecs.mcp.signin_state.SignInState` (this process) or
 ``RedisSignInState`` (``--store redis://``: every replica accepts what any issued); codes
-and refresh tokens are taken once, atomically. Signing out (``/revoke``) ends that
-client's tokens and the user's Google access here; every replica's tools of that user are
-then rebuilt (a per-user sign-in generation, carried in the verified token's claims
-:data:`GENERATION_CLAIM`), and the next call is ask-the-user guidance. Nothing here logs a
-token, a code or a query string.
+are taken once, atomically. Registration is bounded (:mod:`toolspecs.mcp.registration`):
+rate-limited per address and overall, never-used clients in a small pool of their own
+for a day, used ones never evicted, redirect URIs https, loopback http or an app's own
+scheme. Tokens (:mod:`toolspecs.mcp.signin_tokens`) belong to a grant (one per code
+redeemed, shared by every refresh of it) and carry the user's sign-in generation; a
+refresh token is used once, and a spent one presented again revokes its whole grant.
+Signing out (``/revoke``, from any client) or Google refusing the user's refresh token
+moves the generation: every token issued before is refused on every replica (401,
+``invalid_grant``), also after the person signs in again; the user's Google tokens here
+are dropped, and every replica's tools of that user rebuilt (the generation is in the
+verified token's claims, :data:`GENERATION_CLAIM`). Nothing here logs a token, a code or
+a query string.
 """
 
 from __future__ import annotations
@@ -66,7 +74,10 @@ from toolspecs.mcp.google_accounts import (
     google_credentials,
 )
 from toolspecs.mcp.oauth import OAuthFetchError, fetch_json
+from toolspecs.mcp.registration import Clients, RegistrationLimits, check_redirect_uris
 from toolspecs.mcp.signin_state import MAX_KEPT, SignInState, SignInUnavailable, unreachable
+from toolspecs.mcp.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
+from toolspecs.mcp.signin_tokens import digest as _digest
 from toolspecs.mcp.token_vault import TokenVault
 
 if TYPE_CHECKING:
@@ -82,36 +93,18 @@ __all__ = ["GENERATION_CLAIM", "GoogleSignInProvider"]
 
 logger = logging.getLogger(__name__)
 
-# Lives of a person's trip to Google, of our codes, access tokens and refresh tokens, and
-# of a registered client unused (each use renews it).
+# Lives of a person's trip to Google and of our codes (tokens: signin_tokens.py).
 PENDING_SECONDS = 600
 CODE_SECONDS = 300
-ACCESS_SECONDS = 3600
-REFRESH_SECONDS = 30 * 24 * 3600
-CLIENT_SECONDS = 90 * 24 * 3600
 # The claim of our verified tokens that carries the user's sign-in generation: it changes
 # when they sign out or Google refuses them, and their tools built before are rebuilt.
 GENERATION_CLAIM = "toolspecs_signin"
 _T = TypeVar("_T")
 
 
-def _digest(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 def _challenge(verifier: str) -> str:
     sha = hashlib.sha256(verifier.encode("ascii")).digest()
     return base64.urlsafe_b64encode(sha).rstrip(b"=").decode("ascii")
-
-
-def _user(subject: str | None) -> str:
-    """The counter of a user's sign-in generation."""
-    return f"user {subject or ''}"
-
-
-def _client(subject: str | None, client_id: str) -> str:
-    """The counter of a client's token epoch for a user (``/revoke`` moves it on)."""
-    return f"client {subject or ''} {client_id}"
 
 
 class GoogleSignInProvider:
@@ -127,6 +120,7 @@ class GoogleSignInProvider:
         state: Where our clients, trips, codes and tokens are kept (default: this
             process, each kind bounded at :data:`MAX_KEPT`; ``RedisSignInState`` for
             replicas).
+        limits: How many clients may register, and how many unused ones are kept.
     """
 
     def __init__(
@@ -139,6 +133,7 @@ class GoogleSignInProvider:
         transport: Any = None,
         clock: Any = time.time,
         state: SignInState | None = None,
+        limits: RegistrationLimits | None = None,
     ) -> None:
         self.settings = settings
         self.vault = vault
@@ -147,6 +142,8 @@ class GoogleSignInProvider:
         self.transport = transport
         self.clock = clock
         self.state = state if state is not None else SignInState(clock, MAX_KEPT)
+        self.clients = Clients(self.state, limits or RegistrationLimits())
+        self.tokens = Tokens(self.state, clock)
         # Called with a user's subject when they are forgotten (e.g. to drop their tools).
         self.on_forget: list[Callable[[str], None]] = []
 
@@ -167,7 +164,7 @@ class GoogleSignInProvider:
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         """The client registered under ``client_id``, if any (each use renews its life)."""
-        record = await self._kept(self.state.get, "client", _digest(client_id), CLIENT_SECONDS)
+        record = await self._kept(self.clients.find, _digest(client_id))
         if record is None:
             return None
         shared = require("mcp.shared.auth", "mcp")
@@ -177,13 +174,21 @@ class GoogleSignInProvider:
         return client
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        """Keep a dynamically registered client (in memory, the oldest go past the cap)."""
+        """Keep a dynamically registered client, unused until a token is issued to it.
+
+        Raises:
+            RegistrationError: ``invalid_redirect_uri`` for a redirect a browser must not
+                be sent to with a code (:func:`toolspecs.mcp.registration.check_redirect_uris`).
+        """
+        check_redirect_uris(client_info.redirect_uris)
         if client_info.client_id is None:
             return
         record = client_info.model_dump(mode="json", exclude_none=True)
-        await self._kept(
-            self.state.put, "client", _digest(client_info.client_id), record, CLIENT_SECONDS
-        )
+        await self._kept(self.clients.keep, _digest(client_info.client_id), record)
+
+    async def admit_registration(self, address: str) -> tuple[float, str] | None:
+        """Count a registration from ``address``: ``None``, or (seconds to wait, why)."""
+        return await self._kept(self.clients.admit, address)
 
     # The trip to Google and back.
 
@@ -333,32 +338,42 @@ class GoogleSignInProvider:
         provider = require("mcp.server.auth.provider", "mcp")
         if await self._kept(self.state.take, "code", _digest(authorization_code.code)) is None:
             raise provider.TokenError("invalid_grant", "the code was already used")
-        return await self._issue(
-            str(client.client_id), authorization_code.scopes, authorization_code.subject
-        )
+        client_id, scopes = str(client.client_id), authorization_code.scopes
+        return await self._issue(client_id, scopes, authorization_code.subject, new_grant())
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        """Our refresh token, if it was given to ``client``, is not revoked nor expired."""
+        """Our refresh token, if it was given to ``client``, is not revoked nor expired.
+
+        One spent already (rotated out) revokes its whole grant: it was stolen, or is
+        being used twice at once (:mod:`toolspecs.mcp.signin_tokens`).
+        """
         found = await self._token("refresh", refresh_token)
-        if found is None or found.client_id != client.client_id:
+        if found is None:
+            await self._kept(self.tokens.reused, refresh_token)
+            return None
+        if found.client_id != client.client_id:
             return None
         return found  # type: ignore[return-value]
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        """New tokens (both rotated) while the user's Google tokens are kept.
+        """New tokens of the same grant (both rotated) while the user's Google tokens are kept.
 
-        The refresh token is taken atomically: of two exchanges at once, one succeeds.
+        The refresh token is spent atomically: of two exchanges at once, one gets tokens,
+        and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
         """
         provider = require("mcp.server.auth.provider", "mcp")
-        taken = await self._kept(self.state.take, "refresh", _digest(refresh_token.token))
+        taken = await self._kept(self.tokens.spend, refresh_token.token)
+        if taken is None:
+            raise provider.TokenError("invalid_grant", "this refresh token was used already")
         subject = refresh_token.subject
-        if taken is None or subject is None or self.vault.get(subject) is None:
+        if subject is None or self.vault.get(subject) is None:
             raise provider.TokenError("invalid_grant", "sign in with Google again")
-        return await self._issue(str(client.client_id), scopes or refresh_token.scopes, subject)
+        scopes = scopes or refresh_token.scopes
+        return await self._issue(str(client.client_id), scopes, subject, str(taken["grant"]))
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         """Our access token, if it is one, is not revoked and has not expired.
@@ -373,13 +388,13 @@ class GoogleSignInProvider:
         return await self.load_access_token(token)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        """Sign out: end this client's tokens for the user and their Google access here.
+        """Sign out: end every token of the user, from any client, and their Google access.
 
-        Every token of ours this client holds for the user stops working on every
-        replica; the user's Google tokens are dropped, so their other clients' next call
-        is ask-the-user guidance to sign in again, and every replica rebuilds their tools.
+        Every token of ours issued to the user so far, by any of their clients, stops
+        working on every replica (their sign-in generation moves on, :meth:`forget`),
+        also once they sign in again; their Google tokens are dropped, and every replica
+        rebuilds their tools.
         """
-        await self._kept(self.state.bump, _client(token.subject, token.client_id), REFRESH_SECONDS)
         if token.subject is not None:
             await self._kept(self.forget, token.subject)
 
@@ -389,66 +404,46 @@ class GoogleSignInProvider:
         raise provider.TokenError("unsupported_grant_type", "sign in with Google instead")
 
     async def _token(self, kind: str, token: str) -> AccessToken | RefreshToken | None:
-        """Our token of ``kind`` (``access`` or ``refresh``), if live: not revoked, not expired."""
+        """Our token of ``kind`` (``access`` or ``refresh``), if live (see :meth:`Tokens.find`)."""
         provider = require("mcp.server.auth.provider", "mcp")
-
-        def look() -> tuple[dict[str, Any], list[int]] | None:
-            record = self.state.get(kind, _digest(token))
-            if record is None:
-                return None
-            subject, client_id = record.get("subject"), str(record.get("client_id"))
-            return record, self.state.counters(_client(subject, client_id), _user(subject))
-
-        found = await self._kept(look)
+        found = await self._kept(self.tokens.find, kind, token)
         if found is None:
             return None
-        record, (epoch, generation) = found
-        record = dict(record)
-        if record.pop("epoch", 0) != epoch:
-            return None  # revoked (signed out) on some replica
-        expires = record.get("expires_at")
-        if expires is not None and expires < self.clock():
-            return None
+        record, generation = found
         if kind == "refresh":
             return provider.RefreshToken(token=token, **record)  # type: ignore[no-any-return]
         record["claims"] = {**(record.get("claims") or {}), GENERATION_CLAIM: generation}
         return provider.AccessToken(token=token, **record)  # type: ignore[no-any-return]
 
-    async def _issue(self, client_id: str, scopes: list[str], subject: str | None) -> OAuthToken:
+    async def _issue(
+        self, client_id: str, scopes: list[str], subject: str | None, grant: str
+    ) -> OAuthToken:
+        """New tokens of ``grant``; for a code (a new grant), the client is a used one now."""
+        provider = require("mcp.server.auth.provider", "mcp")
         shared = require("mcp.shared.auth", "mcp")
-        now = int(self.clock())
-        email = (self.vault.get(subject) or {}).get("email") if subject else None
-        access = secrets.token_urlsafe(32)
-        refresh = secrets.token_urlsafe(32)
+        if subject is None:
+            raise provider.TokenError("invalid_grant", "sign in with Google again")
+        email = (self.vault.get(subject) or {}).get("email")
         claims = {"iss": self.issuer, **({"email": email} if email else {})}
         # What is kept: never the token itself (the models are made again in _token).
-        kept: dict[str, Any] = {"client_id": client_id, "scopes": scopes, "subject": subject}
+        kept = {"client_id": client_id, "scopes": scopes, "subject": subject}
         kept["resource"] = self.resource
 
-        def keep() -> None:
-            (epoch,) = self.state.counters(_client(subject, client_id))
-            self.state.put(
-                "access",
-                _digest(access),
-                {**kept, "expires_at": now + ACCESS_SECONDS, "claims": claims, "epoch": epoch},
-                ACCESS_SECONDS,
-            )
-            self.state.put(
-                "refresh",
-                _digest(refresh),
-                {**kept, "expires_at": now + REFRESH_SECONDS, "epoch": epoch},
-                REFRESH_SECONDS,
-            )
+        def keep() -> tuple[str, str] | None:
+            self.clients.adopt(_digest(client_id))
+            return self.tokens.issue(kept, claims, grant)
 
-        await self._kept(keep)
-        issued: OAuthToken = shared.OAuthToken(
-            access_token=access,
+        issued = await self._kept(keep)
+        if issued is None:
+            raise provider.TokenError("invalid_grant", "this sign-in was revoked: sign in again")
+        answer: OAuthToken = shared.OAuthToken(
+            access_token=issued[0],
             token_type="Bearer",
             expires_in=ACCESS_SECONDS,
-            refresh_token=refresh,
+            refresh_token=issued[1],
             scope=" ".join(scopes) or None,
         )
-        return issued
+        return answer
 
     # The user's Google credentials, for their specs.
 
@@ -473,10 +468,10 @@ class GoogleSignInProvider:
     def forget(self, subject: str) -> None:
         """Drop the user's Google tokens, and their tools on every replica (blocking).
 
-        Our tokens naming them stay until they expire: every call with one is then
-        ask-the-user guidance (no Google tokens), and refreshing one is refused.
+        Their sign-in generation moves on: every token of ours issued to them so far is
+        refused (401, ``invalid_grant``), by any replica, also once they sign in again.
         """
         self.vault.delete(subject)
-        self.state.bump(_user(subject), REFRESH_SECONDS)
+        self.tokens.sign_out(subject)
         for listener in self.on_forget:
             listener(subject)

@@ -2,20 +2,27 @@
 
 :class:`toolspecs.mcp.google_signin.GoogleSignInProvider` keeps small JSON records of
 several kinds (registered clients, people on their way to Google, our codes, our access
-and refresh tokens) and a few counters (a user's sign-in generation, a client's token
-epoch). Every record is kept under a key the provider gives, a SHA-256 of the token, code
-or ``state`` (never the secret itself), for the record's lifetime.
+and refresh tokens, the refresh tokens rotated out), a few counters (a user's sign-in
+generation, a revoked grant) and the counts of rate limits. Every record is kept under a
+key the provider gives, a SHA-256 of the token, code or ``state`` (never the secret
+itself), for the record's lifetime.
 
-- :class:`SignInState` (the default): in this process, each kind bounded (the oldest go).
+- :class:`SignInState` (the default): in this process. Each kind is bounded (the oldest
+  go first past :data:`MAX_KEPT`, or the ``bound`` a :meth:`~SignInState.put` gives), but
+  for a kind put with ``bound=0``: only its records' lives bound it.
 - :class:`RedisSignInState` (``--store redis://``): the same records in Redis (or Valkey)
   through redis-py, as :mod:`toolspecs.mcp.token_vault` connects, each key with a TTL equal
   to its record's life. So a client registered through one replica, a sign-in started on
   one and finished on another, a code redeemed on a third, and a token issued by any are
-  accepted by every replica.
+  accepted by every replica. A kind put with a ``bound`` is also counted (a sorted set of
+  its keys by expiry): past the bound the soonest to expire go, as in memory.
 
 :meth:`SignInState.take` reads and deletes at once (a Redis ``MULTI``/``EXEC`` of ``GET``
 and ``DEL``): a code or refresh token redeemed on two replicas at the same moment is
-taken by one of them only.
+taken by one of them only. :meth:`SignInState.spend` moves a record to another kind in
+the same way (``GET`` and ``RENAME``, which keeps the TTL): a refresh token is rotated out
+and remembered as spent at the same instant, so a second presentation always finds one
+or the other.
 
 Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
 whose text may name the host); the HTTP app answers it with a 503
@@ -59,7 +66,8 @@ class SignInState:
 
     Args:
         clock: Seconds since the epoch (records expire by it).
-        max_kept: The most records of one kind kept at once; past it the oldest go.
+        max_kept: The most records of one kind kept at once (unless a put says otherwise);
+            past it the oldest go.
     """
 
     #: Whether the methods block on the network (the provider calls them in a thread).
@@ -72,15 +80,35 @@ class SignInState:
         # Counters are not bounded by count (dropping one could revive a revoked token):
         # only revocations make them, and each goes once its tokens can no longer live.
         self._counters: dict[str, tuple[float, int]] = {}
+        # The counts of rate limits: name -> (end of its window, count).
+        self._hits: OrderedDict[str, tuple[float, int]] = OrderedDict()
+        self._puts = 0
         self._lock = threading.Lock()
 
-    def put(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> None:
-        """Keep ``record`` under ``key`` for ``seconds``."""
+    def put(
+        self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
+    ) -> None:
+        """Keep ``record`` under ``key`` for ``seconds``.
+
+        Args:
+            kind: What the record is (its pool).
+            key: Its key (a digest, never a secret).
+            record: The JSON record.
+            seconds: Its life.
+            bound: The most records of ``kind`` kept at once, past it the oldest go;
+                ``0``: none go by count (only by life); ``None``: this state's default
+                (in memory ``max_kept``; in Redis, only the life).
+        """
         now = self.clock()
+        limit = self.max_kept if bound is None else bound
         with self._lock:
             kept = self._kinds.setdefault(kind, OrderedDict())
             kept.pop(key, None)
-            while kept and (len(kept) >= self.max_kept or next(iter(kept.values()))[0] < now):
+            self._puts += 1
+            if self._puts % 1024 == 0:  # now and then, the expired behind a longer life
+                for gone in [k for k, (until, _) in kept.items() if until < now]:
+                    del kept[gone]
+            while kept and ((limit and len(kept) >= limit) or next(iter(kept.values()))[0] < now):
                 kept.popitem(last=False)  # the oldest (or expired) first
             kept[key] = (now + seconds, record)
 
@@ -94,7 +122,13 @@ class SignInState:
                 return None
             if touch is not None:
                 kept[key] = (now + touch, found[1])
+                kept.move_to_end(key)  # the order stays the order of expiry
             return found[1]
+
+    def delete(self, kind: str, key: str) -> None:
+        """Forget the record under ``key``, if any."""
+        with self._lock:
+            self._kinds.get(kind, OrderedDict()).pop(key, None)
 
     def take(self, kind: str, key: str) -> dict[str, Any] | None:
         """The record under ``key``, deleted at once: of two takers, one gets it."""
@@ -103,12 +137,32 @@ class SignInState:
             found = self._kinds.get(kind, OrderedDict()).pop(key, None)
         return found[1] if found is not None and found[0] >= now else None
 
-    def counters(self, *names: str) -> list[int]:
-        """The counters named (0 for one never bumped or gone)."""
+    def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
+        """Like :meth:`take`, and the record is kept under ``into`` for the rest of its life."""
+        now = self.clock()
+        with self._lock:
+            found = self._kinds.get(kind, OrderedDict()).pop(key, None)
+        if found is None or found[0] < now:
+            return None
+        self.put(into, key, found[1], found[0] - now)
+        return found[1]
+
+    def counters(self, *names: str, hold: float | None = None) -> list[int]:
+        """The counters named (0 for one never bumped or gone).
+
+        Args:
+            names: The counters.
+            hold: Keep each counter that exists at least this many seconds from now.
+        """
         now = self.clock()
         with self._lock:
             found = [self._counters.get(name, (0.0, 0)) for name in names]
-        return [value if until >= now else 0 for until, value in found]
+            values = [value if until >= now else 0 for until, value in found]
+            if hold is not None:
+                for name, value in zip(names, values, strict=True):
+                    if value:
+                        self._counters[name] = (max(now + hold, self._counters[name][0]), value)
+        return values
 
     def bump(self, name: str, seconds: float) -> int:
         """Add one to the counter ``name``, kept ``seconds`` from now; its new value."""
@@ -119,6 +173,25 @@ class SignInState:
             value = self._counters.get(name, (0.0, 0))[1] + 1
             self._counters[name] = (now + seconds, value)
             return value
+
+    def hits(self, name: str, window: float) -> tuple[int, float]:
+        """Count one more hit of ``name`` in its fixed window of ``window`` seconds.
+
+        Returns:
+            The hits of ``name`` in the current window (this one included), and the
+            seconds until the window ends.
+        """
+        now = self.clock()
+        ends = (now // window + 1) * window
+        with self._lock:
+            while self._hits and (
+                len(self._hits) >= self.max_kept or next(iter(self._hits.values()))[0] <= now
+            ):
+                self._hits.popitem(last=False)  # windows end in the order they began
+            until, count = self._hits.pop(name, (ends, 0))
+            count = count + 1 if until > now else 1
+            self._hits[name] = (ends, count)
+        return count, ends - now
 
 
 class RedisSignInState(SignInState):
@@ -143,6 +216,10 @@ class RedisSignInState(SignInState):
     def _key(self, kind: str, key: str) -> str:
         return f"{self._prefix}:{kind}:{key}"
 
+    def _pool(self, kind: str) -> str:
+        """The sorted set counting a bounded kind's keys (scored by their expiry)."""
+        return f"{self._prefix}:pool:{kind}"
+
     def _counter(self, name: str) -> str:
         return f"{self._prefix}:n:{hashlib.sha256(name.encode()).hexdigest()}"
 
@@ -153,10 +230,27 @@ class RedisSignInState(SignInState):
         except self._error:
             raise SignInUnavailable("the sign-in state (Redis) cannot be reached") from None
 
-    def put(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> None:
-        """Keep ``record`` under ``key`` with a TTL of ``seconds``."""
+    def put(
+        self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
+    ) -> None:
+        """Keep ``record`` under ``key`` with a TTL of ``seconds`` (and count it, if bounded)."""
+        life = max(1, int(seconds))
         with self._reaching():
-            self._client.set(self._key(kind, key), json.dumps(record), ex=max(1, int(seconds)))
+            if not bound:
+                self._client.set(self._key(kind, key), json.dumps(record), ex=life)
+                return
+            now = self.clock()
+            pool = self._pool(kind)
+            pipe = self._client.pipeline(transaction=True)
+            pipe.set(self._key(kind, key), json.dumps(record), ex=life)
+            pipe.zremrangebyscore(pool, "-inf", now)
+            pipe.zadd(pool, {key: now + life})
+            pipe.expire(pool, life)
+            pipe.zcard(pool)
+            count = pipe.execute()[-1]
+            if count > bound:  # the soonest to expire go (two replicas may drop a few more)
+                gone = [k.decode() for k, _ in self._client.zpopmin(pool, count - bound)]
+                self._client.delete(*[self._key(kind, k) for k in gone])
 
     def get(self, kind: str, key: str, touch: float | None = None) -> dict[str, Any] | None:
         """The record under ``key``; ``touch`` renews its TTL (``GETEX``)."""
@@ -167,6 +261,14 @@ class RedisSignInState(SignInState):
                 value = self._client.getex(self._key(kind, key), ex=max(1, int(touch)))
         return _record(value)
 
+    def delete(self, kind: str, key: str) -> None:
+        """``DEL`` the record (and ``ZREM`` it from its kind's count)."""
+        with self._reaching():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.delete(self._key(kind, key))
+            pipe.zrem(self._pool(kind), key)
+            pipe.execute()
+
     def take(self, kind: str, key: str) -> dict[str, Any] | None:
         """``GET`` and ``DEL`` in one transaction: of two replicas, one gets it."""
         with self._reaching():
@@ -176,10 +278,27 @@ class RedisSignInState(SignInState):
             value, _ = pipe.execute()
         return _record(value)
 
-    def counters(self, *names: str) -> list[int]:
-        """The counters named (0 for one never bumped or expired)."""
+    def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
+        """``GET`` and ``RENAME`` (which keeps the TTL) in one transaction."""
         with self._reaching():
-            values = self._client.mget([self._counter(n) for n in names])
+            pipe = self._client.pipeline(transaction=True)
+            pipe.get(self._key(kind, key))
+            pipe.rename(self._key(kind, key), self._key(into, key))
+            value, _ = pipe.execute(raise_on_error=False)  # RENAME fails when none is left
+        return _record(value)
+
+    def counters(self, *names: str, hold: float | None = None) -> list[int]:
+        """The counters named (0 for one never bumped or expired); ``hold``: see above."""
+        keys = [self._counter(n) for n in names]
+        with self._reaching():
+            if hold is None:
+                values = self._client.mget(keys)
+            else:
+                pipe = self._client.pipeline(transaction=True)
+                pipe.mget(keys)
+                for key in keys:  # nothing to a counter that does not exist (bump: same life)
+                    pipe.expire(key, max(1, int(hold)))
+                values = pipe.execute()[0]
         return [int(v) if v is not None else 0 for v in values]
 
     def bump(self, name: str, seconds: float) -> int:
@@ -190,6 +309,18 @@ class RedisSignInState(SignInState):
             pipe.expire(self._counter(name), max(1, int(seconds)))
             value, _ = pipe.execute()
         return int(value)
+
+    def hits(self, name: str, window: float) -> tuple[int, float]:
+        """``INCR`` the window's counter (it expires with the window)."""
+        now = self.clock()
+        index = int(now // window)
+        key = f"{self._prefix}:rate:{index}:{hashlib.sha256(name.encode()).hexdigest()}"
+        with self._reaching():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.incr(key)
+            pipe.expire(key, max(1, int(window) + 1))
+            count, _ = pipe.execute()
+        return int(count), (index + 1) * window - now
 
 
 def _record(value: Any) -> dict[str, Any] | None:
