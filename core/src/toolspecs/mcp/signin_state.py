@@ -22,7 +22,9 @@ and ``DEL``): a code or refresh token redeemed on two replicas at the same momen
 taken by one of them only. :meth:`SignInState.spend` moves a record to another kind in
 the same way (``GET`` and ``RENAME``, which keeps the TTL): a refresh token is rotated out
 and remembered as spent at the same instant, so a second presentation always finds one
-or the other.
+or the other. :meth:`SignInState.add` keeps a record only where none is (``SET NX``): of
+two browsers opening one sign-in's consent page, one binds it
+(:mod:`toolspecs.mcp.signin_consent`).
 
 Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
 whose text may name the host); the HTTP app answers it with a 503
