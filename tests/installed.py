@@ -1,5 +1,5 @@
-"""What .ci/run installs for the tests: redis-server and nginx (Debian's packages), node and
-the npm packages of tests/mcp_client and tests/oauth_server.
+"""What .ci/run installs for the tests: redis-server, nginx and chromium (Debian's packages),
+node and the npm packages of tests/mcp_client and tests/oauth_server.
 
 A test that needs one that is missing is skipped, with a message saying how to install it,
 so that a fresh clone's ``uv run pytest`` goes on; under CI (``CI`` set to 1, true or yes)

@@ -17,6 +17,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterable, Iterator
+from html.parser import HTMLParser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -144,3 +145,32 @@ def served_google(google: FakeGoogleOAuth, consent_as: str | None = None) -> Ite
         web.shutdown()
         thread.join(timeout=30)
         web.server_close()
+
+
+class _Form(HTMLParser):
+    """The one form of a page: its action, its hidden fields, its buttons' values."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.action = ""
+        self.fields: dict[str, str] = {}
+        self.buttons: dict[str, tuple[str, str]] = {}  # value -> (name, value)
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        got = {k: v or "" for k, v in attrs}
+        if tag == "form":
+            assert got.get("method") == "post"
+            self.action = got["action"]
+        elif tag == "input" and got.get("type") == "hidden":
+            self.fields[got["name"]] = got.get("value", "")
+        elif tag == "button":
+            self.buttons[got["value"]] = (got["name"], got["value"])
+
+
+def consent_form(page: httpx2.Response, decision: str = "approve") -> tuple[str, dict[str, str]]:
+    """Where a click on the consent page's ``decision`` button posts, and what it posts."""
+    assert page.status_code == 200, page.text
+    form = _Form()
+    form.feed(page.text)
+    name, value = form.buttons[decision]
+    return form.action, {**form.fields, name: value}

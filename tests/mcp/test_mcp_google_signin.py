@@ -30,6 +30,7 @@ from google_signin_fakes import (
     SCOPES,
     SIGN_IN_ENV,
     FakeGoogleAndMail,
+    consent_form,
     on_uvicorn,
     refreshed_by_google,
     secret_of,
@@ -130,6 +131,17 @@ class Storage:
         self.client = client_info
 
 
+async def approved(browser: httpx2.AsyncClient, authorize_url: str) -> str:
+    """The person opens the /authorize link and approves on our page: Google's URL."""
+    to_consent = await browser.get(authorize_url)
+    assert to_consent.status_code == 302, to_consent.text
+    page = await browser.get(to_consent.headers["location"])
+    action, form = consent_form(page, "approve")
+    to_google = await browser.post(action, data=form)
+    assert to_google.status_code == 303, to_google.text
+    return str(to_google.headers["location"])
+
+
 async def signed_in(
     running: Running, email: str, calls: list[tuple[str, dict]], storage: Storage | None = None
 ) -> list:
@@ -137,12 +149,12 @@ async def signed_in(
     answered: dict[str, str | None] = {}
 
     async def browser(authorize_url: str) -> None:
-        # What the person's browser does: our /authorize sends it to Google; Google's
-        # consent sends it to our callback; that sends it to the client with a code.
-        async with httpx2.AsyncClient(timeout=30) as browser:
-            to_google = await browser.get(authorize_url)
-            assert to_google.status_code == 302, to_google.text
-            back = running.google.consent(to_google.headers["location"], email)
+        # What the person's browser does (keeping its cookies): our /authorize shows our
+        # consent page, where they approve; that sends it to Google; Google's consent
+        # sends it to our callback; that sends it to the client with a code.
+        async with httpx2.AsyncClient(timeout=30, follow_redirects=False) as browser:
+            to_google = await approved(browser, authorize_url)
+            back = running.google.consent(to_google, email)
             to_client = await browser.get(back)
             assert to_client.status_code == 302, to_client.text
         query = parse_qs(urlsplit(to_client.headers["location"]).query)
@@ -344,8 +356,12 @@ def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_googl
                 "resource": url,
             }
             sent = http.get(metadata["authorization_endpoint"], params=query)
-        assert sent.status_code == 302
-        google = sent.headers["location"]
+            assert sent.status_code == 302
+            assert sent.headers["location"].startswith(f"{base}/oauth/consent?")  # ours first
+            action, form = consent_form(http.get(sent.headers["location"]), "approve")
+            approved = http.post(action, data=form)
+        assert approved.status_code == 303
+        google = approved.headers["location"]
         assert google.startswith("https://accounts.google.com/o/oauth2/v2/auth?")
         asked = parse_qs(urlsplit(google).query)
         scopes = asked["scope"][0].split()

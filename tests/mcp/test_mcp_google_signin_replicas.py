@@ -35,6 +35,7 @@ from google_signin_fakes import (
     SCOPES,
     SIGN_IN_ENV,
     FakeGoogleAndMail,
+    consent_form,
     on_uvicorn,
     refreshed_by_google,
     secret_of,
@@ -151,8 +152,9 @@ def register(http: httpx2.Client, replica: Replica) -> str:
 def sign_in(
     cluster: Cluster, email: str, route: str = "AAAA", client_id: str | None = None
 ) -> dict[str, Any]:
-    """The whole flow, each step on the replica ``route`` names: register, authorize,
-    Google's callback, token. Returns the token answer (and the client id)."""
+    """The whole flow, each step on the replica ``route`` names: register, authorize (and
+    our consent page), the approval and Google's callback, token. Returns the token answer
+    (and the client id)."""
     steps = [cluster.replicas[ord(c) - ord("A")] for c in route]
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
@@ -171,7 +173,12 @@ def sign_in(
             },
         )
         assert sent.status_code == 302, sent.text
-        back = cluster.google.consent(sent.headers["location"], email)
+        # The person approves on our consent page: shown by one replica, answered to
+        # the replica of Google's callback (the trip and its binding are in Redis).
+        action, form = consent_form(http.get(on(steps[1], sent.headers["location"])))
+        to_google = http.post(on(steps[2], action), data=form)
+        assert to_google.status_code == 303, to_google.text
+        back = cluster.google.consent(to_google.headers["location"], email)
         to_client = http.get(on(steps[2], back))
         assert to_client.status_code == 302, to_client.text
         query = parse_qs(urlsplit(to_client.headers["location"]).query)
@@ -636,9 +643,17 @@ def test_serve_with_a_redis_store_shares_the_sign_in_state_between_processes(red
                     "state": "s",
                 },
             )
-        assert sent.status_code == 302, sent.text
-        assert sent.headers["location"].startswith("https://accounts.google.com/")
+            assert sent.status_code == 302, sent.text
+            consent = sent.headers["location"]
+            assert consent.startswith(f"{bases[1]}/oauth/consent?")
+            # The first process shows the page; the second takes the approval.
+            page = http.get(consent.replace(bases[1], bases[0]))
+            action, form = consent_form(page)
+            approved = http.post(action.replace(bases[0], bases[1]), data=form)
+        assert approved.status_code == 303, approved.text
+        assert approved.headers["location"].startswith("https://accounts.google.com/")
         raw = redis.Redis.from_url(redis_url)
         # The client, registered and not yet used, is in the unused pool.
         assert raw.keys("toolspecs:signin:trip:*") and raw.keys("toolspecs:signin:unused:*")
+        assert raw.keys("toolspecs:signin:consent:*")
         raw.close()

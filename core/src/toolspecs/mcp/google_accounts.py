@@ -8,12 +8,15 @@ for their specs, and builds the HTTP app with mcp's auth routes and Google's cal
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import AskUser, ConfigurationError
@@ -25,6 +28,7 @@ __all__ = [
     "GOOGLE_TOKEN_URL",
     "GOOGLE_USERINFO_URL",
     "GoogleSignIn",
+    "google_authorize_url",
     "google_credentials",
     "sign_in_app",
 ]
@@ -81,6 +85,23 @@ class GoogleSignIn:
     def requested(self) -> list[str]:
         """Every scope asked at Google's consent."""
         return list(dict.fromkeys([*IDENTITY_SCOPES, *self.scopes]))
+
+
+def google_authorize_url(settings: GoogleSignIn, callback: str, state: str, verifier: str) -> str:
+    """Google's consent for a trip: the scopes asked, ``state``, and the S256 of ``verifier``."""
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest())
+    query = {
+        "client_id": settings.client_id,
+        "redirect_uri": callback,
+        "response_type": "code",
+        "scope": " ".join(settings.requested),
+        "state": state,
+        "access_type": "offline",  # a refresh token
+        "prompt": "consent",  # a refresh token every time, with the scopes asked now
+        "code_challenge": challenge.rstrip(b"=").decode("ascii"),
+        "code_challenge_method": "S256",
+    }
+    return f"{GOOGLE_AUTHORIZE_URL}?{urlencode(query)}"
 
 
 def google_credentials(
@@ -181,7 +202,8 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
     ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
     mcp serves the metadata, ``/authorize``, ``/token``, ``/register`` and ``/revoke``
     from the provider, checks our tokens' audience, and answers 401 with the Protected
-    Resource Metadata pointer; we add Google's callback and ``/register``'s rate limit.
+    Resource Metadata pointer; we add our consent page (:mod:`toolspecs.mcp.signin_consent`),
+    Google's callback and ``/register``'s rate limit.
     """
     from toolspecs.mcp.registration import RegistrationLimit
 
@@ -199,7 +221,7 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
         auth=settings,
         token_verifier=provider,
         auth_server_provider=provider,
-        custom_starlette_routes=[callback],
+        custom_starlette_routes=[callback, *provider.consent.routes()],
         **options,
     )
     # /register past its rate limit: a 429 before mcp's handler (toolspecs.mcp.registration).

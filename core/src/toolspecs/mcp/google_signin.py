@@ -8,9 +8,12 @@ S256 only), ``/token``, ``/revoke``, and dynamic client registration (RFC 7591) 
 ``/register``. The flow:
 
 1. an MCP client registers, then sends the person to ``/authorize``;
-2. we send them on to Google's consent (our own PKCE and a one-time ``state``), asking
-   ``openid email`` and the least-privilege scopes of the tools served;
-3. Google sends them back to :data:`CALLBACK_PATH`: we exchange Google's code, read who
+2. our consent page names the client, where it sends them back and the scopes, and binds
+   the trip to their browser (:mod:`toolspecs.mcp.signin_consent`); approved, we send them
+   on to Google's consent (our own PKCE and a one-time ``state``), asking ``openid email``
+   and the least-privilege scopes of the tools served;
+3. Google sends them back to :data:`CALLBACK_PATH` (taken only from the browser that
+   approved, with its binding cookie): we exchange Google's code, read who
    they are (``sub``, ``email``) at Google's userinfo endpoint, keep their Google tokens
    encrypted (:mod:`toolspecs.mcp.token_vault`), and send them back to the client with a
    code of ours;
@@ -53,28 +56,26 @@ a query string.
 
 from __future__ import annotations
 
-import base64
 import functools
-import hashlib
 import logging
 import secrets
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
-from urllib.parse import urlencode
 
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import RetryLater
 from toolspecs.mcp.google_accounts import (
     CALLBACK_PATH,
-    GOOGLE_AUTHORIZE_URL,
     GOOGLE_TOKEN_URL,
     GOOGLE_USERINFO_URL,
     GoogleSignIn,
+    google_authorize_url,
     google_credentials,
 )
 from toolspecs.mcp.oauth import OAuthFetchError, fetch_json
 from toolspecs.mcp.registration import Clients, RegistrationLimits, check_redirect_uris
+from toolspecs.mcp.signin_consent import SignInConsent
 from toolspecs.mcp.signin_state import MAX_KEPT, SignInState, SignInUnavailable, unreachable
 from toolspecs.mcp.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
 from toolspecs.mcp.signin_tokens import digest as _digest
@@ -100,11 +101,6 @@ CODE_SECONDS = 300
 # when they sign out or Google refuses them, and their tools built before are rebuilt.
 GENERATION_CLAIM = "toolspecs_signin"
 _T = TypeVar("_T")
-
-
-def _challenge(verifier: str) -> str:
-    sha = hashlib.sha256(verifier.encode("ascii")).digest()
-    return base64.urlsafe_b64encode(sha).rstrip(b"=").decode("ascii")
 
 
 class GoogleSignInProvider:
@@ -146,6 +142,7 @@ class GoogleSignInProvider:
         self.tokens = Tokens(self.state, clock)
         # Called with a user's subject when they are forgotten (e.g. to drop their tools).
         self.on_forget: list[Callable[[str], None]] = []
+        self.consent = SignInConsent(self)  # our consent page, and each trip's browser
 
     @property
     def callback_url(self) -> str:
@@ -195,18 +192,22 @@ class GoogleSignInProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
-        """Send the person on to Google's consent (a one-time ``state``, our PKCE)."""
+        """Keep the person's trip (a one-time ``state``, our PKCE) and show our consent page.
+
+        Never straight to Google: the person approves this client and its redirect first
+        (:mod:`toolspecs.mcp.signin_consent`).
+        """
         provider = require("mcp.server.auth.provider", "mcp")
         if params.resource is not None and params.resource.rstrip("/") != self.resource.rstrip("/"):
             raise provider.AuthorizeError(
                 "invalid_target", "this server issues tokens for itself only"
             )
         state = secrets.token_urlsafe(32)
-        verifier = secrets.token_urlsafe(48)
         trip = {
             "client_id": str(client.client_id),
             "params": params.model_dump(mode="json"),
-            "verifier": verifier,
+            "verifier": secrets.token_urlsafe(48),
+            "until": self.clock() + PENDING_SECONDS,
         }
         try:
             await self._kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS)
@@ -214,30 +215,26 @@ class GoogleSignInProvider:
             raise provider.AuthorizeError(
                 "temporarily_unavailable", "sign-in is unavailable for a moment: try again"
             ) from None
-        query = {
-            "client_id": self.settings.client_id,
-            "redirect_uri": self.callback_url,
-            "response_type": "code",
-            "scope": " ".join(self.settings.requested),
-            "state": state,
-            "access_type": "offline",  # a refresh token
-            "prompt": "consent",  # a refresh token every time, with the scopes asked now
-            "code_challenge": _challenge(verifier),
-            "code_challenge_method": "S256",
-        }
-        return f"{GOOGLE_AUTHORIZE_URL}?{urlencode(query)}"
+        return self.consent.url(state)
+
+    async def trip(self, state: str) -> dict[str, Any] | None:
+        """The trip ``state`` names, if it is under way."""
+        return await self._kept(self.state.get, "trip", _digest(state))
+
+    def google_url(self, state: str, trip: dict[str, Any]) -> str:
+        """Google's consent for the trip ``state`` names (once the person approved ours)."""
+        return google_authorize_url(self.settings, self.callback_url, state, trip["verifier"])
 
     async def callback(self, request: Any) -> Any:
         """Google's redirect back (a Starlette endpoint at :data:`CALLBACK_PATH`)."""
         responses = require("starlette.responses", "mcp")
         provider = require("mcp.server.auth.provider", "mcp")
         query = request.query_params
-        trip = await self._kept(self.state.take, "trip", _digest(str(query.get("state", ""))))
-        if trip is None:
-            return responses.PlainTextResponse(
-                "This sign-in link expired or was already used: start again from your client.",
-                status_code=400,
-            )
+        state = str(query.get("state", ""))
+        trip = await self._kept(self.state.take, "trip", _digest(state))
+        refused = await self.consent.refused(request, state, trip)
+        if trip is None or refused is not None:  # ended, or not this browser's approved trip
+            return refused
         params = provider.AuthorizationParams.model_validate(trip["params"])
         back = str(params.redirect_uri)
         if not query.get("code"):  # the person said no at Google, or Google failed
@@ -247,7 +244,7 @@ class GoogleSignInProvider:
                 error_description="Google sign-in was not completed",
                 state=params.state,
             )
-            return responses.RedirectResponse(denied, status_code=302)
+            return self.consent.done(responses.RedirectResponse(denied, status_code=302), state)
         try:
             subject = await self._signed_in(str(query["code"]), str(trip["verifier"]))
         except OAuthFetchError as exc:
@@ -273,7 +270,7 @@ class GoogleSignInProvider:
         kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
         await self._kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
         to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
-        return responses.RedirectResponse(to, status_code=302)
+        return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
 
     async def _signed_in(self, code: str, verifier: str) -> str:
         """Exchange Google's code, keep the user's tokens, and say who they are (``sub``)."""

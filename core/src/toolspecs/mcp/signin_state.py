@@ -22,7 +22,9 @@ and ``DEL``): a code or refresh token redeemed on two replicas at the same momen
 taken by one of them only. :meth:`SignInState.spend` moves a record to another kind in
 the same way (``GET`` and ``RENAME``, which keeps the TTL): a refresh token is rotated out
 and remembered as spent at the same instant, so a second presentation always finds one
-or the other.
+or the other. :meth:`SignInState.add` keeps a record only where none is (``SET NX``): of
+two browsers opening one sign-in's consent page, one binds it
+(:mod:`toolspecs.mcp.signin_consent`).
 
 Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
 whose text may name the host); the HTTP app answers it with a 503
@@ -136,6 +138,20 @@ class SignInState:
         with self._lock:
             found = self._kinds.get(kind, OrderedDict()).pop(key, None)
         return found[1] if found is not None and found[0] >= now else None
+
+    def add(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> bool:
+        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins."""
+        now = self.clock()
+        with self._lock:
+            kept = self._kinds.setdefault(kind, OrderedDict())
+            found = kept.get(key)
+            if found is not None and found[0] >= now:
+                return False
+            kept.pop(key, None)
+            while kept and (len(kept) >= self.max_kept or next(iter(kept.values()))[0] < now):
+                kept.popitem(last=False)  # as put does
+            kept[key] = (now + seconds, record)
+            return True
 
     def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
         """Like :meth:`take`, and the record is kept under ``into`` for the rest of its life."""
@@ -277,6 +293,14 @@ class RedisSignInState(SignInState):
             pipe.delete(self._key(kind, key))
             value, _ = pipe.execute()
         return _record(value)
+
+    def add(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> bool:
+        """``SET NX`` with a TTL: of two replicas adding at once, one wins."""
+        with self._reaching():
+            added = self._client.set(
+                self._key(kind, key), json.dumps(record), ex=max(1, int(seconds)), nx=True
+            )
+        return bool(added)
 
     def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
         """``GET`` and ``RENAME`` (which keeps the TTL) in one transaction."""
