@@ -34,6 +34,14 @@ def test_1_mcp_server_context_reads_the_same_attribute_publicly():
     assert "return self._connection" in inspect.getsource(Context.connection.fget)
 
 
+def test_1_a_connection_says_whether_it_has_a_session():
+    from mcp.server.connection import Connection
+
+    # A stateful session's loop has its id; mcp's stateless requests have none.
+    assert Connection.for_loop(None, session_id="abc").session_id == "abc"
+    assert Connection.from_envelope("2025-11-25", None, None).session_id is None
+
+
 def test_1_without_it_each_request_is_a_session_of_its_own():
     session = object()
     assert connection_of(session) is session

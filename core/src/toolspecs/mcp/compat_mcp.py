@@ -11,6 +11,8 @@ internals, each checked against the pinned mcp (2.x) by ``tests/mcp/test_mcp_com
    reads the same attribute). :func:`connection_of` falls back to the per-request session
    when it is missing: then every call is a session of its own, so a stored result can
    no longer be read by the next call, and the limit on running calls no longer holds.
+   Whether the connection has a session at all is its public ``session_id`` (``None``
+   under ``--stateless``), not the header a client sends (:mod:`toolspecs.mcp.callers`).
 2. The routes of ``streamable_http_app``'s Starlette app: behind an authorization server,
    mcp serves the Protected Resource Metadata with ``scopes_supported`` set to the scopes
    every request needs; :func:`routes_first` puts our own (the same metadata from mcp's
