@@ -158,7 +158,10 @@ def test_sessions_are_capped():
         assert answers == [200, 200, 503]
 
 
-@pytest.mark.parametrize(("option", "value"), [("--max-sessions", "0"), ("--session-idle", "soon")])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--max-sessions", "0"), ("--max-sessions-per-user", "none"), ("--session-idle", "soon")],
+)
 def test_bad_session_options_are_one_line(option, value):
     done = refused("wolfram_alpha", option, value)
     assert done.returncode == 2
