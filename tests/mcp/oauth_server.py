@@ -112,9 +112,16 @@ class AuthorizationServer:
         )
         assert answer.status_code == 200, answer.text
 
-    def forge(self, claims: dict[str, Any], key: Any = None, alg: str = "RS256") -> str:
-        """A JWT signed with the provider's key (or ``key``), with the provider's ``kid``."""
-        return jwt.encode(claims, key or self.key, algorithm=alg, headers={"kid": KID})
+    def forge(
+        self, claims: dict[str, Any], key: Any = None, alg: str = "RS256", typ: str = "at+jwt"
+    ) -> str:
+        """A JWT signed with the provider's key (or ``key``), with the provider's ``kid``.
+
+        Typed ``at+jwt`` as the provider types its access tokens, unless ``typ`` says
+        otherwise (``JWT``: as an ID token is).
+        """
+        headers = {"kid": KID, "typ": typ}
+        return jwt.encode(claims, key or self.key, algorithm=alg, headers=headers)
 
 
 def _config(key: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 from types import SimpleNamespace
 
+import pytest
 from mcp.server import Server
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import Context
@@ -32,6 +33,14 @@ def test_1_a_request_session_keeps_the_client_connection_in_connection():
 
 def test_1_mcp_server_context_reads_the_same_attribute_publicly():
     assert "return self._connection" in inspect.getsource(Context.connection.fget)
+
+
+def test_1_a_connection_says_whether_it_has_a_session():
+    from mcp.server.connection import Connection
+
+    # A stateful session's loop has its id; mcp's stateless requests have none.
+    assert Connection.for_loop(None, session_id="abc").session_id == "abc"
+    assert Connection.from_envelope("2025-11-25", None, None).session_id is None
 
 
 def test_1_without_it_each_request_is_a_session_of_its_own():
@@ -105,3 +114,30 @@ def test_4_the_manager_knows_which_sessions_this_process_holds():
     assert holds_session(manager, transport.mcp_session_id) is True
     assert holds_session(manager, "another") is False
     assert holds_session(SimpleNamespace(), "another") is None
+
+
+def test_5_a_check_of_ours_sees_the_owners_of_open_sessions_before_mcp_admits_one():
+    from toolspecs.mcp.compat_mcp import check_admissions
+
+    server = Server("t")
+    server.streamable_http_app()
+    manager = server.session_manager
+    seen: list = []
+
+    def check(requestor, owners):
+        seen.append((requestor, owners))
+        if requestor == {"client_id": "b"}:
+            raise LookupError("refused")
+
+    assert check_admissions(manager, check)
+    first = manager._admit_session({"client_id": "a"})
+    assert seen == [({"client_id": "a"}, [])]
+    with pytest.raises(LookupError):
+        manager._admit_session({"client_id": "b"})
+    assert seen[-1] == ({"client_id": "b"}, [{"client_id": "a"}])
+    assert list(manager._server_instances) == [first.mcp_session_id]  # b was not admitted
+    # mcp admits under its lock and forgets a session's owner when the session ends.
+    source = inspect.getsource(type(manager))
+    assert "self._admit_session(requestor)" in source
+    assert "self._session_owners.pop(session_id, None)" in source
+    assert check_admissions(SimpleNamespace(), check) is False

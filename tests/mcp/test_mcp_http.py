@@ -158,7 +158,10 @@ def test_sessions_are_capped():
         assert answers == [200, 200, 503]
 
 
-@pytest.mark.parametrize(("option", "value"), [("--max-sessions", "0"), ("--session-idle", "soon")])
+@pytest.mark.parametrize(
+    ("option", "value"),
+    [("--max-sessions", "0"), ("--max-sessions-per-user", "none"), ("--session-idle", "soon")],
+)
 def test_bad_session_options_are_one_line(option, value):
     done = refused("wolfram_alpha", option, value)
     assert done.returncode == 2
@@ -268,3 +271,38 @@ def test_stateless_requests_stand_alone_and_the_token_holder_runs_a_few_calls_at
         refused = [t for t in texts if t.startswith("You already have 4 tool calls running.")]
         assert len(refused) == 2
         assert sum("43.5" in t for t in texts) == 4
+
+
+def test_a_path_cannot_forge_lines_of_the_text_access_log():
+    # The attack: an unauthenticated request whose path carries %0D%0A and a whole made-up
+    # record after it. The log writes the path as sent (percent-encoded), on its line.
+    process = subprocess.Popen(
+        [str(TOOLSPECS), "serve", "--sandbox", "--http", "--port=0", "--log-format=text", "arxiv"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "TOOLSPECS_SERVE_TOKEN": TOKEN},
+    )
+    lines, reader = read_lines(process)
+    said: list[str] = []
+    forged = "2026-05-01%2012:00:00,000%20toolspecs.access%20POST%20/mcp%20200"
+    try:
+        base = announced_url(lines, seconds=120, said=said).removesuffix("/mcp")
+        for path in (f"/mcp%0D%0A{forged}", f"/mcp%0A{forged}", "/mcp%00%1b[2J%E2%80%AE"):
+            answer = httpx.post(f"{base}{path}", json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+            assert answer.status_code in (401, 404)
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+        reader.join(timeout=30)
+        if process.stderr is not None:
+            process.stderr.close()
+    while not lines.empty():
+        said.append(lines.get())
+    access = [line for line in said if " toolspecs.access " in line]
+    assert len(access) == 3, said
+    assert not any(line.startswith("2026-05-01 12:00:00,000") for line in said)
+    assert f"toolspecs.access POST /mcp%0D%0A{forged} " in access[0]
+    assert f"toolspecs.access POST /mcp%0A{forged} " in access[1]
+    assert "toolspecs.access POST /mcp%00%1b[2J%E2%80%AE " in access[2]

@@ -210,6 +210,7 @@ def test_bad_tokens_get_401_with_the_metadata_pointer(provider, server):
         "another key": provider.forge(claims, key=other_key),
         "shared secret": provider.forge(claims, key="s" * 32, alg="HS256"),
         "garbage": "not-a-token",
+        "an ID token": provider.forge(id_token_claims(claims), typ="JWT"),
     }
     well_known = server.replace("/mcp", "/.well-known/oauth-protected-resource/mcp")
     for why, token in bad.items():
@@ -221,6 +222,37 @@ def test_bad_tokens_get_401_with_the_metadata_pointer(provider, server):
         assert f'resource_metadata="{well_known}"' in challenge, why
     good = {**MCP_HEADERS, "Authorization": f"Bearer {real}"}
     assert httpx.post(server, json=INITIALIZE, headers=good, timeout=30).status_code == 200
+
+
+def id_token_claims(access: dict) -> dict:
+    """What an ID token of the provider would carry for alice, its audience this server."""
+    keep = ("iss", "sub", "aud", "iat", "exp")
+    return {**{k: access[k] for k in keep}, "auth_time": access["iat"], "nonce": "n-1"}
+
+
+def test_an_id_token_passes_for_an_access_token_only_when_the_operator_says_so(provider):
+    # The provider types its access tokens at+jwt (RFC 9068); an ID token is typed JWT.
+    # Signed by the same key, for this server's URL, it is still refused by default; an
+    # operator whose issuer types no access token accepts any type.
+    with served("arxiv", "--auth-issuer", provider.issuer) as (url, _):
+        real = provider.token("alice", url)
+        assert jwt.get_unverified_header(real)["typ"] == "at+jwt"
+        claims = jwt.decode(real, options={"verify_signature": False})
+        untyped = provider.forge(id_token_claims(claims), typ="JWT")
+        for token, status in ((real, 200), (untyped, 401)):
+            headers = {**MCP_HEADERS, "Authorization": f"Bearer {token}"}
+            answer = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+            assert answer.status_code == status
+    args = ("arxiv", "--auth-issuer", provider.issuer, "--auth-token-type", "any")
+    with served(*args) as (url, _):
+        claims = jwt.decode(provider.token("alice", url), options={"verify_signature": False})
+        untyped = provider.forge(id_token_claims(claims), typ="JWT")
+        # Accepted now; it carries no scope, so it still sees and calls no tool.
+        names, found = anyio.run(
+            session, url, untyped, "legacy", [("arxiv_query", {"query": "bert"})]
+        )
+        assert names == [] and found.is_error is True
+        assert "needs the scope 'toolspecs:arxiv.read'" in text_of(found)
 
 
 def test_a_scope_every_request_needs_is_403_insufficient_scope(provider):
@@ -316,6 +348,14 @@ def test_auth_settings_that_cannot_be_right_are_refused_in_one_line():
         ("--auth-issuer", "https://login.example.com", "--auth-introspect-cache", "5"): (
             "--auth-introspect-cache is for --auth-introspect URL"
         ),
+        ("--auth-token-type", "any"): "--auth-token-type is for --auth-issuer",
+        ("--auth-issuer", "https://login.example.com", "--auth-token-type", "JWT"): (
+            "argument --auth-token-type: invalid choice: 'JWT'"
+        ),
+        (
+            *("--auth-issuer", "https://login.example.com", "--auth-token-type", "any"),
+            *("--auth-introspect", "https://x/i", "--auth-client-id", "rs"),
+        ): "--auth-token-type is for JWTs read here",
     }
     for args, message in cases.items():
         done = subprocess.run(

@@ -7,6 +7,7 @@ end-to-end run against a real authorization server is tests/mcp/test_mcp_oauth.p
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -61,7 +62,7 @@ def _token(key, kid: str, alg: str = "RS256", **claims) -> str:
     now = int(time.time())
     body = {"iss": ISSUER, "aud": RESOURCE, "sub": "alice", "iat": now, "exp": now + 300}
     body.update(claims)
-    return jwt.encode(body, key, algorithm=alg, headers={"kid": kid})
+    return jwt.encode(body, key, algorithm=alg, headers={"kid": kid, "typ": "at+jwt"})
 
 
 async def test_keys_are_discovered_kept_and_fetched_again_for_a_new_key_only():
@@ -105,11 +106,33 @@ async def test_claims_that_are_not_for_this_server_are_refused():
         if claims.get("sub", 1) is None:
             body = jwt.decode(token, options={"verify_signature": False})
             del body["sub"]
-            token = jwt.encode(body, key, algorithm="RS256", headers={"kid": "k"})
+            token = jwt.encode(body, key, algorithm="RS256", headers={"kid": "k", "typ": "at+jwt"})
         assert await verifier.verify_token(token) is None, claims
     # A little clock difference is forgiven; a trailing slash on the audience too.
     late = _token(key, "k", exp=now - 5, aud=[RESOURCE + "/", "https://x.example.com"])
     assert await verifier.verify_token(late) is not None
+
+
+async def test_only_a_token_typed_as_an_access_token_passes_unless_any_type_is_taken(caplog):
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    keys = FakeIssuer((key, "k")).transport()
+    typed = oauth.JwtVerifier(ISSUER, RESOURCE, f"{ISSUER}/certs", keys)
+    anything = oauth.JwtVerifier(ISSUER, RESOURCE, f"{ISSUER}/certs", keys, token_type="any")
+    good = _token(key, "k")
+    body = jwt.decode(good, options={"verify_signature": False})
+    for kind in ("at+jwt", "AT+JWT", "application/at+jwt"):
+        token = jwt.encode(body, key, algorithm="RS256", headers={"kid": "k", "typ": kind})
+        assert await typed.verify_token(token) is not None, kind
+    untyped = [  # an ID token's type, another type, none at all
+        jwt.encode(body, key, algorithm="RS256", headers={"kid": "k", "typ": kind})
+        for kind in ("JWT", "id_token+jwt", None)
+    ]
+    with caplog.at_level(logging.DEBUG, logger="toolspecs.mcp.oauth"):
+        for token in untyped:
+            assert await typed.verify_token(token) is None
+            assert await anything.verify_token(token) is not None
+    said = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(said) == 1 and "--auth-token-type any" in said[0].getMessage()
 
 
 async def test_a_key_set_too_large_slow_or_broken_refuses_the_token(monkeypatch):

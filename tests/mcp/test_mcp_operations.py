@@ -113,3 +113,15 @@ def test_every_request_has_an_id_passed_on_returned_and_logged_without_the_token
         "desk",
     )
     assert all("secret-token-value" not in str(vars(r)) for r in records)
+
+
+def test_a_path_is_logged_as_sent_on_one_line_even_from_a_server_without_raw_path():
+    from toolspecs.mcp.operations import logged_path
+
+    sent = {"raw_path": b"/mcp%0Aforged", "path": "/mcp\nforged", "query_string": b"t=1"}
+    assert logged_path(sent) == "/mcp%0Aforged"
+    assert logged_path({"raw_path": b"/mcp?token=x"}) == "/mcp"  # never a query string
+    decoded = {"path": "/mcp\r\n2026 toolspecs.access POST /x 200 \\ \u202e\x00"}
+    assert logged_path(decoded) == (
+        "/mcp\\x0d\\x0a2026\\x20toolspecs.access\\x20POST\\x20/x\\x20200\\x20\\x5c\\x20\\u202e\\x00"
+    )

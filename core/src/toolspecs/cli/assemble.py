@@ -4,10 +4,14 @@
 module reads what its command line names, and :mod:`toolspecs.mcp` serves the tools.
 Each spec is built from the registry with its options, in this order (later wins):
 the spec's own defaults and environment variables (credentials as everywhere:
-arguments first, then the environment), the shared flags (``--allow-send``,
-``--allow-destructive``, ``--timezone``), then ``--option NAME.key=value`` (with one
-spec, ``--option key=value`` is for it). ``toolspecs call``, ``describe`` and ``schema``
-build their spec the same way (:func:`build_specs`).
+arguments first, then the environment), what the spec asks of a server (its class's
+``served_options``: a server is not a LlamaHub drop-in, so Gmail's ``send_draft`` there
+names the recipients a client shows for approval, ``confirm_recipients``), the shared
+flags (``--allow-send``, ``--allow-destructive``, ``--timezone``), then ``--option
+NAME.key=value`` (with one spec, ``--option key=value`` is for it;
+``--option gmail.confirm_recipients=no`` turns that default off). ``toolspecs call``,
+``describe`` and ``schema`` build their spec the same way (:func:`build_specs`), for a
+person at a terminal: without ``served_options``.
 
 **Tool names when several specs are served.** A spec keeps its tool names unless one
 of them is also a tool of another spec served; then every tool of that spec carries
@@ -67,7 +71,7 @@ class ServeSettings:
         tools: ``--tools`` values: ``[NAME.]TOOL``, ``all`` or ``default``, comma-separated.
         interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
             sign in its own way. ``False`` (a server): no browser login unless an
-            ``auth_flow`` option asks for one.
+            ``auth_flow`` option asks for one, and each spec's ``served_options`` apply.
         store: Where long results are kept (``--store``): ``memory`` or a Redis URL
             (``None``: in memory).
     """
@@ -288,9 +292,12 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
                     f"spec {base!r} has no accounts; serve it as {base}, without @{account}"
                 )
             chosen[name]["account"] = account
-        # Shared flags go to constructors that take them; for the others they set the
-        # ToolSpec attribute of the same name (read-only specs are not affected).
-        arguments = {k: v for k, v in shared.items() if k in known}
+        # A server's defaults first (the spec's served_options), then the shared flags,
+        # which go to constructors that take them; for the others they set the ToolSpec
+        # attribute of the same name (read-only specs are not affected).
+        served = {} if settings.interactive else getattr(cls, "served_options", {})
+        arguments = {k: v for k, v in served.items() if k in known}
+        arguments.update((k, v) for k, v in shared.items() if k in known)
         arguments.update(chosen[name])
         if settings.sandbox:
             arguments.update(sandbox_arguments(base, settings.sandbox_latency))

@@ -458,6 +458,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     allow_remote=args.allow_remote,
                     allowed_hosts=args.allowed_host,
                     max_sessions=args.max_sessions,
+                    max_sessions_per_user=args.max_sessions_per_user,
                     session_idle=float(args.session_idle),
                     stateless=args.stateless,
                     events=shared_events(specs),

@@ -47,6 +47,13 @@ def add_auth_arguments(serve: Any) -> None:
         "reading it as a JWT; needs --auth-client-id and $TOOLSPECS_INTROSPECT_SECRET",
     )
     group.add_argument(
+        "--auth-token-type",
+        choices=["at+jwt", "any"],
+        help="the header type a JWT access token must carry: at+jwt (default, RFC 9068: "
+        "no ID token of the issuer passes for an access token) or any, for issuers that "
+        "do not type their access tokens (they send JWT; the log says so once)",
+    )
+    group.add_argument(
         "--auth-client-id", metavar="ID", help="this server's client id at --auth-introspect"
     )
     group.add_argument(
@@ -80,7 +87,13 @@ def oauth_settings(
     issuer = getattr(args, "auth_issuer", None)
     others = [
         flag
-        for flag in ("auth_audience", "auth_jwks", "auth_introspect", "auth_client_id")
+        for flag in (
+            "auth_audience",
+            "auth_jwks",
+            "auth_introspect",
+            "auth_client_id",
+            "auth_token_type",
+        )
         if getattr(args, flag, None)
     ] + (["auth_scope"] if getattr(args, "auth_scope", None) else [])
     cache = getattr(args, "auth_introspect_cache", None)
@@ -97,6 +110,11 @@ def oauth_settings(
         raise ConfigurationError(
             "--auth-introspect-cache is for --auth-introspect URL; JWTs are checked here"
         )
+    token_type = getattr(args, "auth_token_type", None)
+    if token_type is not None and args.auth_introspect:
+        raise ConfigurationError(
+            "--auth-token-type is for JWTs read here; --auth-introspect asks the issuer"
+        )
     from toolspecs.cli.delegate import user_claims
     from toolspecs.mcp.oauth import INTROSPECT_CACHE_SECONDS, OAuthSettings
     from toolspecs.mcp.scopes import supported
@@ -111,4 +129,5 @@ def oauth_settings(
         required_scopes=tuple(args.auth_scope),
         scopes_supported=tuple(supported(tools_by_spec)),
         user_claims=user_claims(args),
+        token_type=token_type or "at+jwt",
     )

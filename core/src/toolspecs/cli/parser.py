@@ -295,6 +295,15 @@ def _add_serve(sub: Any) -> None:
         help="HTTP: at most N sessions at once (default 64)",
     )
     serve.add_argument(
+        "--max-sessions-per-user",
+        type=_positive,
+        default=8,
+        metavar="N",
+        help="HTTP: at most N of them for one signed-in user (--google-sign-in, "
+        "--auth-issuer), so one account cannot take them all; their next is refused "
+        "with 429 (default 8; counted on each replica)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=["off", "text", "json"],
         default="off",
@@ -304,10 +313,11 @@ def _add_serve(sub: Any) -> None:
     serve.add_argument(
         "--stateless",
         action="store_true",
-        help="HTTP: no sessions, every request stands alone, so any replica behind a load "
-        "balancer answers any request; long results are the user's (or the token holder's): "
-        "give every replica one --store redis://..., else each keeps its own (and its own "
-        "count of the user's running calls)",
+        help="HTTP: no sessions (whichever way clients sign in), every request stands "
+        "alone, so any replica behind a load balancer answers any request; long results "
+        "and the cap on running calls are the user's (or the token holder's), whatever "
+        "Mcp-Session-Id a client sends: give every replica one --store redis://..., else "
+        "each keeps its own",
     )
     serve.add_argument(
         "--no-confirm",

@@ -3,11 +3,14 @@
 A request is *sessionless* when it belongs to no session the server keeps:
 
 - the 2026-07-28 protocol (no handshake, no session, every request stands alone);
-- over HTTP without an ``Mcp-Session-Id``: ``toolspecs serve --http --stateless`` (mcp's
-  stateless streamable HTTP) answers handshake-era clients (2025-11-25) too, each request
-  on a connection of its own, so that any replica behind a load balancer answers any
-  request. (With sessions, mcp answers a request without the header only to
-  ``initialize``, which calls no tool.)
+- over HTTP on a connection without a session: ``toolspecs serve --http --stateless``
+  (mcp's stateless streamable HTTP) answers handshake-era clients (2025-11-25) too, each
+  request on a connection of its own, so that any replica behind a load balancer answers
+  any request. What decides is the session mcp keeps, never the ``Mcp-Session-Id`` a
+  client sends: under ``--stateless`` mcp keeps none and ignores the header, so a made-up
+  one must not make a request a session of its own, with a cap of its own (issue 38).
+  (With sessions, mcp answers a request without the header only to ``initialize``,
+  which calls no tool, and one with an unknown id with 404.)
 
 Such a request's stored results and running calls belong to the person it comes from,
 the same on every replica:
@@ -54,7 +57,6 @@ __all__ = [
 
 # The name of the static token holder's results in a shared store.
 TOKEN_HOLDER_KEY = "token-holder"
-SESSION_HEADER = "mcp-session-id"
 
 
 class TokenHolder:
@@ -64,11 +66,18 @@ class TokenHolder:
 
 
 def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
-    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session."""
+    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session.
+
+    Over HTTP, whether mcp serves it on a connection without a session id (stateless);
+    over stdio and in memory (no HTTP request), the connection is the session.
+    """
     if ctx.protocol_version in modern_versions:
         return True
-    headers = getattr(ctx.request, "headers", None)  # None over stdio and in memory
-    return headers is not None and SESSION_HEADER not in headers
+    if getattr(ctx.request, "headers", None) is None:  # None over stdio and in memory
+        return False
+    # Without mcp's internal (compat_mcp 1) this reads the per-request session, which has
+    # no id: every request is then counted as its user's, never as a session of its own.
+    return getattr(connection_of(ctx.session), "session_id", None) is None
 
 
 def is_token_holder(access: AccessToken | None) -> bool:

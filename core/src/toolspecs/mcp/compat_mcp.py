@@ -11,6 +11,8 @@ internals, each checked against the pinned mcp (2.x) by ``tests/mcp/test_mcp_com
    reads the same attribute). :func:`connection_of` falls back to the per-request session
    when it is missing: then every call is a session of its own, so a stored result can
    no longer be read by the next call, and the limit on running calls no longer holds.
+   Whether the connection has a session at all is its public ``session_id`` (``None``
+   under ``--stateless``), not the header a client sends (:mod:`toolspecs.mcp.callers`).
 2. The routes of ``streamable_http_app``'s Starlette app: behind an authorization server,
    mcp serves the Protected Resource Metadata with ``scopes_supported`` set to the scopes
    every request needs; :func:`routes_first` puts our own (the same metadata from mcp's
@@ -29,6 +31,13 @@ internals, each checked against the pinned mcp (2.x) by ``tests/mcp/test_mcp_com
    (session id -> transport). :func:`holds_session` reads it, so that a resume for a
    session of another replica is answered from Redis rather than with mcp's 404; without
    it (``None``) every resume goes to mcp, and only this process's sessions resume.
+5. ``StreamableHTTPSessionManager._session_owners`` (session id -> the
+   ``AuthorizationContext`` of the token that opened it, mcp's record for refusing a
+   session to anyone else) and ``_admit_session``, called under mcp's admission lock.
+   :func:`check_admissions` runs a check of ours first, with those owners, so that one
+   user's open sessions are counted when they open one more
+   (:mod:`toolspecs.mcp.sessions`). When either is missing it changes nothing and says
+   so: sessions are then bounded by ``max_sessions`` only, for everyone together.
 """
 
 from __future__ import annotations
@@ -72,3 +81,22 @@ def holds_session(manager: Any, session_id: str) -> bool | None:
     """Whether this process holds ``session_id`` (internal 4); ``None`` when it cannot tell."""
     held = getattr(manager, "_server_instances", None)
     return None if held is None else session_id in held
+
+
+def check_admissions(manager: Any, check: Callable[[Any, list[Any]], None]) -> bool:
+    """Before mcp admits a session, ``check(requestor, owners)`` may refuse it (internal 5).
+
+    ``owners`` are the ``AuthorizationContext`` of each session open; ``check`` refuses by
+    raising, and the exception reaches the app's middleware. Returns ``False`` (and
+    changes nothing) when this mcp admits sessions otherwise.
+    """
+    admit = getattr(manager, "_admit_session", None)
+    if admit is None or not isinstance(getattr(manager, "_session_owners", None), dict):
+        return False
+
+    def admitting(requestor: Any) -> Any:
+        check(requestor, list(manager._session_owners.values()))
+        return admit(requestor)
+
+    manager._admit_session = admitting
+    return True

@@ -17,6 +17,9 @@ tokens are good, in one of two ways:
   asymmetric algorithm only: never ``none`` nor a shared secret), ``iss`` (exactly the
   issuer), ``exp`` and ``nbf`` (with :data:`LEEWAY_SECONDS` of leeway) and ``aud``: the
   token must name this server's resource URL (a token for another audience is refused).
+  Its header must say ``typ: at+jwt`` (RFC 9068), so that no other JWT the issuer signed
+  for this audience (an ID token: ``JWT``) passes for one; issuers that do not type
+  their access tokens need ``--auth-token-type any`` (the log says so once).
 - :class:`IntrospectionVerifier` (``--auth-introspect URL``): the token is asked about at
   the issuer's introspection endpoint (RFC 7662), the server authenticating as
   ``--auth-client-id`` with the secret in ``$TOOLSPECS_INTROSPECT_SECRET``; an active
@@ -80,6 +83,8 @@ JWKS_SECONDS = 300.0
 REFETCH_SECONDS = 30.0
 # Signatures accepted: public-key ones only, so no shared secret and never "none".
 ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
+# The header types of a JWT access token (RFC 9068), compared without case.
+ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
 INTROSPECT_SECRET_ENV = "TOOLSPECS_INTROSPECT_SECRET"
 _INTROSPECT_NEEDS = (
     "--auth-introspect needs --auth-client-id ID and the client's secret in "
@@ -251,6 +256,8 @@ class JwtVerifier:
         jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
         transport: An ``httpx2`` transport for the fetches (tests).
         keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
+        token_type: ``"at+jwt"``: a token's ``typ`` must be ``at+jwt`` (RFC 9068);
+            ``"any"``: whatever it is (issuers that do not type their access tokens).
     """
 
     def __init__(
@@ -260,7 +267,10 @@ class JwtVerifier:
         jwks_url: str | None = None,
         transport: Any = None,
         keep: Sequence[str] = (),
+        token_type: str = "at+jwt",
     ) -> None:
+        self._typed = token_type != "any"
+        self._untyped_seen = False
         self._keep = tuple(keep)
         self._issuer = issuer
         self._resource = resource
@@ -290,6 +300,19 @@ class JwtVerifier:
             return None
         except OAuthFetchError as exc:
             logger.warning("cannot fetch the keys of %s: %s", self._issuer, exc)
+            return None
+        kind = str(header.get("typ", "")).lower()
+        if self._typed and kind not in ACCESS_TOKEN_TYPES:
+            # Signed for us, not typed as an access token: an ID token, or an issuer that
+            # types none. Said once, so that an operator learns which.
+            log = logger.debug if self._untyped_seen else logger.warning
+            self._untyped_seen = True
+            log(
+                "refused a token of %s typed %r, not 'at+jwt' (RFC 9068): an ID token, or "
+                "an issuer that does not type access tokens (then: --auth-token-type any)",
+                self._issuer,
+                kind or None,
+            )
             return None
         return _access(token, claims, self._resource, self._keep)
 
@@ -386,6 +409,8 @@ class OAuthSettings:
         scopes_supported: The scopes this server understands, published in its metadata.
         user_claims: The token claims passed on beside ``iss`` (``email``,
             ``email_verified``: whom ``--google-delegate`` acts as).
+        token_type: ``--auth-token-type``: ``at+jwt`` (a JWT's header must say so) or
+            ``any``.
     """
 
     issuer: str
@@ -397,6 +422,7 @@ class OAuthSettings:
     required_scopes: Sequence[str] = ()
     scopes_supported: Sequence[str] = ()
     user_claims: Sequence[str] = ()
+    token_type: str = "at+jwt"
 
     def __post_init__(self) -> None:
         checked_url(self.issuer, "--auth-issuer")
@@ -430,7 +456,9 @@ class OAuthSettings:
                 cache_seconds=self.introspect_cache,
                 keep=self.user_claims,
             )
-        return JwtVerifier(self.issuer, resource, self.jwks_url, keep=self.user_claims)
+        return JwtVerifier(
+            self.issuer, resource, self.jwks_url, keep=self.user_claims, token_type=self.token_type
+        )
 
 
 def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:

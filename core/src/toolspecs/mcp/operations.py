@@ -15,7 +15,10 @@
   method, path, status, milliseconds, and who called (the verified token's subject and
   client) when the request was authenticated. Never a header value, query string or
   body: no token can reach the log. The fields are record attributes (``extra``): a JSON
-  formatter (``toolspecs serve --log-format json``) writes them as keys.
+  formatter (``toolspecs serve --log-format json``) writes them as keys. The path is
+  logged as the client sent it (still percent-encoded), anything but a visible ASCII
+  character escaped (:func:`logged_path`): an unauthenticated ``GET /mcp%0A...`` cannot
+  start a line of its own in the text log (issue 38, finding 9).
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ __all__ = [
     "ServeState",
     "caller_of",
     "log_requests",
+    "logged_path",
 ]
 
 HEALTH_PATH = "/healthz"
@@ -46,6 +50,8 @@ READY_PATH = "/readyz"
 REQUEST_ID_HEADER = b"x-request-id"
 # A request id we pass on: what load balancers send (uuids, nginx's $request_id).
 _SAFE_ID = re.compile(rb"[A-Za-z0-9._-]{1,64}")
+# What a logged path never carries as it is: all but visible ASCII, and the backslash.
+_HIDDEN = re.compile(r"[^\x21-\x5b\x5d-\x7e]")
 
 access_log = logging.getLogger("toolspecs.access")
 
@@ -85,6 +91,24 @@ def caller_of(scope: Scope) -> dict[str, str]:
     if token.subject:
         found["user"] = str(token.subject)
     return found
+
+
+def logged_path(scope: Scope) -> str:
+    r"""The request's path as received, on one line of visible characters.
+
+    ``raw_path`` (the bytes sent, ``%0A`` still ``%0A``) where the server gives it, else
+    the decoded ``path``; a space, a control character, a backslash or anything past
+    ASCII is written ``\xNN`` (``\uNNNN``), so no path ends a log line or fakes one.
+    """
+    raw = scope.get("raw_path")
+    path = raw.decode("latin-1") if isinstance(raw, bytes) else str(scope.get("path", ""))
+    path = path.partition("?")[0]  # never a query string, should a server leave it there
+    return _HIDDEN.sub(_escaped, path)
+
+
+def _escaped(found: re.Match[str]) -> str:
+    code = ord(found.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def request_id(scope: Scope) -> str:
@@ -149,15 +173,16 @@ class Operations:
         try:
             await self.app(scope, receive, sending)
         finally:
+            path = logged_path(scope)
             access_log.info(
                 "%s %s %s",
                 scope.get("method", ""),
-                scope.get("path", ""),
+                path,
                 status,
                 extra={
                     "request_id": rid,
                     "method": scope.get("method", ""),
-                    "path": scope.get("path", ""),
+                    "path": path,
                     "status": status,
                     "ms": round((time.monotonic() - started) * 1000, 1),
                     **caller_of(scope),

@@ -10,6 +10,7 @@ from toolspecs.adapters.tools import require
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.mcp import auth
 from toolspecs.mcp.operations import Operations, ServeState
+from toolspecs.mcp.sessions import MAX_SESSIONS_PER_USER, bound_per_user
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -49,6 +50,7 @@ async def serve_http(
     allow_remote: bool = False,
     allowed_hosts: Sequence[str] = (),
     max_sessions: int = MAX_SESSIONS,
+    max_sessions_per_user: int = MAX_SESSIONS_PER_USER,
     session_idle: float = SESSION_IDLE_SECONDS,
     graceful: float = GRACEFUL_SECONDS,
     stateless: bool = False,
@@ -79,16 +81,18 @@ async def serve_http(
         allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
             needs them).
         max_sessions: At most this many sessions at once; a new one past it gets 503.
+        max_sessions_per_user: At most this many of them for one user (a token that
+            names one); their next gets 429 (:mod:`toolspecs.mcp.sessions`).
         session_idle: Seconds after which a session nobody uses is closed.
         graceful: Seconds the calls in flight get to finish at shutdown.
-        stateless: No sessions (mcp's stateless streamable HTTP): every request stands
-            alone, so any replica behind a load balancer answers any request, for
-            handshake-era clients too. Stored results are the caller's
-            (:mod:`toolspecs.mcp.callers`): shared by replicas through a shared store,
-            else each replica's own (so is the count of their running calls, given to
-            :func:`toolspecs.mcp.build_server` as ``shared_calls``). ``max_sessions``
-            and ``session_idle`` do not apply, nor do ``events``: a dropped stream's
-            answer is lost.
+        stateless: No sessions (mcp's stateless streamable HTTP), whichever way clients
+            authenticate: every request stands alone, so any replica behind a load
+            balancer answers any request, for handshake-era clients too. Stored results
+            are the caller's (:mod:`toolspecs.mcp.callers`): shared by replicas through a
+            shared store, else each replica's own (so is the count of their running
+            calls, given to :func:`toolspecs.mcp.build_server` as ``shared_calls``).
+            ``max_sessions``, ``max_sessions_per_user`` and ``session_idle`` do not
+            apply, nor do ``events``: a dropped stream's answer is lost.
         events: Where stateful sessions keep their SSE events, so that a client whose
             stream drops resumes it (``Last-Event-ID``) and gets its answer
             (:mod:`toolspecs.mcp.resumption`): by default in this process
@@ -97,8 +101,8 @@ async def serve_http(
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
-            given, or the token is too short, or neither or both of ``token`` and
-            ``oauth`` are given.
+            given, or the token is too short, or not exactly one of ``token``, ``oauth``
+            and ``sign_in`` is given.
     """
     require("uvicorn", "mcp")  # a dependency of mcp: an ImportError names the extra now
     if [token, oauth, sign_in].count(None) != 2:
@@ -122,41 +126,76 @@ async def serve_http(
         raise
     shown = f"[{address}]" if family == socket.AF_INET6 else address
     url = f"http://{shown}:{bound}{MCP_PATH}"
+    app = http_app(
+        server,
+        url,
+        security,
+        token=token,
+        oauth=oauth,
+        sign_in=sign_in,
+        max_sessions=max_sessions,
+        max_sessions_per_user=max_sessions_per_user,
+        session_idle=session_idle,
+        stateless=stateless,
+        events=events,
+    )
+    await _run(app, listening, url, ready, graceful)
+
+
+def http_app(
+    server: Server[Any],
+    url: str,
+    security: Any,
+    *,
+    token: str | None = None,
+    oauth: OAuthSettings | None = None,
+    sign_in: Callable[[str], Any] | None = None,
+    max_sessions: int = MAX_SESSIONS,
+    max_sessions_per_user: int = MAX_SESSIONS_PER_USER,
+    session_idle: float = SESSION_IDLE_SECONDS,
+    stateless: bool = False,
+    events: EventBackend | None = None,
+) -> Any:
+    """The app :func:`serve_http` serves at ``url`` (before health, ids and logs).
+
+    Args:
+        server: From :func:`toolspecs.mcp.build_server`.
+        url: Where it is served (``http://HOST:PORT/mcp``).
+        security: The DNS-rebinding check (:func:`toolspecs.mcp.auth.transport_security`).
+        token: See :func:`serve_http`, as every other argument (one of ``token``,
+            ``oauth`` and ``sign_in``).
+        oauth: See :func:`serve_http`.
+        sign_in: See :func:`serve_http`.
+        max_sessions: See :func:`serve_http`.
+        max_sessions_per_user: See :func:`serve_http`.
+        session_idle: See :func:`serve_http`.
+        stateless: See :func:`serve_http`.
+        events: See :func:`serve_http`.
+    """
+    sessions = {
+        "streamable_http_path": MCP_PATH,
+        "transport_security": security,
+        "max_sessions": max_sessions,
+        "session_idle_timeout": session_idle,
+        "stateless_http": stateless,
+    }
     if sign_in is not None:
         from toolspecs.mcp.google_accounts import sign_in_app
 
-        app = sign_in_app(
-            server,
-            sign_in(url),
-            streamable_http_path=MCP_PATH,
-            transport_security=security,
-            max_sessions=max_sessions,
-            session_idle_timeout=session_idle,
-        )
-        _resumable(server, events)
-        return await _run(app, listening, url, ready, graceful)
-    if oauth is None:
+        app = sign_in_app(server, sign_in(url), **sessions)
+    elif oauth is None:
         settings, verifier = auth.auth_settings(url), auth.StaticTokenVerifier(token or "")
+        app = server.streamable_http_app(auth=settings, token_verifier=verifier, **sessions)
     else:
-        from toolspecs.mcp.oauth import resource_settings
+        from toolspecs.mcp.oauth import publish_scopes, resource_settings
 
         settings, verifier = resource_settings(oauth, url)
-    app = server.streamable_http_app(
-        streamable_http_path=MCP_PATH,
-        transport_security=security,
-        auth=settings,
-        token_verifier=verifier,
-        max_sessions=max_sessions,
-        session_idle_timeout=session_idle,
-        stateless_http=stateless,
-    )
+        app = server.streamable_http_app(auth=settings, token_verifier=verifier, **sessions)
+        publish_scopes(app, settings, oauth.scopes_supported)
     if not stateless:
         _resumable(server, events)
-    if oauth is not None:
-        from toolspecs.mcp.oauth import publish_scopes
-
-        publish_scopes(app, settings, oauth.scopes_supported)
-    await _run(app, listening, url, ready, graceful)
+        bound_per_user(app, server.session_manager, max_sessions_per_user, session_idle)
+    return app
 
 
 def _resumable(server: Server[Any], events: EventBackend | None) -> None:

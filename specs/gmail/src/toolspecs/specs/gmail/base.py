@@ -78,8 +78,11 @@ class GmailToolSpec(DraftTools):
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
         confirm_recipients: ``send_draft`` needs ``recipients``, the addresses the draft
             goes to, so that what a host asks the person to approve names who receives
-            the mail (recommended for servers). Off by default: LlamaHub's
-            ``send_draft(draft_id)`` keeps working. Given ``recipients`` are checked either way.
+            the mail; refused without them, it names the draft's recipients, subject
+            and attachments. Off by default: LlamaHub's ``send_draft(draft_id)`` keeps
+            working; on in ``toolspecs serve`` (``served_options``; ``--option
+            gmail.confirm_recipients=no`` turns it off). Given ``recipients`` are checked
+            either way.
         allowed_recipients: Address patterns mail may go to (``['*@example.com',
             'ada@example.org']``, case-insensitive, as ``fnmatch``): drafts and sends to any
             other address are refused. ``None`` or ``[]`` (the default): any address.
@@ -146,6 +149,10 @@ class GmailToolSpec(DraftTools):
     max_results: int = 10
     # Bytes of one attachment read_attachment downloads at most (from its size in Gmail).
     max_attachment_bytes: int = MAX_ATTACHMENT_BYTES
+    # What `toolspecs serve` builds the spec with unless --option says otherwise: a server
+    # is no drop-in, and its clients that confirm a call from its arguments should show
+    # whom a send goes to (issue 38). LlamaHub's constructor default stays off.
+    served_options: ClassVar[dict[str, Any]] = {"confirm_recipients": True}
 
     def __init__(
         self,

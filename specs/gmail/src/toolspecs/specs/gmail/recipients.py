@@ -8,8 +8,8 @@ from email.utils import parseaddr
 from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google.gmail import ADDRESS_LIMIT
-from toolspecs.specs.gmail.compose import Draft
-from toolspecs.specs.gmail.render import people
+from toolspecs.specs.gmail.compose import Draft, attachment_parts
+from toolspecs.specs.gmail.render import carried, people, subject_of
 from toolspecs.specs.google_base import parse_addresses
 
 
@@ -17,6 +17,9 @@ def check_expected(
     draft_id: str, draft: Draft, recipients: list[str] | None, required: bool = False
 ) -> None:
     """``recipients`` (``required``: ``confirm_recipients``) are the draft's own, as a set.
+
+    Asked for them, the agent is told the draft's recipients, subject and attachments,
+    which the person then reads before they approve the call that names the recipients.
 
     Raises:
         FixArguments: When they are missing but required, or are not the draft's own.
@@ -26,9 +29,12 @@ def check_expected(
     if recipients is None:
         if not required:
             return
+        # What a client that asks from the call's arguments cannot show: said here.
+        what = f"subject: {subject_of(draft)}; {carried(attachment_parts(draft.source))}"
         raise FixArguments(
             f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
-            f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}.",
+            f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}; "
+            f"{what}.",
             f"If the user approved sending to them, call {ref('send_draft')}(draft_id="
             f"'{draft_id}', recipients=[...]) with these addresses; otherwise "
             + (
