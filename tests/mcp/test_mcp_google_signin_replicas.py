@@ -274,14 +274,18 @@ def test_a_refresh_token_redeemed_twice_at_once_succeeds_once_then_its_grant_end
                     tg.start_soon(redeem)
 
         anyio.run(both)
+        # At most one exchange succeeds: the one that spends the token first, unless a
+        # reuse has revoked the grant before it issued (then none does; both are right).
         statuses = sorted(r.status_code for r in answers)
-        assert statuses == [200, 400, 400, 400], [r.text for r in answers]
+        assert statuses in ([200, 400, 400, 400], [400] * 4), [r.text for r in answers]
         assert {r.json()["error"] for r in answers if r.status_code == 400} == {"invalid_grant"}
         # One refresh token presented four times: reuse (RFC 9700 4.14.2), so its grant is
         # revoked, the winner's new tokens with it, on both replicas.
-        (fresh,) = [r.json() for r in answers if r.status_code == 200]
-        for replica in (a, b):
-            assert refused(replica, fresh, tokens["client_id"]) == (401, "invalid_grant")
+        for fresh in [r.json() for r in answers if r.status_code == 200]:
+            for replica in (a, b):
+                assert refused(replica, fresh, tokens["client_id"]) == (401, "invalid_grant")
+        for replica in (a, b):  # and the tokens it came from
+            assert refused(replica, tokens, tokens["client_id"]) == (401, "invalid_grant")
 
 
 def test_taking_a_record_is_atomic_across_many_takers(redis_url):
