@@ -98,11 +98,18 @@ def test_the_rebinding_check_names_this_address_and_port_only():
     ]
     assert "http://localhost:8123" in loop.allowed_origins
     remote = auth.transport_security("192.0.2.7", 80, ["MCP.example.com"])
-    assert remote.allowed_hosts == ["192.0.2.7:80", "mcp.example.com:80"]
+    # On port 80 clients send the name alone (a default port is left out).
+    assert remote.allowed_hosts == [
+        "192.0.2.7:80",
+        "mcp.example.com:80",
+        "192.0.2.7",
+        "mcp.example.com",
+    ]
     with pytest.raises(ConfigurationError, match="--allowed-host NAME"):
         auth.transport_security("0.0.0.0", 80)
     assert auth.transport_security("::", 80, ["mcp.example.com"]).allowed_hosts == [
-        "mcp.example.com:80"
+        "mcp.example.com:80",
+        "mcp.example.com",
     ]
 
 
@@ -116,5 +123,7 @@ def test_an_allowed_host_with_a_port_keeps_it_for_a_load_balancers_address():
         "mcp.example.com:443",
         "[::1]:9000",
         "mcp.example.com:8123",
+        "mcp.example.com",  # behind https on 443, a client's Host has no port
     ]
     assert "https://mcp.example.com:443" in security.allowed_origins
+    assert "https://mcp.example.com" in security.allowed_origins

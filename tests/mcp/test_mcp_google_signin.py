@@ -298,6 +298,32 @@ def test_sign_in_settings_that_cannot_work_are_refused_in_one_line():
             "TOOLSPECS_GOOGLE_CLIENT_SECRET",
         ),
         (("--google-sign-in",), {"TOOLSPECS_TOKEN_KEY": key}, "is for --http"),
+        (("--http", "--public-url", "https://mcp.example.com"), {}, "is for --google-sign-in"),
+        # Served to other machines, the issuer and Google's redirect URI must be the
+        # address browsers reach (mcp refuses a plain-http issuer with a traceback).
+        (
+            (
+                "--http",
+                "--google-sign-in",
+                "--host",
+                "0.0.0.0",
+                "--allow-remote",
+                "--allowed-host",
+                "mcp.example.com",
+            ),
+            {"TOOLSPECS_TOKEN_KEY": key},
+            "needs --public-url https://HOST",
+        ),
+        (
+            ("--http", "--google-sign-in", "--public-url", "http://mcp.example.com"),
+            {"TOOLSPECS_TOKEN_KEY": key},
+            "is not an https URL",
+        ),
+        (
+            ("--http", "--google-sign-in", "--public-url", "https://mcp.example.com/mcp"),
+            {"TOOLSPECS_TOKEN_KEY": key},
+            "give the origin alone",
+        ),
         (
             ("--http", "--google-sign-in", "--auth-issuer", "https://login.example.com"),
             {"TOOLSPECS_TOKEN_KEY": key},
@@ -369,6 +395,54 @@ def test_serve_google_sign_in_is_an_authorization_server_sending_people_to_googl
         assert all(s.startswith("https://www.googleapis.com/auth/gmail.") for s in scopes[2:])
         assert asked["redirect_uri"] == [f"{base}/oauth/google/callback"]
         assert asked["client_id"] == [CLIENT_ID] and CLIENT_SECRET not in google
+
+
+@pytest.mark.serving
+def test_behind_a_tls_proxy_the_public_url_is_the_issuer_the_consent_and_googles_redirect():
+    environment = {
+        **os.environ,
+        **SIGN_IN_ENV,
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    public = "https://mcp.example.com"
+    args = ("gmail", "--google-sign-in", "--public-url", public)
+    with toolspecs_serve(*args, env=environment) as (url, said):
+        assert f"register {public}/oauth/google/callback" in said[-1]
+        # What the proxy passes on: the name clients use, without the default port.
+        proxied = {"Host": "mcp.example.com", "X-Forwarded-Proto": "https"}
+        with httpx2.Client(timeout=30, headers=proxied) as http:
+            unauthorized = http.post(url, json={}, headers={"Accept": "application/json"})
+            assert unauthorized.status_code == 401
+            pointer = unauthorized.headers["www-authenticate"]
+            assert f'resource_metadata="{public}/.well-known/oauth-protected-resource' in pointer
+            base = url.rsplit("/", 1)[0]
+            metadata = http.get(f"{base}/.well-known/oauth-authorization-server").json()
+            assert metadata["issuer"] == public
+            assert metadata["authorization_endpoint"] == f"{public}/authorize"
+            redirect = "http://127.0.0.1:9/cb"
+            client = http.post(
+                f"{base}/register",
+                json={"redirect_uris": [redirect], "token_endpoint_auth_method": "none"},
+            ).json()
+            query = {
+                "response_type": "code",
+                "client_id": client["client_id"],
+                "redirect_uri": redirect,
+                "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+                "code_challenge_method": "S256",
+                "state": "s",
+                "resource": f"{public}/mcp",
+            }
+            sent = http.get(f"{base}/authorize", params=query)
+            assert sent.status_code == 302, sent.text
+            consent = sent.headers["location"]
+            assert consent.startswith(f"{public}/oauth/consent?")
+            page = http.get(base + consent.removeprefix(public))
+            assert page.status_code == 200
+            # Over https the binding cookie is host-only and sent back over TLS only.
+            cookie = page.headers["set-cookie"]
+            assert cookie.startswith("__Host-") and "Secure" in cookie and "Domain" not in cookie
+            assert f'action="{public}/oauth/consent"' in page.text
 
 
 @pytest.mark.serving

@@ -16,6 +16,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel
@@ -24,7 +25,7 @@ from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_s
 from toolspecs.cli.delegate import google_delegation
 from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
-from toolspecs.cli.signin import google_sign_in
+from toolspecs.cli.signin import google_sign_in, public_url
 from toolspecs.core import structured
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
@@ -419,6 +420,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         from toolspecs.mcp.auth import bearer_token
 
         shared = oauth is None and sign_in is None
+        # --public-url: the proxy's address is one clients name in Host (its default port
+        # left out: toolspecs.mcp.auth.transport_security).
+        public = public_url(args.public_url) if getattr(args, "public_url", None) else None
+        hosts = list(args.allowed_host)
+        if public is not None:
+            parts = urlsplit(public)
+            port = parts.port or (443 if parts.scheme == "https" else 80)
+            hosts.append(f"{parts.hostname}:{port}")
         token, where = bearer_token(args.token_file) if shared else (None, "")  # one line
 
         def serving(url: str) -> None:
@@ -434,8 +443,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
             elif sign_in is not None:
                 say = (
                     "toolspecs: users sign in with Google; register "
-                    f"{url.rsplit('/', 1)[0]}/oauth/google/callback as the OAuth client's "
-                    "redirect URI"
+                    f"{public or url.rsplit('/', 1)[0]}/oauth/google/callback as the OAuth "
+                    "client's redirect URI"
                 )
             if args.allow_remote:
                 say += (
@@ -456,7 +465,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
                     oauth=oauth,
                     sign_in=sign_in,
                     allow_remote=args.allow_remote,
-                    allowed_hosts=args.allowed_host,
+                    allowed_hosts=hosts,
                     max_sessions=args.max_sessions,
                     max_sessions_per_user=args.max_sessions_per_user,
                     session_idle=float(args.session_idle),

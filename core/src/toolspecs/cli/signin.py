@@ -13,13 +13,14 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 if TYPE_CHECKING:
     from toolspecs.cli.assemble import ServeSettings
     from toolspecs.core.spec import ToolSpec
     from toolspecs.mcp.user_tools import UserTools
 
-__all__ = ["add_sign_in_arguments", "google_sign_in"]
+__all__ = ["add_sign_in_arguments", "google_sign_in", "public_url"]
 
 
 def add_sign_in_arguments(serve: Any) -> None:
@@ -39,6 +40,13 @@ def add_sign_in_arguments(serve: Any) -> None:
         "--google-client-id",
         metavar="ID",
         help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
+    )
+    group.add_argument(
+        "--public-url",
+        metavar="URL",
+        help="the https address browsers and clients reach this server at, behind your TLS "
+        "proxy (https://mcp.example.com): the issuer clients see, URL/mcp, and Google's "
+        "redirect URI URL/oauth/google/callback; needed unless it serves 127.0.0.1 only",
     )
     # Registration bounds (toolspecs.mcp.registration); the defaults are RegistrationLimits'.
     group.add_argument(
@@ -94,8 +102,9 @@ def google_sign_in(
 
     limits = {to: getattr(args, name) for name, to in _LIMITS.items() if getattr(args, name, None)}
     if not getattr(args, "google_sign_in", False):
-        if getattr(args, "google_client_id", None):
-            raise ConfigurationError("--google-client-id is for --google-sign-in")
+        for flag in ("google_client_id", "public_url"):
+            if getattr(args, flag, None):
+                raise ConfigurationError(f"--{flag.replace('_', '-')} is for --google-sign-in")
         if limits:
             raise ConfigurationError("--register-* and --unused-clients are for --google-sign-in")
         return None
@@ -104,6 +113,7 @@ def google_sign_in(
     if getattr(args, "auth_issuer", None):
         raise ConfigurationError("give --google-sign-in or --auth-issuer, not both")
     from toolspecs.cli.user_specs import acting_as, google_scopes
+    from toolspecs.mcp.auth import is_loopback
     from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
     from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
     from toolspecs.mcp.registration import RegistrationLimits
@@ -111,6 +121,7 @@ def google_sign_in(
     from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
     from toolspecs.mcp.user_tools import User, UserTools
 
+    public = public_url(args.public_url) if args.public_url else None
     google = GoogleSignIn.from_env(google_scopes(specs), args.google_client_id)
     fernet = fernet_from_env()
     vault = RedisTokenVault(fernet, settings.store) if settings.store else TokenVault(fernet)
@@ -119,7 +130,14 @@ def google_sign_in(
     made: list[GoogleSignInProvider] = []
 
     def provider(url: str) -> GoogleSignInProvider:
-        base = url.rsplit("/", 1)[0]
+        base, path = url.rsplit("/", 1)
+        if public is not None:  # behind a TLS proxy: the address people's browsers reach
+            base, url = public, f"{public}/{path}"
+        elif not is_loopback(urlsplit(url).hostname or ""):
+            raise ConfigurationError(
+                f"--google-sign-in serving other machines needs --public-url https://HOST: "
+                f"the address browsers and Google reach (behind TLS), not {base}"
+            )
         bounds = RegistrationLimits(**limits)
         made.append(GoogleSignInProvider(google, vault, base, url, state=state, limits=bounds))
         # A user forgotten (signed out, or Google refused their refresh token) loses their
@@ -132,3 +150,21 @@ def google_sign_in(
 
     user_tools = UserTools(build, names, version=lambda user: user.claims.get(GENERATION_CLAIM))
     return user_tools, provider
+
+
+def public_url(url: str) -> str:
+    """``--public-url``: an https origin (http only on 127.0.0.1), without a trailing slash.
+
+    Raises:
+        ConfigurationError: For another scheme, a remote http, a path, a query or a fragment.
+    """
+    from toolspecs.core.errors import ConfigurationError
+    from toolspecs.mcp.oauth import checked_url
+
+    checked = checked_url(url, "--public-url").rstrip("/")
+    if urlsplit(checked).path:
+        raise ConfigurationError(
+            f"--public-url {url!r} has a path; give the origin alone, e.g. "
+            "https://mcp.example.com (the server adds /mcp and /oauth/google/callback)"
+        )
+    return checked

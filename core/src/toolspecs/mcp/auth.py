@@ -162,7 +162,8 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
     ``Host`` must name this address (on loopback: also ``localhost``, ``127.0.0.1`` or
     ``[::1]``) or one of ``allowed_hosts``, with this port; an ``Origin``, when sent, the
     same over http or https. An allowed host written with a port (``mcp.example.com:443``,
-    ``127.0.0.1:8080``) keeps it: the address clients reach through a load balancer.
+    ``127.0.0.1:8080``) keeps it: the address clients reach through a load balancer; with
+    port 443 or 80, the name alone is allowed too, as clients leave a default port out.
 
     Raises:
         ConfigurationError: When the address is a wildcard (``0.0.0.0``, ``::``) and no
@@ -182,6 +183,7 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
         names += ["localhost", "127.0.0.1", "[::1]"]
     names += [h.strip().lower() for h in allowed_hosts if h.strip()]
     hosts = list(dict.fromkeys(name if _has_port(name) else f"{name}:{port}" for name in names))
+    hosts += [h.rpartition(":")[0] for h in hosts if h.endswith((":443", ":80"))]
     origins = [f"{scheme}://{host}" for host in hosts for scheme in ("http", "https")]
     return security.TransportSecuritySettings(
         enable_dns_rebinding_protection=True, allowed_hosts=hosts, allowed_origins=origins
