@@ -14,12 +14,16 @@ from __future__ import annotations
 import base64
 import hashlib
 import logging
+import os
 import secrets
+import subprocess
 
 import anyio
 import httpx2
 import pytest
-from google_signin_fakes import secret_of
+from cryptography.fernet import Fernet
+from google_signin_fakes import SIGN_IN_ENV, secret_of
+from serving import TOOLSPECS, toolspecs_serve
 from test_mcp_google_signin import PEOPLE, SEARCH, Storage, serving, signed_in, text_of
 from test_mcp_google_signin_grants import base_of, expired, refused
 from test_mcp_google_signin_replicas import call, redis, sign_in, two_replicas
@@ -350,3 +354,41 @@ def test_a_code_redeemed_on_two_replicas_at_once_gives_at_most_one_answer_then_i
         for won in [r.json() for r in answers if r.status_code == 200]:
             for replica in (a, b):
                 assert refused_by(replica, won, started["client_id"]) == (401, "invalid_grant")
+
+
+# The operator's options.
+
+
+@pytest.mark.serving
+def test_serve_takes_the_sign_in_rates_as_options_and_refuses_bad_ones_in_one_line():
+    environment = {
+        **os.environ,
+        **SIGN_IN_ENV,
+        "TOOLSPECS_TOKEN_KEY": Fernet.generate_key().decode(),
+    }
+    rates = ("--authorize-per-address", "2", "--authorize-total", "50", "--token-per-client", "3")
+    with toolspecs_serve("gmail", "--google-sign-in", *rates, env=environment) as (url, _):
+        with httpx2.Client(timeout=30) as http:
+            authorize = attacker(http, url.rsplit("/", 1)[0], url)
+            here = url.rsplit("/", 1)[0]
+            answers = [authorize(here, "203.0.113.7") for _ in range(3)]
+        assert [a.status_code for a in answers[:2]] == [302, 302]
+        busy_page(answers[2], "from your address")
+        assert int(answers[2].headers["retry-after"]) <= 600  # ten-minute windows
+    cases = [
+        (("--http", "--google-sign-in", "--authorize-total", "0"), "not a whole number"),
+        (("--http", "--token-per-client", "5"), "--token-per-client is for --google-sign-in"),
+    ]
+    for args, message in cases:
+        done = subprocess.run(
+            [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=environment,
+            check=False,
+        )
+        assert done.returncode != 0, args
+        (line,) = done.stderr.strip().splitlines()
+        assert message in line, (args, line)
