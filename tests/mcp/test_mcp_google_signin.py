@@ -16,7 +16,7 @@ import os
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -131,10 +131,19 @@ class Storage:
         self.client = client_info
 
 
-async def approved(browser: httpx2.AsyncClient, authorize_url: str) -> str:
-    """The person opens the /authorize link and approves on our page: Google's URL."""
+async def approved(
+    browser: httpx2.AsyncClient,
+    authorize_url: str,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
+) -> str:
+    """The person opens the /authorize link and approves on our page: Google's URL.
+
+    ``meanwhile`` runs after /authorize, before the person reads the page.
+    """
     to_consent = await browser.get(authorize_url)
     assert to_consent.status_code == 302, to_consent.text
+    if meanwhile is not None:
+        await meanwhile()
     page = await browser.get(to_consent.headers["location"])
     action, form = consent_form(page, "approve")
     to_google = await browser.post(action, data=form)
@@ -143,9 +152,18 @@ async def approved(browser: httpx2.AsyncClient, authorize_url: str) -> str:
 
 
 async def signed_in(
-    running: Running, email: str, calls: list[tuple[str, dict]], storage: Storage | None = None
+    running: Running,
+    email: str,
+    calls: list[tuple[str, dict]],
+    storage: Storage | None = None,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
+    codes: list[str] | None = None,
 ) -> list:
-    """``email`` connects with mcp's OAuth client, consents at the fake Google, calls."""
+    """``email`` connects with mcp's OAuth client, consents at the fake Google, calls.
+
+    ``meanwhile`` runs while the person is on their way (see :func:`approved`); each code
+    of ours the client is given is added to ``codes``.
+    """
     answered: dict[str, str | None] = {}
 
     async def browser(authorize_url: str) -> None:
@@ -153,13 +171,15 @@ async def signed_in(
         # consent page, where they approve; that sends it to Google; Google's consent
         # sends it to our callback; that sends it to the client with a code.
         async with httpx2.AsyncClient(timeout=30, follow_redirects=False) as browser:
-            to_google = await approved(browser, authorize_url)
+            to_google = await approved(browser, authorize_url, meanwhile)
             back = running.google.consent(to_google, email)
             to_client = await browser.get(back)
             assert to_client.status_code == 302, to_client.text
         query = parse_qs(urlsplit(to_client.headers["location"]).query)
         answered["code"] = query["code"][0]
         answered["state"] = query.get("state", [None])[0]
+        if codes is not None:
+            codes.append(query["code"][0])
 
     async def callback() -> AuthorizationCodeResult:
         return AuthorizationCodeResult(code=answered["code"], state=answered["state"])

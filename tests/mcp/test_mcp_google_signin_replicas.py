@@ -21,7 +21,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -150,11 +150,17 @@ def register(http: httpx2.Client, replica: Replica) -> str:
 
 
 def sign_in(
-    cluster: Cluster, email: str, route: str = "AAAA", client_id: str | None = None
+    cluster: Cluster,
+    email: str,
+    route: str = "AAAA",
+    client_id: str | None = None,
+    meanwhile: Callable[[], None] | None = None,
+    redeem: bool = True,
 ) -> dict[str, Any]:
     """The whole flow, each step on the replica ``route`` names: register, authorize (and
     our consent page), the approval and Google's callback, token. Returns the token answer
-    (and the client id)."""
+    (and the client id). ``meanwhile`` runs after /authorize, before the page is read;
+    without ``redeem``, the flow stops before the token: the code, verifier and client id."""
     steps = [cluster.replicas[ord(c) - ord("A")] for c in route]
     verifier = secrets.token_urlsafe(48)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
@@ -173,6 +179,8 @@ def sign_in(
             },
         )
         assert sent.status_code == 302, sent.text
+        if meanwhile is not None:
+            meanwhile()
         # The person approves on our consent page: shown by one replica, answered to
         # the replica of Google's callback (the trip and its binding are in Redis).
         action, form = consent_form(http.get(on(steps[1], sent.headers["location"])))
@@ -183,6 +191,8 @@ def sign_in(
         assert to_client.status_code == 302, to_client.text
         query = parse_qs(urlsplit(to_client.headers["location"]).query)
         assert query["state"] == ["client-state"]
+        if not redeem:
+            return {"code": query["code"][0], "verifier": verifier, "client_id": client_id}
         tokens = http.post(
             f"{steps[3].url}/token",
             data={

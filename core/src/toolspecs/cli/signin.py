@@ -69,12 +69,38 @@ def add_sign_in_arguments(serve: Any) -> None:
         help="registered clients kept that have not signed anyone in yet, each for a day; "
         "past N the oldest go (default 1000); clients that did are never dropped",
     )
+    # Sign-in and token rates (toolspecs.mcp.request_limits); the defaults are RequestLimits'.
+    group.add_argument(
+        "--authorize-per-address",
+        type=_count,
+        metavar="N",
+        help="sign-ins one address (an IPv6 /64) may start per 10 minutes, else 429 "
+        "(default 60); behind a proxy it must send X-Forwarded-For",
+    )
+    group.add_argument(
+        "--authorize-total",
+        type=_count,
+        metavar="N",
+        help="sign-ins all addresses together may start per 10 minutes (default 1000); "
+        "twice as many are kept under way at most",
+    )
+    group.add_argument(
+        "--token-per-client",
+        type=_count,
+        metavar="N",
+        help="token refreshes one client may make per 10 minutes, else 429 (default 60)",
+    )
 
 
 _LIMITS = {
     "register_per_address": "per_address",
     "register_per_hour": "total",
     "unused_clients": "unused",
+}
+_RATES = {
+    "authorize_per_address": "authorize_per_address",
+    "authorize_total": "authorize_total",
+    "token_per_client": "token_per_client",
 }
 
 
@@ -101,8 +127,9 @@ def google_sign_in(
     from toolspecs.core.errors import ConfigurationError
 
     limits = {to: getattr(args, name) for name, to in _LIMITS.items() if getattr(args, name, None)}
+    rates = {to: getattr(args, name) for name, to in _RATES.items() if getattr(args, name, None)}
     if not getattr(args, "google_sign_in", False):
-        for flag in ("google_client_id", "public_url"):
+        for flag in ("google_client_id", "public_url", *_RATES):
             if getattr(args, flag, None):
                 raise ConfigurationError(f"--{flag.replace('_', '-')} is for --google-sign-in")
         if limits:
@@ -117,6 +144,7 @@ def google_sign_in(
     from toolspecs.mcp.google_accounts import SIGN_IN_AGAIN, GoogleSignIn
     from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
     from toolspecs.mcp.registration import RegistrationLimits
+    from toolspecs.mcp.request_limits import RequestLimits
     from toolspecs.mcp.signin_state import RedisSignInState, SignInState
     from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
     from toolspecs.mcp.user_tools import User, UserTools
@@ -138,8 +166,12 @@ def google_sign_in(
                 f"--google-sign-in serving other machines needs --public-url https://HOST: "
                 f"the address browsers and Google reach (behind TLS), not {base}"
             )
-        bounds = RegistrationLimits(**limits)
-        made.append(GoogleSignInProvider(google, vault, base, url, state=state, limits=bounds))
+        bounds, rated = RegistrationLimits(**limits), RequestLimits(**rates)
+        made.append(
+            GoogleSignInProvider(
+                google, vault, base, url, state=state, limits=bounds, request_limits=rated
+            )
+        )
         # A user forgotten (signed out, or Google refused their refresh token) loses their
         # tools here at once; other replicas see their sign-in generation move on.
         made[-1].on_forget.append(lambda subject: user_tools.drop(User.named(subject, base)))

@@ -203,9 +203,9 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
     mcp serves the metadata, ``/authorize``, ``/token``, ``/register`` and ``/revoke``
     from the provider, checks our tokens' audience, and answers 401 with the Protected
     Resource Metadata pointer; we add our consent page (:mod:`toolspecs.mcp.signin_consent`),
-    Google's callback and ``/register``'s rate limit.
+    Google's callback and the rate limits of ``/register``, ``/authorize`` and ``/token``.
     """
-    from toolspecs.mcp.registration import RegistrationLimit
+    from toolspecs.mcp.request_limits import RequestLimit
 
     settings_module = require("mcp.server.auth.settings", "mcp")
     routing = require("starlette.routing", "mcp")
@@ -224,8 +224,8 @@ def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
         custom_starlette_routes=[callback, *provider.consent.routes()],
         **options,
     )
-    # /register past its rate limit: a 429 before mcp's handler (toolspecs.mcp.registration).
-    app.add_middleware(RegistrationLimit, provider=provider)
+    # A request past its rate limit: a 429 before mcp's handler (toolspecs.mcp.request_limits).
+    app.add_middleware(RequestLimit, provider=provider)
     # Outermost of the app's middleware (inside Starlette's error middleware, which would
     # answer a 500 and log a traceback): the bearer check and every auth endpoint.
     app.add_middleware(_StateUnavailable)

@@ -39,13 +39,17 @@ refresh is google-auth's.
 
 Our clients, trips, codes and tokens are kept by the SHA-256 of their secret in a
 :class:`toolspecs.mcp.signin_state.SignInState` (this process) or
-``RedisSignInState`` (``--store redis://``: every replica accepts what any issued); codes
-are taken once, atomically. Registration is bounded (:mod:`toolspecs.mcp.registration`):
-rate-limited per address and overall, never-used clients in a small pool of their own
-for a day, used ones never evicted, redirect URIs https, loopback http or an app's own
+``RedisSignInState`` (``--store redis://``: every replica accepts what any issued).
+``/register``, ``/authorize`` and ``/token`` are rate-limited per address, overall and
+(refreshes) per client, 429 with ``Retry-After`` (:mod:`toolspecs.mcp.request_limits`);
+the trips are bounded by count as the limits let them start, so a flood within the
+limits never evicts a person's sign-in in progress. Registration is bounded
+(:mod:`toolspecs.mcp.registration`): never-used clients in a small pool of their own for
+a day, used ones never evicted, redirect URIs https, loopback http or an app's own
 scheme. Tokens (:mod:`toolspecs.mcp.signin_tokens`) belong to a grant (one per code
 redeemed, shared by every refresh of it) and carry the user's sign-in generation; a
-refresh token is used once, and a spent one presented again revokes its whole grant.
+code and a refresh token are used once, atomically, and one presented again revokes its
+whole grant; a grant holds one live access token (a refresh ends the one before).
 Signing out (``/revoke``, from any client) or Google refusing the user's refresh token
 moves the generation: every token issued before is refused on every replica (401,
 ``invalid_grant``), also after the person signs in again; the user's Google tokens here
@@ -75,6 +79,7 @@ from toolspecs.mcp.google_accounts import (
 )
 from toolspecs.mcp.oauth import OAuthFetchError, fetch_json
 from toolspecs.mcp.registration import Clients, RegistrationLimits, check_redirect_uris
+from toolspecs.mcp.request_limits import Admission, RequestLimits
 from toolspecs.mcp.signin_consent import SignInConsent
 from toolspecs.mcp.signin_state import MAX_KEPT, SignInState, SignInUnavailable, unreachable
 from toolspecs.mcp.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
@@ -117,6 +122,7 @@ class GoogleSignInProvider:
             process, each kind bounded at :data:`MAX_KEPT`; ``RedisSignInState`` for
             replicas).
         limits: How many clients may register, and how many unused ones are kept.
+        request_limits: How many sign-ins may start and token requests come.
     """
 
     def __init__(
@@ -130,6 +136,7 @@ class GoogleSignInProvider:
         clock: Any = time.time,
         state: SignInState | None = None,
         limits: RegistrationLimits | None = None,
+        request_limits: RequestLimits | None = None,
     ) -> None:
         self.settings = settings
         self.vault = vault
@@ -138,7 +145,9 @@ class GoogleSignInProvider:
         self.transport = transport
         self.clock = clock
         self.state = state if state is not None else SignInState(clock, MAX_KEPT)
-        self.clients = Clients(self.state, limits or RegistrationLimits())
+        registration = limits or RegistrationLimits()
+        self.clients = Clients(self.state, registration)
+        self.admission = Admission(self.state, registration, request_limits or RequestLimits())
         self.tokens = Tokens(self.state, clock)
         # Called with a user's subject when they are forgotten (e.g. to drop their tools).
         self.on_forget: list[Callable[[str], None]] = []
@@ -183,10 +192,6 @@ class GoogleSignInProvider:
         record = client_info.model_dump(mode="json", exclude_none=True)
         await self._kept(self.clients.keep, _digest(client_info.client_id), record)
 
-    async def admit_registration(self, address: str) -> tuple[float, str] | None:
-        """Count a registration from ``address``: ``None``, or (seconds to wait, why)."""
-        return await self._kept(self.clients.admit, address)
-
     # The trip to Google and back.
 
     async def authorize(
@@ -209,8 +214,9 @@ class GoogleSignInProvider:
             "verifier": secrets.token_urlsafe(48),
             "until": self.clock() + PENDING_SECONDS,
         }
+        bound = self.admission.trips(PENDING_SECONDS)  # never reached within the rate limits
         try:
-            await self._kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS)
+            await self._kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS, bound)
         except SignInUnavailable:
             raise provider.AuthorizeError(
                 "temporarily_unavailable", "sign-in is unavailable for a moment: try again"
@@ -268,6 +274,7 @@ class GoogleSignInProvider:
             subject=subject,
         )
         kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
+        kept["grant"] = new_grant()  # the grant its tokens will belong to
         await self._kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
         to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
         return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
@@ -318,10 +325,14 @@ class GoogleSignInProvider:
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        """Our code, if it was given to ``client`` and has not expired."""
+        """Our code, if it was given to ``client`` and has not expired.
+
+        One redeemed already revokes its grant (:meth:`Tokens.replayed`).
+        """
         provider = require("mcp.server.auth.provider", "mcp")
         record = await self._kept(self.state.get, "code", _digest(authorization_code))
         if record is None:
+            await self._kept(self.tokens.replayed, authorization_code)
             return None
         code: AuthorizationCode = provider.AuthorizationCode(code=authorization_code, **record)
         if code.client_id != client.client_id or code.expires_at < self.clock():
@@ -333,10 +344,12 @@ class GoogleSignInProvider:
     ) -> OAuthToken:
         """Our access and refresh tokens for a code (used once, on any replica)."""
         provider = require("mcp.server.auth.provider", "mcp")
-        if await self._kept(self.state.take, "code", _digest(authorization_code.code)) is None:
+        taken = await self._kept(self.tokens.redeem, authorization_code.code)
+        if taken is None:  # redeemed twice at once: its grant is revoked
             raise provider.TokenError("invalid_grant", "the code was already used")
         client_id, scopes = str(client.client_id), authorization_code.scopes
-        return await self._issue(client_id, scopes, authorization_code.subject, new_grant())
+        grant = str(taken.get("grant") or new_grant())  # none: a code of an older version
+        return await self._issue(client_id, scopes, authorization_code.subject, grant)
 
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
@@ -345,6 +358,9 @@ class GoogleSignInProvider:
 
         One spent already (rotated out) revokes its whole grant: it was stolen, or is
         being used twice at once (:mod:`toolspecs.mcp.signin_tokens`).
+
+        Raises:
+            TooManyRequests: The client refreshes too often (answered 429).
         """
         found = await self._token("refresh", refresh_token)
         if found is None:
@@ -352,12 +368,13 @@ class GoogleSignInProvider:
             return None
         if found.client_id != client.client_id:
             return None
+        await self._kept(self.admission.refresh, found.client_id)
         return found  # type: ignore[return-value]
 
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        """New tokens of the same grant (both rotated) while the user's Google tokens are kept.
+        """New tokens of the same grant (both rotated, the access token before ended).
 
         The refresh token is spent atomically: of two exchanges at once, one gets tokens,
         and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).

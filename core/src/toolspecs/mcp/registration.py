@@ -4,17 +4,11 @@
 :class:`toolspecs.mcp.google_signin.GoogleSignInProvider`. What keeps that from hurting
 the people signed in (issue 38):
 
-- **A rate limit** (:class:`RegistrationLimit`, before mcp's handler): at most
+- **A rate limit** (:mod:`toolspecs.mcp.request_limits`, before mcp's handler): at most
   :attr:`RegistrationLimits.per_address` registrations per window from one client address
   (an IPv6 address counts by its /64) and :attr:`RegistrationLimits.total` from all of
   them together; past either, 429 with ``Retry-After`` and an OAuth error body
-  (``temporarily_unavailable``). The counts live in the sign-in state: with
-  ``--store redis://`` every replica shares them. The address is the ASGI peer; uvicorn
-  takes it from ``X-Forwarded-For`` when the peer is a trusted proxy (its
-  ``forwarded_allow_ips``: 127.0.0.1 and ::1 unless ``$FORWARDED_ALLOW_IPS`` says
-  otherwise), so a proxy on this machine must send ``X-Forwarded-For`` (nginx:
-  ``proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for``), else every client
-  counts as the proxy's one address and the per-address limit is the total one.
+  (``temporarily_unavailable``), the counts shared by replicas on Redis.
 - **Unused clients kept apart** (:class:`Clients`): a registration no token was issued to
   yet lives :attr:`RegistrationLimits.unused_seconds` in a pool of its own, at most
   :attr:`RegistrationLimits.unused` of them (past it the oldest go, in Redis too). Once a
@@ -28,16 +22,12 @@ the people signed in (issue 38):
   ``invalid_redirect_uri``, as the MCP authorization specification asks.
 
 Why this is ours: mcp 2.3's ``RegistrationHandler`` checks the metadata's shape only, and
-leaves storage to the provider. The ``limits`` library (fixed and moving windows on
-Redis) was weighed: it would open a second Redis connection with its own failures beside
-the sign-in state's, which answer one 503 (:mod:`toolspecs.mcp.signin_state`), for two
-fixed-window counters that are a few lines here.
+leaves storage to the provider.
 """
 
 from __future__ import annotations
 
 import ipaddress
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -49,10 +39,8 @@ from toolspecs.mcp.signin_state import SignInState
 __all__ = [
     "CLIENT_SECONDS",
     "Clients",
-    "RegistrationLimit",
     "RegistrationLimits",
     "check_redirect_uris",
-    "client_address",
 ]
 
 # A used client's life, renewed by each use (its tokens last 30 days at most).
@@ -132,23 +120,8 @@ def check_redirect_uris(uris: Iterable[Any] | None) -> None:
             )
 
 
-def client_address(scope: Any) -> str:
-    """Whom a request counts against: its peer's address, an IPv6 one by its /64."""
-    peer = scope.get("client")
-    host = str(peer[0]) if peer else ""
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return host or "unknown"
-    if isinstance(address, ipaddress.IPv6Address):
-        if address.ipv4_mapped is not None:
-            return str(address.ipv4_mapped)
-        return str(ipaddress.ip_network(f"{address}/64", strict=False))
-    return str(address)
-
-
 class Clients:
-    """The registered clients: the unused pool, the used ones, and the rate limit.
+    """The registered clients: the unused pool and the used ones.
 
     Every method may block on the network (Redis): the provider calls them in a thread.
 
@@ -179,52 +152,3 @@ class Clients:
         if record is not None:
             self.state.put("client", key, record, CLIENT_SECONDS, bound=0)
             self.state.delete("unused", key)
-
-    def admit(self, address: str) -> tuple[float, str] | None:
-        """Count a registration from ``address``: ``None`` if allowed, else (seconds, why)."""
-        limits = self.limits
-        count, left = self.state.hits(f"register {address}", limits.window)
-        if count > limits.per_address:
-            return left, "too many client registrations from your address"
-        count, left = self.state.hits("register", limits.window)
-        if count > limits.total:
-            return left, "too many client registrations on this server"
-        return None
-
-
-class RegistrationLimit:
-    """ASGI middleware: ``POST /register`` past its rate limit is a 429, before mcp's handler.
-
-    Args:
-        app: The app.
-        provider: Its ``GoogleSignInProvider`` (``admit_registration``).
-    """
-
-    def __init__(self, app: Any, provider: Any) -> None:
-        self.app = app
-        self.provider = provider
-        routes = require("mcp.server.auth.routes", "mcp")
-        self.path = routes.REGISTRATION_PATH
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        """Answer 429 to a registration past its limit; pass everything else on."""
-        if (
-            scope.get("type") == "http"
-            and scope.get("method") == "POST"
-            and scope.get("path") == self.path
-        ):
-            refused = await self.provider.admit_registration(client_address(scope))
-            if refused is not None:
-                seconds = max(1, math.ceil(refused[0]))
-                responses = require("starlette.responses", "mcp")
-                answer = responses.JSONResponse(
-                    {
-                        "error": "temporarily_unavailable",
-                        "error_description": f"{refused[1]}: try again in {seconds} seconds",
-                    },
-                    status_code=429,
-                    headers={"Retry-After": str(seconds), "Cache-Control": "no-store"},
-                )
-                await answer(scope, receive, send)
-                return
-        await self.app(scope, receive, send)

@@ -192,12 +192,14 @@ def _document(title: str, body: str) -> str:
     )
 
 
-def refusal(message: str) -> Any:
-    """A 400 page saying ``message`` (with the page's security headers)."""
+def refusal(message: str, status_code: int = 400, headers: dict[str, str] | None = None) -> Any:
+    """A page saying ``message`` (400 unless told, with the page's security headers)."""
     responses = require("starlette.responses", "mcp")
     body = f"<h1>Sign-in stopped</h1><p>{html.escape(message)}</p>"
     return responses.HTMLResponse(
-        _document("Sign-in stopped", body), status_code=400, headers=_headers()
+        _document("Sign-in stopped", body),
+        status_code=status_code,
+        headers={**_headers(), **(headers or {})},
     )
 
 
@@ -219,6 +221,10 @@ class SignInConsent:
     def url(self, state: str) -> str:
         """The consent page of the trip ``state`` names."""
         return f"{self.host.issuer}{CONSENT_PATH}?{urlencode({'trip': state})}"
+
+    def busy(self, why: str, headers: dict[str, str]) -> Any:
+        """The 429 page of ``/authorize`` past its limit (:mod:`toolspecs.mcp.request_limits`)."""
+        return refusal(f"Sign-in is busy: {why}.", 429, headers)
 
     def routes(self) -> list[Any]:
         """The Starlette routes: the page (``GET``) and the person's answer (``POST``)."""
@@ -245,7 +251,9 @@ class SignInConsent:
         if trip is None or client is None or left <= 0:
             return refusal(EXPIRED)
         binding = secrets.token_urlsafe(32)
-        fresh = await self._record(self.host.state.add, state, {"binding": _sha(binding)}, left)
+        # One per trip, over when it is: the trips' bound is theirs (bound 0: none by count).
+        bound = {"binding": _sha(binding)}
+        fresh = await self._record(self.host.state.add, state, bound, left, 0)
         if not fresh:  # bound already: this browser's reload, or another browser
             record = await self._record(self.host.state.get, state) or {}
             binding = request.cookies.get(self._cookie(state)) or ""
@@ -316,7 +324,7 @@ class SignInConsent:
         decision = form.get("decision")
         if decision == "approve":
             consented = {**record, "consented": True}
-            await self._record(self.host.state.put, state, consented, left)
+            await self._record(self.host.state.put, state, consented, left, 0)
             return responses.RedirectResponse(
                 self.host.google_url(state, trip), status_code=303, headers=_headers()
             )

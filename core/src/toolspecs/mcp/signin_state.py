@@ -2,10 +2,11 @@
 
 :class:`toolspecs.mcp.google_signin.GoogleSignInProvider` keeps small JSON records of
 several kinds (registered clients, people on their way to Google, our codes, our access
-and refresh tokens, the refresh tokens rotated out), a few counters (a user's sign-in
-generation, a revoked grant) and the counts of rate limits. Every record is kept under a
-key the provider gives, a SHA-256 of the token, code or ``state`` (never the secret
-itself), for the record's lifetime.
+and refresh tokens, the codes redeemed and refresh tokens rotated out), a few counters (a
+user's sign-in generation, a revoked grant) and the counts of rate limits
+(:mod:`toolspecs.mcp.request_limits`). Every record is kept under a key the provider
+gives, a SHA-256 of the token, code or ``state`` (never the secret itself), for the
+record's lifetime.
 
 - :class:`SignInState` (the default): in this process. Each kind is bounded (the oldest
   go first past :data:`MAX_KEPT`, or the ``bound`` a :meth:`~SignInState.put` gives), but
@@ -14,8 +15,8 @@ itself), for the record's lifetime.
   through redis-py, as :mod:`toolspecs.mcp.token_vault` connects, each key with a TTL equal
   to its record's life. So a client registered through one replica, a sign-in started on
   one and finished on another, a code redeemed on a third, and a token issued by any are
-  accepted by every replica. A kind put with a ``bound`` is also counted (a sorted set of
-  its keys by expiry): past the bound the soonest to expire go, as in memory.
+  accepted by every replica. A kind put (or added) with a ``bound`` is also counted (a
+  sorted set of its keys by expiry): past the bound the soonest to expire go, as in memory.
 
 :meth:`SignInState.take` reads and deletes at once (a Redis ``MULTI``/``EXEC`` of ``GET``
 and ``DEL``): a code or refresh token redeemed on two replicas at the same moment is
@@ -49,6 +50,8 @@ __all__ = ["MAX_KEPT", "RedisSignInState", "SignInState", "SignInUnavailable", "
 
 # The most records of one kind kept at once in memory (a flood cannot fill the memory).
 MAX_KEPT = 10_000
+# The most rate counts kept at once in memory (one per address and limit in a window).
+MAX_COUNTED = 100_000
 
 
 class SignInUnavailable(Exception):
@@ -139,16 +142,22 @@ class SignInState:
             found = self._kinds.get(kind, OrderedDict()).pop(key, None)
         return found[1] if found is not None and found[0] >= now else None
 
-    def add(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> bool:
-        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins."""
+    def add(
+        self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
+    ) -> bool:
+        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins.
+
+        ``bound``: as :meth:`put` says.
+        """
         now = self.clock()
+        limit = self.max_kept if bound is None else bound
         with self._lock:
             kept = self._kinds.setdefault(kind, OrderedDict())
             found = kept.get(key)
             if found is not None and found[0] >= now:
                 return False
             kept.pop(key, None)
-            while kept and (len(kept) >= self.max_kept or next(iter(kept.values()))[0] < now):
+            while kept and ((limit and len(kept) >= limit) or next(iter(kept.values()))[0] < now):
                 kept.popitem(last=False)  # as put does
             kept[key] = (now + seconds, record)
             return True
@@ -201,7 +210,7 @@ class SignInState:
         ends = (now // window + 1) * window
         with self._lock:
             while self._hits and (
-                len(self._hits) >= self.max_kept or next(iter(self._hits.values()))[0] <= now
+                len(self._hits) >= MAX_COUNTED or next(iter(self._hits.values()))[0] <= now
             ):
                 self._hits.popitem(last=False)  # windows end in the order they began
             until, count = self._hits.pop(name, (ends, 0))
@@ -255,18 +264,25 @@ class RedisSignInState(SignInState):
             if not bound:
                 self._client.set(self._key(kind, key), json.dumps(record), ex=life)
                 return
-            now = self.clock()
-            pool = self._pool(kind)
             pipe = self._client.pipeline(transaction=True)
             pipe.set(self._key(kind, key), json.dumps(record), ex=life)
-            pipe.zremrangebyscore(pool, "-inf", now)
-            pipe.zadd(pool, {key: now + life})
-            pipe.expire(pool, life)
-            pipe.zcard(pool)
-            count = pipe.execute()[-1]
-            if count > bound:  # the soonest to expire go (two replicas may drop a few more)
-                gone = [k.decode() for k, _ in self._client.zpopmin(pool, count - bound)]
-                self._client.delete(*[self._key(kind, k) for k in gone])
+            self._trim(kind, bound, self._counted(pipe, kind, key, life).execute()[-1])
+
+    def _counted(self, pipe: Any, kind: str, key: str, life: int) -> Any:
+        """``pipe`` counting ``key`` in its kind's pool; the pool's size comes last."""
+        now = self.clock()
+        pool = self._pool(kind)
+        pipe.zremrangebyscore(pool, "-inf", now)
+        pipe.zadd(pool, {key: now + life})
+        pipe.expire(pool, life)
+        pipe.zcard(pool)
+        return pipe
+
+    def _trim(self, kind: str, bound: int, count: int) -> None:
+        """Past ``bound``, the soonest to expire go (two replicas may drop a few more)."""
+        if count > bound:
+            gone = [k.decode() for k, _ in self._client.zpopmin(self._pool(kind), count - bound)]
+            self._client.delete(*[self._key(kind, k) for k in gone])
 
     def get(self, kind: str, key: str, touch: float | None = None) -> dict[str, Any] | None:
         """The record under ``key``; ``touch`` renews its TTL (``GETEX``)."""
@@ -286,20 +302,25 @@ class RedisSignInState(SignInState):
             pipe.execute()
 
     def take(self, kind: str, key: str) -> dict[str, Any] | None:
-        """``GET`` and ``DEL`` in one transaction: of two replicas, one gets it."""
+        """``GET`` and ``DEL`` (and ``ZREM``) in one transaction: of two replicas, one gets it."""
         with self._reaching():
             pipe = self._client.pipeline(transaction=True)
             pipe.get(self._key(kind, key))
             pipe.delete(self._key(kind, key))
-            value, _ = pipe.execute()
+            pipe.zrem(self._pool(kind), key)
+            value, _, _ = pipe.execute()
         return _record(value)
 
-    def add(self, kind: str, key: str, record: dict[str, Any], seconds: float) -> bool:
-        """``SET NX`` with a TTL: of two replicas adding at once, one wins."""
+    def add(
+        self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
+    ) -> bool:
+        """``SET NX`` with a TTL: of two replicas adding at once, one wins (counted if bounded)."""
+        life = max(1, int(seconds))
         with self._reaching():
-            added = self._client.set(
-                self._key(kind, key), json.dumps(record), ex=max(1, int(seconds)), nx=True
-            )
+            added = self._client.set(self._key(kind, key), json.dumps(record), ex=life, nx=True)
+            if added and bound:
+                pipe = self._counted(self._client.pipeline(transaction=True), kind, key, life)
+                self._trim(kind, bound, pipe.execute()[-1])
         return bool(added)
 
     def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:

@@ -3,9 +3,14 @@
 What :class:`toolspecs.mcp.google_signin.GoogleSignInProvider` issues, and when it stops
 accepting it (issue 38):
 
-- A **grant** begins when a client redeems our authorization code: a random grant id,
-  shared by the access and refresh token issued then and by every pair issued later by
-  refreshing them.
+- A **grant** begins when a client redeems our authorization code: a random grant id
+  (made with the code, kept in its record), shared by the access and refresh token issued
+  then and by every pair issued later by refreshing them.
+- **One live access token per grant:** the refresh token's record names the access token
+  issued with it (its SHA-256), and exchanging the refresh token deletes that access
+  token. So a client refreshing in a loop holds one access token, not one per refresh,
+  and cannot push other users' tokens out of a bounded store (issue 38); how often it may
+  refresh is :mod:`toolspecs.mcp.request_limits`' job.
 - Every token carries the user's **sign-in generation** at issue time: a counter per user
   that moves when they sign out (``/revoke`` from any of their clients) or Google refuses
   their refresh token. Once it moves, every token issued before is refused on every
@@ -20,6 +25,12 @@ accepting it (issue 38):
   (4.14.2) says, the server cannot tell the thief from the holder: both lose the grant,
   and the holder signs in again. mcp's client refreshes under one lock, so it never
   races itself.
+- **A code used twice:** redeeming a code moves it to the redeemed ones in the same
+  instant (:meth:`~toolspecs.mcp.signin_state.SignInState.spend`), kept until it would
+  have expired and :data:`REDEEMED_SECONDS` more (the life of the first access token it
+  gave). Presented again in that time (intercepted, or redeemed twice at once), it is
+  refused (``invalid_grant``) and its grant revoked, the first redemption's tokens with
+  it, as RFC 6749 (4.1.2) and OAuth 2.1 ask.
 
 Only the SHA-256 of a token is kept (and never logged). The counters outlive every token
 they judge (:data:`COUNTER_SECONDS`, held again at each issue), so none can come back to
@@ -42,7 +53,14 @@ from typing import Any
 
 from toolspecs.mcp.signin_state import SignInState
 
-__all__ = ["ACCESS_SECONDS", "COUNTER_SECONDS", "REFRESH_SECONDS", "Tokens", "digest"]
+__all__ = [
+    "ACCESS_SECONDS",
+    "COUNTER_SECONDS",
+    "REDEEMED_SECONDS",
+    "REFRESH_SECONDS",
+    "Tokens",
+    "digest",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -50,6 +68,8 @@ ACCESS_SECONDS = 3600
 REFRESH_SECONDS = 30 * 24 * 3600
 # A moved generation or a revoked grant is kept a day longer than any token issued before.
 COUNTER_SECONDS = REFRESH_SECONDS + 24 * 3600
+# How long a redeemed code is remembered after it would have expired (a replay revokes).
+REDEEMED_SECONDS = ACCESS_SECONDS
 
 
 def digest(secret: str) -> str:
@@ -114,7 +134,7 @@ class Tokens:
         self.state.put(
             "refresh",
             digest(refresh),
-            {**kept, "expires_at": now + REFRESH_SECONDS},
+            {**kept, "expires_at": now + REFRESH_SECONDS, "access": digest(access)},
             REFRESH_SECONDS,
         )
         return access, refresh
@@ -141,12 +161,44 @@ class Tokens:
     def spend(self, token: str) -> dict[str, Any] | None:
         """Rotate out our refresh token: its record, or ``None`` if it was spent already.
 
-        Spent already (another exchange of it won): its grant is revoked (:meth:`reused`).
+        The access token issued with it ends (a grant holds one at a time). Spent already
+        (another exchange of it won): its grant is revoked (:meth:`reused`).
         """
         record = self.state.spend("refresh", digest(token), "spent")
         if record is None:
             self.reused(token)
+        elif record.get("access"):
+            self.state.delete("access", str(record["access"]))
         return record
+
+    def redeem(self, code: str) -> dict[str, Any] | None:
+        """Take our authorization code: its record (with its ``grant``), ``None`` if taken.
+
+        It is remembered as redeemed until it would have expired and
+        :data:`REDEEMED_SECONDS` more; taken already (another redemption won): its grant
+        is revoked (:meth:`replayed`).
+        """
+        key = digest(code)
+        record = self.state.spend("code", key, "redeemed")
+        if record is None:
+            self.replayed(code)
+            return None
+        left = float(record.get("expires_at", 0)) - self.clock()
+        self.state.get("redeemed", key, touch=max(0.0, left) + REDEEMED_SECONDS)
+        return record
+
+    def replayed(self, code: str) -> bool:
+        """Whether ``code`` was redeemed already; if so, its whole grant is revoked."""
+        record = self.state.get("redeemed", digest(code))
+        if record is None or not record.get("grant"):
+            return False
+        self.state.bump(_grant(str(record["grant"])), COUNTER_SECONDS)
+        logger.warning(
+            "an authorization code of client %s was presented again after it was redeemed: "
+            "its grant is revoked, every token of it refused",
+            record.get("client_id"),
+        )
+        return True
 
     def reused(self, token: str) -> bool:
         """Whether ``token`` is a spent refresh token; if so, its whole grant is revoked."""
