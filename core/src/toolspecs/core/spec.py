@@ -7,7 +7,7 @@ parameter without a docstring line, a description over OpenAI's limit, two tools
 name) raise ``ConfigurationError`` naming the spec and the function. ``to_tool_list()`` returns
 :class:`~toolspecs.core.tool.GuardedTool` objects, those whose marks the spec's options
 allow, and one reader (``reader_name``) for all its large-output functions. Their guards
-get a :class:`~toolspecs.core.runner.CallPolicy` from the spec, never the spec itself.
+get a :class:`~toolspecs.core.calls.CallPolicy` from the spec, never the spec itself.
 
 **Choosing tools.** Every tool costs tokens in every request, so a spec's default set
 (``spec_functions``, what ``to_tool_list()`` gives) is lean; ``more_functions`` lists
@@ -37,19 +37,21 @@ from toolspecs.core import (
     clock,
     deadline,
     docstrings,
-    large_output,
     owners,
     schema,
 )
+from toolspecs.core.calls import CallPolicy
 from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
+from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import ToolNames, offered
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.reader import stored_reader
-from toolspecs.core.runner import CallPolicy, Guard
+from toolspecs.core.runner import Guard
 from toolspecs.core.spec_checks import check_spec_class
+from toolspecs.core.store import OutputBudget, ResultBackend, StoredResults
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
 __all__ = ["ToolOptions", "ToolSpec", "function_name", "options_of", "strict", "tool"]
@@ -73,7 +75,7 @@ class ToolSpec(BaseToolSpec):
     more_functions: ClassVar[list[str]] = []
     all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
-    output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
+    output_budget: ClassVar[OutputBudget] = OutputBudget()
     # Marks every passage the reader returns in the spec's own words (Gmail: "quoted
     # mail"): the fences of the full text do not survive cutting it up. Left empty, a
     # passage whose source passage_source() names gets the core's third-party marking.
@@ -105,7 +107,7 @@ class ToolSpec(BaseToolSpec):
     # per owner for as long as it lives; a RedisStore shares them between processes
     # (toolspecs serve --store redis://...). Set it on the class or on one instance,
     # before its to_tool_list().
-    result_store: large_output.ResultBackend | None = None
+    result_store: ResultBackend | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""
@@ -113,7 +115,7 @@ class ToolSpec(BaseToolSpec):
         check_spec_class(cls)
 
     @property
-    def results(self) -> large_output.StoredResults:
+    def results(self) -> StoredResults:
         """Where the running call's owner (:mod:`toolspecs.core.owners`) keeps long results.
 
         Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
@@ -124,9 +126,7 @@ class ToolSpec(BaseToolSpec):
             backend = self.__dict__.get("_toolspecs_memory")
             if backend is None:
                 with _CREATING:  # two first calls in two threads must share one store
-                    backend = self.__dict__.setdefault(
-                        "_toolspecs_memory", large_output.MemoryStore()
-                    )
+                    backend = self.__dict__.setdefault("_toolspecs_memory", MemoryStore())
         owner = owners.current_owner()
         return backend.results(
             self if owner is None else owner, self.results_scope(), self.output_budget

@@ -21,6 +21,7 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.times import timezone_named
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleLoaderError, GoogleResponseError
 from toolspecs.loaders.google.events import (
@@ -33,7 +34,6 @@ from toolspecs.loaders.google.events import (
     parse_event_time,
 )
 from toolspecs.loaders.google.service import GoogleApiReader
-from toolspecs.loaders.google.times import timezone_named
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 # The most characters of one event's description a Document shows.

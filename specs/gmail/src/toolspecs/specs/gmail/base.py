@@ -25,17 +25,11 @@ from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_MODIFY, GMAIL_READONLY
 from toolspecs.specs.gmail import facts, outputs, render
-
-# Re-exported (``X as X``): public names this module held before the split.
-from toolspecs.specs.gmail.attachments_dir import MAX_ATTACHMENT_FILES as MAX_ATTACHMENT_FILES
-from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT as ATTACHMENTS_LIMIT
+from toolspecs.specs.gmail.compose import ATTACHMENTS_LIMIT
 from toolspecs.specs.gmail.drafting import DraftTools
 from toolspecs.specs.gmail.id_guidance import id_shown, ids_hint
 from toolspecs.specs.gmail.labels import modify
 from toolspecs.specs.gmail.prompts import PROMPTS
-from toolspecs.specs.gmail.reading import MAX_THREAD_BYTES as MAX_THREAD_BYTES
-from toolspecs.specs.gmail.reading import MAX_THREAD_MESSAGES as MAX_THREAD_MESSAGES
-from toolspecs.specs.gmail.reading import PDF_EXTRA as PDF_EXTRA
 from toolspecs.specs.gmail.reading import (
     find_thread,
     message_ids_given,
@@ -43,7 +37,6 @@ from toolspecs.specs.gmail.reading import (
     read_attachment,
     thread_share,
 )
-from toolspecs.specs.gmail.render import ApiText as ApiText
 from toolspecs.specs.google_base.scopes import needs_scopes
 
 SCOPES = GMAIL_SCOPES
