@@ -41,8 +41,8 @@ from toolspecs.core import (
     schema,
 )
 from toolspecs.core.calls import CallPolicy
-from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
-from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
+from toolspecs.core.declare import function_name, options_of, tool, undecorated
+from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
@@ -54,7 +54,7 @@ from toolspecs.core.spec_checks import check_spec_class
 from toolspecs.core.store import OutputBudget, ResultBackend, StoredResults
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
-__all__ = ["ToolOptions", "ToolSpec", "function_name", "options_of", "strict", "tool"]
+__all__ = ["ToolSpec"]
 
 _CREATING = threading.Lock()
 
