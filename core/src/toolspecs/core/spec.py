@@ -15,6 +15,9 @@ the tools offered on request. ``all_functions`` is both, in order:
 ``spec.to_tool_list(spec_functions=spec.all_functions)`` offers everything, and any
 subset may be named. An instance may also set ``spec.spec_functions`` to its own list,
 which every host then follows (``toolspecs serve --tools`` does this).
+:meth:`ToolSpec.call_tool` calls one by name, as an agent would, from tools built once and
+kept while what shapes them stays the same; :meth:`ToolSpec.withheld` names the options
+that would offer a tool the spec's options leave out.
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import (
     bounds,
-    by_name,
     clock,
     deadline,
     docstrings,
@@ -431,15 +433,56 @@ class ToolSpec(BaseToolSpec):
         Returns:
             Empty when the spec offers the tool or has no function of that name.
         """
-        return by_name.withheld(self, name)
+        reader_needs: list[tuple[str, ...]] = []
+        for entry in self._callable_functions():
+            function = function_name(entry)
+            options = options_of(getattr(self, function))
+            if name != function and not (options.large_output and name == self.reader_name):
+                continue
+            marks = self._marks(function)
+            if self.offers(marks):
+                return ()
+            needs: tuple[str, ...] = marks.needs(
+                allow_destructive=self.allow_destructive, allow_send=self.allow_send
+            )
+            if name == function:
+                return needs
+            reader_needs.append(needs)  # the reader comes with any one of its functions
+        return min(reader_needs, key=len, default=())
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
-        """The tools :meth:`call_tool` calls by name (:func:`by_name.offered_tools`)."""
-        return by_name.offered_tools(self)
+        """The tools :meth:`call_tool` calls by name, rebuilt only when their inputs change.
+
+        They depend on the spec functions listed, the functions themselves (an instance may
+        replace one), which of them the options offer and this instance's argument texts
+        (``argument_docs``); the tools read everything else (timezone, client, deadline) from
+        the spec when they are called.
+        """
+        callable_functions = self._callable_functions()
+        state = []
+        for entry in callable_functions:
+            names = (entry,) if isinstance(entry, str) else tuple(entry)
+            bound = [getattr(self, n) for n in names]
+            functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
+            marks = self._marks(names[0])
+            offered = (marks, self.offers(marks))
+            # This instance's argument texts shape the schema (a hidden calendar_id).
+            docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
+            state.append((names, functions, offered, docs))
+        key = tuple(state)
+        cached: tuple[Any, dict[str, FunctionTool]] | None
+        cached = self.__dict__.get("_toolspecs_tools")
+        if cached is None or cached[0] != key:
+            tools = self.to_tool_list(spec_functions=callable_functions)
+            cached = (key, {t.metadata.get_name(): t for t in tools})
+            self.__dict__["_toolspecs_tools"] = cached
+        return cached[1]
 
     def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
         """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
-        return by_name.callable_functions(self)
+        listed = list(self.spec_functions)
+        names = {function_name(entry) for entry in listed}
+        return [*listed, *(name for name in self.more_functions if name not in names)]
 
     def _model(
         self,
