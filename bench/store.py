@@ -296,7 +296,8 @@ def ours(text: str, memory: bool = False) -> dict[str, Any]:
     """One run: timed without tracemalloc (it slows allocation-heavy code), or traced."""
     from llama_index.core.schema import Document
 
-    from toolspecs.core.large_output import OutputBudget, ResultStore
+    from toolspecs.core.memory_store import ResultStore
+    from toolspecs.core.store import OutputBudget
 
     store = ResultStore(OutputBudget(max_stored_bytes=2**40) if _has_bytes() else OutputBudget())
     docs = [Document(text=text)]
@@ -357,7 +358,7 @@ def tool_peaks(sizes: list[int]) -> None:
 
 
 def _has_bytes() -> bool:
-    from toolspecs.core.large_output import OutputBudget
+    from toolspecs.core.store import OutputBudget
 
     return "max_stored_bytes" in OutputBudget.__dataclass_fields__
 
@@ -422,8 +423,8 @@ def redis_run(url: str, text: str) -> dict[str, Any]:
     """One run of the Redis store: add here, first read through a replica, a later read."""
     from llama_index.core.schema import Document
 
-    from toolspecs.core.large_output import OutputBudget
     from toolspecs.core.redis_store import RedisStore
+    from toolspecs.core.store import OutputBudget
 
     class Owner:
         pass

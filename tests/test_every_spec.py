@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from toolspecs.core import GuardedTool, ToolGuidance, list_specs, load_spec
-from toolspecs.core.spec import options_of
+from toolspecs.core.declare import options_of
 
 SPECS = list_specs()
 

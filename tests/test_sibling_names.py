@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from toolspecs.core.declare import function_name
 from toolspecs.core.registry import list_sandboxes, load_spec, sandbox_arguments
-from toolspecs.core.spec import function_name
 
 PREFIX = "zz_"
 

@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from llama_index.core.schema import Document
 
 from toolspecs.core import fence
-from toolspecs.core.large_output import OutputBudget, ResultStore, read_passages
+from toolspecs.core.large_output import read_passages
+from toolspecs.core.memory_store import ResultStore
+from toolspecs.core.store import OutputBudget
 
 LOOKALIKES = [
     "<<<",

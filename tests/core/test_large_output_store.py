@@ -14,7 +14,8 @@ from llama_index.core.utils import get_tokenizer
 
 from toolspecs.core import FixArguments, OutputBudget, ToolSpec, tool
 from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
-from toolspecs.core.large_output import ResultStore, read_passages, stored_message
+from toolspecs.core.large_output import read_passages, stored_message
+from toolspecs.core.memory_store import ResultStore
 from toolspecs.core.redis_store import RedisStore
 from toolspecs.core.search import max_stems
 

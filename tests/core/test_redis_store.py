@@ -16,7 +16,8 @@ from typing import ClassVar
 import pytest
 
 from toolspecs.core import FixArguments, OutputBudget, RetryLater, ToolSpec, tool
-from toolspecs.core.large_output import MemoryStore, read_passages
+from toolspecs.core.large_output import read_passages
+from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.owners import results_owner
 from toolspecs.core.redis_store import RedisStore, open_store
 

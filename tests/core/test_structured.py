@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from toolspecs.core import ConfigurationError, OutputBudget, ToolSpec, count_tokens, tool
-from toolspecs.core.runner import GuardedOutput
+from toolspecs.core.calls import GuardedOutput
 from toolspecs.core.structured import Listing, Quoted, Replies, Reply, Structure, dump
 from toolspecs.mcp import build_server
 

@@ -177,7 +177,7 @@ def test_tidy_collapses_spaces_tabs_and_no_break_spaces_as_one_pattern_would(tex
     # tidy() replaces tabs and no-break spaces, then runs of spaces, by substring search;
     # it answers as the one character-class substitution it replaced (which was 20 times
     # slower on mail).
-    from toolspecs.loaders.google.mail import tidy
+    from toolspecs.loaders.google.html_text import tidy
 
     lines = [line.strip() for line in re.sub("[ \t\u00a0]+", " ", text).splitlines()]
     kept: list[str] = []

@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import pytest
 from googleapiclient.errors import HttpError
 
+from toolspecs.base.times import format_datetime
 from toolspecs.core import format_datetime as core_format_datetime
 from toolspecs.loaders.google import (
     GmailReader,
@@ -24,7 +25,6 @@ from toolspecs.loaders.google import (
     GoogleLoaderError,
 )
 from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox
-from toolspecs.loaders.google.times import format_datetime
 
 ROOT = Path(__file__).parents[2]
 LOADER = ROOT / "loaders" / "google"

@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from mcp import Client
 
 from toolspecs.core import ConfigurationError
-from toolspecs.mcp import build_server, oauth
+from toolspecs.mcp import answers, build_server, oauth
 from toolspecs.mcp.scopes import permits, supported, tool_scopes
 from toolspecs.mcp.users import Users
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
@@ -225,7 +225,7 @@ async def test_an_accepted_introspection_is_kept_and_a_refusal_is_not(monkeypatc
 
 def test_kept_answers_go_at_the_cap_or_the_tokens_exp_and_the_least_used_first():
     clock = [1000.0]
-    cache = oauth.AnswerCache(60, 2, clock=lambda: clock[0])
+    cache = answers.AnswerCache(60, 2, clock=lambda: clock[0])
     soon = {"exp": time.time() + 10, "sub": "ada"}
     later = {"exp": time.time() + 3600, "sub": "bob"}
     cache.keep("soon", soon)

@@ -20,8 +20,8 @@ from oauth_server import real_clock_env as clock_env
 from serving import over_http, toolspecs_serve
 
 from toolspecs.core import ToolSpec, tool
-from toolspecs.core.large_output import OutputBudget, as_text
-from toolspecs.core.store import cut_result
+from toolspecs.core.large_output import as_text
+from toolspecs.core.store import OutputBudget, cut_result
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.mcp import build_server

@@ -46,9 +46,10 @@ from typing import Any
 
 from toolspecs.core import inputs
 from toolspecs.core.clock import timezone_setting
+from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.registry import sandbox_arguments, spec_class
-from toolspecs.core.spec import ToolSpec, function_name
+from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool
 
 # Constructor parameters that take Python objects: not settable from the command line.

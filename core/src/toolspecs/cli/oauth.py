@@ -116,7 +116,8 @@ def oauth_settings(
             "--auth-token-type is for JWTs read here; --auth-introspect asks the issuer"
         )
     from toolspecs.cli.delegate import user_claims
-    from toolspecs.mcp.oauth import INTROSPECT_CACHE_SECONDS, OAuthSettings
+    from toolspecs.mcp.answers import INTROSPECT_CACHE_SECONDS
+    from toolspecs.mcp.oauth import OAuthSettings
     from toolspecs.mcp.scopes import supported
 
     return OAuthSettings(

@@ -31,12 +31,17 @@ from toolspecs.core.errors import (
 )
 from toolspecs.core.failures import Failure, FailureTable, guidance_for_failure
 from toolspecs.core.inputs import Range, Synonyms, Timezone
-from toolspecs.core.large_output import OutputBudget
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import ref
 from toolspecs.core.registry import list_specs, load_spec
-from toolspecs.core.spec import ToolSpec, tool
+from toolspecs.core.spec import ToolSpec
+from toolspecs.core.store import OutputBudget
 from toolspecs.core.tool import GuardedTool
+
+# isort: split
+# The decorator, bound once the submodule toolspecs.core.tool is loaded (loading a submodule
+# sets the package's attribute of that name to the module).
+from toolspecs.core.declare import tool
 
 __all__ = [
     "AskUser",

@@ -16,8 +16,8 @@ from typing import Any, NamedTuple, Protocol
 from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.core import large_output
 from toolspecs.core.errors import ToolGuidance
+from toolspecs.core.store import OutputBudget, StoredResult, StoredResults
 
 __all__ = ["Abandoned", "CallPolicy", "GuardedOutput", "Outcome", "SignIn"]
 
@@ -81,9 +81,9 @@ class CallPolicy:
     deadline: Callable[[], float | None]
     lock: threading.RLock | None
     executor: Callable[[], Executor]
-    budget: Callable[[], large_output.OutputBudget]
+    budget: Callable[[], OutputBudget]
     guidance: Callable[[BaseException], ToolGuidance | None]
-    results: Callable[[], large_output.StoredResults]
+    results: Callable[[], StoredResults]
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
     confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None
@@ -102,7 +102,7 @@ class Outcome(NamedTuple):
     raw: Any
     text: str
     structured: dict[str, Any] | None = None
-    stored: large_output.StoredResult | None = None
+    stored: StoredResult | None = None
 
 
 class GuardedOutput(ToolOutput):

@@ -34,11 +34,7 @@ from typing import Any, TypeVar
 from zoneinfo import ZoneInfoNotFoundError
 
 from toolspecs.base import times
-
-# Re-exported: how a date and an offset are written (their home is toolspecs.base).
-from toolspecs.base.times import MAX_ZONE_NAME as MAX_ZONE_NAME
-from toolspecs.base.times import format_date as format_date
-from toolspecs.base.times import format_offset as format_offset
+from toolspecs.base.times import format_date, format_offset
 from toolspecs.core import deadline
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import ConfigurationError, FixArguments

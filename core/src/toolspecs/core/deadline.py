@@ -1,6 +1,6 @@
 """Every tool call has a deadline, retries and waits included.
 
-The guard of a tool (:class:`~toolspecs.core.tool.Guard`) starts the clock of a call
+The guard of a tool (:class:`~toolspecs.core.runner.Guard`) starts the clock of a call
 with :func:`running` and stops waiting for it at the spec's ``call_deadline`` (default
 30 s): past it the agent gets :class:`~toolspecs.core.RetryLater` guidance instead of a
 call that hangs. Inside the call, :func:`remaining` tells a spec how long its client may

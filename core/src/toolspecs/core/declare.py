@@ -112,7 +112,7 @@ def tool(
         blocking: ``False`` promises that the function does no I/O and waits for
             nothing (a stored result, a computation on its arguments): it then runs on
             the caller's thread under its deadline instead of in a worker thread that the
-            guard can stop waiting for (see :meth:`toolspecs.core.tool.Guard.run`).
+            guard can stop waiting for (see :meth:`toolspecs.core.runner.Guard.run`).
         output: The model of its structured result (:mod:`toolspecs.core.structured`:
             a ``Structure``, a ``Listing`` when ``large_output``), whose JSON schema hosts
             show as the tool's output schema. The function's return value carries an

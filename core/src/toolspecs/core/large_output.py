@@ -16,7 +16,7 @@ passages a read returns (:func:`read_passages`). The parts live apart, each with
 - :mod:`toolspecs.core.store`: the store interface (:class:`StoredResults`),
   :class:`StoredResult` and :class:`OutputBudget`; :mod:`toolspecs.core.memory_store`:
   :class:`ResultStore` in memory (the default); :mod:`toolspecs.core.redis_store`: in
-  Redis (re-exported here, where specs and tools import them from, but Redis's).
+  Redis.
 """
 
 from __future__ import annotations
@@ -29,31 +29,15 @@ from pydantic import Field
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.fence import NOT_INSTRUCTIONS
-from toolspecs.core.memory_store import MemoryStore, ResultStore
-from toolspecs.core.passages import Passages
-from toolspecs.core.store import (
-    SOURCE_KEY,
-    OutputBudget,
-    ResultBackend,
-    StoredResult,
-    StoredResults,
-)
+from toolspecs.core.store import OutputBudget, StoredResult
 from toolspecs.core.structured import Listing, Quoted, Reply, Structure
 
 __all__ = [
     "PASSAGE_CLOSE",
     "PASSAGE_OPEN",
-    "SOURCE_KEY",
     "THIRD_PARTY_LABEL",
-    "MemoryStore",
-    "OutputBudget",
     "Passage",
-    "Passages",
     "PassagesRead",
-    "ResultBackend",
-    "ResultStore",
-    "StoredResult",
-    "StoredResults",
     "as_text",
     "preview",
     "read_passages",

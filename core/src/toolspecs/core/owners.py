@@ -1,6 +1,6 @@
 """Whose stored results: a long result belongs to the caller that made it.
 
-A spec keeps results too long to show (:class:`toolspecs.core.large_output.ResultStore`)
+A spec keeps results too long to show (:class:`toolspecs.core.memory_store.ResultStore`)
 for its reader tool. One spec instance may serve several agents at once: the tool lists of
 two agents in one Python app, the sessions of one MCP server. Each has its own store, so
 no agent reads another's results, by id or by search:

@@ -13,13 +13,14 @@ from toolspecs.core import large_output
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.policy import Marks
+from toolspecs.core.store import StoredResult, StoredResults
 
 __all__ = ["READER_OPTIONS", "stored_reader"]
 
 
 def stored_reader(
     name: str,
-    results: Callable[[], large_output.StoredResults],
+    results: Callable[[], StoredResults],
     functions: list[str],
     label: str = "",
     *,
@@ -64,8 +65,8 @@ READER_OPTIONS = ToolOptions(
 
 
 def _stored_result(
-    store: large_output.StoredResults, functions: list[str], result_id: int | None
-) -> large_output.StoredResult:
+    store: StoredResults, functions: list[str], result_id: int | None
+) -> StoredResult:
     """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
 
     Through ``StoredResults.get`` only, which looks up one function at a time.
@@ -73,7 +74,7 @@ def _stored_result(
     Raises:
         FixArguments: When there is no such result, naming the latest ones there are.
     """
-    latest: list[large_output.StoredResult] = []
+    latest: list[StoredResult] = []
     for function in functions:
         try:
             latest.append(store.get(function))

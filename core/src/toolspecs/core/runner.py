@@ -4,8 +4,8 @@ A spec builds one :class:`CallPolicy` for its tools (``ToolSpec.call_policy()``)
 tool's :class:`Guard` reads the call's arguments, runs the function under the policy
 (a worker thread and a deadline, the spec's lock when its client is not thread-safe),
 and shapes what comes back: the agent's text (cut short, or stored and previewed, past
-the budget) or guidance (the policy's failure table). :class:`Workers` are the daemon
-threads sync calls run in.
+the budget) or guidance (the policy's failure table). Sync calls run in the daemon
+threads of :class:`~toolspecs.core.workers.Workers`.
 
 Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
 an exception no failure row maps propagates; otherwise it becomes guidance that
@@ -35,10 +35,10 @@ from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.large_output import as_text
 from toolspecs.core.prefixed import ToolNames, naming
+from toolspecs.core.store import StoredResult
 from toolspecs.core.workers import WORKERS as _WORKERS
-from toolspecs.core.workers import Workers
 
-__all__ = ["Abandoned", "CallPolicy", "Guard", "GuardedOutput", "Outcome", "Workers", "as_text"]
+__all__ = ["Guard"]
 
 logger = logging.getLogger("toolspecs")
 
@@ -458,9 +458,7 @@ class Guard:
         """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
         return self._text(raw, arguments)[0]
 
-    def _text(
-        self, raw: Any, arguments: Mapping[str, Any]
-    ) -> tuple[str, large_output.StoredResult | None]:
+    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, StoredResult | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (

@@ -7,7 +7,7 @@ parameter without a docstring line, a description over OpenAI's limit, two tools
 name) raise ``ConfigurationError`` naming the spec and the function. ``to_tool_list()`` returns
 :class:`~toolspecs.core.tool.GuardedTool` objects, those whose marks the spec's options
 allow, and one reader (``reader_name``) for all its large-output functions. Their guards
-get a :class:`~toolspecs.core.runner.CallPolicy` from the spec, never the spec itself.
+get a :class:`~toolspecs.core.calls.CallPolicy` from the spec, never the spec itself.
 
 **Choosing tools.** Every tool costs tokens in every request, so a spec's default set
 (``spec_functions``, what ``to_tool_list()`` gives) is lean; ``more_functions`` lists
@@ -15,6 +15,9 @@ the tools offered on request. ``all_functions`` is both, in order:
 ``spec.to_tool_list(spec_functions=spec.all_functions)`` offers everything, and any
 subset may be named. An instance may also set ``spec.spec_functions`` to its own list,
 which every host then follows (``toolspecs serve --tools`` does this).
+:meth:`ToolSpec.call_tool` calls one by name, as an agent would, from tools built once and
+kept while what shapes them stays the same; :meth:`ToolSpec.withheld` names the options
+that would offer a tool the spec's options leave out.
 """
 
 from __future__ import annotations
@@ -33,26 +36,27 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
 from toolspecs.core import (
     bounds,
-    by_name,
     clock,
     deadline,
     docstrings,
-    large_output,
     owners,
     schema,
 )
-from toolspecs.core.declare import ToolOptions, function_name, options_of, tool, undecorated
-from toolspecs.core.errors import ConfigurationError, ToolGuidance, strict
+from toolspecs.core.calls import CallPolicy
+from toolspecs.core.declare import function_name, options_of, tool, undecorated
+from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
+from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import ToolNames, offered
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.reader import stored_reader
-from toolspecs.core.runner import CallPolicy, Guard
+from toolspecs.core.runner import Guard
 from toolspecs.core.spec_checks import check_spec_class
+from toolspecs.core.store import OutputBudget, ResultBackend, StoredResults
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
-__all__ = ["ToolOptions", "ToolSpec", "function_name", "options_of", "strict", "tool"]
+__all__ = ["ToolSpec"]
 
 _CREATING = threading.Lock()
 
@@ -73,7 +77,7 @@ class ToolSpec(BaseToolSpec):
     more_functions: ClassVar[list[str]] = []
     all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
-    output_budget: ClassVar[large_output.OutputBudget] = large_output.OutputBudget()
+    output_budget: ClassVar[OutputBudget] = OutputBudget()
     # Marks every passage the reader returns in the spec's own words (Gmail: "quoted
     # mail"): the fences of the full text do not survive cutting it up. Left empty, a
     # passage whose source passage_source() names gets the core's third-party marking.
@@ -105,7 +109,7 @@ class ToolSpec(BaseToolSpec):
     # per owner for as long as it lives; a RedisStore shares them between processes
     # (toolspecs serve --store redis://...). Set it on the class or on one instance,
     # before its to_tool_list().
-    result_store: large_output.ResultBackend | None = None
+    result_store: ResultBackend | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         """Check the spec's declarations when the class is defined."""
@@ -113,7 +117,7 @@ class ToolSpec(BaseToolSpec):
         check_spec_class(cls)
 
     @property
-    def results(self) -> large_output.StoredResults:
+    def results(self) -> StoredResults:
         """Where the running call's owner (:mod:`toolspecs.core.owners`) keeps long results.
 
         Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
@@ -124,9 +128,7 @@ class ToolSpec(BaseToolSpec):
             backend = self.__dict__.get("_toolspecs_memory")
             if backend is None:
                 with _CREATING:  # two first calls in two threads must share one store
-                    backend = self.__dict__.setdefault(
-                        "_toolspecs_memory", large_output.MemoryStore()
-                    )
+                    backend = self.__dict__.setdefault("_toolspecs_memory", MemoryStore())
         owner = owners.current_owner()
         return backend.results(
             self if owner is None else owner, self.results_scope(), self.output_budget
@@ -431,15 +433,56 @@ class ToolSpec(BaseToolSpec):
         Returns:
             Empty when the spec offers the tool or has no function of that name.
         """
-        return by_name.withheld(self, name)
+        reader_needs: list[tuple[str, ...]] = []
+        for entry in self._callable_functions():
+            function = function_name(entry)
+            options = options_of(getattr(self, function))
+            if name != function and not (options.large_output and name == self.reader_name):
+                continue
+            marks = self._marks(function)
+            if self.offers(marks):
+                return ()
+            needs: tuple[str, ...] = marks.needs(
+                allow_destructive=self.allow_destructive, allow_send=self.allow_send
+            )
+            if name == function:
+                return needs
+            reader_needs.append(needs)  # the reader comes with any one of its functions
+        return min(reader_needs, key=len, default=())
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
-        """The tools :meth:`call_tool` calls by name (:func:`by_name.offered_tools`)."""
-        return by_name.offered_tools(self)
+        """The tools :meth:`call_tool` calls by name, rebuilt only when their inputs change.
+
+        They depend on the spec functions listed, the functions themselves (an instance may
+        replace one), which of them the options offer and this instance's argument texts
+        (``argument_docs``); the tools read everything else (timezone, client, deadline) from
+        the spec when they are called.
+        """
+        callable_functions = self._callable_functions()
+        state = []
+        for entry in callable_functions:
+            names = (entry,) if isinstance(entry, str) else tuple(entry)
+            bound = [getattr(self, n) for n in names]
+            functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
+            marks = self._marks(names[0])
+            offered = (marks, self.offers(marks))
+            # This instance's argument texts shape the schema (a hidden calendar_id).
+            docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
+            state.append((names, functions, offered, docs))
+        key = tuple(state)
+        cached: tuple[Any, dict[str, FunctionTool]] | None
+        cached = self.__dict__.get("_toolspecs_tools")
+        if cached is None or cached[0] != key:
+            tools = self.to_tool_list(spec_functions=callable_functions)
+            cached = (key, {t.metadata.get_name(): t for t in tools})
+            self.__dict__["_toolspecs_tools"] = cached
+        return cached[1]
 
     def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
         """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
-        return by_name.callable_functions(self)
+        listed = list(self.spec_functions)
+        names = {function_name(entry) for entry in listed}
+        return [*listed, *(name for name in self.more_functions if name not in names)]
 
     def _model(
         self,

@@ -28,18 +28,9 @@ from llama_index.core.tools.types import ToolMetadata, ToolOutput
 from pydantic import WithJsonSchema
 
 from toolspecs.core.policy import Marks
-from toolspecs.core.runner import Abandoned, CallPolicy, Guard, Workers, as_text
+from toolspecs.core.runner import Guard
 
-# Moved to toolspecs.core.runner; importable from here as before.
-__all__ = [
-    "Abandoned",
-    "CallPolicy",
-    "Guard",
-    "GuardedTool",
-    "Workers",
-    "as_text",
-    "names_used_twice",
-]
+__all__ = ["GuardedTool", "names_used_twice"]
 
 
 class GuardedTool(FunctionTool):

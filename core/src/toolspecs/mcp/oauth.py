@@ -61,8 +61,6 @@ if TYPE_CHECKING:
     from mcp.server.auth.provider import AccessToken
 
 __all__ = [
-    "INTROSPECT_CACHE_SECONDS",
-    "AnswerCache",
     "IntrospectionVerifier",
     "JwtVerifier",
     "OAuthSettings",

@@ -35,9 +35,9 @@ from pydantic import ValidationError
 from toolspecs.adapters.tools import require
 from toolspecs.core.declare import resource_fields
 from toolspecs.core.errors import FixArguments
-from toolspecs.core.large_output import StoredResult
 from toolspecs.core.owners import default_owner
 from toolspecs.core.passages import utf8_size
+from toolspecs.core.store import StoredResult
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp import resources
 from toolspecs.mcp.callers import Caller, Callers

@@ -33,8 +33,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from toolspecs.adapters.tools import require
-from toolspecs.core.large_output import StoredResult
 from toolspecs.core.passages import Passages, utf8_size
+from toolspecs.core.store import StoredResult
 
 if TYPE_CHECKING:
     import mcp_types

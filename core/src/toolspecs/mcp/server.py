@@ -75,8 +75,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from toolspecs.adapters.tools import Tools, guarded_tools, require
 from toolspecs.core.errors import SignInNeeded, ToolGuidance
-from toolspecs.core.large_output import StoredResult
 from toolspecs.core.spec import ToolSpec
+from toolspecs.core.store import StoredResult
 from toolspecs.core.tool import GuardedTool
 from toolspecs.mcp import client_signin, confirm, resources
 from toolspecs.mcp.callers import Caller, Callers, counted

@@ -8,12 +8,7 @@ loader's errors (:class:`GoogleLoaderError` and its kinds, see
 """
 
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.calendar import (
-    CALENDAR_SCOPES,
-    GoogleCalendarReader,
-    describe_event,
-    parse_event_time,
-)
+from toolspecs.loaders.google.calendar import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.loaders.google.drafts import GmailDrafts
 from toolspecs.loaders.google.errors import (
     GoogleApiError,
@@ -22,6 +17,7 @@ from toolspecs.loaders.google.errors import (
     GoogleResponseError,
     GoogleUnreachable,
 )
+from toolspecs.loaders.google.events import describe_event, parse_event_time
 from toolspecs.loaders.google.gmail import GMAIL_SCOPES, GmailReader, gmail_query
 from toolspecs.loaders.google.gmail_text import describe_message, describe_summary
 from toolspecs.loaders.google.html_text import html_to_text

@@ -57,8 +57,8 @@ from toolspecs.loaders.google.token_files import (
     file_name,
     file_scopes,
     one_line,
+    write_private,
 )
-from toolspecs.loaders.google.token_files import write_private as write_private
 
 logger = logging.getLogger("toolspecs.google")
 

@@ -21,19 +21,11 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.times import timezone_named
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleLoaderError, GoogleResponseError
-from toolspecs.loaders.google.events import (
-    UNREADABLE_TIMES,
-    as_is,
-    describe_event,
-    describe_span,
-    event_span,
-    one_line,
-    parse_event_time,
-)
+from toolspecs.loaders.google.events import as_is, describe_event, one_line
 from toolspecs.loaders.google.service import GoogleApiReader
-from toolspecs.loaders.google.times import timezone_named
 
 CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"]
 # The most characters of one event's description a Document shows.
@@ -42,18 +34,7 @@ DESCRIPTION_CHARS = 1000
 # pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
 LIST_PAGES = 5
 
-# Re-exported: how an event reads lives in events.py.
-__all__ = [
-    "CALENDAR_SCOPES",
-    "UNREADABLE_TIMES",
-    "GoogleCalendarReader",
-    "as_is",
-    "describe_event",
-    "describe_span",
-    "event_span",
-    "one_line",
-    "parse_event_time",
-]
+__all__ = ["CALENDAR_SCOPES", "GoogleCalendarReader"]
 
 
 class GoogleCalendarReader(GoogleApiReader):

@@ -10,7 +10,7 @@ import datetime as dt
 from collections.abc import Callable
 from typing import Any
 
-from toolspecs.loaders.google.times import format_date, format_datetime
+from toolspecs.base.times import format_date, format_datetime
 
 UNREADABLE_TIMES = "(times could not be read)"
 

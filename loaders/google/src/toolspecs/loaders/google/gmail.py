@@ -17,22 +17,18 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.times import timezone_named
 from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.drafts import GmailDrafts
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
-
-# Re-exported (``X as X``): these names lived here before gmail_text.py held them.
-from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT as ADDRESS_LIMIT
-from toolspecs.loaders.google.gmail_text import describe_attachments as describe_attachments
-from toolspecs.loaders.google.gmail_text import describe_message as describe_message
-from toolspecs.loaders.google.gmail_text import describe_summary as describe_summary
-from toolspecs.loaders.google.gmail_text import mail_date as mail_date
-from toolspecs.loaders.google.gmail_text import mail_document
-from toolspecs.loaders.google.gmail_text import sender_address as sender_address
-from toolspecs.loaders.google.gmail_text import summary_headers as summary_headers
+from toolspecs.loaders.google.gmail_text import (
+    describe_message,
+    describe_summary,
+    mail_document,
+    summary_headers,
+)
 from toolspecs.loaders.google.mail import MailMessage, parse_raw
 from toolspecs.loaders.google.service import GoogleApiReader
-from toolspecs.loaders.google.times import timezone_named
 
 GMAIL_SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",

@@ -16,9 +16,9 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.times import format_datetime
 from toolspecs.loaders.google.headers import address_pairs, header_text
 from toolspecs.loaders.google.mail import MailMessage, format_size
-from toolspecs.loaders.google.times import format_datetime
 
 BODY_OPEN = "<<< mail body: quoted content from the mail >>>"
 BODY_CLOSE = "<<< end of mail body >>>"

@@ -16,8 +16,6 @@ Anyone can send a mail, so every step is bounded and linear in the size of the m
 - HTML: converted by libxml2 (lxml), linear in the markup, at most ``MAX_HTML_CHARS`` of
   it, its hidden text left out with a note (:mod:`.html_text`);
 - the body shown: at most ``MAX_BODY_CHARS`` characters, then a note of what was cut.
-
-The names of :mod:`.headers` and :mod:`.html_text` are importable from here too.
 """
 
 from __future__ import annotations
@@ -32,52 +30,23 @@ from email.message import Message
 from email.parser import BytesParser
 from email.utils import parsedate_to_datetime
 
-from toolspecs.loaders.google.headers import (
-    ADDRESS_HEADERS,
-    MAX_HEADER_CHARS,
-    Headers,
-    address_pairs,
-    decode_words,
-    header_text,
-    part_filename,
-    simple_addresses,
-)
-from toolspecs.loaders.google.html_text import (
-    MAX_HTML_CHARS,
-    HtmlText,
-    convert_html,
-    hides_text,
-    html_to_text,
-    tidy,
-)
+from toolspecs.loaders.google.headers import Headers, address_pairs, part_filename
+from toolspecs.loaders.google.html_text import convert_html, tidy
 
 __all__ = [
-    "ADDRESS_HEADERS",
     "MAX_BODY_CHARS",
-    "MAX_HEADER_CHARS",
-    "MAX_HTML_CHARS",
     "MAX_MIME_CONTAINERS",
     "MAX_PARTS",
     "Attachment",
-    "Headers",
-    "HtmlText",
     "MailMessage",
-    "address_pairs",
     "conversation_subject",
-    "convert_html",
     "decode_bytes",
     "decode_part",
     "decode_raw",
-    "decode_words",
     "format_size",
-    "header_text",
-    "hides_text",
-    "html_to_text",
     "mime_containers",
     "parse_bytes",
     "parse_raw",
-    "simple_addresses",
-    "tidy",
 ]
 
 MAX_BODY_CHARS = 50_000

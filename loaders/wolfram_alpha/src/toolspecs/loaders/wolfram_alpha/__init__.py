@@ -1,14 +1,12 @@
 """toolspecs.loaders.wolfram_alpha: Wolfram|Alpha's two APIs in one client, and a reader."""
 
+from toolspecs.loaders.wolfram_alpha.appid import HideAppId, mask_app_id, split_app_id
 from toolspecs.loaders.wolfram_alpha.client import (
     APP_ID_ENV,
     APP_ID_ENV_FALLBACK,
     FULL_RESULTS_URL,
     LLM_API_URL,
-    HideAppId,
     WolframAlphaClient,
-    mask_app_id,
-    split_app_id,
 )
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdError,

@@ -58,7 +58,7 @@ from toolspecs.loaders.net import (
 from toolspecs.loaders.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
 from toolspecs.loaders.wolfram_alpha import params as named
-from toolspecs.loaders.wolfram_alpha.appid import HideAppId, mask_app_id, split_app_id, stripped
+from toolspecs.loaders.wolfram_alpha.appid import mask_app_id, split_app_id, stripped
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdMalformed,
     AppIdMissing,
@@ -98,10 +98,7 @@ __all__ = [
     "FULL_RESULTS_URL",
     "LLM_API_URL",
     "MAX_REPLY_BYTES",
-    "HideAppId",
     "WolframAlphaClient",
-    "mask_app_id",
-    "split_app_id",
 ]
 
 

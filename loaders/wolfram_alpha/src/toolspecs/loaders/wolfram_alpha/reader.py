@@ -14,7 +14,8 @@ from urllib.parse import quote_plus
 from llama_index.core.readers.base import BaseReader
 from llama_index.core.schema import Document
 
-from toolspecs.loaders.wolfram_alpha.client import WolframAlphaClient, split_app_id
+from toolspecs.loaders.wolfram_alpha.appid import split_app_id
+from toolspecs.loaders.wolfram_alpha.client import WolframAlphaClient
 
 if TYPE_CHECKING:
     import httpx

@@ -7,7 +7,7 @@ from email.utils import parseaddr
 
 from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.core.prefixed import offered
-from toolspecs.loaders.google.gmail import ADDRESS_LIMIT
+from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT
 from toolspecs.specs.gmail.compose import Draft, attachment_parts
 from toolspecs.specs.gmail.render import carried, people, subject_of
 from toolspecs.specs.google_base import parse_addresses

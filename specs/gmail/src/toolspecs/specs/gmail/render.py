@@ -45,17 +45,6 @@ from toolspecs.specs.gmail.facts import (
     summary_data,
     thread_data,
 )
-
-# The data builders that lived here, where callers may still look for them.
-from toolspecs.specs.gmail.facts import draft_data as draft_data
-from toolspecs.specs.gmail.facts import forwarded_data as forwarded_data
-from toolspecs.specs.gmail.facts import mail_data as mail_data
-from toolspecs.specs.gmail.facts import message_read as message_read
-
-# Where ids come from, now in id_guidance.py.
-from toolspecs.specs.gmail.id_guidance import find_draft as find_draft
-from toolspecs.specs.gmail.id_guidance import id_shown as id_shown
-from toolspecs.specs.gmail.id_guidance import ids_hint as ids_hint
 from toolspecs.specs.gmail.labels import Change
 
 MAX_LABELS_SHOWN = 500

@@ -16,9 +16,10 @@ from typing import Any, Literal
 
 from llama_index.core.schema import Document
 
+from toolspecs.base.times import format_date, format_offset
 from toolspecs.core import FixArguments, fence, format_datetime, ref
-from toolspecs.core.clock import format_date, format_offset, timezone_name
 from toolspecs.core.clock import now as clock_now
+from toolspecs.core.clock import timezone_name
 from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Quoted, Replies, Reply
 from toolspecs.loaders.google import GoogleResponseError

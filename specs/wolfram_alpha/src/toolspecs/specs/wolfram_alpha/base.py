@@ -44,9 +44,6 @@ from toolspecs.core.structured import Reply
 from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
 from toolspecs.specs.wolfram_alpha import arguments, outputs, params, render
 from toolspecs.specs.wolfram_alpha.arguments import Choice
-
-# Moved to arguments (issue 23); tests import it from here.
-from toolspecs.specs.wolfram_alpha.arguments import normalize_query as normalize_query
 from toolspecs.specs.wolfram_alpha.prompts import PROMPTS
 
 if TYPE_CHECKING:
