@@ -200,3 +200,16 @@ def test_the_loader_page_testing_example_runs(no_backoff_sleep):
     assert namespace["gmail"].fail[("GET", "/messages")] == []  # every 429 was served
     assert len(no_backoff_sleep) == 3
     assert all(wait >= 2 for wait in no_backoff_sleep)  # Retry-After: 2 was honoured
+
+
+def test_a_reader_says_which_scopes_its_credentials_hold():
+    # The spec asks its reader (issue 39): the loader owns the client and the credentials.
+    from google.oauth2.credentials import Credentials
+
+    from toolspecs.loaders.google import GmailReader
+    from toolspecs.loaders.google.testing import FakeGmail
+
+    readonly = "https://www.googleapis.com/auth/gmail.readonly"
+    signed_in = GmailReader(creds=Credentials(token="ya29.fake", scopes=[readonly]))
+    assert signed_in.granted_scopes() == [readonly]  # valid as they are: nothing is sent
+    assert GmailReader(transport=FakeGmail()).granted_scopes() is None  # a fake says nothing

@@ -27,6 +27,7 @@ from toolspecs.loaders.google.auth import GoogleAuth
 from toolspecs.loaders.google.connections import ThreadRequests, is_http_factory
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
+from toolspecs.loaders.google.token_files import credentials_scopes
 from toolspecs.loaders.net import LookupRetry
 
 NUM_RETRIES = 3
@@ -348,6 +349,18 @@ class GoogleApiReader(BaseReader):
         if self._built and self.transport is None:
             self._service = None
             self._built = False
+
+    def granted_scopes(self) -> list[str] | None:
+        """The scopes the credentials in use were granted; ``None`` when not known.
+
+        Reading them may sign in (as the first request always has) or refresh the token.
+        A ``transport`` that carries google-auth credentials (``AuthorizedHttp``) says its
+        own; a fake without credentials, or a given ``service``, says nothing.
+        """
+        if self.transport is not None:
+            return credentials_scopes(getattr(self.transport, "credentials", None))
+        self.service  # noqa: B018  (reads the credentials once, with the client)
+        return self.auth.granted
 
     @property
     def given_service(self) -> bool:

@@ -43,7 +43,6 @@ from toolspecs.core.errors import ConfigurationError, SignInNeeded
 from toolspecs.core.prefixed import named, names_offered, ref
 from toolspecs.loaders.google import GoogleApiReader, GoogleAuth, endpoints
 from toolspecs.loaders.google.scopes import missing, short
-from toolspecs.loaders.google.token_files import credentials_scopes
 from toolspecs.specs.google_base import signin
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
@@ -183,15 +182,10 @@ class GoogleToolSpec(ToolSpec):
     def granted_scopes(self) -> list[str] | None:
         """The scopes the credentials in use were granted; ``None`` when not known.
 
-        Reading them may sign in (as the first call always has) or refresh the token.
-        A ``transport`` that carries google-auth credentials (``AuthorizedHttp``) says
-        its own; a fake without credentials, or a given ``service``, says nothing.
+        The reader answers (:meth:`GoogleApiReader.granted_scopes`): reading them may sign
+        in, as the first call always has, or refresh the token.
         """
-        reader = self.reader
-        if reader.transport is not None:
-            return credentials_scopes(getattr(reader.transport, "credentials", None))
-        reader.service  # noqa: B018  (reads the credentials once, with the client)
-        return self.auth.granted
+        return self.reader.granted_scopes()
 
     def check_scopes(self, function: str) -> None:
         """Refuse ``function`` before any request when the token lacks a scope it needs.
