@@ -243,23 +243,15 @@ class _StateUnavailable:
         self.app = app
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from toolspecs.mcp.request_limits import answered_instead
         from toolspecs.mcp.signin_state import unreachable
 
-        started = False
-
-        async def sending(message: Any) -> None:
-            nonlocal started
-            started = started or message.get("type") == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, receive, sending)
-        except Exception as exc:
-            if started or scope.get("type") != "http" or not unreachable(exc):
-                raise
+        def instead(exc: Exception) -> Any:
+            if scope.get("type") != "http" or not unreachable(exc):
+                return None
             logger.warning("the sign-in state cannot be reached: answered 503")
             responses = require("starlette.responses", "mcp")
-            answer = responses.JSONResponse(
+            return responses.JSONResponse(
                 {
                     "error": "temporarily_unavailable",
                     "error_description": "sign-in is unavailable for a moment: try again",
@@ -267,4 +259,5 @@ class _StateUnavailable:
                 status_code=503,
                 headers={"Retry-After": "30", "Cache-Control": "no-store"},
             )
-            await answer(scope, receive, send)
+
+        await answered_instead(self.app, scope, receive, send, instead)

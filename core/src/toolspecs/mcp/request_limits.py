@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import ipaddress
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -55,6 +56,7 @@ __all__ = [
     "RequestLimit",
     "RequestLimits",
     "TooManyRequests",
+    "answered_instead",
     "client_address",
 ]
 
@@ -223,19 +225,11 @@ class RequestLimit:
         if refused is not None:
             await self._answer(refused, scope)(scope, receive, send)
             return
-        started = False
 
-        async def sending(message: Any) -> None:
-            nonlocal started
-            started = started or message.get("type") == "http.response.start"
-            await send(message)
+        def instead(exc: Exception) -> Any:  # a client past its own limit (the provider counts)
+            return self._answer(exc, scope) if isinstance(exc, TooManyRequests) else None
 
-        try:
-            await self.app(scope, receive, sending)
-        except TooManyRequests as exc:  # a client past its own limit (the provider counts)
-            if started:
-                raise
-            await self._answer(exc, scope)(scope, receive, send)
+        await answered_instead(self.app, scope, receive, send, instead)
 
     def _answer(self, refused: TooManyRequests, scope: Any) -> Any:
         headers = {"Retry-After": str(refused.seconds), "Cache-Control": "no-store"}
@@ -247,3 +241,27 @@ class RequestLimit:
             status_code=429,
             headers=headers,
         )
+
+
+async def answered_instead(
+    app: Any, scope: Any, receive: Any, send: Any, instead: Callable[[Exception], Any]
+) -> None:
+    """Run the ASGI ``app``; an exception it raises before its answer began may be answered.
+
+    ``instead(exc)`` gives the ASGI app that answers in its place, or ``None`` to let the
+    exception pass on (as it always does once the answer has begun).
+    """
+    started = False
+
+    async def sending(message: Any) -> None:
+        nonlocal started
+        started = started or message.get("type") == "http.response.start"
+        await send(message)
+
+    try:
+        await app(scope, receive, sending)
+    except Exception as exc:
+        answer = None if started else instead(exc)
+        if answer is None:
+            raise
+        await answer(scope, receive, send)

@@ -189,27 +189,24 @@ class Tokens:
 
     def replayed(self, code: str) -> bool:
         """Whether ``code`` was redeemed already; if so, its whole grant is revoked."""
-        record = self.state.get("redeemed", digest(code))
-        if record is None or not record.get("grant"):
-            return False
-        self.state.bump(_grant(str(record["grant"])), COUNTER_SECONDS)
-        logger.warning(
-            "an authorization code of client %s was presented again after it was redeemed: "
-            "its grant is revoked, every token of it refused",
-            record.get("client_id"),
-        )
-        return True
+        return self._presented_again("redeemed", code, "an authorization code", "redeemed")
 
     def reused(self, token: str) -> bool:
         """Whether ``token`` is a spent refresh token; if so, its whole grant is revoked."""
-        record = self.state.get("spent", digest(token))
+        return self._presented_again("spent", token, "a refresh token", "exchanged")
+
+    def _presented_again(self, kind: str, secret: str, what: str, done: str) -> bool:
+        """Whether ``secret`` is kept as ``kind`` (used once); if so, revoke its grant."""
+        record = self.state.get(kind, digest(secret))
         if record is None or not record.get("grant"):
             return False
         self.state.bump(_grant(str(record["grant"])), COUNTER_SECONDS)
         logger.warning(
-            "a refresh token of client %s was presented again after it was exchanged: "
+            "%s of client %s was presented again after it was %s: "
             "its grant is revoked, every token of it refused",
+            what,
             record.get("client_id"),
+            done,
         )
         return True
 
