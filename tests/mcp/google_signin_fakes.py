@@ -70,6 +70,35 @@ class FakeGoogleAndMail:
         return httpx2.MockTransport(handle)
 
 
+def what_tokens_get(base: str, access: str, refresh: str, client_id: str) -> tuple[int, str]:
+    """What a client's tokens get at the server at ``base``: the status of an initialize at
+    ``/mcp`` with ``access``, and ``/token``'s error for a refresh with ``refresh`` (or "")."""
+    with httpx2.Client(timeout=30) as http:
+        called = http.post(
+            f"{base}/mcp",
+            json={
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-06-18",
+                    "capabilities": {},
+                    "clientInfo": {"name": "a client", "version": "1"},
+                },
+            },
+            headers={
+                "Authorization": f"Bearer {access}",
+                "Accept": "application/json, text/event-stream",
+            },
+        )
+        refreshed = http.post(
+            f"{base}/token",
+            data={"grant_type": "refresh_token", "refresh_token": refresh, "client_id": client_id},
+        )
+    error = refreshed.json().get("error", "") if refreshed.status_code == 400 else ""
+    return called.status_code, error
+
+
 @contextlib.contextmanager
 def refreshed_by_google(google: FakeGoogleOAuth) -> Iterator[responses.RequestsMock]:
     """google-auth's refresh (``requests``) answered by the fake's token endpoint."""

@@ -22,6 +22,25 @@ from pathlib import Path
 TOOLSPECS = Path(sys.executable).with_name("toolspecs")
 
 
+def refused_in_one_line(*args: str, env: Mapping[str, str]) -> str:
+    """``toolspecs serve --sandbox --port 0 gmail ARGS`` refused: its one line of stderr.
+
+    Fails the test when the command succeeds or says more (or less) than one line.
+    """
+    done = subprocess.run(
+        [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args],
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(env),
+        check=False,
+    )
+    assert done.returncode != 0, args
+    (line,) = done.stderr.strip().splitlines()
+    return line
+
+
 def read_lines(process: subprocess.Popen[str]) -> tuple[queue.Queue[str], threading.Thread]:
     """Each line of the process's stderr, put on a queue by a thread until the pipe closes."""
     lines: queue.Queue[str] = queue.Queue()

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import logging
 import os
-import subprocess
 from typing import Any
 
 import anyio
 import httpx2
 import pytest
 from cryptography.fernet import Fernet
-from google_signin_fakes import SIGN_IN_ENV, secret_of
-from serving import TOOLSPECS, toolspecs_serve
+from google_signin_fakes import SIGN_IN_ENV, secret_of, what_tokens_get
+from serving import refused_in_one_line, toolspecs_serve
 from test_mcp_google_signin import (
     PEOPLE,
     SEARCH,
@@ -50,35 +49,8 @@ def expired(storage: Storage) -> None:
 
 
 def refused(running: Running, tokens: Any, client_id: str) -> tuple[int, str]:
-    """What ``tokens`` get now: the status at /mcp, and /token's error for the refresh."""
-    with httpx2.Client(timeout=30) as http:
-        called = http.post(
-            running.url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "a client", "version": "1"},
-                },
-            },
-            headers={
-                "Authorization": f"Bearer {tokens.access_token}",
-                "Accept": "application/json, text/event-stream",
-            },
-        )
-        refreshed = http.post(
-            f"{base_of(running)}/token",
-            data={
-                "grant_type": "refresh_token",
-                "refresh_token": tokens.refresh_token,
-                "client_id": client_id,
-            },
-        )
-    error = refreshed.json().get("error", "") if refreshed.status_code == 400 else ""
-    return called.status_code, error
+    """What ``tokens`` get now (:func:`what_tokens_get`)."""
+    return what_tokens_get(base_of(running), tokens.access_token, tokens.refresh_token, client_id)
 
 
 def register(http: httpx2.Client, running: Running, address: str, *uris: str) -> httpx2.Response:
@@ -333,15 +305,5 @@ def test_serve_takes_the_registration_limits_as_options_and_refuses_bad_ones_in_
         (("--http", "--unused-clients", "5"), "are for --google-sign-in"),
     ]
     for args, message in cases:
-        done = subprocess.run(
-            [str(TOOLSPECS), "serve", "--sandbox", "--port", "0", "gmail", *args],
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            timeout=120,
-            env=environment,
-            check=False,
-        )
-        assert done.returncode != 0, args
-        (line,) = done.stderr.strip().splitlines()
+        line = refused_in_one_line(*args, env=environment)
         assert message in line, (args, line)

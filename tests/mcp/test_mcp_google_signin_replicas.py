@@ -39,6 +39,7 @@ from google_signin_fakes import (
     on_uvicorn,
     refreshed_by_google,
     secret_of,
+    what_tokens_get,
 )
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
@@ -359,35 +360,8 @@ def test_the_memory_and_redis_states_spend_bound_and_count_alike(redis_url):
 
 
 def refused(replica: Replica, tokens: dict[str, Any], client_id: str) -> tuple[int, str]:
-    """What ``tokens`` get from ``replica``: the status at /mcp, /token's error for the refresh."""
-    with httpx2.Client(timeout=30) as http:
-        called = http.post(
-            f"{replica.url}/mcp",
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "a client", "version": "1"},
-                },
-            },
-            headers={
-                "Authorization": f"Bearer {tokens['access_token']}",
-                "Accept": "application/json, text/event-stream",
-            },
-        )
-        refreshed = http.post(
-            f"{replica.url}/token",
-            data={
-                "grant_type": "refresh_token",
-                "refresh_token": tokens["refresh_token"],
-                "client_id": client_id,
-            },
-        )
-    error = refreshed.json().get("error", "") if refreshed.status_code == 400 else ""
-    return called.status_code, error
+    """What ``tokens`` get from ``replica`` (:func:`what_tokens_get`)."""
+    return what_tokens_get(replica.url, tokens["access_token"], tokens["refresh_token"], client_id)
 
 
 def test_signing_out_on_one_replica_ends_every_client_of_the_user_on_every_replica(redis_url):
