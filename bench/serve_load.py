@@ -91,7 +91,7 @@ def serve_alone(server: Any, name: str) -> None:
     import anyio
 
     from toolspecs.cli.commands import settle_heap
-    from toolspecs.mcp.transports import serve_http
+    from toolspecs.server.transports import serve_http
 
     def ready(url: str) -> None:
         print(f"toolspecs: serving {name} at {url}", file=sys.stderr, flush=True)

@@ -10,7 +10,7 @@ Run from anywhere:
    ``--sessions`` official mcp Python clients open a session each, list the tools and
    stay idle. Printed: each server's resident memory (``VmRSS``) before and with the
    sessions open, and the growth per session, ours beside the floor's.
-2. **Signed-in users.** In this process, :class:`toolspecs.mcp.user_tools.UserTools`
+2. **Signed-in users.** In this process, :class:`toolspecs.server.user_tools.UserTools`
    builds ``--users`` users' own Gmail and Calendar specs, as ``serve --google-sign-in``
    and ``--google-delegate`` do (new spec instances with the user's credentials), and
    each user makes one Gmail and one Calendar call, so their Google API clients are built
@@ -19,7 +19,7 @@ Run from anywhere:
    collection) and the resident memory per user.
 
 The bounds these figures multiply: ``--max-sessions`` (64 by default) and
-``toolspecs.mcp.user_tools.MAX_USERS`` (256); idle users' specs are dropped after
+``toolspecs.server.user_tools.MAX_USERS`` (256); idle users' specs are dropped after
 ``IDLE_SECONDS``.
 """
 
@@ -94,7 +94,7 @@ def users(count: int) -> dict[str, Any]:
     from toolspecs.cli.assemble import served_tools
     from toolspecs.core import load_spec
     from toolspecs.core.registry import sandbox_arguments
-    from toolspecs.mcp.user_tools import User, UserTools
+    from toolspecs.server.user_tools import User, UserTools
 
     shared = {name: sandbox_arguments(name) for name in ("gmail", "google_calendar")}
     calls = {

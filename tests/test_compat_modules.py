@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SOURCES = [
     ROOT / "base" / "src",
     ROOT / "core" / "src",
+    ROOT / "server" / "src",
     *(ROOT / "loaders").glob("*/src"),
     *(ROOT / "specs").glob("*/src"),
 ]

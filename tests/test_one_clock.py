@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).parents[1]
 SOURCES = sorted(
     path
-    for pattern in ("base/src", "core/src", "specs/*/src", "loaders/*/src")
+    for pattern in ("base/src", "core/src", "server/src", "specs/*/src", "loaders/*/src")
     for path in ROOT.glob(f"{pattern}/**/*.py")
 )
 
@@ -33,9 +33,9 @@ ALLOWED = {
     "toolspecs-core): the machine's zone",
     ("base/src/toolspecs/base/times.py", "wall_clock"): "a loader alone (no toolspecs-core): "
     "the abbreviation of a zone with no IANA name (core passes its own clock)",
-    ("core/src/toolspecs/mcp/oauth.py", "verify_token"): "an introspected token's exp and "
+    ("server/src/toolspecs/server/oauth.py", "verify_token"): "an introspected token's exp and "
     "nbf are the authorization server's real time: a pinned clock would accept expired ones",
-    ("core/src/toolspecs/mcp/answers.py", "keep"): "an introspected token's exp is the "
+    ("server/src/toolspecs/server/answers.py", "keep"): "an introspected token's exp is the "
     "authorization server's real time: kept answers must not outlive it",
 }
 CLOCK_CALLS = {"now", "today", "utcnow", "time", "time_ns"}

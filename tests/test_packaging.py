@@ -44,12 +44,12 @@ def requirements(meta: dict) -> list[Requirement]:
     return found
 
 
-def test_the_workspace_has_thirteen_distributions():
-    assert len(PYPROJECTS) == 13
-    assert len(set_version.names()) == 13
+def test_the_workspace_has_fourteen_distributions():
+    assert len(PYPROJECTS) == 14
+    assert len(set_version.names()) == 14
 
 
-def test_one_version_for_all_thirteen_distributions():
+def test_one_version_for_all_fourteen_distributions():
     version = project(ROOT / "pyproject.toml")["version"]
     assert {path.parent.name or ".": project(path)["version"] for path in PYPROJECTS} == {
         path.parent.name or ".": version for path in PYPROJECTS
@@ -66,7 +66,7 @@ def test_members_pin_each_other_to_this_release():
             if req.name in ours:
                 pins[f"{project(path)['name']} -> {req}"] = req.specifier
     # Every spec on core and its loader; each loader on net; core, the Google and arXiv
-    # loaders and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on all twelve.
+    # loaders and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on all thirteen.
     assert len(pins) >= 30
     assert {where: str(spec) for where, spec in pins.items()} == {
         where: str(expected) for where in pins
@@ -109,7 +109,7 @@ def test_set_version_writes_every_copy_and_every_pin(tmp_path):
         changelog.read_text().replace("\n## ", "\n## 0.2.0 - Unreleased\n\n## ", 1)
     )
     written = set_version.set_version("0.2.0", root=root)
-    assert len(written) == 13
+    assert len(written) == 14
     ours = set_version.names(root)
     for path in written:
         meta = project(path)
@@ -202,7 +202,7 @@ def test_the_readme_pip_commands_are_the_ones_ci_runs():
     ]
     assert commands == [
         "pip install --find-links dist toolspecs-gmail",
-        "pip install ./base ./core ./loaders/* ./specs/* .",
+        "pip install ./base ./core ./server ./loaders/* ./specs/* .",
     ]
     ci = (ROOT / ".ci" / "wheels").read_text(encoding="utf-8")
     ci = ci.replace('"$work/dist"', "dist").replace(" --quiet", "")

@@ -137,7 +137,7 @@ def test_outline_and_section_over_mcp(arxiv):
     import anyio
     from mcp import Client
 
-    from toolspecs.mcp import build_server
+    from toolspecs.server import build_server
 
     spec = ArxivToolSpec(transport=arxiv.transport())
     spec.spec_functions = spec.all_functions

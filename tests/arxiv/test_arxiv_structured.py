@@ -13,7 +13,7 @@ import pytest
 from mcp import Client
 
 from toolspecs.core.registry import sandbox_spec
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 
 QUOTED = {"third_party": True}
 

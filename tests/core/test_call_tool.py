@@ -8,7 +8,7 @@ from typing import ClassVar
 import pytest
 
 from toolspecs.core import Marks, ToolSpec, tool
-from toolspecs.mcp import sandbox_spec
+from toolspecs.server import sandbox_spec
 
 
 class NotesSpec(ToolSpec):

@@ -19,7 +19,7 @@ import pytest
 import responses
 
 from toolspecs.cli import main
-from toolspecs.mcp import SANDBOXES
+from toolspecs.server import SANDBOXES
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.google_calendar.sandbox import CALENDAR_ZONE
 

@@ -14,7 +14,7 @@ from mcp import Client
 
 from toolspecs.core.owners import results_owner
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 PAPER = {"paper_id": "1706.03762"}

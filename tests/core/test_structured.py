@@ -15,7 +15,7 @@ from mcp import Client
 from toolspecs.core import ConfigurationError, OutputBudget, ToolSpec, count_tokens, tool
 from toolspecs.core.calls import GuardedOutput
 from toolspecs.core.structured import Listing, Quoted, Replies, Reply, Structure, dump
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 
 
 class Note(Structure):

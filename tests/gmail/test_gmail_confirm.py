@@ -16,8 +16,8 @@ from mcp import Client
 
 from toolspecs.core.bounds import count_tokens
 from toolspecs.loaders.google.testing import sample_mailbox
-from toolspecs.mcp import build_server
-from toolspecs.mcp.testing import ScriptedPerson as Person
+from toolspecs.server import build_server
+from toolspecs.server.testing import ScriptedPerson as Person
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.gmail.questions import QUESTION_TOKENS
 

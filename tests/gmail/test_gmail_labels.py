@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from toolspecs.core import AskUser, FixArguments
-from toolspecs.mcp import build_server, sandbox_spec
+from toolspecs.server import build_server, sandbox_spec
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.gmail.base import MODIFY_SCOPE
 

@@ -16,7 +16,7 @@ from mcp import Client
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.structured import Reply
 from toolspecs.loaders.google.testing import sample_mailbox
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.gmail import ApiText, GmailToolSpec
 
 

@@ -12,7 +12,7 @@ from mcp import Client
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools
 from toolspecs.core import ConfigurationError
 from toolspecs.loaders.google.testing import FakeCalendar, FakeGmail, fixture, sample_mailbox
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 

@@ -447,7 +447,7 @@ def test_the_overlap_warning_is_bounded(google, tools):
 async def test_the_new_tools_answer_over_mcp(google):
     from mcp import Client
 
-    from toolspecs.mcp import build_server
+    from toolspecs.server import build_server
 
     spec = GoogleCalendarToolSpec(transport=google, allow_destructive=True)
     spec.spec_functions = spec.all_functions  # the server follows the instance
@@ -468,7 +468,7 @@ async def test_the_new_tools_answer_over_mcp(google):
 
 @pytest.mark.dates
 def test_the_new_tools_work_in_the_sandbox():
-    from toolspecs.mcp import sandbox_spec
+    from toolspecs.server import sandbox_spec
 
     spec = sandbox_spec("google_calendar")
     found = spec.call_tool("search_events", query="standup")

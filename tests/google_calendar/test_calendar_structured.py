@@ -16,7 +16,7 @@ from mcp import Client
 from toolspecs.core import format_datetime
 from toolspecs.core.clock import describe_now
 from toolspecs.loaders.google.testing import timed_event
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 from toolspecs.specs.google_calendar.sandbox import sample_calendar
 

@@ -1,4 +1,4 @@
-"""toolspecs.mcp.auth: where the HTTP server's bearer token comes from, and which hosts it answers.
+"""toolspecs.server.auth: where the HTTP server's bearer token comes from, and which hosts it answers.
 
 The server itself, with a real client and curl's requests, is in test_mcp_http.py.
 """
@@ -12,7 +12,7 @@ import anyio
 import pytest
 
 from toolspecs.core import ConfigurationError
-from toolspecs.mcp import auth
+from toolspecs.server import auth
 
 TOKEN = "a-long-enough-random-token-0123456789"
 

@@ -24,7 +24,7 @@ from mcp import Client
 
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
-from toolspecs.mcp import build_server, client_signin
+from toolspecs.server import build_server, client_signin
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_base import signin
 

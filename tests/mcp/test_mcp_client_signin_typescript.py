@@ -72,7 +72,7 @@ def _serve(folder: Path) -> None:
     import googleapiclient.discovery
     import googleapiclient.http
 
-    from toolspecs.mcp import build_server, serve_stdio
+    from toolspecs.server import build_server, serve_stdio
     from toolspecs.specs.gmail import GmailToolSpec
 
     # The fake Google is served over plain HTTP on 127.0.0.1, which oauthlib refuses

@@ -18,7 +18,7 @@ from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 from starlette.testclient import TestClient
 
-from toolspecs.mcp.compat_mcp import connection_of, routes_first
+from toolspecs.server.compat_mcp import connection_of, routes_first
 
 
 def test_1_a_request_session_keeps_the_client_connection_in_connection():
@@ -81,7 +81,7 @@ class _Store:
 
 
 def test_3_each_admitted_session_gets_a_store_of_its_own():
-    from toolspecs.mcp.compat_mcp import give_sessions_event_stores
+    from toolspecs.server.compat_mcp import give_sessions_event_stores
 
     server = Server("t")
     server.streamable_http_app()
@@ -99,13 +99,13 @@ def test_3_each_admitted_session_gets_a_store_of_its_own():
 
 
 def test_3_without_the_method_nothing_is_changed_and_it_says_so():
-    from toolspecs.mcp.compat_mcp import give_sessions_event_stores
+    from toolspecs.server.compat_mcp import give_sessions_event_stores
 
     assert give_sessions_event_stores(SimpleNamespace(), _Store) is False
 
 
 def test_4_the_manager_knows_which_sessions_this_process_holds():
-    from toolspecs.mcp.compat_mcp import holds_session
+    from toolspecs.server.compat_mcp import holds_session
 
     server = Server("t")
     server.streamable_http_app()
@@ -117,7 +117,7 @@ def test_4_the_manager_knows_which_sessions_this_process_holds():
 
 
 def test_5_a_check_of_ours_sees_the_owners_of_open_sessions_before_mcp_admits_one():
-    from toolspecs.mcp.compat_mcp import check_admissions
+    from toolspecs.server.compat_mcp import check_admissions
 
     server = Server("t")
     server.streamable_http_app()

@@ -23,8 +23,8 @@ from mcp.shared.exceptions import MCPError
 
 from toolspecs.core import FixArguments, ToolSpec, tool
 from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox, timed_event
-from toolspecs.mcp import build_server, confirm
-from toolspecs.mcp.testing import ScriptedPerson as Person
+from toolspecs.server import build_server, confirm
+from toolspecs.server.testing import ScriptedPerson as Person
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 

@@ -72,7 +72,7 @@ def _serve(state: Path) -> None:
     import anyio
 
     from toolspecs.loaders.google.testing import sample_mailbox
-    from toolspecs.mcp import build_server, serve_stdio
+    from toolspecs.server import build_server, serve_stdio
     from toolspecs.specs.gmail import GmailToolSpec
 
     gmail = sample_mailbox()

@@ -237,7 +237,7 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
     from toolspecs.cli.delegate import google_delegation
     from toolspecs.cli.parser import build_parser
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
-    from toolspecs.mcp.user_tools import User
+    from toolspecs.server.user_tools import User
 
     key = rsa_key()
     google = FakeGoogleOAuth("unused-client", "unused-secret")
@@ -299,8 +299,8 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
 
 def test_whom_delegation_acts_as_is_checked_before_google_is_asked():
     from toolspecs.core.errors import AskUser, ConfigurationError
-    from toolspecs.mcp.google_delegation import GoogleDelegation
-    from toolspecs.mcp.user_tools import User
+    from toolspecs.server.google_delegation import GoogleDelegation
+    from toolspecs.server.user_tools import User
 
     key = {"type": "service_account", "client_email": "a@b", "private_key": "k", "token_uri": "u"}
     email = GoogleDelegation(key, ("example.org", "example.com"))
@@ -373,7 +373,7 @@ def test_google_out_of_reach_or_slow_is_retry_later_and_the_exchange_is_bounded(
 
     from toolspecs.core.errors import RetryLater
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
-    from toolspecs.mcp import google_delegation
+    from toolspecs.server import google_delegation
 
     pem = private_pem(rsa_key())
     key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "private_key": pem}
@@ -405,7 +405,7 @@ def test_a_refusal_names_googles_error_code_and_never_other_text_it_sent():
 
     from toolspecs.core.errors import AskUser
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
-    from toolspecs.mcp import google_delegation
+    from toolspecs.server import google_delegation
 
     key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "token_uri": TOKEN_URL}
     delegation = google_delegation.GoogleDelegation(

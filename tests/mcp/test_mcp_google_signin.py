@@ -42,11 +42,11 @@ from serving import refused_in_one_line, toolspecs_serve
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.loaders.google.testing import FakeGmail, long_message
-from toolspecs.mcp import build_server
-from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.mcp.google_signin import GoogleSignInProvider
-from toolspecs.mcp.token_vault import RedisTokenVault, TokenVault, fernet_from_env
-from toolspecs.mcp.user_tools import User, UserTools
+from toolspecs.server import build_server
+from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
+from toolspecs.server.google_signin import GoogleSignInProvider
+from toolspecs.server.token_vault import RedisTokenVault, TokenVault, fernet_from_env
+from toolspecs.server.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
 PEOPLE = ("alice@example.org", "bob@example.org", "carol@example.org")

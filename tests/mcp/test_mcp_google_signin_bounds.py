@@ -29,8 +29,8 @@ from test_mcp_google_signin_replicas import call, redis, sign_in, two_replicas
 from test_mcp_google_signin_replicas import refused as refused_by
 from test_mcp_google_signin_replicas import text_of as text_at
 
-from toolspecs.mcp.request_limits import RequestLimits
-from toolspecs.mcp.signin_state import SignInState
+from toolspecs.server.request_limits import RequestLimits
+from toolspecs.server.signin_state import SignInState
 
 REDIRECT = "http://127.0.0.1:9/callback"
 WINDOW = 24 * 3600.0

@@ -29,7 +29,7 @@ from test_mcp_google_signin import (
 )
 
 from toolspecs.core.errors import AskUser
-from toolspecs.mcp.registration import RegistrationLimits
+from toolspecs.server.registration import RegistrationLimits
 
 REDIRECT = "http://127.0.0.1:9/callback"
 

@@ -47,13 +47,13 @@ from serving import toolspecs_serve
 
 from toolspecs.core.errors import RetryLater
 from toolspecs.loaders.google.testing import FakeGmail
-from toolspecs.mcp import build_server
-from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.mcp.google_signin import GENERATION_CLAIM, GoogleSignInProvider
-from toolspecs.mcp.registration import RegistrationLimits
-from toolspecs.mcp.signin_state import RedisSignInState, SignInState
-from toolspecs.mcp.token_vault import RedisTokenVault
-from toolspecs.mcp.user_tools import User, UserTools
+from toolspecs.server import build_server
+from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
+from toolspecs.server.google_signin import GENERATION_CLAIM, GoogleSignInProvider
+from toolspecs.server.registration import RegistrationLimits
+from toolspecs.server.signin_state import RedisSignInState, SignInState
+from toolspecs.server.token_vault import RedisTokenVault
+from toolspecs.server.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
 pytestmark = pytest.mark.serving

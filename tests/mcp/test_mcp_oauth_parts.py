@@ -19,9 +19,9 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from mcp import Client
 
 from toolspecs.core import ConfigurationError
-from toolspecs.mcp import answers, build_server, oauth
-from toolspecs.mcp.scopes import permits, supported, tool_scopes
-from toolspecs.mcp.users import Users
+from toolspecs.server import answers, build_server, oauth
+from toolspecs.server.scopes import permits, supported, tool_scopes
+from toolspecs.server.users import Users
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 
 ISSUER = "https://login.example.com/realms/team"
@@ -127,7 +127,7 @@ async def test_only_a_token_typed_as_an_access_token_passes_unless_any_type_is_t
         jwt.encode(body, key, algorithm="RS256", headers={"kid": "k", "typ": kind})
         for kind in ("JWT", "id_token+jwt", None)
     ]
-    with caplog.at_level(logging.DEBUG, logger="toolspecs.mcp.oauth"):
+    with caplog.at_level(logging.DEBUG, logger="toolspecs.server.oauth"):
         for token in untyped:
             assert await typed.verify_token(token) is None
             assert await anything.verify_token(token) is not None

@@ -17,7 +17,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from toolspecs.mcp.operations import Operations, ServeState
+from toolspecs.server.operations import Operations, ServeState
 
 
 def echo_app(seen: list[dict]) -> Starlette:
@@ -116,7 +116,7 @@ def test_every_request_has_an_id_passed_on_returned_and_logged_without_the_token
 
 
 def test_a_path_is_logged_as_sent_on_one_line_even_from_a_server_without_raw_path():
-    from toolspecs.mcp.operations import logged_path
+    from toolspecs.server.operations import logged_path
 
     sent = {"raw_path": b"/mcp%0Aforged", "path": "/mcp\nforged", "query_string": b"t=1"}
     assert logged_path(sent) == "/mcp%0Aforged"

@@ -11,8 +11,8 @@ from mcp.shared.exceptions import MCPError
 
 from toolspecs.core import ConfigurationError, list_specs, load_spec
 from toolspecs.core.prompts import MAX_PROMPT_TOKENS, PromptArgument, TaskPrompt
-from toolspecs.mcp import build_server, sandbox_spec
-from toolspecs.mcp.server import TOOL_LIST_TTL_MS
+from toolspecs.server import build_server, sandbox_spec
+from toolspecs.server.server import TOOL_LIST_TTL_MS
 
 
 @pytest.fixture(params=["legacy", "auto"])

@@ -21,8 +21,8 @@ from serving import over_http, toolspecs_serve
 from toolspecs.core.large_output import as_text
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
 from toolspecs.loaders.google.testing import sample_mailbox
-from toolspecs.mcp import build_server
-from toolspecs.mcp.reads import readable_tools, tool_uri
+from toolspecs.server import build_server
+from toolspecs.server.reads import readable_tools, tool_uri
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.gmail import GmailToolSpec
 

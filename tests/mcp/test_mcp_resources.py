@@ -24,8 +24,8 @@ from toolspecs.core.large_output import as_text
 from toolspecs.core.store import OutputBudget, cut_result
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
 from toolspecs.loaders.google.testing import sample_mailbox
-from toolspecs.mcp import build_server
-from toolspecs.mcp.resources import parse, result_uri, stored_text
+from toolspecs.server import build_server
+from toolspecs.server.resources import parse, result_uri, stored_text
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.gmail import GmailToolSpec
 

@@ -1,4 +1,4 @@
-"""Calls running at once, counted across replicas in a real Redis (toolspecs.mcp.running).
+"""Calls running at once, counted across replicas in a real Redis (toolspecs.server.running).
 
 Each :class:`RunningCalls` with its own :class:`SharedSlots` (its own Redis client) stands
 for one replica; they share the session's redis-server (tests/conftest.py), or one this
@@ -16,8 +16,8 @@ import threading
 import anyio
 import pytest
 
-from toolspecs.mcp import running
-from toolspecs.mcp.running import RunningCalls, SharedSlots
+from toolspecs.server import running
+from toolspecs.server.running import RunningCalls, SharedSlots
 
 pytestmark = pytest.mark.serving
 
@@ -104,7 +104,7 @@ async def test_redis_stopped_falls_back_to_each_replicas_own_cap_and_says_so_onc
     async with first.slot(ADA, ADA) as free:
         assert free is True
     stop()
-    with caplog.at_level(logging.WARNING, logger="toolspecs.mcp.running"):
+    with caplog.at_level(logging.WARNING, logger="toolspecs.server.running"):
         async with contextlib.AsyncExitStack() as held:
             # Each replica lets two of Ada's calls run: its own cap, never none.
             for counter in (first, first, second, second):
@@ -112,7 +112,7 @@ async def test_redis_stopped_falls_back_to_each_replicas_own_cap_and_says_so_onc
             for counter in (first, second):
                 async with counter.slot(ADA, ADA) as free:
                     assert free is False
-    said = [r.getMessage() for r in caplog.records if r.name == "toolspecs.mcp.running"]
+    said = [r.getMessage() for r in caplog.records if r.name == "toolspecs.server.running"]
     # One line per replica for the whole outage, naming what happens, never refusing.
     assert len(said) == 2
     assert all("counting each replica's own until it answers" in line for line in said)

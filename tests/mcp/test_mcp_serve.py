@@ -8,7 +8,7 @@ from toolspecs.cli import build_parser, main
 from toolspecs.cli.assemble import ServeSettings, build_specs, prefixes, served_tools
 from toolspecs.cli.commands import SERVING_YOUNG_THRESHOLD
 from toolspecs.core import ConfigurationError
-from toolspecs.mcp import SANDBOXES, sandbox_spec
+from toolspecs.server import SANDBOXES, sandbox_spec
 from toolspecs.specs.google_calendar.sandbox import sample_calendar
 
 
@@ -349,7 +349,7 @@ def test_an_option_value_is_never_repeated_in_an_error():
 
 FREEZE_PROBE = """
 import gc, sys
-import toolspecs.mcp
+import toolspecs.server
 from toolspecs.cli import main
 
 async def serve_http(server, host, port, ready, **options):
@@ -357,7 +357,7 @@ async def serve_http(server, host, port, ready, **options):
     ready("http://127.0.0.1:1/mcp")  # serving starts here
     print(before, gc.get_freeze_count(), gc.get_threshold()[0])
 
-toolspecs.mcp.serve_http = serve_http
+toolspecs.server.serve_http = serve_http
 sys.exit(main(["serve", "--sandbox", "--http", "gmail"]))
 """
 

@@ -1,4 +1,4 @@
-"""toolspecs.mcp.build_server through mcp's own in-memory client.
+"""toolspecs.server.build_server through mcp's own in-memory client.
 
 Each test connects ``mcp.Client`` to the server in-process, both ways mcp offers:
 ``legacy`` (the initialize handshake and JSON-RPC over memory streams, as stdio and
@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from toolspecs.core import ConfigurationError, ToolGuidance, ToolSpec, tool
 from toolspecs.loaders.arxiv.testing import NEEDLE, FakeArxiv
 from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox
-from toolspecs.mcp import build_server, sandbox_spec, tool_definition
+from toolspecs.server import build_server, sandbox_spec, tool_definition
 from toolspecs.specs.arxiv import ArxivToolSpec
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
@@ -303,7 +303,7 @@ def test_a_missing_mcp_names_the_extra(monkeypatch, arxiv_spec):
 
 def test_importing_toolspecs_mcp_does_not_import_mcp():
     code = (
-        "import sys, toolspecs.mcp, toolspecs.cli.assemble, toolspecs.cli.commands; "
+        "import sys, toolspecs.server, toolspecs.cli.assemble, toolspecs.cli.commands; "
         "loaded = [m for m in sys.modules if m.split('.')[0] in ('mcp', 'mcp_types')]; "
         "assert not loaded, loaded"
     )
@@ -313,14 +313,14 @@ def test_importing_toolspecs_mcp_does_not_import_mcp():
 def test_all_lists_exactly_what_is_public():
     import types
 
-    import toolspecs.mcp
+    import toolspecs.server
 
     # dir(), not vars(): SANDBOXES is read from the installed metadata on first use
     # (PEP 562 __getattr__ and __dir__).
     public = {
         name
-        for name in dir(toolspecs.mcp)
+        for name in dir(toolspecs.server)
         if not name.startswith("_")
-        and not isinstance(getattr(toolspecs.mcp, name), types.ModuleType)
+        and not isinstance(getattr(toolspecs.server, name), types.ModuleType)
     }
-    assert set(toolspecs.mcp.__all__) == public
+    assert set(toolspecs.server.__all__) == public

@@ -35,12 +35,12 @@ from serving import toolspecs_serve
 from test_mcp_google_signin import PEOPLE, SEARCH, Running, Storage, signed_in, text_of
 
 from toolspecs.loaders.google.testing import FakeGmail
-from toolspecs.mcp import build_server
-from toolspecs.mcp.auth import transport_security
-from toolspecs.mcp.google_accounts import GoogleSignIn
-from toolspecs.mcp.google_signin import GoogleSignInProvider
-from toolspecs.mcp.transports import http_app
-from toolspecs.mcp.user_tools import UserTools
+from toolspecs.server import build_server
+from toolspecs.server.auth import transport_security
+from toolspecs.server.google_accounts import GoogleSignIn
+from toolspecs.server.google_signin import GoogleSignInProvider
+from toolspecs.server.transports import http_app
+from toolspecs.server.user_tools import UserTools
 from toolspecs.specs.gmail import GmailToolSpec
 
 pytestmark = pytest.mark.serving

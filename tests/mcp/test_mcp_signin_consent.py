@@ -49,11 +49,11 @@ from installed import missing
 
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
-from toolspecs.mcp import build_server
-from toolspecs.mcp.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.mcp.google_signin import GoogleSignInProvider
-from toolspecs.mcp.signin_state import RedisSignInState, SignInState
-from toolspecs.mcp.token_vault import TokenVault
+from toolspecs.server import build_server
+from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
+from toolspecs.server.google_signin import GoogleSignInProvider
+from toolspecs.server.signin_state import RedisSignInState, SignInState
+from toolspecs.server.token_vault import TokenVault
 from toolspecs.specs.gmail import GmailToolSpec
 
 VICTIM, ATTACKER, PERSON = "victim@example.org", "attacker@example.net", "person@example.org"

@@ -102,6 +102,6 @@ def test_the_typescript_sdk_refuses_structured_content_that_breaks_the_schema(
 if __name__ == "__main__":  # the server the client starts: this spec over stdio
     import anyio
 
-    from toolspecs.mcp import build_server, serve_stdio
+    from toolspecs.server import build_server, serve_stdio
 
     anyio.run(serve_stdio, build_server(BrokenNotesToolSpec()))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from mcp import Client
 
 from toolspecs.loaders.arxiv.testing import FakeArxiv
-from toolspecs.mcp import build_server
-from toolspecs.mcp.server import TOOL_LIST_TTL_MS
+from toolspecs.server import build_server
+from toolspecs.server.server import TOOL_LIST_TTL_MS
 from toolspecs.specs.arxiv import ArxivToolSpec
 
 

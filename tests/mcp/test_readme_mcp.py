@@ -53,9 +53,10 @@ def test_the_client_configuration_parses_and_its_command_lines_are_accepted(monk
         # Every spec and option exists and every value is read (no file is opened yet).
         assert served_tools(build_specs(settings), settings.prefixes)
     uvx = servers["toolspecs"]["args"]
-    assert uvx[:2] == ["--from", "toolspecs[mcp]"]
+    assert uvx[:2] == ["--from", "toolspecs"]
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert re.search(r'^mcp = \["toolspecs-core\[mcp\]', pyproject, re.MULTILINE)  # the extra
+    # The umbrella brings the server (and with it the toolspecs command) without an extra.
+    assert '"toolspecs-server>=' in pyproject.split("[project.optional-dependencies]")[0]
 
 
 def test_the_http_client_configuration_sends_the_token_to_the_served_url():

@@ -1,4 +1,4 @@
-"""The stores of SSE events (toolspecs.mcp.sse_events): bounded, per session, followed.
+"""The stores of SSE events (toolspecs.server.sse_events): bounded, per session, followed.
 
 In memory with a clock of the test's own; in Redis against the session's redis-server
 (tests/conftest.py). Each store is given small bounds and filled past them: a stream
@@ -14,8 +14,8 @@ import pytest
 from mcp.server.streamable_http import EventMessage
 from mcp_types import JSONRPCNotification, JSONRPCResponse, jsonrpc_message_adapter
 
-from toolspecs.mcp.resumption import SessionEvents, replay
-from toolspecs.mcp.sse_events import (
+from toolspecs.server.resumption import SessionEvents, replay
+from toolspecs.server.sse_events import (
     MemoryEvents,
     RedisEvents,
     event_id,

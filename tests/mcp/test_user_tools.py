@@ -9,7 +9,7 @@ import pytest
 
 from toolspecs.core import ToolSpec, tool
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.mcp.user_tools import User, UserTools, user_from
+from toolspecs.server.user_tools import User, UserTools, user_from
 
 
 class Mailbox(ToolSpec):

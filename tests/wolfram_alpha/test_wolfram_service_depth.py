@@ -17,7 +17,7 @@ from toolspecs.cli import main
 from toolspecs.core import FixArguments
 from toolspecs.loaders.wolfram_alpha import LLM_API_URL, location_params, units_param
 from toolspecs.loaders.wolfram_alpha.testing import STEPS, FakeWolframAlpha
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 
 FULL_API = "https://api.wolframalpha.com/v2/query"

@@ -13,7 +13,7 @@ from mcp import Client
 
 from toolspecs.core.registry import sandbox_spec
 from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
-from toolspecs.mcp import build_server
+from toolspecs.server import build_server
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
 
 

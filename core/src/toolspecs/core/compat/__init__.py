@@ -22,7 +22,7 @@ that uses each library (loaders never import core), each with the same banner an
 - ``toolspecs.adapters.compat_langchain``, ``compat_smolagents``, ``compat_lagent``: the
   host libraries' tool classes.
 - ``toolspecs.agents.compat_llama_index``: llama-index's OpenAI LLM (``_client``).
-- ``toolspecs.mcp.compat_mcp``: the mcp SDK (``ServerSession._connection``).
+- ``toolspecs.server.compat_mcp``: the mcp SDK (``ServerSession._connection``).
 
 ``tests/test_compat_modules.py`` checks that every one has its banner and its test, and
 that no other source module touches the internals they list.

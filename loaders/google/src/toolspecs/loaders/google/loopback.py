@@ -1,7 +1,7 @@
 """A sign-in whose consent page another program shows: the address now, the token later.
 
 For a process that cannot open a browser itself (an MCP server: its client shows the
-person the address, :mod:`toolspecs.mcp.client_signin`). :func:`start` reads the OAuth
+person the address, :mod:`toolspecs.server.client_signin`). :func:`start` reads the OAuth
 client file, listens on a free port of 127.0.0.1 (the loopback redirect Google allows
 for Desktop app clients, any port) and returns a :class:`LoopbackSignIn` whose ``url`` is
 Google's consent page. When the person's browser comes back to the port with a code,

@@ -21,7 +21,7 @@ fail, starts a server of its own::
 
 Registered under the entry point group ``toolspecs.sandboxes`` (see
 :mod:`toolspecs.core.registry`), as a third-party spec would register its own:
-``toolspecs call --sandbox arxiv.FUNCTION`` and ``toolspecs.mcp.sandbox_spec("arxiv")``
+``toolspecs call --sandbox arxiv.FUNCTION`` and ``toolspecs.server.sandbox_spec("arxiv")``
 build the spec with :func:`arguments`.
 """
 

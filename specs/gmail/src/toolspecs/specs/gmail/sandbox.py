@@ -9,7 +9,7 @@ stopped once the spec is gone (see :mod:`toolspecs.specs.google_base.sandbox`).
 
 Registered under the entry point group ``toolspecs.sandboxes`` (see
 :mod:`toolspecs.core.registry`), as a third-party spec would register its own:
-``toolspecs call --sandbox gmail.FUNCTION`` and ``toolspecs.mcp.sandbox_spec("gmail")``
+``toolspecs call --sandbox gmail.FUNCTION`` and ``toolspecs.server.sandbox_spec("gmail")``
 build the spec with :func:`arguments`. A test that looks at the mailbox after a call
 starts its own server and builds the spec on it::
 

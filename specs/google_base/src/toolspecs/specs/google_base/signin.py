@@ -3,7 +3,7 @@
 A call that needs the person's Google sign-in (no token yet, one Google revoked, a scope
 the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`) tells the agent how to
 authorize in a terminal. A host that can show the person an address instead (MCP's URL
-elicitation, :mod:`toolspecs.mcp.client_signin`) asks the spec's policy to :func:`start`
+elicitation, :mod:`toolspecs.server.client_signin`) asks the spec's policy to :func:`start`
 one: the loader's sign-in for a page shown elsewhere
 (:meth:`~toolspecs.loaders.google.GoogleAuth.sign_in_elsewhere`), for the scopes of the
 tools offered, its token kept where ``authorize()`` keeps it. One spec has one sign-in

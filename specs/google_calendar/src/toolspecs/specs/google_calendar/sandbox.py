@@ -10,7 +10,7 @@ its own, stopped once the spec is gone (see :mod:`toolspecs.specs.google_base.sa
 Registered under the entry point group ``toolspecs.sandboxes`` (see
 :mod:`toolspecs.core.registry`), as a third-party spec would register its own:
 ``toolspecs call --sandbox google_calendar.FUNCTION`` and
-``toolspecs.mcp.sandbox_spec("google_calendar")`` build the spec with :func:`arguments`.
+``toolspecs.server.sandbox_spec("google_calendar")`` build the spec with :func:`arguments`.
 A test that looks at the calendar after a call starts its own server and builds the spec
 on it::
 

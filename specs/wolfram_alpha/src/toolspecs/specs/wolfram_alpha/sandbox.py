@@ -22,7 +22,7 @@ requests, or makes it fail, starts a server of its own::
 Registered under the entry point group ``toolspecs.sandboxes`` (see
 :mod:`toolspecs.core.registry`), as a third-party spec would register its own:
 ``toolspecs call --sandbox wolfram_alpha.FUNCTION`` and
-``toolspecs.mcp.sandbox_spec("wolfram_alpha")`` build the spec with :func:`arguments`.
+``toolspecs.server.sandbox_spec("wolfram_alpha")`` build the spec with :func:`arguments`.
 """
 
 from __future__ import annotations

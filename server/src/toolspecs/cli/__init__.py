@@ -1,0 +1,72 @@
+"""The ``toolspecs`` command: a host of the tools, like the MCP server and the adapters.
+
+- :mod:`toolspecs.cli.parser`: the command line, read with the standard library only
+  (``--help``, ``--version`` and mistakes answer before llama-index is imported);
+- :mod:`toolspecs.cli.commands`: ``list``, ``schema``, ``describe``, ``call``,
+  ``authorize`` and ``serve``;
+- :mod:`toolspecs.cli.assemble`: the specs and tools a command line asks for (names,
+  accounts, ``--option``, ``--tools``, ``--prefix``, ``--sandbox``).
+
+The CLI uses :mod:`toolspecs.core` and :mod:`toolspecs.server`; neither imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+from toolspecs.cli.parser import UsageError, build_parser, version_text
+
+__all__ = ["UsageError", "build_parser", "main", "version_text"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit code."""
+    try:
+        return _run(argv)
+    except KeyboardInterrupt:  # Ctrl-C stops a server: nothing is wrong
+        return 0
+    except BrokenPipeError:  # `toolspecs list | head`: the reader left, nothing is wrong
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115  (silence the flush at exit)
+        return 0
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    parser = build_parser()
+    args, extra = parser.parse_known_args(argv)
+    if args.command == "call":
+        # argparse fills a nargs="*" positional once: pairs after an option (call --sandbox
+        # SPEC.FUNCTION --allow-send key=value) come back unrecognized. They are pairs.
+        args.pairs += [item for item in extra if not item.startswith("-")]
+        extra = [item for item in extra if item.startswith("-")]
+    if extra:  # said by the command's own parser, so that its --help is the one named
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    # The command line is read: now the commands, and llama-index with them.
+    from toolspecs.cli import commands as cli
+    from toolspecs.core.errors import ConfigurationError
+
+    try:
+        if args.command == "list":
+            print(cli.cmd_list(args))
+            return 0
+        if args.command == "schema":
+            print(cli.cmd_schema(args))
+            return 0
+        if args.command == "describe":
+            print(cli.cmd_describe(args))
+            return 0
+        if args.command == "serve":
+            return cli.cmd_serve(args)
+        if args.command == "authorize":
+            print(cli.cmd_authorize(args))
+            return 0
+        text, code = cli.cmd_call(args)
+        print(text)
+        return code
+    except (UsageError, ConfigurationError) as exc:
+        print(f"toolspecs: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # a host library that is not installed names its extra
+        print(f"toolspecs: {exc}", file=sys.stderr)
+        return 2

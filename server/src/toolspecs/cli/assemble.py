@@ -1,0 +1,464 @@
+"""The specs and tools a command line asks for: ``toolspecs serve`` (and ``call``, ...).
+
+``toolspecs serve`` offers installed specs (or their sandboxes) as one MCP server; this
+module reads what its command line names, and :mod:`toolspecs.server` serves the tools.
+Each spec is built from the registry with its options, in this order (later wins):
+the spec's own defaults and environment variables (credentials as everywhere:
+arguments first, then the environment), what the spec asks of a server (its class's
+``served_options``: a server is not a LlamaHub drop-in, so Gmail's ``send_draft`` there
+names the recipients a client shows for approval, ``confirm_recipients``), the shared
+flags (``--allow-send``, ``--allow-destructive``, ``--timezone``), then ``--option
+NAME.key=value`` (with one spec, ``--option key=value`` is for it;
+``--option gmail.confirm_recipients=no`` turns that default off). ``toolspecs call``,
+``describe`` and ``schema`` build their spec the same way (:func:`build_specs`), for a
+person at a terminal: without ``served_options``.
+
+**Tool names when several specs are served.** A spec keeps its tool names unless one
+of them is also a tool of another spec served; then every tool of that spec carries
+the spec's name as prefix. Serving ``gmail google_calendar arxiv`` gives
+``gmail_load_data`` and ``google_calendar_load_data`` (both offer ``load_data``), and
+``arxiv_query`` unchanged. The rule does not depend on the order of the names.
+``--prefix NAME=PREFIX`` sets a spec's prefix instead (``--prefix google_calendar=``
+keeps its names); a clash that remains is refused with a message naming ``--prefix``.
+
+**One spec, several accounts.** ``NAME@ACCOUNT`` serves a spec built with
+``account=ACCOUNT`` (the Google specs): ``toolspecs serve gmail@work gmail@home`` offers
+``work_search_messages`` and ``home_search_messages``, each with its own token file. A
+spec's own prefix (``spec.default_prefix``, ``work_``) is kept unless its names clash;
+then it is ``gmail_work_``. ``--option gmail@work.max_results=5`` and ``--tools
+gmail@work.all`` name it like any spec.
+
+**Which tools.** Each spec offers its lean default set (``spec_functions``) unless
+``--tools`` names others (:func:`choose_tools`): ``--tools all``, ``--tools
+default,get_thread`` or, with several specs, ``--tools gmail.all,arxiv_bibtex``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import operator
+import re
+import typing
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toolspecs.core import inputs
+from toolspecs.core.clock import timezone_setting
+from toolspecs.core.declare import function_name
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.registry import sandbox_arguments, spec_class
+from toolspecs.core.spec import ToolSpec
+from toolspecs.core.tool import GuardedTool
+
+# Constructor parameters that take Python objects: not settable from the command line.
+_OBJECTS = frozenset({"self", "transport", "client", "creds", "cache"})
+
+
+@dataclass
+class ServeSettings:
+    """What ``toolspecs serve`` was asked for (from the command line).
+
+    Args:
+        names: The specs to serve, as registered.
+        sandbox: Serve each spec over its seeded fake.
+        sandbox_latency: Seconds each fake waits before answering each request.
+        allow_send: Offer tools that reach other people (``None``: the spec's default).
+        allow_destructive: Offer destructive tools (``None``: the spec's default).
+        timezone: The timezone of every spec that deals with time.
+        options: ``NAME.key=value`` constructor arguments.
+        prefixes: ``NAME=PREFIX`` tool-name prefixes.
+        tools: ``--tools`` values: ``[NAME.]TOOL``, ``all`` or ``default``, comma-separated.
+        interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
+            sign in its own way. ``False`` (a server): no browser login unless an
+            ``auth_flow`` option asks for one, and each spec's ``served_options`` apply.
+        store: Where long results are kept (``--store``): ``memory`` or a Redis URL
+            (``None``: in memory).
+    """
+
+    names: Sequence[str]
+    sandbox: bool = False
+    sandbox_latency: float = 0.0
+    allow_send: bool | None = None
+    allow_destructive: bool | None = None
+    timezone: str | None = None
+    options: Sequence[str] = field(default_factory=list)
+    prefixes: Sequence[str] = field(default_factory=list)
+    tools: Sequence[str] = field(default_factory=list)
+    interactive: bool = False
+    store: str | None = None
+
+    @classmethod
+    def from_args(cls, args: Any) -> ServeSettings:
+        """The settings of a parsed ``toolspecs serve`` command line."""
+        return cls(
+            names=args.names,
+            sandbox=args.sandbox,
+            sandbox_latency=args.sandbox_latency,
+            allow_send=args.allow_send,
+            allow_destructive=args.allow_destructive,
+            timezone=args.timezone,
+            options=args.option,
+            prefixes=args.prefix,
+            tools=args.tools,
+            store=args.store,
+        )
+
+
+# Tool names must match [a-zA-Z0-9_-]{1,64} for MCP clients and OpenAI alike.
+_PREFIX = re.compile(r"[A-Za-z0-9_-]{0,24}")
+
+
+def _spec_name(name: str) -> str:
+    return name.strip().lower().replace("-", "_")
+
+
+# NAME@ACCOUNT: the account is a short name of letters, digits and '_'.
+_ACCOUNT = re.compile(r"[a-z0-9][a-z0-9_]{0,23}")
+
+
+def split_account(name: str) -> tuple[str, str | None]:
+    """``gmail@work`` as ``("gmail", "work")``; a name without ``@`` has no account.
+
+    Raises:
+        ConfigurationError: When the account is not a short name of letters and digits.
+    """
+    base, at, account = _spec_name(name).partition("@")
+    if not at:
+        return base, None
+    if not _ACCOUNT.fullmatch(account):
+        raise ConfigurationError(
+            f"{name!r}: the account after '@' must be a short name of letters, digits or "
+            "'_', e.g. gmail@work"
+        )
+    return base, account
+
+
+def served_names(names: Sequence[str]) -> list[str]:
+    """The specs to serve, each once, under its registered name.
+
+    Raises:
+        ConfigurationError: When a spec is unknown or named twice.
+    """
+    found: list[str] = []
+    for name in names:
+        base, account = split_account(name)
+        spec_class(base)  # an unknown name fails here, listing the installed specs
+        key = f"{base}@{account}" if account else base
+        if key in found:
+            raise ConfigurationError(f"spec {key!r} is named twice; name each spec once")
+        found.append(key)
+    return found
+
+
+def _pairs(
+    pairs: Sequence[str], flag: str, form: str, example: str, only: str | None = None
+) -> list[tuple[str, str, str]]:
+    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three.
+
+    With ``only`` (the one spec in use), a dotted pair may leave out ``NAME.``.
+    """
+    dotted = "." in form.split("=")[0]
+    split: list[tuple[str, str, str]] = []
+    for pair in pairs:
+        target, sep, value = pair.partition("=")
+        name, _, key = target.partition(".") if dotted else (target, "", "")
+        if dotted and only is not None and sep and not key and name.strip():
+            name, key = only, name
+        if not sep or not name.strip() or (dotted and not key.strip()):
+            raise ConfigurationError(f"{flag} {pair!r} is not {form}; write e.g. {flag} {example}")
+        split.append((_spec_name(name), key.strip(), value))
+    return split
+
+
+def _hint(fn: Any, annotation: Any) -> Any:
+    """One parameter's type hint; ``Any`` (read as text) when it does not resolve here."""
+    if not isinstance(annotation, str):
+        return Any if annotation is inspect.Parameter.empty else annotation
+    try:
+        return eval(annotation, getattr(fn, "__globals__", {}), {"Any": Any})
+    except Exception:  # a name imported only for type checkers (httpx.BaseTransport)
+        return Any
+
+
+def parameters(cls: type[ToolSpec]) -> dict[str, Any]:
+    """The constructor keywords of a spec that the command line can set, with their hints."""
+    init = cls.__init__
+    return {
+        name: _hint(init, param.annotation)
+        for name, param in inspect.signature(init).parameters.items()
+        if name not in _OBJECTS
+        and param.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    }
+
+
+def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
+    """One ``--option`` value as the constructor expects it, read as tool arguments are.
+
+    ``"5"`` is 5, ``"yes"``/``"false"`` are booleans, ``"a, b"`` a list; for an option
+    that is not text, a JSON object or array (``'{"units": "metric"}'``) is read as JSON.
+
+    Raises:
+        ConfigurationError: When the value cannot be read as the type the option takes.
+    """
+    # A value was given, so None is not one of the choices: say only what the type wants.
+    core, _, extras = inputs.unwrap(hint)
+    wanted = operator.getitem(typing.Annotated, (core, *extras)) if extras else core
+    value: Any = raw
+    if core is not str and raw.strip()[:1] in ("{", "["):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            # The value is not repeated: options carry keys and tokens, and MCP clients
+            # keep a server's stderr in their logs.
+            raise ConfigurationError(
+                f"--option {name}.{key} is not valid JSON ({exc.msg} at character {exc.pos}); "
+                f'quote it like --option \'{name}.{key}={{"key": "value"}}\''
+            ) from None
+    try:
+        return inputs.coerce(value, wanted)
+    except inputs.CoercionError:
+        raise ConfigurationError(
+            f"--option {name}.{key}: the value cannot be read as {_type_words(wanted)}"
+        ) from None
+
+
+def _type_words(hint: Any) -> str:
+    """What a type hint asks for, in words: ``an integer``, ``a JSON object``."""
+    kind = inputs.json_schema(hint).get("type")
+    words = {
+        "integer": "a whole number",
+        "number": "a number",
+        "boolean": "true or false",
+        "array": "a list (a JSON array)",
+        "object": "a JSON object",
+        "string": "text",
+    }
+    return words.get(kind, "the type it takes") if isinstance(kind, str) else "the type it takes"
+
+
+def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
+    """The specs to serve, by name, built with their options.
+
+    Raises:
+        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
+    """
+    names = served_names(settings.names)
+    if settings.sandbox_latency and not settings.sandbox:
+        raise ConfigurationError(
+            "--sandbox-latency is the sandbox fakes' round trip: add --sandbox, or drop it"
+        )
+    if settings.timezone is not None:
+        timezone_setting(settings.timezone)  # a wrong zone fails once, before any spec
+    store = None
+    if settings.store is not None:
+        from toolspecs.core.redis_store import open_store
+
+        store = open_store(settings.store)  # a bad URL, a server that does not answer
+    shared = {
+        key: value
+        for key, value in (
+            ("allow_send", settings.allow_send),
+            ("allow_destructive", settings.allow_destructive),
+            ("timezone", settings.timezone),
+        )
+        if value is not None
+    }
+    chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
+    only = names[0] if len(names) == 1 else None
+    for name, key, raw in _pairs(
+        settings.options, "--option", "NAME.key=value", "arxiv.max_results=5", only
+    ):
+        if name not in chosen:
+            raise ConfigurationError(
+                f"--option {name}.{key} is for a spec that is not named here; "
+                f"named: {', '.join(names)}"
+            )
+        cls = spec_class(split_account(name)[0])
+        known = parameters(cls)
+        if key not in known:
+            raise ConfigurationError(
+                f"spec {name!r} has no option {key!r}; its options: {', '.join(known)}"
+            )
+        chosen[name][key] = read_value(name, key, raw, known[key])
+    specs: dict[str, ToolSpec] = {}
+    for name in names:
+        base, account = split_account(name)
+        cls = spec_class(base)
+        known = parameters(cls)
+        if account is not None:
+            if "account" not in known:
+                raise ConfigurationError(
+                    f"spec {base!r} has no accounts; serve it as {base}, without @{account}"
+                )
+            chosen[name]["account"] = account
+        # A server's defaults first (the spec's served_options), then the shared flags,
+        # which go to constructors that take them; for the others they set the ToolSpec
+        # attribute of the same name (read-only specs are not affected).
+        served = {} if settings.interactive else getattr(cls, "served_options", {})
+        arguments = {k: v for k, v in served.items() if k in known}
+        arguments.update((k, v) for k, v in shared.items() if k in known)
+        arguments.update(chosen[name])
+        if settings.sandbox:
+            arguments.update(sandbox_arguments(base, settings.sandbox_latency))
+        elif not settings.interactive and "auth_flow" in known and "auth_flow" not in chosen[name]:
+            # A server must never wait for a browser login (nor print one on stdio, which
+            # carries the protocol): a missing authorization is guidance to authorize once.
+            arguments["auth_flow"] = "none"
+        try:
+            spec = cls(**arguments)
+        except (TypeError, ValueError) as exc:  # a wrong option, or a value it refuses
+            raise ConfigurationError(f"cannot build spec {name!r}: {exc}") from exc
+        for key, value in shared.items():
+            if key not in known and key not in chosen[name]:
+                setattr(spec, key, value)
+        if store is not None:
+            # One client, one cache for every spec; the specs' caches of public answers
+            # (arXiv papers, Wolfram|Alpha answers) come from it too.
+            spec.result_store = store
+        specs[name] = spec
+    choose_tools(specs, settings.tools)
+    return specs
+
+
+def _function_names(entries: Sequence[Any]) -> list[str]:
+    return [function_name(entry) for entry in entries]
+
+
+def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
+    """Give each spec named by ``--tools`` the functions chosen for it (``spec_functions``).
+
+    Each item is ``TOOL``, ``all`` or ``default``, optionally ``NAME.``-prefixed. ``all``
+    and ``default`` without a name are for every spec; a tool without a name is for the
+    one spec that has it. A spec no item names keeps its default set. The chosen
+    functions keep the spec's own order.
+
+    Raises:
+        ConfigurationError: For an item that names no spec served or no tool of its spec.
+    """
+    wanted: dict[str, set[str]] = {}
+    for value in values:
+        for item in (part.strip() for part in value.split(",")):
+            if not item:
+                continue
+            name, dot, tool = item.rpartition(".")
+            name = _spec_name(name)
+            if dot and name not in specs:
+                raise ConfigurationError(
+                    f"--tools {item}: {name!r} is not served here; served: {', '.join(specs)}"
+                )
+            targets = [name] if dot else list(specs)
+            if tool in ("all", "default"):
+                for target in targets:
+                    spec = specs[target]
+                    chosen = spec.all_functions if tool == "all" else type(spec).spec_functions
+                    wanted.setdefault(target, set()).update(_function_names(chosen))
+                continue
+            owners = [t for t in targets if tool in _function_names(specs[t].all_functions)]
+            if not owners:
+                known = sorted(
+                    f"{t}.{f}" if len(specs) > 1 else f
+                    for t in targets
+                    for f in _function_names(specs[t].all_functions)
+                )
+                raise ConfigurationError(
+                    f"--tools {item}: no such tool; choose from all, default, " + ", ".join(known)
+                )
+            if len(owners) > 1:
+                raise ConfigurationError(
+                    f"--tools {item}: {', '.join(owners)} all have {tool!r}; "
+                    f"write e.g. --tools {owners[0]}.{tool}"
+                )
+            wanted.setdefault(owners[0], set()).add(tool)
+    for name, functions in wanted.items():
+        spec = specs[name]
+        spec.spec_functions = [
+            entry for entry in spec.all_functions if function_name(entry) in functions
+        ]
+
+
+def prefixes(
+    tool_names: Mapping[str, Sequence[str]],
+    explicit: Mapping[str, str],
+    defaults: Mapping[str, str] | None = None,
+) -> dict[str, str]:
+    """Each served spec's tool-name prefix, by the rule in this module's docstring.
+
+    Args:
+        tool_names: Each spec's tool names, unprefixed.
+        explicit: Prefixes given with ``--prefix``.
+        defaults: A spec's own prefix when its names do not clash (an account's).
+
+    Returns:
+        The prefix of every spec (``""``: its names as they are).
+
+    Raises:
+        ConfigurationError: When two tools would still share a name.
+    """
+    defaults = defaults or {}
+    chosen: dict[str, str] = {}
+    for name, names in tool_names.items():
+        if name in explicit:
+            chosen[name] = explicit[name]
+            continue
+        own = defaults.get(name, "")
+        others = {
+            f"{explicit.get(other, defaults.get(other, ''))}{tool}"
+            for other, tools in tool_names.items()
+            if other != name
+            for tool in tools
+        }
+        clash = others.intersection(f"{own}{tool}" for tool in names)
+        chosen[name] = f"{name.replace('@', '_')}_" if clash else own
+    owners: dict[str, str] = {}
+    for name, names in tool_names.items():
+        for tool in names:
+            public = f"{chosen[name]}{tool}"
+            if public in owners:
+                first = owners[public]
+                raise ConfigurationError(
+                    f"{first} and {name} would both offer a tool named {public!r}; "
+                    f"give one a prefix, e.g. --prefix {name}={name.replace('@', '_')}_"
+                )
+            owners[public] = name
+    return chosen
+
+
+def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> list[GuardedTool]:
+    """The tools of ``specs``, named by :func:`prefixes` (see :func:`served_tools_by_spec`)."""
+    return [tool for tools in served_tools_by_spec(specs, prefix_pairs).values() for tool in tools]
+
+
+def served_tools_by_spec(
+    specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]
+) -> dict[str, list[GuardedTool]]:
+    """The tools of each spec of ``specs``, named by :func:`prefixes`, by the spec's name.
+
+    Raises:
+        ConfigurationError: For a ``--prefix`` that is not ``NAME=PREFIX`` or names a spec
+            not served, or when two tools would share a name.
+    """
+    explicit: dict[str, str] = {}
+    for name, _, value in _pairs(prefix_pairs, "--prefix", "NAME=PREFIX", "gmail=mail_"):
+        if not _PREFIX.fullmatch(value):
+            raise ConfigurationError(
+                f"--prefix {name}={value!r} is not a tool-name prefix: use at most 24 letters, "
+                "digits, '_' or '-', e.g. gmail=mail_"
+            )
+        if name not in specs:
+            raise ConfigurationError(
+                f"--prefix {name}= is for a spec that is not served; served: {', '.join(specs)}"
+            )
+        explicit[name] = value.strip()
+    names = {
+        name: [t.metadata.get_name() for t in spec.to_tool_list(prefix="")]
+        for name, spec in specs.items()
+    }
+    # The Google specs' account prefix (work_); other specs have none.
+    defaults = {name: spec.default_prefix for name, spec in specs.items()}
+    chosen = prefixes(names, explicit, defaults)
+    return {
+        name: [t for t in spec.to_tool_list(prefix=chosen[name]) if isinstance(t, GuardedTool)]
+        for name, spec in specs.items()
+    }

@@ -1,0 +1,67 @@
+"""Accepted introspection answers (RFC 7662), kept a short while: :class:`AnswerCache`.
+
+:class:`toolspecs.server.oauth.IntrospectionVerifier` asks the issuer about a token once, then
+reads the answer from here for the token's next requests, until the token's ``exp`` or
+:data:`INTROSPECT_CACHE_SECONDS` (``--auth-introspect-cache``), whichever comes first. A
+token revoked at the issuer is therefore still accepted for at most that long.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable
+from typing import Any
+
+from toolspecs.adapters.tools import require
+
+__all__ = ["INTROSPECT_CACHE_SECONDS", "INTROSPECT_CACHE_TOKENS", "AnswerCache"]
+
+# Introspection answers (active, accepted ones only) are kept at most this long, for at
+# most this many tokens (the least recently used go first).
+INTROSPECT_CACHE_SECONDS = 60.0
+INTROSPECT_CACHE_TOKENS = 4096
+
+
+class AnswerCache:
+    """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
+
+    An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
+    for at most ``tokens`` tokens (cachetools' ``TLRUCache``: each entry its own expiry,
+    the least recently used dropped first). ``seconds=0`` keeps nothing.
+
+    Inactive answers (revoked, expired, unknown, another audience) are not kept: a client
+    with a refused token gets a new one rather than asking again, so a refusal kept would
+    spare the issuer little, while any stranger could fill the cache with made-up tokens
+    and push the good ones out. A failure to ask is not kept either.
+    """
+
+    def __init__(
+        self, seconds: float, tokens: int, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        cachetools = require("cachetools", "mcp")
+        self._seconds = max(0.0, seconds)
+        self._clock = clock
+        self._kept: Any = None
+        if self._seconds > 0 and tokens > 0:
+            # ttu(key, value, now): when the entry expires, on ``clock``.
+            self._kept = cachetools.TLRUCache(tokens, lambda _k, value, _n: value[0], clock)
+
+    @staticmethod
+    def _key(token: str) -> bytes:
+        return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+    def get(self, token: str) -> dict[str, Any] | None:
+        """The claims an accepted answer about ``token`` gave, while kept."""
+        if self._kept is None:
+            return None
+        found = self._kept.get(self._key(token))
+        return None if found is None else dict(found[1])
+
+    def keep(self, token: str, claims: dict[str, Any]) -> None:
+        """Keep the claims an accepted answer gave, until ``exp`` or the cap."""
+        if self._kept is None:
+            return
+        remaining = min(float(claims["exp"]) - time.time(), self._seconds)
+        if remaining > 0:
+            self._kept[self._key(token)] = (self._clock() + remaining, dict(claims))

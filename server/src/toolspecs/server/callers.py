@@ -1,0 +1,162 @@
+"""Whose call it is when no session holds a client's calls together: sessionless requests.
+
+A request is *sessionless* when it belongs to no session the server keeps:
+
+- the 2026-07-28 protocol (no handshake, no session, every request stands alone);
+- over HTTP on a connection without a session: ``toolspecs serve --http --stateless``
+  (mcp's stateless streamable HTTP) answers handshake-era clients (2025-11-25) too, each
+  request on a connection of its own, so that any replica behind a load balancer answers
+  any request. What decides is the session mcp keeps, never the ``Mcp-Session-Id`` a
+  client sends: under ``--stateless`` mcp keeps none and ignores the header, so a made-up
+  one must not make a request a session of its own, with a cap of its own (issue 38).
+  (With sessions, mcp answers a request without the header only to ``initialize``,
+  which calls no tool, and one with an unknown id with 404.)
+
+Such a request's stored results and running calls belong to the person it comes from,
+the same on every replica:
+
+- behind an authorization server, the user its token names (:mod:`toolspecs.server.users`),
+  their results named ``user ISSUER SUBJECT`` in a shared store;
+- with the shared static token (:mod:`toolspecs.server.auth`), the one person who holds it:
+  their results named :data:`TOKEN_HOLDER_KEY`, so that replicas sharing a store
+  (``--store redis://``) read them; without one, each replica keeps its own.
+
+Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or for the
+token's holder): within one process, and, when replicas share a Redis store
+(``--store redis://``), across all of them (:mod:`toolspecs.server.running`).
+
+:class:`Callers` says it for every request, in one place: a tool call stores its results
+and a ``resources/read`` of a stored result reads them in the same :class:`Caller` scope.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Collection, Hashable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.core.owners import results_owner
+from toolspecs.server.auth import CLIENT_ID
+from toolspecs.server.compat_mcp import connection_of
+from toolspecs.server.users import Users, access_of, user_of
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
+__all__ = [
+    "TOKEN_HOLDER_KEY",
+    "Caller",
+    "Callers",
+    "TokenHolder",
+    "caller_key",
+    "counted",
+    "is_sessionless",
+    "is_token_holder",
+]
+
+# The name of the static token holder's results in a shared store.
+TOKEN_HOLDER_KEY = "token-holder"
+
+
+class TokenHolder:
+    """The owner of the results of the static token's holder (weakly referenced by stores)."""
+
+    __slots__ = ("__weakref__",)
+
+
+def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
+    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session.
+
+    Over HTTP, whether mcp serves it on a connection without a session id (stateless);
+    over stdio and in memory (no HTTP request), the connection is the session.
+    """
+    if ctx.protocol_version in modern_versions:
+        return True
+    if getattr(ctx.request, "headers", None) is None:  # None over stdio and in memory
+        return False
+    # Without mcp's internal (compat_mcp 1) this reads the per-request session, which has
+    # no id: every request is then counted as its user's, never as a session of its own.
+    return getattr(connection_of(ctx.session), "session_id", None) is None
+
+
+def is_token_holder(access: AccessToken | None) -> bool:
+    """Whether ``access`` is the shared static token's (it names no user)."""
+    return access is not None and access.client_id == CLIENT_ID and not access.subject
+
+
+def caller_key(user: tuple[str, str] | None, access: AccessToken | None) -> str | None:
+    """The name of a sessionless caller's results: the user, the token holder, or none."""
+    if user is not None:
+        return f"user {user[0]} {user[1]}"
+    return TOKEN_HOLDER_KEY if is_token_holder(access) else None
+
+
+def counted(sessionless: bool, key: str | None, connection: Any) -> Hashable:
+    """Whose running calls one more call counts with: the caller's when sessionless."""
+    return key if sessionless and key is not None else id(connection)
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who a request comes from, as far as its stored results are concerned.
+
+    Attributes:
+        connection: The client's connection (its session, in a handshake-era session).
+        sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
+        owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
+            (sessionless, no token): the served tool list's.
+        key: The owner's name in a shared store, when sessionless and someone holds a token.
+    """
+
+    connection: Any
+    sessionless: bool
+    owner: object | None
+    key: str | None
+
+    @contextlib.contextmanager
+    def results(self) -> Iterator[None]:
+        """Within the block, results are stored and read as this caller's."""
+        if self.owner is None:
+            yield
+        else:
+            with results_owner(self.owner, self.key):
+                yield
+
+
+class Callers:
+    """The :class:`Caller` of each request of one server: one answer for calls and reads.
+
+    Args:
+        modern_versions: The protocol versions that have no session (2026-07-28 on).
+    """
+
+    def __init__(self, modern_versions: Collection[str]) -> None:
+        self.modern_versions = modern_versions
+        self.users = Users()
+        self.holder = TokenHolder()  # the static token's holder, when sessionless
+
+    def of(self, ctx: Any) -> Caller:
+        """The caller of the request of ``ctx`` (a ``ServerRequestContext``).
+
+        A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
+        results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
+        connection of its own: its results are its user's, or the static token holder's;
+        with no token at all, the served tool list's. Behind an authorization server, the
+        user the token names owns the results (in a session: that user in that session).
+        """
+        # mcp builds a ServerSession per request; the connection under it is the client's
+        # session (an mcp internal: see compat_mcp).
+        connection = connection_of(ctx.session)
+        sessionless = is_sessionless(ctx, self.modern_versions)
+        access = access_of(ctx.request)
+        user = user_of(access)
+        owner: object | None = (
+            None if user is None else self.users.owner(user, connection, sessionless)
+        )
+        key = caller_key(user, access) if sessionless else None
+        if owner is None and key is not None:
+            owner = self.holder
+        if owner is None and not sessionless:
+            owner = connection
+        return Caller(connection, sessionless, owner, key)

@@ -1,0 +1,169 @@
+"""Sign-in in the client: a call that needs the person's sign-in shows them the page.
+
+When a call fails because the person must sign in to the service (no token yet, one
+the service revoked, a scope the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`)
+and its spec can start a sign-in here (``CallPolicy.sign_in``: the Google specs, with
+an OAuth client file and no given credentials), a client that declared URL-mode
+elicitation is asked to open the sign-in page, instead of the agent telling the person
+to find a terminal:
+
+- On handshake revisions (2025-11-25), ``elicitation/create`` in URL mode during the
+  call. Once the person accepted, the server waits up to :data:`SIGN_IN_SECONDS` for
+  the browser to come back, keeps the token as ``toolspecs authorize`` would, tells the
+  client the sign-in is complete (``notifications/elicitation/complete``) and runs the
+  call again.
+- On 2026-07-28, the call answers ``InputRequiredResult`` with the URL-mode request and a
+  ``requestState`` naming the sign-in (sealed by mcp's boundary, bound to this call and
+  caller, like a confirmation's). The client shows the page and calls again; that call
+  waits for the sign-in as above, then runs.
+
+Only for a caller on the serving machine (stdio, or HTTP from a loopback address as
+``auth.is_loopback`` reads it): the browser comes back to it. A decline, a cancel or no
+answer in time: nothing is run, and the agent reads that the person did not sign in. A
+sign-in that fails (refused at the service, not finished in time) is the spec's
+guidance. A client without URL elicitation, or a spec that cannot start one, gets the
+call's guidance as before. The page is the service's own; the browser comes back to the
+serving machine's loopback (:mod:`toolspecs.loaders.google.loopback`), so this serves a
+person whose browser runs where the server does (a desktop client's stdio server).
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.calls import SignIn
+from toolspecs.core.errors import AskUser, ToolGuidance
+from toolspecs.core.tool import GuardedTool
+from toolspecs.server.auth import is_loopback
+from toolspecs.server.confirm import answer_of, elicitation_of
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server import ServerRequestContext
+
+# The key of the input request (2026-07-28).
+SIGN_IN = "sign_in"
+# Seconds a call waits for the person's browser once they accepted to open the page.
+SIGN_IN_SECONDS = 300.0
+# Sign-ins shown on 2026-07-28 whose retry has not come yet, at most (oldest dropped).
+MAX_SHOWN = 32
+_STATE = "toolspecs-signin-v1:"
+
+_shown: OrderedDict[str, SignIn] = OrderedDict()
+_shown_lock = threading.Lock()
+
+
+def can_open(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the client of ``ctx`` can show the person a page (URL-mode elicitation)."""
+    elicitation = elicitation_of(ctx)
+    return elicitation is not None and elicitation.url is not None
+
+
+async def offer(
+    ctx: ServerRequestContext[Any], tool: GuardedTool, modern: bool
+) -> bool | str | mcp_types.InputRequiredResult:
+    """Show the person the sign-in page ``tool``'s call needs.
+
+    Returns:
+        ``True`` once signed in (run the call again); ``False`` when no sign-in can be
+        shown (keep the call's guidance); guidance text (declined, failed); or on
+        2026-07-28 (``modern``) the request to show the page, whose retry carries on.
+    """
+    starter = tool.guard.policy.sign_in
+    if starter is None or not _beside(ctx):
+        return False
+    anyio = require("anyio", "mcp")
+    try:
+        started = await anyio.to_thread.run_sync(starter)
+    except ToolGuidance as guidance:  # no OAuth client file: what the person must set
+        return guidance.text
+    if started is None:
+        return False
+    types = require("mcp_types", "mcp")
+    if modern:
+        key = secrets.token_urlsafe(16)
+        with _shown_lock:
+            _shown[key] = started
+            while len(_shown) > MAX_SHOWN:
+                _shown.popitem(last=False)
+        page = types.ElicitRequestURLParams(message=started.message, url=started.url)
+        asked: mcp_types.InputRequiredResult = types.InputRequiredResult(
+            input_requests={SIGN_IN: types.ElicitRequest(params=page)},
+            request_state=_STATE + key,
+        )
+        return asked
+    errors = require("mcp.shared.exceptions", "mcp")
+    elicitation_id = secrets.token_urlsafe(16)
+    try:
+        with anyio.fail_after(SIGN_IN_SECONDS):
+            found = await ctx.session.elicit_url(
+                started.message, started.url, elicitation_id, related_request_id=ctx.request_id
+            )
+    except errors.NoBackChannelError:  # stateless HTTP of a handshake revision
+        started.cancel()
+        return False
+    except TimeoutError:  # the client never answered: as a cancel
+        found = None
+    if answer_of(found)[0] != "accept":
+        started.cancel()
+        return declined(tool)
+    failed = await _finish(started)
+    if failed is not None:
+        return failed
+    await ctx.session.send_elicit_complete(elicitation_id, related_request_id=ctx.request_id)
+    return True
+
+
+def _beside(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address.
+
+    The sign-in page sends the browser back to this machine's loopback: a person
+    elsewhere could not finish it (and should not see a page another caller may share).
+    """
+    scope = getattr(ctx.request, "scope", None)
+    if not isinstance(scope, dict):
+        return True  # stdio, or in memory: the person's own machine
+    client = scope.get("client") or ("",)
+    return is_loopback(str(client[0]))
+
+
+async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> str | None:
+    """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance.
+
+    Not a call back from our page (no state of ours, or its answer missing): ``None``.
+    A page another process showed, or one long gone: ``None`` too (the call says again
+    if a sign-in is still needed).
+    """
+    state = params.request_state or ""
+    found = (params.input_responses or {}).get(SIGN_IN)
+    if not state.startswith(_STATE) or found is None:
+        return None
+    with _shown_lock:
+        started = _shown.pop(state.removeprefix(_STATE), None)
+    if answer_of(found)[0] != "accept":
+        if started is not None:
+            started.cancel()
+        return declined(tool)
+    return None if started is None else await _finish(started)
+
+
+async def _finish(started: SignIn) -> str | None:
+    """Wait for the person's browser in a worker thread: ``None`` when signed in."""
+    anyio = require("anyio", "mcp")
+    try:
+        await anyio.to_thread.run_sync(started.finish, SIGN_IN_SECONDS, abandon_on_cancel=True)
+    except ToolGuidance as guidance:
+        return guidance.text
+    return None
+
+
+def declined(tool: GuardedTool) -> str:
+    """What the agent reads when the person did not open the sign-in page."""
+    return AskUser(
+        f"The user did not sign in, so {tool.metadata.get_name()} was not run.",
+        "Do not call it again unasked: tell the user it needs their sign-in, and ask.",
+    ).text

@@ -1,0 +1,285 @@
+"""Confirmations a person sees: a destructive call asks the person, through the client, first.
+
+A tool that sends, deletes or makes a destructive update, of a spec that asks
+(``Guard.asks_first``: ``confirm_destructive``, on by default), runs only once the
+person said yes, where their client can show a form (it declared the ``elicitation``
+capability for forms). The question is the spec's (``ToolSpec.confirmation``: what will
+happen, e.g. the draft's recipients, subject and attachments), asked of the spec like a
+call (arguments read, the service asked if it must be, failures as guidance). It is
+computed once per call, before either revision's flow (:func:`ask_first`).
+
+- On the 2026-07-28 revision, the call answers ``InputRequiredResult``: one form request
+  (``confirm``) and a ``requestState`` that mcp's ``RequestStateBoundary`` seals and binds
+  to this tool, these arguments and this caller, for :data:`STATE_SECONDS`. The client
+  asks the person and calls again with the answer and the state.
+- On handshake revisions, the server sends ``elicitation/create`` during the call and
+  waits up to :data:`CONFIRM_SECONDS` for the answer.
+
+The seal of what the person saw: what a call acts on can change while the person reads
+the question (the draft's recipients are edited meanwhile), and a yes is a yes to what
+they were shown only. So a yes counts only if the question, computed again once it came
+(the draft or event read again), is the one they saw. On 2026-07-28 our state carries
+the question's fingerprint (:data:`SEAL` and its sha256; sealed by mcp's boundary, so
+it cannot be forged); on handshake revisions the question shown is at hand. When it
+differs, nothing is done and the person is asked again, the new question saying first
+that what they were shown has changed: at most :data:`ASK_AGAIN` times, then the agent
+reads that it kept changing and nothing was done. When it can no longer be computed (the
+draft was deleted), that guidance is the answer, and nothing is done.
+
+Only an accepted form whose ``confirm`` is true lets the call run. A decline, a cancel, a
+``false``, no answer in time: nothing is done, and the agent reads that the person said
+no. A response our state does not vouch for (none, or another form's, as the earlier
+``toolspecs-confirm-v1``) was never asked for: the person is asked. Where the client
+cannot show a form, nothing is asked: the tool's marks and description say what it
+does, as they always did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import AskUser, ConfigurationError, SignInNeeded, ToolGuidance
+from toolspecs.core.tool import GuardedTool
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server import Server, ServerRequestContext
+
+# The key of the one input request, and of the field the person sets.
+CONFIRM = "confirm"
+# Seconds the server waits for the person's answer on a handshake revision.
+CONFIRM_SECONDS = 300.0
+# Seconds a 2026-07-28 client has to come back with the answer.
+STATE_SECONDS = 600.0
+# Keys that seal the state, comma-separated, the first sealing (rotation): every replica
+# behind one address needs the same ones, else only this process takes an answer.
+STATE_KEY_ENV = "TOOLSPECS_REQUEST_STATE_KEY"
+# What our requestState says (sealed by mcp's boundary, bound to the call), followed by
+# how many times the person was asked again, and the sha256 of the question they saw:
+# "toolspecs-confirm-v2:0:<hex>". Another form (the earlier "-v1") is not ours.
+SEAL = "toolspecs-confirm-v2"
+# The most times a person is asked again because what they were shown changed meanwhile.
+ASK_AGAIN = 2
+
+SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        CONFIRM: {
+            "type": "boolean",
+            "title": "Go ahead",
+            "description": "Yes: it is done. No: nothing is done.",
+            "default": False,
+        }
+    },
+    "required": [CONFIRM],
+}
+
+Answer = Literal["go", "no", "cannot ask"]
+
+
+def protect(server: Server[Any], name: str, keys: Sequence[bytes | str] | None = None) -> None:
+    """Seal and check the ``requestState`` of ``server``'s multi-round calls (2026-07-28).
+
+    Args:
+        server: The low-level server.
+        name: Its name: the state's audience, so another service's state is refused.
+        keys: Shared by every replica behind one address (``keys[0]`` seals, all
+            unseal); ``None``: a key of this process only.
+
+    Raises:
+        ConfigurationError: When a key is shorter than mcp's 32 bytes.
+    """
+    state = require("mcp.server.request_state", "mcp")
+    try:
+        security = (
+            state.RequestStateSecurity(keys=list(keys), ttl=STATE_SECONDS)
+            if keys
+            else state.RequestStateSecurity.ephemeral(ttl=STATE_SECONDS)
+        )
+    except ValueError:  # mcp's message would name the key's length: ours names the fix
+        raise ConfigurationError(
+            f"{STATE_KEY_ENV} holds a key shorter than 32 bytes: give each key 32 or more "
+            "random characters (e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))')"
+        ) from None
+    server.middleware.append(state.RequestStateBoundary(security, default_audience=name))
+
+
+def state_keys_from_env(environ: Mapping[str, str] | None = None) -> list[str] | None:
+    """The keys of :data:`STATE_KEY_ENV` (``None`` when unset: a key of this process)."""
+    given = (os.environ if environ is None else environ).get(STATE_KEY_ENV, "")
+    keys = [key.strip() for key in given.split(",") if key.strip()]
+    return keys or None
+
+
+def elicitation_of(ctx: ServerRequestContext[Any]) -> Any:
+    """The elicitation capability the client of ``ctx`` declared (``None``: none)."""
+    capabilities = getattr(ctx.session, "client_capabilities", None)
+    return getattr(capabilities, "elicitation", None)
+
+
+def can_ask(ctx: ServerRequestContext[Any]) -> bool:
+    """Whether the client of ``ctx`` can show the person a form (elicitation, form mode)."""
+    elicitation = elicitation_of(ctx)
+    if elicitation is None:
+        return False
+    # An empty elicitation capability means forms (the revisions before URL mode).
+    return elicitation.form is not None or elicitation.url is None
+
+
+async def ask_first(
+    ctx: ServerRequestContext[Any],
+    tool: GuardedTool,
+    params: mcp_types.CallToolRequestParams,
+    modern: bool,
+) -> str | mcp_types.InputRequiredResult | None:
+    """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
+
+    Else what the call answers, nothing done: guidance's text (the person said no, the
+    question cannot be computed, what it is about kept changing), or on 2026-07-28
+    (``modern``) the question to ask, whose retry carries the answer. Before, the question
+    is asked now and its answer awaited.
+    """
+    arguments = params.arguments or {}
+    try:
+        # Computed once per call (on 2026-07-28 once per round): a first call asks it,
+        # a retry checks the yes against it (the draft or event read again).
+        question = await tool.guard.confirmation((), arguments)
+    except SignInNeeded:  # the host may show the person a sign-in first
+        raise
+    except ToolGuidance as guidance:  # bad arguments, no such draft (now): nothing asked
+        return guidance.text
+    if question is None:
+        return None
+    if modern:
+        return _settle(tool, params, question)
+    return await _ask_until_same(ctx, tool, arguments, question)
+
+
+def _settle(
+    tool: GuardedTool, params: mcp_types.CallToolRequestParams, question: str
+) -> str | mcp_types.InputRequiredResult | None:
+    """A 2026-07-28 round: ask, or take the person's answer to what they were shown."""
+    sealed = _unsealed(params.request_state)
+    found = (params.input_responses or {}).get(CONFIRM)
+    if sealed is None or found is None:  # never asked (our state vouches for the asking)
+        return question_request(question)
+    again, shown = sealed
+    if not _accepted(found):
+        return declined(tool)
+    if shown == _fingerprint(question):
+        return None
+    if again >= ASK_AGAIN:
+        return kept_changing(tool)
+    return question_request(question, again + 1)
+
+
+async def _ask_until_same(
+    ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: Mapping[str, Any], question: str
+) -> str | None:
+    """Ask now (handshake revisions) until a yes is to the question as it still is."""
+    for again in range(ASK_AGAIN + 1):
+        answer = await ask_now(ctx, changed(question) if again else question)
+        if answer == "cannot ask":  # as if the client could not show forms; not once shown
+            return None if again == 0 else kept_changing(tool)
+        if answer == "no":
+            return declined(tool)
+        try:
+            now = await tool.guard.confirmation((), arguments)
+        except ToolGuidance as guidance:  # the draft was deleted meanwhile: nothing done
+            return guidance.text
+        if now is None or now == question:
+            return None
+        question = now
+    return kept_changing(tool)
+
+
+def question_request(question: str, again: int = 0) -> mcp_types.InputRequiredResult:
+    """The 2026-07-28 answer that asks the person ``question`` first.
+
+    ``again``: how many times it was asked before and changed since: the person is then
+    told first that what they were shown has changed.
+    """
+    types = require("mcp_types", "mcp")
+    shown = changed(question) if again else question
+    form = types.ElicitRequestFormParams(message=shown, requested_schema=SCHEMA)
+    result: mcp_types.InputRequiredResult = types.InputRequiredResult(
+        input_requests={CONFIRM: types.ElicitRequest(params=form)},
+        request_state=f"{SEAL}:{again}:{_fingerprint(question)}",
+    )
+    return result
+
+
+def changed(question: str) -> str:
+    """``question`` asked again because what the person was shown has changed since."""
+    return (
+        "What you were shown has changed since you saw it, and nothing was done. "
+        f"This is what it is now:\n{question}"
+    )
+
+
+def _fingerprint(question: str) -> str:
+    return hashlib.sha256(question.encode("utf-8")).hexdigest()
+
+
+def _unsealed(state: str | None) -> tuple[int, str] | None:
+    """Our state's times asked again and fingerprint; ``None``: not ours.
+
+    mcp's boundary unsealed it (bound to this tool, these arguments and this caller), so
+    what it says is what we said; a state of another form was never ours.
+    """
+    seal, _, rest = (state or "").partition(":")
+    again, _, shown = rest.partition(":")
+    if seal != SEAL or not again.isdigit() or not shown:
+        return None
+    return int(again), shown
+
+
+async def ask_now(ctx: ServerRequestContext[Any], question: str) -> Answer:
+    """Ask during the call (handshake revisions): the person's answer, or no in time."""
+    anyio = require("anyio", "mcp")
+    errors = require("mcp.shared.exceptions", "mcp")
+    try:
+        with anyio.fail_after(CONFIRM_SECONDS):
+            found = await ctx.session.elicit_form(
+                question, SCHEMA, related_request_id=ctx.request_id
+            )
+    except TimeoutError:
+        return "no"
+    except errors.NoBackChannelError:  # stateless HTTP of a handshake revision
+        return "cannot ask"
+    return "go" if _accepted(found) else "no"
+
+
+def answer_of(found: Any) -> tuple[Any, Any]:
+    """An elicitation answer's ``action`` and ``content``: a result, or its dict (2026-07-28)."""
+    if isinstance(found, dict):
+        return found.get("action"), found.get("content")
+    return getattr(found, "action", None), getattr(found, "content", None)
+
+
+def _accepted(found: Any) -> bool:
+    action, content = answer_of(found)
+    return action == "accept" and isinstance(content, dict) and content.get(CONFIRM) is True
+
+
+def declined(tool: GuardedTool) -> str:
+    """What the agent reads when the person said no: nothing was done."""
+    name = tool.metadata.get_name()
+    return AskUser(
+        f"The user declined {name}: it was not run, and nothing was sent, changed or deleted.",
+        "Do not call it again unasked: ask the user what they want instead.",
+    ).text
+
+
+def kept_changing(tool: GuardedTool) -> str:
+    """What the agent reads when what the person was asked about kept changing."""
+    name = tool.metadata.get_name()
+    return AskUser(
+        f"What {name} acts on kept changing while the user was asked to confirm it "
+        f"({ASK_AGAIN + 1} times): it was not run, and nothing was sent, changed or deleted.",
+        "Tell the user; call it again once it has stopped changing, if they still want it.",
+    ).text

@@ -1,0 +1,263 @@
+"""Sign in with Google: the Google side (settings, each user's credentials) and the app.
+
+:mod:`toolspecs.server.google_signin` is the authorization server MCP clients see; this
+module holds what it asks of Google (the OAuth client, the scopes), turns a signed-in
+user's kept tokens (:mod:`toolspecs.server.token_vault`) into google-auth ``Credentials``
+for their specs, and builds the HTTP app with mcp's auth routes and Google's callback.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import logging
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import AskUser, ConfigurationError
+from toolspecs.server.token_vault import TokenVault
+
+__all__ = [
+    "CALLBACK_PATH",
+    "GOOGLE_AUTHORIZE_URL",
+    "GOOGLE_TOKEN_URL",
+    "GOOGLE_USERINFO_URL",
+    "GoogleSignIn",
+    "google_authorize_url",
+    "google_credentials",
+    "sign_in_app",
+]
+
+logger = logging.getLogger(__name__)
+
+GOOGLE_AUTHORIZE_URL = "https://accounts.google.com/o/oauth2/v2/auth"
+GOOGLE_TOKEN_URL = "https://oauth2.googleapis.com/token"
+GOOGLE_USERINFO_URL = "https://openidconnect.googleapis.com/v1/userinfo"
+CALLBACK_PATH = "/oauth/google/callback"
+CLIENT_ID_ENV = "TOOLSPECS_GOOGLE_CLIENT_ID"
+CLIENT_SECRET_ENV = "TOOLSPECS_GOOGLE_CLIENT_SECRET"
+IDENTITY_SCOPES = ("openid", "email")
+SIGN_IN_AGAIN = (
+    "Do not retry. Tell the user to sign in with Google again: reconnect this MCP "
+    "server in their client (its sign-in opens Google's consent)."
+)
+
+
+@dataclass(frozen=True)
+class GoogleSignIn:
+    """How this server signs its users in with Google.
+
+    Args:
+        client_id: The Google OAuth client (``--google-client-id`` or
+            ``$TOOLSPECS_GOOGLE_CLIENT_ID``); its secret is ``$TOOLSPECS_GOOGLE_CLIENT_SECRET``.
+        client_secret: The client's secret (from the environment, never the repository).
+        scopes: The Google scopes of the tools served (least privilege), beside
+            ``openid email``.
+    """
+
+    client_id: str
+    client_secret: str = field(repr=False)
+    scopes: Sequence[str] = ()
+
+    @classmethod
+    def from_env(cls, scopes: Sequence[str], client_id: str | None = None) -> GoogleSignIn:
+        """The settings from ``client_id`` (else the environment) and the secret's variable.
+
+        Raises:
+            ConfigurationError: When the client id or secret is missing (one line).
+        """
+        client = client_id or os.environ.get(CLIENT_ID_ENV, "")
+        secret = os.environ.get(CLIENT_SECRET_ENV, "")
+        if not client or not secret:
+            raise ConfigurationError(
+                "--google-sign-in needs a Google OAuth client (type 'Web application'): "
+                f"its id in --google-client-id or ${CLIENT_ID_ENV}, its secret in "
+                f"${CLIENT_SECRET_ENV}"
+            )
+        return cls(client, secret, tuple(scopes))
+
+    @property
+    def requested(self) -> list[str]:
+        """Every scope asked at Google's consent."""
+        return list(dict.fromkeys([*IDENTITY_SCOPES, *self.scopes]))
+
+
+def google_authorize_url(settings: GoogleSignIn, callback: str, state: str, verifier: str) -> str:
+    """Google's consent for a trip: the scopes asked, ``state``, and the S256 of ``verifier``."""
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode("ascii")).digest())
+    query = {
+        "client_id": settings.client_id,
+        "redirect_uri": callback,
+        "response_type": "code",
+        "scope": " ".join(settings.requested),
+        "state": state,
+        "access_type": "offline",  # a refresh token
+        "prompt": "consent",  # a refresh token every time, with the scopes asked now
+        "code_challenge": challenge.rstrip(b"=").decode("ascii"),
+        "code_challenge_method": "S256",
+    }
+    return f"{GOOGLE_AUTHORIZE_URL}?{urlencode(query)}"
+
+
+def google_credentials(
+    settings: GoogleSignIn, vault: TokenVault, subject: str, on_revoked: Callable[[str], None]
+) -> Any:
+    """The user's Google credentials (google-auth), refreshed now when expired.
+
+    Called from a worker thread (the refresh is a blocking request).
+
+    Raises:
+        AskUser: When the user has no Google tokens here, or Google no longer accepts
+            their refresh token (revoked or expired): their record and our tokens
+            are dropped, and they must sign in again.
+    """
+    from datetime import datetime, timezone
+
+    from google.auth.exceptions import RefreshError
+    from google.auth.transport.requests import Request
+
+    record = vault.get(subject)
+    if record is None:
+        raise AskUser("This user's Google access is not set up on this server.", SIGN_IN_AGAIN)
+    expiry = datetime.fromtimestamp(float(record["expiry"]), timezone.utc).replace(tzinfo=None)
+    creds = _signed_in_class()(
+        token=record.get("token"),
+        refresh_token=record.get("refresh_token"),
+        token_uri=GOOGLE_TOKEN_URL,
+        client_id=settings.client_id,
+        client_secret=settings.client_secret,
+        scopes=record.get("scopes") or None,
+        expiry=expiry,
+    )
+    creds.on_revoked = lambda: on_revoked(subject)
+    creds.kept = lambda: vault.get(subject)
+    creds.on_refreshed = lambda fresh: _write_back(vault, subject, fresh)
+    if creds.valid:
+        return creds
+    try:
+        creds.refresh(Request())  # written back to the vault (SignedInCredentials.refresh)
+    except RefreshError:  # never its text: it carries Google's whole answer
+        raise AskUser("The user's Google sign-in expired or was revoked.", SIGN_IN_AGAIN) from None
+    return creds
+
+
+def _write_back(vault: TokenVault, subject: str, creds: Any) -> None:
+    """Keep a refreshed Google token for every replica (not for a user signed out since)."""
+    from datetime import timezone
+
+    record = vault.get(subject)
+    if record is None:
+        return
+    expires = creds.expiry.replace(tzinfo=timezone.utc).timestamp() if creds.expiry else 0
+    fresh = {**record, "token": creds.token, "expiry": expires}
+    if creds.refresh_token:  # Google may rotate it
+        fresh["refresh_token"] = creds.refresh_token
+    vault.put(subject, fresh)
+
+
+@functools.cache
+def _signed_in_class() -> type:
+    """google-auth's user ``Credentials`` that report a refused refresh (made once)."""
+    from google.auth.exceptions import RefreshError
+    from google.oauth2.credentials import Credentials
+
+    class SignedInCredentials(Credentials):
+        """A signed-in user's credentials, kept in step with the vault.
+
+        The specs refresh them too (their tools are kept between calls). A refresh first
+        reads the user's record: none (signed out, on any replica) refuses it, so the old
+        token is never used again. Otherwise Google is asked, and the new token is
+        written back to the vault, once.
+        Google refusing the refresh token drops the user's record and tools, and the
+        spec answers with its own ask-the-user guidance.
+        """
+
+        on_revoked: Callable[[], None] = staticmethod(lambda: None)
+        kept: Callable[[], dict[str, Any] | None] = staticmethod(lambda: {})
+        on_refreshed: Callable[[Any], None] = staticmethod(lambda fresh: None)
+
+        def refresh(self, request: Any) -> None:
+            if self.kept() is None:  # signed out, on some replica: not the old token
+                self.token = None
+                raise RefreshError("the user signed out")  # type: ignore[no-untyped-call]
+            try:
+                super().refresh(request)  # type: ignore[no-untyped-call]
+            except RefreshError:
+                logger.info("a user's Google refresh token was refused; they must sign in again")
+                self.on_revoked()
+                raise
+            self.on_refreshed(self)
+
+    return SignedInCredentials
+
+
+def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
+    """The streamable HTTP app of ``server``, a ``GoogleSignInProvider`` its authorization server.
+
+    ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
+    mcp serves the metadata, ``/authorize``, ``/token``, ``/register`` and ``/revoke``
+    from the provider, checks our tokens' audience, and answers 401 with the Protected
+    Resource Metadata pointer; we add our consent page (:mod:`toolspecs.server.signin_consent`),
+    Google's callback and the rate limits of ``/register``, ``/authorize`` and ``/token``.
+    """
+    from toolspecs.server.request_limits import RequestLimit
+
+    settings_module = require("mcp.server.auth.settings", "mcp")
+    routing = require("starlette.routing", "mcp")
+    settings = settings_module.AuthSettings(
+        issuer_url=provider.issuer,
+        resource_server_url=provider.resource,
+        client_registration_options=settings_module.ClientRegistrationOptions(enabled=True),
+        revocation_options=settings_module.RevocationOptions(enabled=True),
+        validate_token_resource=True,
+    )
+    callback = routing.Route(CALLBACK_PATH, provider.callback, methods=["GET"])
+    app = server.streamable_http_app(
+        auth=settings,
+        token_verifier=provider,
+        auth_server_provider=provider,
+        custom_starlette_routes=[callback, *provider.consent.routes()],
+        **options,
+    )
+    # A request past its rate limit: a 429 before mcp's handler (toolspecs.server.request_limits).
+    app.add_middleware(RequestLimit, provider=provider)
+    # Outermost of the app's middleware (inside Starlette's error middleware, which would
+    # answer a 500 and log a traceback): the bearer check and every auth endpoint.
+    app.add_middleware(_StateUnavailable)
+    return app
+
+
+class _StateUnavailable:
+    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500.
+
+    The body is an OAuth error (``temporarily_unavailable``) with ``Retry-After``; the
+    server stays up and answers again as soon as the state is back.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        from toolspecs.server.request_limits import answered_instead
+        from toolspecs.server.signin_state import unreachable
+
+        def instead(exc: Exception) -> Any:
+            if scope.get("type") != "http" or not unreachable(exc):
+                return None
+            logger.warning("the sign-in state cannot be reached: answered 503")
+            responses = require("starlette.responses", "mcp")
+            return responses.JSONResponse(
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": "sign-in is unavailable for a moment: try again",
+                },
+                status_code=503,
+                headers={"Retry-After": "30", "Cache-Control": "no-store"},
+            )
+
+        await answered_instead(self.app, scope, receive, send, instead)

@@ -1,0 +1,491 @@
+"""Sign in with Google: this server is the authorization server its MCP clients see.
+
+For people with no authorization server of their own (``toolspecs serve --http
+--google-sign-in``). mcp's SDK serves the OAuth 2.1 endpoints from our
+:class:`GoogleSignInProvider` (its ``OAuthAuthorizationServerProvider`` interface):
+RFC 8414 metadata at ``/.well-known/oauth-authorization-server``, ``/authorize`` (PKCE
+S256 only), ``/token``, ``/revoke``, and dynamic client registration (RFC 7591) at
+``/register``. The flow:
+
+1. an MCP client registers, then sends the person to ``/authorize``;
+2. our consent page names the client, where it sends them back and the scopes, and binds
+   the trip to their browser (:mod:`toolspecs.server.signin_consent`); approved, we send them
+   on to Google's consent (our own PKCE and a one-time ``state``), asking ``openid email``
+   and the least-privilege scopes of the tools served;
+3. Google sends them back to :data:`CALLBACK_PATH` (taken only from the browser that
+   approved, with its binding cookie): we exchange Google's code, read who
+   they are (``sub``, ``email``) at Google's userinfo endpoint, keep their Google tokens
+   encrypted (:mod:`toolspecs.server.token_vault`), and send them back to the client with a
+   code of ours;
+4. the client exchanges it for our access token: opaque, one hour, bound to this
+   server's resource URL (RFC 8707; the Google tokens never leave the server).
+
+Each user's Google specs are then built with :meth:`GoogleSignInProvider.credentials`
+(google-auth ``Credentials``, refreshed when expired): a refresh token Google no longer
+accepts is ask-the-user guidance to sign in again, and the user's record is dropped.
+
+Client ID metadata documents (the 2025-11-25 revision's preferred registration): mcp's
+server side (its metadata model has ``client_id_metadata_document_supported``, but its
+routes neither advertise nor resolve URL client ids) does not support them yet, so
+clients register dynamically; mcp's own client falls back to that by itself.
+
+Why this is ours: we evaluated FastMCP's ``OAuthProxy`` and ``GoogleProvider`` (4.2.3;
+the same design: a proxy with its own codes and tokens on mcp's provider interface), but
+they bring the ``fastmcp`` server stack (we serve mcp's low-level server), py-key-value
+storage and JWTs of their own issuing; authlib provides grant primitives, not mcp's
+provider interface. mcp's provider interface does the endpoints, PKCE and client checks;
+the two requests to Google are on mcp's HTTP client (``fetch_json``: bounded), and the
+refresh is google-auth's.
+
+Our clients, trips, codes and tokens are kept by the SHA-256 of their secret in a
+:class:`toolspecs.server.signin_state.SignInState` (this process) or
+``RedisSignInState`` (``--store redis://``: every replica accepts what any issued).
+``/register``, ``/authorize`` and ``/token`` are rate-limited per address, overall and
+(refreshes) per client, 429 with ``Retry-After`` (:mod:`toolspecs.server.request_limits`);
+the trips are bounded by count as the limits let them start, so a flood within the
+limits never evicts a person's sign-in in progress. Registration is bounded
+(:mod:`toolspecs.server.registration`): never-used clients in a small pool of their own for
+a day, used ones never evicted, redirect URIs https, loopback http or an app's own
+scheme. Tokens (:mod:`toolspecs.server.signin_tokens`) belong to a grant (one per code
+redeemed, shared by every refresh of it) and carry the user's sign-in generation; a
+code and a refresh token are used once, atomically, and one presented again revokes its
+whole grant; a grant holds one live access token (a refresh ends the one before).
+Signing out (``/revoke``, from any client) or Google refusing the user's refresh token
+moves the generation: every token issued before is refused on every replica (401,
+``invalid_grant``), also after the person signs in again; the user's Google tokens here
+are dropped, and every replica's tools of that user rebuilt (the generation is in the
+verified token's claims, :data:`GENERATION_CLAIM`). Nothing here logs a token, a code or
+a query string.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import RetryLater
+from toolspecs.server.google_accounts import (
+    CALLBACK_PATH,
+    GOOGLE_TOKEN_URL,
+    GOOGLE_USERINFO_URL,
+    GoogleSignIn,
+    google_authorize_url,
+    google_credentials,
+)
+from toolspecs.server.oauth import OAuthFetchError, fetch_json
+from toolspecs.server.registration import Clients, RegistrationLimits, check_redirect_uris
+from toolspecs.server.request_limits import Admission, RequestLimits
+from toolspecs.server.signin_consent import SignInConsent
+from toolspecs.server.signin_state import MAX_KEPT, SignInState, SignInUnavailable, unreachable
+from toolspecs.server.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
+from toolspecs.server.signin_tokens import digest as _digest
+from toolspecs.server.token_vault import TokenVault
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import (
+        AccessToken,
+        AuthorizationCode,
+        AuthorizationParams,
+        RefreshToken,
+    )
+    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+__all__ = ["GENERATION_CLAIM", "GoogleSignInProvider"]
+
+logger = logging.getLogger(__name__)
+
+# Lives of a person's trip to Google and of our codes (tokens: signin_tokens.py).
+PENDING_SECONDS = 600
+CODE_SECONDS = 300
+# The claim of our verified tokens that carries the user's sign-in generation: it changes
+# when they sign out or Google refuses them, and their tools built before are rebuilt.
+GENERATION_CLAIM = "toolspecs_signin"
+_T = TypeVar("_T")
+
+
+class GoogleSignInProvider:
+    """mcp's ``OAuthAuthorizationServerProvider``, signing users in with Google.
+
+    Args:
+        settings: The Google OAuth client and scopes.
+        vault: Where users' Google tokens are kept (encrypted).
+        issuer: This server's base URL (``http://127.0.0.1:8000``): the issuer clients see.
+        resource: This server's resource URL (``.../mcp``): our tokens are bound to it.
+        transport: An ``httpx2`` transport for the requests to Google (tests).
+        clock: Seconds since the epoch.
+        state: Where our clients, trips, codes and tokens are kept (default: this
+            process, each kind bounded at :data:`MAX_KEPT`; ``RedisSignInState`` for
+            replicas).
+        limits: How many clients may register, and how many unused ones are kept.
+        request_limits: How many sign-ins may start and token requests come.
+    """
+
+    def __init__(
+        self,
+        settings: GoogleSignIn,
+        vault: TokenVault,
+        issuer: str,
+        resource: str,
+        *,
+        transport: Any = None,
+        clock: Any = time.time,
+        state: SignInState | None = None,
+        limits: RegistrationLimits | None = None,
+        request_limits: RequestLimits | None = None,
+    ) -> None:
+        self.settings = settings
+        self.vault = vault
+        self.issuer = issuer.rstrip("/")
+        self.resource = resource
+        self.transport = transport
+        self.clock = clock
+        self.state = state if state is not None else SignInState(clock, MAX_KEPT)
+        registration = limits or RegistrationLimits()
+        self.clients = Clients(self.state, registration)
+        self.admission = Admission(self.state, registration, request_limits or RequestLimits())
+        self.tokens = Tokens(self.state, clock)
+        # Called with a user's subject when they are forgotten (e.g. to drop their tools).
+        self.on_forget: list[Callable[[str], None]] = []
+        self.consent = SignInConsent(self)  # our consent page, and each trip's browser
+
+    @property
+    def callback_url(self) -> str:
+        """Where Google sends the person back (register it at Google's console)."""
+        return self.issuer + CALLBACK_PATH
+
+    async def _kept(self, method: Callable[..., _T], *args: Any) -> _T:
+        """Call a state method: in a worker thread when it blocks on the network (Redis)."""
+        if not self.state.blocking:
+            return method(*args)
+        anyio = require("anyio", "mcp")
+        result: _T = await anyio.to_thread.run_sync(functools.partial(method, *args))
+        return result
+
+    # Clients (dynamic registration).
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        """The client registered under ``client_id``, if any (each use renews its life)."""
+        record = await self._kept(self.clients.find, _digest(client_id))
+        if record is None:
+            return None
+        shared = require("mcp.shared.auth", "mcp")
+        client: OAuthClientInformationFull = shared.OAuthClientInformationFull.model_validate(
+            record
+        )
+        return client
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        """Keep a dynamically registered client, unused until a token is issued to it.
+
+        Raises:
+            RegistrationError: ``invalid_redirect_uri`` for a redirect a browser must not
+                be sent to with a code (:func:`toolspecs.server.registration.check_redirect_uris`).
+        """
+        check_redirect_uris(client_info.redirect_uris)
+        if client_info.client_id is None:
+            return
+        record = client_info.model_dump(mode="json", exclude_none=True)
+        await self._kept(self.clients.keep, _digest(client_info.client_id), record)
+
+    # The trip to Google and back.
+
+    async def authorize(
+        self, client: OAuthClientInformationFull, params: AuthorizationParams
+    ) -> str:
+        """Keep the person's trip (a one-time ``state``, our PKCE) and show our consent page.
+
+        Never straight to Google: the person approves this client and its redirect first
+        (:mod:`toolspecs.server.signin_consent`).
+        """
+        provider = require("mcp.server.auth.provider", "mcp")
+        if params.resource is not None and params.resource.rstrip("/") != self.resource.rstrip("/"):
+            raise provider.AuthorizeError(
+                "invalid_target", "this server issues tokens for itself only"
+            )
+        state = secrets.token_urlsafe(32)
+        trip = {
+            "client_id": str(client.client_id),
+            "params": params.model_dump(mode="json"),
+            "verifier": secrets.token_urlsafe(48),
+            "until": self.clock() + PENDING_SECONDS,
+        }
+        bound = self.admission.trips(PENDING_SECONDS)  # never reached within the rate limits
+        try:
+            await self._kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS, bound)
+        except SignInUnavailable:
+            raise provider.AuthorizeError(
+                "temporarily_unavailable", "sign-in is unavailable for a moment: try again"
+            ) from None
+        return self.consent.url(state)
+
+    async def trip(self, state: str) -> dict[str, Any] | None:
+        """The trip ``state`` names, if it is under way."""
+        return await self._kept(self.state.get, "trip", _digest(state))
+
+    def google_url(self, state: str, trip: dict[str, Any]) -> str:
+        """Google's consent for the trip ``state`` names (once the person approved ours)."""
+        return google_authorize_url(self.settings, self.callback_url, state, trip["verifier"])
+
+    async def callback(self, request: Any) -> Any:
+        """Google's redirect back (a Starlette endpoint at :data:`CALLBACK_PATH`)."""
+        responses = require("starlette.responses", "mcp")
+        provider = require("mcp.server.auth.provider", "mcp")
+        query = request.query_params
+        state = str(query.get("state", ""))
+        trip = await self._kept(self.state.take, "trip", _digest(state))
+        refused = await self.consent.refused(request, state, trip)
+        if trip is None or refused is not None:  # ended, or not this browser's approved trip
+            return refused
+        params = provider.AuthorizationParams.model_validate(trip["params"])
+        back = str(params.redirect_uri)
+        if not query.get("code"):  # the person said no at Google, or Google failed
+            denied = provider.construct_redirect_uri(
+                back,
+                error="access_denied",
+                error_description="Google sign-in was not completed",
+                state=params.state,
+            )
+            return self.consent.done(responses.RedirectResponse(denied, status_code=302), state)
+        try:
+            subject = await self._signed_in(str(query["code"]), str(trip["verifier"]))
+        except OAuthFetchError as exc:
+            logger.warning("Google sign-in failed: %s", exc)
+            failed = provider.construct_redirect_uri(
+                back,
+                error="server_error",
+                error_description="Google sign-in failed",
+                state=params.state,
+            )
+            return responses.RedirectResponse(failed, status_code=302)
+        code = provider.AuthorizationCode(
+            code=secrets.token_urlsafe(32),
+            scopes=params.scopes or [],
+            expires_at=self.clock() + CODE_SECONDS,
+            client_id=str(trip["client_id"]),
+            code_challenge=params.code_challenge,
+            redirect_uri=params.redirect_uri,
+            redirect_uri_provided_explicitly=params.redirect_uri_provided_explicitly,
+            resource=self.resource,
+            subject=subject,
+        )
+        kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
+        kept["grant"] = new_grant()  # the grant its tokens will belong to
+        await self._kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
+        to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
+        return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
+
+    async def _signed_in(self, code: str, verifier: str) -> str:
+        """Exchange Google's code, keep the user's tokens, and say who they are (``sub``)."""
+        tokens = await fetch_json(
+            GOOGLE_TOKEN_URL,
+            form={
+                "grant_type": "authorization_code",
+                "code": code,
+                "redirect_uri": self.callback_url,
+                "client_id": self.settings.client_id,
+                "client_secret": self.settings.client_secret,
+                "code_verifier": verifier,
+            },
+            transport=self.transport,
+        )
+        access = tokens.get("access_token") if isinstance(tokens, dict) else None
+        if not isinstance(access, str):
+            raise OAuthFetchError("Google's token endpoint sent no access token")
+
+        def bearer(request: Any) -> Any:
+            request.headers["Authorization"] = f"Bearer {access}"
+            return request
+
+        who = await fetch_json(GOOGLE_USERINFO_URL, auth=bearer, transport=self.transport)
+        subject = who.get("sub") if isinstance(who, dict) else None
+        if not isinstance(subject, str) or not subject:
+            raise OAuthFetchError("Google's userinfo named no user")
+        kept = self.vault.get(subject) or {}
+        refresh = tokens.get("refresh_token") or kept.get("refresh_token")
+        granted = str(tokens.get("scope", "")).split() or self.settings.requested
+        self.vault.put(
+            subject,
+            {
+                "token": access,
+                "refresh_token": refresh,
+                "expiry": self.clock() + float(tokens.get("expires_in", 3600)),
+                "scopes": granted,
+                "email": who.get("email") if who.get("email_verified", True) else None,
+            },
+        )
+        return subject
+
+    # Our codes and tokens.
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        """Our code, if it was given to ``client`` and has not expired.
+
+        One redeemed already revokes its grant (:meth:`Tokens.replayed`).
+        """
+        provider = require("mcp.server.auth.provider", "mcp")
+        record = await self._kept(self.state.get, "code", _digest(authorization_code))
+        if record is None:
+            await self._kept(self.tokens.replayed, authorization_code)
+            return None
+        code: AuthorizationCode = provider.AuthorizationCode(code=authorization_code, **record)
+        if code.client_id != client.client_id or code.expires_at < self.clock():
+            return None
+        return code
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        """Our access and refresh tokens for a code (used once, on any replica)."""
+        provider = require("mcp.server.auth.provider", "mcp")
+        taken = await self._kept(self.tokens.redeem, authorization_code.code)
+        if taken is None:  # redeemed twice at once: its grant is revoked
+            raise provider.TokenError("invalid_grant", "the code was already used")
+        client_id, scopes = str(client.client_id), authorization_code.scopes
+        grant = str(taken.get("grant") or new_grant())  # none: a code of an older version
+        return await self._issue(client_id, scopes, authorization_code.subject, grant)
+
+    async def load_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: str
+    ) -> RefreshToken | None:
+        """Our refresh token, if it was given to ``client``, is not revoked nor expired.
+
+        One spent already (rotated out) revokes its whole grant: it was stolen, or is
+        being used twice at once (:mod:`toolspecs.server.signin_tokens`).
+
+        Raises:
+            TooManyRequests: The client refreshes too often (answered 429).
+        """
+        found = await self._token("refresh", refresh_token)
+        if found is None:
+            await self._kept(self.tokens.reused, refresh_token)
+            return None
+        if found.client_id != client.client_id:
+            return None
+        await self._kept(self.admission.refresh, found.client_id)
+        return found  # type: ignore[return-value]
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        """New tokens of the same grant (both rotated, the access token before ended).
+
+        The refresh token is spent atomically: of two exchanges at once, one gets tokens,
+        and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
+        """
+        provider = require("mcp.server.auth.provider", "mcp")
+        taken = await self._kept(self.tokens.spend, refresh_token.token)
+        if taken is None:
+            raise provider.TokenError("invalid_grant", "this refresh token was used already")
+        subject = refresh_token.subject
+        if subject is None or self.vault.get(subject) is None:
+            raise provider.TokenError("invalid_grant", "sign in with Google again")
+        scopes = scopes or refresh_token.scopes
+        return await self._issue(str(client.client_id), scopes, subject, str(taken["grant"]))
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        """Our access token, if it is one, is not revoked and has not expired.
+
+        Its claims carry the user's sign-in generation now (:data:`GENERATION_CLAIM`).
+        """
+        found = await self._token("access", token)
+        return found  # type: ignore[return-value]
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """Our own access tokens, as mcp's ``TokenVerifier`` asks."""
+        return await self.load_access_token(token)
+
+    async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
+        """Sign out: end every token of the user, from any client, and their Google access.
+
+        Every token of ours issued to the user so far, by any of their clients, stops
+        working on every replica (their sign-in generation moves on, :meth:`forget`),
+        also once they sign in again; their Google tokens are dropped, and every replica
+        rebuilds their tools.
+        """
+        if token.subject is not None:
+            await self._kept(self.forget, token.subject)
+
+    async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
+        """Not offered: users sign in with Google."""
+        provider = require("mcp.server.auth.provider", "mcp")
+        raise provider.TokenError("unsupported_grant_type", "sign in with Google instead")
+
+    async def _token(self, kind: str, token: str) -> AccessToken | RefreshToken | None:
+        """Our token of ``kind`` (``access`` or ``refresh``), if live (see :meth:`Tokens.find`)."""
+        provider = require("mcp.server.auth.provider", "mcp")
+        found = await self._kept(self.tokens.find, kind, token)
+        if found is None:
+            return None
+        record, generation = found
+        if kind == "refresh":
+            return provider.RefreshToken(token=token, **record)  # type: ignore[no-any-return]
+        record["claims"] = {**(record.get("claims") or {}), GENERATION_CLAIM: generation}
+        return provider.AccessToken(token=token, **record)  # type: ignore[no-any-return]
+
+    async def _issue(
+        self, client_id: str, scopes: list[str], subject: str | None, grant: str
+    ) -> OAuthToken:
+        """New tokens of ``grant``; for a code (a new grant), the client is a used one now."""
+        provider = require("mcp.server.auth.provider", "mcp")
+        shared = require("mcp.shared.auth", "mcp")
+        if subject is None:
+            raise provider.TokenError("invalid_grant", "sign in with Google again")
+        email = (self.vault.get(subject) or {}).get("email")
+        claims = {"iss": self.issuer, **({"email": email} if email else {})}
+        # What is kept: never the token itself (the models are made again in _token).
+        kept = {"client_id": client_id, "scopes": scopes, "subject": subject}
+        kept["resource"] = self.resource
+
+        def keep() -> tuple[str, str] | None:
+            self.clients.adopt(_digest(client_id))
+            return self.tokens.issue(kept, claims, grant)
+
+        issued = await self._kept(keep)
+        if issued is None:
+            raise provider.TokenError("invalid_grant", "this sign-in was revoked: sign in again")
+        answer: OAuthToken = shared.OAuthToken(
+            access_token=issued[0],
+            token_type="Bearer",
+            expires_in=ACCESS_SECONDS,
+            refresh_token=issued[1],
+            scope=" ".join(scopes) or None,
+        )
+        return answer
+
+    # The user's Google credentials, for their specs.
+
+    def credentials(self, subject: str) -> Any:
+        """The user's Google credentials, refreshed when expired (see :func:`google_credentials`).
+
+        A refresh is written back to the vault, for every replica.
+
+        Raises:
+            AskUser: The user must sign in with Google again (their record is dropped).
+            RetryLater: The vault or the shared state (Redis) cannot be reached now.
+        """
+        try:
+            return google_credentials(self.settings, self.vault, subject, self.forget)
+        except Exception as exc:
+            if not unreachable(exc):
+                raise
+            raise RetryLater(
+                "This server's sign-in store cannot be reached right now.", retry_after=30
+            ) from None
+
+    def forget(self, subject: str) -> None:
+        """Drop the user's Google tokens, and their tools on every replica (blocking).
+
+        Their sign-in generation moves on: every token of ours issued to them so far is
+        refused (401, ``invalid_grant``), by any replica, also once they sign in again.
+        """
+        self.vault.delete(subject)
+        self.tokens.sign_out(subject)
+        for listener in self.on_forget:
+            listener(subject)

@@ -1,0 +1,495 @@
+"""Many users behind the organisation's authorization server: an OAuth 2.1 resource server.
+
+``toolspecs serve --http --auth-issuer URL`` trusts the access tokens of an authorization
+server the organisation already runs, as the MCP authorization specification asks
+(2025-06-18 and later). mcp's own ``AuthSettings`` does the HTTP side: Protected Resource
+Metadata (RFC 9728) at ``/.well-known/oauth-protected-resource/mcp``, 401 with
+``WWW-Authenticate: Bearer ..., resource_metadata="..."`` for a missing or refused token,
+403 ``insufficient_scope`` when a scope every request needs (``--auth-scope``) is missing,
+and the RFC 8707 audience check (``validate_token_resource``). This module says which
+tokens are good, in one of two ways:
+
+- :class:`JwtVerifier` (the default): a JWT access token (RFC 9068) signed by one of the
+  issuer's keys. The keys come from ``--auth-jwks URL`` or the ``jwks_uri`` of the
+  issuer's metadata (RFC 8414, else OpenID discovery), fetched with a deadline and a size
+  limit and kept for :data:`JWKS_SECONDS` (a token signed with a key not seen yet fetches
+  them again, at most every :data:`REFETCH_SECONDS`). PyJWT checks the signature (an
+  asymmetric algorithm only: never ``none`` nor a shared secret), ``iss`` (exactly the
+  issuer), ``exp`` and ``nbf`` (with :data:`LEEWAY_SECONDS` of leeway) and ``aud``: the
+  token must name this server's resource URL (a token for another audience is refused).
+  Its header must say ``typ: at+jwt`` (RFC 9068), so that no other JWT the issuer signed
+  for this audience (an ID token: ``JWT``) passes for one; issuers that do not type
+  their access tokens need ``--auth-token-type any`` (the log says so once).
+- :class:`IntrospectionVerifier` (``--auth-introspect URL``): the token is asked about at
+  the issuer's introspection endpoint (RFC 7662), the server authenticating as
+  ``--auth-client-id`` with the secret in ``$TOOLSPECS_INTROSPECT_SECRET``; an active
+  token must carry the same ``iss`` (when given), ``aud``, ``exp`` and ``sub`` checks.
+  An accepted answer is kept (``--auth-introspect-cache SECONDS``, default
+  :data:`INTROSPECT_CACHE_SECONDS`) until the token's ``exp`` or that many seconds,
+  whichever comes first, so a client's next requests ask the issuer nothing: a token
+  revoked at the issuer is refused here at most that many seconds later.
+
+We evaluated PyJWT (``PyJWKClient``: keys fetched with urllib, no size limit, sync), joserfc
+and authlib (a full OAuth stack we would use a small part of): PyJWT, already a
+dependency of mcp, verifies; the fetching is ours, on mcp's HTTP client (``httpx2``), so
+it is bounded and async.
+
+The token is never passed on: it stays here, and the specs use their own credentials.
+The user a token names (``iss`` and ``sub``) owns the results their calls store
+(:mod:`toolspecs.server.users`); the scopes it carries say which tools they may call
+(:mod:`toolspecs.server.scopes`).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.server.answers import INTROSPECT_CACHE_SECONDS, INTROSPECT_CACHE_TOKENS, AnswerCache
+from toolspecs.server.auth import is_loopback
+from toolspecs.server.compat_mcp import routes_first
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
+__all__ = [
+    "IntrospectionVerifier",
+    "JwtVerifier",
+    "OAuthSettings",
+    "checked_url",
+    "publish_scopes",
+    "resource_settings",
+]
+
+logger = logging.getLogger(__name__)
+
+# Seconds of clock difference forgiven in exp and nbf.
+LEEWAY_SECONDS = 30
+# Deadline of one fetch (metadata, keys, introspection), and its largest body.
+FETCH_SECONDS = 10.0
+MAX_DOCUMENT_BYTES = 256 * 1024
+# The issuer's keys are kept this long; an unknown key id fetches them again at most this often.
+JWKS_SECONDS = 300.0
+REFETCH_SECONDS = 30.0
+# Signatures accepted: public-key ones only, so no shared secret and never "none".
+ALGORITHMS = ("RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512")
+# The header types of a JWT access token (RFC 9068), compared without case.
+ACCESS_TOKEN_TYPES = ("at+jwt", "application/at+jwt")
+INTROSPECT_SECRET_ENV = "TOOLSPECS_INTROSPECT_SECRET"
+_INTROSPECT_NEEDS = (
+    "--auth-introspect needs --auth-client-id ID and the client's secret in "
+    f"${INTROSPECT_SECRET_ENV}"
+)
+
+
+class OAuthFetchError(Exception):
+    """The authorization server did not answer as it should (logged; the token is refused)."""
+
+
+def checked_url(url: str, flag: str) -> str:
+    """``url`` when it is https, or http on a loopback address (else ConfigurationError)."""
+    parts = urlsplit(url.strip())
+    host = parts.hostname or ""
+    plain_ok = parts.scheme == "http" and (host == "localhost" or is_loopback(host))
+    if not host or not (parts.scheme == "https" or plain_ok) or parts.query or parts.fragment:
+        raise ConfigurationError(
+            f"{flag} {url!r} is not an https URL (http only on this machine: 127.0.0.1), "
+            "without query or fragment; e.g. https://login.example.com/realms/team"
+        )
+    return url.strip()
+
+
+async def fetch_json(
+    url: str, *, form: dict[str, str] | None = None, auth: Any = None, transport: Any = None
+) -> Any:
+    """The JSON of ``url`` (a POST of ``form`` when given), bounded in time and size.
+
+    ``transport``: an ``httpx2`` transport (tests pass a ``MockTransport``).
+
+    Raises:
+        OAuthFetchError: On a network failure, a timeout, a status other than 200, a body
+            over :data:`MAX_DOCUMENT_BYTES`, or one that is not JSON.
+    """
+    httpx = require("httpx2", "mcp")
+    anyio = require("anyio", "mcp")
+    body = bytearray()
+    try:
+        with anyio.fail_after(FETCH_SECONDS):
+            async with httpx.AsyncClient(
+                timeout=FETCH_SECONDS, trust_env=False, transport=transport
+            ) as client:
+                method = "POST" if form is not None else "GET"
+                headers = {"Accept": "application/json"}
+                async with client.stream(
+                    method, url, data=form, auth=auth, headers=headers
+                ) as answer:
+                    if answer.status_code != 200:
+                        raise OAuthFetchError(f"{url} answered {answer.status_code}")
+                    async for chunk in answer.aiter_bytes():
+                        body += chunk
+                        if len(body) > MAX_DOCUMENT_BYTES:
+                            raise OAuthFetchError(f"{url} sent over {MAX_DOCUMENT_BYTES} bytes")
+        return json.loads(body)
+    except OAuthFetchError:
+        raise
+    except TimeoutError:
+        raise OAuthFetchError(f"{url} did not answer within {FETCH_SECONDS:g} s") from None
+    except (httpx.HTTPError, ValueError) as exc:
+        raise OAuthFetchError(f"{url}: {type(exc).__name__}: {exc}") from None
+
+
+async def discovered_jwks_url(issuer: str, transport: Any = None) -> str:
+    """The ``jwks_uri`` of the issuer's metadata (RFC 8414, then OpenID discovery)."""
+    base = urlsplit(issuer)
+    path = base.path.rstrip("/")
+    wells = (
+        f"{base.scheme}://{base.netloc}/.well-known/oauth-authorization-server{path}",
+        f"{issuer.rstrip('/')}/.well-known/openid-configuration",
+    )
+    problems = []
+    for url in wells:
+        try:
+            metadata = await fetch_json(url, transport=transport)
+        except OAuthFetchError as exc:
+            problems.append(str(exc))
+            continue
+        if not isinstance(metadata, dict) or metadata.get("issuer") != issuer:
+            problems.append(f"{url} names another issuer")
+            continue
+        jwks = metadata.get("jwks_uri")
+        if isinstance(jwks, str):
+            return checked_url(jwks, "jwks_uri")
+        problems.append(f"{url} has no jwks_uri")
+    raise OAuthFetchError("; ".join(problems))
+
+
+class IssuerKeys:
+    """The issuer's signing keys (PyJWT's ``PyJWKSet``), fetched when needed and kept."""
+
+    def __init__(self, issuer: str, jwks_url: str | None = None, transport: Any = None) -> None:
+        self._issuer = issuer
+        self._url = jwks_url
+        self._transport = transport
+        self._keys: dict[str | None, Any] = {}
+        self._fetched = float("-inf")
+        self._lock: Any = None
+
+    async def key(self, kid: str | None) -> Any:
+        """The key of id ``kid`` (``None``: the only key), or ``None`` when there is none."""
+        anyio = require("anyio", "mcp")
+        if self._lock is None:
+            self._lock = anyio.Lock()
+        async with self._lock:
+            age = time.monotonic() - self._fetched
+            if age > JWKS_SECONDS or (kid not in self._keys and age > REFETCH_SECONDS):
+                await self._fetch()
+        return self._keys.get(kid)
+
+    async def _fetch(self) -> None:
+        jwt = require("jwt", "mcp")
+        self._fetched = time.monotonic()  # a failure waits for REFETCH_SECONDS too
+        if self._url is None:
+            self._url = await discovered_jwks_url(self._issuer, self._transport)
+        document = await fetch_json(self._url, transport=self._transport)
+        keys: dict[str | None, Any] = {}
+        for entry in document.get("keys", []) if isinstance(document, dict) else []:
+            if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+                continue
+            try:
+                key = jwt.PyJWK.from_dict(entry)
+            except jwt.PyJWTError:  # a key type or curve we do not use
+                continue
+            keys[key.key_id] = key
+        if len(keys) == 1:
+            keys[None] = next(iter(keys.values()))
+        self._keys = keys
+
+
+def _scopes(claims: dict[str, Any]) -> list[str]:
+    """RFC 9068's ``scope`` (space-separated), or ``scp`` (a list, as some servers send)."""
+    scope = claims.get("scope", claims.get("scp", ""))
+    if isinstance(scope, str):
+        return scope.split()
+    return [s for s in scope if isinstance(s, str)] if isinstance(scope, list) else []
+
+
+def _access(
+    token: str, claims: dict[str, Any], resource: str, keep: Sequence[str] = ()
+) -> AccessToken:
+    """The ``AccessToken`` (mcp's): ``iss`` and the claims named in ``keep`` (who the user is)."""
+    provider = require("mcp.server.auth.provider", "mcp")
+    subject = claims.get("sub")
+    client = claims.get("client_id", claims.get("azp", subject))
+    access: AccessToken = provider.AccessToken(
+        token=token,
+        client_id=str(client),
+        scopes=_scopes(claims),
+        expires_at=int(claims["exp"]),
+        resource=resource,
+        subject=str(subject),
+        claims={"iss": claims.get("iss"), **{k: claims[k] for k in keep if k in claims}},
+    )
+    return access
+
+
+def _audiences(resource: str) -> list[str]:
+    # RFC 8707 resource indicators are compared as sent, one trailing slash aside.
+    return list(dict.fromkeys([resource, resource.rstrip("/"), resource.rstrip("/") + "/"]))
+
+
+class JwtVerifier:
+    """mcp's ``TokenVerifier`` for JWT access tokens of ``issuer`` meant for ``resource``.
+
+    Args:
+        issuer: The ``iss`` every token must carry, exactly.
+        resource: This server's resource URL: every token's ``aud`` must name it.
+        jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
+        transport: An ``httpx2`` transport for the fetches (tests).
+        keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
+        token_type: ``"at+jwt"``: a token's ``typ`` must be ``at+jwt`` (RFC 9068);
+            ``"any"``: whatever it is (issuers that do not type their access tokens).
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        resource: str,
+        jwks_url: str | None = None,
+        transport: Any = None,
+        keep: Sequence[str] = (),
+        token_type: str = "at+jwt",
+    ) -> None:
+        self._typed = token_type != "any"
+        self._untyped_seen = False
+        self._keep = tuple(keep)
+        self._issuer = issuer
+        self._resource = resource
+        self._keys = IssuerKeys(issuer, jwks_url, transport)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The access a good token gives, else ``None`` (mcp answers 401)."""
+        jwt = require("jwt", "mcp")
+        try:
+            header = jwt.get_unverified_header(token)
+            algorithm = header.get("alg")
+            if algorithm not in ALGORITHMS:
+                return None
+            key = await self._keys.key(header.get("kid"))
+            if key is None:
+                return None
+            claims = jwt.decode(
+                token,
+                key,
+                algorithms=[algorithm],
+                audience=_audiences(self._resource),
+                issuer=self._issuer,
+                leeway=LEEWAY_SECONDS,
+                options={"require": ["exp", "iss", "sub", "aud"]},
+            )
+        except jwt.PyJWTError:
+            return None
+        except OAuthFetchError as exc:
+            logger.warning("cannot fetch the keys of %s: %s", self._issuer, exc)
+            return None
+        kind = str(header.get("typ", "")).lower()
+        if self._typed and kind not in ACCESS_TOKEN_TYPES:
+            # Signed for us, not typed as an access token: an ID token, or an issuer that
+            # types none. Said once, so that an operator learns which.
+            log = logger.debug if self._untyped_seen else logger.warning
+            self._untyped_seen = True
+            log(
+                "refused a token of %s typed %r, not 'at+jwt' (RFC 9068): an ID token, or "
+                "an issuer that does not type access tokens (then: --auth-token-type any)",
+                self._issuer,
+                kind or None,
+            )
+            return None
+        return _access(token, claims, self._resource, self._keep)
+
+
+class IntrospectionVerifier:
+    """mcp's ``TokenVerifier`` asking the issuer's introspection endpoint (RFC 7662).
+
+    Args:
+        issuer: The ``iss`` an introspected token must carry, when the answer names one.
+        resource: This server's resource URL: the token's ``aud`` must name it.
+        url: The introspection endpoint.
+        client_id: Who this server is to the endpoint; the secret is read from
+            ``$TOOLSPECS_INTROSPECT_SECRET``.
+        transport: An ``httpx2`` transport for the requests (tests).
+        keep: The answer's claims to pass on beside ``iss``.
+    """
+
+    def __init__(
+        self,
+        issuer: str,
+        resource: str,
+        url: str,
+        client_id: str,
+        transport: Any = None,
+        *,
+        cache_seconds: float = INTROSPECT_CACHE_SECONDS,
+        cache_tokens: int = INTROSPECT_CACHE_TOKENS,
+        keep: Sequence[str] = (),
+    ) -> None:
+        self._keep = tuple(keep)
+        secret = os.environ.get(INTROSPECT_SECRET_ENV, "")
+        if not client_id or not secret:
+            raise ConfigurationError(_INTROSPECT_NEEDS)
+        self._issuer = issuer
+        self._resource = resource
+        self._url = url
+        self._auth = (client_id, secret)
+        self._transport = transport
+        self._answers = AnswerCache(cache_seconds, cache_tokens)
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        """The access an active token gives, else ``None`` (mcp answers 401)."""
+        if not token or len(token) > MAX_DOCUMENT_BYTES:
+            return None
+        kept = self._answers.get(token)
+        if kept is not None:
+            return _access(token, kept, self._resource, self._keep)
+        form = {"token": token, "token_type_hint": "access_token"}
+        try:
+            claims = await fetch_json(
+                self._url, form=form, auth=self._auth, transport=self._transport
+            )
+        except OAuthFetchError as exc:
+            logger.warning("cannot introspect at %s: %s", self._url, exc)
+            return None
+        # An inactive answer is not kept: see AnswerCache.
+        if not isinstance(claims, dict) or claims.get("active") is not True:
+            return None
+        now = time.time()
+        audience = claims.get("aud")
+        named = [audience] if isinstance(audience, str) else audience
+        if (
+            claims.get("iss", self._issuer) != self._issuer
+            or not isinstance(named, list)
+            or not set(_audiences(self._resource)).intersection(named)
+            or not isinstance(claims.get("exp"), (int, float))
+            or claims["exp"] + LEEWAY_SECONDS < now
+            or claims.get("nbf", 0) - LEEWAY_SECONDS > now
+        ):
+            return None
+        # A client acting for itself (client_credentials) names no sub: it is the user.
+        subject = claims.get("sub", claims.get("client_id"))
+        if not isinstance(subject, str) or not subject:
+            return None
+        accepted = {"iss": self._issuer, **claims, "sub": subject}
+        self._answers.keep(token, accepted)
+        return _access(token, accepted, self._resource, self._keep)
+
+
+@dataclass(frozen=True)
+class OAuthSettings:
+    """How ``toolspecs serve --http`` trusts an authorization server (``--auth-*``).
+
+    Args:
+        issuer: ``--auth-issuer``: the authorization server's issuer URL.
+        audience: ``--auth-audience``: this server's resource URL, as clients name it to
+            the authorization server (default: the URL it serves at).
+        jwks_url: ``--auth-jwks``: the issuer's keys (default: from its metadata).
+        introspection_url: ``--auth-introspect``: ask the issuer about each token instead.
+        client_id: ``--auth-client-id``: this server at the introspection endpoint.
+        introspect_cache: ``--auth-introspect-cache``: seconds an accepted introspection
+            answer is kept (at most until the token expires; 0: ask about every request).
+        required_scopes: ``--auth-scope``: scopes every request needs (else 403).
+        scopes_supported: The scopes this server understands, published in its metadata.
+        user_claims: The token claims passed on beside ``iss`` (``email``,
+            ``email_verified``: whom ``--google-delegate`` acts as).
+        token_type: ``--auth-token-type``: ``at+jwt`` (a JWT's header must say so) or
+            ``any``.
+    """
+
+    issuer: str
+    audience: str | None = None
+    jwks_url: str | None = None
+    introspection_url: str | None = None
+    client_id: str | None = None
+    introspect_cache: float = INTROSPECT_CACHE_SECONDS
+    required_scopes: Sequence[str] = ()
+    scopes_supported: Sequence[str] = ()
+    user_claims: Sequence[str] = ()
+    token_type: str = "at+jwt"
+
+    def __post_init__(self) -> None:
+        checked_url(self.issuer, "--auth-issuer")
+        for value, flag in (
+            (self.audience, "--auth-audience"),
+            (self.jwks_url, "--auth-jwks"),
+            (self.introspection_url, "--auth-introspect"),
+        ):
+            if value is not None:
+                checked_url(value, flag)
+        if self.jwks_url and self.introspection_url:
+            raise ConfigurationError("give --auth-jwks or --auth-introspect, not both")
+        if self.introspection_url and not (
+            self.client_id and os.environ.get(INTROSPECT_SECRET_ENV, "")
+        ):
+            raise ConfigurationError(_INTROSPECT_NEEDS)
+        if not 0 <= self.introspect_cache < float("inf"):
+            raise ConfigurationError(
+                f"--auth-introspect-cache {self.introspect_cache:g} is not a number of "
+                "seconds; e.g. 60, or 0 to ask the issuer about every request"
+            )
+
+    def verifier(self, resource: str) -> JwtVerifier | IntrospectionVerifier:
+        """The token verifier of a server whose resource URL is ``resource``."""
+        if self.introspection_url:
+            return IntrospectionVerifier(
+                self.issuer,
+                resource,
+                self.introspection_url,
+                self.client_id or "",
+                cache_seconds=self.introspect_cache,
+                keep=self.user_claims,
+            )
+        return JwtVerifier(
+            self.issuer, resource, self.jwks_url, keep=self.user_claims, token_type=self.token_type
+        )
+
+
+def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
+    """The ``AuthSettings`` (mcp's) and token verifier of a resource server served at ``url``.
+
+    The resource URL is ``oauth.audience`` when given (the URL clients use, behind a
+    proxy), else ``url``; mcp checks each token's resource against it as well
+    (``validate_token_resource``).
+    """
+    settings_module = require("mcp.server.auth.settings", "mcp")
+    resource = oauth.audience or url
+    settings = settings_module.AuthSettings(
+        issuer_url=oauth.issuer,
+        resource_server_url=resource,
+        required_scopes=list(oauth.required_scopes),
+        validate_token_resource=True,
+    )
+    return settings, oauth.verifier(resource)
+
+
+def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
+    """Publish every scope the server understands in its Protected Resource Metadata.
+
+    mcp publishes ``required_scopes`` as ``scopes_supported``; ours are also the per-spec
+    scopes no request must carry (:mod:`toolspecs.server.scopes`). The same metadata,
+    built by mcp's own ``create_protected_resource_routes``, is put first.
+    """
+    routes = require("mcp.server.auth.routes", "mcp")
+    supported = list(dict.fromkeys([*(settings.required_scopes or []), *scopes]))
+    ours = routes.create_protected_resource_routes(
+        resource_url=settings.resource_server_url,
+        authorization_servers=[settings.issuer_url],
+        scopes_supported=supported or None,
+        resource_name="toolspecs",
+    )
+    routes_first(app, ours)

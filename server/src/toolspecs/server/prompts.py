@@ -1,0 +1,119 @@
+"""The served specs' task prompts as MCP prompts (``prompts/list``, ``prompts/get``).
+
+A spec's :class:`~toolspecs.core.prompts.TaskPrompt` is offered when every tool it uses
+is served, under the spec's tool prefix (``gmail_summarise_unread_mail``), its text naming
+the tools as they are served. Behind an authorization server, a token sees and gets only
+the prompts whose tools it may call. A prompt's message is the person's own request: it
+goes to the model as a user message, never as a tool result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.errors import ConfigurationError, ToolGuidance
+from toolspecs.core.prompts import TaskPrompt
+from toolspecs.core.tool import GuardedTool
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server import ServerRequestContext
+
+
+@dataclass(frozen=True)
+class ServedPrompt:
+    """A task prompt as one server offers it: its name there and its tools' names there."""
+
+    name: str
+    prompt: TaskPrompt
+    tools: dict[str, str]  # function -> the name it is served under
+
+    def definition(self) -> mcp_types.Prompt:
+        """How ``prompts/list`` shows it."""
+        types = require("mcp_types", "mcp")
+        arguments = [
+            types.PromptArgument(name=a.name, description=a.description, required=a.required)
+            for a in self.prompt.arguments
+        ]
+        found: mcp_types.Prompt = types.Prompt(
+            name=self.name,
+            title=self.prompt.title,
+            description=self.prompt.description,
+            arguments=arguments or None,
+        )
+        return found
+
+
+def served_prompts(tools: Iterable[GuardedTool]) -> dict[str, ServedPrompt]:
+    """The prompts of the specs of ``tools`` whose every used tool is among them.
+
+    Raises:
+        ConfigurationError: When two specs' prompts would share a name (give one a prefix).
+    """
+    specs: dict[int, tuple[Any, str, dict[str, str]]] = {}
+    for tool in tools:
+        if tool.spec is None:
+            continue
+        _, prefix, names = specs.setdefault(id(tool.spec), (tool.spec, tool.guard.names.prefix, {}))
+        names[tool.guard.function] = tool.metadata.get_name()
+    found: dict[str, ServedPrompt] = {}
+    for spec, prefix, names in specs.values():
+        for prompt in getattr(type(spec), "prompts", ()):
+            if not all(function in names for function in prompt.uses):
+                continue
+            name = f"{prefix}{prompt.name}"
+            if name in found:
+                raise ConfigurationError(
+                    f"two served specs have a prompt named {name!r}: give one a tool prefix"
+                )
+            found[name] = ServedPrompt(name, prompt, {f: names[f] for f in prompt.uses})
+    return found
+
+
+def handlers(
+    prompts: dict[str, ServedPrompt], refused: Callable[[ServerRequestContext[Any], str], object]
+) -> tuple[Callable[..., Any], Callable[..., Any]]:
+    """The ``prompts/list`` and ``prompts/get`` handlers of ``prompts``.
+
+    Args:
+        prompts: From :func:`served_prompts`.
+        refused: Whether a request may not call a tool (its scope is missing): a prompt
+            using such a tool is neither listed nor given.
+    """
+    types = require("mcp_types", "mcp")
+    errors = require("mcp.shared.exceptions", "mcp")
+
+    def allowed(ctx: ServerRequestContext[Any], served: ServedPrompt) -> bool:
+        return all(refused(ctx, name) is None for name in served.tools.values())
+
+    async def list_prompts(
+        ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
+    ) -> mcp_types.ListPromptsResult:
+        shown = [p.definition() for p in prompts.values() if allowed(ctx, p)]
+        result: mcp_types.ListPromptsResult = types.ListPromptsResult(prompts=shown)
+        return result
+
+    async def get_prompt(
+        ctx: ServerRequestContext[Any], params: mcp_types.GetPromptRequestParams
+    ) -> mcp_types.GetPromptResult:
+        served = prompts.get(params.name)
+        if served is None or not allowed(ctx, served):
+            shown = ", ".join(p.name for p in prompts.values() if allowed(ctx, p))
+            raise errors.MCPError(
+                types.INVALID_PARAMS,
+                f"Unknown prompt {params.name!r}; this server's prompts: {shown or 'none'}",
+            )
+        try:
+            text = served.prompt.render(served.tools, params.arguments)
+        except ToolGuidance as guidance:
+            raise errors.MCPError(types.INVALID_PARAMS, guidance.text) from None
+        message = types.PromptMessage(role="user", content=types.TextContent(text=text))
+        result: mcp_types.GetPromptResult = types.GetPromptResult(
+            description=served.prompt.description, messages=[message]
+        )
+        return result
+
+    return list_prompts, get_prompt

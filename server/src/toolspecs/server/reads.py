@@ -1,0 +1,363 @@
+"""``resources/read``: stored results, and what a read-only tool reads, by their links.
+
+Two kinds of link, both read in the caller's scope (:class:`toolspecs.server.callers.Caller`):
+
+- ``toolspecs://results/{tool}/{result_id}``: a stored long result
+  (:mod:`toolspecs.server.resources`);
+- ``toolspecs://{tool}/{path}``: what a read-only tool declared with
+  ``@tool(resource="papers/{paper_id}")`` reads (the tool's served name, its prefix
+  included: ``toolspecs://arxiv_paper_text/papers/1706.03762``). Each placeholder is one
+  URI segment, percent-encoded. A read of such a link *is* a call of that tool by this
+  caller: the same scope check, the caller's own tool (a signed-in user's mailbox), the
+  call's deadline, its results stored in the caller's scope. The answer is the call's
+  whole text (the stored text, when it was too long to show), cut to ``resource_bytes``
+  with a note. Guidance (no such paper) is the protocol error ``-32602`` with its text.
+
+Links: a call's result names the resources its data points at. In each object of the
+structured result (and the objects it is inside), the fields that fill a served tool's
+placeholders (its argument's name, or an alias of it) make a ``resource_link`` to that
+tool, when the tool is of the same spec (one service: its aliases mean the same), is not
+the tool called, and the caller may call it. Such an object gets the same ``uri`` in the
+structured result when its model declares one (the data is checked against the model).
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+from urllib.parse import quote, unquote
+
+from pydantic import ValidationError
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.declare import resource_fields
+from toolspecs.core.errors import FixArguments
+from toolspecs.core.owners import default_owner
+from toolspecs.core.passages import utf8_size
+from toolspecs.core.store import StoredResult
+from toolspecs.core.tool import GuardedTool
+from toolspecs.server import resources
+from toolspecs.server.callers import Caller, Callers
+from toolspecs.server.scopes import refusal
+
+if TYPE_CHECKING:
+    import mcp_types
+    from mcp.server import ServerRequestContext
+
+__all__ = [
+    "MAX_GUIDANCE_CHARS",
+    "MAX_LINKS",
+    "MAX_VALUE_CHARS",
+    "Readable",
+    "Reads",
+    "readable_tools",
+    "tool_uri",
+]
+
+# The longest placeholder value a link carries, decoded (an id, a file name, a URL).
+MAX_VALUE_CHARS = 512
+# The most links one result carries.
+MAX_LINKS = 50
+# The longest guidance text a failed read returns.
+MAX_GUIDANCE_CHARS = 2000
+_SCHEME = "toolspecs://"
+# One placeholder's segment: unreserved, sub-delims, ':', '@' and percent-escapes only.
+_VALUE = r"([A-Za-z0-9_.~%!$&'()*+,;=:@-]{1," + str(MAX_VALUE_CHARS * 3) + "})"
+
+
+class Readable(NamedTuple):
+    """A served tool that reads a resource: its served name, path and placeholders."""
+
+    name: str
+    path: str
+    fields: tuple[str, ...]
+    pattern: re.Pattern[str]
+    # Each placeholder and the data fields that fill it: its name first, then its aliases.
+    sources: tuple[tuple[str, ...], ...]
+
+
+def _pattern(path: str) -> re.Pattern[str]:
+    """``path`` as a strict pattern: each placeholder one non-empty percent-encoded segment."""
+    parts = [
+        _VALUE if segment.startswith("{") else re.escape(segment) for segment in path.split("/")
+    ]
+    return re.compile("/".join(parts))
+
+
+def readable_tools(tools: Mapping[str, GuardedTool]) -> dict[str, Readable]:
+    """The served tools (by served name) that declare a resource."""
+    found = {}
+    for name, tool in tools.items():
+        path = tool.guard.options.resource
+        if path:
+            fields = resource_fields(path)
+            aliases = tool.guard.options.aliases
+            sources = tuple(
+                (field, *(alias for alias, target in aliases.items() if target == field))
+                for field in fields
+            )
+            found[name] = Readable(name, path, fields, _pattern(path), sources)
+    return found
+
+
+def tool_uri(readable: Readable, values: Mapping[str, str]) -> str:
+    """The link of what ``readable`` reads with these argument values."""
+    path = readable.path
+    for field in readable.fields:
+        path = path.replace("{" + field + "}", quote(values[field], safe=""))
+    return f"{_SCHEME}{readable.name}/{path}"
+
+
+def _parse(uri: str, readables: Mapping[str, Readable]) -> tuple[Readable, dict[str, str]] | None:
+    """The served tool a link names and its arguments, or ``None`` when it names none."""
+    if not uri.startswith(_SCHEME) or len(uri) > 4096:
+        return None
+    name, _, path = uri[len(_SCHEME) :].partition("/")
+    readable = readables.get(name)
+    found = readable.pattern.fullmatch(path) if readable is not None else None
+    if readable is None or found is None:
+        return None
+    values = {}
+    for field, raw in zip(readable.fields, found.groups(), strict=True):
+        try:
+            value = unquote(raw, errors="strict")
+        except UnicodeDecodeError:
+            return None
+        if not _usable(value):
+            return None
+        values[field] = value
+    return readable, values
+
+
+def _usable(value: str) -> bool:
+    """Whether ``value`` may fill a placeholder: printable, not blank, not too long."""
+    return bool(value.strip()) and len(value) <= MAX_VALUE_CHARS and value.isprintable()
+
+
+def _error(message: str) -> Exception:
+    errors = require("mcp.shared.exceptions", "mcp")
+    types = require("mcp_types", "mcp")
+    shown = message if len(message) <= MAX_GUIDANCE_CHARS else message[:MAX_GUIDANCE_CHARS] + "..."
+    error: Exception = errors.MCPError(types.INVALID_PARAMS, shown)
+    return error
+
+
+def _cut(text: str, max_bytes: int) -> str:
+    """``text``, at most ``max_bytes`` of it, with a note when cut."""
+    size = utf8_size(text)
+    if size <= max_bytes:
+        return text
+    head = resources.utf8_head(text, max_bytes)
+    kept = utf8_size(head)
+    return f"{head}\n[... cut: this read returns the first {kept:,} bytes of the {size:,}.]"
+
+
+def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
+    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
+
+    The scope is the one a call stores in (:meth:`Caller.results`), or, when no caller
+    owns results (sessionless, no token), the tool list's, as the tool's guard sets it.
+    """
+    with caller.results(), default_owner(tool.guard.owner):
+        try:
+            return tool.guard.policy.results().get(tool.guard.name, result_id)
+        except FixArguments:  # none of this caller's, or gone
+            return None
+
+
+def _objects(
+    data: Any, context: Mapping[str, Any]
+) -> Iterator[tuple[dict[str, Any], Mapping[str, Any]]]:
+    """Every object of ``data``, with the scalar fields of it and the objects it is inside."""
+    if isinstance(data, list):
+        for item in data:
+            yield from _objects(item, context)
+    elif isinstance(data, dict):
+        own = {k: v for k, v in data.items() if type(v) in (str, int)}
+        here = {**context, **own}
+        yield data, here
+        for value in data.values():
+            yield from _objects(value, here)
+
+
+@dataclass
+class Reads:
+    """What ``resources/read`` answers, and the links a call's result carries.
+
+    ``refused`` is the scope check of a call, ``own_tool`` the caller's own tool of a
+    served one (or guidance), ``call`` runs a call (an answer with ``text``, ``failed``,
+    ``stored``, ``read_tool``), all as ``tools/call`` does them.
+    """
+
+    tools: Mapping[str, GuardedTool]
+    callers: Callers
+    refused: Callable[[Any, str], str | None]
+    own_tool: Callable[[Any, GuardedTool], Awaitable[tuple[GuardedTool, str | None]]]
+    call: Callable[[Any, GuardedTool, dict[str, Any]], Awaitable[Any]]
+    max_bytes: int = resources.MAX_READ_BYTES
+
+    def __post_init__(self) -> None:
+        self.readables = readable_tools(self.tools)
+
+    def templates(self) -> list[mcp_types.ResourceTemplate]:
+        """The stored results' template, and one per served tool that reads a resource."""
+        types = require("mcp_types", "mcp")
+        shown = [resources.template()]
+        for readable in self.readables.values():
+            tool = self.tools[readable.name]
+            shown.append(
+                types.ResourceTemplate(
+                    uri_template=f"{_SCHEME}{readable.name}/{readable.path}",
+                    name=readable.name,
+                    title=f"What {readable.name} reads",
+                    description=(tool.metadata.description or "").split("\n", 1)[0][:300],
+                    mime_type=resources.MIME_TYPE,
+                )
+            )
+        return shown
+
+    async def read(self, ctx: ServerRequestContext[Any], uri: str) -> mcp_types.ReadResourceResult:
+        """The answer to a ``resources/read``, or the protocol error ``-32602``."""
+        named = resources.parse(uri)
+        if named is not None:
+            return await self._read_stored(ctx, uri, *named)
+        found = _parse(uri, self.readables)
+        if found is None:
+            raise resources.not_found(uri)
+        readable, arguments = found
+        needed = self.refused(ctx, readable.name)
+        if needed is not None:
+            raise _error(refusal(readable.name, needed))
+        own, guidance = await self.own_tool(ctx, self.tools[readable.name])
+        if guidance is not None:
+            raise _error(guidance)
+        with self.callers.of(ctx).results():
+            answer = await self.call(ctx, own, arguments)
+        if answer.failed:
+            raise _error(answer.text)
+        anyio = require("anyio", "mcp")
+
+        def text() -> str:  # megabytes, measured and cut: not on the event loop
+            if answer.stored is not None:
+                return resources.stored_text(answer.stored, answer.read_tool, self.max_bytes)
+            return _cut(answer.text, self.max_bytes)
+
+        types = require("mcp_types", "mcp")
+        contents = types.TextResourceContents(
+            uri=uri, mime_type=resources.MIME_TYPE, text=await anyio.to_thread.run_sync(text)
+        )
+        result: mcp_types.ReadResourceResult = types.ReadResourceResult(contents=[contents])
+        return result
+
+    async def _read_stored(
+        self, ctx: ServerRequestContext[Any], uri: str, name: str, result_id: int
+    ) -> mcp_types.ReadResourceResult:
+        tool = self.tools.get(name)
+        if tool is None or not tool.guard.read_tool:
+            raise resources.not_found(uri)
+        reader = tool.guard.read_tool
+        # Reading a stored result is what a call of the reader tool does: its scope.
+        needed = self.refused(ctx, reader)
+        if needed is not None:
+            raise _error(refusal(reader, needed))
+        own, guidance = await self.own_tool(ctx, tool)
+        if guidance is not None:
+            raise _error(guidance)
+        anyio = require("anyio", "mcp")
+        # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
+        # waits on the network, and the text is measured and cut (megabytes).
+        caller = self.callers.of(ctx)
+
+        def read() -> mcp_types.ReadResourceResult | None:
+            found = _stored(caller, own, result_id)
+            if found is None:
+                return None
+            return resources.read_contents(uri, found, reader, self.max_bytes)
+
+        answer: mcp_types.ReadResourceResult | None = await anyio.to_thread.run_sync(read)
+        if answer is None:
+            raise resources.not_found(uri)
+        return answer
+
+    def links(
+        self, ctx: ServerRequestContext[Any], name: str, data: dict[str, Any] | None
+    ) -> tuple[list[mcp_types.ResourceLink], dict[str, Any] | None]:
+        """The links to what ``data`` (tool ``name``'s structured result) names.
+
+        And ``data`` with each linked object's ``uri``, where its model declares one.
+        """
+        called = self.tools.get(name)
+        if data is None or called is None:
+            return [], data
+        readables = [
+            r
+            for r in self.readables.values()
+            if r.name != name
+            and self.tools[r.name].spec is called.spec
+            and self.refused(ctx, r.name) is None
+        ]
+        if not readables:
+            return [], data
+        types = require("mcp_types", "mcp")
+        linked = copy.deepcopy(data)
+        links: list[mcp_types.ResourceLink] = []
+        seen: set[str] = set()
+        added = False
+        for item, context in _objects(linked, {}):
+            for readable in readables:
+                values = _fill(readable, item, context)
+                if values is None:
+                    continue
+                uri = tool_uri(readable, values)
+                if "uri" not in item:
+                    item["uri"] = uri
+                    added = True
+                if uri in seen or len(links) >= MAX_LINKS:
+                    continue
+                seen.add(uri)
+                shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+                links.append(
+                    types.ResourceLink(
+                        uri=uri,
+                        name=f"{readable.name}-{'-'.join(values.values())}"[:200],
+                        title=f"{readable.name}({shown})"[:200],
+                        description=(
+                            f"What {readable.name}({shown}) returns, read as that call "
+                            "(by this session or user only)."
+                        )[:400],
+                        mime_type=resources.MIME_TYPE,
+                    )
+                )
+        if not added:  # nothing to check again: the data as the call gave it
+            return links, data
+        model = called.guard.options.output
+        if model is not None:
+            try:  # only where the model declares a uri: the client checks the data by it
+                model.model_validate(linked)
+            except ValidationError:
+                linked = data
+        return links, linked
+
+
+def _fill(
+    readable: Readable, item: Mapping[str, Any], context: Mapping[str, Any]
+) -> dict[str, str] | None:
+    """The placeholders' values from an object and the objects it is inside.
+
+    ``None`` unless all are filled, one by the object itself, each a valid segment.
+    """
+    values: dict[str, str] = {}
+    own = False
+    for field, sources in zip(readable.fields, readable.sources, strict=True):
+        source = next((s for s in sources if s in context), None)
+        if source is None:
+            return None
+        value = str(context[source])
+        if not _usable(value):
+            return None
+        own = own or (source in item and item[source] == context[source])
+        values[field] = value
+    return values if own else None

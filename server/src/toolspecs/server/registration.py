@@ -1,0 +1,154 @@
+"""Dynamic client registration's bounds: who may register, how many, with what redirects.
+
+``/register`` (RFC 7591) is anonymous: anyone may register a client of
+:class:`toolspecs.server.google_signin.GoogleSignInProvider`. What keeps that from hurting
+the people signed in (issue 38):
+
+- **A rate limit** (:mod:`toolspecs.server.request_limits`, before mcp's handler): at most
+  :attr:`RegistrationLimits.per_address` registrations per window from one client address
+  (an IPv6 address counts by its /64) and :attr:`RegistrationLimits.total` from all of
+  them together; past either, 429 with ``Retry-After`` and an OAuth error body
+  (``temporarily_unavailable``), the counts shared by replicas on Redis.
+- **Unused clients kept apart** (:class:`Clients`): a registration no token was issued to
+  yet lives :attr:`RegistrationLimits.unused_seconds` in a pool of its own, at most
+  :attr:`RegistrationLimits.unused` of them (past it the oldest go, in Redis too). Once a
+  client redeems a code it moves to the used clients, which are never evicted by count:
+  each one's life (:data:`CLIENT_SECONDS`) is renewed by every use, so a flood can never
+  log a signed-in person out with ``invalid_client``.
+- **Redirect URIs** (:func:`check_redirect_uris`): https, http to this machine
+  (``localhost``, 127.0.0.0/8, ``[::1]``), or a native app's private-use scheme (a
+  reverse domain name, RFC 8252 7.1), without a fragment; the rest (``javascript:``,
+  ``data:``, ``file:``, plain http to another host) is refused with
+  ``invalid_redirect_uri``, as the MCP authorization specification asks.
+
+Why this is ours: mcp 2.3's ``RegistrationHandler`` checks the metadata's shape only, and
+leaves storage to the provider.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from toolspecs.adapters.tools import require
+from toolspecs.server.signin_state import SignInState
+
+__all__ = [
+    "CLIENT_SECONDS",
+    "Clients",
+    "RegistrationLimits",
+    "check_redirect_uris",
+]
+
+# A used client's life, renewed by each use (its tokens last 30 days at most).
+CLIENT_SECONDS = 90 * 24 * 3600
+REDIRECTS_ALLOWED = (
+    "use https, http on this machine (localhost, 127.0.0.1 or [::1]), or your app's own "
+    "scheme named after a domain you own (com.example.app:/callback), without a fragment"
+)
+
+
+@dataclass(frozen=True)
+class RegistrationLimits:
+    """How many clients may register, and how many never-used ones are kept.
+
+    Args:
+        per_address: Registrations one client address (an IPv6 /64) may make per window.
+        total: Registrations all addresses together may make per window.
+        window: The window, in seconds.
+        unused: The most registered clients kept that no token was issued to yet; past
+            it the oldest go.
+        unused_seconds: How long such a client is kept.
+    """
+
+    per_address: int = 20
+    total: int = 300
+    window: float = 3600.0
+    unused: int = 1000
+    unused_seconds: float = 24 * 3600.0
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def redirect_problem(uri: str) -> str | None:
+    """What is wrong with ``uri`` as a registered redirect URI (``None``: nothing)."""
+    try:
+        parts = urlsplit(uri)
+        host = (parts.hostname or "").lower()
+    except ValueError:
+        return "is not a URL"
+    scheme = parts.scheme.lower()
+    if "#" in uri:
+        return "has a fragment"
+    if scheme == "https":
+        return None if host else "names no host"
+    if scheme == "http":
+        return None if _loopback(host) else "is plain http to another machine"
+    if "." in scheme:
+        return None  # a native app's private-use scheme (RFC 8252 7.1)
+    return f"has the scheme {scheme + ':'!r}, which is not a redirect to a client"
+
+
+def check_redirect_uris(uris: Iterable[Any] | None) -> None:
+    """Refuse redirect URIs a browser must not be sent to with a code.
+
+    Raises:
+        RegistrationError: ``invalid_redirect_uri``, naming the first bad one and what to use.
+    """
+    provider = require("mcp.server.auth.provider", "mcp")
+    given = [str(uri) for uri in uris or ()]
+    if not given:
+        raise provider.RegistrationError(
+            "invalid_redirect_uri", f"give at least one redirect_uri: {REDIRECTS_ALLOWED}"
+        )
+    for uri in given:
+        problem = redirect_problem(uri)
+        if problem is not None:
+            shown = uri if len(uri) <= 100 else uri[:100] + "..."
+            raise provider.RegistrationError(
+                "invalid_redirect_uri", f"redirect_uri {shown!r} {problem}: {REDIRECTS_ALLOWED}"
+            )
+
+
+class Clients:
+    """The registered clients: the unused pool and the used ones.
+
+    Every method may block on the network (Redis): the provider calls them in a thread.
+
+    Args:
+        state: Where they are kept.
+        limits: The bounds.
+    """
+
+    def __init__(self, state: SignInState, limits: RegistrationLimits) -> None:
+        self.state = state
+        self.limits = limits
+
+    def find(self, key: str) -> dict[str, Any] | None:
+        """The client kept under ``key`` (a used one's life is renewed)."""
+        found = self.state.get("client", key, CLIENT_SECONDS)
+        return found if found is not None else self.state.get("unused", key)
+
+    def keep(self, key: str, record: dict[str, Any]) -> None:
+        """Keep a new registration in the unused pool."""
+        limits = self.limits
+        self.state.put("unused", key, record, limits.unused_seconds, bound=limits.unused)
+
+    def adopt(self, key: str) -> None:
+        """A token is being issued to the client: move it to the used ones (never evicted)."""
+        if self.state.get("client", key, CLIENT_SECONDS) is not None:
+            return
+        record = self.state.get("unused", key)
+        if record is not None:
+            self.state.put("client", key, record, CLIENT_SECONDS, bound=0)
+            self.state.delete("unused", key)

@@ -1,0 +1,204 @@
+"""Stored results as MCP resources: a link in the tool's result, read in the caller's scope.
+
+A result too long to show is stored (:mod:`toolspecs.core.large_output`) and read in
+passages with the spec's reader tool. Over MCP the call's result also carries a
+``resource_link`` content block (and the ``stored`` object of its ``structuredContent``
+the same ``uri``), so that a client can fetch the whole stored text with
+``resources/read``:
+
+    toolspecs://results/{tool}/{result_id}
+
+The link names the tool and the result id and nothing else: no user, session, token or
+key. It is resolved in the scope of the request that reads it, exactly as a call of the
+reader tool is (:class:`toolspecs.server.callers.Callers`): the session that stored it, or
+sessionless its user or the static token's holder. Sent to another session or another
+user, it names nothing there and the read is an error that says only that no stored result
+of theirs has this link. Result ids count from 1 within each owner, so that error is
+the same whether another owner has such a result or not.
+
+A read returns the text as stored (never more: the store may have kept only the start of
+a very long result, and a read does not call the service again), cut to
+:data:`MAX_READ_BYTES` (``build_server(resource_bytes=...)``) with a note that says so
+and how to search the rest. Stored results are not listed in ``resources/list``: they are
+each caller's own and short-lived; the list is empty (it declares the capability) and
+``resources/templates/list`` shows the link's form.
+
+``mcp`` is imported when a link or a read is made, not when this module is imported.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from toolspecs.adapters.tools import require
+from toolspecs.core.passages import Passages, utf8_size
+from toolspecs.core.store import StoredResult
+
+if TYPE_CHECKING:
+    import mcp_types
+
+__all__ = [
+    "MAX_READ_BYTES",
+    "MIME_TYPE",
+    "RESULTS_TEMPLATE",
+    "not_found",
+    "parse",
+    "read_contents",
+    "result_link",
+    "result_uri",
+    "stored_text",
+    "template",
+    "utf8_head",
+]
+
+# The most bytes of stored text one resources/read returns (then a note says it was cut).
+MAX_READ_BYTES = 1024 * 1024
+MIME_TYPE = "text/plain"
+RESULTS_TEMPLATE = "toolspecs://results/{tool}/{result_id}"
+# A tool name as MCP allows it, and a result id (1, 2, ... within its owner).
+_URI = re.compile(r"toolspecs://results/([A-Za-z0-9_.-]{1,128})/([1-9][0-9]{0,17})")
+# How the texts of a result stored from several documents are joined (as the agent read them).
+_JOIN = "\n\n"
+
+
+def result_uri(tool: str, result_id: int) -> str:
+    """The link of result ``result_id`` of ``tool`` (the tool's served name)."""
+    return f"toolspecs://results/{tool}/{result_id}"
+
+
+def parse(uri: str) -> tuple[str, int] | None:
+    """The tool and result id a link names, or ``None`` when it is not one of ours."""
+    found = _URI.fullmatch(uri)
+    return None if found is None else (found[1], int(found[2]))
+
+
+def _texts(stored: StoredResult) -> Sequence[str]:
+    """The texts a stored result holds, each once (its passages are slices of them)."""
+    passages = stored.passages
+    # Both stores hold Passages; another sequence's passages are read one after another.
+    return passages.texts if isinstance(passages, Passages) else list(passages)
+
+
+def text_size(stored: StoredResult) -> int:
+    """The UTF-8 bytes of the whole stored text, as :func:`stored_text` joins it."""
+    texts = _texts(stored)
+    return sum(utf8_size(text) for text in texts) + len(_JOIN) * max(len(texts) - 1, 0)
+
+
+def result_link(
+    tool: str, stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES
+) -> mcp_types.ResourceLink:
+    """The ``resource_link`` content block of a result ``tool`` stored."""
+    types = require("mcp_types", "mcp")
+    size = text_size(stored)
+    whole = (
+        "The whole stored text"
+        if size <= max_bytes
+        else f"The stored text (a read returns its first {max_bytes:,} bytes)"
+    )
+    link: mcp_types.ResourceLink = types.ResourceLink(
+        uri=result_uri(tool, stored.result_id),
+        name=f"{tool}-result-{stored.result_id}",
+        title=f"Result {stored.result_id} of {tool}",
+        description=(
+            f"{whole} of result {stored.result_id} of {tool}, readable in this session "
+            f"(or by this user) only; {read_tool} searches it."
+        ),
+        mime_type=MIME_TYPE,
+        size=size,
+    )
+    return link
+
+
+def utf8_head(text: str, max_bytes: int) -> str:
+    """The longest start of ``text`` of at most ``max_bytes`` UTF-8 bytes, whole characters."""
+    room = max(max_bytes, 0)
+    # A character is at least one byte: the first ``room`` characters hold the cut.
+    return text[:room].encode("utf-8")[:room].decode("utf-8", "ignore")
+
+
+def stored_text(stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES) -> str:
+    """The stored text of a result, at most ``max_bytes`` of it, and a note when cut.
+
+    The note (after the text, in brackets) says how much was left out and how to search
+    it; a result the store kept only the start of says that too.
+    """
+    texts = _texts(stored)
+    size = text_size(stored)
+    room = max(max_bytes, 0)
+    parts: list[str] = []
+    for i, text in enumerate(texts):
+        piece = text if i == 0 else _JOIN + text
+        if room <= 0:
+            break
+        if len(piece) * 4 <= room:  # a character is at most 4 bytes: it fits whole
+            parts.append(piece)
+            room -= utf8_size(piece)
+            continue
+        head = utf8_head(piece, room)
+        parts.append(head)
+        room -= len(head.encode("utf-8"))
+        if len(head) < len(piece):
+            break
+    shown = "".join(parts)
+    notes = []
+    kept = utf8_size(shown)
+    if kept < size:
+        notes.append(
+            f"[... cut: this read returns the first {kept:,} bytes of the {size:,} stored. "
+            f"To find a part of the rest, call {read_tool} with a query "
+            f"(result_id={stored.result_id}).]"
+        )
+    if stored.size < stored.full_size:
+        notes.append(
+            f"[The store kept the first {stored.size:,} bytes of this {stored.full_size:,}-"
+            "byte result: ask the tool for less to read the rest.]"
+        )
+    return "\n".join([shown, *notes]) if notes else shown
+
+
+def read_contents(
+    uri: str, stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES
+) -> mcp_types.ReadResourceResult:
+    """The answer to a ``resources/read`` of a stored result."""
+    types = require("mcp_types", "mcp")
+    text = stored_text(stored, read_tool, max_bytes)
+    contents = types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)
+    result: mcp_types.ReadResourceResult = types.ReadResourceResult(contents=[contents])
+    return result
+
+
+def not_found(uri: str) -> Exception:
+    """The protocol error of a read that names no stored result of the caller's.
+
+    ``-32602`` (invalid params), as mcp's own servers answer an unknown resource (SEP-2164;
+    ``-32002`` is retired). It names nothing of any other caller.
+    """
+    errors = require("mcp.shared.exceptions", "mcp")
+    types = require("mcp_types", "mcp")
+    shown = uri if len(uri) <= 200 else uri[:200] + "..."
+    error: Exception = errors.MCPError(
+        types.INVALID_PARAMS,
+        f"No stored result of yours has the link {shown!r}. A stored result is read by the "
+        "session (or the signed-in user) whose call stored it, while it is kept; call the "
+        "tool again to store it anew.",
+    )
+    return error
+
+
+def template() -> mcp_types.ResourceTemplate:
+    """The form of a stored result's link, for ``resources/templates/list``."""
+    types = require("mcp_types", "mcp")
+    found: mcp_types.ResourceTemplate = types.ResourceTemplate(
+        uri_template=RESULTS_TEMPLATE,
+        name="stored-result",
+        title="A stored long result",
+        description=(
+            "The whole text of a tool result too long to show, by the link in that "
+            "result; readable by the session or user whose call stored it."
+        ),
+        mime_type=MIME_TYPE,
+    )
+    return found

@@ -1,0 +1,383 @@
+"""Sign in with Google: our consent page, and each sign-in bound to the browser that began it.
+
+Why a page of our own (issue 38). Registration is open, so anyone may register a client
+whose redirect is their own site. Were ``/authorize`` to send every client straight on to
+Google, Google's consent would name only this server, the person would agree, and our
+callback would send their browser, with a code of ours, to that site (the "confused
+deputy" of the MCP security best practices). And were the callback to find the sign-in by
+its ``state`` alone, someone could start a sign-in, forward Google's link, and have another
+person's consent finish it. So:
+
+1. ``/authorize`` keeps the trip and sends the browser to :data:`CONSENT_PATH`
+   (``?trip=<state>``), never to Google.
+2. The first ``GET`` of a trip's page binds the trip to this browser: a random cookie
+   (HttpOnly, SameSite=Lax, ``Path=/``, for the trip's life; ``__Host-`` and Secure when
+   the issuer is https, a plain name on http loopback), one per trip so that two sign-ins
+   in one browser do not overwrite each other. The trip's ``consent`` record keeps only
+   the cookie's SHA-256, added atomically (:meth:`SignInState.add`, ``SET NX`` in Redis):
+   another browser opening the same page is refused.
+3. The page names the client (its ``client_name``, which the client chose itself), the
+   host and address it sends the person back to, and the Google scopes in words, with
+   Approve and Deny in a ``POST`` form. Its CSRF token is the SHA-256 of the cookie's
+   value (salted): a reload shows the same form, nothing more is stored, and only a
+   page that this browser was shown, posted with this browser's cookie, is taken.
+4. Approve marks the trip consented and sends the browser to Google (303, as RFC 9700
+   4.12 asks after a ``POST``); Deny ends the trip and sends ``access_denied`` to the
+   client. A ``POST`` without the cookie or the token is a 400 page: nothing happens.
+5. Google's callback completes a trip only when it was consented and the browser sends
+   its cookie (:meth:`SignInConsent.refused`); otherwise a 400 page, no code issued, and
+   the trip is over.
+
+No cookie secret: the cookie is a random value whose hash is kept with the trip, not a
+signed claim, so there is nothing to sign; and the records live in the provider's
+:class:`~toolspecs.server.signin_state.SignInState`, so replicas on Redis share them.
+
+Why ours: FastMCP 4.2.3's ``OAuthProxy`` has a consent page and a binding cookie (its fix
+for CVE-2026-27124); we evaluated it, but it needs the fastmcp server stack and its own
+storage (a key-value store, HMAC-signed cookies keyed by its secrets), while we serve
+mcp's low-level server with :class:`SignInState`. This page is plain HTML, no scripts, no
+resource from elsewhere, sent with a strict Content-Security-Policy (its one inline style
+allowed by hash; ``form-action`` is us, Google's consent and the client's redirect origin,
+since Chrome applies it to the redirects after the ``POST``), ``X-Frame-Options: DENY``,
+``Cache-Control: no-store`` and ``Referrer-Policy: no-referrer``. Nothing here logs a
+cookie, a token, a code or a query string.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import html
+import logging
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from toolspecs.adapters.tools import require
+from toolspecs.server.google_accounts import GOOGLE_AUTHORIZE_URL, GoogleSignIn
+from toolspecs.server.signin_state import SignInState
+
+__all__ = ["CONSENT_PATH", "SignInConsent", "scope_words"]
+
+logger = logging.getLogger(__name__)
+
+CONSENT_PATH = "/oauth/consent"
+_COOKIE = "toolspecs-signin-"
+_MAX_FORM = 4096  # bytes of a posted form: ours is under 300
+
+_AUTH = "https://www.googleapis.com/auth/"
+SCOPE_WORDS = {
+    "openid": "Know which Google account is yours",
+    "email": "See your Google account's email address",
+    "profile": "See your name and profile picture",
+    "https://mail.google.com/": "Read, write, send and permanently delete all your Gmail",
+    f"{_AUTH}gmail.modify": "Read, write and send your Gmail, and change its labels",
+    f"{_AUTH}gmail.readonly": "Read your Gmail messages and settings",
+    f"{_AUTH}gmail.compose": "Write Gmail drafts and send them",
+    f"{_AUTH}gmail.send": "Send email from your Gmail",
+    f"{_AUTH}gmail.labels": "See and change your Gmail labels",
+    f"{_AUTH}gmail.metadata": "See your Gmail messages' headers and labels (not their text)",
+    f"{_AUTH}calendar": "See, change and delete all your Google calendars",
+    f"{_AUTH}calendar.readonly": "See your Google calendars and their events",
+    f"{_AUTH}calendar.events": "See and change the events of your Google calendars",
+    f"{_AUTH}calendar.events.readonly": "See the events of your Google calendars",
+}
+"""Google's scopes as a person reads them (the core imports no loader: a small table)."""
+
+_STYLE = (
+    "body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:2em auto;padding:0 1em;"
+    "color:#1f1f1f}code{word-break:break-all;background:#f1f3f4;padding:0 .2em}"
+    "form{display:flex;gap:1em;margin-top:1.5em}button{font:inherit;padding:.5em 1.5em;"
+    "border-radius:4px;border:1px solid #5f6368;background:#fff}"
+    "button[value=approve]{background:#1a73e8;border-color:#1a73e8;color:#fff}"
+    ".note{color:#5f6368;font-size:.9em}"
+)
+_STYLE_HASH = base64.b64encode(hashlib.sha256(_STYLE.encode()).digest()).decode()
+_LOOPBACK = re.compile(r"^(localhost|127(\.\d{1,3}){3}|\[?::1\]?)$")
+_ORIGIN = re.compile(r"^[a-z][a-z0-9+.-]*://[A-Za-z0-9.\-\[\]:]+$")
+_SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*$")
+
+EXPIRED = "This sign-in expired or was already used: start again from your client."
+ELSEWHERE = "This sign-in was started in another browser: start again from your client."
+NOT_YOURS = (
+    "This answer did not come from the sign-in page this browser was shown (its sign-in "
+    "cookie or form token is missing or wrong), so nothing was approved. Start again from "
+    "your client; if your browser blocks cookies, allow them for this site."
+)
+NOT_APPROVED = (
+    "This sign-in was not approved in this browser, so it was not completed. If you did not "
+    "start it yourself, close this page; otherwise start again from your client."
+)
+
+
+class ConsentHost(Protocol):
+    """What the page needs of :class:`~toolspecs.server.google_signin.GoogleSignInProvider`."""
+
+    issuer: str
+    settings: GoogleSignIn
+    state: SignInState
+    clock: Callable[[], float]
+
+    async def _kept(self, method: Callable[..., Any], *args: Any) -> Any: ...
+
+    async def get_client(self, client_id: str) -> Any: ...
+
+    async def trip(self, state: str) -> dict[str, Any] | None: ...
+
+    def google_url(self, state: str, trip: dict[str, Any]) -> str: ...
+
+
+def scope_words(scopes: Sequence[str]) -> list[str]:
+    """Each scope as a person reads it; one we have no words for, as Google names it."""
+    return [SCOPE_WORDS.get(scope, f"Google scope {scope}") for scope in scopes]
+
+
+def _sha(value: str) -> str:
+    return hashlib.sha256(value.encode()).hexdigest()
+
+
+def _csrf(binding: str) -> str:
+    """The form token of a browser's trip: derived from its cookie, readable only by it."""
+    digest = hashlib.sha256(b"toolspecs consent form\0" + binding.encode()).digest()
+    return base64.urlsafe_b64encode(digest).rstrip(b"=").decode()
+
+
+def _same(given: str | None, expected: str) -> bool:
+    return given is not None and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def _where(uri: str) -> tuple[str, str | None]:
+    """Where a redirect goes, as shown (host, and a word on it), and its CSP source."""
+    parts = urlsplit(uri)
+    scheme = parts.scheme.lower()
+    if scheme in ("http", "https"):
+        host = parts.netloc.rpartition("@")[2]
+        origin = f"{scheme}://{host}"
+        shown = (
+            f"{host} (a program on this computer)"
+            if _LOOPBACK.match(parts.hostname or "")
+            else host
+        )
+        return shown, origin if _ORIGIN.match(origin) else None
+    unsafe = scheme in ("javascript", "data", "file", "blob", "filesystem")
+    source = f"{scheme}:" if _SCHEME.match(scheme) and not unsafe else None
+    return f"an app on this device ({scheme}:)", source
+
+
+def _headers(form_sources: Sequence[str] = ()) -> dict[str, str]:
+    google = "{0.scheme}://{0.netloc}".format(urlsplit(GOOGLE_AUTHORIZE_URL))
+    actions = " ".join(["'self'", google, *form_sources])
+    return {
+        "Content-Security-Policy": (
+            f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; frame-ancestors 'none'; "
+            f"form-action {actions}; base-uri 'none'"
+        ),
+        "X-Frame-Options": "DENY",
+        "Cache-Control": "no-store",
+        "Pragma": "no-cache",
+        "Referrer-Policy": "no-referrer",
+        "X-Content-Type-Options": "nosniff",
+    }
+
+
+def _document(title: str, body: str) -> str:
+    return (
+        '<!doctype html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head>"
+        f"<body><main>{body}</main></body></html>"
+    )
+
+
+def refusal(message: str, status_code: int = 400, headers: dict[str, str] | None = None) -> Any:
+    """A page saying ``message`` (400 unless told, with the page's security headers)."""
+    responses = require("starlette.responses", "mcp")
+    body = f"<h1>Sign-in stopped</h1><p>{html.escape(message)}</p>"
+    return responses.HTMLResponse(
+        _document("Sign-in stopped", body),
+        status_code=status_code,
+        headers={**_headers(), **(headers or {})},
+    )
+
+
+class SignInConsent:
+    """The consent page's endpoints, and the binding check of Google's callback.
+
+    Args:
+        host: The sign-in provider: its trips, clients, state and Google URL.
+    """
+
+    def __init__(self, host: ConsentHost) -> None:
+        self.host = host
+
+    @property
+    def secure(self) -> bool:
+        """Whether the issuer is https (``__Host-`` Secure cookies)."""
+        return self.host.issuer.startswith("https://")
+
+    def url(self, state: str) -> str:
+        """The consent page of the trip ``state`` names."""
+        return f"{self.host.issuer}{CONSENT_PATH}?{urlencode({'trip': state})}"
+
+    def busy(self, why: str, headers: dict[str, str]) -> Any:
+        """The 429 page of ``/authorize`` past its limit (see :mod:`.request_limits`)."""
+        return refusal(f"Sign-in is busy: {why}.", 429, headers)
+
+    def routes(self) -> list[Any]:
+        """The Starlette routes: the page (``GET``) and the person's answer (``POST``)."""
+        routing = require("starlette.routing", "mcp")
+        return [
+            routing.Route(CONSENT_PATH, self.show, methods=["GET"]),
+            routing.Route(CONSENT_PATH, self.decide, methods=["POST"]),
+        ]
+
+    def _cookie(self, state: str) -> str:
+        name = _COOKIE + _sha(f"cookie {state}")[:16]
+        return f"__Host-{name}" if self.secure else name
+
+    async def _record(self, method: Callable[..., Any], state: str, *args: Any) -> Any:
+        return await self.host._kept(method, "consent", _sha(state), *args)
+
+    async def show(self, request: Any) -> Any:
+        """``GET``: the page; the trip's first one binds it to this browser."""
+        responses = require("starlette.responses", "mcp")
+        state = str(request.query_params.get("trip", ""))
+        trip = await self.host.trip(state) if state else None
+        left = float(trip.get("until", 0)) - self.host.clock() if trip else 0.0
+        client = await self.host.get_client(str(trip["client_id"])) if trip else None
+        if trip is None or client is None or left <= 0:
+            return refusal(EXPIRED)
+        binding = secrets.token_urlsafe(32)
+        # One per trip, over when it is: the trips' bound is theirs (bound 0: none by count).
+        bound = {"binding": _sha(binding)}
+        fresh = await self._record(self.host.state.add, state, bound, left, 0)
+        if not fresh:  # bound already: this browser's reload, or another browser
+            record = await self._record(self.host.state.get, state) or {}
+            binding = request.cookies.get(self._cookie(state)) or ""
+            if not binding or not _same(_sha(binding), str(record.get("binding", ""))):
+                logger.warning("a sign-in's consent page was opened in a second browser")
+                return refusal(ELSEWHERE)
+        page, sources = self._page(state, trip, client, binding)
+        answer = responses.HTMLResponse(page, headers=_headers(sources))
+        if fresh:
+            answer.set_cookie(
+                self._cookie(state),
+                binding,
+                max_age=max(1, int(left)),
+                path="/",
+                secure=self.secure,
+                httponly=True,
+                samesite="lax",
+            )
+        return answer
+
+    def _page(
+        self, state: str, trip: dict[str, Any], client: Any, binding: str
+    ) -> tuple[str, list[str]]:
+        """The consent page's HTML, and the CSP sources its form may lead to."""
+        back = str(trip["params"]["redirect_uri"])
+        shown, source = _where(back)
+        name = str(getattr(client, "client_name", None) or "").strip()
+        who = f"<strong>{html.escape(name)}</strong>" if name else "An unnamed client"
+        scopes = "".join(
+            f"<li>{html.escape(words)}</li>" for words in scope_words(self.host.settings.requested)
+        )
+        server = urlsplit(self.host.issuer).netloc
+        body = (
+            f"<h1>Sign in to {html.escape(server)}</h1>"
+            f"<p>{who} wants to use this server's tools with your Google account.</p>"
+            f"<p>Approving sends you to Google, then back to "
+            f"<strong>{html.escape(shown)}</strong>:<br><code>{html.escape(back)}</code></p>"
+            f"<p>With your Google account it will be able to:</p><ul>{scopes}</ul>"
+            '<p class="note">The name above is the one the client gave itself. If you did not '
+            "start this sign-in, or do not know the address above, choose Deny.</p>"
+            f'<form method="post" action="{html.escape(self.host.issuer + CONSENT_PATH)}">'
+            f'<input type="hidden" name="trip" value="{html.escape(state)}">'
+            f'<input type="hidden" name="csrf" value="{_csrf(binding)}">'
+            '<button type="submit" name="decision" value="approve">Approve</button>'
+            '<button type="submit" name="decision" value="deny">Deny</button></form>'
+        )
+        title = f"Sign in to {server}: approve {name or 'an unnamed client'}?"
+        return _document(title, body), [source] if source else []
+
+    async def decide(self, request: Any) -> Any:
+        """``POST``: Approve goes on to Google, Deny answers ``access_denied`` to the client."""
+        responses = require("starlette.responses", "mcp")
+        provider = require("mcp.server.auth.provider", "mcp")
+        form = await _form(request)
+        state = form.get("trip", "")
+        trip = await self.host.trip(state) if state else None
+        record = await self._record(self.host.state.get, state) if trip else None
+        left = float(trip.get("until", 0)) - self.host.clock() if trip else 0.0
+        if trip is None or record is None or left <= 0:
+            return refusal(EXPIRED)
+        binding = request.cookies.get(self._cookie(state))
+        if not binding or not (
+            _same(_sha(binding), str(record.get("binding", "")))
+            and _same(form.get("csrf"), _csrf(binding))
+        ):
+            logger.warning("a consent answer without this trip's cookie or token: refused")
+            return refusal(NOT_YOURS)
+        decision = form.get("decision")
+        if decision == "approve":
+            consented = {**record, "consented": True}
+            await self._record(self.host.state.put, state, consented, left, 0)
+            return responses.RedirectResponse(
+                self.host.google_url(state, trip), status_code=303, headers=_headers()
+            )
+        if decision != "deny":
+            return refusal("Choose Approve or Deny.")
+        await self.host._kept(self.host.state.take, "trip", _sha(state))
+        await self._record(self.host.state.take, state)
+        params = trip["params"]
+        denied = provider.construct_redirect_uri(
+            str(params["redirect_uri"]),
+            error="access_denied",
+            error_description="the person denied this client at the consent page",
+            state=params.get("state"),
+        )
+        answer = responses.RedirectResponse(denied, status_code=303, headers=_headers())
+        return self.done(answer, state)
+
+    async def refused(self, request: Any, state: str, trip: dict[str, Any] | None) -> Any:
+        """Google's callback: ``None`` if this browser approved the trip, else a 400 page.
+
+        The trip's consent record is taken either way (a refused trip is over).
+        """
+        record = await self._record(self.host.state.take, state) if state else None
+        if trip is None:
+            return refusal(EXPIRED)
+        binding = request.cookies.get(self._cookie(state))
+        if (
+            record is None
+            or record.get("consented") is not True
+            or not binding
+            or not _same(_sha(binding), str(record.get("binding", "")))
+        ):
+            logger.warning("Google's callback for a sign-in this browser did not approve: refused")
+            return refusal(NOT_APPROVED)
+        return None
+
+    def done(self, response: Any, state: str) -> Any:
+        """``response``, dropping the trip's cookie (the trip is over)."""
+        response.delete_cookie(
+            self._cookie(state), path="/", secure=self.secure, httponly=True, samesite="lax"
+        )
+        return response
+
+
+async def _form(request: Any) -> dict[str, str]:
+    """The posted form (URL-encoded, at most :data:`_MAX_FORM` bytes; else empty)."""
+    body = b""
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > _MAX_FORM:
+            return {}
+    try:
+        fields = parse_qs(body.decode("utf-8", "replace"), max_num_fields=16)
+    except ValueError:  # more fields than ours
+        return {}
+    return {key: values[0] for key, values in fields.items()}

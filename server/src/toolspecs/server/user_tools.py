@@ -1,0 +1,241 @@
+"""Each signed-in user's own tools: spec instances per user, bounded, idle ones dropped.
+
+A server that many people use (``toolspecs serve --http`` behind OAuth) must not answer one
+person's call with another person's Google account, stored results or cache. So each user
+gets spec instances of their own, built on their first call by a function the server is
+given (``build(user)``: e.g. the Google specs acting for the user's address with
+domain-wide delegation, or with the Google tokens the user signed in with), and kept while
+they are used:
+
+- at most ``max_users`` users' tools are kept; past it, the one used longest ago is dropped;
+- a user's tools unused for ``idle_seconds`` are dropped (a call already running keeps its
+  own; the next call builds them anew, with the credentials of that moment);
+- two first calls of one user at once build once: the second waits for the first;
+- with ``version(user)``, tools built under another version are built anew: a replica
+  notices that the user signed out or was refused on another replica (sign in with Google
+  gives their sign-in generation, carried in the verified token's claims).
+
+Every user's tools must have the names of the tools the server lists (the list clients
+see is one), and each user is the owner of the results their tools store
+(:mod:`toolspecs.core.owners`), so a result handle of one user reads as unknown to any
+other even where two users' tools shared a store.
+
+Who the user is comes from the verified access token of the request
+(:func:`toolspecs.server.users.access_of`): :func:`user_from` (``None`` without one: stdio, or
+the shared-token mode).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.tool import GuardedTool
+
+if TYPE_CHECKING:
+    from mcp.server.auth.provider import AccessToken
+
+__all__ = ["User", "UserTools", "user_from"]
+
+# Users kept at once, and seconds a user's tools stay unused before they are dropped.
+MAX_USERS = 256
+IDLE_SECONDS = 900.0
+
+
+@dataclass(frozen=True, eq=False)
+class User:
+    """One person, as their verified access token names them.
+
+    Equal users are the same object within a :class:`UserTools`: it hands out one per key,
+    and that object owns the user's stored results (weakly referenced, as owners are).
+
+    Args:
+        key: Who it is, unique across issuers: ``issuer`` and ``subject`` together.
+        subject: The token's ``sub``.
+        issuer: The token's ``iss`` (``None`` when the token did not say).
+        email: The ``email`` claim, where the token has one.
+        scopes: The scopes the token grants.
+        claims: The token's other claims.
+    """
+
+    key: str
+    subject: str
+    issuer: str | None = None
+    email: str | None = None
+    scopes: frozenset[str] = frozenset()
+    claims: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def named(
+        cls,
+        subject: str,
+        issuer: str | None = None,
+        *,
+        email: str | None = None,
+        scopes: Sequence[str] = (),
+        claims: dict[str, Any] | None = None,
+    ) -> User:
+        """A user from a token's ``sub`` and ``iss``."""
+        if not subject:
+            raise ValueError("a user needs a subject (the token's 'sub')")
+        return cls(
+            key=f"{issuer or ''} {subject}",
+            subject=subject,
+            issuer=issuer,
+            email=email,
+            scopes=frozenset(scopes),
+            claims=dict(claims or {}),
+        )
+
+
+def user_from(access: AccessToken | None) -> User | None:
+    """The user a verified access token names (``access_of(ctx.request)``), if any.
+
+    A token without a subject (a client acting for itself) is that client's own user.
+    """
+    if access is None:
+        return None
+    claims = dict(access.claims or {})
+    issuer = claims.get("iss")
+    email = claims.get("email")
+    return User.named(
+        access.subject or f"client:{access.client_id}",
+        issuer if isinstance(issuer, str) else None,
+        email=email if isinstance(email, str) else None,
+        scopes=access.scopes,
+        claims=claims,
+    )
+
+
+@dataclass
+class _Entry:
+    user: User
+    ready: threading.Event = field(default_factory=threading.Event)
+    tools: dict[str, GuardedTool] | None = None
+    error: BaseException | None = None
+    used: float = 0.0
+    version: object = None
+
+
+class UserTools:
+    """Each user's own tools, built on first use by ``build(user)`` and kept while used.
+
+    Args:
+        build: Builds one user's tools (the same names as the tools the server lists).
+        names: The names every user's tools must have, in order (the listed tools').
+        max_users: The most users whose tools are kept at once.
+        idle_seconds: Unused this long, a user's tools are dropped.
+        clock: Seconds, for idleness (``time.monotonic``).
+        version: What the user's tools are built under (from the user, without waiting):
+            tools built under another are dropped and built anew. ``None``: always the same.
+        key: Which tools a user gets (default ``user.key``): tools built for one key
+            are never handed to another (with delegation, the address acted as is part
+            of it, so a token naming a new address builds anew).
+    """
+
+    def __init__(
+        self,
+        build: Callable[[User], Sequence[GuardedTool]],
+        names: Sequence[str],
+        *,
+        max_users: int = MAX_USERS,
+        idle_seconds: float = IDLE_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
+        version: Callable[[User], object] | None = None,
+        key: Callable[[User], str] | None = None,
+    ) -> None:
+        if max_users < 1:
+            raise ConfigurationError(f"max_users must be at least 1, not {max_users}")
+        self.build = build
+        self.names = list(names)
+        self.max_users = max_users
+        self.idle_seconds = idle_seconds
+        self.clock = clock
+        self.version = version
+        self.key = key or (lambda user: user.key)
+        self._entries: OrderedDict[str, _Entry] = OrderedDict()  # least recently used first
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def cached(self, user: User) -> tuple[User, dict[str, GuardedTool]] | None:
+        """The user's tools if they are built (no waiting, no building): for an event loop."""
+        now, key = self.clock(), self.key(user)
+        version = self.version(user) if self.version is not None else None
+        with self._lock:
+            self._drop_idle(now)
+            entry = self._entries.get(key)
+            if entry is None or entry.tools is None or entry.version != version:
+                return None
+            entry.used = now
+            self._entries.move_to_end(key)
+            return entry.user, entry.tools
+
+    def get(self, user: User) -> tuple[User, dict[str, GuardedTool]]:
+        """The user's tools, built now on their first call (this thread may wait).
+
+        Returns:
+            The user object that owns their results (one per key), and their tools by name.
+
+        Raises:
+            Exception: What ``build`` raised (the next call tries again).
+        """
+        now, key = self.clock(), self.key(user)
+        version = self.version(user) if self.version is not None else None
+        with self._lock:
+            self._drop_idle(now)
+            entry = self._entries.get(key)
+            if entry is not None and entry.version != version:
+                entry = None  # built before a sign-out (or under another version): anew
+            mine = entry is None
+            if entry is None:
+                entry = self._entries[key] = _Entry(user, used=now, version=version)
+                while len(self._entries) > self.max_users:
+                    self._entries.popitem(last=False)
+            entry.used = now
+            self._entries.move_to_end(key)
+        if mine:
+            try:
+                entry.tools = self._checked(self.build(user))
+            except BaseException as exc:
+                entry.error = exc
+                with self._lock:
+                    if self._entries.get(key) is entry:
+                        del self._entries[key]  # the next call builds again
+                raise
+            finally:
+                entry.ready.set()
+        else:
+            entry.ready.wait()
+            if entry.error is not None:
+                raise entry.error
+        assert entry.tools is not None
+        return entry.user, entry.tools
+
+    def drop(self, user: User) -> None:
+        """Forget the user's tools (signed out, or their access revoked)."""
+        with self._lock:
+            self._entries.pop(self.key(user), None)
+
+    def _drop_idle(self, now: float) -> None:
+        while self._entries:
+            key, oldest = next(iter(self._entries.items()))
+            if oldest.tools is None or now - oldest.used < self.idle_seconds:
+                return
+            del self._entries[key]
+
+    def _checked(self, tools: Sequence[GuardedTool]) -> dict[str, GuardedTool]:
+        built = {tool.metadata.get_name(): tool for tool in tools}
+        if list(built) != self.names:
+            raise ConfigurationError(
+                "a user's tools must be the tools the server lists: built "
+                f"{sorted(built)}, listed {sorted(self.names)}"
+            )
+        return built
