@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -60,7 +59,6 @@ class CallPolicy:
         deadline: The seconds a call may take, retries included (``None``: no deadline).
         lock: Held during each call when the spec's client is not thread-safe;
             ``None``: calls run side by side.
-        executor: Where async calls queue when there is a ``lock`` (one thread, in turn).
         budget: The token budget of the text a call returns.
         guidance: An expected failure as guidance (the spec's failure table); ``None``
             for our own bugs.
@@ -80,7 +78,6 @@ class CallPolicy:
     service: str
     deadline: Callable[[], float | None]
     lock: threading.RLock | None
-    executor: Callable[[], Executor]
     budget: Callable[[], OutputBudget]
     guidance: Callable[[BaseException], ToolGuidance | None]
     results: Callable[[], StoredResults]

@@ -1,11 +1,13 @@
 """Running one call: a guard that takes a call policy (deadline, lock, budget), not the spec.
 
 A spec builds one :class:`CallPolicy` for its tools (``ToolSpec.call_policy()``); each
-tool's :class:`Guard` reads the call's arguments, runs the function under the policy
-(a worker thread and a deadline, the spec's lock when its client is not thread-safe),
-and shapes what comes back: the agent's text (cut short, or stored and previewed, past
-the budget) or guidance (the policy's failure table). Sync calls run in the daemon
-threads of :class:`~toolspecs.core.workers.Workers`.
+tool's :class:`Guard` has one synchronous path, :meth:`Guard.invoke`: it reads the
+call's arguments, runs the function under the policy (a deadline, the spec's lock when
+its client is not thread-safe), and shapes what comes back: the agent's text (cut short,
+or stored and previewed, past the budget) or guidance (the policy's failure table).
+:meth:`Guard.run` (sync callers) and :meth:`Guard.arun` (event loops) hand that same
+invoke to one bounded pool of daemon threads (:data:`~toolspecs.core.workers.WORKERS`),
+one hop, and stop waiting at the deadline.
 
 Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
 an exception no failure row maps propagates; otherwise it becomes guidance that
@@ -15,13 +17,13 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import contextvars
 import inspect
 import logging
-import queue
 import time
 from collections.abc import Callable, Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
@@ -44,6 +46,11 @@ logger = logging.getLogger("toolspecs")
 
 # How much sooner than the guard a spec's client is told to give up (seconds).
 _MARGIN = 1.0
+
+
+def _end(seconds: float | None) -> float | None:
+    """When a call with ``seconds`` to go ends (``time.monotonic()``; ``None``: never)."""
+    return None if seconds is None else time.monotonic() + seconds
 
 
 class Guard:
@@ -95,113 +102,119 @@ class Guard:
         # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
         self.inline = not options.blocking
 
-    def run(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        end: float | None = None,
-        abandoned: Abandoned | None = None,
-    ) -> Outcome:
+    def run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
         """Call the function: its return value and the text the agent reads.
 
-        The call runs in a worker thread under the spec's ``call_deadline``: past it, the
-        agent is told to try again later and the worker's result, if it ever comes, is
-        dropped. A function declared ``@tool(blocking=False)`` (no I/O, nothing to wait
-        for) runs on the caller's thread instead, under the same deadline: handing it to
-        a worker cost more than the rest of a trivial call, and there is nothing in it
-        the guard could stop waiting for but the spec's call lock, which it waits for no
-        longer than the deadline.
+        :meth:`invoke` under the spec's ``call_deadline``, in a worker thread
+        (:data:`~toolspecs.core.workers.WORKERS`) that the caller stops waiting for at the
+        deadline: the agent is then told to try again later, and the call's result, if it
+        ever comes, is dropped (a call still waiting for a thread or for the spec's lock is
+        not made at all). A function declared ``@tool(blocking=False)`` (no I/O, nothing to
+        wait for) and a spec without a deadline run on the caller's thread instead: handing
+        a trivial call to a worker cost more than the rest of it.
 
         Args:
             args: Positional arguments as sent.
             kwargs: Keyword arguments as sent.
-            end: When the call's deadline falls (``time.monotonic()``), for a call that
-                waited in a queue first; default: the spec's ``call_deadline`` from now.
-            abandoned: Set by a caller that stopped waiting: the call is then not made.
 
         Raises:
             ToolGuidance: For bad arguments, a call past its deadline, and every failure
                 the spec's table maps (and, outside strict mode, for our own bugs).
         """
         seconds = self.policy.deadline()
-        if seconds is None:
-            return self._run(args, kwargs, abandoned)
-        if self.inline:
-            return self._run_inline(args, kwargs, seconds, end, abandoned)
-        left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
-        abandoned = abandoned or Abandoned()
-        if left <= 0 or abandoned.is_set():
-            abandoned.set()
-            raise self.late(seconds)
-        outcome: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-        def work() -> None:
-            try:
-                # The spec's client is told to finish a little early: its own guidance
-                # ("the service did not answer") says more than the guard's.
-                with deadline.running(max(left - _MARGIN, left / 2)):
-                    outcome.put(self._run(args, kwargs, abandoned))
-            except BaseException as exc:  # re-raised in the caller's thread
-                outcome.put(exc)
-
-        _WORKERS.run(contextvars.copy_context().run, work)
+        if seconds is None or self.inline:
+            return self.invoke(args, kwargs, _end(seconds))
+        end = time.monotonic() + seconds
+        future, abandoned = self._hand_off(args, kwargs, end)
         try:
-            result = outcome.get(timeout=left)
-        except queue.Empty:
-            abandoned.set()  # a call still queued for the spec's lock is not made at all
+            return future.result(timeout=seconds)
+        except FutureTimeout:
+            abandoned.set()  # a call still queued, or waiting for the spec's lock, is not made
+            future.cancel()
             raise self.late(seconds) from None
-        if isinstance(result, BaseException):
-            raise result
-        return result  # type: ignore[no-any-return]
 
-    def _run_inline(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        seconds: float,
-        end: float | None,
-        abandoned: Abandoned | None,
-    ) -> Outcome:
-        """:meth:`run` on the caller's thread, for a function that does no I/O."""
-        left = seconds if end is None else end - time.monotonic()
-        if left <= 0 or (abandoned is not None and abandoned.is_set()):
-            raise self.late(seconds)
+    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
+        """:meth:`run` for async callers: the same :meth:`invoke`, one hop off the event loop.
+
+        A sync function runs in a worker thread, awaited no longer than the deadline; one
+        declared ``blocking=False`` runs here, unless its spec's call lock is taken (then a
+        worker waits for it, not the event loop). An async function is awaited here.
+        """
+        seconds = self.policy.deadline()
+        end = _end(seconds)
+        if self.afn is not None:
+            return await self._ainvoke(args, kwargs, seconds)
         lock = self.policy.lock
-        if lock is None:
-            token = deadline.enter(left)
+        if self.inline and (lock is None or lock.acquire(blocking=False)):
             try:
-                return self._run(args, kwargs, abandoned)
+                return self.invoke(args, kwargs, end)
             finally:
-                deadline.leave(token)
-        # A stuck call of the same spec may hold its lock: wait no longer than the deadline
-        # (``_run`` takes the lock again; it is reentrant).
-        stop = time.monotonic() + left
-        if not lock.acquire(timeout=left):
-            raise self.late(seconds)
+                if lock is not None:
+                    lock.release()
+        future, abandoned = self._hand_off(args, kwargs, end)
         try:
-            with deadline.running(stop - time.monotonic()):
-                return self._run(args, kwargs, abandoned)
-        finally:
-            lock.release()
+            return await asyncio.wait_for(asyncio.wrap_future(future), seconds)
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
+            abandoned.set()
+            raise self.late(seconds or 0) from None
+        except asyncio.CancelledError:
+            abandoned.set()  # a cancelled call still waiting for the spec's lock is never made
+            raise
 
-    def _run(
+    def invoke(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
+        end: float | None,
         abandoned: Abandoned | None = None,
     ) -> Outcome:
+        """The one synchronous call of the tool, on whichever thread runs it.
+
+        It waits for the spec's call lock (a client that is not thread-safe) no longer than
+        the deadline, reads the arguments, calls the function with the deadline in force
+        (its client told to finish a little early: its own guidance, "the service did not
+        answer", says more than the guard's), and shapes the outcome.
+
+        Args:
+            args: Positional arguments as sent.
+            kwargs: Keyword arguments as sent.
+            end: When the call's deadline falls (``time.monotonic()``); ``None``: none.
+            abandoned: Set by a caller that stopped waiting: the call is then not made.
+
+        Raises:
+            ToolGuidance: As :meth:`run`.
+        """
+        lock = self.policy.lock
+        if lock is not None:
+            wait = -1.0 if end is None else end - time.monotonic()
+            if (end is not None and wait <= 0) or not lock.acquire(timeout=wait):
+                raise self.late(self.policy.deadline() or 0)
         try:
-            with owners.default_owner(self.owner):
-                if self.policy.lock is None:
-                    arguments, raw = self._call(args, kwargs, abandoned)
-                else:
-                    with self.policy.lock:  # its client is not thread-safe
-                        arguments, raw = self._call(args, kwargs, abandoned)
-                if arguments is None:
-                    return Outcome(None, "")  # its caller was told it timed out: not done
-                return self.shown(raw, arguments)
-        except Exception as exc:
-            raise self.guidance(exc) from exc
+            if abandoned is not None and abandoned.is_set():
+                return Outcome(None, "")  # its caller was told it timed out: do nothing now
+            client = None if end is None else end - time.monotonic()
+            if client is not None and client <= 0:
+                raise self.late(self.policy.deadline() or 0)
+            token = deadline.enter(None if client is None else max(client - _MARGIN, client / 2))
+            try:
+                with owners.default_owner(self.owner):
+                    arguments, raw = self._call(args, kwargs)
+                    return self.shown(raw, arguments)
+            except Exception as exc:
+                raise self.guidance(exc) from exc
+            finally:
+                deadline.leave(token)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def _hand_off(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], end: float | None
+    ) -> tuple[Future[Outcome], Abandoned]:
+        """:meth:`invoke` started in a worker, and the flag that abandons it."""
+        abandoned = Abandoned()
+        run = contextvars.copy_context().run
+        return _WORKERS.submit(run, self.invoke, args, kwargs, end, abandoned), abandoned
 
     @property
     def asks_first(self) -> bool:
@@ -253,15 +266,8 @@ class Guard:
             60,
         )
 
-    def _call(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        abandoned: Abandoned | None,
-    ) -> tuple[dict[str, Any] | None, Any]:
-        """The arguments read and the function's return value (``None, None``: abandoned)."""
-        if abandoned is not None and abandoned.is_set():
-            return None, None  # its caller was told it timed out: do nothing now
+    def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
+        """The arguments read and the function's return value."""
         reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
         arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
         token = prefixed.enter(self.names)
@@ -275,99 +281,31 @@ class Guard:
             raw = asyncio_run(raw)
         return arguments, raw
 
-    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
-        """:meth:`run` for async callers: an async function is awaited, a sync one threaded.
-
-        A sync function declared ``blocking=False`` runs here, unless its spec's call lock
-        is taken (then a thread waits for it, not the event loop).
-        """
-        seconds = self.policy.deadline()
-        if self.afn is None and self.inline:
-            # Nothing in it waits: run it here, unless the spec's call lock is taken (then a
-            # thread waits for it, so that the event loop does not).
-            lock = self.policy.lock
-            if lock is None or lock.acquire(blocking=False):
-                try:
-                    return self.run(args, kwargs)
-                finally:
-                    if lock is not None:
-                        lock.release()
-        if self.afn is None:
-            return await self._arun_sync(args, kwargs, seconds)
+    async def _ainvoke(
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
+    ) -> Outcome:
+        """:meth:`arun` of an async function: awaited here, under the same deadline."""
         try:
             with deadline.running(seconds):
-                return await asyncio.wait_for(self._arun(args, kwargs), seconds)
+                return await asyncio.wait_for(self._aguarded(args, kwargs), seconds)
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             raise self.late(seconds or 0) from None
 
-    async def _arun_sync(
-        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
-    ) -> Outcome:
-        """A sync function for an async caller: one hop to the thread it runs in.
-
-        The thread settles a future of the event loop's; the deadline runs from now, not
-        from when a thread is free, so a call queued behind others gives up on time and is
-        then not made at all. Calls of a spec that is not thread-safe queue in its own
-        one-thread executor: a slow one blocks only that spec, never the shared workers.
-        """
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Outcome] = loop.create_future()
-        end = None if seconds is None else time.monotonic() + seconds
-        abandoned = Abandoned()
-
-        def settle(result: Outcome | None, exc: BaseException | None) -> None:
-            if done.done():  # its caller stopped waiting
-                return
-            if exc is None:
-                done.set_result(result)  # type: ignore[arg-type]
-            else:
-                done.set_exception(exc)
-
-        def work() -> None:
-            result: Outcome | None = None
-            error: BaseException | None = None
-            try:
-                if end is None:
-                    result = self._run(args, kwargs, abandoned)
-                else:
-                    left = end - time.monotonic()
-                    if left <= 0 or abandoned.is_set():
-                        return  # its caller was told it timed out: do nothing now
-                    # The spec's client is told to finish a little early: its own
-                    # guidance ("the service did not answer") says more than the guard's.
-                    with deadline.running(max(left - _MARGIN, left / 2)):
-                        result = self._run(args, kwargs, abandoned)
-            except BaseException as exc:  # re-raised in the caller's task
-                error = exc
-            with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
-                loop.call_soon_threadsafe(settle, result, error)
-
-        context = contextvars.copy_context()
-        if self.policy.lock is None:
-            _WORKERS.run(context.run, work)
-        else:
-            self.policy.executor().submit(context.run, work)
-        try:
-            return await asyncio.wait_for(done, seconds)
-        except (TimeoutError, asyncio.TimeoutError):
-            abandoned.set()
-            raise self.late(seconds or 0) from None
-        except asyncio.CancelledError:
-            abandoned.set()  # a cancelled call still queued is never made
-            raise
-
-    async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
+    async def _aguarded(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
         assert self.afn is not None
+        loop = asyncio.get_running_loop()
         try:
             # Reading the arguments never reaches the network: it runs here, not in a
             # thread. Only shaping a result long enough to be stored (cut and indexed)
-            # leaves the event loop.
+            # leaves the event loop, for the workers' pool.
             reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
             # The call's zone may take a request (a calendar's own): not on the event loop.
             arguments = (
                 reading.arguments
                 if reading.zone_from is None
-                else await asyncio.to_thread(reading.in_call_zone)
+                else await loop.run_in_executor(
+                    _WORKERS, contextvars.copy_context().run, reading.in_call_zone
+                )
             )
             with owners.default_owner(self.owner):
                 with naming(self.names):
@@ -376,7 +314,8 @@ class Guard:
                     raw = await self.afn(**arguments)
                 if self.short(raw):
                     return self.shown(raw, arguments)
-                return await asyncio.to_thread(self.shown, raw, arguments)
+                context = contextvars.copy_context()
+                return await loop.run_in_executor(_WORKERS, context.run, self.shown, raw, arguments)
         except Exception as exc:
             raise self.guidance(exc) from exc
 

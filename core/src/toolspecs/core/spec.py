@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -148,18 +147,6 @@ class ToolSpec(BaseToolSpec):
                 lock = self.__dict__.setdefault("_toolspecs_call_lock", threading.RLock())
         return lock
 
-    @property
-    def call_executor(self) -> ThreadPoolExecutor:
-        """The one thread async calls of a spec that is not ``thread_safe`` run in, in turn."""
-        executor: ThreadPoolExecutor | None = self.__dict__.get("_toolspecs_call_executor")
-        if executor is None:
-            with _CREATING:
-                executor = self.__dict__.setdefault(
-                    "_toolspecs_call_executor",
-                    ThreadPoolExecutor(1, thread_name_prefix=f"toolspecs-{type(self).__name__}"),
-                )
-        return executor
-
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone naive and relative times are read in (``timezone``, else the default).
 
@@ -205,7 +192,6 @@ class ToolSpec(BaseToolSpec):
             service=self.service_name,
             deadline=lambda: self.call_deadline,  # an instance may change it later
             lock=None if self.thread_safe else self.call_lock,
-            executor=lambda: self.call_executor,
             budget=lambda: self.output_budget,
             guidance=self.guidance_for,
             results=lambda: self.results,
