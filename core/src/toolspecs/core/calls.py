@@ -62,7 +62,7 @@ class CallPolicy:
         budget: The token budget of the text a call returns.
         guidance: An expected failure as guidance (the spec's failure table); ``None``
             for our own bugs.
-        results: Where the running call's owner keeps results too long to show.
+        results: Where an owner (``None``: the spec) keeps results too long to show.
         source: Who wrote one stored document, for the header of its passages.
         before: Called with the spec function's name once its arguments are read, in the
             call's thread, under its lock and deadline, before the function: it may raise
@@ -80,7 +80,7 @@ class CallPolicy:
     lock: threading.RLock | None
     budget: Callable[[], OutputBudget]
     guidance: Callable[[BaseException], ToolGuidance | None]
-    results: Callable[[], StoredResults]
+    results: Callable[[object | None], StoredResults]
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
     confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None

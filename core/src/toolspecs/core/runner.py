@@ -31,12 +31,12 @@ from llama_index.core.base.llms.types import TextBlock
 from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema, structured
+from toolspecs.core import bounds, context, large_output, schema, structured
 from toolspecs.core.calls import Abandoned, CallPolicy, GuardedOutput, Outcome
+from toolspecs.core.context import CallContext, ToolNames
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.large_output import as_text
-from toolspecs.core.prefixed import ToolNames, naming
 from toolspecs.core.store import StoredResult
 from toolspecs.core.workers import WORKERS as _WORKERS
 
@@ -48,9 +48,9 @@ logger = logging.getLogger("toolspecs")
 _MARGIN = 1.0
 
 
-def _end(seconds: float | None) -> float | None:
-    """When a call with ``seconds`` to go ends (``time.monotonic()``; ``None``: never)."""
-    return None if seconds is None else time.monotonic() + seconds
+def _left(end: float | None) -> float | None:
+    """Seconds until ``end`` (``time.monotonic()``), never below 0; ``None``: no end."""
+    return None if end is None else max(0.0, end - time.monotonic())
 
 
 class Guard:
@@ -102,7 +102,12 @@ class Guard:
         # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
         self.inline = not options.blocking
 
-    def run(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
+    def run(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        call: CallContext | None = None,
+    ) -> Outcome:
         """Call the function: its return value and the text the agent reads.
 
         :meth:`invoke` under the spec's ``call_deadline``, in a worker thread
@@ -116,44 +121,53 @@ class Guard:
         Args:
             args: Positional arguments as sent.
             kwargs: Keyword arguments as sent.
+            call: What the host knows of the call (whose results); default: the context
+                of the call this one is made in, if any (its deadline, if earlier, holds).
 
         Raises:
             ToolGuidance: For bad arguments, a call past its deadline, and every failure
                 the spec's table maps (and, outside strict mode, for our own bugs).
         """
+        outer = context.current() if call is None else call
         seconds = self.policy.deadline()
+        end = outer.ending(seconds)
         if seconds is None or self.inline:
-            return self.invoke(args, kwargs, _end(seconds))
-        end = time.monotonic() + seconds
-        future, abandoned = self._hand_off(args, kwargs, end)
+            return self.invoke(args, kwargs, outer, end)
+        future, abandoned = self._hand_off(args, kwargs, outer, end)
         try:
-            return future.result(timeout=seconds)
+            return future.result(timeout=_left(end))
         except FutureTimeout:
             abandoned.set()  # a call still queued, or waiting for the spec's lock, is not made
             future.cancel()
             raise self.late(seconds) from None
 
-    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
+    async def arun(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        call: CallContext | None = None,
+    ) -> Outcome:
         """:meth:`run` for async callers: the same :meth:`invoke`, one hop off the event loop.
 
         A sync function runs in a worker thread, awaited no longer than the deadline; one
         declared ``blocking=False`` runs here, unless its spec's call lock is taken (then a
         worker waits for it, not the event loop). An async function is awaited here.
         """
+        outer = context.current() if call is None else call
         seconds = self.policy.deadline()
-        end = _end(seconds)
+        end = outer.ending(seconds)
         if self.afn is not None:
-            return await self._ainvoke(args, kwargs, seconds)
+            return await self._ainvoke(args, kwargs, outer, end)
         lock = self.policy.lock
         if self.inline and (lock is None or lock.acquire(blocking=False)):
             try:
-                return self.invoke(args, kwargs, end)
+                return self.invoke(args, kwargs, outer, end)
             finally:
                 if lock is not None:
                     lock.release()
-        future, abandoned = self._hand_off(args, kwargs, end)
+        future, abandoned = self._hand_off(args, kwargs, outer, end)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), seconds)
+            return await asyncio.wait_for(asyncio.wrap_future(future), _left(end))
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             abandoned.set()
             raise self.late(seconds or 0) from None
@@ -165,19 +179,22 @@ class Guard:
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
+        outer: CallContext,
         end: float | None,
         abandoned: Abandoned | None = None,
     ) -> Outcome:
         """The one synchronous call of the tool, on whichever thread runs it.
 
         It waits for the spec's call lock (a client that is not thread-safe) no longer than
-        the deadline, reads the arguments, calls the function with the deadline in force
-        (its client told to finish a little early: its own guidance, "the service did not
-        answer", says more than the guard's), and shapes the outcome.
+        the deadline, reads the arguments, calls the function with its
+        :class:`~toolspecs.core.context.CallContext` current (its client told to finish a
+        little early: its own guidance, "the service did not answer", says more than the
+        guard's), and shapes the outcome.
 
         Args:
             args: Positional arguments as sent.
             kwargs: Keyword arguments as sent.
+            outer: The host's context of the call (whose results).
             end: When the call's deadline falls (``time.monotonic()``); ``None``: none.
             abandoned: Set by a caller that stopped waiting: the call is then not made.
 
@@ -192,29 +209,54 @@ class Guard:
         try:
             if abandoned is not None and abandoned.is_set():
                 return Outcome(None, "")  # its caller was told it timed out: do nothing now
-            client = None if end is None else end - time.monotonic()
-            if client is not None and client <= 0:
-                raise self.late(self.policy.deadline() or 0)
-            token = deadline.enter(None if client is None else max(client - _MARGIN, client / 2))
+            ends = None
+            if end is not None:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise self.late(self.policy.deadline() or 0)
+                ends = end - min(_MARGIN, left / 2)
+            call = self.completed(outer, ends)
+            token = context.enter(call)
             try:
-                with owners.default_owner(self.owner):
-                    arguments, raw = self._call(args, kwargs)
-                    return self.shown(raw, arguments)
+                reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
+                arguments = reading.in_call_zone()  # a calendar's zone may be a request
+                if self.policy.before is not None:
+                    self.policy.before(self.function)
+                raw = self.fn(**arguments)
+                if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+                    raw = asyncio_run(raw)
+                return self.shown(raw, arguments, call.owner)
             except Exception as exc:
                 raise self.guidance(exc) from exc
             finally:
-                deadline.leave(token)
+                context.leave(token)
         finally:
             if lock is not None:
                 lock.release()
 
+    def completed(self, outer: CallContext, end: float | None) -> CallContext:
+        """The context a call of this tool runs in: ``outer``'s, with its names and end.
+
+        Its owner is the host's, else the tool list's (the guard's own).
+        """
+        owner = self.owner if outer.owner is None else outer.owner
+        return CallContext(owner, end, self.names)
+
     def _hand_off(
-        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], end: float | None
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        outer: CallContext,
+        end: float | None,
     ) -> tuple[Future[Outcome], Abandoned]:
-        """:meth:`invoke` started in a worker, and the flag that abandons it."""
+        """:meth:`invoke` started in a worker, and the flag that abandons it.
+
+        The caller's context variables go with it (a host's tracing span, say): the
+        call's own state travels in ``outer`` and ``end``.
+        """
         abandoned = Abandoned()
         run = contextvars.copy_context().run
-        return _WORKERS.submit(run, self.invoke, args, kwargs, end, abandoned), abandoned
+        return _WORKERS.submit(run, self.invoke, args, kwargs, outer, end, abandoned), abandoned
 
     @property
     def asks_first(self) -> bool:
@@ -266,34 +308,18 @@ class Guard:
             60,
         )
 
-    def _call(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> tuple[dict[str, Any], Any]:
-        """The arguments read and the function's return value."""
-        reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
-        arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
-        token = prefixed.enter(self.names)
-        try:
-            if self.policy.before is not None:
-                self.policy.before(self.function)
-            raw = self.fn(**arguments)
-        finally:
-            prefixed.leave(token)
-        if inspect.iscoroutine(raw):  # an async spec function, called synchronously
-            raw = asyncio_run(raw)
-        return arguments, raw
-
     async def _ainvoke(
-        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        outer: CallContext,
+        end: float | None,
     ) -> Outcome:
         """:meth:`arun` of an async function: awaited here, under the same deadline."""
-        try:
-            with deadline.running(seconds):
-                return await asyncio.wait_for(self._aguarded(args, kwargs), seconds)
-        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
-            raise self.late(seconds or 0) from None
-
-    async def _aguarded(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
         assert self.afn is not None
         loop = asyncio.get_running_loop()
+        call = self.completed(outer, end)
+        token = context.enter(call)  # this task's own copy of the context variables
         try:
             # Reading the arguments never reaches the network: it runs here, not in a
             # thread. Only shaping a result long enough to be stored (cut and indexed)
@@ -303,26 +329,29 @@ class Guard:
             arguments = (
                 reading.arguments
                 if reading.zone_from is None
-                else await loop.run_in_executor(
-                    _WORKERS, contextvars.copy_context().run, reading.in_call_zone
+                else await asyncio.wait_for(
+                    loop.run_in_executor(
+                        _WORKERS, contextvars.copy_context().run, reading.in_call_zone
+                    ),
+                    _left(end),
                 )
             )
-            with owners.default_owner(self.owner):
-                with naming(self.names):
-                    if self.policy.before is not None:
-                        self.policy.before(self.function)
-                    raw = await self.afn(**arguments)
-                if self.short(raw):
-                    return self.shown(raw, arguments)
-                context = contextvars.copy_context()
-                return await loop.run_in_executor(_WORKERS, context.run, self.shown, raw, arguments)
+            if self.policy.before is not None:
+                self.policy.before(self.function)
+            raw = await asyncio.wait_for(self.afn(**arguments), _left(end))
+            if self.short(raw):
+                return self.shown(raw, arguments, call.owner)
+            return await loop.run_in_executor(_WORKERS, self.shown, raw, arguments, call.owner)
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
+            raise self.late(self.policy.deadline() or 0) from None
         except Exception as exc:
             raise self.guidance(exc) from exc
+        finally:
+            context.leave(token)
 
     def guidance(self, exc: Exception) -> ToolGuidance:
         """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
-        with naming(self.names):  # a failure row names siblings through prefixed.named
-            found = self.policy.guidance(exc)
+        found = self.policy.guidance(exc)  # in the call's context: a row may name siblings
         if found is not None:
             return found
         if strict():
@@ -380,9 +409,12 @@ class Guard:
         """Whether ``raw`` is text that fits the budget uncounted: :meth:`text` is quick."""
         return isinstance(raw, str) and len(raw) * 4 <= self.policy.budget().max_tokens
 
-    def shown(self, raw: Any, arguments: Mapping[str, Any]) -> Outcome:
-        """The outcome of a call that returned ``raw``: its text and its structured result."""
-        text, stored = self._text(raw, arguments)
+    def shown(self, raw: Any, arguments: Mapping[str, Any], owner: object | None) -> Outcome:
+        """The outcome of a call that returned ``raw``: its text and its structured result.
+
+        A text too long to show is stored as ``owner``'s (``None``: the spec's).
+        """
+        text, stored = self._text(raw, arguments, owner)
         handle = structured.handle_of(stored, self.read_tool)
         return Outcome(raw, text, self.structure(raw, handle), stored)
 
@@ -393,11 +425,9 @@ class Guard:
         budget = self.policy.budget().max_tokens
         return structured.of_reply(self.name, self.options, raw, budget, stored, strict())
 
-    def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
-        """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
-        return self._text(raw, arguments)[0]
-
-    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, StoredResult | None]:
+    def _text(
+        self, raw: Any, arguments: Mapping[str, Any], owner: object | None
+    ) -> tuple[str, StoredResult | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (
@@ -419,7 +449,7 @@ class Guard:
             # One Document is stored as one (its passages keep their source), not as text.
             documents = [raw] if isinstance(raw, Document) else raw
             try:
-                stored = self.policy.results().add(
+                stored = self.policy.results(owner).add(
                     self.name,
                     documents if isinstance(documents, list) else text,
                     source=self.policy.source,

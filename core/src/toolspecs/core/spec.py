@@ -42,12 +42,13 @@ from toolspecs.core import (
     schema,
 )
 from toolspecs.core.calls import CallPolicy
+from toolspecs.core.context import ToolNames
 from toolspecs.core.declare import function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
-from toolspecs.core.prefixed import ToolNames, offered
+from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.reader import stored_reader
 from toolspecs.core.runner import Guard
@@ -122,13 +123,16 @@ class ToolSpec(BaseToolSpec):
         Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
         They are kept in ``result_store`` (in this process unless one is set).
         """
+        return self.results_of(owners.current_owner())
+
+    def results_of(self, owner: object | None) -> StoredResults:
+        """Where ``owner`` keeps long results (``None``: the spec's own)."""
         backend = self.result_store
         if backend is None:
             backend = self.__dict__.get("_toolspecs_memory")
             if backend is None:
                 with _CREATING:  # two first calls in two threads must share one store
                     backend = self.__dict__.setdefault("_toolspecs_memory", MemoryStore())
-        owner = owners.current_owner()
         return backend.results(
             self if owner is None else owner, self.results_scope(), self.output_budget
         )
@@ -194,7 +198,7 @@ class ToolSpec(BaseToolSpec):
             lock=None if self.thread_safe else self.call_lock,
             budget=lambda: self.output_budget,
             guidance=self.guidance_for,
-            results=lambda: self.results,
+            results=self.results_of,
             source=self.passage_source,
             before=self.before_call,
             confirm=self.confirmation_for,
