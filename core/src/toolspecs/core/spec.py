@@ -463,7 +463,9 @@ class ToolSpec(BaseToolSpec):
         cached: tuple[Any, dict[str, FunctionTool]] | None
         cached = self.__dict__.get("_toolspecs_tools")
         if cached is None or cached[0] != key:
-            tools = self.to_tool_list(spec_functions=callable_functions)
+            # This class's own: a subclass's to_tool_list may do more for the tool lists it
+            # hands out (Google's asks for their scopes), which call_tool does itself.
+            tools = ToolSpec.to_tool_list(self, spec_functions=callable_functions)
             cached = (key, {t.metadata.get_name(): t for t in tools})
             self.__dict__["_toolspecs_tools"] = cached
         return cached[1]

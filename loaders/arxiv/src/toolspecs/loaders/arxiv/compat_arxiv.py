@@ -18,8 +18,10 @@ on these internals, checked against the pinned arxiv (4.x) by
    (:meth:`HookedClient.read_feed`). If it is no longer called, arxiv sends the request
    itself: no deadline, no size cap, arxiv's own retries and errors.
 4. ``arxiv._feed.parse(content)`` and its ``ParsedFeed`` (``results``, ``malformed``,
-   ``error``), arxiv's own reading of an Atom feed into ``Result`` objects
-   (:func:`parse_feed`). If they change, every search fails or reads no papers.
+   ``error``, ``header.total_results``), arxiv's own reading of an Atom feed into
+   ``Result`` objects (:func:`parse_feed`, :func:`total_results`). If they change, every
+   search fails or reads no papers. ``ArxivClient.results_by`` walks the pages as
+   ``Client._results`` does, with them, so that a caller's deadline reaches each page.
 """
 
 from __future__ import annotations
@@ -33,13 +35,18 @@ from arxiv._feed import ParsedFeed  # arxiv's reading of one page of results (in
 if TYPE_CHECKING:
     import requests
 
-__all__ = ["HookedClient", "ParsedFeed", "parse_feed"]
+__all__ = ["HookedClient", "ParsedFeed", "parse_feed", "total_results"]
 
 
 def parse_feed(content: bytes) -> ParsedFeed:
     """An Atom feed read as arxiv reads it: ``results``, ``malformed``, ``error`` (internal 4)."""
     parsed: ParsedFeed = _feed.parse(content)
     return parsed
+
+
+def total_results(feed: ParsedFeed) -> int:
+    """How many results the whole search has, as the feed's header says (internal 4)."""
+    return int(feed.header.total_results)
 
 
 class HookedClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type hints
