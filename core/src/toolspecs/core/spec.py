@@ -339,6 +339,19 @@ class ToolSpec(BaseToolSpec):
             ConfigurationError: When two of the tools would have the same name, or a
                 function named is not one of the spec's.
         """
+        return self.build_tools(spec_functions, func_to_metadata_mapping, prefix)
+
+    def build_tools(
+        self,
+        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
+        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+        prefix: str | None = None,
+    ) -> list[FunctionTool]:
+        """:meth:`to_tool_list` without what a subclass adds to the lists it hands out.
+
+        :meth:`call_tool` builds its tools here: Google's ``to_tool_list`` also asks for
+        the scopes of every tool it hands out, where ``call_tool`` asks for the one called.
+        """
         if prefix is None:
             prefix = self.default_prefix
         mapping = func_to_metadata_mapping or {}
@@ -463,9 +476,7 @@ class ToolSpec(BaseToolSpec):
         cached: tuple[Any, dict[str, FunctionTool]] | None
         cached = self.__dict__.get("_toolspecs_tools")
         if cached is None or cached[0] != key:
-            # This class's own: a subclass's to_tool_list may do more for the tool lists it
-            # hands out (Google's asks for their scopes), which call_tool does itself.
-            tools = ToolSpec.to_tool_list(self, spec_functions=callable_functions)
+            tools = self.build_tools(callable_functions)
             cached = (key, {t.metadata.get_name(): t for t in tools})
             self.__dict__["_toolspecs_tools"] = cached
         return cached[1]

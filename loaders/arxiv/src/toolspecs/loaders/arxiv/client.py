@@ -18,10 +18,9 @@ with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
 
 from __future__ import annotations
 
-import itertools
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
 
@@ -31,7 +30,7 @@ from lxml import etree
 from requests.adapters import BaseAdapter
 
 import arxiv
-from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed, total_results
+from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 from toolspecs.loaders.net import (
     DNS_RETRY_WAIT,
@@ -213,26 +212,6 @@ class ArxivClient(HookedClient):
     def allowed(self) -> str:
         """Where this client fetches, in words: ``arXiv over https`` or ``under <base>``."""
         return "arXiv over https" if self.base_url is None else f"under {self.base_url}"
-
-    def results_by(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:
-        """``results(search)``, each page fetched by ``end`` (``time.monotonic()``).
-
-        For a caller with a deadline of its own (a tool call): every fetch, retries,
-        waits and downloads included, ends by then or raises ``ArxivUnavailable``.
-        ``None``: each fetch within the client's ``deadline`` only. The pages are walked
-        here, as ``arxiv.Client`` walks them, so that ``end`` reaches each one.
-        """
-        return itertools.islice(self._pages(search, end), search.max_results or None)
-
-    def _pages(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:
-        offset = 0
-        feed = self.read_feed(self._format_url(search, offset, self.page_size), True, end)
-        while feed.results:
-            yield from feed.results
-            offset += len(feed.results)
-            if offset >= total_results(feed):
-                return
-            feed = self.read_feed(self._format_url(search, offset, self.page_size), False, end)
 
     def get(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
