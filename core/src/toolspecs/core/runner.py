@@ -17,13 +17,13 @@ tells the agent the tool failed.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import inspect
 import logging
+import queue
 import time
 from collections.abc import Callable, Mapping
-from concurrent.futures import Future
-from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
@@ -133,13 +133,16 @@ class Guard:
         end = outer.ending(seconds)
         if seconds is None or self.inline:
             return self.invoke(args, kwargs, outer, end)
-        future, abandoned = self._hand_off(args, kwargs, outer, end)
+        answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        abandoned = self._hand_off(args, kwargs, outer, end, answer.put)
         try:
-            return future.result(timeout=_left(end))
-        except FutureTimeout:
+            result = answer.get(timeout=_left(end))
+        except queue.Empty:
             abandoned.set()  # a call still queued, or waiting for the spec's lock, is not made
-            future.cancel()
             raise self.late(seconds) from None
+        if isinstance(result, BaseException):
+            raise result
+        return result  # type: ignore[no-any-return]
 
     async def arun(
         self,
@@ -165,9 +168,24 @@ class Guard:
             finally:
                 if lock is not None:
                     lock.release()
-        future, abandoned = self._hand_off(args, kwargs, outer, end)
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Outcome] = loop.create_future()
+
+        def settle(result: Any) -> None:
+            if done.done():  # its caller stopped waiting
+                return
+            if isinstance(result, BaseException):
+                done.set_exception(result)
+            else:
+                done.set_result(result)
+
+        def answer(result: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
+                loop.call_soon_threadsafe(settle, result)
+
+        abandoned = self._hand_off(args, kwargs, outer, end, answer)
         try:
-            return await asyncio.wait_for(asyncio.wrap_future(future), _left(end))
+            return await asyncio.wait_for(done, _left(end))
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
             abandoned.set()
             raise self.late(seconds or 0) from None
@@ -201,6 +219,8 @@ class Guard:
         Raises:
             ToolGuidance: As :meth:`run`.
         """
+        if abandoned is not None and abandoned.is_set():
+            return Outcome(None, "")  # its caller stopped waiting while it was queued
         lock = self.policy.lock
         if lock is not None:
             wait = -1.0 if end is None else end - time.monotonic()
@@ -248,15 +268,25 @@ class Guard:
         kwargs: Mapping[str, Any],
         outer: CallContext,
         end: float | None,
-    ) -> tuple[Future[Outcome], Abandoned]:
-        """:meth:`invoke` started in a worker, and the flag that abandons it.
+        answer: Callable[[Any], None],
+    ) -> Abandoned:
+        """:meth:`invoke` started in a worker, which ``answer``s its outcome or exception.
 
-        The caller's context variables go with it (a host's tracing span, say): the
-        call's own state travels in ``outer`` and ``end``.
+        Returns the flag that abandons it. The caller's context variables go with it (a
+        host's tracing span, say): the call's own state travels in ``outer`` and ``end``.
         """
         abandoned = Abandoned()
-        run = contextvars.copy_context().run
-        return _WORKERS.submit(run, self.invoke, args, kwargs, outer, end, abandoned), abandoned
+        invoke = self.invoke
+
+        def work() -> None:
+            try:
+                result: Any = invoke(args, kwargs, outer, end, abandoned)
+            except BaseException as exc:  # raised again in the caller
+                result = exc
+            answer(result)
+
+        _WORKERS.run(contextvars.copy_context().run, work)
+        return abandoned
 
     @property
     def asks_first(self) -> bool:

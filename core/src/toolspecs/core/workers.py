@@ -22,7 +22,8 @@ T = TypeVar("T")
 # own deadline. The MCP server also caps the calls of each session.
 MAX_THREADS = 32
 
-_Item = tuple["Future[Any]", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+# (its future, or None for a call that reports back itself; the function; its arguments)
+_Item = tuple["Future[Any] | None", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
 class Workers(Executor):
@@ -53,19 +54,35 @@ class Workers(Executor):
     def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
         """Run ``fn(*args, **kwargs)`` in a worker; cancel the future to drop it unrun."""
         future: Future[T] = Future()
-        self._work.put((future, fn, args, kwargs))
+        self._put((future, fn, args, kwargs))
+        return future
+
+    def run(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """Run ``fn(*args)``, which reports back itself and must not raise, in a worker.
+
+        The guard's own hand-off: a ``Future`` (its condition and lock) cost more than
+        the rest of the hop.
+        """
+        self._put((None, fn, args, {}))
+
+    def _put(self, item: _Item) -> None:
+        self._work.put(item)
         if self._idle.acquire(blocking=False):
-            return future  # an idle worker takes it
+            return  # an idle worker takes it
         with self._lock:
             if self._threads < self.max_threads:
                 self._threads += 1
                 threading.Thread(target=self._serve, name="toolspecs-call", daemon=True).start()
-        return future
 
     def _serve(self) -> None:
         work, idle = self._work, self._idle
         while True:
             future, fn, args, kwargs = work.get()
+            if future is None:
+                fn(*args)
+                idle.release()
+                del fn, args
+                continue
             if not future.set_running_or_notify_cancel():
                 idle.release()
                 continue  # its caller stopped waiting before it began
