@@ -10,8 +10,8 @@ tells apart, each called ``number`` times per repeat, the sides alternating:
 
 - ``@tool(blocking=False)`` (no I/O: the stored-result reader, a computation): it runs on
   the caller's thread under the default 30 s ``call_deadline``;
-- ``@tool`` (may wait for a service: every loader call): it runs in a reused worker thread
-  that the guard stops waiting for at the deadline;
+- ``@tool`` (may wait for a service: every loader call): it runs in the bounded pool of
+  worker threads, which the guard stops waiting for at the deadline;
 - the same with ``call_deadline = None`` (no deadline, no worker), for reference.
 
 Async callers (the MCP server, ``FunctionAgent``) are timed too: ``acall`` of the same
@@ -83,7 +83,7 @@ class LocalSpec(ToolSpec):
 
 
 class TurnsSpec(MathSpec):
-    """The same, for a client that is not thread-safe: its calls take turns in one thread."""
+    """The same, for a client that is not thread-safe: its calls take turns by its lock."""
 
     thread_safe = False
 
@@ -165,7 +165,7 @@ def main() -> None:
                 lambda: loop.run_until_complete(guarded.acall(a=1, b=2)),
             ),
             "turns acall": (
-                "spec's thread",
+                "worker + lock",
                 lambda: loop.run_until_complete(turns.acall(a=1, b=2)),
             ),
         }

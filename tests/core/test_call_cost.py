@@ -1,8 +1,8 @@
 """What one call costs, counted not timed (issue 14): objects built, threads started.
 
 A sync call runs in a worker thread under its deadline. The workers are reused from call
-to call (starting a thread was most of a trivial call), yet a stuck call still holds only
-its own: the next call gets another worker and keeps its deadline. Each call builds one
+to call (starting a thread was most of a trivial call) and bounded, yet a stuck call still
+holds only its own: the next call gets another worker and keeps its deadline. Each call builds one
 ``ToolOutput``, the one it returns.
 """
 
@@ -12,7 +12,6 @@ import asyncio
 import datetime as dt
 import os
 import threading
-import time
 from typing import Any, ClassVar
 
 import pytest
@@ -82,11 +81,13 @@ def test_each_call_builds_one_tool_output_the_one_it_returns(built):
 def test_sync_calls_reuse_a_worker_thread_instead_of_starting_one_each():
     spec = CounterSpec()
     add = tools(spec)["add"]
+    assert add.call(a=1, b=2).content == "3"
+    workers = {t for t in threading.enumerate() if t.name == "toolspecs-call"}
     for _ in range(5):
         assert add.call(a=1, b=2).content == "3"
     assert threading.current_thread() not in spec.threads  # the deadline still applies
-    assert len(set(spec.threads)) == 1
-    assert spec.threads[0].daemon  # never keeps the process from exiting
+    assert set(spec.threads) <= workers  # idle workers took them: none was started
+    assert all(thread.daemon for thread in spec.threads)  # never keeps the process from exiting
 
 
 def test_a_stuck_call_holds_only_its_own_worker():
@@ -104,25 +105,21 @@ def test_a_stuck_call_holds_only_its_own_worker():
         spec.release.set()
 
 
-def test_workers_keep_at_most_keep_idle_threads():
-    workers = Workers(keep=1)
+def test_the_workers_are_bounded_and_a_call_dropped_while_queued_never_runs():
+    # Before: a new daemon thread for every call that found none idle, without limit.
+    workers = Workers(max_threads=2)
     release = threading.Event()
-    started = [threading.Event() for _ in range(3)]
+    started = [threading.Event() for _ in range(2)]
     for event in started:
-        workers.run(lambda e=event: (e.set(), release.wait(10)))
-    assert all(event.wait(5) for event in started)  # three at once: three threads
+        workers.submit(lambda e=event: (e.set(), release.wait(10)))
+    assert all(event.wait(5) for event in started)
+    ran: list[str] = []
+    queued = workers.submit(ran.append, "dropped")  # both threads are busy: it waits
+    later = workers.submit(ran.append, "made")
+    assert queued.cancel()  # its caller stopped waiting (a deadline, a cancelled task)
     release.set()
-    done = threading.Event()
-    for _ in range(50):  # the two extra ones end once they are done
-        workers.run(done.set)
-        assert done.wait(5)
-        done.clear()
-        assert len(workers._idle) <= 1
-    for _ in range(500):  # the last one is back among the idle soon after its call
-        if workers._idle:
-            break
-        time.sleep(0.01)
-    assert len(workers._idle) == 1
+    later.result(timeout=5)
+    assert ran == ["made"] and workers._threads == 2
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork on this platform")

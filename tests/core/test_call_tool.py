@@ -62,15 +62,15 @@ class NotesSpec(ToolSpec):
 
 
 def counting_builds(monkeypatch: pytest.MonkeyPatch, spec: ToolSpec) -> list[int]:
-    """Count the spec's to_tool_list() builds (the real method runs each time)."""
+    """Count the spec's tool builds (the real method runs each time)."""
     builds: list[int] = []
-    build = spec.to_tool_list
+    build = spec.build_tools
 
     def counted(*args: object, **kwargs: object) -> list:
         builds.append(1)
         return build(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(spec, "to_tool_list", counted)
+    monkeypatch.setattr(spec, "build_tools", counted)
     return builds
 
 

@@ -174,8 +174,9 @@ class _NoExecutor(ThreadPoolExecutor):
 
 @pytest.mark.parametrize("spec_class", [SlowSpec, TakingTurnsSpec])
 def test_an_async_call_of_a_sync_tool_makes_one_thread_hop(spec_class):
-    # One hop: the event loop hands the call to the thread it runs in (a worker, or the
-    # spec's own turn-taking thread), never through the loop's executor first.
+    # One hop: the event loop hands the call to the worker it runs in (the same pool as a
+    # sync caller's; a spec that is not thread-safe takes turns by its lock there), never
+    # through the loop's executor first.
     spec = spec_class(delay=0)
     spec.call_deadline = 10
     ran_on: list[str] = []
@@ -188,10 +189,7 @@ def test_an_async_call_of_a_sync_tool_makes_one_thread_hop(spec_class):
     out = asyncio.run(call())
     assert out.content == "saved" and not out.is_error
     assert len(ran_on) == 1 and ran_on[0] != threading.current_thread().name
-    if spec_class is SlowSpec:
-        assert ran_on == ["toolspecs-call"]  # a worker, as a sync caller's call
-    else:  # in the spec's own thread, where its calls take turns
-        assert ran_on[0].startswith("toolspecs-TakingTurnsSpec")
+    assert ran_on == ["toolspecs-call"]  # a worker, as a sync caller's call
 
 
 def test_an_async_call_cancelled_while_waiting_for_its_turn_is_never_made():

@@ -7,7 +7,8 @@ from typing import ClassVar
 import pytest
 
 from toolspecs.core import FixArguments, ToolSpec, fence, ref, tool
-from toolspecs.core.prefixed import ToolNames, naming, offered
+from toolspecs.core.context import ToolNames
+from toolspecs.core.prefixed import naming, offered
 
 
 class EchoSpec(ToolSpec):

@@ -243,7 +243,8 @@ def test_a_404_names_where_ids_come_from_with_the_tools_the_agent_has():
 
 
 def test_a_spec_s_ids_hint_is_given_only_when_the_agent_has_the_tools_it_names():
-    from toolspecs.core.prefixed import ToolNames, naming
+    from toolspecs.core.context import ToolNames
+    from toolspecs.core.prefixed import naming
 
     class Hinted(GoogleCalendarToolSpec):
         ids_hint = "Ids come from search_events."

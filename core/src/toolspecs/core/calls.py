@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import Executor
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
@@ -60,11 +59,10 @@ class CallPolicy:
         deadline: The seconds a call may take, retries included (``None``: no deadline).
         lock: Held during each call when the spec's client is not thread-safe;
             ``None``: calls run side by side.
-        executor: Where async calls queue when there is a ``lock`` (one thread, in turn).
         budget: The token budget of the text a call returns.
         guidance: An expected failure as guidance (the spec's failure table); ``None``
             for our own bugs.
-        results: Where the running call's owner keeps results too long to show.
+        results: Where an owner (``None``: the spec) keeps results too long to show.
         source: Who wrote one stored document, for the header of its passages.
         before: Called with the spec function's name once its arguments are read, in the
             call's thread, under its lock and deadline, before the function: it may raise
@@ -80,10 +78,9 @@ class CallPolicy:
     service: str
     deadline: Callable[[], float | None]
     lock: threading.RLock | None
-    executor: Callable[[], Executor]
     budget: Callable[[], OutputBudget]
     guidance: Callable[[BaseException], ToolGuidance | None]
-    results: Callable[[], StoredResults]
+    results: Callable[[object | None], StoredResults]
     source: Callable[[Document], str]
     before: Callable[[str], None] | None = None
     confirm: Callable[[str, Mapping[str, Any]], str | None] | None = None

@@ -15,7 +15,8 @@ declaration gives both the validation and the JSON schema the agent sees:
 - ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked;
   pydantic's own constraints (``Annotated[str, MaxLen(200)]``) work as in pydantic
 - :data:`Timezone`: an IANA zone name; the call's naive and relative times are read
-  in it (the whole call is seen before any time is read: see :func:`reading_times`)
+  in it (the whole call is seen before any time is read: the argument model puts the
+  call's :class:`Context` in pydantic's validation context, :data:`TIMES`)
 
 Messages show the bad value (cut with "…") and what to send instead. :func:`coerce`
 and :func:`json_schema` read one value or one hint through the same types.
@@ -30,7 +31,6 @@ import operator
 import re
 import types
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -40,6 +40,7 @@ from pydantic import (
     Field,
     TypeAdapter,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
     WrapSerializer,
 )
@@ -117,36 +118,15 @@ class Context:
         return self.zone
 
 
-_READING: ContextVar[Context | None] = ContextVar("toolspecs_reading_times", default=None)
+# The key of the call's Context in pydantic's validation context (``model_validate(...,
+# context=...)``, ``ValidationInfo.context``): the argument model puts it there per call.
+TIMES = "toolspecs_times"
 
 
-class reading_times:  # lower case: used as a function, ``with reading_times(ctx):``
-    """Within the block, times and dates are read with ``context`` (zone and now).
-
-    A class, not a ``contextlib`` generator: every tool call enters one (issue 14).
-
-    Args:
-        context: The zone and "now" of the block.
-    """
-
-    __slots__ = ("_context", "_token")
-
-    def __init__(self, context: Context) -> None:
-        self._context = context
-        self._token: Token[Context | None] | None = None
-
-    def __enter__(self) -> None:
-        self._token = _READING.set(self._context)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            _READING.reset(self._token)
-            self._token = None
-
-
-def _context() -> Context:
-    current = _READING.get()
-    return current if current is not None else Context(zone=lambda: clock.timezone_setting(None))
+def reading_context(info: ValidationInfo | None) -> Context:
+    """The zone and "now" to read a value in: the validation's, else the default setting."""
+    given = None if info is None or info.context is None else info.context.get(TIMES)
+    return given if given is not None else Context(zone=lambda: clock.timezone_setting(None))
 
 
 # No date or time an agent writes is longer; longer text is not parsed (dateparser takes
@@ -358,8 +338,8 @@ def _choice(choices: tuple[Any, ...], synonyms: Synonyms | None) -> Callable[[An
     return choose
 
 
-def _moment(value: Any) -> dt.datetime:
-    ctx = _context()
+def _moment(value: Any, info: ValidationInfo) -> dt.datetime:
+    ctx = reading_context(info)
     moment: dt.datetime | None = None
     problem = "is not a date or time"
     if isinstance(value, (WrittenTime, WrittenDate)):
@@ -395,7 +375,7 @@ def _moment(value: Any) -> dt.datetime:
     return moment
 
 
-def _day(value: Any) -> dt.date:
+def _day(value: Any, info: ValidationInfo) -> dt.date:
     day: dt.date | None = None
     problem = "is not a date"
     if isinstance(value, (WrittenTime, WrittenDate)):
@@ -406,7 +386,7 @@ def _day(value: Any) -> dt.date:
         elif isinstance(value, dt.date):
             day = clock.in_range(value)
         elif isinstance(value, str) and value.strip():
-            ctx = _context()
+            ctx = reading_context(info)
             tz = ctx.tz  # a failure to get the zone is not the value's fault
             day = clock.parse_date(value, tz, ctx.now)
             if tz is STAND_IN:
@@ -474,11 +454,10 @@ def coerce(value: Any, hint: Any, ctx: Context | None = None) -> Any:
     Raises:
         CoercionError: When the value cannot be read; the message shows it.
     """
-    with reading_times(ctx or _context()):
-        try:
-            return TypeAdapter(tolerant(hint)).validate_python(value)
-        except ValidationError as exc:
-            raise CoercionError("; ".join(error_text(e) for e in exc.errors())) from None
+    try:
+        return TypeAdapter(tolerant(hint)).validate_python(value, context={TIMES: ctx})
+    except ValidationError as exc:
+        raise CoercionError("; ".join(error_text(e) for e in exc.errors())) from None
 
 
 def json_schema(hint: Any) -> dict[str, Any]:

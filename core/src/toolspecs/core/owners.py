@@ -8,9 +8,10 @@ no agent reads another's results, by id or by search:
 - **A tool list** (one ``to_tool_list()`` call) is one owner: the results its tools store
   are read by its own reader tool only. Two agents built from two ``to_tool_list()`` calls
   of one spec are kept apart; ``spec.call_tool`` keeps one list of its own.
-- **A host** that knows better sets the owner around a call with :func:`results_owner`:
-  the MCP server does, per client session, over the tool list it serves. An app that
-  shares one tool list between its users does the same, per user.
+- **A host** that knows better names the owner in the call's
+  :class:`~toolspecs.core.context.CallContext` (the MCP server does, per client session,
+  over the tool list it serves), or around its calls with :func:`results_owner` (an app
+  that shares one tool list between its users, per user: llama-index calls the tools).
 - Outside any tool call (a spec's methods called directly, as LlamaHub's tests do) the
   spec's own store is used, as before.
 
@@ -27,18 +28,16 @@ users reach several replicas names it itself, ``results_owner(session, key=...)`
 
 from __future__ import annotations
 
-import contextvars
 import secrets
 import threading
 import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 
-__all__ = ["ToolListOwner", "current_owner", "owner_key", "results_owner"]
+from toolspecs.core import context
 
-_OWNER: contextvars.ContextVar[object | None] = contextvars.ContextVar(
-    "toolspecs_results_owner", default=None
-)
+__all__ = ["ToolListOwner", "current_owner", "name_owner", "owner_key", "results_owner"]
 
 
 class ToolListOwner:
@@ -49,7 +48,7 @@ class ToolListOwner:
 
 def current_owner() -> object | None:
     """Whose results the running call stores and reads (``None``: the spec's own)."""
-    return _OWNER.get()
+    return context.current().owner
 
 
 # Each owner's key in a shared store; random unless a host named it.
@@ -86,30 +85,26 @@ def results_owner(owner: object, key: str | None = None) -> Iterator[None]:
         TypeError: When ``owner`` cannot be weakly referenced (a str or an int): wrap it
             in an object of your own that lives as long as the user's session.
     """
+    name_owner(owner, key)
+    token = context.enter(replace(context.current(), owner=owner))
+    try:
+        yield
+    finally:
+        context.leave(token)
+
+
+def name_owner(owner: object, key: str | None) -> None:
+    """Check that ``owner`` can own results, and name it ``key`` in a shared store.
+
+    For a host that passes ``owner`` in a call's
+    :class:`~toolspecs.core.context.CallContext`; :func:`results_owner` does the same.
+
+    Raises:
+        TypeError: As :func:`results_owner`.
+    """
     weakref.ref(owner)  # TypeError now, not at the first stored result
     if key is not None:
         if not key:
             raise ValueError("results_owner: key must not be empty")
         with _KEYS_LOCK:
             _KEYS[owner] = key
-    with _owned_by(owner):
-        yield
-
-
-@contextmanager
-def default_owner(owner: object | None) -> Iterator[None]:
-    """:func:`results_owner` unless a host already set one (the guard's own, per tool list)."""
-    if owner is None or _OWNER.get() is not None:
-        yield
-    else:
-        with _owned_by(owner):
-            yield
-
-
-@contextmanager
-def _owned_by(owner: object) -> Iterator[None]:
-    token = _OWNER.set(owner)
-    try:
-        yield
-    finally:
-        _OWNER.reset(token)

@@ -1,11 +1,13 @@
 """Running one call: a guard that takes a call policy (deadline, lock, budget), not the spec.
 
 A spec builds one :class:`CallPolicy` for its tools (``ToolSpec.call_policy()``); each
-tool's :class:`Guard` reads the call's arguments, runs the function under the policy
-(a worker thread and a deadline, the spec's lock when its client is not thread-safe),
-and shapes what comes back: the agent's text (cut short, or stored and previewed, past
-the budget) or guidance (the policy's failure table). Sync calls run in the daemon
-threads of :class:`~toolspecs.core.workers.Workers`.
+tool's :class:`Guard` has one synchronous path, :meth:`Guard.invoke`: it reads the
+call's arguments, runs the function under the policy (a deadline, the spec's lock when
+its client is not thread-safe), and shapes what comes back: the agent's text (cut short,
+or stored and previewed, past the budget) or guidance (the policy's failure table).
+:meth:`Guard.run` (sync callers) and :meth:`Guard.arun` (event loops) hand that same
+invoke to one bounded pool of daemon threads (:data:`~toolspecs.core.workers.WORKERS`),
+one hop, and stop waiting at the deadline.
 
 Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
 an exception no failure row maps propagates; otherwise it becomes guidance that
@@ -29,12 +31,12 @@ from llama_index.core.base.llms.types import TextBlock
 from llama_index.core.schema import Document
 from llama_index.core.tools.types import ToolOutput
 
-from toolspecs.core import bounds, deadline, large_output, owners, prefixed, schema, structured
+from toolspecs.core import bounds, context, large_output, schema, structured
 from toolspecs.core.calls import Abandoned, CallPolicy, GuardedOutput, Outcome
+from toolspecs.core.context import CallContext, ToolNames
 from toolspecs.core.declare import ToolOptions
 from toolspecs.core.errors import AskUser, RetryLater, ToolGuidance, strict
 from toolspecs.core.large_output import as_text
-from toolspecs.core.prefixed import ToolNames, naming
 from toolspecs.core.store import StoredResult
 from toolspecs.core.workers import WORKERS as _WORKERS
 
@@ -44,6 +46,11 @@ logger = logging.getLogger("toolspecs")
 
 # How much sooner than the guard a spec's client is told to give up (seconds).
 _MARGIN = 1.0
+
+
+def _left(end: float | None) -> float | None:
+    """Seconds until ``end`` (``time.monotonic()``), never below 0; ``None``: no end."""
+    return None if end is None else max(0.0, end - time.monotonic())
 
 
 class Guard:
@@ -99,109 +106,187 @@ class Guard:
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        end: float | None = None,
-        abandoned: Abandoned | None = None,
+        call: CallContext | None = None,
     ) -> Outcome:
         """Call the function: its return value and the text the agent reads.
 
-        The call runs in a worker thread under the spec's ``call_deadline``: past it, the
-        agent is told to try again later and the worker's result, if it ever comes, is
-        dropped. A function declared ``@tool(blocking=False)`` (no I/O, nothing to wait
-        for) runs on the caller's thread instead, under the same deadline: handing it to
-        a worker cost more than the rest of a trivial call, and there is nothing in it
-        the guard could stop waiting for but the spec's call lock, which it waits for no
-        longer than the deadline.
+        :meth:`invoke` under the spec's ``call_deadline``, in a worker thread
+        (:data:`~toolspecs.core.workers.WORKERS`) that the caller stops waiting for at the
+        deadline: the agent is then told to try again later, and the call's result, if it
+        ever comes, is dropped (a call still waiting for a thread or for the spec's lock is
+        not made at all). A function declared ``@tool(blocking=False)`` (no I/O, nothing to
+        wait for) and a spec without a deadline run on the caller's thread instead: handing
+        a trivial call to a worker cost more than the rest of it.
 
         Args:
             args: Positional arguments as sent.
             kwargs: Keyword arguments as sent.
-            end: When the call's deadline falls (``time.monotonic()``), for a call that
-                waited in a queue first; default: the spec's ``call_deadline`` from now.
-            abandoned: Set by a caller that stopped waiting: the call is then not made.
+            call: What the host knows of the call (whose results); default: the context
+                of the call this one is made in, if any (its deadline, if earlier, holds).
 
         Raises:
             ToolGuidance: For bad arguments, a call past its deadline, and every failure
                 the spec's table maps (and, outside strict mode, for our own bugs).
         """
+        outer = context.current() if call is None else call
         seconds = self.policy.deadline()
-        if seconds is None:
-            return self._run(args, kwargs, abandoned)
-        if self.inline:
-            return self._run_inline(args, kwargs, seconds, end, abandoned)
-        left = (time.monotonic() + seconds if end is None else end) - time.monotonic()
-        abandoned = abandoned or Abandoned()
-        if left <= 0 or abandoned.is_set():
-            abandoned.set()
-            raise self.late(seconds)
-        outcome: queue.SimpleQueue[Any] = queue.SimpleQueue()
-
-        def work() -> None:
-            try:
-                # The spec's client is told to finish a little early: its own guidance
-                # ("the service did not answer") says more than the guard's.
-                with deadline.running(max(left - _MARGIN, left / 2)):
-                    outcome.put(self._run(args, kwargs, abandoned))
-            except BaseException as exc:  # re-raised in the caller's thread
-                outcome.put(exc)
-
-        _WORKERS.run(contextvars.copy_context().run, work)
+        end = outer.ending(seconds)
+        if seconds is None or self.inline:
+            return self.invoke(args, kwargs, outer, end)
+        answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        abandoned = self._hand_off(args, kwargs, outer, end, answer.put)
         try:
-            result = outcome.get(timeout=left)
+            result = answer.get(timeout=_left(end))
         except queue.Empty:
-            abandoned.set()  # a call still queued for the spec's lock is not made at all
+            abandoned.set()  # a call still queued, or waiting for the spec's lock, is not made
             raise self.late(seconds) from None
         if isinstance(result, BaseException):
             raise result
         return result  # type: ignore[no-any-return]
 
-    def _run_inline(
+    async def arun(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        seconds: float,
-        end: float | None,
-        abandoned: Abandoned | None,
+        call: CallContext | None = None,
     ) -> Outcome:
-        """:meth:`run` on the caller's thread, for a function that does no I/O."""
-        left = seconds if end is None else end - time.monotonic()
-        if left <= 0 or (abandoned is not None and abandoned.is_set()):
-            raise self.late(seconds)
-        lock = self.policy.lock
-        if lock is None:
-            token = deadline.enter(left)
-            try:
-                return self._run(args, kwargs, abandoned)
-            finally:
-                deadline.leave(token)
-        # A stuck call of the same spec may hold its lock: wait no longer than the deadline
-        # (``_run`` takes the lock again; it is reentrant).
-        stop = time.monotonic() + left
-        if not lock.acquire(timeout=left):
-            raise self.late(seconds)
-        try:
-            with deadline.running(stop - time.monotonic()):
-                return self._run(args, kwargs, abandoned)
-        finally:
-            lock.release()
+        """:meth:`run` for async callers: the same :meth:`invoke`, one hop off the event loop.
 
-    def _run(
+        A sync function runs in a worker thread, awaited no longer than the deadline; one
+        declared ``blocking=False`` runs here, unless its spec's call lock is taken (then a
+        worker waits for it, not the event loop). An async function is awaited here.
+        """
+        outer = context.current() if call is None else call
+        seconds = self.policy.deadline()
+        end = outer.ending(seconds)
+        if self.afn is not None:
+            return await self._ainvoke(args, kwargs, outer, end)
+        lock = self.policy.lock
+        if self.inline and (lock is None or lock.acquire(blocking=False)):
+            try:
+                return self.invoke(args, kwargs, outer, end)
+            finally:
+                if lock is not None:
+                    lock.release()
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[Outcome] = loop.create_future()
+
+        def settle(result: Any) -> None:
+            if done.done():  # its caller stopped waiting
+                return
+            if isinstance(result, BaseException):
+                done.set_exception(result)
+            else:
+                done.set_result(result)
+
+        def answer(result: Any) -> None:
+            with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
+                loop.call_soon_threadsafe(settle, result)
+
+        abandoned = self._hand_off(args, kwargs, outer, end, answer)
+        try:
+            return await asyncio.wait_for(done, _left(end))
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
+            abandoned.set()
+            raise self.late(seconds or 0) from None
+        except asyncio.CancelledError:
+            abandoned.set()  # a cancelled call still waiting for the spec's lock is never made
+            raise
+
+    def invoke(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
+        outer: CallContext,
+        end: float | None,
         abandoned: Abandoned | None = None,
     ) -> Outcome:
+        """The one synchronous call of the tool, on whichever thread runs it.
+
+        It waits for the spec's call lock (a client that is not thread-safe) no longer than
+        the deadline, reads the arguments, calls the function with its
+        :class:`~toolspecs.core.context.CallContext` current (its client told to finish a
+        little early: its own guidance, "the service did not answer", says more than the
+        guard's), and shapes the outcome.
+
+        Args:
+            args: Positional arguments as sent.
+            kwargs: Keyword arguments as sent.
+            outer: The host's context of the call (whose results).
+            end: When the call's deadline falls (``time.monotonic()``); ``None``: none.
+            abandoned: Set by a caller that stopped waiting: the call is then not made.
+
+        Raises:
+            ToolGuidance: As :meth:`run`.
+        """
+        if abandoned is not None and abandoned.is_set():
+            return Outcome(None, "")  # its caller stopped waiting while it was queued
+        lock = self.policy.lock
+        if lock is not None:
+            wait = -1.0 if end is None else end - time.monotonic()
+            if (end is not None and wait <= 0) or not lock.acquire(timeout=wait):
+                raise self.late(self.policy.deadline() or 0)
         try:
-            with owners.default_owner(self.owner):
-                if self.policy.lock is None:
-                    arguments, raw = self._call(args, kwargs, abandoned)
-                else:
-                    with self.policy.lock:  # its client is not thread-safe
-                        arguments, raw = self._call(args, kwargs, abandoned)
-                if arguments is None:
-                    return Outcome(None, "")  # its caller was told it timed out: not done
-                return self.shown(raw, arguments)
-        except Exception as exc:
-            raise self.guidance(exc) from exc
+            if abandoned is not None and abandoned.is_set():
+                return Outcome(None, "")  # its caller was told it timed out: do nothing now
+            ends = None
+            if end is not None:
+                left = end - time.monotonic()
+                if left <= 0:
+                    raise self.late(self.policy.deadline() or 0)
+                ends = end - min(_MARGIN, left / 2)
+            call = self.completed(outer, ends)
+            token = context.enter(call)
+            try:
+                reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
+                arguments = reading.in_call_zone()  # a calendar's zone may be a request
+                if self.policy.before is not None:
+                    self.policy.before(self.function)
+                raw = self.fn(**arguments)
+                if inspect.iscoroutine(raw):  # an async spec function, called synchronously
+                    raw = asyncio_run(raw)
+                return self.shown(raw, arguments, call.owner)
+            except Exception as exc:
+                raise self.guidance(exc) from exc
+            finally:
+                context.leave(token)
+        finally:
+            if lock is not None:
+                lock.release()
+
+    def completed(self, outer: CallContext, end: float | None) -> CallContext:
+        """The context a call of this tool runs in: ``outer``'s, with its names and end.
+
+        Its owner is the host's, else the tool list's (the guard's own).
+        """
+        owner = self.owner if outer.owner is None else outer.owner
+        return CallContext(owner, end, self.names)
+
+    def _hand_off(
+        self,
+        args: tuple[Any, ...],
+        kwargs: Mapping[str, Any],
+        outer: CallContext,
+        end: float | None,
+        answer: Callable[[Any], None],
+    ) -> Abandoned:
+        """:meth:`invoke` started in a worker, which ``answer``s its outcome or exception.
+
+        Returns the flag that abandons it. The caller's context variables go with it (a
+        host's tracing span, say): the call's own state travels in ``outer`` and ``end``.
+        """
+        abandoned = Abandoned()
+        invoke = self.invoke
+
+        def work() -> None:
+            try:
+                result: Any = invoke(args, kwargs, outer, end, abandoned)
+            except BaseException as exc:  # raised again in the caller
+                result = exc
+            answer(result)
+
+        _WORKERS.run(contextvars.copy_context().run, work)
+        return abandoned
 
     @property
     def asks_first(self) -> bool:
@@ -253,137 +338,50 @@ class Guard:
             60,
         )
 
-    def _call(
+    async def _ainvoke(
         self,
         args: tuple[Any, ...],
         kwargs: Mapping[str, Any],
-        abandoned: Abandoned | None,
-    ) -> tuple[dict[str, Any] | None, Any]:
-        """The arguments read and the function's return value (``None, None``: abandoned)."""
-        if abandoned is not None and abandoned.is_set():
-            return None, None  # its caller was told it timed out: do nothing now
-        reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
-        arguments = reading.in_call_zone()  # the call's: a calendar's zone may be a request
-        token = prefixed.enter(self.names)
-        try:
-            if self.policy.before is not None:
-                self.policy.before(self.function)
-            raw = self.fn(**arguments)
-        finally:
-            prefixed.leave(token)
-        if inspect.iscoroutine(raw):  # an async spec function, called synchronously
-            raw = asyncio_run(raw)
-        return arguments, raw
-
-    async def arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
-        """:meth:`run` for async callers: an async function is awaited, a sync one threaded.
-
-        A sync function declared ``blocking=False`` runs here, unless its spec's call lock
-        is taken (then a thread waits for it, not the event loop).
-        """
-        seconds = self.policy.deadline()
-        if self.afn is None and self.inline:
-            # Nothing in it waits: run it here, unless the spec's call lock is taken (then a
-            # thread waits for it, so that the event loop does not).
-            lock = self.policy.lock
-            if lock is None or lock.acquire(blocking=False):
-                try:
-                    return self.run(args, kwargs)
-                finally:
-                    if lock is not None:
-                        lock.release()
-        if self.afn is None:
-            return await self._arun_sync(args, kwargs, seconds)
-        try:
-            with deadline.running(seconds):
-                return await asyncio.wait_for(self._arun(args, kwargs), seconds)
-        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
-            raise self.late(seconds or 0) from None
-
-    async def _arun_sync(
-        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], seconds: float | None
+        outer: CallContext,
+        end: float | None,
     ) -> Outcome:
-        """A sync function for an async caller: one hop to the thread it runs in.
-
-        The thread settles a future of the event loop's; the deadline runs from now, not
-        from when a thread is free, so a call queued behind others gives up on time and is
-        then not made at all. Calls of a spec that is not thread-safe queue in its own
-        one-thread executor: a slow one blocks only that spec, never the shared workers.
-        """
-        loop = asyncio.get_running_loop()
-        done: asyncio.Future[Outcome] = loop.create_future()
-        end = None if seconds is None else time.monotonic() + seconds
-        abandoned = Abandoned()
-
-        def settle(result: Outcome | None, exc: BaseException | None) -> None:
-            if done.done():  # its caller stopped waiting
-                return
-            if exc is None:
-                done.set_result(result)  # type: ignore[arg-type]
-            else:
-                done.set_exception(exc)
-
-        def work() -> None:
-            result: Outcome | None = None
-            error: BaseException | None = None
-            try:
-                if end is None:
-                    result = self._run(args, kwargs, abandoned)
-                else:
-                    left = end - time.monotonic()
-                    if left <= 0 or abandoned.is_set():
-                        return  # its caller was told it timed out: do nothing now
-                    # The spec's client is told to finish a little early: its own
-                    # guidance ("the service did not answer") says more than the guard's.
-                    with deadline.running(max(left - _MARGIN, left / 2)):
-                        result = self._run(args, kwargs, abandoned)
-            except BaseException as exc:  # re-raised in the caller's task
-                error = exc
-            with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
-                loop.call_soon_threadsafe(settle, result, error)
-
-        context = contextvars.copy_context()
-        if self.policy.lock is None:
-            _WORKERS.run(context.run, work)
-        else:
-            self.policy.executor().submit(context.run, work)
-        try:
-            return await asyncio.wait_for(done, seconds)
-        except (TimeoutError, asyncio.TimeoutError):
-            abandoned.set()
-            raise self.late(seconds or 0) from None
-        except asyncio.CancelledError:
-            abandoned.set()  # a cancelled call still queued is never made
-            raise
-
-    async def _arun(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> Outcome:
+        """:meth:`arun` of an async function: awaited here, under the same deadline."""
         assert self.afn is not None
+        loop = asyncio.get_running_loop()
+        call = self.completed(outer, end)
+        token = context.enter(call)  # this task's own copy of the context variables
         try:
             # Reading the arguments never reaches the network: it runs here, not in a
             # thread. Only shaping a result long enough to be stored (cut and indexed)
-            # leaves the event loop.
+            # leaves the event loop, for the workers' pool.
             reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
             # The call's zone may take a request (a calendar's own): not on the event loop.
             arguments = (
                 reading.arguments
                 if reading.zone_from is None
-                else await asyncio.to_thread(reading.in_call_zone)
+                else await asyncio.wait_for(
+                    loop.run_in_executor(
+                        _WORKERS, contextvars.copy_context().run, reading.in_call_zone
+                    ),
+                    _left(end),
+                )
             )
-            with owners.default_owner(self.owner):
-                with naming(self.names):
-                    if self.policy.before is not None:
-                        self.policy.before(self.function)
-                    raw = await self.afn(**arguments)
-                if self.short(raw):
-                    return self.shown(raw, arguments)
-                return await asyncio.to_thread(self.shown, raw, arguments)
+            if self.policy.before is not None:
+                self.policy.before(self.function)
+            raw = await asyncio.wait_for(self.afn(**arguments), _left(end))
+            if self.short(raw):
+                return self.shown(raw, arguments, call.owner)
+            return await loop.run_in_executor(_WORKERS, self.shown, raw, arguments, call.owner)
+        except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
+            raise self.late(self.policy.deadline() or 0) from None
         except Exception as exc:
             raise self.guidance(exc) from exc
+        finally:
+            context.leave(token)
 
     def guidance(self, exc: Exception) -> ToolGuidance:
         """What the agent is told about ``exc``; re-raises our bugs in strict mode."""
-        with naming(self.names):  # a failure row names siblings through prefixed.named
-            found = self.policy.guidance(exc)
+        found = self.policy.guidance(exc)  # in the call's context: a row may name siblings
         if found is not None:
             return found
         if strict():
@@ -441,9 +439,12 @@ class Guard:
         """Whether ``raw`` is text that fits the budget uncounted: :meth:`text` is quick."""
         return isinstance(raw, str) and len(raw) * 4 <= self.policy.budget().max_tokens
 
-    def shown(self, raw: Any, arguments: Mapping[str, Any]) -> Outcome:
-        """The outcome of a call that returned ``raw``: its text and its structured result."""
-        text, stored = self._text(raw, arguments)
+    def shown(self, raw: Any, arguments: Mapping[str, Any], owner: object | None) -> Outcome:
+        """The outcome of a call that returned ``raw``: its text and its structured result.
+
+        A text too long to show is stored as ``owner``'s (``None``: the spec's).
+        """
+        text, stored = self._text(raw, arguments, owner)
         handle = structured.handle_of(stored, self.read_tool)
         return Outcome(raw, text, self.structure(raw, handle), stored)
 
@@ -454,11 +455,9 @@ class Guard:
         budget = self.policy.budget().max_tokens
         return structured.of_reply(self.name, self.options, raw, budget, stored, strict())
 
-    def text(self, raw: Any, arguments: Mapping[str, Any]) -> str:
-        """What the agent reads of ``raw``: its text, the empty sentence, or a stored preview."""
-        return self._text(raw, arguments)[0]
-
-    def _text(self, raw: Any, arguments: Mapping[str, Any]) -> tuple[str, StoredResult | None]:
+    def _text(
+        self, raw: Any, arguments: Mapping[str, Any], owner: object | None
+    ) -> tuple[str, StoredResult | None]:
         text = as_text(raw)  # never rewritten: a prefix renames our words only
         if not text.strip():
             template = self.names.definition(self.options.empty or "") or (
@@ -480,7 +479,7 @@ class Guard:
             # One Document is stored as one (its passages keep their source), not as text.
             documents = [raw] if isinstance(raw, Document) else raw
             try:
-                stored = self.policy.results().add(
+                stored = self.policy.results(owner).add(
                     self.name,
                     documents if isinstance(documents, list) else text,
                     source=self.policy.source,

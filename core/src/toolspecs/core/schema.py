@@ -21,7 +21,6 @@ import inspect
 import re
 import typing
 from collections.abc import Callable, Mapping
-from contextvars import ContextVar
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -30,6 +29,7 @@ from pydantic import (
     Field,
     ModelWrapValidatorHandler,
     ValidationError,
+    ValidationInfo,
     create_model,
     model_validator,
 )
@@ -68,7 +68,8 @@ class _ZonePass:
         self.arguments: Mapping[str, Any] = {}
 
 
-_ZONE_PASS: ContextVar[_ZonePass | None] = ContextVar("toolspecs_zone_pass", default=None)
+# The key of a reading's _ZonePass in pydantic's validation context (read_arguments sets it).
+_ZONE_PASS = "toolspecs_zone_pass"
 
 
 class ToolArguments(BaseModel):
@@ -100,15 +101,25 @@ class ToolArguments(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def read_call(cls, data: Any, handler: ModelWrapValidatorHandler[ToolArguments]) -> Any:
-        """Map the call's argument names, then read each value with the call's timezone."""
+    def read_call(
+        cls, data: Any, handler: ModelWrapValidatorHandler[ToolArguments], info: ValidationInfo
+    ) -> Any:
+        """Map the call's argument names, then read each value with the call's timezone.
+
+        The zone goes to the values' validators in pydantic's validation context: a host
+        that validates without one (``fn_schema.model_validate(data)``) gets one here.
+        """
         if not isinstance(data, Mapping):
             return handler(data)
-        arguments = cls.resolve_names(data)
         if not cls.toolspecs_reads_times:
-            return handler(arguments)
-        with inputs.reading_times(inputs.Context(zone=lambda: cls.call_zone(arguments))):
-            return handler(arguments)
+            return handler(cls.resolve_names(data))
+        context = info.context
+        if context is None:
+            return cls.model_validate(data, context={})
+        arguments = cls.resolve_names(data)
+        zone_pass = context.get(_ZONE_PASS)
+        context[inputs.TIMES] = inputs.Context(zone=lambda: cls.call_zone(arguments, zone_pass))
+        return handler(arguments)
 
     @classmethod
     def target_of(cls, key: Any) -> str | None:
@@ -154,8 +165,14 @@ class ToolArguments(BaseModel):
         return resolved
 
     @classmethod
-    def call_zone(cls, arguments: Mapping[str, Any]) -> dt.tzinfo:
-        """The zone naive and relative times of this call are read in."""
+    def call_zone(cls, arguments: Mapping[str, Any], reading: _ZonePass | None = None) -> dt.tzinfo:
+        """The zone naive and relative times of this call are read in.
+
+        Args:
+            arguments: The call's arguments, under the parameters' names.
+            reading: How :func:`read_arguments` reads this call (``None``: validation
+                alone, which asks no service either).
+        """
         name = cls.toolspecs_zone_argument
         given = arguments.get(name) if name else None
         if isinstance(given, str) and given.strip():
@@ -169,7 +186,7 @@ class ToolArguments(BaseModel):
             return cls.toolspecs_zone(arguments)
         # Validation alone (a host's model_validate) checks, as read_arguments does: it
         # asks no service; the call reads its times again in the calendar's zone.
-        reading = _ZONE_PASS.get() or _ZonePass(first=True)
+        reading = reading or _ZonePass(first=True)
         if not reading.first:
             return reading.zone or cls.toolspecs_zone(arguments)
         known = cls.toolspecs_known_zone(arguments)
@@ -341,16 +358,13 @@ def _validate(
     model: type[ToolArguments], data: dict[Any, Any], reading: _ZonePass, problems: list[str]
 ) -> ToolArguments | None:
     """One reading of the call (``None`` when it has faults, added to ``problems``)."""
-    zoned = model.toolspecs_reads_times and model.toolspecs_known_zone is not None
-    token = _ZONE_PASS.set(reading) if zoned else None  # no times: nothing to set per call
+    # No times: no zone to read them in, and no context to make per call.
+    context = {_ZONE_PASS: reading} if model.toolspecs_reads_times else None
     try:
-        return model.model_validate(data)
+        return model.model_validate(data, context=context)
     except ValidationError as exc:
         problems.extend(model.problems(exc))
         return None
-    finally:
-        if token is not None:
-            _ZONE_PASS.reset(token)
 
 
 def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import datetime as dt
 import threading
 from collections.abc import Callable, Mapping
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -43,12 +42,13 @@ from toolspecs.core import (
     schema,
 )
 from toolspecs.core.calls import CallPolicy
+from toolspecs.core.context import ToolNames
 from toolspecs.core.declare import function_name, options_of, tool, undecorated
 from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
-from toolspecs.core.prefixed import ToolNames, offered
+from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.reader import stored_reader
 from toolspecs.core.runner import Guard
@@ -123,13 +123,16 @@ class ToolSpec(BaseToolSpec):
         Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
         They are kept in ``result_store`` (in this process unless one is set).
         """
+        return self.results_of(owners.current_owner())
+
+    def results_of(self, owner: object | None) -> StoredResults:
+        """Where ``owner`` keeps long results (``None``: the spec's own)."""
         backend = self.result_store
         if backend is None:
             backend = self.__dict__.get("_toolspecs_memory")
             if backend is None:
                 with _CREATING:  # two first calls in two threads must share one store
                     backend = self.__dict__.setdefault("_toolspecs_memory", MemoryStore())
-        owner = owners.current_owner()
         return backend.results(
             self if owner is None else owner, self.results_scope(), self.output_budget
         )
@@ -147,18 +150,6 @@ class ToolSpec(BaseToolSpec):
             with _CREATING:
                 lock = self.__dict__.setdefault("_toolspecs_call_lock", threading.RLock())
         return lock
-
-    @property
-    def call_executor(self) -> ThreadPoolExecutor:
-        """The one thread async calls of a spec that is not ``thread_safe`` run in, in turn."""
-        executor: ThreadPoolExecutor | None = self.__dict__.get("_toolspecs_call_executor")
-        if executor is None:
-            with _CREATING:
-                executor = self.__dict__.setdefault(
-                    "_toolspecs_call_executor",
-                    ThreadPoolExecutor(1, thread_name_prefix=f"toolspecs-{type(self).__name__}"),
-                )
-        return executor
 
     def spec_timezone(self) -> dt.tzinfo:
         """The timezone naive and relative times are read in (``timezone``, else the default).
@@ -205,10 +196,9 @@ class ToolSpec(BaseToolSpec):
             service=self.service_name,
             deadline=lambda: self.call_deadline,  # an instance may change it later
             lock=None if self.thread_safe else self.call_lock,
-            executor=lambda: self.call_executor,
             budget=lambda: self.output_budget,
             guidance=self.guidance_for,
-            results=lambda: self.results,
+            results=self.results_of,
             source=self.passage_source,
             before=self.before_call,
             confirm=self.confirmation_for,
@@ -349,6 +339,19 @@ class ToolSpec(BaseToolSpec):
             ConfigurationError: When two of the tools would have the same name, or a
                 function named is not one of the spec's.
         """
+        return self.build_tools(spec_functions, func_to_metadata_mapping, prefix)
+
+    def build_tools(
+        self,
+        spec_functions: list[SPEC_FUNCTION_TYPE] | None = None,
+        func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
+        prefix: str | None = None,
+    ) -> list[FunctionTool]:
+        """:meth:`to_tool_list` without what a subclass adds to the lists it hands out.
+
+        :meth:`call_tool` builds its tools here: Google's ``to_tool_list`` also asks for
+        the scopes of every tool it hands out, where ``call_tool`` asks for the one called.
+        """
         if prefix is None:
             prefix = self.default_prefix
         mapping = func_to_metadata_mapping or {}
@@ -473,7 +476,7 @@ class ToolSpec(BaseToolSpec):
         cached: tuple[Any, dict[str, FunctionTool]] | None
         cached = self.__dict__.get("_toolspecs_tools")
         if cached is None or cached[0] != key:
-            tools = self.to_tool_list(spec_functions=callable_functions)
+            tools = self.build_tools(callable_functions)
             cached = (key, {t.metadata.get_name(): t for t in tools})
             self.__dict__["_toolspecs_tools"] = cached
         return cached[1]

@@ -1,7 +1,8 @@
-"""Daemon threads that sync tool calls run in, reused from call to call (:class:`Workers`).
+"""The one bounded pool of daemon threads that tool calls run in (:data:`WORKERS`).
 
-The runner (:mod:`toolspecs.core.runner`) hands each sync call with a deadline to one of
-them, and stops waiting at the deadline; :data:`WORKERS` is the process's one pool.
+The guard (:mod:`toolspecs.core.runner`) hands a call that may wait for a service to
+this pool, from a sync caller's thread or from an event loop alike (one hop), and stops
+waiting at the call's deadline. A call still queued then is cancelled and never made.
 """
 
 from __future__ import annotations
@@ -10,61 +11,91 @@ import os
 import queue
 import threading
 from collections.abc import Callable
-from typing import Any
+from concurrent.futures import Executor, Future
+from typing import Any, TypeVar
 
-__all__ = ["WORKERS", "Workers"]
+__all__ = ["MAX_THREADS", "WORKERS", "Workers"]
+
+T = TypeVar("T")
+
+# The most calls that run at once in one process; more wait in the queue, each under its
+# own deadline. The MCP server also caps the calls of each session.
+MAX_THREADS = 32
+
+# (its future, or None for a call that reports back itself; the function; its arguments)
+_Item = tuple["Future[Any] | None", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
 
 
-class Workers:
-    """Daemon threads that run sync calls under their deadline, reused from call to call.
+class Workers(Executor):
+    """Up to ``max_threads`` daemon threads, started when no thread is idle, then reused.
 
-    Starting a thread per call cost more than the rest of a trivial call together. A call
-    goes to an idle worker, or to a new one when none is idle: a stuck call holds only its
-    own thread (never a queue other calls wait in), and as daemons they never keep the
-    process from exiting. At most ``keep`` idle workers wait for the next call; the others
-    end when their call does. (``concurrent.futures`` pools are neither: their threads are
-    joined at exit, and a full pool queues calls behind stuck ones.)
+    A ``concurrent.futures.ThreadPoolExecutor`` but for two things: its threads are
+    daemons (a call stuck in a service never keeps the process from exiting, where the
+    standard pool joins its threads at exit), and a forked child starts its own.
 
     Args:
-        keep: The most idle workers kept.
+        max_threads: The most threads (calls running at once).
     """
 
-    def __init__(self, keep: int = 8) -> None:
-        self.keep = keep
-        self._idle: list[queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]] = []
-        self._lock = threading.Lock()
+    def __init__(self, max_threads: int = MAX_THREADS) -> None:
+        self.max_threads = max_threads
+        self._start()
         if hasattr(os, "register_at_fork"):
             # A forked child (gunicorn's preload, multiprocessing's fork) has none of the
-            # parent's threads: their inboxes would swallow its calls, and a lock held at
-            # the fork would never be released.
-            os.register_at_fork(after_in_child=self._forget)
+            # parent's threads, and a lock held at the fork would never be released.
+            os.register_at_fork(after_in_child=self._start)
 
-    def _forget(self) -> None:
-        self._idle = []
+    def _start(self) -> None:
+        self._work: queue.SimpleQueue[_Item] = queue.SimpleQueue()
+        self._idle = threading.Semaphore(0)  # one per thread waiting for work
         self._lock = threading.Lock()
+        self._threads = 0
 
-    def run(self, fn: Callable[..., Any], *args: Any) -> None:
-        """Start ``fn(*args)`` in a worker thread; it must not raise."""
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        """Run ``fn(*args, **kwargs)`` in a worker; cancel the future to drop it unrun."""
+        future: Future[T] = Future()
+        self._put((future, fn, args, kwargs))
+        return future
+
+    def run(self, fn: Callable[..., Any], /, *args: Any) -> None:
+        """Run ``fn(*args)``, which reports back itself and must not raise, in a worker.
+
+        The guard's own hand-off: a ``Future`` (its condition and lock) cost more than
+        the rest of the hop.
+        """
+        self._put((None, fn, args, {}))
+
+    def _put(self, item: _Item) -> None:
+        self._work.put(item)
+        if self._idle.acquire(blocking=False):
+            return  # an idle worker takes it
         with self._lock:
-            inbox = self._idle.pop() if self._idle else None
-        if inbox is None:
-            inbox = queue.SimpleQueue()
-            inbox.put((fn, args))
-            threading.Thread(
-                target=self._serve, args=(inbox,), name="toolspecs-call", daemon=True
-            ).start()
-        else:
-            inbox.put((fn, args))
+            if self._threads < self.max_threads:
+                self._threads += 1
+                threading.Thread(target=self._serve, name="toolspecs-call", daemon=True).start()
 
-    def _serve(self, inbox: queue.SimpleQueue[tuple[Callable[..., Any], tuple[Any, ...]]]) -> None:
+    def _serve(self) -> None:
+        work, idle = self._work, self._idle
         while True:
-            fn, args = inbox.get()
-            fn(*args)
-            del fn, args  # the call's frame and result are not kept while idle
-            with self._lock:
-                if len(self._idle) >= self.keep:
-                    return
-                self._idle.append(inbox)
+            future, fn, args, kwargs = work.get()
+            if future is None:
+                fn(*args)
+                idle.release()
+                del fn, args
+                continue
+            if not future.set_running_or_notify_cancel():
+                idle.release()
+                continue  # its caller stopped waiting before it began
+            try:
+                result = fn(*args, **kwargs)
+            except BaseException as exc:  # the caller's to see
+                idle.release()  # before the caller hears: its next call finds this thread
+                future.set_exception(exc)
+            else:
+                idle.release()
+                future.set_result(result)
+                result = None
+            del future, fn, args, kwargs  # the call's frame and result are not kept while idle
 
 
 WORKERS = Workers()

@@ -31,14 +31,14 @@ and a ``resources/read`` of a stored result reads them in the same :class:`Calle
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Collection, Hashable, Iterator
+from collections.abc import Collection, Hashable
 from dataclasses import dataclass
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-from toolspecs.core.owners import results_owner
+from toolspecs.core.context import CallContext
+from toolspecs.core.owners import name_owner
 from toolspecs.server.auth import CLIENT_ID
 from toolspecs.server.compat_mcp import connection_of
 from toolspecs.server.users import Users, access_of, user_of
@@ -113,14 +113,12 @@ class Caller:
     owner: object | None
     key: str | None
 
-    @contextlib.contextmanager
-    def results(self) -> Iterator[None]:
-        """Within the block, results are stored and read as this caller's."""
+    def context(self) -> CallContext:
+        """The context of this caller's calls: whose results they store and read."""
         if self.owner is None:
-            yield
-        else:
-            with results_owner(self.owner, self.key):
-                yield
+            return CallContext()
+        name_owner(self.owner, self.key)
+        return CallContext(owner=self.owner)
 
 
 class Callers:

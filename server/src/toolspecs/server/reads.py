@@ -38,7 +38,6 @@ from pydantic import ValidationError
 
 from toolspecs.core.declare import resource_fields
 from toolspecs.core.errors import FixArguments
-from toolspecs.core.owners import default_owner
 from toolspecs.core.passages import utf8_size
 from toolspecs.core.store import StoredResult
 from toolspecs.core.tool import GuardedTool
@@ -155,14 +154,15 @@ def _cut(text: str, max_bytes: int) -> str:
 def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
     """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
 
-    The scope is the one a call stores in (:meth:`Caller.results`), or, when no caller
+    The scope is the one a call stores in (:meth:`Caller.context`), or, when no caller
     owns results (sessionless, no token), the tool list's, as the tool's guard sets it.
     """
-    with caller.results(), default_owner(tool.guard.owner):
-        try:
-            return tool.guard.policy.results().get(tool.guard.name, result_id)
-        except FixArguments:  # none of this caller's, or gone
-            return None
+    owner = caller.context().owner
+    try:
+        results = tool.guard.policy.results(tool.guard.owner if owner is None else owner)
+        return results.get(tool.guard.name, result_id)
+    except FixArguments:  # none of this caller's, or gone
+        return None
 
 
 def _objects(
@@ -230,8 +230,7 @@ class Reads:
         own, guidance = await self.own_tool(ctx, self.tools[readable.name])
         if guidance is not None:
             raise _error(guidance)
-        with self.callers.of(ctx).results():
-            answer = await self.call(ctx, own, arguments)
+        answer = await self.call(ctx, own, arguments)  # as the caller's, as tools/call
         if answer.failed:
             raise _error(answer.text)
 

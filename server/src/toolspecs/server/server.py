@@ -81,6 +81,7 @@ from mcp.server import Server, ServerRequestContext, caching
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from toolspecs.adapters.tools import Tools, guarded_tools
+from toolspecs.core.context import CallContext
 from toolspecs.core.errors import SignInNeeded, ToolGuidance
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.store import StoredResult
@@ -204,7 +205,9 @@ def build_server(
         callers,
         lambda ctx, name: refused(ctx, name),
         lambda ctx, tool: _own_tool(user_tools, ctx, tool),
-        lambda ctx, tool, arguments: _call(ctx, tool, arguments, heartbeat),
+        lambda ctx, tool, arguments: _call(
+            ctx, tool, arguments, heartbeat, callers.of(ctx).context()
+        ),
         resource_bytes,
     )
 
@@ -267,8 +270,7 @@ def build_server(
         # Results stored in this session are read in this session only, and go with it.
         # A sessionless caller's results are named by the caller in a shared store
         # (``--store redis://``): any replica behind a load balancer reads them.
-        with caller.results():
-            return await _call(ctx, tool, params.arguments or {}, heartbeat)
+        return await _call(ctx, tool, params.arguments or {}, heartbeat, caller.context())
 
     async def call_tool(
         ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -387,7 +389,11 @@ async def _own_tool(
 
 
 async def _call(
-    ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: dict[str, Any], heartbeat: float
+    ctx: ServerRequestContext[Any],
+    tool: GuardedTool,
+    arguments: dict[str, Any],
+    heartbeat: float,
+    call: CallContext,
 ) -> Answer:
     """Run one call with progress around it: its text, structure and stored result."""
     name = tool.metadata.get_name()
@@ -410,7 +416,7 @@ async def _call(
         group.start_soon(beat)
         try:
             # Our model reads the arguments as sent ("5" for 5, aliases, camelCase).
-            done = await tool.guard.arun((), arguments)
+            done = await tool.guard.arun((), arguments, call)
             outcome = Answer(done.text, False, done.structured, done.stored, tool.guard.read_tool)
         except ToolGuidance as guidance:
             outcome = Answer(guidance.text, True, sign_in=isinstance(guidance, SignInNeeded))

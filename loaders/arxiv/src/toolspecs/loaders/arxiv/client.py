@@ -10,7 +10,7 @@ half a second, when the deadline leaves time; any other failed lookup is final a
 :class:`ArxivUnreachable` then names the host that did not resolve (a proxy's, behind one).
 
 Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
-trickles in included, and :meth:`ArxivClient.within` for a caller's own deadline), in
+trickles in included, and the ``end=`` a caller with its own deadline passes), in
 size (a body is read in chunks and dropped at its cap, never read whole first), and in
 where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`; or,
 with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
@@ -18,11 +18,9 @@ with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import TypeVar
 from urllib.parse import urljoin, urlsplit
 
@@ -61,10 +59,6 @@ MAX_FEED_BYTES = 10 * 2**20
 # Redirects one request may follow (each to arXiv over https).
 MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
-# The end (time.monotonic()) of the caller's deadline: see ArxivClient.within.
-_CALL_END: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "arxiv_call_end", default=None
-)
 
 
 def arxiv_url(url: str) -> bool:
@@ -166,7 +160,7 @@ class ArxivClient(HookedClient):
         deadline: The most seconds one fetch may take with its retries, the waits
             arXiv asks for (``Retry-After``) and the download of its body; past it,
             ``ArxivUnavailable`` says when to try again instead of waiting. A caller
-            with less time left bounds it further with :meth:`within`.
+            with less time left passes its own ``end`` (:meth:`results_by`).
         transport: A ``requests`` transport adapter to send every request through,
             mounted for ``https://`` and ``http://``; offline tests and demos pass
             ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
@@ -219,24 +213,6 @@ class ArxivClient(HookedClient):
         """Where this client fetches, in words: ``arXiv over https`` or ``under <base>``."""
         return "arXiv over https" if self.base_url is None else f"under {self.base_url}"
 
-    @contextlib.contextmanager
-    def within(self, seconds: float | None) -> Iterator[None]:
-        """Fetches inside the block end within ``seconds`` (``None``: only ``deadline``).
-
-        For a caller with a deadline of its own (a tool call): every fetch of the block,
-        retries, waits and downloads included, ends by then or raises
-        ``ArxivUnavailable``. Per thread (a context variable): the client stays shared.
-        """
-        end = None if seconds is None else time.monotonic() + max(seconds, 0.0)
-        outer = _CALL_END.get()
-        if outer is not None and (end is None or outer < end):
-            end = outer
-        token = _CALL_END.set(end)
-        try:
-            yield
-        finally:
-            _CALL_END.reset(token)
-
     def get(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
@@ -244,13 +220,12 @@ class ArxivClient(HookedClient):
 
         Redirects are followed only to where :meth:`allows`; the body is read in chunks
         and dropped past ``max_bytes`` or when time runs out (``end``, a
-        ``time.monotonic()`` value, and the caller's :meth:`within`).
+        ``time.monotonic()`` value).
 
         Raises:
             TooLarge: When the body is over ``max_bytes``.
             Redirected: When ``url`` or a redirect is not where :meth:`allows`.
         """
-        end = _earliest(end, _CALL_END.get())
         for _hop in range(MAX_REDIRECTS + 1):
             if not self.allows(url):
                 raise Redirected(url, allowed=self.allowed)
@@ -316,15 +291,20 @@ class ArxivClient(HookedClient):
         finally:
             self._lock.release()
 
-    def get_with_retries(self, url: str, *, max_bytes: int = MAX_FEED_BYTES) -> requests.Response:
+    def get_with_retries(
+        self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
+    ) -> requests.Response:
         """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try.
+
+        Every try ends by ``end`` (``time.monotonic()``), when it is sooner than the
+        client's ``deadline``.
 
         Raises:
             TooLarge: When the body is over ``max_bytes`` (not retried).
             Redirected: When ``url`` or a redirect is not where :meth:`allows` (not retried).
         """
         return self._retrying(
-            lambda end: _check_status(self.get(url, max_bytes=max_bytes, end=end))
+            lambda by: _check_status(self.get(url, max_bytes=max_bytes, end=by)), end
         )
 
     def wanted_page_size(self, search: arxiv.Search, start: int, page_size: int) -> int:
@@ -333,23 +313,22 @@ class ArxivClient(HookedClient):
             return int(max(1, min(page_size, search.max_results - start)))
         return page_size
 
-    def read_feed(self, url: str, first_page: bool) -> ParsedFeed:
+    def read_feed(self, url: str, first_page: bool, end: float | None = None) -> ParsedFeed:
         """One page of results, fetched within the bounds and retried where it helps."""
 
-        def attempt(end: float | None) -> ParsedFeed:
-            return _parse(_check_status(self.get(url, end=end)).content, first_page)
+        def attempt(by: float | None) -> ParsedFeed:
+            return _parse(_check_status(self.get(url, end=by)).content, first_page)
 
         try:
-            return self._retrying(attempt)
+            return self._retrying(attempt, end)
         except _Refused as exc:  # a feed too large, or a redirect away from arXiv
             raise ArxivUnavailable(exc.reason, status=exc.status) from exc
 
-    def _retrying(self, attempt: Callable[[float | None], T]) -> T:
+    def _retrying(self, attempt: Callable[[float | None], T], end: float | None = None) -> T:
         last: _Transient | None = None
         started, slept = time.monotonic(), 0.0
         # Each try may take the time left of the deadline, the caller's included.
-        end = _earliest(started + self.deadline, _CALL_END.get())
-        assert end is not None
+        end = started + self.deadline if end is None else min(end, started + self.deadline)
         tried, lookups = 0, LookupRetry()
         while True:
             try:
@@ -390,11 +369,6 @@ def _connection_failure(exc: BaseException) -> str:
         if isinstance(cause, ConnectionResetError):
             return "connection reset"
     return type(exc).__name__
-
-
-def _earliest(*ends: float | None) -> float | None:
-    known = [end for end in ends if end is not None]
-    return min(known) if known else None
 
 
 def _read_body(response: requests.Response, max_bytes: int, end: float | None) -> None:

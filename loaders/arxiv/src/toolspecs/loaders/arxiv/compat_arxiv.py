@@ -18,12 +18,17 @@ on these internals, checked against the pinned arxiv (4.x) by
    (:meth:`HookedClient.read_feed`). If it is no longer called, arxiv sends the request
    itself: no deadline, no size cap, arxiv's own retries and errors.
 4. ``arxiv._feed.parse(content)`` and its ``ParsedFeed`` (``results``, ``malformed``,
-   ``error``), arxiv's own reading of an Atom feed into ``Result`` objects
-   (:func:`parse_feed`). If they change, every search fails or reads no papers.
+   ``error``, ``header.total_results``), arxiv's own reading of an Atom feed into
+   ``Result`` objects (:func:`parse_feed`, :func:`total_results`). If they change, every
+   search fails or reads no papers. :meth:`HookedClient.results_by` walks the pages as
+   ``Client._results`` does, with them and internal 2, so that a caller's deadline
+   reaches each page.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import arxiv
@@ -55,10 +60,29 @@ class HookedClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type h
         """The papers to ask for in the page at ``start``: by default ``page_size``."""
         return page_size
 
-    def read_feed(self, url: str, first_page: bool) -> ParsedFeed:
-        """Fetch and read the page at ``url``: by default as arxiv does."""
+    def read_feed(self, url: str, first_page: bool, end: float | None = None) -> ParsedFeed:
+        """Fetch and read the page at ``url`` (by ``end``): by default as arxiv does."""
         parsed: ParsedFeed = super()._parse_feed(url, first_page=first_page)
         return parsed
+
+    def results_by(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:
+        """``results(search)``, each page read by ``end`` (``time.monotonic()``).
+
+        For a caller with a deadline of its own (a tool call): ``end`` is handed to
+        :meth:`read_feed` for every page. The pages are walked here as
+        ``Client._results`` walks them (internals 2 and 4).
+        """
+        return itertools.islice(self._pages(search, end), search.max_results or None)
+
+    def _pages(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:
+        offset = 0
+        feed = self.read_feed(self._format_url(search, offset, self.page_size), True, end)
+        while feed.results:
+            yield from feed.results
+            offset += len(feed.results)
+            if offset >= feed.header.total_results:
+                return
+            feed = self.read_feed(self._format_url(search, offset, self.page_size), False, end)
 
     def _format_url(self, search: arxiv.Search, start: int, page_size: int) -> str:
         # Internal 2.

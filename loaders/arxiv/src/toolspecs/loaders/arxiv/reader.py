@@ -250,8 +250,8 @@ class ArxivReader(BaseReader):
             max_results=max_results,
             sort_by=_SORT.get(str(sort_by), arxiv.SortCriterion.Relevance),
         )
-        with self.client.within(deadline):
-            return SearchResults(self.client.results(search), sent)
+        end = None if deadline is None else time.monotonic() + deadline
+        return SearchResults(self.client.results_by(search, end), sent)
 
     def load_paper(self, paper_id: str, *, deadline: float | None = None) -> arxiv.Result:
         """The search result of one paper, by id or URL.
@@ -319,28 +319,26 @@ class ArxivReader(BaseReader):
         """
         end = None if deadline is None else time.monotonic() + deadline
         clean = parse_id(paper_id) or paper_id.strip()
-        with self.client.within(deadline):
-            paper = self.load_paper(clean)
-            pid = short_id(paper)
-            cached = self.cache.get(pid) if self.cache is not None else None
+        paper = self.load_paper(clean, deadline=deadline)
+        pid = short_id(paper)
+        cached = self.cache.get(pid) if self.cache is not None else None
         # Whatever the cache, only a PDF within the limit is read from it.
         if cached is not None and cached.startswith(b"%PDF") and len(cached) <= MAX_PDF_BYTES:
             return paper, self._read_pdf(pid, cached, end)
-        with self.client.within(None if end is None else end - time.monotonic()):
-            try:
-                response = self.client.get_with_retries(
-                    self.pdf_source(paper, clean), max_bytes=MAX_PDF_BYTES
-                )
-            except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
-                raise PaperUnreadable(
-                    pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
-                ) from exc
-            except TooLarge as exc:
-                raise PaperUnreadable(
-                    pid, f"the PDF is larger than {MAX_PDF_BYTES // 2**20} MB"
-                ) from exc
-            except Redirected as exc:
-                raise PaperUnreadable(pid, f"the PDF link was redirected: {exc.reason}") from exc
+        try:
+            response = self.client.get_with_retries(
+                self.pdf_source(paper, clean), max_bytes=MAX_PDF_BYTES, end=end
+            )
+        except ArxivQueryError as exc:  # e.g. a 404 on the PDF: the id itself was fine
+            raise PaperUnreadable(
+                pid, f"arXiv did not serve the PDF ({exc.message})", status=exc.status
+            ) from exc
+        except TooLarge as exc:
+            raise PaperUnreadable(
+                pid, f"the PDF is larger than {MAX_PDF_BYTES // 2**20} MB"
+            ) from exc
+        except Redirected as exc:
+            raise PaperUnreadable(pid, f"the PDF link was redirected: {exc.reason}") from exc
         content = response.content
         if not content.startswith(b"%PDF"):
             raise PaperUnreadable(pid, "arXiv did not send a PDF (it may still be processing)")

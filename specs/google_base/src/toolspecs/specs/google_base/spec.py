@@ -26,7 +26,6 @@ stays a row of the failure table, for what only the server knows.
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -46,9 +45,6 @@ from toolspecs.loaders.google.scopes import missing, short
 from toolspecs.specs.google_base import signin
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
 from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
-
-# Set while call_tool() builds its tools: they are not all offered, only the one called.
-_CALLING: contextvars.ContextVar[bool] = contextvars.ContextVar("google_calling", default=False)
 
 AUTH_KEYWORDS = (
     "creds",
@@ -164,8 +160,7 @@ class GoogleToolSpec(ToolSpec):
     ) -> list[FunctionTool]:
         """``ToolSpec.to_tool_list``; the spec then asks Google for these tools' scopes too."""
         tools = super().to_tool_list(spec_functions, func_to_metadata_mapping, prefix)
-        if not _CALLING.get():
-            self._offer([function_name(e) for e in spec_functions or self.spec_functions])
+        self._offer([function_name(e) for e in spec_functions or self.spec_functions])
         return tools
 
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
@@ -173,11 +168,7 @@ class GoogleToolSpec(ToolSpec):
         bare = name.removeprefix(self.default_prefix) if self.default_prefix else name
         if bare in {function_name(e) for e in self.all_functions}:
             self._offer([bare])
-        token = _CALLING.set(True)
-        try:
-            return super().call_tool(name, **kwargs)
-        finally:
-            _CALLING.reset(token)
+        return super().call_tool(name, **kwargs)
 
     def granted_scopes(self) -> list[str] | None:
         """The scopes the credentials in use were granted; ``None`` when not known.
