@@ -44,12 +44,12 @@ def requirements(meta: dict) -> list[Requirement]:
     return found
 
 
-def test_the_workspace_has_fourteen_distributions():
-    assert len(PYPROJECTS) == 14
-    assert len(set_version.names()) == 14
+def test_the_workspace_has_thirteen_distributions():
+    assert len(PYPROJECTS) == 13
+    assert len(set_version.names()) == 13
 
 
-def test_one_version_for_all_fourteen_distributions():
+def test_one_version_for_all_thirteen_distributions():
     version = project(ROOT / "pyproject.toml")["version"]
     assert {path.parent.name or ".": project(path)["version"] for path in PYPROJECTS} == {
         path.parent.name or ".": version for path in PYPROJECTS
@@ -65,8 +65,7 @@ def test_members_pin_each_other_to_this_release():
         for req in requirements(project(path)):
             if req.name in ours:
                 pins[f"{project(path)['name']} -> {req}"] = req.specifier
-    # Every spec on core and its loader; each loader on net; core, the Google and arXiv
-    # loaders and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on all thirteen.
+    # Every spec on core and its loader; core, each loader and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on all twelve.
     assert len(pins) >= 30
     assert {where: str(spec) for where, spec in pins.items()} == {
         where: str(expected) for where in pins
@@ -109,7 +108,7 @@ def test_set_version_writes_every_copy_and_every_pin(tmp_path):
         changelog.read_text().replace("\n## ", "\n## 0.2.0 - Unreleased\n\n## ", 1)
     )
     written = set_version.set_version("0.2.0", root=root)
-    assert len(written) == 14
+    assert len(written) == 13
     ours = set_version.names(root)
     for path in written:
         meta = project(path)

@@ -19,11 +19,11 @@ import pytest
 from google.api_core.client_options import ClientOptions
 from google.oauth2.credentials import Credentials
 
+from toolspecs.base.net.testing import direct_to_loopback
 from toolspecs.core import load_spec
 from toolspecs.core.registry import list_sandboxes, sandbox_arguments, sandbox_spec
 from toolspecs.loaders.google.scopes import CALENDAR
 from toolspecs.loaders.google.testing import FakeGoogleServer
-from toolspecs.loaders.net.testing import direct_to_loopback
 
 
 def sandbox(name: str) -> Any:

@@ -16,5 +16,5 @@ def _no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
     """The Wolfram client's waits (back-off, Retry-After, the DNS retry), recorded, not slept."""
     slept: list[float] = []
-    monkeypatch.setattr("toolspecs.loaders.net.bounded.time.sleep", slept.append)
+    monkeypatch.setattr("toolspecs.base.net.bounded.time.sleep", slept.append)
     return slept

@@ -7,6 +7,8 @@ import each other, so what both need lives here, once.
 - :mod:`toolspecs.base.files`: opening files without following links or blocking.
 - :mod:`toolspecs.base.cache`: a cache of bytes by key (the protocol that core's Redis
   cache and the in-memory default both follow).
+- :mod:`toolspecs.base.net`: the loaders' network plumbing (errors, Retry-After, a
+  bounded GET over requests or httpx, base URLs); imported on its own, not from here.
 """
 
 from __future__ import annotations

@@ -377,7 +377,8 @@ def settle_heap() -> None:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """Serve the tools of the named specs to MCP clients until the client or a signal stops it."""
-    from toolspecs.adapters import require
+    import anyio
+
     from toolspecs.server import build_server, serve_http, serve_stdio
     from toolspecs.server.confirm import state_keys_from_env
     from toolspecs.server.operations import log_requests
@@ -408,7 +409,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
         output_schemas=args.output_schemas,
     )
     log_requests(args.log_format)
-    anyio = require("anyio", "mcp")
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
 
     def ready(url: str) -> None:

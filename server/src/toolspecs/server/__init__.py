@@ -6,8 +6,6 @@
 - :func:`serve_stdio`, :func:`serve_http`: run it (``toolspecs serve`` does);
 - :func:`sandbox_spec`, ``SANDBOXES``: the installed specs over their seeded fakes
   (``toolspecs serve --sandbox``), each registered by its spec's package.
-
-``mcp`` is imported when a server is built or run, not when this package is imported.
 """
 
 import typing

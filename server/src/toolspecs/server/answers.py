@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from toolspecs.adapters.tools import require
+import cachetools
 
 __all__ = ["INTROSPECT_CACHE_SECONDS", "INTROSPECT_CACHE_TOKENS", "AnswerCache"]
 
@@ -39,7 +39,6 @@ class AnswerCache:
     def __init__(
         self, seconds: float, tokens: int, clock: Callable[[], float] = time.monotonic
     ) -> None:
-        cachetools = require("cachetools", "mcp")
         self._seconds = max(0.0, seconds)
         self._clock = clock
         self._kept: Any = None

@@ -34,14 +34,15 @@ import secrets
 import stat
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 
-from toolspecs.adapters.tools import require
+import mcp.server.transport_security as security
+from mcp.server.auth import provider, settings
+from mcp.server.auth.provider import AccessToken
+from pydantic import AnyHttpUrl
+
 from toolspecs.base.files import CREATE_FLAGS, READ_FLAGS
 from toolspecs.core.errors import ConfigurationError
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import AccessToken
 
 TOKEN_ENV = "TOOLSPECS_SERVE_TOKEN"
 # The shortest token accepted: 128 bits of secrets.token_urlsafe are 22 characters.
@@ -62,7 +63,6 @@ class StaticTokenVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access of a request whose token is ours, else ``None`` (mcp answers 401)."""
-        provider = require("mcp.server.auth.provider", "mcp")
         if not hmac.compare_digest(token.encode(), self._token):
             return None
         access: AccessToken = provider.AccessToken(token=token, client_id=CLIENT_ID, scopes=[])
@@ -169,7 +169,6 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
         ConfigurationError: When the address is a wildcard (``0.0.0.0``, ``::``) and no
             ``allowed_hosts`` say which names clients use.
     """
-    security = require("mcp.server.transport_security", "mcp")
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     names = [f"[{ip}]" if ip.version == 6 else str(ip)]
     if ip.is_unspecified:
@@ -205,5 +204,15 @@ def auth_settings(url: str) -> Any:
     protected-resource metadata (``resource_server_url=None``); ``issuer_url``, which mcp
     requires, is the server itself and is published nowhere.
     """
-    settings = require("mcp.server.auth.settings", "mcp")
-    return settings.AuthSettings(issuer_url=url, resource_server_url=None, required_scopes=[])
+    return settings.AuthSettings(
+        issuer_url=_as_url(url), resource_server_url=None, required_scopes=[]
+    )
+
+
+def _as_url(url: str) -> AnyHttpUrl:
+    """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
+
+    Given as the string, not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and
+    the metadata clients compare with the issuer and resource must keep it as written.
+    """
+    return cast("AnyHttpUrl", url)

@@ -34,15 +34,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Collection, Hashable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
 
 from toolspecs.core.owners import results_owner
 from toolspecs.server.auth import CLIENT_ID
 from toolspecs.server.compat_mcp import connection_of
 from toolspecs.server.users import Users, access_of, user_of
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import AccessToken
 
 __all__ = [
     "TOKEN_HOLDER_KEY",

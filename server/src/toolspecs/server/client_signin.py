@@ -32,18 +32,18 @@ from __future__ import annotations
 import secrets
 import threading
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolspecs.adapters.tools import require
+import anyio
+import mcp.shared.exceptions as errors
+import mcp_types
+from mcp.server import ServerRequestContext
+
 from toolspecs.core.calls import SignIn
 from toolspecs.core.errors import AskUser, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 from toolspecs.server.auth import is_loopback
 from toolspecs.server.confirm import answer_of, elicitation_of
-
-if TYPE_CHECKING:
-    import mcp_types
-    from mcp.server import ServerRequestContext
 
 # The key of the input request (2026-07-28).
 SIGN_IN = "sign_in"
@@ -76,27 +76,24 @@ async def offer(
     starter = tool.guard.policy.sign_in
     if starter is None or not _beside(ctx):
         return False
-    anyio = require("anyio", "mcp")
     try:
         started = await anyio.to_thread.run_sync(starter)
     except ToolGuidance as guidance:  # no OAuth client file: what the person must set
         return guidance.text
     if started is None:
         return False
-    types = require("mcp_types", "mcp")
     if modern:
         key = secrets.token_urlsafe(16)
         with _shown_lock:
             _shown[key] = started
             while len(_shown) > MAX_SHOWN:
                 _shown.popitem(last=False)
-        page = types.ElicitRequestURLParams(message=started.message, url=started.url)
-        asked: mcp_types.InputRequiredResult = types.InputRequiredResult(
-            input_requests={SIGN_IN: types.ElicitRequest(params=page)},
+        page = mcp_types.ElicitRequestURLParams(message=started.message, url=started.url)
+        asked: mcp_types.InputRequiredResult = mcp_types.InputRequiredResult(
+            input_requests={SIGN_IN: mcp_types.ElicitRequest(params=page)},
             request_state=_STATE + key,
         )
         return asked
-    errors = require("mcp.shared.exceptions", "mcp")
     elicitation_id = secrets.token_urlsafe(16)
     try:
         with anyio.fail_after(SIGN_IN_SECONDS):
@@ -153,7 +150,6 @@ async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> 
 
 async def _finish(started: SignIn) -> str | None:
     """Wait for the person's browser in a worker thread: ``None`` when signed in."""
-    anyio = require("anyio", "mcp")
     try:
         await anyio.to_thread.run_sync(started.finish, SIGN_IN_SECONDS, abandon_on_cancel=True)
     except ToolGuidance as guidance:

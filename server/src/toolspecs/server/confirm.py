@@ -39,15 +39,16 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from toolspecs.adapters.tools import require
+import anyio
+import mcp.server.request_state as state
+import mcp.shared.exceptions as errors
+import mcp_types
+from mcp.server import Server, ServerRequestContext
+
 from toolspecs.core.errors import AskUser, ConfigurationError, SignInNeeded, ToolGuidance
 from toolspecs.core.tool import GuardedTool
-
-if TYPE_CHECKING:
-    import mcp_types
-    from mcp.server import Server, ServerRequestContext
 
 # The key of the one input request, and of the field the person sets.
 CONFIRM = "confirm"
@@ -93,7 +94,6 @@ def protect(server: Server[Any], name: str, keys: Sequence[bytes | str] | None =
     Raises:
         ConfigurationError: When a key is shorter than mcp's 32 bytes.
     """
-    state = require("mcp.server.request_state", "mcp")
     try:
         security = (
             state.RequestStateSecurity(keys=list(keys), ttl=STATE_SECONDS)
@@ -203,11 +203,10 @@ def question_request(question: str, again: int = 0) -> mcp_types.InputRequiredRe
     ``again``: how many times it was asked before and changed since: the person is then
     told first that what they were shown has changed.
     """
-    types = require("mcp_types", "mcp")
     shown = changed(question) if again else question
-    form = types.ElicitRequestFormParams(message=shown, requested_schema=SCHEMA)
-    result: mcp_types.InputRequiredResult = types.InputRequiredResult(
-        input_requests={CONFIRM: types.ElicitRequest(params=form)},
+    form = mcp_types.ElicitRequestFormParams(message=shown, requested_schema=SCHEMA)
+    result: mcp_types.InputRequiredResult = mcp_types.InputRequiredResult(
+        input_requests={CONFIRM: mcp_types.ElicitRequest(params=form)},
         request_state=f"{SEAL}:{again}:{_fingerprint(question)}",
     )
     return result
@@ -240,8 +239,6 @@ def _unsealed(state: str | None) -> tuple[int, str] | None:
 
 async def ask_now(ctx: ServerRequestContext[Any], question: str) -> Answer:
     """Ask during the call (handshake revisions): the person's answer, or no in time."""
-    anyio = require("anyio", "mcp")
-    errors = require("mcp.shared.exceptions", "mcp")
     try:
         with anyio.fail_after(CONFIRM_SECONDS):
             found = await ctx.session.elicit_form(

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolspecs.adapters.tools import require
+import mcp_types
+
 from toolspecs.core import structured
 from toolspecs.core.tool import GuardedTool
-
-if TYPE_CHECKING:
-    import mcp_types
 
 __all__ = ["input_schema", "output_schema", "title", "tool_definition"]
 
@@ -50,15 +48,14 @@ def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
     Returns:
         An ``mcp_types.Tool`` with our schema, description, title and annotations.
     """
-    types = require("mcp_types", "mcp")
     shown = title(tool)
     annotations = {"title": shown, **tool.marks.annotations()}
-    definition: mcp_types.Tool = types.Tool(
+    definition: mcp_types.Tool = mcp_types.Tool(
         name=tool.metadata.get_name(),
         title=shown,
         description=tool.metadata.description,
         input_schema=input_schema(tool),
-        annotations=types.ToolAnnotations.model_validate(annotations),
+        annotations=mcp_types.ToolAnnotations.model_validate(annotations),
         output_schema=output_schema(tool),
     )
     return definition

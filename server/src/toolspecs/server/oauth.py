@@ -48,17 +48,21 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
-from toolspecs.adapters.tools import require
+import anyio
+import httpx2 as httpx
+import jwt
+import mcp.server.auth.settings as settings_module
+from mcp.server.auth import provider, routes
+from mcp.server.auth.provider import AccessToken
+from pydantic import AnyHttpUrl
+
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.server.answers import INTROSPECT_CACHE_SECONDS, INTROSPECT_CACHE_TOKENS, AnswerCache
 from toolspecs.server.auth import is_loopback
 from toolspecs.server.compat_mcp import routes_first
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import AccessToken
 
 __all__ = [
     "IntrospectionVerifier",
@@ -118,8 +122,6 @@ async def fetch_json(
         OAuthFetchError: On a network failure, a timeout, a status other than 200, a body
             over :data:`MAX_DOCUMENT_BYTES`, or one that is not JSON.
     """
-    httpx = require("httpx2", "mcp")
-    anyio = require("anyio", "mcp")
     body = bytearray()
     try:
         with anyio.fail_after(FETCH_SECONDS):
@@ -184,7 +186,6 @@ class IssuerKeys:
 
     async def key(self, kid: str | None) -> Any:
         """The key of id ``kid`` (``None``: the only key), or ``None`` when there is none."""
-        anyio = require("anyio", "mcp")
         if self._lock is None:
             self._lock = anyio.Lock()
         async with self._lock:
@@ -194,7 +195,6 @@ class IssuerKeys:
         return self._keys.get(kid)
 
     async def _fetch(self) -> None:
-        jwt = require("jwt", "mcp")
         self._fetched = time.monotonic()  # a failure waits for REFETCH_SECONDS too
         if self._url is None:
             self._url = await discovered_jwks_url(self._issuer, self._transport)
@@ -225,7 +225,6 @@ def _access(
     token: str, claims: dict[str, Any], resource: str, keep: Sequence[str] = ()
 ) -> AccessToken:
     """The ``AccessToken`` (mcp's): ``iss`` and the claims named in ``keep`` (who the user is)."""
-    provider = require("mcp.server.auth.provider", "mcp")
     subject = claims.get("sub")
     client = claims.get("client_id", claims.get("azp", subject))
     access: AccessToken = provider.AccessToken(
@@ -276,7 +275,6 @@ class JwtVerifier:
 
     async def verify_token(self, token: str) -> AccessToken | None:
         """The access a good token gives, else ``None`` (mcp answers 401)."""
-        jwt = require("jwt", "mcp")
         try:
             header = jwt.get_unverified_header(token)
             algorithm = header.get("alg")
@@ -466,11 +464,10 @@ def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
     proxy), else ``url``; mcp checks each token's resource against it as well
     (``validate_token_resource``).
     """
-    settings_module = require("mcp.server.auth.settings", "mcp")
     resource = oauth.audience or url
     settings = settings_module.AuthSettings(
-        issuer_url=oauth.issuer,
-        resource_server_url=resource,
+        issuer_url=_as_url(oauth.issuer),
+        resource_server_url=_as_url(resource),
         required_scopes=list(oauth.required_scopes),
         validate_token_resource=True,
     )
@@ -484,7 +481,6 @@ def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
     scopes no request must carry (:mod:`toolspecs.server.scopes`). The same metadata,
     built by mcp's own ``create_protected_resource_routes``, is put first.
     """
-    routes = require("mcp.server.auth.routes", "mcp")
     supported = list(dict.fromkeys([*(settings.required_scopes or []), *scopes]))
     ours = routes.create_protected_resource_routes(
         resource_url=settings.resource_server_url,
@@ -493,3 +489,12 @@ def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
         resource_name="toolspecs",
     )
     routes_first(app, ours)
+
+
+def _as_url(url: str) -> AnyHttpUrl:
+    """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
+
+    Given as the string, not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and
+    the metadata clients compare with the issuer and resource must keep it as written.
+    """
+    return cast("AnyHttpUrl", url)

@@ -32,7 +32,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from toolspecs.adapters.tools import require
+import pythonjsonlogger.json as formats
+
 from toolspecs.server.users import access_in
 
 __all__ = [
@@ -216,7 +217,6 @@ def log_requests(style: str, stream: Any = None) -> logging.Handler | None:
         return None
     handler = logging.StreamHandler(stream)
     if style == "json":
-        formats = require("pythonjsonlogger.json", "mcp")
         handler.setFormatter(
             formats.JsonFormatter(
                 "{levelname}{name}{message}",

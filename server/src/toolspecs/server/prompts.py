@@ -11,16 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from toolspecs.adapters.tools import require
+import mcp.shared.exceptions as errors
+import mcp_types
+from mcp.server import ServerRequestContext
+
 from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.tool import GuardedTool
-
-if TYPE_CHECKING:
-    import mcp_types
-    from mcp.server import ServerRequestContext
 
 
 @dataclass(frozen=True)
@@ -33,12 +32,11 @@ class ServedPrompt:
 
     def definition(self) -> mcp_types.Prompt:
         """How ``prompts/list`` shows it."""
-        types = require("mcp_types", "mcp")
         arguments = [
-            types.PromptArgument(name=a.name, description=a.description, required=a.required)
+            mcp_types.PromptArgument(name=a.name, description=a.description, required=a.required)
             for a in self.prompt.arguments
         ]
-        found: mcp_types.Prompt = types.Prompt(
+        found: mcp_types.Prompt = mcp_types.Prompt(
             name=self.name,
             title=self.prompt.title,
             description=self.prompt.description,
@@ -83,8 +81,6 @@ def handlers(
         refused: Whether a request may not call a tool (its scope is missing): a prompt
             using such a tool is neither listed nor given.
     """
-    types = require("mcp_types", "mcp")
-    errors = require("mcp.shared.exceptions", "mcp")
 
     def allowed(ctx: ServerRequestContext[Any], served: ServedPrompt) -> bool:
         return all(refused(ctx, name) is None for name in served.tools.values())
@@ -93,7 +89,7 @@ def handlers(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListPromptsResult:
         shown = [p.definition() for p in prompts.values() if allowed(ctx, p)]
-        result: mcp_types.ListPromptsResult = types.ListPromptsResult(prompts=shown)
+        result: mcp_types.ListPromptsResult = mcp_types.ListPromptsResult(prompts=shown)
         return result
 
     async def get_prompt(
@@ -103,15 +99,15 @@ def handlers(
         if served is None or not allowed(ctx, served):
             shown = ", ".join(p.name for p in prompts.values() if allowed(ctx, p))
             raise errors.MCPError(
-                types.INVALID_PARAMS,
+                mcp_types.INVALID_PARAMS,
                 f"Unknown prompt {params.name!r}; this server's prompts: {shown or 'none'}",
             )
         try:
             text = served.prompt.render(served.tools, params.arguments)
         except ToolGuidance as guidance:
-            raise errors.MCPError(types.INVALID_PARAMS, guidance.text) from None
-        message = types.PromptMessage(role="user", content=types.TextContent(text=text))
-        result: mcp_types.GetPromptResult = types.GetPromptResult(
+            raise errors.MCPError(mcp_types.INVALID_PARAMS, guidance.text) from None
+        message = mcp_types.PromptMessage(role="user", content=mcp_types.TextContent(text=text))
+        result: mcp_types.GetPromptResult = mcp_types.GetPromptResult(
             description=served.prompt.description, messages=[message]
         )
         return result

@@ -27,12 +27,15 @@ import copy
 import re
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 from urllib.parse import quote, unquote
 
+import anyio
+import mcp.shared.exceptions as errors
+import mcp_types
+from mcp.server import ServerRequestContext
 from pydantic import ValidationError
 
-from toolspecs.adapters.tools import require
 from toolspecs.core.declare import resource_fields
 from toolspecs.core.errors import FixArguments
 from toolspecs.core.owners import default_owner
@@ -42,10 +45,6 @@ from toolspecs.core.tool import GuardedTool
 from toolspecs.server import resources
 from toolspecs.server.callers import Caller, Callers
 from toolspecs.server.scopes import refusal
-
-if TYPE_CHECKING:
-    import mcp_types
-    from mcp.server import ServerRequestContext
 
 __all__ = [
     "MAX_GUIDANCE_CHARS",
@@ -138,10 +137,8 @@ def _usable(value: str) -> bool:
 
 
 def _error(message: str) -> Exception:
-    errors = require("mcp.shared.exceptions", "mcp")
-    types = require("mcp_types", "mcp")
     shown = message if len(message) <= MAX_GUIDANCE_CHARS else message[:MAX_GUIDANCE_CHARS] + "..."
-    error: Exception = errors.MCPError(types.INVALID_PARAMS, shown)
+    error: Exception = errors.MCPError(mcp_types.INVALID_PARAMS, shown)
     return error
 
 
@@ -204,12 +201,11 @@ class Reads:
 
     def templates(self) -> list[mcp_types.ResourceTemplate]:
         """The stored results' template, and one per served tool that reads a resource."""
-        types = require("mcp_types", "mcp")
         shown = [resources.template()]
         for readable in self.readables.values():
             tool = self.tools[readable.name]
             shown.append(
-                types.ResourceTemplate(
+                mcp_types.ResourceTemplate(
                     uri_template=f"{_SCHEME}{readable.name}/{readable.path}",
                     name=readable.name,
                     title=f"What {readable.name} reads",
@@ -238,18 +234,16 @@ class Reads:
             answer = await self.call(ctx, own, arguments)
         if answer.failed:
             raise _error(answer.text)
-        anyio = require("anyio", "mcp")
 
         def text() -> str:  # megabytes, measured and cut: not on the event loop
             if answer.stored is not None:
                 return resources.stored_text(answer.stored, answer.read_tool, self.max_bytes)
             return _cut(answer.text, self.max_bytes)
 
-        types = require("mcp_types", "mcp")
-        contents = types.TextResourceContents(
+        contents = mcp_types.TextResourceContents(
             uri=uri, mime_type=resources.MIME_TYPE, text=await anyio.to_thread.run_sync(text)
         )
-        result: mcp_types.ReadResourceResult = types.ReadResourceResult(contents=[contents])
+        result: mcp_types.ReadResourceResult = mcp_types.ReadResourceResult(contents=[contents])
         return result
 
     async def _read_stored(
@@ -266,7 +260,6 @@ class Reads:
         own, guidance = await self.own_tool(ctx, tool)
         if guidance is not None:
             raise _error(guidance)
-        anyio = require("anyio", "mcp")
         # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
         # waits on the network, and the text is measured and cut (megabytes).
         caller = self.callers.of(ctx)
@@ -301,7 +294,6 @@ class Reads:
         ]
         if not readables:
             return [], data
-        types = require("mcp_types", "mcp")
         linked = copy.deepcopy(data)
         links: list[mcp_types.ResourceLink] = []
         seen: set[str] = set()
@@ -320,7 +312,7 @@ class Reads:
                 seen.add(uri)
                 shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
                 links.append(
-                    types.ResourceLink(
+                    mcp_types.ResourceLink(
                         uri=uri,
                         name=f"{readable.name}-{'-'.join(values.values())}"[:200],
                         title=f"{readable.name}({shown})"[:200],

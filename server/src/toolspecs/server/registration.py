@@ -33,7 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from toolspecs.adapters.tools import require
+from mcp.server.auth import provider
+
 from toolspecs.server.signin_state import SignInState
 
 __all__ = [
@@ -105,7 +106,6 @@ def check_redirect_uris(uris: Iterable[Any] | None) -> None:
     Raises:
         RegistrationError: ``invalid_redirect_uri``, naming the first bad one and what to use.
     """
-    provider = require("mcp.server.auth.provider", "mcp")
     given = [str(uri) for uri in uris or ()]
     if not given:
         raise provider.RegistrationError(

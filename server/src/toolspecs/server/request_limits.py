@@ -47,7 +47,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from toolspecs.adapters.tools import require
+from mcp.server.auth import routes
+from starlette import responses
+
 from toolspecs.server.registration import RegistrationLimits
 from toolspecs.server.signin_state import SignInState
 
@@ -207,7 +209,6 @@ class RequestLimit:
     def __init__(self, app: Any, provider: Any) -> None:
         self.app = app
         self.provider = provider
-        routes = require("mcp.server.auth.routes", "mcp")
         self.counted = {
             ("POST", routes.REGISTRATION_PATH): provider.admission.register,
             ("GET", routes.AUTHORIZATION_PATH): provider.admission.authorize,
@@ -236,7 +237,6 @@ class RequestLimit:
         headers = {"Retry-After": str(refused.seconds), "Cache-Control": "no-store"}
         if scope.get("path") == self.authorize:  # a person's browser shows it
             return self.provider.consent.busy(refused.description, headers)
-        responses = require("starlette.responses", "mcp")
         return responses.JSONResponse(
             {"error": "temporarily_unavailable", "error_description": refused.description},
             status_code=429,

@@ -30,14 +30,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from toolspecs.adapters.tools import require
+import mcp.shared.exceptions as errors
+import mcp_types
+
 from toolspecs.core.passages import Passages, utf8_size
 from toolspecs.core.store import StoredResult
-
-if TYPE_CHECKING:
-    import mcp_types
 
 __all__ = [
     "MAX_READ_BYTES",
@@ -91,14 +89,13 @@ def result_link(
     tool: str, stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES
 ) -> mcp_types.ResourceLink:
     """The ``resource_link`` content block of a result ``tool`` stored."""
-    types = require("mcp_types", "mcp")
     size = text_size(stored)
     whole = (
         "The whole stored text"
         if size <= max_bytes
         else f"The stored text (a read returns its first {max_bytes:,} bytes)"
     )
-    link: mcp_types.ResourceLink = types.ResourceLink(
+    link: mcp_types.ResourceLink = mcp_types.ResourceLink(
         uri=result_uri(tool, stored.result_id),
         name=f"{tool}-result-{stored.result_id}",
         title=f"Result {stored.result_id} of {tool}",
@@ -163,10 +160,9 @@ def read_contents(
     uri: str, stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES
 ) -> mcp_types.ReadResourceResult:
     """The answer to a ``resources/read`` of a stored result."""
-    types = require("mcp_types", "mcp")
     text = stored_text(stored, read_tool, max_bytes)
-    contents = types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)
-    result: mcp_types.ReadResourceResult = types.ReadResourceResult(contents=[contents])
+    contents = mcp_types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)
+    result: mcp_types.ReadResourceResult = mcp_types.ReadResourceResult(contents=[contents])
     return result
 
 
@@ -176,11 +172,9 @@ def not_found(uri: str) -> Exception:
     ``-32602`` (invalid params), as mcp's own servers answer an unknown resource (SEP-2164;
     ``-32002`` is retired). It names nothing of any other caller.
     """
-    errors = require("mcp.shared.exceptions", "mcp")
-    types = require("mcp_types", "mcp")
     shown = uri if len(uri) <= 200 else uri[:200] + "..."
     error: Exception = errors.MCPError(
-        types.INVALID_PARAMS,
+        mcp_types.INVALID_PARAMS,
         f"No stored result of yours has the link {shown!r}. A stored result is read by the "
         "session (or the signed-in user) whose call stored it, while it is kept; call the "
         "tool again to store it anew.",
@@ -190,8 +184,7 @@ def not_found(uri: str) -> Exception:
 
 def template() -> mcp_types.ResourceTemplate:
     """The form of a stored result's link, for ``resources/templates/list``."""
-    types = require("mcp_types", "mcp")
-    found: mcp_types.ResourceTemplate = types.ResourceTemplate(
+    found: mcp_types.ResourceTemplate = mcp_types.ResourceTemplate(
         uri_template=RESULTS_TEMPLATE,
         name="stored-result",
         title="A stored long result",

@@ -38,6 +38,8 @@ import weakref
 from collections.abc import AsyncIterator, Hashable
 from typing import Any
 
+import anyio
+
 from toolspecs.adapters.tools import require
 
 __all__ = ["LEASE_SECONDS", "RETRY_SECONDS", "RunningCalls", "SharedSlots"]
@@ -215,7 +217,6 @@ class RunningCalls:
             if not self._here[who]:
                 del self._here[who]
             if call_id is not None and self.shared is not None:
-                anyio = require("anyio", "mcp")
                 with anyio.CancelScope(shield=True):
                     await anyio.to_thread.run_sync(self.shared.give, call_id)
 
@@ -223,7 +224,6 @@ class RunningCalls:
         """A call id (taken), ``False`` (the caller is at the cap), ``None`` (Redis is down)."""
         if time.monotonic() < self._down_until:
             return None
-        anyio = require("anyio", "mcp")
         try:
             # Shielded: a slot taken must be known here, to be given back.
             with anyio.CancelScope(shield=True):

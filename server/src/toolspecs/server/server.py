@@ -71,9 +71,16 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
-from toolspecs.adapters.tools import Tools, guarded_tools, require
+import anyio
+import mcp.server as server_module
+import mcp.shared.exceptions as errors
+import mcp_types
+from mcp.server import Server, ServerRequestContext, caching
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from toolspecs.adapters.tools import Tools, guarded_tools
 from toolspecs.core.errors import SignInNeeded, ToolGuidance
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.store import StoredResult
@@ -89,10 +96,6 @@ from toolspecs.server.running import RunningCalls, SharedSlots
 from toolspecs.server.scopes import permits, refusal
 from toolspecs.server.user_tools import UserTools, user_from
 from toolspecs.server.users import access_of
-
-if TYPE_CHECKING:
-    import mcp_types
-    from mcp.server import Server, ServerRequestContext
 
 call_log = logging.getLogger("toolspecs.calls")
 
@@ -185,8 +188,6 @@ def build_server(
             ``spec.to_tool_list(prefix="gmail_")``) or an item is not ours.
         ImportError: When ``mcp`` is not installed (``pip install toolspecs-server``).
     """
-    server_module = require("mcp.server", "mcp")
-    types = require("mcp_types", "mcp")
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
     definitions = [tool_definition(t) for t in tools.values()]
     if not output_schemas:  # the results still carry structuredContent
@@ -194,7 +195,7 @@ def build_server(
     schemas = {d.name: d.input_schema for d in definitions}
     # Per id(connection), or a sessionless caller's key (also in Redis with shared_calls).
     running = RunningCalls(max_calls, shared_calls)
-    sessionless_versions = require("mcp_types.version", "mcp").MODERN_PROTOCOL_VERSIONS
+    sessionless_versions = MODERN_PROTOCOL_VERSIONS
     # Whose results a request stores and reads: the same for tools/call and resources/read.
     callers = Callers(sessionless_versions)
     # resources/read: stored results, and what read-only tools read, as their calls do.
@@ -219,7 +220,7 @@ def build_server(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListToolsResult:
         shown = [d for d in definitions if refused(ctx, d.name) is None]
-        result: mcp_types.ListToolsResult = types.ListToolsResult(tools=shown)
+        result: mcp_types.ListToolsResult = mcp_types.ListToolsResult(tools=shown)
         return result
 
     async def run(
@@ -274,9 +275,8 @@ def build_server(
     ) -> mcp_types.CallToolResult | mcp_types.InputRequiredResult:
         tool = tools.get(params.name)
         if tool is None:
-            errors = require("mcp.shared.exceptions", "mcp")
             raise errors.MCPError(
-                types.INVALID_PARAMS,
+                mcp_types.INVALID_PARAMS,
                 f"Unknown tool {params.name!r}; this server's tools: {', '.join(tools)}",
             )
         # Whose results the call stores (toolspecs.server.callers): the session's; sessionless,
@@ -303,11 +303,10 @@ def build_server(
                         "Wait for one to finish, then call again.",
                         True,
                     )
-        content: list[mcp_types.ContentBlock] = [types.TextContent(text=answer.text)]
+        content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=answer.text)]
         data = answer.data
         if answer.stored is not None:
             # The stored result as a resource: a link beside the text, its uri in the data.
-            anyio = require("anyio", "mcp")
             # Its size is counted over the whole text (megabytes): not on the event loop.
             link: mcp_types.ResourceLink = await anyio.to_thread.run_sync(
                 resources.result_link, params.name, answer.stored, answer.read_tool, resource_bytes
@@ -318,7 +317,7 @@ def build_server(
         if not answer.failed:  # links to what the data names that a served tool reads
             linked, data = reads.links(ctx, params.name, data)
             content.extend(linked)
-        result: mcp_types.CallToolResult = types.CallToolResult(
+        result: mcp_types.CallToolResult = mcp_types.CallToolResult(
             content=content, is_error=answer.failed, structured_content=data
         )
         return result
@@ -327,13 +326,13 @@ def build_server(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourcesResult:
         # Stored results are each caller's own and short-lived: reached by their links only.
-        listed: mcp_types.ListResourcesResult = types.ListResourcesResult(resources=[])
+        listed: mcp_types.ListResourcesResult = mcp_types.ListResourcesResult(resources=[])
         return listed
 
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourceTemplatesResult:
-        shown: mcp_types.ListResourceTemplatesResult = types.ListResourceTemplatesResult(
+        shown: mcp_types.ListResourceTemplatesResult = mcp_types.ListResourceTemplatesResult(
             resource_templates=reads.templates()
         )
         return shown
@@ -343,7 +342,6 @@ def build_server(
     ) -> mcp_types.ReadResourceResult:
         return await reads.read(ctx, params.uri)
 
-    caching = require("mcp.server.caching", "mcp")
     # The lists are the same for every caller unless scopes filter them: then each token's.
     hint = caching.CacheHint(
         ttl_ms=TOOL_LIST_TTL_MS, scope="public" if scopes is None else "private"
@@ -381,7 +379,6 @@ async def _own_tool(
         return tool, None
     found = user_tools.cached(user)
     if found is None:
-        anyio = require("anyio", "mcp")
         try:
             found = await anyio.to_thread.run_sync(user_tools.get, user)
         except ToolGuidance as guidance:
@@ -393,7 +390,6 @@ async def _call(
     ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: dict[str, Any], heartbeat: float
 ) -> Answer:
     """Run one call with progress around it: its text, structure and stored result."""
-    anyio = require("anyio", "mcp")
     name = tool.metadata.get_name()
     # A no-op unless the client asked for progress (sent a progress token).
     report = ctx.session.report_progress

@@ -29,7 +29,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from toolspecs.adapters.tools import require
+import mcp_types
+from starlette import responses
+
 from toolspecs.server import compat_mcp
 
 __all__ = ["MAX_SESSIONS_PER_USER", "RETRY_AFTER_SECONDS", "TooManySessions", "bound_per_user"]
@@ -97,13 +99,11 @@ class _Refusing:
             await self.app(scope, receive, send)
         except TooManySessions as refused:  # raised before mcp answered anything
             logger.warning("refused a new session: %s", refused)
-            types = require("mcp_types", "mcp")
-            responses = require("starlette.responses", "mcp")
-            error = types.JSONRPCError(
+            error = mcp_types.JSONRPCError(
                 jsonrpc="2.0",
                 id=None,
-                error=types.ErrorData(
-                    code=types.INVALID_REQUEST,
+                error=mcp_types.ErrorData(
+                    code=mcp_types.INVALID_REQUEST,
                     message=(
                         f"Too many open sessions: this account already has {refused.bound} "
                         "sessions open on this server, the most one account may have. End "

@@ -14,13 +14,17 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
 
-from toolspecs.adapters.tools import require
+import mcp.server.auth.settings as settings_module
+from starlette import responses
+
 from toolspecs.server.request_limits import RequestLimit, answered_instead
 from toolspecs.server.signin_state import unreachable
 
 if TYPE_CHECKING:
+    from pydantic import AnyHttpUrl
+
     from toolspecs.server.request_limits import Admission
     from toolspecs.server.signin_consent import SignInConsent
 
@@ -64,10 +68,10 @@ def sign_in_app(server: Any, provider: SignInProvider, **options: Any) -> Any:
 
     ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
     """
-    settings_module = require("mcp.server.auth.settings", "mcp")
     settings = settings_module.AuthSettings(
-        issuer_url=provider.issuer,
-        resource_server_url=provider.resource,
+        # As written, not AnyHttpUrl(url), which adds a "/" (toolspecs.server.auth._as_url).
+        issuer_url=cast("AnyHttpUrl", provider.issuer),
+        resource_server_url=cast("AnyHttpUrl", provider.resource),
         client_registration_options=settings_module.ClientRegistrationOptions(enabled=True),
         revocation_options=settings_module.RevocationOptions(enabled=True),
         validate_token_resource=True,
@@ -102,7 +106,6 @@ class _StateUnavailable:
             if scope.get("type") != "http" or not unreachable(exc):
                 return None
             logger.warning("the sign-in state cannot be reached: answered 503")
-            responses = require("starlette.responses", "mcp")
             return responses.JSONResponse(
                 {
                     "error": "temporarily_unavailable",

@@ -59,7 +59,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from toolspecs.adapters.tools import require
+from mcp.server.auth import provider
+from starlette import responses, routing
+
 from toolspecs.server.signin_state import SignInState
 
 __all__ = ["CONSENT_PATH", "SignInConsent", "Upstream"]
@@ -196,7 +198,6 @@ def _document(title: str, body: str) -> str:
 
 def refusal(message: str, status_code: int = 400, headers: dict[str, str] | None = None) -> Any:
     """A page saying ``message`` (400 unless told, with the page's security headers)."""
-    responses = require("starlette.responses", "mcp")
     body = f"<h1>Sign-in stopped</h1><p>{html.escape(message)}</p>"
     return responses.HTMLResponse(
         _document("Sign-in stopped", body),
@@ -230,7 +231,6 @@ class SignInConsent:
 
     def routes(self) -> list[Any]:
         """The Starlette routes: the page (``GET``) and the person's answer (``POST``)."""
-        routing = require("starlette.routing", "mcp")
         return [
             routing.Route(CONSENT_PATH, self.show, methods=["GET"]),
             routing.Route(CONSENT_PATH, self.decide, methods=["POST"]),
@@ -245,7 +245,6 @@ class SignInConsent:
 
     async def show(self, request: Any) -> Any:
         """``GET``: the page; the trip's first one binds it to this browser."""
-        responses = require("starlette.responses", "mcp")
         state = str(request.query_params.get("trip", ""))
         trip = await self.host.trip(state) if state else None
         left = float(trip.get("until", 0)) - self.host.clock() if trip else 0.0
@@ -309,8 +308,6 @@ class SignInConsent:
 
     async def decide(self, request: Any) -> Any:
         """``POST``: Approve goes on to the upstream, Deny answers the client ``access_denied``."""
-        responses = require("starlette.responses", "mcp")
-        provider = require("mcp.server.auth.provider", "mcp")
         form = await _form(request)
         state = form.get("trip", "")
         trip = await self.host.trip(state) if state else None

@@ -45,6 +45,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+import anyio
+
 from toolspecs.adapters.tools import require
 
 __all__ = [
@@ -153,7 +155,6 @@ class _Changes:
             found[0].set()
 
     async def wait(self, session: str, key: str, seconds: float) -> None:
-        anyio = require("anyio", "mcp")
         event, waiting = self._waiting.get((session, key), (None, 0))
         if event is None:
             event = anyio.Event()
@@ -433,7 +434,6 @@ class RedisEvents:
 
     async def _call(self, command: Callable[[], Any]) -> Any:
         """``command()`` in a worker thread; ``None`` when Redis does not answer."""
-        anyio = require("anyio", "mcp")
         try:
             answer = await anyio.to_thread.run_sync(command)
         except self._errors as exc:

@@ -9,12 +9,10 @@ calls it for each ``InputRequiredResult`` and retries the call with the answer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
-from toolspecs.adapters.tools import require
-
-if TYPE_CHECKING:
-    import mcp_types
+import anyio
+import mcp_types
 
 __all__ = ["ScriptedPerson"]
 
@@ -41,11 +39,11 @@ class ScriptedPerson:
 
     async def __call__(self, context: Any, params: Any) -> mcp_types.ElicitResult:
         """Mcp's elicitation callback: record the question, then answer as scripted."""
-        types = require("mcp_types", "mcp")
         self.questions.append(params.message)
         if self.wait:
-            anyio = require("anyio", "mcp")
             await anyio.sleep(self.wait)
-        content = None if self.confirm is None else {"confirm": self.confirm}
-        answer: mcp_types.ElicitResult = types.ElicitResult(action=self.action, content=content)
+        content: dict[str, str | int | float | bool | list[str] | None] | None = (
+            None if self.confirm is None else {"confirm": self.confirm}
+        )
+        answer: mcp_types.ElicitResult = mcp_types.ElicitResult(action=self.action, content=content)
         return answer

@@ -24,6 +24,8 @@ import os
 import threading
 from typing import Any
 
+from cryptography.fernet import Fernet, InvalidToken  # with pyjwt[crypto]
+
 from toolspecs.adapters.tools import require
 from toolspecs.core.errors import ConfigurationError
 
@@ -46,12 +48,11 @@ def fernet_from_env(environ: Any = None) -> Any:
     Raises:
         ConfigurationError: When the variable is unset or not a Fernet key (one line).
     """
-    fernet = require("cryptography.fernet", "mcp")  # cryptography comes with pyjwt[crypto]
     key = (os.environ if environ is None else environ).get(KEY_ENV, "").strip()
     if not key:
         raise ConfigurationError(_NO_KEY)
     try:
-        return fernet.Fernet(key.encode("ascii"))
+        return Fernet(key.encode("ascii"))
     except (ValueError, UnicodeEncodeError):
         raise ConfigurationError(f"${KEY_ENV} is not a Fernet key. {_NO_KEY}") from None
 
@@ -77,10 +78,9 @@ class TokenVault:
         sealed = self._read(user)
         if sealed is None:
             return None
-        invalid = require("cryptography.fernet", "mcp").InvalidToken
         try:
             record = json.loads(self._fernet.decrypt(sealed))
-        except (invalid, ValueError):
+        except (InvalidToken, ValueError):
             return None  # altered, or sealed under another key: the user signs in again
         return record if isinstance(record, dict) else None
 

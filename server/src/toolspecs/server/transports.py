@@ -6,15 +6,15 @@ import socket
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from toolspecs.adapters.tools import require
+import uvicorn
+from mcp.server import Server, stdio
+
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.server import auth
 from toolspecs.server.operations import Operations, ServeState
 from toolspecs.server.sessions import MAX_SESSIONS_PER_USER, bound_per_user
 
 if TYPE_CHECKING:
-    from mcp.server import Server
-
     from toolspecs.server.oauth import OAuthSettings
     from toolspecs.server.sse_events import EventBackend
 
@@ -34,7 +34,6 @@ async def serve_stdio(server: Server[Any]) -> None:
     Args:
         server: From :func:`toolspecs.server.build_server`.
     """
-    stdio = require("mcp.server.stdio", "mcp")
     async with stdio.stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -105,7 +104,6 @@ async def serve_http(
             given, or the token is too short, or not exactly one of ``token``, ``oauth``
             and ``sign_in`` is given.
     """
-    require("uvicorn", "mcp")  # a dependency of mcp: an ImportError names the extra now
     if [token, oauth, sign_in].count(None) != 2:
         raise ConfigurationError("serve_http takes a token, oauth settings or sign_in, one of them")
     if token is not None:
@@ -215,12 +213,14 @@ async def _run(
     graceful: float,
 ) -> None:
     """Serve ``app`` on the bound socket, with operations (health, logs, draining)."""
-    uvicorn = require("uvicorn", "mcp")
     state = ServeState()
     if ready is not None:
         ready(url)
     config = uvicorn.Config(
-        Operations(app, state), log_level="warning", timeout_graceful_shutdown=graceful
+        Operations(app, state),
+        log_level="warning",
+        # uvicorn annotates an int but waits with it as a timeout: fractions of a second work.
+        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]
     )
     await _draining_server(uvicorn, config, state).serve(sockets=[listening])
 

@@ -32,13 +32,12 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from mcp.server.auth.provider import AccessToken
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.tool import GuardedTool
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import AccessToken
 
 __all__ = ["User", "UserTools", "user_from"]
 

@@ -20,10 +20,9 @@ from __future__ import annotations
 import weakref
 from collections import OrderedDict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.provider import AccessToken
 
 __all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of", "user_of"]
 

@@ -11,7 +11,7 @@ The other packages keep theirs next to the code that needs them, in the lowest p
 that uses each library (loaders never import core), each with the same banner and a
 ``tests/<area>/test_<library>_compat.py``:
 
-- ``toolspecs.loaders.net.compat_requests``: requests (``_content``, ``iter_content``'s
+- ``toolspecs.base.net.compat_requests``: requests (``_content``, ``iter_content``'s
   errors, urllib3's ``read1``).
 - ``toolspecs.loaders.google.compat_googleapiclient``: google-api-python-client
   (``postproc``, ``RawModel``, ``_batch_uri``); ``compat_httplib2``: httplib2's wording.

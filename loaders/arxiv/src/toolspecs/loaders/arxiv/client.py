@@ -32,9 +32,7 @@ from lxml import etree
 from requests.adapters import BaseAdapter
 
 import arxiv
-from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
-from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
-from toolspecs.loaders.net import (
+from toolspecs.base.net import (
     DNS_RETRY_WAIT,
     LookupRetry,
     causes,
@@ -47,9 +45,11 @@ from toolspecs.loaders.net import (
     temporary,
     under,
 )
-from toolspecs.loaders.net import (
+from toolspecs.base.net import (
     base_url as checked_base_url,
 )
+from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
+from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
 _USER_AGENT = f"toolspecs-arxiv (arxiv.py/{arxiv.__version__})"

@@ -26,11 +26,11 @@ Every error carries what a caller needs to decide what to do, and nothing more:
 
 from __future__ import annotations
 
-from toolspecs.loaders.net import LoaderError, unreachable_reason
+from toolspecs.base.net import LoaderError, unreachable_reason
 
 
 class ArxivLoaderError(LoaderError):
-    """Base of the arXiv loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
+    """Base of the arXiv loader's exceptions (a ``toolspecs.base.net.LoaderError``).
 
     Args:
         message: The exception's text.

@@ -18,6 +18,7 @@ from requests.adapters import BaseAdapter
 
 import arxiv
 from toolspecs.base.cache import Cache
+from toolspecs.base.net import under
 from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES
 from toolspecs.loaders.arxiv.client import (
     ArxivClient,
@@ -29,7 +30,6 @@ from toolspecs.loaders.arxiv.client import (
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
 from toolspecs.loaders.arxiv.ids import parse_id
 from toolspecs.loaders.arxiv.query import fielded_query
-from toolspecs.loaders.net import under
 from toolspecs.loaders.pdf import pdftext
 from toolspecs.loaders.pdf.pdftext import PdfText
 

@@ -35,12 +35,12 @@ from typing import Any
 
 from googleapiclient.errors import HttpError
 
-from toolspecs.loaders.net import LoaderError, unreachable_reason
-from toolspecs.loaders.net import retry_after as parse_retry_after
+from toolspecs.base.net import LoaderError, unreachable_reason
+from toolspecs.base.net import retry_after as parse_retry_after
 
 
 class GoogleLoaderError(LoaderError):
-    """Base of the Google loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
+    """Base of the Google loader's exceptions (a ``toolspecs.base.net.LoaderError``).
 
     Args:
         reason: What happened, for a person to read.

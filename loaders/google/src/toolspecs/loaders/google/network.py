@@ -3,7 +3,7 @@
 Shared by :mod:`~toolspecs.loaders.google.service` (a request run by ``execute``) and
 :mod:`~toolspecs.loaders.google.auth` (a token refresh, which runs before any request).
 
-The causes are walked, and a failed lookup judged, by :mod:`toolspecs.loaders.net`, as
+The causes are walked, and a failed lookup judged, by :mod:`toolspecs.base.net`, as
 every loader does: ``EAI_AGAIN`` gets one more try after :data:`AGAIN_WAIT` seconds; any
 other failed lookup is final at once. What is Google's own here: httplib2's wording of a
 name that did not resolve, and the loader's error.
@@ -15,9 +15,9 @@ import socket
 import ssl
 from urllib.parse import urlsplit
 
+from toolspecs.base.net import DNS_RETRY_WAIT, causes, failed_host, maybe_the_proxy, temporary
 from toolspecs.loaders.google.compat_httplib2 import named_host
 from toolspecs.loaders.google.errors import GoogleUnreachable
-from toolspecs.loaders.net import DNS_RETRY_WAIT, causes, failed_host, maybe_the_proxy, temporary
 
 AGAIN_WAIT = DNS_RETRY_WAIT
 """Seconds to wait before the one more try a name that failed with ``EAI_AGAIN`` gets."""
@@ -63,7 +63,7 @@ def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str
     """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable.
 
     urllib3 names the name it looked up, the proxy's when one is used
-    (:func:`~toolspecs.loaders.net.failed_host`). httplib2 names the request's host even
+    (:func:`~toolspecs.base.net.failed_host`). httplib2 names the request's host even
     when it connects through a proxy, so its text only tells when no proxy is set.
     """
     looked_up = failed_host(exc)

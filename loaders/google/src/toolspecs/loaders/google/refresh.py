@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from toolspecs.base.net import LookupRetry
 from toolspecs.loaders.google.network import unreachable
-from toolspecs.loaders.net import LookupRetry
 
 
 def refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:

@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 from llama_index.core.readers.base import BaseReader
 from tenacity import RetryCallState, Retrying, wait_random_exponential
 
+from toolspecs.base.net import LookupRetry
 from toolspecs.loaders.google import compat_googleapiclient as compat
 from toolspecs.loaders.google import endpoints
 from toolspecs.loaders.google.auth import GoogleAuth
@@ -28,7 +29,6 @@ from toolspecs.loaders.google.connections import ThreadRequests, is_http_factory
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
 from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
 from toolspecs.loaders.google.token_files import credentials_scopes
-from toolspecs.loaders.net import LookupRetry
 
 NUM_RETRIES = 3
 # Seconds one request may take with its retries and waits, unless the caller says.

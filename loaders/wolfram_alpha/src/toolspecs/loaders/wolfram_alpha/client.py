@@ -42,7 +42,7 @@ from collections.abc import Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from toolspecs.loaders.net import (
+from toolspecs.base.net import (
     BoundedGet,
     GetFailed,
     GetTimeout,
@@ -52,10 +52,10 @@ from toolspecs.loaders.net import (
     ReplyTooLarge,
     under,
 )
-from toolspecs.loaders.net import (
+from toolspecs.base.net import (
     base_url as checked_base_url,
 )
-from toolspecs.loaders.net import retry_after as parse_retry_after
+from toolspecs.base.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
 from toolspecs.loaders.wolfram_alpha import params as named
 from toolspecs.loaders.wolfram_alpha.appid import mask_app_id, split_app_id, stripped
@@ -394,7 +394,7 @@ class WolframAlphaClient:
         deadline: float | None = None,
         with_requests: bool = False,
     ) -> Reply:
-        """One GET and its body, bounded by :class:`~toolspecs.loaders.net.BoundedGet`.
+        """One GET and its body, bounded by :class:`~toolspecs.base.net.BoundedGet`.
 
         The last reply is returned whatever its status (the caller reads it); what got no
         usable reply raises this loader's error, naming the host and never the AppID.

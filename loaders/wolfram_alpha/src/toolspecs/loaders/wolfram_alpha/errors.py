@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from toolspecs.loaders.net import LoaderError, unreachable_reason
+from toolspecs.base.net import LoaderError, unreachable_reason
 
 # The longest query an exception message repeats, in characters.
 _SHOWN_CHARS = 80
@@ -42,7 +42,7 @@ def cut(text: str, limit: int = _SHOWN_CHARS) -> str:
 
 
 class WolframAlphaLoaderError(LoaderError):
-    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.loaders.net.LoaderError``).
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``).
 
     Args:
         message: The exception's text.

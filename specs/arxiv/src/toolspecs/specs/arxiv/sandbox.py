@@ -7,7 +7,7 @@
 built as a user points it at a mirror: ``base_url=``. Every call goes through the
 ``arxiv`` package's URL building, our client, requests and urllib3, as a user's does;
 nothing leaves this machine (no proxy of the environment in between:
-:func:`~toolspecs.loaders.net.testing.direct_to_loopback`).
+:func:`~toolspecs.base.net.testing.direct_to_loopback`).
 
 **One server per process (and per latency), shared by every spec built.** arXiv is read
 only: nothing a spec does changes what the fake answers, so a new server per build would
@@ -31,8 +31,8 @@ import os
 import threading
 from typing import Any
 
+from toolspecs.base.net.testing import direct_to_loopback
 from toolspecs.loaders.arxiv.testing import ArxivServer, FakeArxiv
-from toolspecs.loaders.net.testing import direct_to_loopback
 
 __all__ = ["arguments", "connect", "shared_server", "start"]
 

@@ -65,9 +65,20 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from toolspecs.adapters.tools import require
+import anyio
+from mcp.server.auth import provider
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+)
+from mcp.shared import auth as shared
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette import responses, routing
+
 from toolspecs.core.errors import RetryLater
 from toolspecs.hosting.google.accounts import (
     CALLBACK_PATH,
@@ -85,15 +96,6 @@ from toolspecs.server.signin_state import MAX_KEPT, SignInState, SignInUnavailab
 from toolspecs.server.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
 from toolspecs.server.signin_tokens import digest as _digest
 from toolspecs.server.token_vault import TokenVault
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import (
-        AccessToken,
-        AuthorizationCode,
-        AuthorizationParams,
-        RefreshToken,
-    )
-    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 __all__ = ["GENERATION_CLAIM", "GoogleSignInProvider"]
 
@@ -160,7 +162,6 @@ class GoogleSignInProvider:
 
     def routes(self) -> list[Any]:
         """Our Starlette routes beside mcp's: Google's callback and our consent page."""
-        routing = require("starlette.routing", "mcp")
         callback = routing.Route(CALLBACK_PATH, self.callback, methods=["GET"])
         return [callback, *self.consent.routes()]
 
@@ -168,7 +169,6 @@ class GoogleSignInProvider:
         """Call a state method: in a worker thread when it blocks on the network (Redis)."""
         if not self.state.blocking:
             return method(*args)
-        anyio = require("anyio", "mcp")
         result: _T = await anyio.to_thread.run_sync(functools.partial(method, *args))
         return result
 
@@ -179,7 +179,6 @@ class GoogleSignInProvider:
         record = await self.kept(self.clients.find, _digest(client_id))
         if record is None:
             return None
-        shared = require("mcp.shared.auth", "mcp")
         client: OAuthClientInformationFull = shared.OAuthClientInformationFull.model_validate(
             record
         )
@@ -208,7 +207,6 @@ class GoogleSignInProvider:
         Never straight to Google: the person approves this client and its redirect first
         (:mod:`toolspecs.server.signin_consent`).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
         if params.resource is not None and params.resource.rstrip("/") != self.resource.rstrip("/"):
             raise provider.AuthorizeError(
                 "invalid_target", "this server issues tokens for itself only"
@@ -239,8 +237,6 @@ class GoogleSignInProvider:
 
     async def callback(self, request: Any) -> Any:
         """Google's redirect back (a Starlette endpoint at :data:`CALLBACK_PATH`)."""
-        responses = require("starlette.responses", "mcp")
-        provider = require("mcp.server.auth.provider", "mcp")
         query = request.query_params
         state = str(query.get("state", ""))
         trip = await self.kept(self.state.take, "trip", _digest(state))
@@ -335,7 +331,6 @@ class GoogleSignInProvider:
 
         One redeemed already revokes its grant (:meth:`Tokens.replayed`).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
         record = await self.kept(self.state.get, "code", _digest(authorization_code))
         if record is None:
             await self.kept(self.tokens.replayed, authorization_code)
@@ -349,7 +344,6 @@ class GoogleSignInProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         """Our access and refresh tokens for a code (used once, on any replica)."""
-        provider = require("mcp.server.auth.provider", "mcp")
         taken = await self.kept(self.tokens.redeem, authorization_code.code)
         if taken is None:  # redeemed twice at once: its grant is revoked
             raise provider.TokenError("invalid_grant", "the code was already used")
@@ -385,7 +379,6 @@ class GoogleSignInProvider:
         The refresh token is spent atomically: of two exchanges at once, one gets tokens,
         and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
         taken = await self.kept(self.tokens.spend, refresh_token.token)
         if taken is None:
             raise provider.TokenError("invalid_grant", "this refresh token was used already")
@@ -420,27 +413,23 @@ class GoogleSignInProvider:
 
     async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
         """Not offered: users sign in with Google."""
-        provider = require("mcp.server.auth.provider", "mcp")
         raise provider.TokenError("unsupported_grant_type", "sign in with Google instead")
 
     async def _token(self, kind: str, token: str) -> AccessToken | RefreshToken | None:
         """Our token of ``kind`` (``access`` or ``refresh``), if live (see :meth:`Tokens.find`)."""
-        provider = require("mcp.server.auth.provider", "mcp")
         found = await self.kept(self.tokens.find, kind, token)
         if found is None:
             return None
         record, generation = found
         if kind == "refresh":
-            return provider.RefreshToken(token=token, **record)  # type: ignore[no-any-return]
+            return provider.RefreshToken(token=token, **record)
         record["claims"] = {**(record.get("claims") or {}), GENERATION_CLAIM: generation}
-        return provider.AccessToken(token=token, **record)  # type: ignore[no-any-return]
+        return provider.AccessToken(token=token, **record)
 
     async def _issue(
         self, client_id: str, scopes: list[str], subject: str | None, grant: str
     ) -> OAuthToken:
         """New tokens of ``grant``; for a code (a new grant), the client is a used one now."""
-        provider = require("mcp.server.auth.provider", "mcp")
-        shared = require("mcp.shared.auth", "mcp")
         if subject is None:
             raise provider.TokenError("invalid_grant", "sign in with Google again")
         email = (self.vault.get(subject) or {}).get("email")

@@ -8,7 +8,7 @@ who signed in does: google-auth ``Credentials`` (an access token the server take
 hour, a refresh token it renews at its token endpoint) and ``client_options`` naming the
 server. Every call then goes through google-auth, ``AuthorizedHttp``, googleapiclient (its
 batch code too) and httplib2, as a user's does; nothing leaves this machine
-(:func:`~toolspecs.loaders.net.testing.direct_to_loopback`: no proxy of the environment
+(:func:`~toolspecs.base.net.testing.direct_to_loopback`: no proxy of the environment
 in between).
 
 **One server per spec built, stopped when the spec is gone.** A sandbox's mailbox and
@@ -32,8 +32,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+from toolspecs.base.net.testing import direct_to_loopback
 from toolspecs.loaders.google.testing import FakeCalendar, FakeGmail, FakeGoogleServer
-from toolspecs.loaders.net.testing import direct_to_loopback
 
 __all__ = ["connect", "owned_by_spec", "serve"]
 

@@ -7,7 +7,7 @@ a free port of 127.0.0.1, in this process (a daemon thread), gzip-compressed as 
 sends. The spec is built as a user builds it: ``app_id=`` and ``base_url=``. The LLM API
 goes out with requests and the Full Results API with httpx, as a user's call does;
 nothing leaves this machine (no proxy of the environment in between:
-:func:`~toolspecs.loaders.net.testing.direct_to_loopback`).
+:func:`~toolspecs.base.net.testing.direct_to_loopback`).
 
 **One server per process (and per latency), shared by every spec built.** Wolfram|Alpha
 is read only: nothing a spec does changes what the fake answers, so a new server per
@@ -31,7 +31,7 @@ import os
 import threading
 from typing import Any
 
-from toolspecs.loaders.net.testing import direct_to_loopback
+from toolspecs.base.net.testing import direct_to_loopback
 from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha, WolframAlphaServer
 
 __all__ = ["APP_ID", "arguments", "connect", "shared_server", "start"]

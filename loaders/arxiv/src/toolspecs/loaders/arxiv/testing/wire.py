@@ -28,8 +28,8 @@ from typing import Any
 
 import requests
 
+from toolspecs.base.net.testing import LoopbackServer, WireAnswer, WireRequest
 from toolspecs.loaders.arxiv.testing.fake import FakeArxiv
-from toolspecs.loaders.net.testing import LoopbackServer, WireAnswer, WireRequest
 
 __all__ = ["ArxivServer"]
 

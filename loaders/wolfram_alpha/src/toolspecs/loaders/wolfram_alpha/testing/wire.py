@@ -33,7 +33,7 @@ from collections.abc import Iterator
 
 import httpx
 
-from toolspecs.loaders.net.testing import LoopbackServer, WireAnswer, WireRequest
+from toolspecs.base.net.testing import LoopbackServer, WireAnswer, WireRequest
 from toolspecs.loaders.wolfram_alpha.testing.fake import FakeWolframAlpha
 
 __all__ = ["WolframAlphaServer"]

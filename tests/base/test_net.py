@@ -1,10 +1,9 @@
-"""toolspecs-loader-net: the plumbing the three loaders share, on its own."""
+"""toolspecs.base.net: the plumbing the three loaders share, in the bottom layer."""
 
 from __future__ import annotations
 
 import email.utils
 import importlib.metadata
-import re
 import socket
 import time
 from pathlib import Path
@@ -13,10 +12,8 @@ import httpx
 import pytest
 import requests
 
-import toolspecs.loaders.net as net
-from toolspecs.loaders.arxiv import ArxivLoaderError, ArxivUnreachable
-from toolspecs.loaders.google import GoogleApiError, GoogleLoaderError, GoogleUnreachable
-from toolspecs.loaders.net import (
+import toolspecs.base.net as net
+from toolspecs.base.net import (
     BoundedGet,
     GetTimeout,
     HeaderRefused,
@@ -30,9 +27,11 @@ from toolspecs.loaders.net import (
     retry_after,
     temporary,
 )
+from toolspecs.loaders.arxiv import ArxivLoaderError, ArxivUnreachable
+from toolspecs.loaders.google import GoogleApiError, GoogleLoaderError, GoogleUnreachable
 from toolspecs.loaders.wolfram_alpha import WolframAlphaLoaderError, WolframAlphaUnreachable
 
-NET = Path(__file__).parents[2] / "loaders" / "net"
+NET = Path(__file__).parents[2] / "base" / "src" / "toolspecs" / "base" / "net"
 
 
 def test_all_names_what_is_public():
@@ -43,13 +42,13 @@ def test_all_names_what_is_public():
 
 
 def test_it_depends_on_nothing_of_ours_nor_beyond_the_standard_library():
-    requires = importlib.metadata.requires("toolspecs-loader-net") or []
+    requires = importlib.metadata.requires("toolspecs-base") or []
     assert sorted(r.replace("'", '"') for r in requires) == [
         'httpx>=0.27; extra == "httpx"',
         'requests>=2.28; extra == "requests"',
         'urllib3>=2; extra == "requests"',
     ]
-    for source in (NET / "src").rglob("*.py"):
+    for source in NET.rglob("*.py"):
         text = source.read_text(encoding="utf-8")
         assert "toolspecs.core" not in text and "toolspecs.loaders.arxiv" not in text, source
 
@@ -118,7 +117,7 @@ def get(handler, **kwargs) -> BoundedGet:
 
 def test_the_last_reply_is_returned_whatever_its_status(monkeypatch):
     slept: list[float] = []
-    monkeypatch.setattr("toolspecs.loaders.net.bounded.time.sleep", slept.append)
+    monkeypatch.setattr("toolspecs.base.net.bounded.time.sleep", slept.append)
     answers = [httpx.Response(503, headers={"Retry-After": "3"}), httpx.Response(404, text="no")]
     reply = get(lambda request: answers.pop(0)).get("https://example.org/x", {}, budget=30.0)
     assert (reply.ok, reply.status, reply.text) == (False, 404, "no")
@@ -127,7 +126,7 @@ def test_the_last_reply_is_returned_whatever_its_status(monkeypatch):
 
 def test_a_wait_past_the_budget_returns_at_once(monkeypatch):
     slept: list[float] = []
-    monkeypatch.setattr("toolspecs.loaders.net.bounded.time.sleep", slept.append)
+    monkeypatch.setattr("toolspecs.base.net.bounded.time.sleep", slept.append)
     answer = httpx.Response(429, headers={"Retry-After": "60"})
     reply = get(lambda request: answer).get("https://example.org/x", {}, budget=30.0)
     assert reply.status == 429 and slept == []
@@ -159,9 +158,3 @@ def test_library_failures_become_the_kinds_a_loader_maps():
     assert refused.value.resolved and refused.value.host == "example.org"
     with pytest.raises(GetTimeout, match="no time was left"):
         get(raising(AssertionError("not sent"))).get(url, {}, budget=0.0)
-
-
-def test_the_package_page_example_runs():
-    page = NET / "README.md"
-    (code,) = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.DOTALL)
-    exec(compile(code, "loaders/net/README.md", "exec"), {})

@@ -12,10 +12,10 @@ before the next try ends within the call's budget:
 - **tries**: a status in ``retry_statuses`` (429, 5xx but 501) and a failed connection
   get up to ``retries`` more tries, after ``Retry-After`` or ``backoff`` seconds; a name
   that did not resolve is final, but for ``EAI_AGAIN``, which gets one more try after
-  :data:`~toolspecs.loaders.net.failures.DNS_RETRY_WAIT` (not counted in ``retries``).
+  :data:`~toolspecs.base.net.failures.DNS_RETRY_WAIT` (not counted in ``retries``).
 
 The last reply is returned whatever its status: the caller reads it. What got no usable
-reply raises a :class:`~toolspecs.loaders.net.errors.GetFailed` (a timeout, a reply too
+reply raises a :class:`~toolspecs.base.net.errors.GetFailed` (a timeout, a reply too
 large, a header the library refused, no connection) carrying the library's error as
 ``cause``, which the caller turns into its own error.
 
@@ -34,21 +34,21 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 
-from toolspecs.loaders.net.compat_requests import arrived, keep_body
-from toolspecs.loaders.net.errors import (
+from toolspecs.base.net.compat_requests import arrived, keep_body
+from toolspecs.base.net.errors import (
     GetTimeout,
     HeaderRefused,
     NoConnection,
     ReplyTooLarge,
 )
-from toolspecs.loaders.net.failures import (
+from toolspecs.base.net.failures import (
     LookupRetry,
     failed_host,
     lookup_failure,
     proxied,
     temporary,
 )
-from toolspecs.loaders.net.waits import retry_after
+from toolspecs.base.net.waits import retry_after
 
 if TYPE_CHECKING:
     import httpx

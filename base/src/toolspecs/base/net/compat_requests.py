@@ -1,10 +1,10 @@
 """Brittle: everything toolspecs relies on in requests beyond its public API, in one place.
 
-:class:`~toolspecs.loaders.net.bounded.BoundedGet` sends a GET with ``requests.get(...,
+:class:`~toolspecs.base.net.bounded.BoundedGet` sends a GET with ``requests.get(...,
 stream=True)`` and reads the reply itself, within a deadline and a size cap; the caller
 then reads ``response.content`` and ``response.text`` as usual. To do that we lean on these
 internals, checked against the pinned requests (and urllib3) by
-``tests/net/test_requests_compat.py``:
+``tests/base/test_requests_compat.py``:
 
 1. ``Response._content`` and ``Response._content_consumed``: where requests keeps a body it
    has read (``Response.content`` sets them). Set by :func:`keep_body`, ``content`` is our

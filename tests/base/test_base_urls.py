@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 import requests
 
+from toolspecs.base.net import BaseUrlRefused, base_url, is_loopback, under
+from toolspecs.base.net.testing import LoopbackServer, WireAnswer, WireRequest
 from toolspecs.loaders.arxiv import ArxivClient, ArxivReader
-from toolspecs.loaders.net import BaseUrlRefused, base_url, is_loopback, under
-from toolspecs.loaders.net.testing import LoopbackServer, WireAnswer, WireRequest
 from toolspecs.loaders.wolfram_alpha import WolframAlphaClient, WolframAlphaReader
 
 

@@ -1,4 +1,4 @@
-"""The requests internals toolspecs.loaders.net.compat_requests leans on, checked against the pinned requests.
+"""The requests internals toolspecs.base.net.compat_requests leans on, checked against the pinned requests.
 
 Each test names the internal (its number in the compat module's banner). When an upgrade of
 requests or urllib3 fails one, read the banner and their changes before touching anything
@@ -16,7 +16,7 @@ import requests
 import urllib3
 from urllib3.exceptions import DecodeError, ProtocolError, ReadTimeoutError, SSLError
 
-from toolspecs.loaders.net import compat_requests as compat
+from toolspecs.base.net import compat_requests as compat
 
 
 def streamed(body: bytes = b"", headers: dict[str, str] | None = None) -> requests.Response:
