@@ -234,7 +234,7 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
     import responses
 
     from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
-    from toolspecs.cli.delegate import google_delegation
+    from toolspecs.cli.hosting import host_users
     from toolspecs.cli.parser import build_parser
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
     from toolspecs.server.user_tools import User
@@ -264,8 +264,9 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
     specs = build_specs(settings)
     by_spec = served_tools_by_spec(specs, settings.prefixes)
     names = [tool.metadata.get_name() for listed in by_spec.values() for tool in listed]
-    user_tools = google_delegation(args, settings, specs, names)
-    assert user_tools is not None
+    hosted = host_users(args, settings, specs, names)
+    assert hosted is not None
+    user_tools = hosted.user_tools
 
     def answer(request):
         status, body = google.answer("POST", TOKEN_URL, request.body, request.headers)
@@ -299,7 +300,7 @@ def test_each_users_google_specs_hold_credentials_acting_as_them(tmp_path):
 
 def test_whom_delegation_acts_as_is_checked_before_google_is_asked():
     from toolspecs.core.errors import AskUser, ConfigurationError
-    from toolspecs.server.google_delegation import GoogleDelegation
+    from toolspecs.hosting.google.delegation import GoogleDelegation
     from toolspecs.server.user_tools import User
 
     key = {"type": "service_account", "client_email": "a@b", "private_key": "k", "token_uri": "u"}
@@ -372,8 +373,8 @@ def test_google_out_of_reach_or_slow_is_retry_later_and_the_exchange_is_bounded(
     import responses
 
     from toolspecs.core.errors import RetryLater
+    from toolspecs.hosting.google import delegation as google_delegation
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
-    from toolspecs.server import google_delegation
 
     pem = private_pem(rsa_key())
     key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "private_key": pem}
@@ -404,8 +405,8 @@ def test_a_refusal_names_googles_error_code_and_never_other_text_it_sent():
     import responses
 
     from toolspecs.core.errors import AskUser
+    from toolspecs.hosting.google import delegation as google_delegation
     from toolspecs.loaders.google.testing.oauth import TOKEN_URL
-    from toolspecs.server import google_delegation
 
     key = {"type": "service_account", "client_email": SERVICE_ACCOUNT, "token_uri": TOKEN_URL}
     delegation = google_delegation.GoogleDelegation(

@@ -41,10 +41,11 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientMetadata
 from serving import refused_in_one_line, toolspecs_serve
 
 from toolspecs.core.errors import ConfigurationError
+from toolspecs.hosting.google.accounts import GoogleSignIn
+from toolspecs.hosting.google.signin import GoogleSignInProvider
 from toolspecs.loaders.google.testing import FakeGmail, long_message
 from toolspecs.server import build_server
-from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.server.google_signin import GoogleSignInProvider
+from toolspecs.server.signin_app import sign_in_app
 from toolspecs.server.token_vault import RedisTokenVault, TokenVault, fernet_from_env
 from toolspecs.server.user_tools import User, UserTools
 from toolspecs.specs.gmail import GmailToolSpec

@@ -46,11 +46,12 @@ from mcp.client.streamable_http import streamable_http_client
 from serving import toolspecs_serve
 
 from toolspecs.core.errors import RetryLater
+from toolspecs.hosting.google.accounts import GoogleSignIn
+from toolspecs.hosting.google.signin import GENERATION_CLAIM, GoogleSignInProvider
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.server import build_server
-from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.server.google_signin import GENERATION_CLAIM, GoogleSignInProvider
 from toolspecs.server.registration import RegistrationLimits
+from toolspecs.server.signin_app import sign_in_app
 from toolspecs.server.signin_state import RedisSignInState, SignInState
 from toolspecs.server.token_vault import RedisTokenVault
 from toolspecs.server.user_tools import User, UserTools

@@ -34,11 +34,11 @@ from mcp.shared.exceptions import MCPError
 from serving import toolspecs_serve
 from test_mcp_google_signin import PEOPLE, SEARCH, Running, Storage, signed_in, text_of
 
+from toolspecs.hosting.google.accounts import GoogleSignIn
+from toolspecs.hosting.google.signin import GoogleSignInProvider
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.server import build_server
 from toolspecs.server.auth import transport_security
-from toolspecs.server.google_accounts import GoogleSignIn
-from toolspecs.server.google_signin import GoogleSignInProvider
 from toolspecs.server.transports import http_app
 from toolspecs.server.user_tools import UserTools
 from toolspecs.specs.gmail import GmailToolSpec

@@ -47,11 +47,12 @@ from google_signin_fakes import (
 )
 from installed import missing
 
+from toolspecs.hosting.google.accounts import GoogleSignIn
+from toolspecs.hosting.google.signin import GoogleSignInProvider
 from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
 from toolspecs.server import build_server
-from toolspecs.server.google_accounts import GoogleSignIn, sign_in_app
-from toolspecs.server.google_signin import GoogleSignInProvider
+from toolspecs.server.signin_app import sign_in_app
 from toolspecs.server.signin_state import RedisSignInState, SignInState
 from toolspecs.server.token_vault import TokenVault
 from toolspecs.specs.gmail import GmailToolSpec

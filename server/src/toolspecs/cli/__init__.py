@@ -6,8 +6,11 @@
   ``authorize`` and ``serve``;
 - :mod:`toolspecs.cli.assemble`: the specs and tools a command line asks for (names,
   accounts, ``--option``, ``--tools``, ``--prefix``, ``--sandbox``).
+- :mod:`toolspecs.cli.hosting`: the hostings packages add to ``serve`` (entry points
+  ``toolspecs.hosting``: Google's sign-in and delegation).
 
-The CLI uses :mod:`toolspecs.core` and :mod:`toolspecs.server`; neither imports it.
+The CLI uses :mod:`toolspecs.core` and :mod:`toolspecs.server`; neither imports it, and
+it reaches the hostings through their entry points only.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from toolspecs.cli.hosting import missing_hosting
 from toolspecs.cli.parser import UsageError, build_parser, version_text
 
 __all__ = ["UsageError", "build_parser", "main", "version_text"]
@@ -41,7 +45,9 @@ def _run(argv: Sequence[str] | None) -> int:
         args.pairs += [item for item in extra if not item.startswith("-")]
         extra = [item for item in extra if item.startswith("-")]
     if extra:  # said by the command's own parser, so that its --help is the one named
-        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        # A hosting's flag without its package (serve --google-sign-in): what to install.
+        missing = missing_hosting(extra, args.hostings) if args.command == "serve" else None
+        args.command_parser.error(missing or f"unrecognized arguments: {' '.join(extra)}")
     # The command line is read: now the commands, and llama-index with them.
     from toolspecs.cli import commands as cli
     from toolspecs.core.errors import ConfigurationError

@@ -22,10 +22,9 @@ from llama_index.core.tools import FunctionTool
 from pydantic import BaseModel
 
 from toolspecs.cli.assemble import ServeSettings, build_specs, served_tools_by_spec
-from toolspecs.cli.delegate import google_delegation
+from toolspecs.cli.hosting import host_users
 from toolspecs.cli.oauth import oauth_settings
 from toolspecs.cli.parser import UsageError
-from toolspecs.cli.signin import google_sign_in, public_url
 from toolspecs.core import structured
 from toolspecs.core.bounds import count_tokens
 from toolspecs.core.errors import ConfigurationError
@@ -394,12 +393,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
     oauth = oauth_settings(args, by_spec)  # None: the shared token (--auth-issuer not given)
     scopes = None if oauth is None else tool_scopes(by_spec)
     names = [tool.metadata.get_name() for tool in tools]
-    # --google-sign-in: each user's own tools, and the provider made once the URL is known.
-    signing_in = google_sign_in(args, settings, specs, names)
-    user_tools, sign_in = signing_in if signing_in is not None else (None, None)
-    # --google-delegate: each user's own tools, acting as the address their token names.
-    delegated = google_delegation(args, settings, specs, names)
-    user_tools = delegated if delegated is not None else user_tools
+    # A hosting (--google-sign-in, --google-delegate): each user's own tools, acting as
+    # them, and with a sign-in of its own, the provider made once the URL is known.
+    hosted = host_users(args, settings, specs, names)
+    user_tools = None if hosted is None else hosted.user_tools
+    sign_in = None if hosted is None else hosted.sign_in
     # An ImportError names the mcp extra.
     server = build_server(
         tools,
@@ -422,7 +420,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         shared = oauth is None and sign_in is None
         # --public-url: the proxy's address is one clients name in Host (its default port
         # left out: toolspecs.server.auth.transport_security).
-        public = public_url(args.public_url) if getattr(args, "public_url", None) else None
+        public = None if hosted is None else hosted.public_url
         hosts = list(args.allowed_host)
         if public is not None:
             parts = urlsplit(public)
@@ -438,14 +436,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
                 say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (
                     oauth.audience or url
                 )
-                if delegated is not None:
-                    say += f"; Google acts as each user of {', '.join(args.google_domain)}"
-            elif sign_in is not None:
-                say = (
-                    "toolspecs: users sign in with Google; register "
-                    f"{public or url.rsplit('/', 1)[0]}/oauth/google/callback as the OAuth "
-                    "client's redirect URI"
-                )
+            if hosted is not None and hosted.serving_line is not None:
+                say = hosted.serving_line(url, say)
             if args.allow_remote:
                 say += (
                     f"\ntoolspecs: warning: --allow-remote: other machines that reach "

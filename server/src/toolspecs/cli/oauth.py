@@ -115,7 +115,6 @@ def oauth_settings(
         raise ConfigurationError(
             "--auth-token-type is for JWTs read here; --auth-introspect asks the issuer"
         )
-    from toolspecs.cli.delegate import user_claims
     from toolspecs.server.answers import INTROSPECT_CACHE_SECONDS
     from toolspecs.server.oauth import OAuthSettings
     from toolspecs.server.scopes import supported
@@ -129,6 +128,9 @@ def oauth_settings(
         introspect_cache=INTROSPECT_CACHE_SECONDS if cache is None else cache,
         required_scopes=tuple(args.auth_scope),
         scopes_supported=tuple(supported(tools_by_spec)),
-        user_claims=user_claims(args),
+        # The claims a hosting reads (whom Google's delegation acts as).
+        user_claims=tuple(
+            dict.fromkeys(c for h in args.hostings.values() for c in h.user_claims(args))
+        ),
         token_type=token_type or "at+jwt",
     )

@@ -30,9 +30,8 @@ import re
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
-from toolspecs.cli.delegate import add_delegate_arguments
+from toolspecs.cli.hosting import hostings
 from toolspecs.cli.oauth import add_auth_arguments
-from toolspecs.cli.signin import add_sign_in_arguments
 
 __all__ = ["UsageError", "build_parser", "version_text"]
 
@@ -344,8 +343,11 @@ def _add_serve(sub: Any) -> None:
         help="HTTP: close a session unused this long (default 600)",
     )
     add_auth_arguments(serve)
-    add_sign_in_arguments(serve)
-    add_delegate_arguments(serve)
+    # Many users, each acting as themselves: the installed hostings' flags (Google's).
+    found = hostings()
+    for hosting in found.values():
+        hosting.add_arguments(serve)
+    serve.set_defaults(hostings=found)
     serve.add_argument(
         "--store",
         metavar="URL",

@@ -1,7 +1,7 @@
 """Dynamic client registration's bounds: who may register, how many, with what redirects.
 
 ``/register`` (RFC 7591) is anonymous: anyone may register a client of
-:class:`toolspecs.server.google_signin.GoogleSignInProvider`. What keeps that from hurting
+a sign-in provider (:mod:`toolspecs.server.signin_app`). What keeps that from hurting
 the people signed in (issue 38):
 
 - **A rate limit** (:mod:`toolspecs.server.request_limits`, before mcp's handler): at most

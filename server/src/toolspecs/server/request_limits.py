@@ -1,6 +1,6 @@
 """How often the sign-in endpoints answer: ``/register``, ``/authorize`` and ``/token``.
 
-The endpoints of :class:`toolspecs.server.google_signin.GoogleSignInProvider` are anonymous
+The endpoints of a sign-in provider (:mod:`toolspecs.server.signin_app`) are anonymous
 (``/register``, ``/authorize``) or need only a token a client holds (``/token``), and each
 answer keeps a record: a client, a person's trip to Google, a token. Unlimited, a flood
 of them pushed other people's records out (in memory each kind is bounded, the oldest
@@ -202,7 +202,8 @@ class RequestLimit:
 
     Args:
         app: The app.
-        provider: Its ``GoogleSignInProvider`` (its ``admission``, and its consent's page).
+        provider: Its :class:`~toolspecs.server.signin_app.SignInProvider` (its ``admission``,
+            and its consent's page).
     """
 
     def __init__(self, app: Any, provider: Any) -> None:
@@ -222,7 +223,7 @@ class RequestLimit:
         if scope.get("type") != "http" or admit is None:
             await self.app(scope, receive, send)
             return
-        refused = await self.provider._kept(admit, client_address(scope))
+        refused = await self.provider.kept(admit, client_address(scope))
         if refused is not None:
             await self._answer(refused, scope)(scope, receive, send)
             return

@@ -1,4 +1,7 @@
-"""Sign in with Google: our consent page, and each sign-in bound to the browser that began it.
+"""Sign-in: our consent page, and each sign-in bound to the browser that began it.
+
+The page serves any identity provider people sign in with (its :class:`Upstream`: Google
+for ``toolspecs serve --google-sign-in``, whose words are used below).
 
 Why a page of our own (issue 38). Registration is open, so anyone may register a client
 whose redirect is their own site. Were ``/authorize`` to send every client straight on to
@@ -59,35 +62,15 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from mcp.server.auth import provider
 from starlette import responses, routing
 
-from toolspecs.server.google_accounts import GOOGLE_AUTHORIZE_URL, GoogleSignIn
 from toolspecs.server.signin_state import SignInState
 
-__all__ = ["CONSENT_PATH", "SignInConsent", "scope_words"]
+__all__ = ["CONSENT_PATH", "SignInConsent", "Upstream"]
 
 logger = logging.getLogger(__name__)
 
 CONSENT_PATH = "/oauth/consent"
 _COOKIE = "toolspecs-signin-"
 _MAX_FORM = 4096  # bytes of a posted form: ours is under 300
-
-_AUTH = "https://www.googleapis.com/auth/"
-SCOPE_WORDS = {
-    "openid": "Know which Google account is yours",
-    "email": "See your Google account's email address",
-    "profile": "See your name and profile picture",
-    "https://mail.google.com/": "Read, write, send and permanently delete all your Gmail",
-    f"{_AUTH}gmail.modify": "Read, write and send your Gmail, and change its labels",
-    f"{_AUTH}gmail.readonly": "Read your Gmail messages and settings",
-    f"{_AUTH}gmail.compose": "Write Gmail drafts and send them",
-    f"{_AUTH}gmail.send": "Send email from your Gmail",
-    f"{_AUTH}gmail.labels": "See and change your Gmail labels",
-    f"{_AUTH}gmail.metadata": "See your Gmail messages' headers and labels (not their text)",
-    f"{_AUTH}calendar": "See, change and delete all your Google calendars",
-    f"{_AUTH}calendar.readonly": "See your Google calendars and their events",
-    f"{_AUTH}calendar.events": "See and change the events of your Google calendars",
-    f"{_AUTH}calendar.events.readonly": "See the events of your Google calendars",
-}
-"""Google's scopes as a person reads them (the core imports no loader: a small table)."""
 
 _STYLE = (
     "body{font:16px/1.5 system-ui,sans-serif;max-width:36em;margin:2em auto;padding:0 1em;"
@@ -115,26 +98,46 @@ NOT_APPROVED = (
 )
 
 
+class Upstream(Protocol):
+    """The identity provider people sign in with, as the page names it."""
+
+    @property
+    def name(self) -> str:
+        """Its name, as people know it (``Google``)."""
+        ...
+
+    @property
+    def authorize_url(self) -> str:
+        """Its consent's address: Approve sends the browser there (the page's CSP allows it)."""
+        ...
+
+    @property
+    def requested(self) -> list[str]:
+        """The scopes asked at its consent."""
+        ...
+
+    def scope_words(self, scopes: Sequence[str]) -> list[str]:
+        """Each scope as a person reads it."""
+        ...
+
+
 class ConsentHost(Protocol):
-    """What the page needs of :class:`~toolspecs.server.google_signin.GoogleSignInProvider`."""
+    """What the page needs of its sign-in provider (:mod:`toolspecs.server.signin_app`)."""
 
     issuer: str
-    settings: GoogleSignIn
     state: SignInState
     clock: Callable[[], float]
 
-    async def _kept(self, method: Callable[..., Any], *args: Any) -> Any: ...
+    @property
+    def settings(self) -> Upstream: ...  # whom people sign in with
+
+    async def kept(self, method: Callable[..., Any], *args: Any) -> Any: ...
 
     async def get_client(self, client_id: str) -> Any: ...
 
     async def trip(self, state: str) -> dict[str, Any] | None: ...
 
-    def google_url(self, state: str, trip: dict[str, Any]) -> str: ...
-
-
-def scope_words(scopes: Sequence[str]) -> list[str]:
-    """Each scope as a person reads it; one we have no words for, as Google names it."""
-    return [SCOPE_WORDS.get(scope, f"Google scope {scope}") for scope in scopes]
+    def upstream_url(self, state: str, trip: dict[str, Any]) -> str: ...
 
 
 def _sha(value: str) -> str:
@@ -170,8 +173,7 @@ def _where(uri: str) -> tuple[str, str | None]:
 
 
 def _headers(form_sources: Sequence[str] = ()) -> dict[str, str]:
-    google = "{0.scheme}://{0.netloc}".format(urlsplit(GOOGLE_AUTHORIZE_URL))
-    actions = " ".join(["'self'", google, *form_sources])
+    actions = " ".join(["'self'", *form_sources])
     return {
         "Content-Security-Policy": (
             f"default-src 'none'; style-src 'sha256-{_STYLE_HASH}'; frame-ancestors 'none'; "
@@ -205,10 +207,10 @@ def refusal(message: str, status_code: int = 400, headers: dict[str, str] | None
 
 
 class SignInConsent:
-    """The consent page's endpoints, and the binding check of Google's callback.
+    """The consent page's endpoints, and the binding check of the upstream's callback.
 
     Args:
-        host: The sign-in provider: its trips, clients, state and Google URL.
+        host: The sign-in provider: its trips, clients, state and upstream's URL.
     """
 
     def __init__(self, host: ConsentHost) -> None:
@@ -239,7 +241,7 @@ class SignInConsent:
         return f"__Host-{name}" if self.secure else name
 
     async def _record(self, method: Callable[..., Any], state: str, *args: Any) -> Any:
-        return await self.host._kept(method, "consent", _sha(state), *args)
+        return await self.host.kept(method, "consent", _sha(state), *args)
 
     async def show(self, request: Any) -> Any:
         """``GET``: the page; the trip's first one binds it to this browser."""
@@ -281,16 +283,17 @@ class SignInConsent:
         shown, source = _where(back)
         name = str(getattr(client, "client_name", None) or "").strip()
         who = f"<strong>{html.escape(name)}</strong>" if name else "An unnamed client"
-        scopes = "".join(
-            f"<li>{html.escape(words)}</li>" for words in scope_words(self.host.settings.requested)
-        )
+        upstream = self.host.settings
+        words = upstream.scope_words(upstream.requested)
+        scopes = "".join(f"<li>{html.escape(said)}</li>" for said in words)
         server = urlsplit(self.host.issuer).netloc
+        them = html.escape(upstream.name)
         body = (
             f"<h1>Sign in to {html.escape(server)}</h1>"
-            f"<p>{who} wants to use this server's tools with your Google account.</p>"
-            f"<p>Approving sends you to Google, then back to "
+            f"<p>{who} wants to use this server's tools with your {them} account.</p>"
+            f"<p>Approving sends you to {them}, then back to "
             f"<strong>{html.escape(shown)}</strong>:<br><code>{html.escape(back)}</code></p>"
-            f"<p>With your Google account it will be able to:</p><ul>{scopes}</ul>"
+            f"<p>With your {them} account it will be able to:</p><ul>{scopes}</ul>"
             '<p class="note">The name above is the one the client gave itself. If you did not '
             "start this sign-in, or do not know the address above, choose Deny.</p>"
             f'<form method="post" action="{html.escape(self.host.issuer + CONSENT_PATH)}">'
@@ -300,10 +303,11 @@ class SignInConsent:
             '<button type="submit" name="decision" value="deny">Deny</button></form>'
         )
         title = f"Sign in to {server}: approve {name or 'an unnamed client'}?"
-        return _document(title, body), [source] if source else []
+        consent = "{0.scheme}://{0.netloc}".format(urlsplit(upstream.authorize_url))
+        return _document(title, body), [consent, *([source] if source else [])]
 
     async def decide(self, request: Any) -> Any:
-        """``POST``: Approve goes on to Google, Deny answers ``access_denied`` to the client."""
+        """``POST``: Approve goes on to the upstream, Deny answers the client ``access_denied``."""
         form = await _form(request)
         state = form.get("trip", "")
         trip = await self.host.trip(state) if state else None
@@ -323,11 +327,11 @@ class SignInConsent:
             consented = {**record, "consented": True}
             await self._record(self.host.state.put, state, consented, left, 0)
             return responses.RedirectResponse(
-                self.host.google_url(state, trip), status_code=303, headers=_headers()
+                self.host.upstream_url(state, trip), status_code=303, headers=_headers()
             )
         if decision != "deny":
             return refusal("Choose Approve or Deny.")
-        await self.host._kept(self.host.state.take, "trip", _sha(state))
+        await self.host.kept(self.host.state.take, "trip", _sha(state))
         await self._record(self.host.state.take, state)
         params = trip["params"]
         denied = provider.construct_redirect_uri(
@@ -340,7 +344,7 @@ class SignInConsent:
         return self.done(answer, state)
 
     async def refused(self, request: Any, state: str, trip: dict[str, Any] | None) -> Any:
-        """Google's callback: ``None`` if this browser approved the trip, else a 400 page.
+        """The upstream's callback: ``None`` if this browser approved the trip, else a 400 page.
 
         The trip's consent record is taken either way (a refused trip is over).
         """
@@ -354,7 +358,10 @@ class SignInConsent:
             or not binding
             or not _same(_sha(binding), str(record.get("binding", "")))
         ):
-            logger.warning("Google's callback for a sign-in this browser did not approve: refused")
+            logger.warning(
+                "%s's callback for a sign-in this browser did not approve: refused",
+                self.host.settings.name,
+            )
             return refusal(NOT_APPROVED)
         return None
 

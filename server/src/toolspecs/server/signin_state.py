@@ -1,6 +1,6 @@
 """The sign-in server's own state (clients, trips to Google, codes, tokens), shared by replicas.
 
-:class:`toolspecs.server.google_signin.GoogleSignInProvider` keeps small JSON records of
+A sign-in provider (:mod:`toolspecs.server.signin_app`) keeps small JSON records of
 several kinds (registered clients, people on their way to Google, our codes, our access
 and refresh tokens, the codes redeemed and refresh tokens rotated out), a few counters (a
 user's sign-in generation, a revoked grant) and the counts of rate limits
@@ -29,7 +29,7 @@ two browsers opening one sign-in's consent page, one binds it
 
 Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
 whose text may name the host); the HTTP app answers it with a 503
-``temporarily_unavailable`` (:func:`toolspecs.server.google_accounts.sign_in_app`).
+``temporarily_unavailable`` (:func:`toolspecs.server.signin_app.sign_in_app`).
 """
 
 from __future__ import annotations

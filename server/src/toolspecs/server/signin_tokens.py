@@ -1,6 +1,6 @@
 """Our access and refresh tokens: grants, sign-in generations, rotation and reuse detection.
 
-What :class:`toolspecs.server.google_signin.GoogleSignInProvider` issues, and when it stops
+What a sign-in provider (:mod:`toolspecs.server.signin_app`) issues, and when it stops
 accepting it (issue 38):
 
 - A **grant** begins when a client redeems our authorization code: a random grant id

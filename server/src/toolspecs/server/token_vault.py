@@ -1,7 +1,7 @@
 """Each signed-in user's Google tokens, encrypted at rest (Fernet), in memory or in Redis.
 
 ``toolspecs serve --http --google-sign-in`` keeps the Google access and refresh tokens of
-every person who signed in (:mod:`toolspecs.server.google_signin`). They are kept as
+every person who signed in (:mod:`toolspecs.hosting.google.signin`). They are kept as
 ``cryptography``'s Fernet tokens (AES-128-CBC and HMAC-SHA256, with a timestamp) under a
 key from ``$TOOLSPECS_TOKEN_KEY`` (``Fernet.generate_key()``); without a valid key the
 server refuses to start. What lies in memory or in Redis is unreadable without the key,

@@ -74,9 +74,9 @@ async def serve_http(
         token: The bearer token clients must send (:func:`toolspecs.server.auth.bearer_token`).
         oauth: Instead of ``token``: the authorization server whose access tokens are
             accepted; the server publishes its Protected Resource Metadata.
-        sign_in: Instead of either: users sign in with Google, this server their
+        sign_in: Instead of either: users sign in (e.g. with Google), this server their
             authorization server; called with the server's URL, it returns the
-            ``GoogleSignInProvider`` (:mod:`toolspecs.server.google_signin`).
+            provider (:class:`toolspecs.server.signin_app.SignInProvider`).
         allow_remote: Listen on an address other machines can reach.
         allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
             needs them).
@@ -179,7 +179,7 @@ def http_app(
         "stateless_http": stateless,
     }
     if sign_in is not None:
-        from toolspecs.server.google_accounts import sign_in_app
+        from toolspecs.server.signin_app import sign_in_app
 
         app = sign_in_app(server, sign_in(url), **sessions)
     elif oauth is None:

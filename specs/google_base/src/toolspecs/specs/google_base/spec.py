@@ -100,6 +100,8 @@ class GoogleToolSpec(ToolSpec):
     base_scopes: ClassVar[tuple[str, ...]] = ()
     # The spec's name on the command line (``toolspecs authorize gmail``).
     cli_name: ClassVar[str] = ""
+    # What a refused refresh tells the agent when a server acts for a user (act_as).
+    acting_hint: str | None = None
     # LlamaHub's attributes, kept in spec.auth.
     creds = _AuthSetting()
     credentials_path = _AuthSetting()
@@ -359,8 +361,25 @@ class GoogleToolSpec(ToolSpec):
         """Where the person reads how to authorize: a section of this spec's package page."""
         return f"'Authorize Google' in the README of {self.package}"
 
+    def act_as(self, credentials: Any, reauthorize_hint: str) -> None:
+        """Act with a user's ``credentials``, as a server that serves many users asks.
+
+        Such a server (``toolspecs serve --google-sign-in``, ``--google-delegate``) builds
+        each user's specs and calls this once on each Google one.
+
+        Args:
+            credentials: The user's google-auth credentials (LlamaHub's ``creds``).
+            reauthorize_hint: What the agent reads when Google refuses them (sign in
+                again, ask the administrator), in place of :meth:`reauthorize_hint`'s
+                advice for a Python caller (pass new ``creds=``).
+        """
+        self.creds = credentials
+        self.acting_hint = reauthorize_hint
+
     def reauthorize_hint(self) -> str:
         """What the person does when Google no longer accepts this spec's credentials."""
+        if self.acting_hint is not None:  # a server acting for a user (act_as)
+            return self.acting_hint
         auth = self.auth
         if auth.creds is not None:
             fix = "the credentials passed to the tool (creds=) no longer work; pass new ones"

@@ -1,9 +1,9 @@
-"""Sign in with Google: the Google side (settings, each user's credentials) and the app.
+"""Sign in with Google: the Google side (settings, scopes in words, each user's credentials).
 
-:mod:`toolspecs.server.google_signin` is the authorization server MCP clients see; this
-module holds what it asks of Google (the OAuth client, the scopes), turns a signed-in
-user's kept tokens (:mod:`toolspecs.server.token_vault`) into google-auth ``Credentials``
-for their specs, and builds the HTTP app with mcp's auth routes and Google's callback.
+:mod:`toolspecs.hosting.google.signin` is the authorization server MCP clients see; this
+module holds what it asks of Google (the OAuth client, the scopes, as our consent page
+words them), and turns a signed-in user's kept tokens (:mod:`toolspecs.server.token_vault`)
+into google-auth ``Credentials`` for their specs.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlencode
 
-from toolspecs.adapters.tools import require
 from toolspecs.core.errors import AskUser, ConfigurationError
 from toolspecs.server.token_vault import TokenVault
 
@@ -27,10 +26,10 @@ __all__ = [
     "GOOGLE_AUTHORIZE_URL",
     "GOOGLE_TOKEN_URL",
     "GOOGLE_USERINFO_URL",
+    "SCOPE_WORDS",
     "GoogleSignIn",
     "google_authorize_url",
     "google_credentials",
-    "sign_in_app",
 ]
 
 logger = logging.getLogger(__name__)
@@ -47,10 +46,29 @@ SIGN_IN_AGAIN = (
     "server in their client (its sign-in opens Google's consent)."
 )
 
+_AUTH = "https://www.googleapis.com/auth/"
+SCOPE_WORDS = {
+    "openid": "Know which Google account is yours",
+    "email": "See your Google account's email address",
+    "profile": "See your name and profile picture",
+    "https://mail.google.com/": "Read, write, send and permanently delete all your Gmail",
+    f"{_AUTH}gmail.modify": "Read, write and send your Gmail, and change its labels",
+    f"{_AUTH}gmail.readonly": "Read your Gmail messages and settings",
+    f"{_AUTH}gmail.compose": "Write Gmail drafts and send them",
+    f"{_AUTH}gmail.send": "Send email from your Gmail",
+    f"{_AUTH}gmail.labels": "See and change your Gmail labels",
+    f"{_AUTH}gmail.metadata": "See your Gmail messages' headers and labels (not their text)",
+    f"{_AUTH}calendar": "See, change and delete all your Google calendars",
+    f"{_AUTH}calendar.readonly": "See your Google calendars and their events",
+    f"{_AUTH}calendar.events": "See and change the events of your Google calendars",
+    f"{_AUTH}calendar.events.readonly": "See the events of your Google calendars",
+}
+"""Google's scopes as a person reads them on our consent page."""
+
 
 @dataclass(frozen=True)
 class GoogleSignIn:
-    """How this server signs its users in with Google.
+    """How this server signs its users in with Google (the consent page's upstream).
 
     Args:
         client_id: The Google OAuth client (``--google-client-id`` or
@@ -59,6 +77,10 @@ class GoogleSignIn:
         scopes: The Google scopes of the tools served (least privilege), beside
             ``openid email``.
     """
+
+    # What our consent page says of Google (toolspecs.server.signin_consent.Upstream).
+    name: ClassVar[str] = "Google"
+    authorize_url: ClassVar[str] = GOOGLE_AUTHORIZE_URL
 
     client_id: str
     client_secret: str = field(repr=False)
@@ -85,6 +107,10 @@ class GoogleSignIn:
     def requested(self) -> list[str]:
         """Every scope asked at Google's consent."""
         return list(dict.fromkeys([*IDENTITY_SCOPES, *self.scopes]))
+
+    def scope_words(self, scopes: Sequence[str]) -> list[str]:
+        """Each scope as a person reads it; one we have no words for, as Google names it."""
+        return [SCOPE_WORDS.get(scope, f"Google scope {scope}") for scope in scopes]
 
 
 def google_authorize_url(settings: GoogleSignIn, callback: str, state: str, verifier: str) -> str:
@@ -194,70 +220,3 @@ def _signed_in_class() -> type:
             self.on_refreshed(self)
 
     return SignedInCredentials
-
-
-def sign_in_app(server: Any, provider: Any, **options: Any) -> Any:
-    """The streamable HTTP app of ``server``, a ``GoogleSignInProvider`` its authorization server.
-
-    ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
-    mcp serves the metadata, ``/authorize``, ``/token``, ``/register`` and ``/revoke``
-    from the provider, checks our tokens' audience, and answers 401 with the Protected
-    Resource Metadata pointer; we add our consent page (:mod:`toolspecs.server.signin_consent`),
-    Google's callback and the rate limits of ``/register``, ``/authorize`` and ``/token``.
-    """
-    from toolspecs.server.request_limits import RequestLimit
-
-    settings_module = require("mcp.server.auth.settings", "mcp")
-    routing = require("starlette.routing", "mcp")
-    settings = settings_module.AuthSettings(
-        issuer_url=provider.issuer,
-        resource_server_url=provider.resource,
-        client_registration_options=settings_module.ClientRegistrationOptions(enabled=True),
-        revocation_options=settings_module.RevocationOptions(enabled=True),
-        validate_token_resource=True,
-    )
-    callback = routing.Route(CALLBACK_PATH, provider.callback, methods=["GET"])
-    app = server.streamable_http_app(
-        auth=settings,
-        token_verifier=provider,
-        auth_server_provider=provider,
-        custom_starlette_routes=[callback, *provider.consent.routes()],
-        **options,
-    )
-    # A request past its rate limit: a 429 before mcp's handler (toolspecs.server.request_limits).
-    app.add_middleware(RequestLimit, provider=provider)
-    # Outermost of the app's middleware (inside Starlette's error middleware, which would
-    # answer a 500 and log a traceback): the bearer check and every auth endpoint.
-    app.add_middleware(_StateUnavailable)
-    return app
-
-
-class _StateUnavailable:
-    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500.
-
-    The body is an OAuth error (``temporarily_unavailable``) with ``Retry-After``; the
-    server stays up and answers again as soon as the state is back.
-    """
-
-    def __init__(self, app: Any) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        from toolspecs.server.request_limits import answered_instead
-        from toolspecs.server.signin_state import unreachable
-
-        def instead(exc: Exception) -> Any:
-            if scope.get("type") != "http" or not unreachable(exc):
-                return None
-            logger.warning("the sign-in state cannot be reached: answered 503")
-            responses = require("starlette.responses", "mcp")
-            return responses.JSONResponse(
-                {
-                    "error": "temporarily_unavailable",
-                    "error_description": "sign-in is unavailable for a moment: try again",
-                },
-                status_code=503,
-                headers={"Retry-After": "30", "Cache-Control": "no-store"},
-            )
-
-        await answered_instead(self.app, scope, receive, send, instead)

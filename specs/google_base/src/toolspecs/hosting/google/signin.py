@@ -65,11 +65,22 @@ import logging
 import secrets
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
-from toolspecs.adapters.tools import require
+import anyio
+from mcp.server.auth import provider
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    RefreshToken,
+)
+from mcp.shared import auth as shared
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+from starlette import responses, routing
+
 from toolspecs.core.errors import RetryLater
-from toolspecs.server.google_accounts import (
+from toolspecs.hosting.google.accounts import (
     CALLBACK_PATH,
     GOOGLE_TOKEN_URL,
     GOOGLE_USERINFO_URL,
@@ -85,15 +96,6 @@ from toolspecs.server.signin_state import MAX_KEPT, SignInState, SignInUnavailab
 from toolspecs.server.signin_tokens import ACCESS_SECONDS, Tokens, new_grant
 from toolspecs.server.signin_tokens import digest as _digest
 from toolspecs.server.token_vault import TokenVault
-
-if TYPE_CHECKING:
-    from mcp.server.auth.provider import (
-        AccessToken,
-        AuthorizationCode,
-        AuthorizationParams,
-        RefreshToken,
-    )
-    from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 __all__ = ["GENERATION_CLAIM", "GoogleSignInProvider"]
 
@@ -158,11 +160,15 @@ class GoogleSignInProvider:
         """Where Google sends the person back (register it at Google's console)."""
         return self.issuer + CALLBACK_PATH
 
-    async def _kept(self, method: Callable[..., _T], *args: Any) -> _T:
+    def routes(self) -> list[Any]:
+        """Our Starlette routes beside mcp's: Google's callback and our consent page."""
+        callback = routing.Route(CALLBACK_PATH, self.callback, methods=["GET"])
+        return [callback, *self.consent.routes()]
+
+    async def kept(self, method: Callable[..., _T], *args: Any) -> _T:
         """Call a state method: in a worker thread when it blocks on the network (Redis)."""
         if not self.state.blocking:
             return method(*args)
-        anyio = require("anyio", "mcp")
         result: _T = await anyio.to_thread.run_sync(functools.partial(method, *args))
         return result
 
@@ -170,10 +176,9 @@ class GoogleSignInProvider:
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         """The client registered under ``client_id``, if any (each use renews its life)."""
-        record = await self._kept(self.clients.find, _digest(client_id))
+        record = await self.kept(self.clients.find, _digest(client_id))
         if record is None:
             return None
-        shared = require("mcp.shared.auth", "mcp")
         client: OAuthClientInformationFull = shared.OAuthClientInformationFull.model_validate(
             record
         )
@@ -190,7 +195,7 @@ class GoogleSignInProvider:
         if client_info.client_id is None:
             return
         record = client_info.model_dump(mode="json", exclude_none=True)
-        await self._kept(self.clients.keep, _digest(client_info.client_id), record)
+        await self.kept(self.clients.keep, _digest(client_info.client_id), record)
 
     # The trip to Google and back.
 
@@ -202,7 +207,6 @@ class GoogleSignInProvider:
         Never straight to Google: the person approves this client and its redirect first
         (:mod:`toolspecs.server.signin_consent`).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
         if params.resource is not None and params.resource.rstrip("/") != self.resource.rstrip("/"):
             raise provider.AuthorizeError(
                 "invalid_target", "this server issues tokens for itself only"
@@ -216,7 +220,7 @@ class GoogleSignInProvider:
         }
         bound = self.admission.trips(PENDING_SECONDS)  # never reached within the rate limits
         try:
-            await self._kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS, bound)
+            await self.kept(self.state.put, "trip", _digest(state), trip, PENDING_SECONDS, bound)
         except SignInUnavailable:
             raise provider.AuthorizeError(
                 "temporarily_unavailable", "sign-in is unavailable for a moment: try again"
@@ -225,19 +229,17 @@ class GoogleSignInProvider:
 
     async def trip(self, state: str) -> dict[str, Any] | None:
         """The trip ``state`` names, if it is under way."""
-        return await self._kept(self.state.get, "trip", _digest(state))
+        return await self.kept(self.state.get, "trip", _digest(state))
 
-    def google_url(self, state: str, trip: dict[str, Any]) -> str:
+    def upstream_url(self, state: str, trip: dict[str, Any]) -> str:
         """Google's consent for the trip ``state`` names (once the person approved ours)."""
         return google_authorize_url(self.settings, self.callback_url, state, trip["verifier"])
 
     async def callback(self, request: Any) -> Any:
         """Google's redirect back (a Starlette endpoint at :data:`CALLBACK_PATH`)."""
-        responses = require("starlette.responses", "mcp")
-        provider = require("mcp.server.auth.provider", "mcp")
         query = request.query_params
         state = str(query.get("state", ""))
-        trip = await self._kept(self.state.take, "trip", _digest(state))
+        trip = await self.kept(self.state.take, "trip", _digest(state))
         refused = await self.consent.refused(request, state, trip)
         if trip is None or refused is not None:  # ended, or not this browser's approved trip
             return refused
@@ -275,7 +277,7 @@ class GoogleSignInProvider:
         )
         kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
         kept["grant"] = new_grant()  # the grant its tokens will belong to
-        await self._kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
+        await self.kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
         to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
         return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
 
@@ -329,10 +331,9 @@ class GoogleSignInProvider:
 
         One redeemed already revokes its grant (:meth:`Tokens.replayed`).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
-        record = await self._kept(self.state.get, "code", _digest(authorization_code))
+        record = await self.kept(self.state.get, "code", _digest(authorization_code))
         if record is None:
-            await self._kept(self.tokens.replayed, authorization_code)
+            await self.kept(self.tokens.replayed, authorization_code)
             return None
         code: AuthorizationCode = provider.AuthorizationCode(code=authorization_code, **record)
         if code.client_id != client.client_id or code.expires_at < self.clock():
@@ -343,8 +344,7 @@ class GoogleSignInProvider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         """Our access and refresh tokens for a code (used once, on any replica)."""
-        provider = require("mcp.server.auth.provider", "mcp")
-        taken = await self._kept(self.tokens.redeem, authorization_code.code)
+        taken = await self.kept(self.tokens.redeem, authorization_code.code)
         if taken is None:  # redeemed twice at once: its grant is revoked
             raise provider.TokenError("invalid_grant", "the code was already used")
         client_id, scopes = str(client.client_id), authorization_code.scopes
@@ -364,11 +364,11 @@ class GoogleSignInProvider:
         """
         found = await self._token("refresh", refresh_token)
         if found is None:
-            await self._kept(self.tokens.reused, refresh_token)
+            await self.kept(self.tokens.reused, refresh_token)
             return None
         if found.client_id != client.client_id:
             return None
-        await self._kept(self.admission.refresh, found.client_id)
+        await self.kept(self.admission.refresh, found.client_id)
         return found  # type: ignore[return-value]
 
     async def exchange_refresh_token(
@@ -379,8 +379,7 @@ class GoogleSignInProvider:
         The refresh token is spent atomically: of two exchanges at once, one gets tokens,
         and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
         """
-        provider = require("mcp.server.auth.provider", "mcp")
-        taken = await self._kept(self.tokens.spend, refresh_token.token)
+        taken = await self.kept(self.tokens.spend, refresh_token.token)
         if taken is None:
             raise provider.TokenError("invalid_grant", "this refresh token was used already")
         subject = refresh_token.subject
@@ -410,31 +409,27 @@ class GoogleSignInProvider:
         rebuilds their tools.
         """
         if token.subject is not None:
-            await self._kept(self.forget, token.subject)
+            await self.kept(self.forget, token.subject)
 
     async def exchange_identity_assertion(self, client: Any, params: Any) -> OAuthToken:
         """Not offered: users sign in with Google."""
-        provider = require("mcp.server.auth.provider", "mcp")
         raise provider.TokenError("unsupported_grant_type", "sign in with Google instead")
 
     async def _token(self, kind: str, token: str) -> AccessToken | RefreshToken | None:
         """Our token of ``kind`` (``access`` or ``refresh``), if live (see :meth:`Tokens.find`)."""
-        provider = require("mcp.server.auth.provider", "mcp")
-        found = await self._kept(self.tokens.find, kind, token)
+        found = await self.kept(self.tokens.find, kind, token)
         if found is None:
             return None
         record, generation = found
         if kind == "refresh":
-            return provider.RefreshToken(token=token, **record)  # type: ignore[no-any-return]
+            return provider.RefreshToken(token=token, **record)
         record["claims"] = {**(record.get("claims") or {}), GENERATION_CLAIM: generation}
-        return provider.AccessToken(token=token, **record)  # type: ignore[no-any-return]
+        return provider.AccessToken(token=token, **record)
 
     async def _issue(
         self, client_id: str, scopes: list[str], subject: str | None, grant: str
     ) -> OAuthToken:
         """New tokens of ``grant``; for a code (a new grant), the client is a used one now."""
-        provider = require("mcp.server.auth.provider", "mcp")
-        shared = require("mcp.shared.auth", "mcp")
         if subject is None:
             raise provider.TokenError("invalid_grant", "sign in with Google again")
         email = (self.vault.get(subject) or {}).get("email")
@@ -447,7 +442,7 @@ class GoogleSignInProvider:
             self.clients.adopt(_digest(client_id))
             return self.tokens.issue(kept, claims, grant)
 
-        issued = await self._kept(keep)
+        issued = await self.kept(keep)
         if issued is None:
             raise provider.TokenError("invalid_grant", "this sign-in was revoked: sign in again")
         answer: OAuthToken = shared.OAuthToken(

@@ -48,7 +48,7 @@ ASK_ADMIN = (
 )
 
 # What a Google spec tells the agent when Google stops accepting the delegated token
-# (the spec's failure table reads it through ``reauthorize_hint``).
+# (:meth:`GoogleToolSpec.act_as`: the spec's failure table reads it).
 DELEGATION_REFUSED = (
     "Do not retry. Tell the user Google no longer lets this server act as them: a Google "
     "Workspace administrator must check the service account's domain-wide delegation "
@@ -175,8 +175,7 @@ class GoogleDelegation:
             ) from None
         creds = own.with_subject(address)
         try:
-            # google-auth's own transport, bounded (its default waits 120 s). Not the
-            # loader's refresh: toolspecs-core does not depend on the Google loader.
+            # google-auth's own transport, bounded (its default waits 120 s).
             creds.refresh(functools.partial(Request(), timeout=TOKEN_SECONDS))
         except RefreshError as exc:
             # Google's error code, never its whole answer.

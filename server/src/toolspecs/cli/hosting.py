@@ -1,0 +1,162 @@
+"""Hosting many users on ``toolspecs serve``: plug-ins found through entry points.
+
+A package that knows how its specs act for each user (sign in with Google, Google's
+domain-wide delegation) registers a hosting, as specs register themselves
+(:mod:`toolspecs.core.registry`)::
+
+    [project.entry-points."toolspecs.hosting"]
+    google = "toolspecs.hosting.google:GoogleHosting"
+
+The entry point names a class, made with no arguments, that follows :class:`Hosting`: it
+adds its flags to ``toolspecs serve`` (``--help`` lists them), names the access-token
+claims it reads, and, when its flags are given, gives the server what it needs
+(:class:`Hosted`): each user's tools and, when it signs people in itself, the OAuth
+provider and the line printed once serving. The server builds each user's specs as
+``serve`` builds the served ones (:attr:`Serving.build`) and the hosting makes them act
+for the user: the hosting knows its specs' types, the server knows none.
+
+The parser imports this module and each hosting's: they import the standard library only
+at the top, so ``--help`` answers before llama-index is imported. A hosting flag given
+while its package is missing is said in one line, with what to install
+(:func:`missing_hosting`).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from toolspecs.cli.assemble import ServeSettings
+    from toolspecs.core.spec import ToolSpec
+    from toolspecs.core.tool import GuardedTool
+    from toolspecs.server.signin_app import SignInProvider
+    from toolspecs.server.user_tools import UserTools
+
+__all__ = ["GROUP", "Hosted", "Hosting", "Serving", "host_users", "hostings", "missing_hosting"]
+
+GROUP = "toolspecs.hosting"
+
+# The hostings this repository publishes: the flags each adds, and what installs it.
+PUBLISHED = {
+    "google": ("--google-", 'the Google hosting: pip install "toolspecs-google-base[server]"')
+}
+
+
+@dataclass(frozen=True)
+class Serving:
+    """What ``toolspecs serve`` serves, as a hosting reads it.
+
+    Args:
+        specs: The served specs, by name (built once: what their tools need, e.g. scopes).
+        names: The served tools' names: every user's tools have these.
+        store: ``--store``: a Redis URL every replica shares, or ``None``.
+        build: One user's tools: new specs, built as ``serve`` built the served ones,
+            handed to the function given (which makes them act for the user) before their
+            tools are made.
+    """
+
+    specs: Mapping[str, ToolSpec]
+    names: Sequence[str]
+    store: str | None
+    build: Callable[[Callable[[Mapping[str, ToolSpec]], None]], list[GuardedTool]]
+
+
+@dataclass(frozen=True)
+class Hosted:
+    """What a hosting gives the server when its flags are given.
+
+    Args:
+        user_tools: Each user's own tools.
+        sign_in: When the server signs people in itself (it is its clients' authorization
+            server): the provider, made once the URL served at is known.
+        public_url: The https origin people reach the server at behind a proxy: the
+            server accepts it as a ``Host``.
+        serving_line: The line printed once serving, from the URL served at and the line
+            the server would print (about tokens).
+    """
+
+    user_tools: UserTools
+    sign_in: Callable[[str], SignInProvider] | None = None
+    public_url: str | None = None
+    serving_line: Callable[[str, str], str] | None = None
+
+
+@runtime_checkable
+class Hosting(Protocol):
+    """A way of serving many users, which a package adds to ``toolspecs serve``."""
+
+    def add_arguments(self, serve: argparse.ArgumentParser) -> None:
+        """Add its flags to ``toolspecs serve`` (argument groups; standard library only)."""
+        ...
+
+    def user_claims(self, args: argparse.Namespace) -> Sequence[str]:
+        """The access-token claims it reads (``--auth-issuer``); none without its flags."""
+        ...
+
+    def hosted(self, args: argparse.Namespace, serving: Serving) -> Hosted | None:
+        """What it gives the server; ``None`` when its flags are not given.
+
+        Raises:
+            ConfigurationError: For flags that do not go together, or a setting missing
+                (one line each).
+        """
+        ...
+
+
+def hostings() -> dict[str, Hosting]:
+    """The installed hostings, by entry-point name, sorted."""
+    found: dict[str, Hosting] = {}
+    for point in sorted(entry_points(group=GROUP), key=lambda point: point.name):
+        found[point.name] = point.load()()
+    return found
+
+
+def missing_hosting(unknown: Sequence[str], installed: Mapping[str, Hosting]) -> str | None:
+    """What to install for a flag of a published hosting that is not installed; else ``None``.
+
+    Args:
+        unknown: The flags ``toolspecs serve`` did not recognize.
+        installed: The hostings found (:func:`hostings`).
+    """
+    for flag in unknown:
+        for name, (prefix, install) in PUBLISHED.items():
+            if name not in installed and flag.startswith(prefix):
+                return f"{flag.split('=')[0]} needs {install}"
+    return None
+
+
+def host_users(
+    args: argparse.Namespace,
+    settings: ServeSettings,
+    specs: Mapping[str, ToolSpec],
+    names: Sequence[str],
+) -> Hosted | None:
+    """What the hosting whose flags were given brings to ``serve``; ``None`` without one.
+
+    Args:
+        args: The ``toolspecs serve`` command line (its ``hostings``, from the parser).
+        settings: What it asks for: each user's specs are built the same way.
+        specs: The served specs.
+        names: The served tools' names.
+
+    Raises:
+        ConfigurationError: From the hosting, or for the flags of two hostings.
+    """
+    from toolspecs.cli.assemble import build_specs, served_tools
+    from toolspecs.core.errors import ConfigurationError
+
+    def build(act: Callable[[Mapping[str, ToolSpec]], None]) -> list[GuardedTool]:
+        own = build_specs(settings)  # new instances (and, with --sandbox, new fakes)
+        act(own)
+        return served_tools(own, settings.prefixes)
+
+    serving = Serving(specs, names, settings.store, build)
+    given = {name: hosting.hosted(args, serving) for name, hosting in args.hostings.items()}
+    chosen = [name for name, hosted in given.items() if hosted is not None]
+    if len(chosen) > 1:
+        raise ConfigurationError(f"give the flags of one hosting, not of {' and '.join(chosen)}")
+    return given[chosen[0]] if chosen else None

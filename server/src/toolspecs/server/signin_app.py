@@ -1,0 +1,118 @@
+"""The HTTP app of a server that is its clients' authorization server (a hosting's sign-in).
+
+A hosting that signs people in with an identity provider (``toolspecs serve
+--google-sign-in``, :mod:`toolspecs.cli.hosting`) gives the server a
+:class:`SignInProvider`; :func:`sign_in_app` serves it: mcp serves the metadata,
+``/authorize``, ``/token``, ``/register`` and ``/revoke`` from the provider, checks our
+tokens' audience and answers 401 with the Protected Resource Metadata pointer; the
+provider adds its own routes (our consent page, the identity provider's callback); the
+rate limits of ``/register``, ``/authorize`` and ``/token`` (:mod:`.request_limits`) come
+before mcp's handlers, and the sign-in state out of reach is a 503.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+
+import mcp.server.auth.settings as settings_module
+from starlette import responses
+
+from toolspecs.server.request_limits import RequestLimit, answered_instead
+from toolspecs.server.signin_state import unreachable
+
+if TYPE_CHECKING:
+    from pydantic import AnyHttpUrl
+
+    from toolspecs.server.request_limits import Admission
+    from toolspecs.server.signin_consent import SignInConsent
+
+__all__ = ["SignInProvider", "sign_in_app"]
+
+logger = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
+
+
+class SignInProvider(Protocol):
+    """What the server serves of a sign-in, beside mcp's provider interface.
+
+    The provider is also mcp's ``OAuthAuthorizationServerProvider`` (clients, codes and
+    tokens) and ``TokenVerifier`` (our access tokens), as
+    :class:`toolspecs.hosting.google.signin.GoogleSignInProvider` is.
+
+    Attributes:
+        issuer: This server's base URL: the issuer clients see.
+        resource: This server's resource URL (``.../mcp``): its tokens are bound to it.
+        admission: The rate limits of ``/register``, ``/authorize`` and ``/token``.
+        consent: Its consent page (also the page of ``/authorize`` past its limit).
+    """
+
+    issuer: str
+    resource: str
+    admission: Admission
+    consent: SignInConsent
+
+    def routes(self) -> list[Any]:
+        """Its Starlette routes besides mcp's: the consent page, the provider's callback."""
+        ...
+
+    async def kept(self, method: Callable[..., _T], *args: Any) -> _T:
+        """Call a method of its state, off the event loop when that blocks (Redis)."""
+        ...
+
+
+def sign_in_app(server: Any, provider: SignInProvider, **options: Any) -> Any:
+    """The streamable HTTP app of ``server``, ``provider`` its authorization server.
+
+    ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
+    """
+    settings = settings_module.AuthSettings(
+        # As written, not AnyHttpUrl(url), which adds a "/" (toolspecs.server.auth._as_url).
+        issuer_url=cast("AnyHttpUrl", provider.issuer),
+        resource_server_url=cast("AnyHttpUrl", provider.resource),
+        client_registration_options=settings_module.ClientRegistrationOptions(enabled=True),
+        revocation_options=settings_module.RevocationOptions(enabled=True),
+        validate_token_resource=True,
+    )
+    app = server.streamable_http_app(
+        auth=settings,
+        token_verifier=provider,
+        auth_server_provider=provider,
+        custom_starlette_routes=provider.routes(),
+        **options,
+    )
+    # A request past its rate limit: a 429 before mcp's handler (toolspecs.server.request_limits).
+    app.add_middleware(RequestLimit, provider=provider)
+    # Outermost of the app's middleware (inside Starlette's error middleware, which would
+    # answer a 500 and log a traceback): the bearer check and every auth endpoint.
+    app.add_middleware(_StateUnavailable)
+    return app
+
+
+class _StateUnavailable:
+    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500.
+
+    The body is an OAuth error (``temporarily_unavailable``) with ``Retry-After``; the
+    server stays up and answers again as soon as the state is back.
+    """
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        def instead(exc: Exception) -> Any:
+            if scope.get("type") != "http" or not unreachable(exc):
+                return None
+            logger.warning("the sign-in state cannot be reached: answered 503")
+            return responses.JSONResponse(
+                {
+                    "error": "temporarily_unavailable",
+                    "error_description": "sign-in is unavailable for a moment: try again",
+                },
+                status_code=503,
+                headers={"Retry-After": "30", "Cache-Control": "no-store"},
+            )
+
+        await answered_instead(self.app, scope, receive, send, instead)
