@@ -431,14 +431,21 @@ class Walk:
         }
 
     def _shapes(self, request: Request) -> list[str]:
-        """The shapes of the result on its way up from the client: ``None`` aside, and a
+        """The shapes of the result on its way up from the client: ``None`` aside, a
         plain tuple carrying what the function below returned (``(arguments, result)``)
-        being that value still, not a new shape."""
+        being that value still, not a new shape, and what the function that handed the
+        work to another thread returned left out (a handle, not the result)."""
         shapes = [request.client_returned]
         below = request.client_returned_id
         if request.client_caller in request.chain:
             up = request.chain[: request.chain.index(request.client_caller) + 1]
-            for node in reversed(up):
+            for index in reversed(range(len(up))):
+                node = up[index]
+                # What a function that handed the work to another thread returns (a
+                # handle, a future) is not the result, which comes back by the hand-off's
+                # own channel to the function above it.
+                if index + 1 < len(up) and up[index + 1].link == "hand-off":
+                    continue
                 if below not in node.carried:
                     shapes.append(node.returned)
                 below = node.returned_id

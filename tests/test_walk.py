@@ -2,7 +2,7 @@
 
 The walk finds what is ours by path (a ``src/toolspecs`` tree), so the known chain is made
 of modules written into such trees here: a handler (``core``) that reads the token twice
-and hands the call to a thread (``asyncio.to_thread``), a tool (``specs/mail``) that sets a
+and hands the call to a thread (returning a handle; the result comes back apart), a tool (``specs/mail``) that sets a
 ContextVar and carries its result with its arguments, and a client (``loaders/mail``)
 whose API library (``walkdemo_wire``, not ours) makes the request and returns a dict. A
 shipped fake (``testing.py``) defines a ContextVar that is not counted.
@@ -73,13 +73,16 @@ SOURCES = {
     "walkdemo_handler": (
         "core/src/toolspecs/demo_server/handler.py",
         """
-        import asyncio
+        import threading
 
         import walkdemo_tool
 
         class Envelope:
             def __init__(self, text):
                 self.text = text
+
+        class Handle:
+            pass
 
         def parse(token):
             return token.split(".")
@@ -90,8 +93,19 @@ SOURCES = {
         def owner(token):
             return "owner " + token[:6]
 
+        def hand_off(query, box):
+            def work():
+                box.append(walkdemo_tool.guarded(query))
+
+            thread = threading.Thread(target=work)
+            thread.start()
+            thread.join()
+            return Handle()  # a handle, not the result: that comes back in box
+
         async def run(query):
-            _, reply = await asyncio.to_thread(walkdemo_tool.guarded, query)
+            box = []
+            hand_off(query, box)
+            _, reply = box[0]
             return reply
 
         async def handle(request):
@@ -146,18 +160,22 @@ def test_the_walk_counts_a_known_chain(tmp_path):
     assert [step["function"] for step in found["chain"]] == [
         "toolspecs.demo_server.handler.handle",
         "toolspecs.demo_server.handler.run",
+        "toolspecs.demo_server.handler.hand_off",
+        "toolspecs.demo_server.handler.hand_off.<locals>.work",
         "toolspecs.specs.mail.tool.guarded",
         "toolspecs.specs.mail.tool.search",
         "toolspecs.loaders.mail.client.fetch",
     ]
-    assert [step["link"] for step in found["chain"]] == ["root", "call", "hand-off", "call", "call"]
+    links = ["root", "call", "call", "hand-off", "call", "call", "call"]
+    assert [step["link"] for step in found["chain"]] == links
     assert found["api_requests"] == 1
-    assert found["hops"] == found["frames"] == 5
+    assert found["hops"] == found["frames"] == 7
     assert len(found["modules"]) == 3
     assert found["distributions"] == ["core", "specs/mail", "loaders/mail"]
-    # handle and run on the event loop, then guarded, search and fetch in asyncio's thread.
+    # handle, run and hand_off on the event loop, then work and the rest in hand_off's thread.
     assert found["thread_handoffs"] == 1 and len(found["threads"]) == 2
-    # The (arguments, result) pair guarded returns carries the Reply: not a shape of its own.
+    # The (arguments, result) pair guarded returns carries the Reply: not a shape of its own;
+    # nor is the Handle hand_off returns (the result comes back through the box).
     assert found["shapes"] == ["dict", "list[Message]", "Reply", "Envelope"]
     assert found["context_vars_set"] == ["toolspecs.specs.mail.tool.CALLING"]
     # check (and parse under it) is one read, owner another; handle got a dict holding it.
