@@ -205,11 +205,11 @@ def auth_settings(url: str) -> Any:
     requires, is the server itself and is published nowhere.
     """
     return settings.AuthSettings(
-        issuer_url=_as_url(url), resource_server_url=None, required_scopes=[]
+        issuer_url=as_url(url), resource_server_url=None, required_scopes=[]
     )
 
 
-def _as_url(url: str) -> AnyHttpUrl:
+def as_url(url: str) -> AnyHttpUrl:
     """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
 
     Given as the string, not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and

@@ -48,7 +48,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 from urllib.parse import urlsplit
 
 import anyio
@@ -57,11 +57,10 @@ import jwt
 import mcp.server.auth.settings as settings_module
 from mcp.server.auth import provider, routes
 from mcp.server.auth.provider import AccessToken
-from pydantic import AnyHttpUrl
 
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.server.answers import INTROSPECT_CACHE_SECONDS, INTROSPECT_CACHE_TOKENS, AnswerCache
-from toolspecs.server.auth import is_loopback
+from toolspecs.server.auth import as_url, is_loopback
 from toolspecs.server.compat_mcp import routes_first
 
 __all__ = [
@@ -466,8 +465,8 @@ def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
     """
     resource = oauth.audience or url
     settings = settings_module.AuthSettings(
-        issuer_url=_as_url(oauth.issuer),
-        resource_server_url=_as_url(resource),
+        issuer_url=as_url(oauth.issuer),
+        resource_server_url=as_url(resource),
         required_scopes=list(oauth.required_scopes),
         validate_token_resource=True,
     )
@@ -489,12 +488,3 @@ def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
         resource_name="toolspecs",
     )
     routes_first(app, ours)
-
-
-def _as_url(url: str) -> AnyHttpUrl:
-    """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
-
-    Given as the string, not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and
-    the metadata clients compare with the issuer and resource must keep it as written.
-    """
-    return cast("AnyHttpUrl", url)

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar, cast
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import mcp.server.auth.settings as settings_module
 from starlette import responses
 
+from toolspecs.server.auth import as_url
 from toolspecs.server.request_limits import RequestLimit, answered_instead
 from toolspecs.server.signin_state import unreachable
 
 if TYPE_CHECKING:
-    from pydantic import AnyHttpUrl
-
     from toolspecs.server.request_limits import Admission
     from toolspecs.server.signin_consent import SignInConsent
 
@@ -69,9 +68,8 @@ def sign_in_app(server: Any, provider: SignInProvider, **options: Any) -> Any:
     ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
     """
     settings = settings_module.AuthSettings(
-        # As written, not AnyHttpUrl(url), which adds a "/" (toolspecs.server.auth._as_url).
-        issuer_url=cast("AnyHttpUrl", provider.issuer),
-        resource_server_url=cast("AnyHttpUrl", provider.resource),
+        issuer_url=as_url(provider.issuer),
+        resource_server_url=as_url(provider.resource),
         client_registration_options=settings_module.ClientRegistrationOptions(enabled=True),
         revocation_options=settings_module.RevocationOptions(enabled=True),
         validate_token_resource=True,
