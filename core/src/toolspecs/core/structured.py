@@ -57,7 +57,7 @@ __all__ = [
 class Structure(BaseModel):
     """The base of every output model: closed (no field it does not declare)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Quoted(Structure):
