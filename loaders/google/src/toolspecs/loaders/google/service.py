@@ -110,7 +110,7 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
     # connection may have been done: it is not sent again, so nothing is done twice. A
     # rate limit (429, or 403 rateLimitExceeded) means Google refused it: that one waits.
     repeatable = str(getattr(request, "method", "GET")).upper() != "POST"
-    return _retrying(once, repeatable, deadline, num_retries)
+    return _retrying(repeatable, deadline, num_retries)(once)
 
 
 def execute_batch(
@@ -166,20 +166,18 @@ def execute_batch(
     # Sent again after a server error or a lost connection only when it holds reads alone:
     # a batched write may have been done (as execute() treats a POST).
     repeatable = all(str(getattr(r, "method", "GET")).upper() == "GET" for r in requests)
-    answered: list[Any] = _retrying(once, repeatable, deadline, num_retries)
+    answered: list[Any] = _retrying(repeatable, deadline, num_retries)(once)
     return answered
 
 
-def _retrying(
-    once: Callable[[], Any], repeatable: bool, deadline: float | None, num_retries: int
-) -> Any:
-    retrying = Retrying(
+def _retrying(repeatable: bool, deadline: float | None, num_retries: int) -> Retrying:
+    """What runs a request's tries: ``_retrying(...)(once)``."""
+    return Retrying(
         retry=_retry(_passing if repeatable else _refused),
         wait=_back_off,
         stop=_stop(num_retries, deadline),
         reraise=True,
     )
-    return retrying(once)
 
 
 def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
