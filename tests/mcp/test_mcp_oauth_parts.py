@@ -274,15 +274,15 @@ def test_scopes_are_per_spec_with_write_covering_read():
 
 def test_sessionless_users_are_kept_for_the_last_users_only():
     users = Users(max_users=2)
-    a = users.owner(("iss", "a"), object(), sessionless=True)
-    assert users.owner(("iss", "a"), object(), sessionless=True) is a
-    users.owner(("iss", "b"), None, sessionless=True)
-    users.owner(("iss", "c"), None, sessionless=True)  # a is pushed out
-    assert users.owner(("iss", "a"), None, sessionless=True) is not a
+    a = users.owner("iss a", object(), sessionless=True)
+    assert users.owner("iss a", object(), sessionless=True) is a
+    users.owner("iss b", None, sessionless=True)
+    users.owner("iss c", None, sessionless=True)  # a is pushed out
+    assert users.owner("iss a", None, sessionless=True) is not a
     connection = type("Connection", (), {})()
-    in_session = users.owner(("iss", "a"), connection, sessionless=False)
-    assert users.owner(("iss", "a"), connection, sessionless=False) is in_session
-    assert users.owner(("iss", "b"), connection, sessionless=False) is not in_session
+    in_session = users.owner("iss a", connection, sessionless=False)
+    assert users.owner("iss a", connection, sessionless=False) is in_session
+    assert users.owner("iss b", connection, sessionless=False) is not in_session
 
 
 async def test_with_scopes_a_request_without_an_access_token_sees_no_tool():

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import threading
+from types import SimpleNamespace
 from typing import ClassVar
 
 import pytest
 
 from toolspecs.core import ToolSpec, tool
 from toolspecs.core.errors import ConfigurationError
-from toolspecs.server.user_tools import User, UserTools, user_from
+from toolspecs.server.callers import TOKEN_HOLDER_KEY, Callers
+from toolspecs.server.user_tools import User, UserTools
 
 
 class Mailbox(ToolSpec):
@@ -158,10 +160,23 @@ def test_a_user_whose_tools_differ_from_the_listed_ones_is_refused():
         UserTools(lambda user: [], [], max_users=0)
 
 
-def test_the_user_comes_from_the_verified_access_token():
+def request_with(access: object) -> SimpleNamespace:
+    """A sessionless HTTP request's context whose verified access token is ``access``."""
+    scope = {"user": SimpleNamespace(access_token=access)}
+    return SimpleNamespace(
+        session=SimpleNamespace(),
+        request=SimpleNamespace(scope=scope, headers={}),
+        protocol_version="2025-11-25",
+    )
+
+
+def test_the_user_comes_from_the_verified_access_token_once_for_everything():
     from mcp.server.auth.provider import AccessToken
 
-    assert user_from(None) is None  # stdio, or the shared-token mode
+    from toolspecs.server.auth import CLIENT_ID
+
+    callers = Callers(())
+    assert callers.of(request_with(None)).user is None  # stdio, or HTTP without auth
     token = AccessToken(
         token="not-shown",
         client_id="desktop-app",
@@ -169,14 +184,21 @@ def test_the_user_comes_from_the_verified_access_token():
         subject="248289761001",
         claims={"iss": "https://id.example", "email": "ada@example.com"},
     )
-    user = user_from(token)
+    caller = callers.of(request_with(token))
+    user = caller.user
     assert user is not None
     assert (user.subject, user.issuer, user.email) == (
         "248289761001",
         "https://id.example",
         "ada@example.com",
     )
-    assert user.scopes == {"toolspecs:gmail.read"}
-    assert "not-shown" not in repr(user)  # the token itself is never kept
+    assert user.scopes == caller.scopes == {"toolspecs:gmail.read"}
+    # The same identity names their results in a shared store and counts their calls.
+    assert caller.key == caller.counted == f"user {user.key}"
+    assert dict(caller.logged) == {"client": "desktop-app", "user": "248289761001"}
+    assert "not-shown" not in repr(caller)  # the token itself is never kept
     clientonly = AccessToken(token="t", client_id="batch-job", scopes=[])
-    assert user_from(clientonly).subject == "client:batch-job"
+    assert callers.of(request_with(clientonly)).user.subject == "client:batch-job"
+    shared = AccessToken(token="t", client_id=CLIENT_ID, scopes=[])
+    holder = callers.of(request_with(shared))  # the static token: its one holder
+    assert (holder.user, holder.key) == (None, TOKEN_HOLDER_KEY)

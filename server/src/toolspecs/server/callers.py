@@ -25,8 +25,11 @@ Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or 
 token's holder): within one process, and, when replicas share a Redis store
 (``--store redis://``), across all of them (:mod:`toolspecs.server.running`).
 
-:class:`Callers` says it for every request, in one place: a tool call stores its results
-and a ``resources/read`` of a stored result reads them in the same :class:`Caller` scope.
+:class:`Callers` says it for every request, in one place and once: who the verified access
+token names (the one :class:`~toolspecs.server.user_tools.User` that the user's own tools,
+the owner of their results, their running calls and the stores key on), what its scopes
+allow, and whose results the request stores and reads. Nothing after it reads the token:
+a tool call and a ``resources/read`` are given the :class:`Caller`.
 """
 
 from __future__ import annotations
@@ -35,24 +38,14 @@ from collections.abc import Collection, Hashable
 from dataclasses import dataclass
 from typing import Any
 
-from mcp.server.auth.provider import AccessToken
-
 from toolspecs.core.context import CallContext
 from toolspecs.core.owners import name_owner
 from toolspecs.server.auth import CLIENT_ID
 from toolspecs.server.compat_mcp import connection_of
-from toolspecs.server.users import Users, access_of, user_of
+from toolspecs.server.user_tools import User
+from toolspecs.server.users import Users, access_of
 
-__all__ = [
-    "TOKEN_HOLDER_KEY",
-    "Caller",
-    "Callers",
-    "TokenHolder",
-    "caller_key",
-    "counted",
-    "is_sessionless",
-    "is_token_holder",
-]
+__all__ = ["TOKEN_HOLDER_KEY", "Caller", "Callers", "TokenHolder", "is_sessionless"]
 
 # The name of the static token holder's results in a shared store.
 TOKEN_HOLDER_KEY = "token-holder"
@@ -79,39 +72,36 @@ def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
     return getattr(connection_of(ctx.session), "session_id", None) is None
 
 
-def is_token_holder(access: AccessToken | None) -> bool:
-    """Whether ``access`` is the shared static token's (it names no user)."""
-    return access is not None and access.client_id == CLIENT_ID and not access.subject
-
-
-def caller_key(user: tuple[str, str] | None, access: AccessToken | None) -> str | None:
-    """The name of a sessionless caller's results: the user, the token holder, or none."""
-    if user is not None:
-        return f"user {user[0]} {user[1]}"
-    return TOKEN_HOLDER_KEY if is_token_holder(access) else None
-
-
-def counted(sessionless: bool, key: str | None, connection: Any) -> Hashable:
-    """Whose running calls one more call counts with: the caller's when sessionless."""
-    return key if sessionless and key is not None else id(connection)
-
-
 @dataclass(frozen=True)
 class Caller:
-    """Who a request comes from, as far as its stored results are concerned.
+    """Who a request comes from: derived once from its verified token, then handed down.
 
     Attributes:
         connection: The client's connection (its session, in a handshake-era session).
         sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
+        user: The person (or client) the token names; ``None`` without a token (stdio)
+            or with the static token. Their own tools and their results key on it.
+        scopes: What the token grants (empty without one).
         owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
             (sessionless, no token): the served tool list's.
-        key: The owner's name in a shared store, when sessionless and someone holds a token.
+        key: The owner's name in a shared store, when sessionless and someone holds a
+            token; also whose running calls a sessionless call counts with.
+        logged: What the call's log record says of the caller (the token's client and
+            subject, never the token).
     """
 
     connection: Any
     sessionless: bool
-    owner: object | None
-    key: str | None
+    user: User | None = None
+    scopes: frozenset[str] = frozenset()
+    owner: object | None = None
+    key: str | None = None
+    logged: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def counted(self) -> Hashable:
+        """Whose running calls one more call counts with: the caller's when sessionless."""
+        return self.key if self.sessionless and self.key is not None else id(self.connection)
 
     def context(self) -> CallContext:
         """The context of this caller's calls: whose results they store and read."""
@@ -146,14 +136,27 @@ class Callers:
         # session (an mcp internal: see compat_mcp).
         connection = connection_of(ctx.session)
         sessionless = is_sessionless(ctx, self.modern_versions)
-        access = access_of(ctx.request)
-        user = user_of(access)
-        owner: object | None = (
-            None if user is None else self.users.owner(user, connection, sessionless)
+        access = access_of(ctx.request)  # verified by mcp's middleware: read here only
+        if access is None:  # stdio, in memory, or HTTP without auth
+            return Caller(connection, sessionless, owner=None if sessionless else connection)
+        logged: tuple[tuple[str, str], ...] = (("client", str(access.client_id)),)
+        if access.subject:
+            logged += (("user", str(access.subject)),)
+        scopes = frozenset(access.scopes)
+        if access.client_id == CLIENT_ID and not access.subject:  # the static token's
+            key = TOKEN_HOLDER_KEY if sessionless else None
+            owner = self.holder if sessionless else connection
+            return Caller(connection, sessionless, None, scopes, owner, key, logged)
+        claims = dict(access.claims or {})
+        issuer, email = claims.get("iss"), claims.get("email")
+        # A token without a subject (a client acting for itself) is that client's own user.
+        user = User.named(
+            access.subject or f"client:{access.client_id}",
+            issuer if isinstance(issuer, str) else None,
+            email=email if isinstance(email, str) else None,
+            scopes=access.scopes,
+            claims=claims,
         )
-        key = caller_key(user, access) if sessionless else None
-        if owner is None and key is not None:
-            owner = self.holder
-        if owner is None and not sessionless:
-            owner = connection
-        return Caller(connection, sessionless, owner, key)
+        owner = self.users.owner(user.key, connection, sessionless)
+        key = f"user {user.key}" if sessionless else None
+        return Caller(connection, sessionless, user, scopes, owner, key, logged)

@@ -65,12 +65,12 @@ def can_open(ctx: ServerRequestContext[Any]) -> bool:
 
 async def offer(
     ctx: ServerRequestContext[Any], tool: GuardedTool, modern: bool
-) -> bool | str | mcp_types.InputRequiredResult:
+) -> bool | ToolGuidance | mcp_types.InputRequiredResult:
     """Show the person the sign-in page ``tool``'s call needs.
 
     Returns:
         ``True`` once signed in (run the call again); ``False`` when no sign-in can be
-        shown (keep the call's guidance); guidance text (declined, failed); or on
+        shown (keep the call's guidance); guidance (declined, failed); or on
         2026-07-28 (``modern``) the request to show the page, whose retry carries on.
     """
     starter = tool.guard.policy.sign_in
@@ -79,7 +79,7 @@ async def offer(
     try:
         started = await anyio.to_thread.run_sync(starter)
     except ToolGuidance as guidance:  # no OAuth client file: what the person must set
-        return guidance.text
+        return guidance
     if started is None:
         return False
     if modern:
@@ -128,7 +128,7 @@ def _beside(ctx: ServerRequestContext[Any]) -> bool:
     return is_loopback(str(client[0]))
 
 
-async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> str | None:
+async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> ToolGuidance | None:
     """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance.
 
     Not a call back from our page (no state of ours, or its answer missing): ``None``.
@@ -148,18 +148,18 @@ async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> 
     return None if started is None else await _finish(started)
 
 
-async def _finish(started: SignIn) -> str | None:
+async def _finish(started: SignIn) -> ToolGuidance | None:
     """Wait for the person's browser in a worker thread: ``None`` when signed in."""
     try:
         await anyio.to_thread.run_sync(started.finish, SIGN_IN_SECONDS, abandon_on_cancel=True)
     except ToolGuidance as guidance:
-        return guidance.text
+        return guidance
     return None
 
 
-def declined(tool: GuardedTool) -> str:
+def declined(tool: GuardedTool) -> ToolGuidance:
     """What the agent reads when the person did not open the sign-in page."""
     return AskUser(
         f"The user did not sign in, so {tool.metadata.get_name()} was not run.",
         "Do not call it again unasked: tell the user it needs their sign-in, and ask.",
-    ).text
+    )

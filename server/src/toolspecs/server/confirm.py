@@ -47,7 +47,7 @@ import mcp.shared.exceptions as errors
 import mcp_types
 from mcp.server import Server, ServerRequestContext
 
-from toolspecs.core.errors import AskUser, ConfigurationError, SignInNeeded, ToolGuidance
+from toolspecs.core.errors import AskUser, ConfigurationError, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
 # The key of the one input request, and of the field the person sets.
@@ -135,23 +135,22 @@ async def ask_first(
     tool: GuardedTool,
     params: mcp_types.CallToolRequestParams,
     modern: bool,
-) -> str | mcp_types.InputRequiredResult | None:
+) -> ToolGuidance | mcp_types.InputRequiredResult | None:
     """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
 
-    Else what the call answers, nothing done: guidance's text (the person said no, the
-    question cannot be computed, what it is about kept changing), or on 2026-07-28
-    (``modern``) the question to ask, whose retry carries the answer. Before, the question
-    is asked now and its answer awaited.
+    Else what the call answers, nothing done: guidance (the person said no, the question
+    cannot be computed, what it is about kept changing; ``SignInNeeded`` when computing
+    it needs the person's sign-in, which the host may show first), or on 2026-07-28
+    (``modern``) the question to ask, whose retry carries the answer. Before, the
+    question is asked now and its answer awaited.
     """
     arguments = params.arguments or {}
     try:
         # Computed once per call (on 2026-07-28 once per round): a first call asks it,
         # a retry checks the yes against it (the draft or event read again).
         question = await tool.guard.confirmation((), arguments)
-    except SignInNeeded:  # the host may show the person a sign-in first
-        raise
     except ToolGuidance as guidance:  # bad arguments, no such draft (now): nothing asked
-        return guidance.text
+        return guidance
     if question is None:
         return None
     if modern:
@@ -161,7 +160,7 @@ async def ask_first(
 
 def _settle(
     tool: GuardedTool, params: mcp_types.CallToolRequestParams, question: str
-) -> str | mcp_types.InputRequiredResult | None:
+) -> ToolGuidance | mcp_types.InputRequiredResult | None:
     """A 2026-07-28 round: ask, or take the person's answer to what they were shown."""
     sealed = _unsealed(params.request_state)
     found = (params.input_responses or {}).get(CONFIRM)
@@ -179,7 +178,7 @@ def _settle(
 
 async def _ask_until_same(
     ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: Mapping[str, Any], question: str
-) -> str | None:
+) -> ToolGuidance | None:
     """Ask now (handshake revisions) until a yes is to the question as it still is."""
     for again in range(ASK_AGAIN + 1):
         answer = await ask_now(ctx, changed(question) if again else question)
@@ -190,7 +189,7 @@ async def _ask_until_same(
         try:
             now = await tool.guard.confirmation((), arguments)
         except ToolGuidance as guidance:  # the draft was deleted meanwhile: nothing done
-            return guidance.text
+            return guidance
         if now is None or now == question:
             return None
         question = now
@@ -263,20 +262,20 @@ def _accepted(found: Any) -> bool:
     return action == "accept" and isinstance(content, dict) and content.get(CONFIRM) is True
 
 
-def declined(tool: GuardedTool) -> str:
+def declined(tool: GuardedTool) -> ToolGuidance:
     """What the agent reads when the person said no: nothing was done."""
     name = tool.metadata.get_name()
     return AskUser(
         f"The user declined {name}: it was not run, and nothing was sent, changed or deleted.",
         "Do not call it again unasked: ask the user what they want instead.",
-    ).text
+    )
 
 
-def kept_changing(tool: GuardedTool) -> str:
+def kept_changing(tool: GuardedTool) -> ToolGuidance:
     """What the agent reads when what the person was asked about kept changing."""
     name = tool.metadata.get_name()
     return AskUser(
         f"What {name} acts on kept changing while the user was asked to confirm it "
         f"({ASK_AGAIN + 1} times): it was not run, and nothing was sent, changed or deleted.",
         "Tell the user; call it again once it has stopped changing, if they still want it.",
-    ).text
+    )

@@ -20,6 +20,7 @@ from mcp.server import ServerRequestContext
 from toolspecs.core.errors import ConfigurationError, ToolGuidance
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.core.tool import GuardedTool
+from toolspecs.server.calls import Served, missing_scope
 
 
 @dataclass(frozen=True)
@@ -72,43 +73,49 @@ def served_prompts(tools: Iterable[GuardedTool]) -> dict[str, ServedPrompt]:
 
 
 def handlers(
-    prompts: dict[str, ServedPrompt], refused: Callable[[ServerRequestContext[Any], str], object]
+    prompts: dict[str, ServedPrompt], served: Served
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
     """The ``prompts/list`` and ``prompts/get`` handlers of ``prompts``.
 
     Args:
         prompts: From :func:`served_prompts`.
-        refused: Whether a request may not call a tool (its scope is missing): a prompt
-            using such a tool is neither listed nor given.
+        served: The server's tools and scopes: a prompt using a tool the request's token
+            may not call (its scope is missing) is neither listed nor given.
     """
 
-    def allowed(ctx: ServerRequestContext[Any], served: ServedPrompt) -> bool:
-        return all(refused(ctx, name) is None for name in served.tools.values())
+    def allowed(ctx: ServerRequestContext[Any]) -> list[ServedPrompt]:
+        caller = served.callers.of(ctx)  # who the request comes from, read once
+        return [
+            p
+            for p in prompts.values()
+            if all(missing_scope(served, caller, name) is None for name in p.tools.values())
+        ]
 
     async def list_prompts(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListPromptsResult:
-        shown = [p.definition() for p in prompts.values() if allowed(ctx, p)]
+        shown = [p.definition() for p in allowed(ctx)]
         result: mcp_types.ListPromptsResult = mcp_types.ListPromptsResult(prompts=shown)
         return result
 
     async def get_prompt(
         ctx: ServerRequestContext[Any], params: mcp_types.GetPromptRequestParams
     ) -> mcp_types.GetPromptResult:
-        served = prompts.get(params.name)
-        if served is None or not allowed(ctx, served):
-            shown = ", ".join(p.name for p in prompts.values() if allowed(ctx, p))
+        mine = allowed(ctx)
+        found = prompts.get(params.name)
+        if found is None or found not in mine:
+            shown = ", ".join(p.name for p in mine)
             raise errors.MCPError(
                 mcp_types.INVALID_PARAMS,
                 f"Unknown prompt {params.name!r}; this server's prompts: {shown or 'none'}",
             )
         try:
-            text = served.prompt.render(served.tools, params.arguments)
+            text = found.prompt.render(found.tools, params.arguments)
         except ToolGuidance as guidance:
             raise errors.MCPError(mcp_types.INVALID_PARAMS, guidance.text) from None
         message = mcp_types.PromptMessage(role="user", content=mcp_types.TextContent(text=text))
         result: mcp_types.GetPromptResult = mcp_types.GetPromptResult(
-            description=served.prompt.description, messages=[message]
+            description=found.prompt.description, messages=[message]
         )
         return result
 

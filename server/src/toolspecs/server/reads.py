@@ -1,4 +1,4 @@
-"""``resources/read``: stored results, and what a read-only tool reads, by their links.
+"""``resources/read``'s links: stored results, and what a read-only tool reads.
 
 Two kinds of link, both read in the caller's scope (:class:`toolspecs.server.callers.Caller`):
 
@@ -8,10 +8,11 @@ Two kinds of link, both read in the caller's scope (:class:`toolspecs.server.cal
   ``@tool(resource="papers/{paper_id}")`` reads (the tool's served name, its prefix
   included: ``toolspecs://arxiv_paper_text/papers/1706.03762``). Each placeholder is one
   URI segment, percent-encoded. A read of such a link *is* a call of that tool by this
-  caller: the same scope check, the caller's own tool (a signed-in user's mailbox), the
-  call's deadline, its results stored in the caller's scope. The answer is the call's
-  whole text (the stored text, when it was too long to show), cut to ``resource_bytes``
-  with a note. Guidance (no such paper) is the protocol error ``-32602`` with its text.
+  caller (:meth:`toolspecs.server.calls.Served.read_resource` runs it): the same scope
+  check, the caller's own tool (a signed-in user's mailbox), the call's deadline, its
+  results stored in the caller's scope. The answer is the call's whole text (the stored
+  text, when it was too long to show), cut to ``resource_bytes`` with a note. Guidance
+  (no such paper) is the protocol error ``-32602`` with its text.
 
 Links: a call's result names the resources its data points at. In each object of the
 structured result (and the objects it is inside), the fields that fill a served tool's
@@ -25,15 +26,12 @@ from __future__ import annotations
 
 import copy
 import re
-from collections.abc import Awaitable, Callable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, NamedTuple
 from urllib.parse import quote, unquote
 
-import anyio
 import mcp.shared.exceptions as errors
 import mcp_types
-from mcp.server import ServerRequestContext
 from pydantic import ValidationError
 
 from toolspecs.core.declare import resource_fields
@@ -42,16 +40,20 @@ from toolspecs.core.passages import utf8_size
 from toolspecs.core.store import StoredResult
 from toolspecs.core.tool import GuardedTool
 from toolspecs.server import resources
-from toolspecs.server.callers import Caller, Callers
-from toolspecs.server.scopes import refusal
+from toolspecs.server.callers import Caller
 
 __all__ = [
     "MAX_GUIDANCE_CHARS",
     "MAX_LINKS",
     "MAX_VALUE_CHARS",
     "Readable",
-    "Reads",
+    "cut",
+    "error",
+    "links",
+    "parse",
     "readable_tools",
+    "stored",
+    "templates",
     "tool_uri",
 ]
 
@@ -109,7 +111,7 @@ def tool_uri(readable: Readable, values: Mapping[str, str]) -> str:
     return f"{_SCHEME}{readable.name}/{path}"
 
 
-def _parse(uri: str, readables: Mapping[str, Readable]) -> tuple[Readable, dict[str, str]] | None:
+def parse(uri: str, readables: Mapping[str, Readable]) -> tuple[Readable, dict[str, str]] | None:
     """The served tool a link names and its arguments, or ``None`` when it names none."""
     if not uri.startswith(_SCHEME) or len(uri) > 4096:
         return None
@@ -135,13 +137,14 @@ def _usable(value: str) -> bool:
     return bool(value.strip()) and len(value) <= MAX_VALUE_CHARS and value.isprintable()
 
 
-def _error(message: str) -> Exception:
+def error(message: str) -> Exception:
+    """The protocol error ``-32602`` of a read, with ``message`` (bounded)."""
     shown = message if len(message) <= MAX_GUIDANCE_CHARS else message[:MAX_GUIDANCE_CHARS] + "..."
     error: Exception = errors.MCPError(mcp_types.INVALID_PARAMS, shown)
     return error
 
 
-def _cut(text: str, max_bytes: int) -> str:
+def cut(text: str, max_bytes: int) -> str:
     """``text``, at most ``max_bytes`` of it, with a note when cut."""
     size = utf8_size(text)
     if size <= max_bytes:
@@ -151,7 +154,7 @@ def _cut(text: str, max_bytes: int) -> str:
     return f"{head}\n[... cut: this read returns the first {kept:,} bytes of the {size:,}.]"
 
 
-def _stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
+def stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
     """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
 
     The scope is the one a call stores in (:meth:`Caller.context`), or, when no caller
@@ -180,157 +183,74 @@ def _objects(
             yield from _objects(value, here)
 
 
-@dataclass
-class Reads:
-    """What ``resources/read`` answers, and the links a call's result carries.
+def templates(
+    readables: Mapping[str, Readable], tools: Mapping[str, GuardedTool]
+) -> list[mcp_types.ResourceTemplate]:
+    """The stored results' template, and one per served tool that reads a resource."""
+    shown = [resources.template()]
+    for readable in readables.values():
+        tool = tools[readable.name]
+        shown.append(
+            mcp_types.ResourceTemplate(
+                uri_template=f"{_SCHEME}{readable.name}/{readable.path}",
+                name=readable.name,
+                title=f"What {readable.name} reads",
+                description=(tool.metadata.description or "").split("\n", 1)[0][:300],
+                mime_type=resources.MIME_TYPE,
+            )
+        )
+    return shown
 
-    ``refused`` is the scope check of a call, ``own_tool`` the caller's own tool of a
-    served one (or guidance), ``call`` runs a call (an answer with ``text``, ``failed``,
-    ``stored``, ``read_tool``), all as ``tools/call`` does them.
+
+def links(
+    readables: Sequence[Readable], called: GuardedTool, data: dict[str, Any] | None
+) -> tuple[list[mcp_types.ResourceLink], dict[str, Any] | None]:
+    """The links to what ``data`` (the structured result of a call of ``called``) names.
+
+    ``readables``: the served tools the links may name (of the same spec as ``called``,
+    not ``called`` itself, and the caller may call them). And ``data`` with each linked
+    object's ``uri``, where its model declares one.
     """
-
-    tools: Mapping[str, GuardedTool]
-    callers: Callers
-    refused: Callable[[Any, str], str | None]
-    own_tool: Callable[[Any, GuardedTool], Awaitable[tuple[GuardedTool, str | None]]]
-    call: Callable[[Any, GuardedTool, dict[str, Any]], Awaitable[Any]]
-    max_bytes: int = resources.MAX_READ_BYTES
-
-    def __post_init__(self) -> None:
-        self.readables = readable_tools(self.tools)
-
-    def templates(self) -> list[mcp_types.ResourceTemplate]:
-        """The stored results' template, and one per served tool that reads a resource."""
-        shown = [resources.template()]
-        for readable in self.readables.values():
-            tool = self.tools[readable.name]
-            shown.append(
-                mcp_types.ResourceTemplate(
-                    uri_template=f"{_SCHEME}{readable.name}/{readable.path}",
-                    name=readable.name,
-                    title=f"What {readable.name} reads",
-                    description=(tool.metadata.description or "").split("\n", 1)[0][:300],
+    if data is None or not readables:
+        return [], data
+    linked = copy.deepcopy(data)
+    links: list[mcp_types.ResourceLink] = []
+    seen: set[str] = set()
+    added = False
+    for item, context in _objects(linked, {}):
+        for readable in readables:
+            values = _fill(readable, item, context)
+            if values is None:
+                continue
+            uri = tool_uri(readable, values)
+            if "uri" not in item:
+                item["uri"] = uri
+                added = True
+            if uri in seen or len(links) >= MAX_LINKS:
+                continue
+            seen.add(uri)
+            shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
+            links.append(
+                mcp_types.ResourceLink(
+                    uri=uri,
+                    name=f"{readable.name}-{'-'.join(values.values())}"[:200],
+                    title=f"{readable.name}({shown})"[:200],
+                    description=(
+                        f"What {readable.name}({shown}) returns, read as that call "
+                        "(by this session or user only)."
+                    )[:400],
                     mime_type=resources.MIME_TYPE,
                 )
             )
-        return shown
-
-    async def read(self, ctx: ServerRequestContext[Any], uri: str) -> mcp_types.ReadResourceResult:
-        """The answer to a ``resources/read``, or the protocol error ``-32602``."""
-        named = resources.parse(uri)
-        if named is not None:
-            return await self._read_stored(ctx, uri, *named)
-        found = _parse(uri, self.readables)
-        if found is None:
-            raise resources.not_found(uri)
-        readable, arguments = found
-        needed = self.refused(ctx, readable.name)
-        if needed is not None:
-            raise _error(refusal(readable.name, needed))
-        own, guidance = await self.own_tool(ctx, self.tools[readable.name])
-        if guidance is not None:
-            raise _error(guidance)
-        answer = await self.call(ctx, own, arguments)  # as the caller's, as tools/call
-        if answer.failed:
-            raise _error(answer.text)
-
-        def text() -> str:  # megabytes, measured and cut: not on the event loop
-            if answer.stored is not None:
-                return resources.stored_text(answer.stored, answer.read_tool, self.max_bytes)
-            return _cut(answer.text, self.max_bytes)
-
-        contents = mcp_types.TextResourceContents(
-            uri=uri, mime_type=resources.MIME_TYPE, text=await anyio.to_thread.run_sync(text)
-        )
-        result: mcp_types.ReadResourceResult = mcp_types.ReadResourceResult(contents=[contents])
-        return result
-
-    async def _read_stored(
-        self, ctx: ServerRequestContext[Any], uri: str, name: str, result_id: int
-    ) -> mcp_types.ReadResourceResult:
-        tool = self.tools.get(name)
-        if tool is None or not tool.guard.read_tool:
-            raise resources.not_found(uri)
-        reader = tool.guard.read_tool
-        # Reading a stored result is what a call of the reader tool does: its scope.
-        needed = self.refused(ctx, reader)
-        if needed is not None:
-            raise _error(refusal(reader, needed))
-        own, guidance = await self.own_tool(ctx, tool)
-        if guidance is not None:
-            raise _error(guidance)
-        # In the scope a call of the reader tool reads in, in a worker thread: a Redis store
-        # waits on the network, and the text is measured and cut (megabytes).
-        caller = self.callers.of(ctx)
-
-        def read() -> mcp_types.ReadResourceResult | None:
-            found = _stored(caller, own, result_id)
-            if found is None:
-                return None
-            return resources.read_contents(uri, found, reader, self.max_bytes)
-
-        answer: mcp_types.ReadResourceResult | None = await anyio.to_thread.run_sync(read)
-        if answer is None:
-            raise resources.not_found(uri)
-        return answer
-
-    def links(
-        self, ctx: ServerRequestContext[Any], name: str, data: dict[str, Any] | None
-    ) -> tuple[list[mcp_types.ResourceLink], dict[str, Any] | None]:
-        """The links to what ``data`` (tool ``name``'s structured result) names.
-
-        And ``data`` with each linked object's ``uri``, where its model declares one.
-        """
-        called = self.tools.get(name)
-        if data is None or called is None:
-            return [], data
-        readables = [
-            r
-            for r in self.readables.values()
-            if r.name != name
-            and self.tools[r.name].spec is called.spec
-            and self.refused(ctx, r.name) is None
-        ]
-        if not readables:
-            return [], data
-        linked = copy.deepcopy(data)
-        links: list[mcp_types.ResourceLink] = []
-        seen: set[str] = set()
-        added = False
-        for item, context in _objects(linked, {}):
-            for readable in readables:
-                values = _fill(readable, item, context)
-                if values is None:
-                    continue
-                uri = tool_uri(readable, values)
-                if "uri" not in item:
-                    item["uri"] = uri
-                    added = True
-                if uri in seen or len(links) >= MAX_LINKS:
-                    continue
-                seen.add(uri)
-                shown = ", ".join(f"{k}={v!r}" for k, v in values.items())
-                links.append(
-                    mcp_types.ResourceLink(
-                        uri=uri,
-                        name=f"{readable.name}-{'-'.join(values.values())}"[:200],
-                        title=f"{readable.name}({shown})"[:200],
-                        description=(
-                            f"What {readable.name}({shown}) returns, read as that call "
-                            "(by this session or user only)."
-                        )[:400],
-                        mime_type=resources.MIME_TYPE,
-                    )
-                )
-        if not added:  # nothing to check again: the data as the call gave it
-            return links, data
-        model = called.guard.options.output
-        if model is not None:
-            try:  # only where the model declares a uri: the client checks the data by it
-                model.model_validate(linked)
-            except ValidationError:
-                linked = data
-        return links, linked
+    if not added:  # nothing to check again: the data as the call gave it
+        return links, data
+    model = called.guard.options.output
+    if model is not None:
+        try:  # only where the model declares a uri: the client checks the data by it
+            model.model_validate(linked)
+        except ValidationError:
+            linked = data
+    return links, linked
 
 
 def _fill(

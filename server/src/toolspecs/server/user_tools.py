@@ -20,9 +20,9 @@ see is one), and each user is the owner of the results their tools store
 (:mod:`toolspecs.core.owners`), so a result handle of one user reads as unknown to any
 other even where two users' tools shared a store.
 
-Who the user is comes from the verified access token of the request
-(:func:`toolspecs.server.users.access_of`): :func:`user_from` (``None`` without one: stdio, or
-the shared-token mode).
+Who the user is comes from the verified access token of the request, read once per
+request (:class:`toolspecs.server.callers.Caller`'s ``user``: ``None`` without one, over
+stdio or with the shared static token).
 """
 
 from __future__ import annotations
@@ -34,12 +34,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcp.server.auth.provider import AccessToken
-
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.tool import GuardedTool
 
-__all__ = ["User", "UserTools", "user_from"]
+__all__ = ["User", "UserTools"]
 
 # Users kept at once, and seconds a user's tools stay unused before they are dropped.
 MAX_USERS = 256
@@ -90,25 +88,6 @@ class User:
             scopes=frozenset(scopes),
             claims=dict(claims or {}),
         )
-
-
-def user_from(access: AccessToken | None) -> User | None:
-    """The user a verified access token names (``access_of(ctx.request)``), if any.
-
-    A token without a subject (a client acting for itself) is that client's own user.
-    """
-    if access is None:
-        return None
-    claims = dict(access.claims or {})
-    issuer = claims.get("iss")
-    email = claims.get("email")
-    return User.named(
-        access.subject or f"client:{access.client_id}",
-        issuer if isinstance(issuer, str) else None,
-        email=email if isinstance(email, str) else None,
-        scopes=access.scopes,
-        claims=claims,
-    )
 
 
 @dataclass

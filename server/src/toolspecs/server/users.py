@@ -1,8 +1,9 @@
 """Who calls: the user an access token names, and the owner of the results they store.
 
 Behind an authorization server (:mod:`toolspecs.server.oauth`) every request carries the
-access token mcp verified; its issuer and subject (``iss``, ``sub``) name the user. The
-results a user's calls store (:mod:`toolspecs.core.owners`) are theirs:
+access token mcp verified; its issuer and subject (``iss``, ``sub``) name the user
+(:class:`toolspecs.server.callers.Callers` reads it once per request, as the user's
+``key``). The results a user's calls store (:mod:`toolspecs.core.owners`) are theirs:
 
 - in a session (stdio or HTTP with a session id), the owner is the user *in that
   session*: mcp lets only the principal that opened a session use it, and a user's two
@@ -19,12 +20,12 @@ from __future__ import annotations
 
 import weakref
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of", "user_of"]
+__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of"]
 
 # Sessionless users whose stored results are kept.
 MAX_USERS = 1024
@@ -35,7 +36,7 @@ class UserOwner:
 
     __slots__ = ("__weakref__", "user")
 
-    def __init__(self, user: tuple[str, str]) -> None:
+    def __init__(self, user: Hashable) -> None:
         self.user = user
 
 
@@ -50,25 +51,20 @@ def access_in(scope: Mapping[str, Any]) -> AccessToken | None:
     return access
 
 
-def user_of(access: AccessToken | None) -> tuple[str, str] | None:
-    """``(issuer, subject)`` of a user's token; ``None`` for a token that names no user."""
-    if access is None or not access.subject:
-        return None
-    issuer = (access.claims or {}).get("iss")
-    return (str(issuer or ""), access.subject)
-
-
 class Users:
     """The owners of users' results: per user in a session, per user when sessionless."""
 
     def __init__(self, max_users: int = MAX_USERS) -> None:
-        self._in_session: weakref.WeakKeyDictionary[Any, dict[tuple[str, str], UserOwner]]
+        self._in_session: weakref.WeakKeyDictionary[Any, dict[Hashable, UserOwner]]
         self._in_session = weakref.WeakKeyDictionary()
-        self._recent: OrderedDict[tuple[str, str], UserOwner] = OrderedDict()
+        self._recent: OrderedDict[Hashable, UserOwner] = OrderedDict()
         self._max = max_users
 
-    def owner(self, user: tuple[str, str], connection: Any, sessionless: bool) -> UserOwner:
-        """The owner of ``user``'s results, in the session of ``connection`` unless sessionless."""
+    def owner(self, user: Hashable, connection: Any, sessionless: bool) -> UserOwner:
+        """The owner of the results of ``user`` (their key), in ``connection``'s session.
+
+        Sessionless, the user's own (one per user, for the :data:`MAX_USERS` seen last).
+        """
         if not sessionless:
             owners = self._in_session.setdefault(connection, {})
             return owners.setdefault(user, UserOwner(user))
