@@ -13,31 +13,16 @@ from __future__ import annotations
 
 import json
 
-import httplib2
 import pytest
 import responses
 from google.oauth2.credentials import Credentials
 from google_auth_httplib2 import AuthorizedHttp
+from refused_google_token import ANSWER, TOKEN, TOKEN_URI, TokenEndpoint
 
 from toolspecs.core import AskUser
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import SCOPES, GmailToolSpec
 
-TOKEN_URI = "https://oauth2.googleapis.com/token"
-ANSWER = {
-    "error": "invalid_grant",
-    "error_description": "Token has been expired or revoked.",
-    "error_uri": "https://accounts.example/oauth-debug?session=SECRET-SESSION-42",
-}
-TOKEN = {
-    "token": "ya29.old-access-token",
-    "refresh_token": "1//revoked-refresh-token",
-    "client_id": "cid.apps.googleusercontent.com",
-    "client_secret": "GOCSPX-client-secret",
-    "token_uri": TOKEN_URI,
-    "expiry": "2020-01-01T00:00:00Z",
-    "scopes": SCOPES,
-}
 NEVER_SHOWN = (
     "invalid_grant",
     "error_description",
@@ -67,21 +52,6 @@ def test_a_refresh_refused_at_sign_in_is_guidance_without_googles_answer(tmp_pat
     assert refresh.call_count == 1  # the real refresh ran, and Google refused it
     assert_guidance_without_the_answer(out, "delete token.gmail.json and authorize again")
     assert str(tmp_path) not in out.content  # the file's name, not where it lies
-
-
-class TokenEndpoint:
-    """httplib2 stand-in: the token endpoint refuses; everything else goes to Gmail."""
-
-    def __init__(self, gmail):
-        self.gmail = gmail
-        self.refreshes = 0
-
-    def request(self, uri, method="GET", body=None, headers=None, **kwargs):
-        if uri == TOKEN_URI:
-            self.refreshes += 1
-            reply = httplib2.Response({"status": "400", "content-type": "application/json"})
-            return reply, json.dumps(ANSWER).encode()
-        return self.gmail.request(uri, method, body, headers, **kwargs)
 
 
 @pytest.mark.parametrize("tool", ["search_messages", "list_drafts"])

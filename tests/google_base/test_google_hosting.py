@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from importlib.metadata import entry_points
 
-import httplib2
 import pytest
 from google.oauth2.credentials import Credentials
 from google_auth_httplib2 import AuthorizedHttp
+from refused_google_token import TOKEN, TokenEndpoint
 
 import toolspecs.cli.hosting
 from toolspecs.cli import build_parser, main
@@ -23,16 +23,6 @@ from toolspecs.hosting.google import GoogleHosting
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import SCOPES, GmailToolSpec
 
-TOKEN_URI = "https://oauth2.googleapis.com/token"
-TOKEN = {
-    "token": "ya29.old-access-token",
-    "refresh_token": "1//revoked-refresh-token",
-    "client_id": "cid.apps.googleusercontent.com",
-    "client_secret": "GOCSPX-client-secret",
-    "token_uri": TOKEN_URI,
-    "expiry": "2020-01-01T00:00:00Z",
-    "scopes": SCOPES,
-}
 HINT = "Do not retry. Tell the user to sign in with Google again."
 
 
@@ -77,21 +67,6 @@ def test_without_the_google_package_serve_lists_no_google_flag(monkeypatch, caps
         main(["list", "--google-sign-in"])
     assert done.value.code == 2
     assert "unrecognized arguments: --google-sign-in" in capsys.readouterr().err
-
-
-class TokenEndpoint:
-    """httplib2 stand-in: the token endpoint refuses the refresh; the rest goes to Gmail."""
-
-    def __init__(self, gmail):
-        self.gmail = gmail
-        self.refreshes = 0
-
-    def request(self, uri, method="GET", body=None, headers=None, **kwargs):
-        if uri == TOKEN_URI:
-            self.refreshes += 1
-            reply = httplib2.Response({"status": "400", "content-type": "application/json"})
-            return reply, b'{"error": "invalid_grant"}'
-        return self.gmail.request(uri, method, body, headers, **kwargs)
 
 
 def test_a_spec_acting_as_a_user_tells_the_agent_what_the_server_said_when_google_refuses():
