@@ -178,7 +178,7 @@ def test_a_result_over_max_stored_bytes_is_stored_cut_and_its_preview_says_so():
     assert note.startswith(f"[This result is {stored.full_size:,} bytes, more than")
     assert f"Only its first {stored.size:,} bytes ({stored.tokens:,} tokens) are stored" in note
     assert stored.hits("Lastwordhere") == []
-    assert "K00029" in read_passages(stored, "K00029")
+    assert "K00029" in read_passages(stored, "K00029").reply()
 
 
 def test_what_a_stored_result_holds_counts_its_passages_and_bm25_index_too():

@@ -56,7 +56,7 @@ def test_a_result_stored_through_one_store_is_searched_through_another(redis_url
         stored.size,
         stored.full_size,
     )
-    assert "quokka ablation" in read_passages(read, "quokka ablation")
+    assert "quokka ablation" in read_passages(read, "quokka ablation").reply()
     # The second read of that process is served from its cache, still checked as kept.
     assert second.results(ada, "papers", OutputBudget()).get("load") is read
 
@@ -90,7 +90,7 @@ def test_a_result_stored_by_another_process_is_read_here(redis_url):
     with results_owner(here, key="ada:session-1"):
         pass
     stored = RedisStore(redis_url).results(here, "papers", OutputBudget()).get("load", 1)
-    assert "quokka" in read_passages(stored, "quokka")
+    assert "quokka" in read_passages(stored, "quokka").reply()
 
 
 @pytest.mark.serving

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from toolspecs.core import schema
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import Marks
-from toolspecs.core.structured import Listing, Structure
+from toolspecs.core.structured import Listing, Output, Structure
 
 __all__ = [
     "ToolOptions",
@@ -203,7 +203,8 @@ def declare(fn: F, options: ToolOptions) -> F:
     def reading(self: Any, *args: Any, **kwargs: Any) -> Any:  # self: a ToolSpec
         # This function's own model: a subclass's override calling super() gets the base's.
         model = self._model(fn.__name__, fn, options.aliases)
-        return fn(self, **schema.prepare(model, args, kwargs))
+        result = fn(self, **schema.prepare(model, args, kwargs))
+        return result.reply() if isinstance(result, Output) else result
 
     reading.__toolspecs_options__ = options  # type: ignore[attr-defined]
     # Declared outside a class body, it is named with its spec when one lists it.

@@ -37,7 +37,7 @@ def stored_reader(
             in a worker thread, not in the event loop.
     """
 
-    def reader(query: str, result_id: int | None = None) -> str:
+    def reader(query: str, result_id: int | None = None) -> large_output.PassagesRead:
         if not query.strip():
             raise FixArguments("The query is empty.", "Send the words you are looking for.")
         stored = _stored_result(results(), functions, result_id)
@@ -45,7 +45,11 @@ def stored_reader(
 
     reader.__name__ = name
     reader.__doc__ = _READER_DOC
-    reader.__annotations__ = {"query": str, "result_id": int | None, "return": str}
+    reader.__annotations__ = {
+        "query": str,
+        "result_id": int | None,
+        "return": large_output.PassagesRead,
+    }
     options = replace(READER_OPTIONS, blocking=True) if blocking else READER_OPTIONS
     reader.__toolspecs_options__ = options  # type: ignore[attr-defined]
     return reader

@@ -444,9 +444,17 @@ class Guard:
 
         A text too long to show is stored as ``owner``'s (``None``: the spec's).
         """
+        data = raw if isinstance(raw, structured.Output) else None
+        if data is not None:
+            if self.options.output is not None and not isinstance(data, self.options.output):
+                raise TypeError(f"{self.name} returned {type(data).__name__}")
+            raw = data.reply()
         text, stored = self._text(raw, arguments, owner)
         handle = structured.handle_of(stored, self.read_tool)
-        return Outcome(raw, text, self.structure(raw, handle), stored)
+        if data is None:
+            return Outcome(raw, text, self.structure(raw, handle), stored)
+        dumped = structured.dump(data, self.policy.budget().max_tokens, handle)
+        return Outcome(raw, text, dumped, stored)
 
     def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
         """The structured result of ``raw``, as JSON values within the text's budget."""

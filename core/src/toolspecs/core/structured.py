@@ -39,6 +39,7 @@ logger = logging.getLogger("toolspecs")
 
 __all__ = [
     "Listing",
+    "Output",
     "OutputJsonSchema",
     "Quoted",
     "Replies",
@@ -58,6 +59,20 @@ class Structure(BaseModel):
     """The base of every output model: closed (no field it does not declare)."""
 
     model_config = ConfigDict(extra="forbid", defer_build=True)
+
+
+class Output(Structure):
+    """What a tool returns: its data, from which its reply to the agent is made.
+
+    A spec function declared with ``@tool(output=Model)`` returns a ``Model``. The guard
+    dumps it as the structured result and shows the agent the text of :meth:`reply`;
+    called directly from Python, the function returns :meth:`reply` itself, LlamaHub's
+    type. The text is made from the data, so the two cannot disagree.
+    """
+
+    def reply(self) -> Any:
+        """The LlamaHub value of this result: text (``str``), a ``Document`` or a list of them."""
+        raise NotImplementedError(f"{type(self).__name__} does not say how it reads as text")
 
 
 class Quoted(Structure):
@@ -95,7 +110,7 @@ def handle_of(stored: Any, read_with: str) -> Stored | None:
     return Stored(result_id=stored.result_id, read_with=read_with, passages=len(stored.passages))
 
 
-class Listing(Structure):
+class Listing(Output):
     """The output model of a tool whose result may be long (``large_output``).
 
     ``items_field`` names its list, whose last items are left out first when the data is
