@@ -134,7 +134,9 @@ class Guard:
         if seconds is None or self.inline:
             return self.invoke(args, kwargs, outer, end)
         answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        abandoned = self._hand_off(args, kwargs, outer, end, answer.put)
+        abandoned = Abandoned()
+        copied = contextvars.copy_context()  # the caller's variables go too (a tracing span)
+        _WORKERS.run(answer.put, copied.run, self.invoke, args, kwargs, outer, end, abandoned)
         try:
             result = answer.get(timeout=_left(end))
         except queue.Empty:
@@ -183,7 +185,9 @@ class Guard:
             with contextlib.suppress(RuntimeError):  # the loop closed while the call ran
                 loop.call_soon_threadsafe(settle, result)
 
-        abandoned = self._hand_off(args, kwargs, outer, end, answer)
+        abandoned = Abandoned()
+        copied = contextvars.copy_context()
+        _WORKERS.run(answer, copied.run, self.invoke, args, kwargs, outer, end, abandoned)
         try:
             return await asyncio.wait_for(done, _left(end))
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11
@@ -261,32 +265,6 @@ class Guard:
         """
         owner = self.owner if outer.owner is None else outer.owner
         return CallContext(owner, end, self.names)
-
-    def _hand_off(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        outer: CallContext,
-        end: float | None,
-        answer: Callable[[Any], None],
-    ) -> Abandoned:
-        """:meth:`invoke` started in a worker, which ``answer``s its outcome or exception.
-
-        Returns the flag that abandons it. The caller's context variables go with it (a
-        host's tracing span, say): the call's own state travels in ``outer`` and ``end``.
-        """
-        abandoned = Abandoned()
-        invoke = self.invoke
-
-        def work() -> None:
-            try:
-                result: Any = invoke(args, kwargs, outer, end, abandoned)
-            except BaseException as exc:  # raised again in the caller
-                result = exc
-            answer(result)
-
-        _WORKERS.run(contextvars.copy_context().run, work)
-        return abandoned
 
     @property
     def asks_first(self) -> bool:

@@ -22,8 +22,10 @@ T = TypeVar("T")
 # own deadline. The MCP server also caps the calls of each session.
 MAX_THREADS = 32
 
-# (its future, or None for a call that reports back itself; the function; its arguments)
-_Item = tuple["Future[Any] | None", Callable[..., Any], tuple[Any, ...], dict[str, Any]]
+# (its future, or the function told its result or exception; the function; its arguments)
+_Item = tuple[
+    "Future[Any] | Callable[[Any], None]", Callable[..., Any], tuple[Any, ...], dict[str, Any]
+]
 
 
 class Workers(Executor):
@@ -57,13 +59,13 @@ class Workers(Executor):
         self._put((future, fn, args, kwargs))
         return future
 
-    def run(self, fn: Callable[..., Any], /, *args: Any) -> None:
-        """Run ``fn(*args)``, which reports back itself and must not raise, in a worker.
+    def run(self, answer: Callable[[Any], None], fn: Callable[..., Any], /, *args: Any) -> None:
+        """Run ``fn(*args)`` in a worker, then ``answer`` its result or the exception raised.
 
         The guard's own hand-off: a ``Future`` (its condition and lock) cost more than
-        the rest of the hop.
+        the rest of the hop. ``answer`` must not raise.
         """
-        self._put((None, fn, args, {}))
+        self._put((answer, fn, args, {}))
 
     def _put(self, item: _Item) -> None:
         self._work.put(item)
@@ -78,10 +80,14 @@ class Workers(Executor):
         work, idle = self._work, self._idle
         while True:
             future, fn, args, kwargs = work.get()
-            if future is None:
-                fn(*args)
-                idle.release()
-                del fn, args
+            if not isinstance(future, Future):
+                try:
+                    result = fn(*args)
+                except BaseException as exc:  # the caller's to see
+                    result = exc
+                idle.release()  # before the caller hears: its next call finds this thread
+                future(result)
+                del future, fn, args, result
                 continue
             if not future.set_running_or_notify_cancel():
                 idle.release()

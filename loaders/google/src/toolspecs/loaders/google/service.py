@@ -92,25 +92,24 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
     from googleapiclient.errors import HttpError
 
     compat.read_through(request, _json_object)  # the body read through a check
-
-    def once() -> Any:
-        try:
-            return request.execute(num_retries=0)  # the retries are ours, below
-        except HttpError as exc:
-            if isinstance(exc, GoogleApiError):
-                raise
-            raise GoogleApiError.from_http_error(exc) from exc
-        except Exception as exc:
-            failure = unreachable(exc, str(getattr(request, "uri", "")))
-            if failure is None:
-                raise
-            raise failure from exc
-
     # A POST (a new draft, a sent draft, a new event) that met a server error or a lost
     # connection may have been done: it is not sent again, so nothing is done twice. A
     # rate limit (429, or 403 rateLimitExceeded) means Google refused it: that one waits.
     repeatable = str(getattr(request, "method", "GET")).upper() != "POST"
-    return _retrying(repeatable, deadline, num_retries)(once)
+    for attempt in _retrying(repeatable, deadline, num_retries):  # tries in this frame
+        with attempt:
+            try:
+                return request.execute(num_retries=0)  # the retries are ours
+            except HttpError as exc:
+                if isinstance(exc, GoogleApiError):
+                    raise
+                raise GoogleApiError.from_http_error(exc) from exc
+            except Exception as exc:
+                failure = unreachable(exc, str(getattr(request, "uri", "")))
+                if failure is None:
+                    raise
+                raise failure from exc
+    raise AssertionError("tenacity ends its tries by raising")  # pragma: no cover
 
 
 def execute_batch(
@@ -145,33 +144,32 @@ def execute_batch(
         else:
             answers[index] = response
 
-    def once() -> list[Any]:
-        batch = service.new_batch_http_request()
-        for index, request in enumerate(requests):
-            compat.read_through(request, _object_or_error)
-            batch.add(request, callback=keep, request_id=str(index))
-        try:
-            batch.execute()
-        except BatchError as exc:  # a 2xx answer that is not multipart/mixed
-            raise GoogleResponseError.unreadable(exc.resp, exc.content) from exc
-        except HttpError as exc:
-            raise GoogleApiError.from_http_error(exc) from exc
-        except Exception as exc:
-            failure = unreachable(exc, compat.batch_uri(batch))
-            if failure is None:
-                raise
-            raise failure from exc
-        return list(answers)
-
     # Sent again after a server error or a lost connection only when it holds reads alone:
     # a batched write may have been done (as execute() treats a POST).
     repeatable = all(str(getattr(r, "method", "GET")).upper() == "GET" for r in requests)
-    answered: list[Any] = _retrying(repeatable, deadline, num_retries)(once)
-    return answered
+    for attempt in _retrying(repeatable, deadline, num_retries):  # tries in this frame
+        with attempt:
+            batch = service.new_batch_http_request()
+            for index, request in enumerate(requests):
+                compat.read_through(request, _object_or_error)
+                batch.add(request, callback=keep, request_id=str(index))
+            try:
+                batch.execute()
+            except BatchError as exc:  # a 2xx answer that is not multipart/mixed
+                raise GoogleResponseError.unreadable(exc.resp, exc.content) from exc
+            except HttpError as exc:
+                raise GoogleApiError.from_http_error(exc) from exc
+            except Exception as exc:
+                failure = unreachable(exc, compat.batch_uri(batch))
+                if failure is None:
+                    raise
+                raise failure from exc
+            return list(answers)
+    raise AssertionError("tenacity ends its tries by raising")  # pragma: no cover
 
 
 def _retrying(repeatable: bool, deadline: float | None, num_retries: int) -> Retrying:
-    """What runs a request's tries: ``_retrying(...)(once)``."""
+    """The tries of one request, run in the caller's frame: ``for attempt in ...: with attempt``."""
     return Retrying(
         retry=_retry(_passing if repeatable else _refused),
         wait=_back_off,
