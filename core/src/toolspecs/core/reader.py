@@ -25,7 +25,7 @@ def stored_reader(
     label: str = "",
     *,
     blocking: bool = False,
-) -> Callable[..., str]:
+) -> Callable[..., large_output.PassagesRead]:
     """The reader tool's function: it searches the stored results of ``functions``.
 
     Args:
