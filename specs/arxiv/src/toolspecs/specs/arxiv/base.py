@@ -1,9 +1,9 @@
 """The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks.
 
 Each tool reads its arguments (:mod:`~toolspecs.specs.arxiv.arguments`,
-:mod:`~toolspecs.specs.arxiv.dates`), asks the loader's reader and renders what came
-back (:mod:`~toolspecs.specs.arxiv.render`, which fences what papers say), or says what
-to do instead (:mod:`~toolspecs.specs.arxiv.guidance`).
+:mod:`~toolspecs.specs.arxiv.dates`), asks the loader's reader and returns what came back
+as data (:mod:`~toolspecs.specs.arxiv.outputs`, whose replies fence what papers say), or
+says what to do instead (:mod:`~toolspecs.specs.arxiv.guidance`).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from toolspecs.base.cache import Cache, CacheBackend
 from toolspecs.core import FailureTable, Range, Synonyms, ToolSpec, deadline, tool
 from toolspecs.core.prompts import TaskPrompt
 from toolspecs.loaders.arxiv import PaperNotFound, parse_id, parse_ids
-from toolspecs.specs.arxiv import arguments, guidance, outputs, render
+from toolspecs.specs.arxiv import arguments, guidance, outputs
 from toolspecs.specs.arxiv.dates import submitted_range
 from toolspecs.specs.arxiv.paper_cache import may_share, shared
 from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
@@ -166,7 +166,7 @@ class ArxivToolSpec(ToolSpec):
         large_output=True,
         read_only=True,
         open_world=True,
-        empty=render.NO_PAPERS,
+        empty=outputs.NO_PAPERS,
         output=outputs.Search,
     )
     def arxiv_query(
@@ -178,7 +178,7 @@ class ArxivToolSpec(ToolSpec):
         title: str | None = None,
         category: str | None = None,
         submitted: str | None = None,
-    ) -> list[Document]:
+    ) -> outputs.Search:
         """Search arXiv or look up ids: title, authors, date, id, URL, abstract.
 
         Args:
@@ -204,7 +204,7 @@ class ArxivToolSpec(ToolSpec):
             papers = self.reader.search(id_list=ids, max_results=len(ids), deadline=left)
             if not papers:
                 raise PaperNotFound(", ".join(ids))
-            return render.search_results(
+            return outputs.Search.of(
                 papers, query="", sort_by=sort_by, max_results=len(ids), ids=ids
             )
         papers = self.reader.search(
@@ -218,8 +218,8 @@ class ArxivToolSpec(ToolSpec):
             deadline=left,
         )
         if not papers and fielded:
-            return render.no_match(papers.query, sort_by=sort_by, max_results=count)
-        return render.search_results(papers, query=papers.query, sort_by=sort_by, max_results=count)
+            return outputs.Search.no_match(papers.query, sort_by=sort_by, max_results=count)
+        return outputs.Search.of(papers, query=papers.query, sort_by=sort_by, max_results=count)
 
     @tool(
         aliases=_PAPER_ID,
@@ -229,17 +229,17 @@ class ArxivToolSpec(ToolSpec):
         output=outputs.PaperText,
         resource="papers/{paper_id}",
     )
-    def arxiv_paper_text(self, paper_id: str) -> list[Document]:
+    def arxiv_paper_text(self, paper_id: str) -> outputs.PaperText:
         """Read the full text of one arXiv paper (from its PDF).
 
         Args:
             paper_id: An arXiv id or URL, e.g. '1706.03762'.
         """
         paper, text = self._read(paper_id)
-        return render.full_text_documents(paper, text)
+        return outputs.PaperText.of(paper, text)
 
     @tool(aliases=_PAPER_ID, read_only=True, open_world=True, output=outputs.Outline)
-    def arxiv_paper_outline(self, paper_id: str) -> str:
+    def arxiv_paper_outline(self, paper_id: str) -> outputs.Outline:
         """List a paper's headings with their pages (from its PDF).
 
         Args:
@@ -252,7 +252,7 @@ class ArxivToolSpec(ToolSpec):
         if not found:
             raise guidance.no_outline(paper, self.reader_name)
         offers_section = self.offers_tool("arxiv_paper_section")
-        return render.outline(paper, text, found, source, offers_section=offers_section)
+        return outputs.Outline.of(paper, text, found, source, offers_section=offers_section)
 
     @tool(
         aliases={
@@ -267,7 +267,7 @@ class ArxivToolSpec(ToolSpec):
         open_world=True,
         output=outputs.Section,
     )
-    def arxiv_paper_section(self, paper_id: str, section: str) -> Document:
+    def arxiv_paper_section(self, paper_id: str, section: str) -> outputs.Section:
         """Read one section of a paper, e.g. its method.
 
         Args:
@@ -287,7 +287,7 @@ class ArxivToolSpec(ToolSpec):
         if matched is None:
             raise guidance.no_section(paper, wanted, found)
         index, others = matched
-        return render.section(
+        return outputs.Section.of(
             paper,
             found,
             index,
@@ -309,7 +309,7 @@ class ArxivToolSpec(ToolSpec):
         open_world=True,
         output=outputs.Bibtex,
     )
-    def arxiv_bibtex(self, paper_ids: list[str]) -> str:
+    def arxiv_bibtex(self, paper_ids: list[str]) -> outputs.Bibtex:
         """BibTeX entries of arXiv papers, from their metadata.
 
         Args:
@@ -327,7 +327,7 @@ class ArxivToolSpec(ToolSpec):
         )
         if not papers:
             raise PaperNotFound(", ".join(wanted))
-        return render.bibtex(papers, bibtex_entries(papers), wanted)
+        return outputs.Bibtex.of(papers, bibtex_entries(papers), wanted)
 
     def _read(self, paper_id: str) -> tuple[arxiv.Result, PdfText]:
         """The paper and its PDF's text (from the cache when it holds it), or guidance."""
@@ -354,4 +354,4 @@ class ArxivToolSpec(ToolSpec):
 
     def passage_source(self, document: Document) -> str:
         """``paper 1706.03762v7``, and ``, page 3`` for a page of its full text."""
-        return render.passage_source(document)
+        return outputs.passage_source(document)

@@ -30,7 +30,7 @@ from toolspecs.loaders.arxiv import (
     PaperUnreadable,
     UnsafeCacheFolder,
 )
-from toolspecs.specs.arxiv.facts import short_id_of
+from toolspecs.specs.arxiv.outputs import short_id_of
 
 if TYPE_CHECKING:
     import arxiv

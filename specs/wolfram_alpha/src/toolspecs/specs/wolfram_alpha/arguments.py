@@ -1,7 +1,7 @@
 """The Wolfram|Alpha tools' arguments as an agent writes them, read as Wolfram reads them.
 
 What to tell the agent when one cannot be sent is in
-:mod:`toolspecs.specs.wolfram_alpha.render`.
+:mod:`toolspecs.specs.wolfram_alpha.guidance`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated
 
 from annotated_types import MaxLen
 
-from toolspecs.specs.wolfram_alpha import render
+from toolspecs.specs.wolfram_alpha import guidance
 
 # Wolfram reads short keyword queries; a longer one is a mistake, not a question.
 MAX_QUERY_CHARS = 1000
@@ -50,9 +50,9 @@ def query_text(query: str) -> str:
     if len(text) > 1 and text[0] == "«" and text[-1] == "»":  # copied from our quotes
         text = text[1:-1].strip()
     if not text:
-        raise render.empty_query()
+        raise guidance.empty_query()
     if len(text) > MAX_QUERY_CHARS:
-        raise render.long_query(text, MAX_QUERY_CHARS)
+        raise guidance.long_query(text, MAX_QUERY_CHARS)
     return text
 
 

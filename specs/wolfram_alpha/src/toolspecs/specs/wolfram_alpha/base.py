@@ -13,8 +13,9 @@ Two tools over two Wolfram APIs, both through one
 
 Each tool reads its arguments (:mod:`~toolspecs.specs.wolfram_alpha.arguments`, and
 :mod:`~toolspecs.specs.wolfram_alpha.params` for units and location), asks the client
-and renders its answer (:mod:`~toolspecs.specs.wolfram_alpha.render`, which fences
-Wolfram's text as third-party text). Each request is bounded by the time left of the
+and returns its answer as data (:mod:`~toolspecs.specs.wolfram_alpha.outputs`, whose
+text fences Wolfram's as third-party text), or guidance
+(:mod:`~toolspecs.specs.wolfram_alpha.guidance`). Each request is bounded by the time left of the
 tool call (:func:`toolspecs.core.deadline.remaining`), retries and waits included.
 
 The client raises the loader's errors; :attr:`WolframAlphaToolSpec.failures` turns
@@ -34,15 +35,14 @@ from typing import TYPE_CHECKING, Any, ClassVar
 # "<this module>.requests.get" (its own tests do); that is requests.get, which the client
 # sends the LLM API request with when no transport is given.
 import requests  # noqa: F401
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
 from toolspecs.core import FailureTable, ToolSpec, tool
 from toolspecs.core.deadline import remaining
 from toolspecs.core.prompts import TaskPrompt
-from toolspecs.core.structured import Reply
 from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
-from toolspecs.specs.wolfram_alpha import arguments, outputs, params, render
+from toolspecs.specs.wolfram_alpha import arguments, guidance, outputs, params
 from toolspecs.specs.wolfram_alpha.arguments import Choice
 from toolspecs.specs.wolfram_alpha.prompts import PROMPTS
 
@@ -100,7 +100,7 @@ class WolframAlphaToolSpec(ToolSpec):
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
-    failures: ClassVar[FailureTable] = render.FAILURES
+    failures: ClassVar[FailureTable] = guidance.FAILURES
 
     def __init__(
         self,
@@ -160,31 +160,25 @@ class WolframAlphaToolSpec(ToolSpec):
             )
         return self._memory if chosen is None else chosen
 
-    def _cached(self, model: type[BaseModel], *key: Any) -> tuple[Cache, str, Reply | None]:
-        """The cache, a call's key, and the answer kept under that key, if one is.
+    def _cached(self, *key: Any) -> tuple[Cache, str, Any]:
+        """The cache, a call's key, and what is kept under that key (JSON values), if any.
 
         The key holds the call's arguments, the spec's parameters and the AppID (another
-        AppID may be entitled to more, e.g. steps); a shared cache hashes it. An answer is
-        kept as its text and its data (:meth:`_keep`); one that does not read back as
-        both (another version's) is none.
+        AppID may be entitled to more, e.g. steps); a shared cache hashes it.
         """
         answers = self.answer_cache
         named = json.dumps([*key, self.client.app_id or ""], ensure_ascii=False, default=str)
         found = answers.get(named)
-        if found is None:
-            return answers, named, None
         try:
-            kept = json.loads(found.decode("utf-8", "surrogatepass"))
-            return answers, named, Reply(kept["text"], model.model_validate(kept["data"]))
-        except (ValueError, TypeError, KeyError, ValidationError):
-            return answers, named, None
+            kept = None if found is None else json.loads(found.decode("utf-8", "surrogatepass"))
+        except ValueError:
+            kept = None
+        return answers, named, kept
 
     @staticmethod
-    def _keep(answers: Cache, key: str, answer: Reply) -> None:
-        """Keep ``answer`` under ``key``: its text and its data, as JSON."""
-        data = None if answer.structured is None else answer.structured.model_dump(mode="json")
-        kept = json.dumps({"text": str(answer), "data": data})  # ASCII: surrogates escaped
-        answers.put(key, kept.encode("ascii"))
+    def _keep(answers: Cache, key: str, kept: Any) -> None:
+        """Keep ``kept`` (JSON values) under ``key``."""
+        answers.put(key, json.dumps(kept).encode("ascii"))  # ASCII: surrogates escaped
 
     # -- tools -------------------------------------------------------------------
 
@@ -200,7 +194,7 @@ class WolframAlphaToolSpec(ToolSpec):
         assumption: Choice | None = None,
         units: str | None = None,
         location: str | None = None,
-    ) -> str:
+    ) -> outputs.Answer:
         """Wolfram|Alpha facts and math: units, dates, science, data.
 
         Short English keywords, not sentences ('France population'); one property per
@@ -217,18 +211,17 @@ class WolframAlphaToolSpec(ToolSpec):
         place = params.call_place(self._place, units, location)
         max_chars = params.max_chars(self.output_budget.max_tokens)
         chosen = arguments.choice(assumption)
-        # "+data": answers kept with their data, apart from those kept as text alone.
-        answers, key, cached = self._cached(
-            outputs.Answer,
-            "llm+data",
+        # The LLM API's reply is kept, and read again as it was when it came.
+        answers, key, kept = self._cached(
+            "llm-reply",
             text,
             chosen,
             place,
             max_chars,
             sorted(self._api_params.items()),
         )
-        if cached is not None:
-            return cached
+        if isinstance(kept, str):
+            return outputs.Answer.of(kept, text)
         reply = self.client.llm_answer(
             text,
             assumption=chosen,
@@ -237,9 +230,8 @@ class WolframAlphaToolSpec(ToolSpec):
             deadline=remaining(None),
             **place._asdict(),  # units, location
         )
-        answer = render.answer(reply, text)
-        self._keep(answers, key, answer)
-        return answer
+        self._keep(answers, key, reply)
+        return outputs.Answer.of(reply, text)
 
     @tool(
         aliases={"input": "query", "q": "query", "pod_title": "pod", "title": "pod"},
@@ -255,7 +247,7 @@ class WolframAlphaToolSpec(ToolSpec):
         steps: bool = False,
         units: str | None = None,
         location: str | None = None,
-    ) -> str:
+    ) -> outputs.Pods:
         """Wolfram|Alpha's result sections (pods): text, plots, assumptions.
 
         Args:
@@ -270,9 +262,9 @@ class WolframAlphaToolSpec(ToolSpec):
         title = arguments.choice(pod)
         chosen = arguments.choice(assumption)
         place = params.call_place(self._place, units, location)
-        answers, key, cached = self._cached(
-            outputs.Pods,
-            "pods+data",
+        # The answer is kept as its data (another version's, which does not read, is none).
+        answers, key, kept = self._cached(
+            "pods-data",
             text,
             title,
             chosen,
@@ -280,8 +272,11 @@ class WolframAlphaToolSpec(ToolSpec):
             steps,
             sorted(self._pods_params.items()),
         )
-        if cached is not None:
-            return cached
+        if kept is not None:
+            try:
+                return outputs.Pods.model_validate(kept)
+            except ValidationError:
+                pass
         result = self.client.full_results(
             text,
             pod=title,
@@ -292,10 +287,10 @@ class WolframAlphaToolSpec(ToolSpec):
             deadline=remaining(None),
             **place._asdict(),
         )
-        answer = render.pods(result, text, title, steps, mirrored=self.client.under_base)
-        self._keep(answers, key, answer)
+        answer = outputs.Pods.of(result, text, title, steps, mirrored=self.client.under_base)
+        self._keep(answers, key, answer.model_dump(mode="json"))
         return answer
 
     def passage_source(self, document: Document) -> str:
         """Stored answers are Wolfram|Alpha's text."""
-        return render.SOURCE
+        return outputs.SOURCE

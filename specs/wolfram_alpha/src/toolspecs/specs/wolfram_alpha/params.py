@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from toolspecs.loaders.wolfram_alpha import location_params, units_param
-from toolspecs.specs.wolfram_alpha import render
+from toolspecs.specs.wolfram_alpha import guidance
 
 # About 3 characters per token for Wolfram's mix of numbers, symbols and words.
 CHARS_PER_TOKEN = 3
@@ -49,12 +49,12 @@ def call_place(place: Place, units: str | None, location: str | None) -> Place:
         try:
             place = place._replace(units=units_param(units))
         except ValueError as exc:
-            raise render.bad_units(exc) from None
+            raise guidance.bad_units(exc) from None
     if location and location.strip():
         try:
             location_params(location)
         except ValueError as exc:
-            raise render.bad_location(location, exc) from None
+            raise guidance.bad_location(location, exc) from None
         place = place._replace(location=location.strip())
     return place
 
