@@ -1,22 +1,54 @@
-"""What the Gmail tools return as data (``structuredContent``), beside the text.
+"""What the Gmail tools return: the data, built once from the API values, and its text.
 
-The same facts as the text of :mod:`toolspecs.specs.gmail.render`, built beside it by
-:mod:`toolspecs.specs.gmail.facts`: ids, times (ISO 8601 with the offset the text
-shows), people, files, what a write changed and the next step. Whatever the text fences
-as a sender's words (subjects, snippets, bodies, display names, file names, label names)
-is a :class:`Quoted` here.
+Each tool returns one of the :class:`~toolspecs.core.structured.Output` models below,
+built by its classmethod from Gmail's resources; the text the agent reads (and the
+Documents LlamaHub code gets) is rendered from the model by :meth:`reply`, so the two
+cannot disagree. The data holds ids, times (ISO 8601 with the offset the text shows),
+people, files, what a write changed and the next step; whatever the text fences as a
+sender's words (subjects, snippets, bodies, display names, file names, label names) is a
+:class:`Quoted`. What only the text shows (a header as the sender wrote it, a date with
+its zone's name, a Document's metadata, the API resource LlamaHub's dict reads) is a
+private attribute: not in the schema, not in the data.
+
+Everything a sender wrote reaches the agent through the core's fences: one-line fields
+for headers and file names, a quote that cannot be closed for snippets, a block naming
+the message and its sender for bodies.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+import contextlib
+import datetime as dt
+import html
+from collections.abc import Iterable
+from email.message import Message as MimePart
+from typing import Any, ClassVar, Literal
 
-from pydantic import Field
+from llama_index.core.schema import Document
+from pydantic import Field, PrivateAttr
 
-from toolspecs.core.structured import Listing, Quoted, Structure
+from toolspecs.core import fence, ref
+from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
+from toolspecs.loaders.google import MailMessage
+from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
+from toolspecs.loaders.google.gmail_text import (
+    ADDRESS_LIMIT,
+    MAX_ATTACHMENTS_SHOWN,
+    mail_date,
+    mail_moment,
+    message_metadata,
+    sender_address,
+    summary_headers,
+)
+from toolspecs.loaders.google.headers import address_pairs
+from toolspecs.loaders.google.mail import format_size
+from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
+from toolspecs.specs.gmail.labels import EFFECTS, Change
 
 __all__ = [
     "Address",
+    "ApiText",
     "AttachmentRead",
     "DraftSaved",
     "DraftSent",
@@ -37,6 +69,36 @@ __all__ = [
 ]
 
 _DATE = "ISO 8601, with the offset the text shows."
+MAX_LABELS_SHOWN = 500
+FORWARD_MARK = "---------- Forwarded message ---------"
+
+
+class ApiText(str):
+    """Text for the agent that still indexes like the API dict LlamaHub returned.
+
+    ``spec.create_draft(...)["id"]`` keeps working for code written against LlamaHub;
+    ``.data`` is the whole API resource.
+    """
+
+    data: dict[str, Any]
+
+    def __new__(cls, text: str, data: dict[str, Any]) -> ApiText:
+        """The text, carrying ``data`` (the API resource)."""
+        made = super().__new__(cls, text)
+        made.data = data
+        return made
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return self.data[key]
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field of the API resource, as ``dict.get``."""
+        return self.data.get(key, default)
+
+
+# -- people, files, times ---------------------------------------------------------------
 
 
 class Address(Structure):
@@ -44,6 +106,60 @@ class Address(Structure):
 
     email: str | None = None
     name: Quoted | None = None
+
+    @classmethod
+    def all_of(cls, header: str) -> list[Address]:
+        """The people of an address header: each address, and the name given (quoted)."""
+        if not header:
+            return []
+        found = [
+            cls(email=email, name=quoted(name or None))
+            for name, email in address_pairs(header)
+            if email
+        ]
+        return found or [cls(name=Quoted(text=header))]
+
+    @classmethod
+    def given(cls, values: list[str]) -> list[Address]:
+        """The people of a draft's recipient list (``['Ada <ada@example.com>', ...]``)."""
+        return [found for value in values for found in cls.all_of(value)]
+
+    def shown(self) -> str:
+        """``Ada Lovelace <ada@example.com>``, or the address alone, or the name alone."""
+        if self.email is None:
+            return self.name.text if self.name else ""
+        return f"{self.name.text} <{self.email}>" if self.name else self.email
+
+
+def sender_of(people: list[Address]) -> str:
+    """The first sender's address (``ada@example.com``), else what the header said, short."""
+    if people and people[0].email:
+        return people[0].email
+    return (people[0].shown()[:200] if people else "") or "an unknown sender"
+
+
+def people(addresses: list[str]) -> str:
+    """Addresses on one fenced line."""
+    return fence.field(", ".join(addresses), ADDRESS_LIMIT)
+
+
+def _when(
+    mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None
+) -> tuple[str | None, str]:
+    """When a mail was sent: ISO 8601 in the zone shown (else ``None``), and as shown."""
+    moment = mail_moment(mail, resource)
+    if moment is None:
+        return None, "unknown"
+    shown = mail_date(mail, resource, tz)
+    if tz is not None:
+        with contextlib.suppress(ValueError, OverflowError):  # as mail_date: its own offset
+            moment = moment.astimezone(tz)
+    return moment.isoformat(timespec="seconds"), shown
+
+
+def _document(text: str, metadata: dict[str, Any]) -> Document:
+    """A message's Document, as the reader makes it: id ``gmail:<id>``, its metadata."""
+    return Document(text=text, id_=f"gmail:{metadata.get('id', '')}", metadata=dict(metadata))
 
 
 class File(Structure):
@@ -57,12 +173,56 @@ class File(Structure):
         default=None, description="Its text as an MCP resource, for resources/read."
     )
 
+    @classmethod
+    def all_of(cls, mail: MailMessage, ids: bool = False) -> tuple[list[File], int]:
+        """The attachments shown (with their ids, ``ids``), and how many more there are."""
+        shown = mail.attachments[:MAX_ATTACHMENTS_SHOWN]
+        files = [
+            cls(
+                attachment_id=(a.part_id or None) if ids else None,
+                filename=Quoted(text=a.filename),
+                mime_type=Quoted(text=a.content_type),
+                size=a.size,
+            )
+            for a in shown
+        ]
+        return files, len(mail.attachments) - len(shown)
+
+    def shown(self) -> str:
+        """``«Q4 report.pdf» (application/pdf, 3 KB) [attachment_id: 1]``, names fenced."""
+        found = f" [attachment_id: {self.attachment_id}]" if self.attachment_id else ""
+        return (
+            f"{fence.field(self.filename.text, 200)} ({fence.field(self.mime_type.text, 100)}, "
+            f"{format_size(self.size)}){found}"
+        )
+
+
+def files_shown(files: list[File], more: int | None) -> str:
+    """Attachments on one line: each :meth:`File.shown`, then how many more."""
+    return "; ".join(f.shown() for f in files) + (f"; and {more} more" if more else "")
+
 
 class SavedFile(Structure):
     """A file a saved or sent draft carries."""
 
     filename: Quoted
     size: int = Field(description="Bytes.")
+
+    @classmethod
+    def all_of(cls, parts: list[MimePart]) -> list[SavedFile]:
+        """The files of a draft's attachment parts."""
+        return [
+            cls(filename=Quoted(text=part_name(p) or "(no name)"), size=part_size(p)) for p in parts
+        ]
+
+
+def carried(files: list[SavedFile]) -> str:
+    """``attached: a.pdf (2 KB), b.csv (1 KB)`` or ``no attachments``, names fenced."""
+    shown = [f"{fence.field(f.filename.text, 120)} ({format_size(f.size)})" for f in files]
+    return f"attached: {', '.join(shown)}" if shown else "no attachments"
+
+
+# -- messages ---------------------------------------------------------------------------
 
 
 class MessageSummary(Structure):
@@ -78,6 +238,44 @@ class MessageSummary(Structure):
     size: int | None = Field(
         default=None, description="Bytes, for a message listed without its body."
     )
+    _date: str = PrivateAttr(default="unknown")
+    _metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, resource: dict[str, Any], tz: dt.tzinfo | None, size: int | None = None
+    ) -> MessageSummary:
+        """One hit from Gmail's ``format=metadata`` resource (``size``: listed unread)."""
+        headers = summary_headers(resource)
+        date, shown = _when(MailMessage(headers=headers), resource, tz)
+        made = cls(
+            message_id=str(resource.get("id", "?")),
+            thread_id=str(resource.get("threadId", "?")),
+            date=date,
+            sender=Address.all_of(headers.get("from", "")),
+            subject=quoted(headers.get("subject") or None),
+            snippet=Quoted(text=html.unescape(str(resource.get("snippet", ""))[:2000])),
+            unread="UNREAD" in resource.get("labelIds", []),
+            size=size,
+        )
+        made._date = shown
+        made._metadata = message_metadata(resource, headers)
+        if size is not None:
+            made._metadata["size"] = size
+        return made
+
+    def document(self) -> Document:
+        """The hit in three lines: ids, date, from, subject and the snippet, quoted."""
+        unread = " (unread)" if self.unread else ""
+        emailed = [p.shown() for p in self.sender if p.email]
+        sender = ", ".join(emailed) or (self.sender[0].shown() if self.sender else "?")
+        subject = fence.field(self.subject.text if self.subject else "", 300) or "(no subject)"
+        text = (
+            f"[id: {self.message_id} | thread: {self.thread_id}]{unread} {self._date}\n"
+            f"From: {fence.field(sender, 300)} | Subject: {subject}\n"
+            f"Snippet (quoted mail): {fence.quote(self.snippet.text, 300)}"
+        )
+        return _document(text, self._metadata)
 
 
 class Message(Structure):
@@ -96,6 +294,76 @@ class Message(Structure):
     more_attachments: int | None = None
     body: Quoted
     notes: list[str] | None = None
+    _headers: list[tuple[str, str]] = PrivateAttr(default_factory=list)
+    _date: str = PrivateAttr(default="unknown")
+    _metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(cls, resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None) -> Message:
+        """A message from Gmail's resource and its decoded content."""
+        body, notes = mail.readable()
+        files, more = File.all_of(mail, ids=True)
+        date, shown = _when(mail, resource, tz)
+        labels = [label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
+        made = cls(
+            message_id=str(resource.get("id", "?")),
+            thread_id=str(resource.get("threadId", "?")),
+            sender=Address.all_of(mail.header("from")),
+            to=Address.all_of(mail.header("to")) or None,
+            cc=Address.all_of(mail.header("cc")) or None,
+            reply_to=Address.all_of(mail.header("reply-to")) or None,
+            date=date,
+            subject=quoted(mail.header("subject") or None),
+            labels=labels or None,
+            attachments=files or None,
+            more_attachments=more or None,
+            body=Quoted(text=body),
+            notes=notes or None,
+        )
+        names = ("From", "To", "Cc", "Reply-To")
+        made._headers = [(name, mail.header(name)) for name in names if mail.header(name)]
+        made._date = shown
+        made._metadata = message_metadata(resource, mail.headers)
+        return made
+
+    def text(self) -> str:
+        """The message as the agent reads it: ids, headers, attachments, fenced body.
+
+        Every value the sender wrote is fenced; our notes (a body cut, hidden text left
+        out, a MIME structure too deep to read) follow the body, outside its fence.
+        """
+        lines = [f"Message id: {self.message_id} (thread {self.thread_id})"]
+        lines.extend(
+            f"{name}: {fence.field(value, ADDRESS_LIMIT)}" for name, value in self._headers
+        )
+        lines.append(f"Date: {self._date}")
+        subject = fence.field(self.subject.text if self.subject else "", 300)
+        lines.append(f"Subject: {subject or '(no subject)'}")
+        if self.labels:
+            lines.append(f"Labels: {', '.join(self.labels)}")
+        if self.attachments or self.more_attachments:
+            lines.append(
+                "Attachments: " + files_shown(self.attachments or [], self.more_attachments)
+            )
+        source = f"message {self.message_id} from {sender_of(self.sender)}"
+        lines.append(fence.block(self.body.text, source, "mail body"))
+        lines.extend(f"Note: {note}." for note in self.notes or [])
+        return "\n".join(lines)
+
+    def document(self) -> Document:
+        """The message as a Document: :meth:`text`, the reader's id and metadata."""
+        return _document(self.text(), self._metadata)
+
+
+def messages_of(
+    pairs: Iterable[tuple[dict[str, Any], MailMessage]], tz: dt.tzinfo | None
+) -> list[Message]:
+    """Whole messages, one held at a time (a pair is let go before the next is read)."""
+    found = []
+    for resource, mail in pairs:
+        found.append(Message.of(resource, mail, tz))
+        del resource, mail  # not held while the next one is fetched and parsed
+    return found
 
 
 class Mail(Listing):
@@ -107,11 +375,52 @@ class Mail(Listing):
     messages: list[Message | MessageSummary]
     next_step: str | None = None
 
+    @classmethod
+    def budgeted(
+        cls,
+        whole: list[Message],
+        left_out: list[MessageSummary],
+        query: str | None,
+        read: str,
+        most: int,
+        largest: int,
+    ) -> Mail:
+        """Whole messages, and those listed without their body (``next_step`` says why).
+
+        ``read``: how the others can be read; ``most``: the bytes of whole messages one
+        call reads; ``largest``: of one message.
+        """
+        if not left_out:
+            return cls(query=query, messages=list(whole))
+        note = (
+            f"{len(left_out)} of {len(whole) + len(left_out)} messages are listed "
+            f"without their body: one call reads at most {format_size(most)} "
+            f"of whole messages, none over {format_size(largest)}. {read}: "
+            + ", ".join(str(m._metadata.get("id", "")) for m in left_out)
+            + "."
+        )
+        return cls(query=query, messages=[*whole, *left_out], next_step=note)
+
+    def reply(self) -> list[Document]:
+        """A Document per message; the note on those without their body goes before them."""
+        documents = []
+        noted = False
+        for message in self.messages:
+            if isinstance(message, MessageSummary) and self.next_step and not noted:
+                documents.append(Document(text=f"[{self.next_step}]"))
+                noted = True
+            documents.append(message.document())
+        return documents
+
 
 class MessageRead(Listing):
     """One whole message (get_message)."""
 
     message: Message
+
+    def reply(self) -> Document:
+        """The message's Document."""
+        return self.message.document()
 
 
 class Thread(Listing):
@@ -128,6 +437,78 @@ class Thread(Listing):
     not_read: list[str] | None = Field(default=None, description="Ids of messages not shown.")
     why_not_read: str | None = None
     next_step: str | None = None
+    _read: str = PrivateAttr(default="")
+    _drafts: set[str] = PrivateAttr(default_factory=set)
+
+    @classmethod
+    def of(
+        cls,
+        thread_id: str,
+        given: str,
+        stubs: list[dict[str, Any]],
+        messages: list[Message],
+        shown: list[str],
+        why: str,
+        read: str,
+    ) -> Thread:
+        """The thread read: its messages in order, which were left out, what next.
+
+        Args:
+            thread_id: The thread's id.
+            given: The message id given instead of the thread's (else ``""``).
+            stubs: The thread's messages (``id``, ``labelIds``), oldest first.
+            messages: The messages read, in order.
+            shown: Their ids.
+            why: Why the others were not read (when some were not).
+            read: How the others can be read.
+        """
+        rest = [str(m["id"]) for m in stubs[len(shown) :]]
+        next_step = None
+        if offered("create_draft"):
+            last = shown[-1] if shown else "?"
+            reply = f"{ref('create_draft')}(reply_to_message_id='{last}', ...)"
+            next_step = f"Reply in this thread with {reply}."
+        made = cls(
+            thread_id=thread_id,
+            given_message_id=given or None,
+            message_count=len(stubs),
+            messages=messages,
+            not_read=rest or None,
+            why_not_read=why if rest else None,
+            next_step=next_step,
+        )
+        made._read = read
+        made._drafts = {str(m["id"]) for m in stubs if "DRAFT" in (m.get("labelIds") or [])}
+        return made
+
+    def head(self) -> str:
+        """The messages in order, which were left out, what next."""
+        given = self.given_message_id
+        note = f" ({given} is a message id: this is the thread that holds it)" if given else ""
+        lines = [f"Thread {self.thread_id}{note}: {self.message_count} message(s), oldest first."]
+        for number, message in enumerate(self.messages, 1):
+            shown_id = message._metadata.get("id")
+            draft = " (draft)" if str(shown_id) in self._drafts else ""
+            date = fence.field(message._metadata.get("date"), 60)
+            lines.append(
+                f"{number}. [id: {shown_id}]{draft} {date}"
+                f" from {fence.field(sender_of(message.sender), 120)}"
+            )
+        if self.not_read:
+            rest = self.not_read
+            shown = self.message_count - len(rest)
+            more = ", ".join(rest[:10]) + (f" and {len(rest) - 10} more" if len(rest) > 10 else "")
+            lines.append(
+                f"Only the first {shown} messages are shown ({self.why_not_read}).{self._read}: "
+                f"{more}."
+            )
+        if self.next_step:
+            lines.append(f"Next: {self.next_step[0].lower()}{self.next_step[1:]}")
+        return "\n".join(lines)
+
+    def reply(self) -> list[Document]:
+        """The head, then each message's Document."""
+        return [Document(text=self.head()), *(m.document() for m in self.messages)]
 
 
 class AttachmentRead(Listing):
@@ -142,6 +523,51 @@ class AttachmentRead(Listing):
     sender: list[Address]
     text: Quoted
     notes: list[str] | None = None
+    _metadata: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _part_id: str = PrivateAttr(default="")
+
+    @classmethod
+    def of(
+        cls, message_id: str, part: AttachmentPart, read: AttachmentText, headers: dict[str, str]
+    ) -> AttachmentRead:
+        """The file ``part`` of a message (``headers``: its summary headers), as ``read``."""
+        made = cls(
+            message_id=message_id,
+            attachment_id=part.part_id or part.filename,
+            filename=Quoted(text=part.filename),
+            mime_type=Quoted(text=part.mime_type),
+            size=part.size,
+            pages=read.pages or None,
+            sender=Address.all_of(headers.get("from", "")),
+            text=Quoted(text=read.text),
+            notes=list(read.notes) or None,
+        )
+        made._part_id = part.part_id
+        made._metadata = {"id": message_id, "from": headers.get("from", ""), "file": part.filename}
+        return made
+
+    def reply(self) -> Document:
+        """Which file of which message, and its text fenced."""
+        name = fence.field(self.filename.text, 200)
+        sender = sender_of(self.sender)
+        pages = f", {self.pages} page(s)" if self.pages else ""
+        source = f"file {name} in message {self.message_id} from {sender}"
+        kind = fence.field(self.mime_type.text, 100)
+        lines = [
+            f"Attachment {name} ({kind}, {format_size(self.size)}{pages}) "
+            f"[attachment_id: {self._part_id or name}] "
+            f"of message {self.message_id} from {fence.field(sender, 120)}",
+            fence.block(self.text.text, source, "attachment"),
+            *(f"Note: {note}." for note in self.notes or []),
+        ]
+        return Document(
+            text="\n".join(lines),
+            id_=f"gmail:{self.message_id}:{self._part_id}",
+            metadata=dict(self._metadata),
+        )
+
+
+# -- labels -----------------------------------------------------------------------------
 
 
 class Label(Structure):
@@ -151,13 +577,47 @@ class Label(Structure):
     name: Quoted
 
 
-class Labels(Structure):
+class Labels(Output):
     """The mailbox's labels."""
 
     system: list[str] = Field(description="System label ids; each is also its name.")
     labels: list[Label]
     more: int | None = Field(default=None, description="The user's labels not listed.")
     next_step: str | None = None
+
+    @classmethod
+    def of(cls, labels: list[dict[str, Any]], next_step: str) -> Labels:
+        """Gmail's labels: the system ones' ids, the user's by name."""
+        user = sorted(
+            (x for x in labels if x.get("type") != "system"),
+            key=lambda x: str(x.get("name", "")).casefold(),
+        )
+        return cls(
+            system=sorted(str(x.get("id")) for x in labels if x.get("type") == "system"),
+            labels=[
+                Label(label_id=str(x.get("id")), name=Quoted(text=str(x.get("name", ""))))
+                for x in user[:MAX_LABELS_SHOWN]
+            ],
+            more=max(len(user) - MAX_LABELS_SHOWN, 0) or None,
+            next_step=next_step or None,
+        )
+
+    def reply(self) -> str:
+        """The system labels' ids, the user's names with ids, what next."""
+        lines = [f"System labels (id = name): {', '.join(self.system) or 'none'}."]
+        if self.labels:
+            lines.append(f"The user's labels ({len(self.labels) + (self.more or 0)}), name [id]:")
+            lines.extend(
+                f"- {fence.field(x.name.text, 200)} [{fence.field(x.label_id, 100)}]"
+                for x in self.labels
+            )
+            if self.more:
+                lines.append(f"... and {self.more} more.")
+        else:
+            lines.append("The user has no labels of their own.")
+        if self.next_step:
+            lines.append(self.next_step)
+        return "\n".join(lines)
 
 
 class LabelChange(Structure):
@@ -168,8 +628,12 @@ class LabelChange(Structure):
     action: Literal["added", "removed"]
     effect: str | None = Field(default=None, description="E.g. archived, marked read.")
 
+    def shown(self) -> str:
+        """``archived``, ``label «Receipts» added``..."""
+        return self.effect or f"label {fence.quote(self.name.text, 100)} {self.action}"
 
-class LabelsChanged(Structure):
+
+class LabelsChanged(Output):
     """What modify_labels did, and how to undo it."""
 
     message_ids: list[str]
@@ -178,8 +642,58 @@ class LabelsChanged(Structure):
     undo_remove: list[str] | None = None
     next_step: str
 
+    @classmethod
+    def of(cls, ids: list[str], changes: list[Change]) -> LabelsChanged:
+        """The ``changes`` made to messages ``ids``, and their reverse."""
+        undo_add = [c.label_id for c in changes if c.sign < 0]
+        undo_remove = [c.label_id for c in changes if c.sign > 0]
+        undo = ", ".join(
+            f"{verb}={found}"
+            for verb, found in (("add", undo_add), ("remove", undo_remove))
+            if found
+        )
+        return cls(
+            message_ids=ids,
+            changes=[
+                LabelChange(
+                    label_id=c.label_id,
+                    name=Quoted(text=c.name),
+                    action="added" if c.sign > 0 else "removed",
+                    effect=EFFECTS.get((c.label_id, c.sign)),
+                )
+                for c in changes
+            ],
+            undo_add=undo_add or None,
+            undo_remove=undo_remove or None,
+            next_step=(
+                f"Doing it again changes nothing. "
+                f"The reverse, {ref('modify_labels')} with the same ids and {undo}, applies to "
+                "every id given: it undoes this exactly only if they all had the same labels "
+                "before. You can move on to the next step."
+            ),
+        )
 
-class DraftShown(Structure):
+    def reply(self) -> str:
+        """What was done to which messages, and how to undo it."""
+        ids = self.message_ids
+        shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+        done = "; ".join(c.shown() for c in self.changes)
+        return f"{len(ids)} message(s) {done}: {shown}. {self.next_step}"
+
+
+# -- drafts -----------------------------------------------------------------------------
+
+
+def subject_of(draft: Draft) -> str:
+    """A draft's subject, fenced, or ``(no subject)``."""
+    return fence.field(draft.subject) or "(no subject)"
+
+
+def _subject(subject: Quoted | None) -> str:
+    return fence.field(subject.text if subject else "") or "(no subject)"
+
+
+class DraftShown(Output):
     """A draft: its id, recipients, subject, thread, attachments and body."""
 
     draft_id: str
@@ -196,6 +710,74 @@ class DraftShown(Structure):
     first_lines: list[Quoted] | None = None
     more_lines: bool | None = None
     notes: list[str] | None = None
+    _people: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _reply_to: str = PrivateAttr(default="")
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, resource: dict[str, Any], draft: Draft, first_lines: int | None = None
+    ) -> DraftShown:
+        """A draft (Gmail's resource, read): whole, or its ``first_lines`` as list_drafts."""
+        message = resource.get("message", {})
+        mail = draft.mail
+        files, more = File.all_of(mail) if mail is not None else ([], 0)
+        reply_to = mail.header("reply-to") if mail is not None else ""
+        made = cls(
+            draft_id=str(resource.get("id", "?")),
+            message_id=str(message.get("id", "?")),
+            to=Address.given(draft.to),
+            cc=Address.given(draft.cc) or None,
+            bcc=Address.given(draft.bcc) or None,
+            reply_to=Address.all_of(reply_to) or None,
+            subject=quoted(draft.subject or None),
+            reply_in_thread=str(message.get("threadId", "?")) if draft.in_reply_to else None,
+            attachments=files or None,
+            more_attachments=more or None,
+        )
+        body = draft.text.strip()
+        if first_lines is not None:
+            written = [line for line in body.splitlines() if line.strip()]
+            made.first_lines = [Quoted(text=line) for line in written[:first_lines]]
+            made.more_lines = len(written) > first_lines or None
+        else:
+            text, notes = (mail or MailMessage(headers={}, text=body)).readable()
+            made.body = Quoted(text=text)
+            made.notes = notes or None
+        made._people = {"To": draft.to, "Cc": draft.cc, "Bcc": draft.bcc}
+        made._reply_to = reply_to
+        made._resource = resource
+        return made
+
+    def text(self) -> str:
+        """The draft as get_draft shows it (its whole body), or list_drafts (first lines)."""
+        lines = [f"Draft id: {self.draft_id} (message {self.message_id})"]
+        lines.append(f"To: {people(self._people.get('To', [])) or '(nobody yet)'}")
+        for name in ("Cc", "Bcc"):
+            if self._people.get(name):
+                lines.append(f"{name}: {people(self._people[name])}")
+        if self._reply_to:
+            lines.append(f"Reply-To: {fence.field(self._reply_to, ADDRESS_LIMIT)}")
+        lines.append(f"Subject: {_subject(self.subject)}")
+        if self.reply_in_thread is not None:
+            lines.append(f"Reply in thread {self.reply_in_thread}")
+        if self.attachments or self.more_attachments:
+            lines.append(
+                "Attachments: " + files_shown(self.attachments or [], self.more_attachments)
+            )
+        if self.first_lines is not None:
+            kept = [fence.field(line.text, 200) for line in self.first_lines]
+            more = " ..." if self.more_lines else ""
+            lines.append("Starts: " + " / ".join(kept) + more if kept else "Starts: (empty)")
+        else:
+            body = self.body.text if self.body else ""
+            lines.append(fence.block(body, f"draft {self.draft_id}", "draft body"))
+            lines.extend(f"Note: {note}." for note in self.notes or [])
+        return "\n".join(lines)
+
+    def reply(self) -> ApiText:
+        """:meth:`text`, indexing like Gmail's ``Draft`` resource (LlamaHub's dict)."""
+        return ApiText(self.text(), self._resource)
 
 
 class Drafts(Listing):
@@ -206,6 +788,34 @@ class Drafts(Listing):
     drafts: list[DraftShown]
     next_step: str | None = None
 
+    @classmethod
+    def of(cls, drafts: list[DraftShown]) -> Drafts:
+        """The drafts listed; none: how to make one."""
+        if drafts:
+            return cls(drafts=drafts)
+        make = f"{ref('create_draft')} makes one." if offered("create_draft") else ""
+        return cls(drafts=[], next_step=make or None)
+
+    def reply(self) -> str:
+        """The drafts' summaries, newest first."""
+        if not self.drafts:
+            return f"There are no drafts. {self.next_step or ''}".rstrip()
+        shown = [draft.text() for draft in self.drafts]
+        return "\n\n".join([f"{len(shown)} draft(s), newest first:", *shown])
+
+
+def forward_fields(text: str) -> dict[str, str] | None:
+    """The From and Subject of the mail a draft's body forwards (``None``: it forwards none)."""
+    _, mark, rest = text.partition(FORWARD_MARK)
+    if not mark:
+        return None
+    fields: dict[str, str] = {}
+    for line in rest.strip().splitlines()[:6]:
+        name, colon, value = line.partition(": ")
+        if colon and name in ("From", "Subject"):
+            fields.setdefault(name, value)
+    return fields
+
 
 class Forwarded(Structure):
     """The mail a draft forwards."""
@@ -215,8 +825,34 @@ class Forwarded(Structure):
     subject: Quoted | None = None
     attachments: int | None = None
 
+    @classmethod
+    def of(
+        cls, text: str, message_id: str | None = None, attachments: int | None = None
+    ) -> Forwarded:
+        """The mail a draft's body (``text``) forwards."""
+        fields = forward_fields(text) or {}
+        sender = sender_address(fields["From"]) if fields.get("From") else None
+        return cls(
+            message_id=message_id,
+            sender=quoted(sender),
+            subject=quoted(fields.get("Subject") or None),
+            attachments=attachments if message_id else None,
+        )
 
-class DraftSaved(Structure):
+    def shown(self) -> str:
+        """The sentence naming it: `` It forwards a mail from X, subject: Y.``."""
+        sender = fence.field(self.sender.text if self.sender else "an unknown sender", 120)
+        return (
+            f" It forwards a mail from {sender or '(unknown)'}, subject: {_subject(self.subject)}."
+        )
+
+
+def _account(name: str | None) -> str:
+    """`` in the 'work' account``, as the spec's ``account_note``; empty without one."""
+    return f" in the {name!r} account" if name else ""
+
+
+class DraftSaved(Output):
     """What create_draft or update_draft saved."""
 
     action: Literal["created", "updated"]
@@ -235,9 +871,105 @@ class DraftSaved(Structure):
     forwards: Forwarded | None = None
     note: str | None = None
     next_step: str
+    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _note: str = PrivateAttr(default="")
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        action: Literal["created", "updated"],
+        saved: dict[str, Any],
+        draft: Draft,
+        note: str,
+        *,
+        account: str | None = None,
+        allow_send: bool = True,
+        confirm_recipients: bool = False,
+        removed: list[str] | None = None,
+        forward: tuple[str, int] | None = None,
+    ) -> DraftSaved:
+        """What create_draft and update_draft saved: the draft's id, who, what, what next.
+
+        Args:
+            action: ``"created"`` or ``"updated"``.
+            saved: Gmail's ``Draft`` resource as saved.
+            draft: The draft that was saved.
+            note: Our note on the reply or forward, or on the attachments removed.
+            account: The account's name (``"work"``), if any.
+            allow_send: Whether the agent has send_draft (and may send).
+            confirm_recipients: Whether send_draft needs the recipients listed.
+            removed: The names of the attachments an update removed (``note`` says so).
+            forward: The message a new draft forwards and how many of its attachments it
+                carries (``note`` says so).
+        """
+        draft_id = saved.get("id", "?")
+        message = saved.get("message", {})
+        thread = message.get("threadId")
+        parts = draft.attachments
+        if parts is None and draft.source:  # an update keeps the stored draft's
+            parts = attachment_parts(draft.source)
+        forwards = None
+        if " forwards message " not in note:  # create_draft's note names the forward
+            if forward_fields(draft.text) is not None:
+                forwards = Forwarded.of(draft.text)
+        elif forward is not None:
+            forwards = Forwarded.of(draft.text, *forward)
+        listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
+        send = (
+            f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed})"
+            if allow_send
+            else " the user sends it from Gmail"
+        )
+        change = (
+            f", or change it with {ref('update_draft')}(draft_id='{draft_id}', ...)"
+            if offered("update_draft")
+            else ""
+        )
+        made = cls(
+            action=action,
+            account=account,
+            draft_id=str(draft_id),
+            message_id=message.get("id"),
+            thread_id=thread,
+            reply_in_thread=thread if draft.thread_id and thread == draft.thread_id else None,
+            to=Address.given(draft.to),
+            cc=Address.given(draft.cc) or None,
+            bcc=Address.given(draft.bcc) or None,
+            subject=quoted(draft.subject or None),
+            empty_body=None if (draft.text or draft.html) else True,
+            attachments=(
+                SavedFile.all_of(parts or []) if parts or draft.attachments is not None else None
+            ),
+            removed_attachments=[Quoted(text=name) for name in removed] if removed else None,
+            forwards=forwards,
+            note=None if (removed or forward or not note.strip()) else note.strip(),
+            next_step=f"Show it to the user;{send}{change}.",
+        )
+        made._recipients = draft.recipients()
+        made._note = note
+        made._resource = saved
+        return made
+
+    def reply(self) -> ApiText:
+        """The draft's id, who, what, and what next; indexing like Gmail's ``Draft``."""
+        where = f" in thread {self.reply_in_thread} (a reply)" if self.reply_in_thread else ""
+        body = " The body is empty." if self.empty_body else ""
+        if self.attachments is not None:
+            files = carried(self.attachments)
+            body += f" {files[0].upper()}{files[1:]}."
+        if self.forwards is not None and self.forwards.message_id is None:
+            body += self.forwards.shown()
+        text = (
+            f"Draft {self.action}{_account(self.account)} with id {self.draft_id}{where}: "
+            f"to {people(self._recipients) or 'nobody yet'}; "
+            f"subject: {_subject(self.subject)}.{body}{self._note} "
+            f"Next: {self.next_step[0].lower()}{self.next_step[1:]}"
+        )
+        return ApiText(text, self._resource)
 
 
-class DraftSent(Structure):
+class DraftSent(Output):
     """What send_draft sent."""
 
     draft_id: str
@@ -250,3 +982,35 @@ class DraftSent(Structure):
     subject: Quoted | None = None
     attachments: list[SavedFile]
     next_step: str
+    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, draft_id: str, sent: dict[str, Any], draft: Draft, account: str | None
+    ) -> DraftSent:
+        """The sent message (Gmail's resource) of ``draft``: who, what."""
+        made = cls(
+            draft_id=draft_id,
+            account=account,
+            message_id=str(sent.get("id")),
+            thread_id=str(sent.get("threadId")),
+            to=Address.given(draft.to),
+            cc=Address.given(draft.cc) or None,
+            bcc=Address.given(draft.bcc) or None,
+            subject=quoted(draft.subject or None),
+            attachments=SavedFile.all_of(attachment_parts(draft.source)),
+            next_step="You can move on to the next step.",
+        )
+        made._recipients = draft.recipients()
+        made._resource = sent
+        return made
+
+    def reply(self) -> ApiText:
+        """The sent message's id and thread, who, what; indexing like Gmail's ``Message``."""
+        text = (
+            f"Draft {self.draft_id} sent{_account(self.account)} as message {self.message_id} "
+            f"(thread {self.thread_id}) to {people(self._recipients)}; "
+            f"subject: {_subject(self.subject)}; {carried(self.attachments)}. {self.next_step}"
+        )
+        return ApiText(text, self._resource)
