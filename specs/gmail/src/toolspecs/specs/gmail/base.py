@@ -2,9 +2,10 @@
 
 This module declares Gmail's tools (reading, labels, drafts) and the constructor. Each
 tool reads its arguments, calls the Gmail client (the loader's ``GmailReader``, which makes
-every request; drafts through its ``drafts``) and returns its output model
-(:mod:`~toolspecs.specs.gmail.outputs`), built from what it read; the reply is made from
-it. What the tools do lives beside it: threads and attachments are read in
+every request; drafts through its ``drafts``) and returns its output model, built from
+what it read (:mod:`~toolspecs.specs.gmail.outputs`,
+:mod:`~toolspecs.specs.gmail.draft_outputs`); the reply is made from it. What the tools
+do lives beside it: threads and attachments are read in
 :mod:`~toolspecs.specs.gmail.reading`, labels resolved in :mod:`~toolspecs.specs.gmail.labels`,
 drafts composed in :mod:`~toolspecs.specs.gmail.compose` with files from the allowed folder
 (:mod:`~toolspecs.specs.gmail.attachments_dir`) and recipients checked by
@@ -32,7 +33,7 @@ from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_MODIFY, GMAIL_READONLY
-from toolspecs.specs.gmail import outputs, questions
+from toolspecs.specs.gmail import draft_outputs, outputs, questions
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -490,9 +491,9 @@ class GmailToolSpec(GoogleToolSpec):
         aliases={"limit": "max_results", "n": "max_results"},
         read_only=True,
         open_world=False,
-        output=outputs.Drafts,
+        output=draft_outputs.Drafts,
     )
-    def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> outputs.Drafts:
+    def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> draft_outputs.Drafts:
         """List drafts, newest first: id, recipients, subject and first lines.
 
         Args:
@@ -501,8 +502,10 @@ class GmailToolSpec(GoogleToolSpec):
         drafts = []
         for item in self.reader.drafts.list(max_results):
             resource = self.reader.drafts.get(item["id"])
-            drafts.append(outputs.DraftShown.of(resource, read_draft(resource), first_lines=2))
-        return outputs.Drafts.of(drafts)
+            drafts.append(
+                draft_outputs.DraftShown.of(resource, read_draft(resource), first_lines=2)
+            )
+        return draft_outputs.Drafts.of(drafts)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
@@ -515,7 +518,7 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=False,
         open_world=False,
-        output=outputs.DraftSaved,
+        output=draft_outputs.DraftSaved,
     )
     def create_draft(
         self,
@@ -528,7 +531,7 @@ class GmailToolSpec(GoogleToolSpec):
         reply_to_message_id: str | None = None,
         forward_message_id: str | None = None,
         attachments: list[str] | None = None,
-    ) -> outputs.DraftSaved:
+    ) -> draft_outputs.DraftSaved:
         """Create a draft (nothing is sent); returns its id.
 
         Args:
@@ -570,7 +573,7 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=True,
         open_world=False,
-        output=outputs.DraftSaved,
+        output=draft_outputs.DraftSaved,
     )
     def update_draft(
         self,
@@ -582,7 +585,7 @@ class GmailToolSpec(GoogleToolSpec):
         bcc: list[str] | None = None,
         html: str | None = None,
         attachments: list[str] | None = None,
-    ) -> outputs.DraftSaved:
+    ) -> draft_outputs.DraftSaved:
         """Change a draft; what is not given is kept (body, thread, attachments).
 
         Args:
@@ -638,8 +641,13 @@ class GmailToolSpec(GoogleToolSpec):
         return self._saved("updated", updated, draft, note, removed=removed)
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False, output=outputs.DraftShown)
-    def get_draft(self, draft_id: str | None = None) -> outputs.DraftShown:
+    @tool(
+        aliases={"id": "draft_id"},
+        read_only=True,
+        open_world=False,
+        output=draft_outputs.DraftShown,
+    )
+    def get_draft(self, draft_id: str | None = None) -> draft_outputs.DraftShown:
         """Show a draft: id, recipients, subject, thread and its whole body.
 
         Args:
@@ -648,7 +656,7 @@ class GmailToolSpec(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
-        return outputs.DraftShown.of(resource, read_draft(resource))
+        return draft_outputs.DraftShown.of(resource, read_draft(resource))
 
     # Sending cannot be undone, consumes the draft and reaches other people.
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
@@ -657,11 +665,11 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=True,
         idempotent=False,
         open_world=True,
-        output=outputs.DraftSent,
+        output=draft_outputs.DraftSent,
     )
     def send_draft(
         self, draft_id: str | None = None, recipients: list[str] | None = None
-    ) -> outputs.DraftSent:
+    ) -> draft_outputs.DraftSent:
         """Send a draft. This cannot be undone: the user should have approved it.
 
         Args:
@@ -670,7 +678,7 @@ class GmailToolSpec(GoogleToolSpec):
         """
         draft_id, draft = self._to_send(draft_id, recipients)
         sent = self.reader.drafts.send(draft_id)
-        return outputs.DraftSent.of(draft_id, sent, draft, self.account)
+        return draft_outputs.DraftSent.of(draft_id, sent, draft, self.account)
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """Before ``send_draft``: the draft's recipients, subject, attachments and first lines.
@@ -734,8 +742,8 @@ class GmailToolSpec(GoogleToolSpec):
         *,
         removed: list[str] | None = None,
         forward: tuple[str, int] | None = None,
-    ) -> outputs.DraftSaved:
-        return outputs.DraftSaved.of(
+    ) -> draft_outputs.DraftSaved:
+        return draft_outputs.DraftSaved.of(
             action,
             saved,
             draft,

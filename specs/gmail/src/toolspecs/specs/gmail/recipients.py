@@ -9,7 +9,7 @@ from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT
 from toolspecs.specs.gmail.compose import Draft, attachment_parts
-from toolspecs.specs.gmail.outputs import SavedFile, carried, people, subject_of
+from toolspecs.specs.gmail.draft_outputs import SavedFile, carried, people, subject_of
 from toolspecs.specs.google_base import parse_addresses
 
 
