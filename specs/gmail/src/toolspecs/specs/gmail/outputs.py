@@ -184,7 +184,7 @@ class MessageSummary(Structure):
     def of(
         cls, resource: dict[str, Any], tz: dt.tzinfo | None, size: int | None = None
     ) -> MessageSummary:
-        """One hit from Gmail's ``format=metadata`` resource (``size``: listed unread)."""
+        """One hit from Gmail's ``format=metadata`` resource; ``size``: listed without body."""
         headers = summary_headers(resource)
         date, shown = _when(MailMessage(headers=headers), resource, tz)
         made = cls(
