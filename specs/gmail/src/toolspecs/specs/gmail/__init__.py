@@ -2,6 +2,6 @@
 
 from toolspecs.specs.gmail.base import SCOPES, GmailToolSpec
 from toolspecs.specs.gmail.compose import Draft
-from toolspecs.specs.gmail.render import ApiText
+from toolspecs.specs.gmail.draft_outputs import ApiText
 
 __all__ = ["SCOPES", "ApiText", "Draft", "GmailToolSpec"]

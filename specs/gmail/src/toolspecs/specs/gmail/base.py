@@ -2,12 +2,14 @@
 
 This module declares Gmail's tools (reading, labels, drafts) and the constructor. Each
 tool reads its arguments, calls the Gmail client (the loader's ``GmailReader``, which makes
-every request; drafts through its ``drafts``) and renders with
-:mod:`~toolspecs.specs.gmail.render`. What the tools do lives beside it: threads and
-attachments are read in :mod:`~toolspecs.specs.gmail.reading`, labels resolved in
-:mod:`~toolspecs.specs.gmail.labels`, drafts composed in :mod:`~toolspecs.specs.gmail.compose`
-with files from the allowed folder (:mod:`~toolspecs.specs.gmail.attachments_dir`) and
-recipients checked by :mod:`~toolspecs.specs.gmail.recipients`.
+every request; drafts through its ``drafts``) and returns its output model, built from
+what it read (:mod:`~toolspecs.specs.gmail.outputs`,
+:mod:`~toolspecs.specs.gmail.draft_outputs`); the reply is made from it. What the tools
+do lives beside it: threads and attachments are read in
+:mod:`~toolspecs.specs.gmail.reading`, labels resolved in :mod:`~toolspecs.specs.gmail.labels`,
+drafts composed in :mod:`~toolspecs.specs.gmail.compose` with files from the allowed folder
+(:mod:`~toolspecs.specs.gmail.attachments_dir`) and recipients checked by
+:mod:`~toolspecs.specs.gmail.recipients`.
 """
 
 from __future__ import annotations
@@ -26,13 +28,12 @@ from toolspecs.core import AskUser, FixArguments, Range, deadline, fence, ref, t
 from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import TaskPrompt
-from toolspecs.core.structured import Replies
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
 from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
 from toolspecs.loaders.google.gmail_text import sender_address
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_MODIFY, GMAIL_READONLY
-from toolspecs.specs.gmail import facts, outputs, questions, render
+from toolspecs.specs.gmail import draft_outputs, outputs, questions
 from toolspecs.specs.gmail.attachments_dir import (
     AttachmentFolder,
     attachment_folder,
@@ -59,7 +60,6 @@ from toolspecs.specs.gmail.reading import (
     thread_share,
 )
 from toolspecs.specs.gmail.recipients import check_allowed, check_expected
-from toolspecs.specs.gmail.render import ApiText
 from toolspecs.specs.google_base import GoogleToolSpec
 from toolspecs.specs.google_base.scopes import needs_scopes
 
@@ -301,7 +301,7 @@ class GmailToolSpec(GoogleToolSpec):
         open_world=False,
         output=outputs.Mail,
     )
-    def load_data(self) -> list[Document]:
+    def load_data(self) -> outputs.Mail:
         """Load the newest emails in full: ids, headers, attachments and the body as text."""
         return self._full_messages(self.query or "", self.max_results, None)
 
@@ -326,7 +326,7 @@ class GmailToolSpec(GoogleToolSpec):
         query: str = "",
         max_results: Annotated[int, Range(1, 100)] | None = None,
         include_body: bool = False,
-    ) -> list[Document]:
+    ) -> outputs.Mail:
         """Search emails: ids, date, from, subject and snippet of each hit.
 
         Args:
@@ -338,10 +338,10 @@ class GmailToolSpec(GoogleToolSpec):
         if include_body:
             return self._full_messages(query, count, query)
         tz = self.reader.tz
-        hits = [render.summary_document(r, tz) for r in self.reader.summaries(query, count)]
-        return Replies(hits, facts.mail_data(hits, query))
+        hits = [outputs.MessageSummary.of(r, tz) for r in self.reader.summaries(query, count)]
+        return outputs.Mail(query=query, messages=list(hits))
 
-    def _full_messages(self, query: str, count: int, shown_query: str | None) -> list[Document]:
+    def _full_messages(self, query: str, count: int, shown_query: str | None) -> outputs.Mail:
         """Whole messages within the reader's byte budget; the others listed, with a note.
 
         Raw messages are held while they are fetched and parsed (about ten times their
@@ -350,19 +350,15 @@ class GmailToolSpec(GoogleToolSpec):
         """
         whole, skipped = self.reader.budgeted(query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
         tz = self.reader.tz
-        left_out = [render.summary_document(r, tz, size) for r, size in skipped]
-        documents = render.message_documents(whole, tz)
-        if not left_out:
-            return Replies(documents, facts.mail_data(documents, shown_query))
+        left_out = [outputs.MessageSummary.of(r, tz, size) for r, size in skipped]
+        messages = outputs.messages_of(whole, tz)
         read = (
             f"Read them one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else "Search for fewer of them at once (a narrower query or a smaller max_results)"
         )
-        note = render.load_note(documents, left_out, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
-        return Replies(
-            [*documents, note, *left_out],
-            facts.mail_data([*documents, *left_out], shown_query, note.text.strip("[]")),
+        return outputs.Mail.budgeted(
+            messages, left_out, shown_query, read, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES
         )
 
     @needs_scopes(GMAIL_READONLY)
@@ -372,16 +368,15 @@ class GmailToolSpec(GoogleToolSpec):
         read_only=True,
         open_world=False,
         output=outputs.MessageRead,
-        structure=facts.message_read,
     )
-    def get_message(self, message_id: str) -> Document:
+    def get_message(self, message_id: str) -> outputs.MessageRead:
         """Read one email in full: headers, attachments by name, and the body as text.
 
         Args:
             message_id: From search_messages.
         """
         resource, mail = self.reader.read(message_id.strip())
-        return render.message_document(resource, mail, self.reader.tz)
+        return outputs.MessageRead(message=outputs.Message.of(resource, mail, self.reader.tz))
 
     # -- threads, attachments and labels (issue 15: opt-in, see more_functions) ---------
 
@@ -393,27 +388,24 @@ class GmailToolSpec(GoogleToolSpec):
         open_world=False,
         output=outputs.Thread,
     )
-    def get_thread(self, thread_id: str) -> list[Document]:
+    def get_thread(self, thread_id: str) -> outputs.Thread:
         """Read a whole conversation, oldest message first, each in full.
 
         Args:
             thread_id: From search_messages ([thread: ...]); a message id works too.
         """
         wanted = one_id(thread_id, "thread_id", id_shown("[thread: ...] for each hit"))
-        thread, note = find_thread(self.reader, wanted)
+        thread, given = find_thread(self.reader, wanted)
         stubs = [m for m in thread.get("messages", []) if isinstance(m, dict) and m.get("id")]
         ids, why = thread_share(stubs)
-        tz = self.reader.tz
-        documents = render.message_documents(self.reader.messages_read(ids), tz)
+        messages = outputs.messages_of(self.reader.messages_read(ids), self.reader.tz)
         read = (
             f" Read the others one at a time with {ref('get_message')}(message_id=...)"
             if self.offers_tool("get_message")
             else " The others are"
         )
         thread_id = str(thread.get("id", wanted))
-        given = wanted if note else ""
-        head = render.thread_head(thread_id, note, stubs, documents, ids, why, read, given)
-        return Replies([head, *documents], head.structured)
+        return outputs.Thread.of(thread_id, given, stubs, messages, ids, why, read)
 
     @needs_scopes(GMAIL_READONLY)
     @tool(
@@ -430,7 +422,7 @@ class GmailToolSpec(GoogleToolSpec):
         output=outputs.AttachmentRead,
         resource="messages/{message_id}/attachments/{attachment_id}",
     )
-    def read_attachment(self, message_id: str, attachment_id: str) -> Document:
+    def read_attachment(self, message_id: str, attachment_id: str) -> outputs.AttachmentRead:
         """Read the text of an attached PDF, plain text, CSV or HTML file.
 
         Args:
@@ -442,7 +434,7 @@ class GmailToolSpec(GoogleToolSpec):
 
     @needs_scopes(GMAIL_READONLY)
     @tool(read_only=True, open_world=False, output=outputs.Labels)
-    def list_labels(self) -> str:
+    def list_labels(self) -> outputs.Labels:
         """List the labels: system ones (INBOX, UNREAD, STARRED...) and the user's, with ids."""
         next_step = ""
         if self.offers_tool("modify_labels"):
@@ -454,7 +446,7 @@ class GmailToolSpec(GoogleToolSpec):
             next_step = (
                 f"{ref('search_messages')} finds a label's mail, e.g. query='label:Receipts'."
             )
-        return render.labels_text(self.reader.labels(), next_step)
+        return outputs.Labels.of(self.reader.labels(), next_step)
 
     @needs_scopes(GMAIL_MODIFY)
     @tool(
@@ -478,7 +470,7 @@ class GmailToolSpec(GoogleToolSpec):
         message_ids: list[str],
         add: list[str] | None = None,
         remove: list[str] | None = None,
-    ) -> str:
+    ) -> outputs.LabelsChanged:
         """Archive, mark read or unread, star, or put labels on or off messages.
 
         Args:
@@ -490,7 +482,7 @@ class GmailToolSpec(GoogleToolSpec):
         changes = modify(
             self.reader, ids, list(add or []), list(remove or []), self.offers_tool("list_labels")
         )
-        return render.modified_text(ids, changes)
+        return outputs.LabelsChanged.of(ids, list(changes))
 
     # -- drafts -------------------------------------------------------------------------
 
@@ -499,22 +491,21 @@ class GmailToolSpec(GoogleToolSpec):
         aliases={"limit": "max_results", "n": "max_results"},
         read_only=True,
         open_world=False,
-        output=outputs.Drafts,
+        output=draft_outputs.Drafts,
     )
-    def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> str:
+    def list_drafts(self, max_results: Annotated[int, Range(1, 50)] = 10) -> draft_outputs.Drafts:
         """List drafts, newest first: id, recipients, subject and first lines.
 
         Args:
             max_results: At most this many.
         """
-        summaries = []
         drafts = []
         for item in self.reader.drafts.list(max_results):
             resource = self.reader.drafts.get(item["id"])
-            draft = read_draft(resource)
-            summaries.append(render.draft_summary(resource, draft, first_lines=2))
-            drafts.append(facts.draft_data(resource, draft, first_lines=2))
-        return render.drafts_text(summaries, drafts)
+            drafts.append(
+                draft_outputs.DraftShown.of(resource, read_draft(resource), first_lines=2)
+            )
+        return draft_outputs.Drafts.of(drafts)
 
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
     @tool(
@@ -527,7 +518,7 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=False,
         open_world=False,
-        output=outputs.DraftSaved,
+        output=draft_outputs.DraftSaved,
     )
     def create_draft(
         self,
@@ -540,7 +531,7 @@ class GmailToolSpec(GoogleToolSpec):
         reply_to_message_id: str | None = None,
         forward_message_id: str | None = None,
         attachments: list[str] | None = None,
-    ) -> ApiText:
+    ) -> draft_outputs.DraftSaved:
         """Create a draft (nothing is sent); returns its id.
 
         Args:
@@ -582,7 +573,7 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=False,
         idempotent=True,
         open_world=False,
-        output=outputs.DraftSaved,
+        output=draft_outputs.DraftSaved,
     )
     def update_draft(
         self,
@@ -594,7 +585,7 @@ class GmailToolSpec(GoogleToolSpec):
         bcc: list[str] | None = None,
         html: str | None = None,
         attachments: list[str] | None = None,
-    ) -> ApiText:
+    ) -> draft_outputs.DraftSaved:
         """Change a draft; what is not given is kept (body, thread, attachments).
 
         Args:
@@ -650,8 +641,13 @@ class GmailToolSpec(GoogleToolSpec):
         return self._saved("updated", updated, draft, note, removed=removed)
 
     @needs_scopes(GMAIL_READONLY)
-    @tool(aliases={"id": "draft_id"}, read_only=True, open_world=False, output=outputs.DraftShown)
-    def get_draft(self, draft_id: str | None = None) -> ApiText:
+    @tool(
+        aliases={"id": "draft_id"},
+        read_only=True,
+        open_world=False,
+        output=draft_outputs.DraftShown,
+    )
+    def get_draft(self, draft_id: str | None = None) -> draft_outputs.DraftShown:
         """Show a draft: id, recipients, subject, thread and its whole body.
 
         Args:
@@ -660,10 +656,7 @@ class GmailToolSpec(GoogleToolSpec):
         if not draft_id:
             raise FixArguments("You did not provide a draft_id.", find_draft())
         resource = self.reader.drafts.get(draft_id.strip())
-        draft = read_draft(resource)
-        return ApiText(
-            render.draft_summary(resource, draft), resource, facts.draft_data(resource, draft)
-        )
+        return draft_outputs.DraftShown.of(resource, read_draft(resource))
 
     # Sending cannot be undone, consumes the draft and reaches other people.
     @needs_scopes(GMAIL_COMPOSE, GMAIL_READONLY)
@@ -672,11 +665,11 @@ class GmailToolSpec(GoogleToolSpec):
         destructive=True,
         idempotent=False,
         open_world=True,
-        output=outputs.DraftSent,
+        output=draft_outputs.DraftSent,
     )
     def send_draft(
         self, draft_id: str | None = None, recipients: list[str] | None = None
-    ) -> ApiText:
+    ) -> draft_outputs.DraftSent:
         """Send a draft. This cannot be undone: the user should have approved it.
 
         Args:
@@ -685,7 +678,7 @@ class GmailToolSpec(GoogleToolSpec):
         """
         draft_id, draft = self._to_send(draft_id, recipients)
         sent = self.reader.drafts.send(draft_id)
-        return render.sent_text(draft_id, sent, draft, self.account_note(), self.account)
+        return draft_outputs.DraftSent.of(draft_id, sent, draft, self.account)
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """Before ``send_draft``: the draft's recipients, subject, attachments and first lines.
@@ -742,23 +735,22 @@ class GmailToolSpec(GoogleToolSpec):
 
     def _saved(
         self,
-        verb: str,
+        action: Literal["created", "updated"],
         saved: dict[str, Any],
         draft: Draft,
         note: str,
         *,
         removed: list[str] | None = None,
         forward: tuple[str, int] | None = None,
-    ) -> ApiText:
-        return render.saved_text(
-            verb,
+    ) -> draft_outputs.DraftSaved:
+        return draft_outputs.DraftSaved.of(
+            action,
             saved,
             draft,
             note,
-            account=self.account_note(),
+            account=self.account,
             allow_send=self.allow_send and offered("send_draft"),
             confirm_recipients=self.confirm_recipients,
-            account_name=self.account,
             removed=removed,
             forward=forward,
         )

@@ -1,7 +1,7 @@
 """Reading threads and attachments through the Gmail client, for get_thread and read_attachment.
 
-Each takes the client (the loader's ``GmailReader``), never the spec; the replies are
-written by :mod:`toolspecs.specs.gmail.render`.
+Each takes the client (the loader's ``GmailReader``), never the spec; what they read is
+returned as the output models of :mod:`toolspecs.specs.gmail.outputs`.
 """
 
 from __future__ import annotations
@@ -9,12 +9,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from llama_index.core.schema import Document
-
 from toolspecs.core import AskUser, FixArguments, deadline, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader, GoogleApiError, GoogleResponseError
 from toolspecs.loaders.google.attachments import (
+    AttachmentPart,
     attachment_parts,
     attachment_text,
     decode_data,
@@ -24,8 +23,8 @@ from toolspecs.loaders.google.attachments import (
 from toolspecs.loaders.google.gmail import size_estimate
 from toolspecs.loaders.google.gmail_text import summary_headers
 from toolspecs.loaders.google.mail import format_size
-from toolspecs.specs.gmail import render
 from toolspecs.specs.gmail.id_guidance import id_shown
+from toolspecs.specs.gmail.outputs import AttachmentRead
 
 MAX_THREAD_MESSAGES = 100
 """Messages of one thread read (Gmail keeps at most 100 in a thread)."""
@@ -38,7 +37,7 @@ _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
-    """The thread ``wanted`` names (a thread id, or a message's), and a note when a message's.
+    """The thread ``wanted`` names (a thread id, or a message's), and ``wanted`` if a message's.
 
     Raises:
         FixArguments: When it is neither a thread's nor a message's id.
@@ -61,7 +60,7 @@ def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
             else "Check the id: a reply that listed the mail shows it as [id: ... | thread: ...].",
         ) from None
     thread = client.thread(str(message.get("threadId", wanted)))
-    return thread, f" ({wanted} is a message id: this is the thread that holds it)"
+    return thread, wanted
 
 
 def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
@@ -87,7 +86,7 @@ def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
 
 def read_attachment(
     client: GmailReader, message_id: str, attachment_id: str, limit: int
-) -> Document:
+) -> AttachmentRead:
     """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes.
 
     Raises:
@@ -105,10 +104,9 @@ def read_attachment(
     if part is None:
         raise FixArguments(
             f"Message {message_id} has no attachment {fence.quote(attachment_id, 100)}.",
-            f"Its attachments: {render.part_listing(parts)}. "
-            "Pass one of these attachment_id values.",
+            f"Its attachments: {_listing(parts)}. Pass one of these attachment_id values.",
         )
-    shown = render.part_shown(part)
+    shown = _shown(part)
     kind = kind_of(part.mime_type, part.filename)
     if kind is None:
         raise AskUser(
@@ -130,7 +128,7 @@ def read_attachment(
     if content is None:
         raise GoogleResponseError("Google's attachment data is not base64")
     read = attachment_text(content, kind, part.charset, _pdf_seconds(), reader)
-    return render.attachment_document(message_id, part, read, summary_headers(resource))
+    return AttachmentRead.of(message_id, part, read, summary_headers(resource))
 
 
 def one_id(value: str, name: str, where: str) -> str:
@@ -151,6 +149,22 @@ def message_ids_given(values: list[str]) -> list[str]:
             if piece:
                 found.append(one_id(piece, "message_ids", id_shown("[id: ...]")))
     return found
+
+
+def _shown(part: AttachmentPart) -> str:
+    """``«name» (type, 3 KB)``: an attachment as guidance names it."""
+    name = fence.field(part.filename, 200)
+    return f"{name} ({fence.field(part.mime_type, 100)}, {format_size(part.size)})"
+
+
+def _listing(parts: list[AttachmentPart]) -> str:
+    """A message's attachments with their ids, for a guidance."""
+    shown = [
+        f"{_shown(p)} [attachment_id: {p.part_id or fence.field(p.filename, 200)}]"
+        for p in parts[:20]
+    ]
+    more = f"; and {len(parts) - 20} more" if len(parts) > 20 else ""
+    return "; ".join(shown) + more
 
 
 def _pdf_reader(shown: str) -> Any:

@@ -9,7 +9,7 @@ from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT
 from toolspecs.specs.gmail.compose import Draft, attachment_parts
-from toolspecs.specs.gmail.render import carried, people, subject_of
+from toolspecs.specs.gmail.draft_outputs import SavedFile, carried, people, subject_of
 from toolspecs.specs.google_base import parse_addresses
 
 
@@ -30,7 +30,8 @@ def check_expected(
         if not required:
             return
         # What a client that asks from the call's arguments cannot show: said here.
-        what = f"subject: {subject_of(draft)}; {carried(attachment_parts(draft.source))}"
+        files = SavedFile.all_of(attachment_parts(draft.source))
+        what = f"subject: {subject_of(draft)}; {carried(files)}"
         raise FixArguments(
             f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
             f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}; "

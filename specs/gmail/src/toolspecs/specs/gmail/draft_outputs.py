@@ -1,0 +1,418 @@
+"""What the draft tools return: the data, built once from Gmail's resources, and its text.
+
+As :mod:`toolspecs.specs.gmail.outputs`, for drafts: each model is built by its classmethod
+from the draft as read or saved, and :meth:`reply` makes the text from it. A draft's
+recipients, subject and body may come from a mail it replies to: they are shown through
+the fences, as mail is. What a draft tool returns to Python is :class:`ApiText`, text that
+still indexes like the API dict LlamaHub returned.
+"""
+
+from __future__ import annotations
+
+from email.message import Message as MimePart
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, PrivateAttr
+
+from toolspecs.core import fence, ref
+from toolspecs.core.prefixed import offered
+from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
+from toolspecs.loaders.google import MailMessage
+from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT, sender_address
+from toolspecs.loaders.google.mail import format_size
+from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
+from toolspecs.specs.gmail.outputs import Address, File, files_shown
+
+__all__ = [
+    "ApiText",
+    "DraftSaved",
+    "DraftSent",
+    "DraftShown",
+    "Drafts",
+    "Forwarded",
+    "SavedFile",
+]
+
+FORWARD_MARK = "---------- Forwarded message ---------"
+
+
+class ApiText(str):
+    """Text for the agent that still indexes like the API dict LlamaHub returned.
+
+    ``spec.create_draft(...)["id"]`` keeps working for code written against LlamaHub;
+    ``.data`` is the whole API resource.
+    """
+
+    data: dict[str, Any]
+
+    def __new__(cls, text: str, data: dict[str, Any]) -> ApiText:
+        """The text, carrying ``data`` (the API resource)."""
+        made = super().__new__(cls, text)
+        made.data = data
+        return made
+
+    def __getitem__(self, key: Any) -> Any:
+        if isinstance(key, str):
+            return self.data[key]
+        return super().__getitem__(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """A field of the API resource, as ``dict.get``."""
+        return self.data.get(key, default)
+
+
+def people(addresses: list[str]) -> str:
+    """Addresses on one fenced line."""
+    return fence.field(", ".join(addresses), ADDRESS_LIMIT)
+
+
+def _addressed(draft: Draft) -> dict[str, Any]:
+    """A draft's To, Cc and Bcc as data (no Cc or Bcc: ``None``)."""
+    cc, bcc = Address.given(draft.cc), Address.given(draft.bcc)
+    return {"to": Address.given(draft.to), "cc": cc or None, "bcc": bcc or None}
+
+
+class SavedFile(Structure):
+    """A file a saved or sent draft carries."""
+
+    filename: Quoted
+    size: int = Field(description="Bytes.")
+
+    @classmethod
+    def all_of(cls, parts: list[MimePart]) -> list[SavedFile]:
+        """The files of a draft's attachment parts."""
+        return [
+            cls(filename=Quoted(text=part_name(p) or "(no name)"), size=part_size(p)) for p in parts
+        ]
+
+
+def carried(files: list[SavedFile]) -> str:
+    """``attached: a.pdf (2 KB), b.csv (1 KB)`` or ``no attachments``, names fenced."""
+    shown = [f"{fence.field(f.filename.text, 120)} ({format_size(f.size)})" for f in files]
+    return f"attached: {', '.join(shown)}" if shown else "no attachments"
+
+
+def subject_of(draft: Draft) -> str:
+    """A draft's subject, fenced, or ``(no subject)``."""
+    return fence.field(draft.subject) or "(no subject)"
+
+
+def _subject(subject: Quoted | None) -> str:
+    return fence.field(subject.text if subject else "") or "(no subject)"
+
+
+class DraftShown(Output):
+    """A draft: its id, recipients, subject, thread, attachments and body."""
+
+    draft_id: str
+    message_id: str
+    to: list[Address]
+    cc: list[Address] | None = None
+    bcc: list[Address] | None = None
+    reply_to: list[Address] | None = None
+    subject: Quoted | None = None
+    reply_in_thread: str | None = None
+    attachments: list[File] | None = None
+    more_attachments: int | None = None
+    body: Quoted | None = None
+    first_lines: list[Quoted] | None = None
+    more_lines: bool | None = None
+    notes: list[str] | None = None
+    _people: dict[str, list[str]] = PrivateAttr(default_factory=dict)
+    _reply_to: str = PrivateAttr(default="")
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, resource: dict[str, Any], draft: Draft, first_lines: int | None = None
+    ) -> DraftShown:
+        """A draft (Gmail's resource, read): whole, or its ``first_lines`` as list_drafts."""
+        message = resource.get("message", {})
+        mail = draft.mail
+        files, more = File.all_of(mail) if mail is not None else ([], 0)
+        reply_to = mail.header("reply-to") if mail is not None else ""
+        made = cls(
+            draft_id=str(resource.get("id", "?")),
+            message_id=str(message.get("id", "?")),
+            **_addressed(draft),
+            reply_to=Address.all_of(reply_to) or None,
+            subject=quoted(draft.subject or None),
+            reply_in_thread=str(message.get("threadId", "?")) if draft.in_reply_to else None,
+            attachments=files or None,
+            more_attachments=more or None,
+        )
+        body = draft.text.strip()
+        if first_lines is not None:
+            written = [line for line in body.splitlines() if line.strip()]
+            made.first_lines = [Quoted(text=line) for line in written[:first_lines]]
+            made.more_lines = len(written) > first_lines or None
+        else:
+            text, notes = (mail or MailMessage(headers={}, text=body)).readable()
+            made.body = Quoted(text=text)
+            made.notes = notes or None
+        made._people = {"To": draft.to, "Cc": draft.cc, "Bcc": draft.bcc}
+        made._reply_to = reply_to
+        made._resource = resource
+        return made
+
+    def text(self) -> str:
+        """The draft as get_draft shows it (its whole body), or list_drafts (first lines)."""
+        lines = [f"Draft id: {self.draft_id} (message {self.message_id})"]
+        lines.append(f"To: {people(self._people.get('To', [])) or '(nobody yet)'}")
+        for name in ("Cc", "Bcc"):
+            if self._people.get(name):
+                lines.append(f"{name}: {people(self._people[name])}")
+        if self._reply_to:
+            lines.append(f"Reply-To: {fence.field(self._reply_to, ADDRESS_LIMIT)}")
+        lines.append(f"Subject: {_subject(self.subject)}")
+        if self.reply_in_thread is not None:
+            lines.append(f"Reply in thread {self.reply_in_thread}")
+        if self.attachments or self.more_attachments:
+            lines.append(
+                "Attachments: " + files_shown(self.attachments or [], self.more_attachments)
+            )
+        if self.first_lines is not None:
+            kept = [fence.field(line.text, 200) for line in self.first_lines]
+            more = " ..." if self.more_lines else ""
+            lines.append("Starts: " + " / ".join(kept) + more if kept else "Starts: (empty)")
+        else:
+            body = self.body.text if self.body else ""
+            lines.append(fence.block(body, f"draft {self.draft_id}", "draft body"))
+            lines.extend(f"Note: {note}." for note in self.notes or [])
+        return "\n".join(lines)
+
+    def reply(self) -> ApiText:
+        """:meth:`text`, indexing like Gmail's ``Draft`` resource (LlamaHub's dict)."""
+        return ApiText(self.text(), self._resource)
+
+
+class Drafts(Listing):
+    """Drafts, newest first (``first_lines`` of each body)."""
+
+    items_field: ClassVar[str] = "drafts"
+
+    drafts: list[DraftShown]
+    next_step: str | None = None
+
+    @classmethod
+    def of(cls, drafts: list[DraftShown]) -> Drafts:
+        """The drafts listed; none: how to make one."""
+        if drafts:
+            return cls(drafts=drafts)
+        make = f"{ref('create_draft')} makes one." if offered("create_draft") else ""
+        return cls(drafts=[], next_step=make or None)
+
+    def reply(self) -> str:
+        """The drafts' summaries, newest first."""
+        if not self.drafts:
+            return f"There are no drafts. {self.next_step or ''}".rstrip()
+        shown = [draft.text() for draft in self.drafts]
+        return "\n\n".join([f"{len(shown)} draft(s), newest first:", *shown])
+
+
+def forward_fields(text: str) -> dict[str, str] | None:
+    """The From and Subject of the mail a draft's body forwards (``None``: it forwards none)."""
+    _, mark, rest = text.partition(FORWARD_MARK)
+    if not mark:
+        return None
+    fields: dict[str, str] = {}
+    for line in rest.strip().splitlines()[:6]:
+        name, colon, value = line.partition(": ")
+        if colon and name in ("From", "Subject"):
+            fields.setdefault(name, value)
+    return fields
+
+
+class Forwarded(Structure):
+    """The mail a draft forwards."""
+
+    message_id: str | None = None
+    sender: Quoted | None = None
+    subject: Quoted | None = None
+    attachments: int | None = None
+
+    @classmethod
+    def of(
+        cls, text: str, message_id: str | None = None, attachments: int | None = None
+    ) -> Forwarded:
+        """The mail a draft's body (``text``) forwards."""
+        fields = forward_fields(text) or {}
+        sender = sender_address(fields["From"]) if fields.get("From") else None
+        return cls(
+            message_id=message_id,
+            sender=quoted(sender),
+            subject=quoted(fields.get("Subject") or None),
+            attachments=attachments if message_id else None,
+        )
+
+    def shown(self) -> str:
+        """The sentence naming it: `` It forwards a mail from X, subject: Y.``."""
+        sender = fence.field(self.sender.text if self.sender else "an unknown sender", 120)
+        return (
+            f" It forwards a mail from {sender or '(unknown)'}, subject: {_subject(self.subject)}."
+        )
+
+
+def _account(name: str | None) -> str:
+    """`` in the 'work' account``, as the spec's ``account_note``; empty without one."""
+    return f" in the {name!r} account" if name else ""
+
+
+class DraftSaved(Output):
+    """What create_draft or update_draft saved."""
+
+    action: Literal["created", "updated"]
+    account: str | None = None
+    draft_id: str
+    message_id: str | None = None
+    thread_id: str | None = None
+    reply_in_thread: str | None = None
+    to: list[Address]
+    cc: list[Address] | None = None
+    bcc: list[Address] | None = None
+    subject: Quoted | None = None
+    empty_body: bool | None = None
+    attachments: list[SavedFile] | None = None
+    removed_attachments: list[Quoted] | None = None
+    forwards: Forwarded | None = None
+    note: str | None = None
+    next_step: str
+    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _note: str = PrivateAttr(default="")
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls,
+        action: Literal["created", "updated"],
+        saved: dict[str, Any],
+        draft: Draft,
+        note: str,
+        *,
+        account: str | None = None,
+        allow_send: bool = True,
+        confirm_recipients: bool = False,
+        removed: list[str] | None = None,
+        forward: tuple[str, int] | None = None,
+    ) -> DraftSaved:
+        """What create_draft and update_draft saved: the draft's id, who, what, what next.
+
+        Args:
+            action: ``"created"`` or ``"updated"``.
+            saved: Gmail's ``Draft`` resource as saved.
+            draft: The draft that was saved.
+            note: Our note on the reply or forward, or on the attachments removed.
+            account: The account's name (``"work"``), if any.
+            allow_send: Whether the agent has send_draft (and may send).
+            confirm_recipients: Whether send_draft needs the recipients listed.
+            removed: The names of the attachments an update removed (``note`` says so).
+            forward: The message a new draft forwards and how many of its attachments it
+                carries (``note`` says so).
+        """
+        draft_id = saved.get("id", "?")
+        message = saved.get("message", {})
+        thread = message.get("threadId")
+        parts = draft.attachments
+        if parts is None and draft.source:  # an update keeps the stored draft's
+            parts = attachment_parts(draft.source)
+        forwards = None
+        if " forwards message " not in note:  # create_draft's note names the forward
+            if forward_fields(draft.text) is not None:
+                forwards = Forwarded.of(draft.text)
+        elif forward is not None:
+            forwards = Forwarded.of(draft.text, *forward)
+        listed = ", recipients=[its To, Cc and Bcc]" if confirm_recipients else ""
+        send = (
+            f" send it with {ref('send_draft')}(draft_id='{draft_id}'{listed})"
+            if allow_send
+            else " the user sends it from Gmail"
+        )
+        change = (
+            f", or change it with {ref('update_draft')}(draft_id='{draft_id}', ...)"
+            if offered("update_draft")
+            else ""
+        )
+        made = cls(
+            action=action,
+            account=account,
+            draft_id=str(draft_id),
+            message_id=message.get("id"),
+            thread_id=thread,
+            reply_in_thread=thread if draft.thread_id and thread == draft.thread_id else None,
+            **_addressed(draft),
+            subject=quoted(draft.subject or None),
+            empty_body=None if (draft.text or draft.html) else True,
+            attachments=(
+                SavedFile.all_of(parts or []) if parts or draft.attachments is not None else None
+            ),
+            removed_attachments=[Quoted(text=name) for name in removed] if removed else None,
+            forwards=forwards,
+            note=None if (removed or forward or not note.strip()) else note.strip(),
+            next_step=f"Show it to the user;{send}{change}.",
+        )
+        made._recipients = draft.recipients()
+        made._note = note
+        made._resource = saved
+        return made
+
+    def reply(self) -> ApiText:
+        """The draft's id, who, what, and what next; indexing like Gmail's ``Draft``."""
+        where = f" in thread {self.reply_in_thread} (a reply)" if self.reply_in_thread else ""
+        body = " The body is empty." if self.empty_body else ""
+        if self.attachments is not None:
+            files = carried(self.attachments)
+            body += f" {files[0].upper()}{files[1:]}."
+        if self.forwards is not None and self.forwards.message_id is None:
+            body += self.forwards.shown()
+        text = (
+            f"Draft {self.action}{_account(self.account)} with id {self.draft_id}{where}: "
+            f"to {people(self._recipients) or 'nobody yet'}; "
+            f"subject: {_subject(self.subject)}.{body}{self._note} "
+            f"Next: {self.next_step[0].lower()}{self.next_step[1:]}"
+        )
+        return ApiText(text, self._resource)
+
+
+class DraftSent(Output):
+    """What send_draft sent."""
+
+    draft_id: str
+    account: str | None = None
+    message_id: str
+    thread_id: str
+    to: list[Address]
+    cc: list[Address] | None = None
+    bcc: list[Address] | None = None
+    subject: Quoted | None = None
+    attachments: list[SavedFile]
+    next_step: str
+    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def of(
+        cls, draft_id: str, sent: dict[str, Any], draft: Draft, account: str | None
+    ) -> DraftSent:
+        """The sent message (Gmail's resource) of ``draft``: who, what."""
+        made = cls(
+            draft_id=draft_id,
+            account=account,
+            message_id=str(sent.get("id")),
+            thread_id=str(sent.get("threadId")),
+            **_addressed(draft),
+            subject=quoted(draft.subject or None),
+            attachments=SavedFile.all_of(attachment_parts(draft.source)),
+            next_step="You can move on to the next step.",
+        )
+        made._recipients = draft.recipients()
+        made._resource = sent
+        return made
+
+    def reply(self) -> ApiText:
+        """The sent message's id and thread, who, what; indexing like Gmail's ``Message``."""
+        text = (
+            f"Draft {self.draft_id} sent{_account(self.account)} as message {self.message_id} "
+            f"(thread {self.thread_id}) to {people(self._recipients)}; "
+            f"subject: {_subject(self.subject)}; {carried(self.attachments)}. {self.next_step}"
+        )
+        return ApiText(text, self._resource)
