@@ -14,7 +14,7 @@ import inspect
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, ParamSpec
 
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
 from pydantic import BaseModel
@@ -35,7 +35,9 @@ __all__ = [
     "undecorated",
 ]
 
-F = TypeVar("F", bound=Callable[..., Any])
+# A declared function returns its output model to the guard, and to a direct Python caller
+# the model's reply (LlamaHub's str or Documents): typed as Any, which both are.
+P = ParamSpec("P")
 
 
 @dataclass(frozen=True)
@@ -92,7 +94,7 @@ def tool(
     output: type[BaseModel] | None = None,
     structure: Callable[[Any], BaseModel | None] | None = None,
     resource: str | None = None,
-) -> Callable[[F], F]:
+) -> Callable[[Callable[P, Any]], Callable[P, Any]]:
     """Declare how a spec function is exposed as a tool.
 
     Args:
@@ -151,7 +153,7 @@ def tool(
         resource=resource,
     )
 
-    def mark(fn: F) -> F:
+    def mark(fn: Callable[P, Any]) -> Callable[P, Any]:
         if resource is not None:
             _check_resource_arguments(fn, resource)
         return declare(fn, options)
@@ -193,7 +195,7 @@ def _check_resource_arguments(fn: Callable[..., Any], resource: str) -> None:
         )
 
 
-def declare(fn: F, options: ToolOptions) -> F:
+def declare(fn: Callable[P, Any], options: ToolOptions) -> Callable[P, Any]:
     """``fn`` checked and wrapped so that direct Python calls read their arguments too."""
     errors = schema.declaration_errors(fn, options.aliases)
     if errors and _in_class_body(fn):
