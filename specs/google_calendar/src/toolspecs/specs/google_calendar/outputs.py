@@ -367,13 +367,13 @@ class EventWritten(Output):
     def _overlapping(self) -> str:
         if not self.overlaps:
             return ""
-        shown = [
+        named = [
             f"[id: {fence.field(e.event_id, 200)}] {e.named(60)}, {e.span()}" for e in self.overlaps
         ]
         more = self.more_overlaps or 0
         at_least = "at least " if self._lookup_full else ""
-        listed = "; ".join(shown) + (f"; and {at_least}{more} more" if more else "")
-        busy = len(shown) + more
+        listed = "; ".join(named) + (f"; and {at_least}{more} more" if more else "")
+        busy = len(named) + more
         return f" It overlaps {at_least}{busy} event{'s' if busy > 1 else ''}: {listed}."
 
     def _emailed(self) -> str:
