@@ -218,7 +218,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     @needs_scopes()
     @tool(read_only=True, open_world=False, output=outputs.Today)
-    def get_date(self) -> outputs.Today:  # type: ignore[override]  # called: reply(), a str
+    def get_date(self) -> outputs.Today:
         """Get the date, weekday, time and timezone (UTC offset, source).
 
         Call it before working out dates like 'next Friday'.
