@@ -218,14 +218,14 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     @needs_scopes()
     @tool(read_only=True, open_world=False, output=outputs.Today)
-    def get_date(self) -> str:
+    def get_date(self) -> outputs.Today:
         """Get the date, weekday, time and timezone (UTC offset, source).
 
         Call it before working out dates like 'next Friday'.
         """
         # Never starts a sign-in: without current credentials, says why the zone is another.
         tz, source = date_zone(self.reader, self.timezone, self.calendar_id, self.guidance_for)
-        return render.today(tz, source)  # describe_now's words, with the moment as data
+        return outputs.Today.of(clock_now(tz), tz, source)  # describe_now's words, as data
 
     @needs_scopes(CALENDAR_READONLY)
     @tool(
@@ -243,7 +243,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         end_date: dt.date | None = None,
         query: str | None = None,
         calendar_id: str | None = None,
-    ) -> list[Document]:
+    ) -> outputs.Events:
         """List events, one line each: id, times (weekday, offset), people.
 
         Args:
@@ -288,7 +288,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         timezone: Timezone | None = None,
         calendar_id: str | None = None,
         notify_attendees: bool = False,
-    ) -> str:
+    ) -> outputs.EventWritten:
         """Create an event; returns its id and link.
 
         Times without an offset are in the calendar's timezone.
@@ -343,7 +343,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         calendar_id: str | None = None,
         notify_attendees: bool = False,
         scope: str | None = None,
-    ) -> str:
+    ) -> outputs.EventWritten:
         """Change an event: only the fields given change; a moved start keeps the duration.
 
         Removing attendees, blanking the title or description, or shortening a series
@@ -385,7 +385,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         calendar_id: str | None = None,
         notify_attendees: bool = False,
         scope: str | None = None,
-    ) -> str:
+    ) -> outputs.Deleted:
         """Delete an event. This cannot be undone: confirm with the user first.
 
         Args:
@@ -408,7 +408,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         large_output=True,
         read_only=True,
         open_world=False,
-        output=outputs.Events,
+        output=outputs.Matches,
     )
     def search_events(
         self,
@@ -417,7 +417,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         end_date: dt.date | None = None,
         number_of_results: Annotated[int, Range(1, 250)] = 25,
         calendar_id: str | None = None,
-    ) -> str:
+    ) -> outputs.Matches:
         """Search events by words (title, description, place, people); one line each with id.
 
         Args:
@@ -435,7 +435,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     @needs_scopes(CALENDAR_READONLY)
     @tool(read_only=True, open_world=False, output=outputs.Calendars)
-    def list_calendars(self) -> str:
+    def list_calendars(self) -> outputs.Calendars:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
         # One shared with these credentials but not in their list (a service account's
@@ -443,9 +443,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         shared = {
             allowed: self.reader.shared_calendar(allowed)
             for allowed in self.allowed_calendar_ids
-            if render.entry_for(entries, allowed) is None
+            if calendars.entry_for(entries, allowed) is None
         }
-        return render.calendars(entries, self.allowed_calendar_ids, self.calendar_id, shared)
+        return calendars.listed(entries, self.allowed_calendar_ids, self.calendar_id, shared)
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
@@ -463,7 +463,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         comment: str | None = None,
         calendar_id: str | None = None,
         notify_organizer: bool = False,
-    ) -> str:
+    ) -> outputs.Answered:
         """Answer an invitation: accept, decline or tentative, with an optional comment.
 
         Args:
@@ -486,7 +486,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         end_datetime: dt.datetime,
         attendees: list[str] | None = None,
         min_minutes: Annotated[int, Range(5, 1440)] = 30,
-    ) -> str:
+    ) -> outputs.FreeTime:
         """Find free time windows between two times, for the user and optional attendees.
 
         Args:

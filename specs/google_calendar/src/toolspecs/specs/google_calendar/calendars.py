@@ -1,5 +1,7 @@
 """Which calendars a spec may touch: the ones the user allowed, checked before any request.
 
+Also ``list_calendars``' result: the allowed ones, as the user's calendar list has them.
+
 A call names a calendar by its id in any case; one the user did not allow gets guidance
 that lists the allowed ones, and is never asked for anything (not even its zone).
 """
@@ -11,6 +13,8 @@ from typing import Any
 
 from toolspecs.core import ConfigurationError, FixArguments
 from toolspecs.core.bounds import shown
+from toolspecs.core.structured import Quoted
+from toolspecs.specs.google_calendar.outputs import CalendarEntry, Calendars
 
 # How many allowed calendars a schema or a guidance lists.
 LISTED = 10
@@ -77,3 +81,67 @@ def named(allowed: list[str], arguments: Mapping[str, Any]) -> str | None:
     """The allowed calendar a call's ``calendar_id`` names (any case), or ``None``."""
     calendar = arguments.get("calendar_id")
     return find(allowed, calendar) if isinstance(calendar, str) else None
+
+
+def entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
+    """The index of the calendarList entry of an allowed id (``"primary"``: the primary one)."""
+    wanted = calendar_id.casefold()
+    for index, entry in enumerate(entries):
+        if str(entry.get("id", "")).casefold() == wanted or (
+            wanted == "primary" and entry.get("primary")
+        ):
+            return index
+    return None
+
+
+def listed(
+    entries: list[dict[str, Any]],
+    allowed_ids: list[str],
+    default: str,
+    shared: Mapping[str, dict[str, Any] | None],
+) -> Calendars:
+    """``list_calendars``: each allowed calendar as the user's list (``entries``) has it.
+
+    ``shared``: for an allowed calendar not in the list, Google's record of it
+    (``calendars.get``), or ``None`` when Google knows none for these credentials.
+    """
+    found: list[CalendarEntry] = []
+    matched: set[int] = set()
+    for allowed in allowed_ids:
+        index = entry_for(entries, allowed)
+        is_default = allowed == default or None
+        record = shared.get(allowed) if index is None else None
+        if index is None:
+            entry = CalendarEntry(calendar_id=allowed, in_list=False, default=is_default)
+            if record is not None:  # shared with these credentials, not in their list
+                name, zone = record.get("summary"), record.get("timeZone")
+                entry.name = Quoted(text=str(name)) if name else None
+                entry.timezone = str(zone) if zone else None
+                entry._shared = True
+            found.append(entry)
+            continue
+        matched.add(index)
+        item = entries[index]
+        name = item.get("summaryOverride") or item.get("summary")
+        role = item.get("accessRole")
+        found.append(
+            CalendarEntry(
+                calendar_id=allowed,
+                in_list=True,
+                list_id=str(item.get("id")) if allowed != item.get("id") else None,
+                name=Quoted(text=str(name)) if name else None,
+                timezone=str(item["timeZone"]) if item.get("timeZone") else None,
+                access_role=str(role) if role else None,
+                read_only=True if role in ("reader", "freeBusyReader") else None,
+                primary=True if item.get("primary") else None,
+                default=is_default,
+            )
+        )
+    data = Calendars(calendars=found)
+    if len(entries) > len(matched):
+        data.not_allowed = len(entries) - len(matched)
+        data.next_step = (
+            "To allow one, the user adds its id to allowed_calendar_ids "
+            "when creating GoogleCalendarToolSpec."
+        )
+    return data

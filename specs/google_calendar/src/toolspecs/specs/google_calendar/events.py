@@ -2,7 +2,8 @@
 
 Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
 (the client, the calendar's id and zone) and the arguments as the tool read them, and
-returns the reply; the requests are the client's, the words :mod:`.render`'s. Also here:
+returns its result (:mod:`.outputs`, whose reply is made from it); the requests are the
+client's, the guidance :mod:`.render`'s. Also here:
 what ``update_event`` is asked, read alike by the call and its question
 (:func:`update_asked`), and its marks (:func:`marks`).
 """
@@ -17,12 +18,24 @@ from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, Marks, clock, fence, ref
 from toolspecs.core.bounds import shown
+from toolspecs.core.clock import timezone_name
 from toolspecs.core.prefixed import offered
-from toolspecs.core.structured import Replies, Reply
+from toolspecs.core.structured import Quoted
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
 from toolspecs.specs.google_calendar import render, series
-from toolspecs.specs.google_calendar.outputs import Deleted
+from toolspecs.specs.google_calendar.outputs import (
+    NEXT,
+    Answered,
+    Deleted,
+    Event,
+    Events,
+    EventWritten,
+    FreeTime,
+    Matches,
+    Window,
+    when,
+)
 from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope, to_rrule
 from toolspecs.specs.google_calendar.series import Calendar
 from toolspecs.specs.google_calendar.times import (
@@ -38,8 +51,9 @@ from toolspecs.specs.google_calendar.times import (
 CHANGED = {"summary": "title"}
 # sendUpdates for notify_attendees=False / True.
 SEND_UPDATES = {False: "none", True: "all"}
-# create_event looks at most this many events for overlaps.
+# create_event looks at most this many events for overlaps, and names this many.
 OVERLAP_LOOKUP = 50
+OVERLAP_SHOWN = 3
 # search_events' default window: this many days back and ahead of today.
 SEARCH_DAYS_BACK = 30
 SEARCH_DAYS_AHEAD = 365
@@ -54,7 +68,7 @@ def create(
     attendees: list[str] | None,
     recurrence: str | None,
     notify: bool,
-) -> str:
+) -> EventWritten:
     """Create an event; the reply names the events it overlaps.
 
     Args:
@@ -75,24 +89,26 @@ def create(
         body["attendees"] = people(attendees)
     if recurrence:
         body["recurrence"] = to_rrule(recurrence, tz)
-    overlap, found = overlaps(cal, start, end, all_day)
+    checked = overlaps(cal, start, end, all_day)
     created = cal.client.insert_event(cal.id, body, SEND_UPDATES[notify])
-    said = note + ("" if found is not None else overlap)  # ours; the overlaps are data
-    text_note = note + overlap + render.emailed(body, notify)
-    return render.mutation(
-        "created", created, tz, text_note,
-        {**(found or {}), "attendees_emailed": notify, "note": said.strip() or None},
-    )  # fmt: skip
+    if checked is None:
+        note += " (Overlaps could not be checked.)"
+    written = EventWritten.of("created", created, tz, notify, note)
+    busy, written._lookup_full = checked or ([], False)
+    if busy:
+        written.overlaps = [Event.of(found, tz) for found in busy[:OVERLAP_SHOWN]]
+        written.more_overlaps = len(busy) - OVERLAP_SHOWN if len(busy) > OVERLAP_SHOWN else None
+    return written
 
 
 def overlaps(
     cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool
-) -> tuple[str, dict[str, Any] | None]:
-    """A note naming the events a new one at ``start``-``end`` overlaps (bounded).
+) -> tuple[list[dict[str, Any]], bool] | None:
+    """The busy events a new one at ``start``-``end`` overlaps (bounded; ``None``: not checked).
 
-    A lookup Google does not answer is said, not raised: the event is still created.
-    Returns the note and the overlaps as fields of the reply's data (``None``: not
-    checked).
+    A lookup Google does not answer is said, not raised: the event is still created. Events
+    marked free (``transparency: transparent``) and cancelled ones do not count. The flag
+    says the lookup was full, so there may be more.
     """
     if all_day:
         start, end = whole_days(start, end, cal.tz)
@@ -101,8 +117,13 @@ def overlaps(
     except Exception as exc:  # mapped by the failure table; anything else is our bug
         if cal.mapped(exc) is None:
             raise
-        return " (Overlaps could not be checked.)", None
-    return render.overlaps(found, cal.tz, OVERLAP_LOOKUP)
+        return None
+    busy = [
+        e
+        for e in found
+        if e.get("status") != "cancelled" and e.get("transparency") != "transparent"
+    ]
+    return busy, len(found) >= OVERLAP_LOOKUP
 
 
 def update_asked(
@@ -166,7 +187,7 @@ def update(
     wanted: Scope | None,
     notify: bool,
     allow_destructive: bool,
-) -> str:
+) -> EventWritten:
     """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move.
 
     Raises:
@@ -202,52 +223,41 @@ def update(
         patch.update(times)
         note += said
     updated = cal.client.patch_event(cal.id, target, patch, send)
-    return render.mutation(
-        "updated", updated, tz, note + render.emailed(updated, notify),
-        {"changed": changed, "attendees_emailed": notify, "note": note.strip() or None},
-    )  # fmt: skip
+    return EventWritten.of("updated", updated, tz, notify, note, changed=changed)
 
 
-def delete(client: GoogleCalendarReader, calendar_id: str, event_id: str, notify: bool) -> str:
+def delete(client: GoogleCalendarReader, calendar_id: str, event_id: str, notify: bool) -> Deleted:
     """Delete one event (or one occurrence, by its own id)."""
     client.delete_event(calendar_id, event_id, SEND_UPDATES[notify])
-    data = Deleted(
-        event_id=event_id, deleted="event", attendees_emailed=notify, next_step=render.NEXT
-    )
-    return Reply(f"Event {event_id} deleted.{_told(notify)} {render.NEXT}", data)
+    return Deleted(event_id=event_id, deleted="event", attendees_emailed=notify, next_step=NEXT)
 
 
-def delete_scoped(cal: Calendar, event_id: str, wanted: Scope, notify: bool) -> str:
+def delete_scoped(cal: Calendar, event_id: str, wanted: Scope, notify: bool) -> Deleted:
     """Delete the part of a series ``wanted`` names (or the event, when it does not recur)."""
     send = SEND_UPDATES[notify]
     found = series.resolve(cal, event_id, wanted)
     if found.split:
-        text, series_id, before = series.end_series(cal, found, send)
-        data = Deleted(
+        series_id, before = series.end_series(cal, found, send)
+        deleted = Deleted(
             event_id=event_id,
             deleted="following",
             series_id=series_id,
             ends_before=before,
             attendees_emailed=notify,
-            next_step=render.NEXT,
+            next_step=NEXT,
         )
-        return Reply(text + _told(notify) + f" {render.NEXT}", data)
+        deleted._tz = cal.tz
+        return deleted
     cal.client.delete_event(cal.id, found.target, send)
     series_of = (found.event or {}).get("recurringEventId") if found.kind == "occurrence" else None
-    data = Deleted(
+    return Deleted(
         event_id=found.target,
         deleted=found.kind,  # type: ignore[arg-type]  # event, occurrence or series
         series_id=str(series_of) if series_of else None,
         attendees_emailed=notify,
         note=found.note.strip() or None,
-        next_step=render.NEXT,
+        next_step=NEXT,
     )
-    text = f"{found.deleted_text()} deleted.{found.note}{_told(notify)} {render.NEXT}"
-    return Reply(text, data)
-
-
-def _told(notify: bool) -> str:
-    return " The attendees were emailed." if notify else ""
 
 
 def respond(
@@ -256,7 +266,7 @@ def respond(
     answer: str,
     comment: str | None,
     notify: bool,
-) -> str:
+) -> Answered:
     """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
 
     Args:
@@ -298,7 +308,18 @@ def respond(
             entry.pop("comment", None)
     body = {"attendees": [entry if i == mine else g for i, g in enumerate(guests)]}
     updated = cal.client.patch_event(cal.id, event_id, body, SEND_UPDATES[notify])
-    return render.answered(answer, current, updated, event_id, entry, cal.tz, notify)
+    shown = {**updated, "id": updated.get("id") or event_id, "summary": current.get("summary")}
+    applies_to = "series" if current.get("recurrence") else None
+    if not applies_to and current.get("recurringEventId"):
+        applies_to = "occurrence"
+    return Answered(
+        event=Event.of(shown, cal.tz),
+        response=answer,  # type: ignore[arg-type]  # one of outputs.RESPONSES (read_response)
+        comment=Quoted(text=str(entry["comment"])) if entry.get("comment") else None,
+        organizer_emailed=notify,
+        applies_to=applies_to,  # type: ignore[arg-type]  # series, occurrence or None
+        next_step=NEXT,
+    )
 
 
 def listing(
@@ -308,11 +329,11 @@ def listing(
     start_date: dt.date,
     end_date: dt.date | None,
     query: str | None,
-) -> Replies:
-    """``load_data``: the client's Documents of the events from ``start_date`` on, as data too.
+) -> Events:
+    """``load_data``: the events from ``start_date`` on, whose reply is one Document each.
 
     As ``GoogleCalendarReader.load_data`` (the events of those days in the calendar's own
-    zone, one Document each), keeping the events it lists for the data.
+    zone, one Document each, the same text and metadata), with the events as data.
     """
     tz = client.calendar_timezone(calendar_id)
     time_min = dt.datetime.combine(start_date, dt.time.min, tzinfo=tz)
@@ -320,14 +341,20 @@ def listing(
     if end_date is not None and end_date < dt.date.max:  # the last day there is: no end
         time_max = dt.datetime.combine(end_date + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
     found = client.list_events(time_min, time_max, number_of_results, query, calendar_id)
-    documents = [client.document(event, tz, calendar_id) for event in found]
-    asked = {"start_date": start_date, "end_date": end_date, "query": query}
-    return render.listed(documents, found, tz, calendar_id, asked)
+    return Events(
+        calendar_id=calendar_id,
+        timezone=timezone_name(tz),
+        query=query or None,
+        start_date=start_date.isoformat(),
+        end_date=end_date.isoformat() if end_date else None,
+        events=[Event.of(e, tz, full=True, url=True, description=True) for e in found],
+        next_step=None if found else render.NO_EVENTS_STEP,
+    )
 
 
 def search(
     cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
-) -> str:
+) -> Matches:
     """Events matching ``words``, one line each (default dates: a window around today).
 
     Raises:
@@ -345,7 +372,20 @@ def search(
     after = last + dt.timedelta(days=1)
     time_max = clock.in_range(dt.datetime.combine(after, dt.time.min, tzinfo=cal.tz))
     found = cal.client.list_events(time_min, time_max, asked, words, cal.id)
-    return render.search_results(found, words, (first, last), cal.tz, asked, cal.id)
+    step = None
+    if not found:
+        step = "Try fewer or other words, or a wider range of dates."
+    elif len(found) >= asked:
+        step = f"There may be more: raise number_of_results above {asked} or narrow the dates."
+    return Matches(
+        calendar_id=cal.id,
+        timezone=timezone_name(cal.tz),
+        query=words,
+        start_date=first.isoformat(),
+        end_date=last.isoformat(),
+        events=[Event.of(event, cal.tz, full=True) for event in found],
+        next_step=step,
+    )
 
 
 def free_time(
@@ -354,7 +394,7 @@ def free_time(
     end_datetime: dt.datetime,
     attendees: list[str] | None,
     min_minutes: int,
-) -> str:
+) -> FreeTime:
     """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free.
 
     Raises:
@@ -368,7 +408,18 @@ def free_time(
     busy = in_zone([interval for times in found.values() for interval in times or []], cal.tz)
     windows = free_windows(start, end, busy, dt.timedelta(minutes=min_minutes))
     unseen = [calendar for calendar, times in found.items() if times is None]
-    return render.free_time(start, end, windows, emails, unseen, min_minutes)
+    free = FreeTime(
+        start=when(start),
+        end=when(end),
+        timezone=timezone_name(start.tzinfo) if start.tzinfo else "UTC",
+        min_minutes=min_minutes,
+        attendees=emails,
+        windows=[Window(start=when(a), end=when(b)) for a, b in windows],
+        unseen=unseen or None,
+        next_step=None if windows else "Try a wider range.",
+    )
+    free._tz = cal.tz
+    return free
 
 
 def people(values: list[str]) -> list[dict[str, str]]:

@@ -19,12 +19,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, ToolGuidance, clock, fence, format_datetime
-from toolspecs.core.structured import Reply
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.loaders.google.events import parse_event_time
 from toolspecs.specs.google_calendar import render
-from toolspecs.specs.google_calendar.facts import when as when_iso
-from toolspecs.specs.google_calendar.outputs import LostOccurrence, Split
+from toolspecs.specs.google_calendar.outputs import EventWritten, LostOccurrence, Split
+from toolspecs.specs.google_calendar.outputs import when as when_iso
 from toolspecs.specs.google_calendar.recurrence import Scope, end_before, rest_of
 from toolspecs.specs.google_calendar.times import (
     current_times,
@@ -81,14 +80,6 @@ class Found:
     occurrence: dict[str, Any] | None = None
     split: bool = False
     series: dict[str, Any] | None = None
-
-    def deleted_text(self) -> str:
-        """How a delete reply names what it deleted."""
-        if self.kind == "occurrence":
-            return f"Occurrence {self.target} (only this one; the rest of its series stays)"
-        if self.kind == "series":
-            return f"Series {self.target} with all its occurrences"
-        return f"Event {self.target}"
 
 
 def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
@@ -210,7 +201,7 @@ def split(
     end_datetime: dt.datetime | None,
     send: str,
     changed: list[str],
-) -> Reply:
+) -> EventWritten:
     """'This and following' for an update: start a new series, then end the old one before it.
 
     The new series is inserted first: when the cut of the old one fails, deleting the new
@@ -263,13 +254,8 @@ def split(
         ends_before=when_iso(start),
         lost=[LostOccurrence(event_id=i, was=was) for i, was in lost] or None,  # type: ignore[arg-type]
     )
-    facts_of = {
-        "changed": changed,
-        "split": ended,
-        "attendees_emailed": send != "none",
-        "note": said.strip(),
-    }
-    return render.mutation("created", created, tz, said, facts_of)
+    notify = send != "none"
+    return EventWritten.of("created", created, tz, notify, said, changed=changed, split=ended)
 
 
 def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
@@ -342,19 +328,14 @@ def _undo(
     )
 
 
-def end_series(cal: Calendar, found: Found, send: str) -> tuple[str, str, str]:
+def end_series(cal: Calendar, found: Found, send: str) -> tuple[str, str]:
     """'This and following' for a delete: the series ends just before the occurrence.
 
-    Returns what the reply says, the series' id, and the occurrence's start (ISO).
+    Returns the series' id and the occurrence's start (ISO).
     """
     occurrence, series = found.event or {}, found.series or {}
     start = _original_start(occurrence, cal.tz)
-    when = format_datetime(start) if isinstance(start, dt.datetime) else str(start)
     series_id = str(series.get("id"))
     ended = {"recurrence": end_before(list(series.get("recurrence") or []), start)}
     cal.client.patch_event(cal.id, series_id, ended, send)
-    said = (
-        f"Occurrences of series {series_id} from {when} on deleted: the series now ends "
-        "before it; its earlier occurrences stay."
-    )
-    return said, series_id, when_iso(start)
+    return series_id, when_iso(start)
