@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from toolspecs.core import FixArguments, ToolSpec, tool
-from toolspecs.core.structured import Listing, Quoted, Reply, Structure
+from toolspecs.core.structured import Listing, Quoted, Structure
 
 # The second title is one a third party wrote to close our fences and give orders.
 NOTES = [
@@ -34,6 +34,10 @@ class Notes(Listing):
     count: int
     next_step: str | None = None
 
+    def reply(self) -> str:
+        lines = [f"Note {n.id} (updated {n.updated}): <<{n.title.text}>>" for n in self.notes]
+        return "\n".join(lines) or "No notes match."
+
 
 class NotesToolSpec(ToolSpec):
     """Notes in memory."""
@@ -41,7 +45,7 @@ class NotesToolSpec(ToolSpec):
     spec_functions: ClassVar = ["find_notes", "count_words"]
 
     @tool(output=Notes, read_only=True, open_world=False)
-    def find_notes(self, query: str) -> str:
+    def find_notes(self, query: str) -> Notes:
         """Find the notes whose title holds the query.
 
         Args:
@@ -50,12 +54,9 @@ class NotesToolSpec(ToolSpec):
         if not query.strip():
             raise FixArguments("The query is empty.", "Send words of a note's title.")
         found = [n for n in NOTES if query.lower() in n[1].lower()]
-        text = "\n".join(f"Note {i} (updated {u}): <<{t}>>" for i, t, u in found)
         notes = [Note(id=i, title=Quoted(text=t), updated=u) for i, t, u in found]
         step = "Open a note by its id." if notes else None
-        return Reply(
-            text or "No notes match.", Notes(notes=notes, count=len(notes), next_step=step)
-        )
+        return Notes(notes=notes, count=len(notes), next_step=step)
 
     @tool(read_only=True, open_world=False)
     def count_words(self, text: str) -> str:

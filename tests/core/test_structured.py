@@ -14,13 +14,21 @@ from mcp import Client
 
 from toolspecs.core import ConfigurationError, OutputBudget, ToolSpec, count_tokens, tool
 from toolspecs.core.calls import GuardedOutput
-from toolspecs.core.structured import Listing, Quoted, Replies, Reply, Structure, dump
+from toolspecs.core.structured import Listing, Output, Quoted, dump
 from toolspecs.server import build_server
 
 
-class Note(Structure):
+class Note(Output):
     note_id: str
     body: Quoted
+
+    def reply(self) -> str:
+        return f"Note {self.note_id}: ⟦{self.body.text}⟧"
+
+
+class Other(Output):
+    def reply(self) -> str:
+        return "another model"
 
 
 class Notes(Listing):
@@ -28,41 +36,42 @@ class Notes(Listing):
     query: str
     notes: list[Note]
 
+    def reply(self) -> list:
+        from llama_index.core.schema import Document
+
+        return [Document(text=f"{n.note_id}: {n.body.text}") for n in self.notes]
+
 
 class NotesSpec(ToolSpec):
     """Notes written by other people."""
 
-    spec_functions: ClassVar[list[str]] = ["get_note", "find_notes", "plain", "forgot"]
+    spec_functions: ClassVar[list[str]] = ["get_note", "find_notes", "plain", "forgot", "mixed"]
     reader_name: ClassVar[str] = "read_stored_notes"
 
     def __init__(self, count: int = 3, size: int = 20) -> None:
         self.count, self.size = count, size
 
     @tool(output=Note, read_only=True)
-    def get_note(self, note_id: str) -> str:
+    def get_note(self, note_id: str) -> Note:
         """Read one note.
 
         Args:
             note_id: e.g. 'n1'.
         """
-        body = f"Note {note_id} says hello."
-        return Reply(f"Note {note_id}: ⟦{body}⟧", Note(note_id=note_id, body=Quoted(text=body)))
+        return Note(note_id=note_id, body=Quoted(text=f"Note {note_id} says hello."))
 
     @tool(output=Notes, large_output=True, read_only=True)
-    def find_notes(self, query: str) -> list:
+    def find_notes(self, query: str) -> Notes:
         """Find notes.
 
         Args:
             query: Words.
         """
-        from llama_index.core.schema import Document
-
         notes = [
             Note(note_id=f"n{i}", body=Quoted(text=f"{query} {i} " + "lorem ipsum " * self.size))
             for i in range(self.count)
         ]
-        documents = [Document(text=f"{n.note_id}: {n.body.text}") for n in notes]
-        return Replies(documents, Notes(query=query, notes=notes))
+        return Notes(query=query, notes=notes)
 
     @tool(read_only=True)
     def plain(self) -> str:
@@ -73,6 +82,11 @@ class NotesSpec(ToolSpec):
     def forgot(self) -> str:
         """A tool that declares an output and returns none (a bug)."""
         return "no data"
+
+    @tool(output=Note, read_only=True)
+    def mixed(self) -> Other:
+        """A tool that returns another model than it declares (a bug)."""
+        return Other()
 
 
 def tools(spec: NotesSpec) -> dict:
@@ -100,8 +114,15 @@ def test_a_tool_without_an_output_model_has_no_structured_result():
 
 
 def test_a_reply_missing_its_declared_data_is_our_bug_in_strict_mode():
-    with pytest.raises(TypeError, match="returned no Note"):
+    with pytest.raises(TypeError, match="forgot returned <class 'str'>, not Note"):
         tools(NotesSpec())["forgot"].call()
+    with pytest.raises(TypeError, match="mixed returned Other, not Note"):
+        tools(NotesSpec())["mixed"].call()
+
+
+def test_the_documents_a_python_caller_gets_are_made_from_the_data():
+    found = NotesSpec(count=2, size=1).find_notes(query="tea")
+    assert [d.text for d in found] == ["n0: tea 0 lorem ipsum ", "n1: tea 1 lorem ipsum "]
 
 
 def test_declarations_are_checked_when_made():

@@ -22,7 +22,7 @@ from pydantic import BaseModel
 from toolspecs.core import schema
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.policy import Marks
-from toolspecs.core.structured import Listing, Output, Structure
+from toolspecs.core.structured import Listing, Output
 
 __all__ = [
     "ToolOptions",
@@ -50,7 +50,6 @@ class ToolOptions:
     marks: Marks = field(default_factory=Marks)
     blocking: bool = True
     output: type[BaseModel] | None = None
-    structure: Callable[[Any], BaseModel | None] | None = None
     resource: str | None = None
 
 
@@ -92,7 +91,6 @@ def tool(
     open_world: bool | None = None,
     blocking: bool = True,
     output: type[BaseModel] | None = None,
-    structure: Callable[[Any], BaseModel | None] | None = None,
     resource: str | None = None,
 ) -> Callable[[Callable[P, Any]], Callable[P, Any]]:
     """Declare how a spec function is exposed as a tool.
@@ -115,11 +113,10 @@ def tool(
             nothing (a stored result, a computation on its arguments): it then runs on
             the caller's thread under its deadline instead of in a worker thread that the
             guard can stop waiting for (see :meth:`toolspecs.core.runner.Guard.run`).
-        output: The model of its structured result (:mod:`toolspecs.core.structured`:
-            a ``Structure``, a ``Listing`` when ``large_output``), whose JSON schema hosts
-            show as the tool's output schema. The function's return value carries an
-            instance (``Reply``, ``Replies``), or ``structure`` builds one.
-        structure: Builds the structured result from the function's return value.
+        output: What the function returns (:mod:`toolspecs.core.structured`: an
+            ``Output``, a ``Listing`` when ``large_output``): its data, whose JSON schema
+            hosts show as the tool's output schema, and whose ``reply()`` is the text
+            the agent reads and what a direct Python call returns.
         resource: The resource a read-only tool reads, as a path whose placeholders are
             its arguments, e.g. ``"papers/{paper_id}"``: hosts that serve resources
             (MCP) read it by a link, as a call of the tool by the same caller.
@@ -149,7 +146,6 @@ def tool(
         marks=marks,
         blocking=blocking,
         output=output,
-        structure=structure,
         resource=resource,
     )
 
@@ -163,9 +159,9 @@ def tool(
 
 def _check_output(output: Any, large_output: bool) -> None:
     """An output model is a closed ``Structure``; a long result's a ``Listing``."""
-    if not (isinstance(output, type) and issubclass(output, Structure)):
+    if not (isinstance(output, type) and issubclass(output, Output)):
         raise ConfigurationError(
-            f"output={output!r}: give a subclass of toolspecs.core.structured.Structure"
+            f"output={output!r}: give a subclass of toolspecs.core.structured.Output"
         )
     if large_output and not issubclass(output, Listing):
         raise ConfigurationError(

@@ -423,23 +423,21 @@ class Guard:
         A text too long to show is stored as ``owner``'s (``None``: the spec's).
         """
         data = raw if isinstance(raw, structured.Output) else None
+        model = self.options.output
         if data is not None:
-            if self.options.output is not None and not isinstance(data, self.options.output):
-                raise TypeError(f"{self.name} returned {type(data).__name__}")
             raw = data.reply()
+        if model is not None and not isinstance(data, model):
+            found = type(data).__name__ if data is not None else repr(type(raw))
+            if strict() or data is not None:  # another model: our bug, always
+                raise TypeError(f"{self.name} returned {found}, not {model.__name__}")
+            logger.error("toolspecs: %s returned no %s: a fault", self.name, model.__name__)
+            data = None
         text, stored = self._text(raw, arguments, owner)
-        handle = structured.handle_of(stored, self.read_tool)
         if data is None:
-            return Outcome(raw, text, self.structure(raw, handle), stored)
+            return Outcome(raw, text, None, stored)
+        handle = structured.handle_of(stored, self.read_tool)
         dumped = structured.dump(data, self.policy.budget().max_tokens, handle)
         return Outcome(raw, text, dumped, stored)
-
-    def structure(self, raw: Any, stored: structured.Stored | None = None) -> dict[str, Any] | None:
-        """The structured result of ``raw``, as JSON values within the text's budget."""
-        if self.options.output is None:
-            return None
-        budget = self.policy.budget().max_tokens
-        return structured.of_reply(self.name, self.options, raw, budget, stored, strict())
 
     def _text(
         self, raw: Any, arguments: Mapping[str, Any], owner: object | None

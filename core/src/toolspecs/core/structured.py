@@ -1,16 +1,12 @@
 """Structured results: the facts of a tool's reply as data, beside the text the agent reads.
 
-A tool declares the shape of its result with ``@tool(output=Model)``, a pydantic model
-(closed: ``extra="forbid"``). Its spec function returns what it always returned (text,
-a ``Document`` or a list of them, so that LlamaHub code keeps working), carrying the
-model instance:
+A tool declares the shape of its result with ``@tool(output=Model)``, an :class:`Output`
+(a closed pydantic model: ``extra="forbid"``), and its spec function returns a ``Model``.
+The model is the reply built once: :meth:`Output.reply` writes from it what LlamaHub's
+function returned (text, a ``Document`` or a list of them), which the agent reads and a
+direct Python caller gets, so the text and the data cannot disagree.
 
-- text: :class:`Reply`, a ``str`` with ``.structured`` (``render.sent(...)``);
-- Documents: :class:`Replies`, a ``list`` with ``.structured``;
-- anything else, or to build the data from what was returned: ``@tool(structure=fn)``,
-  ``fn(raw) -> Model``.
-
-The guard turns it into JSON (:func:`dump`) in the call's thread, bounded by the same
+The guard turns the model into JSON (:func:`dump`) in the call's thread, bounded by the same
 token budget as the text: past it, long third-party texts are cut and the trailing items
 of a :class:`Listing` left out (``omitted`` says how many), and a result the text stored
 names its handle (``stored``). Hosts carry it as they can: MCP as ``structuredContent``
@@ -42,16 +38,12 @@ __all__ = [
     "Output",
     "OutputJsonSchema",
     "Quoted",
-    "Replies",
-    "Reply",
     "Stored",
     "Structure",
     "dump",
     "handle_of",
-    "of_reply",
     "output_schema",
     "quoted",
-    "structured_of",
 ]
 
 
@@ -127,39 +119,6 @@ class Listing(Output):
     )
 
 
-class Reply(str):
-    """Text for the agent that carries its structured result (``.structured``).
-
-    A ``str`` everywhere it is used as one: direct Python callers and LlamaHub code see
-    the text they always saw.
-    """
-
-    structured: BaseModel | None
-
-    def __new__(cls, text: str, structured: BaseModel | None = None) -> Reply:
-        """The text, carrying ``structured``."""
-        made = super().__new__(cls, text)
-        made.structured = structured
-        return made
-
-
-class Replies(list[Any]):
-    """A list (of ``Document``) that carries its structured result (``.structured``)."""
-
-    structured: BaseModel | None
-
-    def __init__(self, items: Any = (), structured: BaseModel | None = None) -> None:
-        """The items, carrying ``structured``."""
-        super().__init__(items)
-        self.structured = structured
-
-
-def structured_of(raw: Any) -> BaseModel | None:
-    """The structured result ``raw`` carries, if any."""
-    found = getattr(raw, "structured", None)
-    return found if isinstance(found, BaseModel) else None
-
-
 class OutputJsonSchema(GenerateJsonSchema):
     """The schema of a structured result, as short as it can be and still closed.
 
@@ -188,34 +147,6 @@ class OutputJsonSchema(GenerateJsonSchema):
         if "default" in found and found["default"] is None:
             found.pop("default")
         return found
-
-
-def of_reply(
-    name: str, options: Any, raw: Any, max_tokens: int, stored: Stored | None, strict: bool
-) -> dict[str, Any] | None:
-    """The structured result of a call of tool ``name`` that returned ``raw``, dumped.
-
-    Args:
-        name: The tool's public name, for errors.
-        options: Its ``ToolOptions`` (``output``, ``structure``).
-        raw: What its function returned.
-        max_tokens: The budget of its text, and of its data.
-        stored: Where the text was stored, if it was.
-        strict: Raise when a reply lacks its declared data (our bug); else log it.
-
-    Raises:
-        TypeError: For data of another model than declared, or none in strict mode.
-    """
-    model = options.output
-    data = options.structure(raw) if options.structure is not None else structured_of(raw)
-    if data is None:
-        if strict:  # every reply of a tool that declares an output carries one
-            raise TypeError(f"{name} returned no {model.__name__}: {type(raw)!r}")
-        logger.error("toolspecs: %s returned no %s: a fault in the tool", name, model.__name__)
-        return None
-    if not isinstance(data, model):
-        raise TypeError(f"{name} returned {type(data).__name__}, not {model.__name__}")
-    return dump(data, max_tokens, stored)
 
 
 def output_schema(model: type[BaseModel]) -> dict[str, Any]:
