@@ -13,6 +13,10 @@ Usage, from the repository root::
     uv run python .ci/set_version.py 0.2.0    # then `uv lock`, and commit
 
 It refuses a version that CHANGELOG.md has no section for: write the changelog first.
+
+The workspace is read here, once, from the root pyproject.toml's members
+(:func:`pyprojects`, :func:`names`, :func:`specs`): ``tests/test_packaging.py`` and
+``.ci/wheels`` count the distributions and the specs with these, never by hand.
 """
 
 from __future__ import annotations
@@ -46,6 +50,15 @@ def names(root: Path = ROOT) -> set[str]:
         tomllib.loads(path.read_text(encoding="utf-8"))["project"]["name"]
         for path in pyprojects(root)
     }
+
+
+def specs(root: Path = ROOT) -> list[str]:
+    """The specs the members register (their ``toolspecs.specs`` entry points), sorted."""
+    found: list[str] = []
+    for path in pyprojects(root):
+        meta = tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+        found += meta.get("entry-points", {}).get("toolspecs.specs", {})
+    return sorted(found)
 
 
 def pin(version: str) -> str:

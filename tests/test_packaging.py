@@ -44,12 +44,27 @@ def requirements(meta: dict) -> list[Requirement]:
     return found
 
 
-def test_the_workspace_has_thirteen_distributions():
-    assert len(PYPROJECTS) == 13
-    assert len(set_version.names()) == 13
+def test_every_member_is_one_distribution_that_uv_and_the_umbrella_know():
+    """The workspace's members (read by .ci/set_version.py) are counted nowhere by hand.
+
+    A member folder missing from ``[tool.uv.sources]`` would be fetched from PyPI by uv; one
+    missing from the umbrella's dependencies would not come with ``pip install toolspecs``;
+    a name used twice would be one distribution built from two folders.
+    """
+    root = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    members = [project(path)["name"] for path in PYPROJECTS[1:]]
+    assert len(set_version.names()) == len(PYPROJECTS) == len(members) + 1
+    assert set(root["tool"]["uv"]["sources"]) == set(members)
+    assert {Requirement(r).name for r in root["project"]["dependencies"]} == set(members)
 
 
-def test_one_version_for_all_thirteen_distributions():
+def test_the_specs_the_members_register_are_the_installed_ones():
+    from toolspecs.core import list_specs
+
+    assert set_version.specs() == list_specs()
+
+
+def test_one_version_for_all_distributions():
     version = project(ROOT / "pyproject.toml")["version"]
     assert {path.parent.name or ".": project(path)["version"] for path in PYPROJECTS} == {
         path.parent.name or ".": version for path in PYPROJECTS
@@ -65,7 +80,7 @@ def test_members_pin_each_other_to_this_release():
         for req in requirements(project(path)):
             if req.name in ours:
                 pins[f"{project(path)['name']} -> {req}"] = req.specifier
-    # Every spec on core and its loader; core, each loader and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on all twelve.
+    # Every spec on core and its loader; core, each loader and Gmail on base; arXiv and Gmail on the PDF loader; the umbrella on every member.
     assert len(pins) >= 30
     assert {where: str(spec) for where, spec in pins.items()} == {
         where: str(expected) for where in pins
@@ -108,7 +123,7 @@ def test_set_version_writes_every_copy_and_every_pin(tmp_path):
         changelog.read_text().replace("\n## ", "\n## 0.2.0 - Unreleased\n\n## ", 1)
     )
     written = set_version.set_version("0.2.0", root=root)
-    assert len(written) == 13
+    assert written == [root / path.relative_to(ROOT) for path in PYPROJECTS]
     ours = set_version.names(root)
     for path in written:
         meta = project(path)

@@ -1,7 +1,11 @@
 """Every tool of every installed spec: within OpenAI's limits, and its schema under review.
 
-A prompt change shows up as a snapshot diff. After a deliberate change, rewrite the
-snapshots with ``TOOLSPECS_UPDATE_SNAPSHOTS=1 uv run pytest tests/test_schemas.py``.
+Each spec's snapshot (``snapshots/<spec>.json``) holds the names of its default set (what
+``to_tool_list()`` gives a host, in order) and the schema of every tool, opt-in ones
+included: a prompt change, or a tool added to or moved out of the default set, shows up
+as a snapshot diff, and tests elsewhere read the tool sets from the spec (``toolsets``).
+After a deliberate change, rewrite the snapshots with
+``TOOLSPECS_UPDATE_SNAPSHOTS=1 uv run pytest tests/test_schemas.py``.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
+from toolsets import offered
 
 from toolspecs.core import list_specs, load_spec
 from toolspecs.core.schema import OPENAI_DESCRIPTION_LIMIT
@@ -57,13 +62,14 @@ def test_every_parameter_is_described_and_typed(name):
 
 @pytest.mark.parametrize("name", SPECS)
 def test_schema_snapshot(name):
-    current = json.dumps(openai_tools(name), indent=2, ensure_ascii=False) + "\n"
+    pinned = {"default_set": offered(name), "tools": openai_tools(name)}
+    current = json.dumps(pinned, indent=2, ensure_ascii=False) + "\n"
     path = SNAPSHOTS / f"{name}.json"
     if os.environ.get("TOOLSPECS_UPDATE_SNAPSHOTS") or not path.exists():
         path.write_text(current, encoding="utf-8")
         if not os.environ.get("TOOLSPECS_UPDATE_SNAPSHOTS"):
             pytest.fail(f"wrote a new snapshot {path.name}; review and commit it")
     assert current == path.read_text(encoding="utf-8"), (
-        f"the schema of {name} changed; if that is intended, rerun with "
+        f"the tools of {name} or their schemas changed; if that is intended, rerun with "
         "TOOLSPECS_UPDATE_SNAPSHOTS=1 and commit the snapshot"
     )

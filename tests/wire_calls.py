@@ -12,7 +12,8 @@ Imported as ``wire_calls`` (tests/ is on the path of every test).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,6 +28,7 @@ class Tally:
     calls: int = 0
     internal_errors: list[str] = field(default_factory=list)
     wrong: list[str] = field(default_factory=list)
+    called: list[str] = field(default_factory=list)  # the tools' names, in call order
 
     def call(
         self,
@@ -72,6 +74,7 @@ class Tally:
     ) -> str:
         """Count one call's ``output`` and check it; its text."""
         self.calls += 1
+        self.called.append(tool.metadata.name)
         text = str(output.content)
         name = f"{tool.metadata.name}({', '.join(f'{k}={v!r}' for k, v in arguments.items())})"
         if INTERNAL in text.lower():
@@ -86,6 +89,18 @@ class Tally:
                 f"holding {present}:\n{text}"
             )
         return text
+
+    @contextmanager
+    def calling_every(self, tools: Iterable[str]) -> Iterator[None]:
+        """Check that the block calls each of ``tools`` (a spec's, read from the spec).
+
+        The wire tier calls every tool: a tool added to the spec fails here until the
+        block makes a call of it.
+        """
+        start = len(self.called)
+        yield
+        missing = sorted(set(tools) - set(self.called[start:]))
+        assert not missing, f"no call of {missing} on the wire: add one to this test"
 
     def report(self) -> str:
         """One line: the counts."""

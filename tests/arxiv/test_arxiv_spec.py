@@ -33,11 +33,8 @@ def test_llamahub_construction_and_tool_list(monkeypatch):
     spec = ArxivToolSpec(max_results=3)
     tools = spec.to_tool_list()
     assert all(isinstance(t, FunctionTool) for t in tools)
-    assert [t.metadata.name for t in tools] == [
-        "arxiv_query",
-        "arxiv_paper_text",
-        "read_stored_papers",
-    ]
+    # LlamaHub's function is in the default set (pinned by tests/snapshots/arxiv.json).
+    assert "arxiv_query" in [t.metadata.name for t in tools]
     assert spec.max_results == 3
     assert spec.reader.client is shared_client()  # the process-wide rate limit
     assert ArxivToolSpec().reader.client is spec.reader.client

@@ -57,77 +57,70 @@ TRANSFORMER = ["Title: Attention Is All You Need", "arXiv id: 1706.03762v7", "As
 
 
 def test_every_tool_answers_from_the_catalogue(server: ArxivServer, tools: dict):
-    assert set(tools) == {
-        "arxiv_query",
-        "arxiv_paper_text",
-        "arxiv_paper_outline",
-        "arxiv_paper_section",
-        "arxiv_bibtex",
-        "read_stored_papers",
-    }
-    # The links the agent reads stay arXiv's: the base URL is the user's plumbing.
-    TALLY.call(
-        tools["arxiv_query"],
-        [*TRANSFORMER, "URL: https://arxiv.org/abs/1706.03762v7 | PDF: https://arxiv.org/pdf/"],
-        absent=[server.url],
-        query="attention is all you need",
-    )
-    TALLY.call(
-        tools["arxiv_query"],
-        ["Retrieval-Augmented Generation for Large Language Models: A Survey", "2312.10997v5"],
-        query="retrieval-augmented generation",
-        sort_by="newest",
-        max_results="2",
-    )
-    TALLY.call(
-        tools["arxiv_query"],
-        [*TRANSFORMER, "Category: cs.CL"],
-        author="Vaswani",
-        category="Computation and Language",
-    )
-    TALLY.call(
-        tools["arxiv_query"],
-        [*TRANSFORMER, "BERT: Pre-training of Deep Bidirectional Transformers", "1810.04805v2"],
-        query="arXiv:1706.03762, https://arxiv.org/abs/1810.04805",
-    )
-    TALLY.call(
-        tools["arxiv_paper_text"],
-        ["BERT", "1810.04805v2", "Jacob Devlin", "Full text: 1 page"],
-        paper_id="1810.04805",
-    )
-    TALLY.call(
-        tools["arxiv_paper_text"],
-        ["stored as result 1", "Attention Is All You Need", "30 pages"],
-        paper_id="https://arxiv.org/abs/1706.03762v7",
-    )
-    TALLY.call(tools["read_stored_papers"], [NEEDLE], query="quokka ablation perplexity")
-    TALLY.call(
-        tools["arxiv_paper_outline"],
-        ["1706.03762v7", "3 Scaled dot-product attention (page 3)", "13 Label smoothing"],
-        paper_id="1706.03762",
-    )
-    TALLY.call(
-        tools["arxiv_paper_section"],
-        ["Section 13. Label smoothing", "label smoothing in the Transformer"],
-        paper_id="1706.03762",
-        section="label smoothing",
-    )
-    TALLY.call(
-        tools["arxiv_bibtex"],
-        [
-            "@misc{vaswani2017attention",
-            "title = {{Attention Is All You Need}}",
-            "eprint = {1706.03762}",
-            "primaryClass = {cs.CL}",
-            "@misc{lewis2020retrievalaugmented",
-            "eprint = {2005.11401}",
-        ],
-        paper_ids=["1706.03762", "arXiv:2005.11401v4"],
-    )
-    # Every request the fake answered came over the socket: feeds and PDFs alike.
-    assert server.received == len(server.fake.requests) > 0
-    paths = [request.path_url.split("?")[0] for request in server.fake.requests]
-    assert set(paths) == {"/api/query", "/pdf/1706.03762v7", "/pdf/1810.04805v2"}
+    with TALLY.calling_every(tools):  # every tool of the spec (tools_of reads them)
+        # The links the agent reads stay arXiv's: the base URL is the user's plumbing.
+        TALLY.call(
+            tools["arxiv_query"],
+            [*TRANSFORMER, "URL: https://arxiv.org/abs/1706.03762v7 | PDF: https://arxiv.org/pdf/"],
+            absent=[server.url],
+            query="attention is all you need",
+        )
+        TALLY.call(
+            tools["arxiv_query"],
+            ["Retrieval-Augmented Generation for Large Language Models: A Survey", "2312.10997v5"],
+            query="retrieval-augmented generation",
+            sort_by="newest",
+            max_results="2",
+        )
+        TALLY.call(
+            tools["arxiv_query"],
+            [*TRANSFORMER, "Category: cs.CL"],
+            author="Vaswani",
+            category="Computation and Language",
+        )
+        TALLY.call(
+            tools["arxiv_query"],
+            [*TRANSFORMER, "BERT: Pre-training of Deep Bidirectional Transformers", "1810.04805v2"],
+            query="arXiv:1706.03762, https://arxiv.org/abs/1810.04805",
+        )
+        TALLY.call(
+            tools["arxiv_paper_text"],
+            ["BERT", "1810.04805v2", "Jacob Devlin", "Full text: 1 page"],
+            paper_id="1810.04805",
+        )
+        TALLY.call(
+            tools["arxiv_paper_text"],
+            ["stored as result 1", "Attention Is All You Need", "30 pages"],
+            paper_id="https://arxiv.org/abs/1706.03762v7",
+        )
+        TALLY.call(tools["read_stored_papers"], [NEEDLE], query="quokka ablation perplexity")
+        TALLY.call(
+            tools["arxiv_paper_outline"],
+            ["1706.03762v7", "3 Scaled dot-product attention (page 3)", "13 Label smoothing"],
+            paper_id="1706.03762",
+        )
+        TALLY.call(
+            tools["arxiv_paper_section"],
+            ["Section 13. Label smoothing", "label smoothing in the Transformer"],
+            paper_id="1706.03762",
+            section="label smoothing",
+        )
+        TALLY.call(
+            tools["arxiv_bibtex"],
+            [
+                "@misc{vaswani2017attention",
+                "title = {{Attention Is All You Need}}",
+                "eprint = {1706.03762}",
+                "primaryClass = {cs.CL}",
+                "@misc{lewis2020retrievalaugmented",
+                "eprint = {2005.11401}",
+            ],
+            paper_ids=["1706.03762", "arXiv:2005.11401v4"],
+        )
+        # Every request the fake answered came over the socket: feeds and PDFs alike.
+        assert server.received == len(server.fake.requests) > 0
+        paths = [request.path_url.split("?")[0] for request in server.fake.requests]
+        assert set(paths) == {"/api/query", "/pdf/1706.03762v7", "/pdf/1810.04805v2"}
 
 
 @pytest.mark.dates  # a year or a month is read against today (a future one is refused)

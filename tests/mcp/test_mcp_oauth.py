@@ -27,6 +27,7 @@ from mcp.client.streamable_http import streamable_http_client
 from oauth_server import ALL_SCOPES, SECRETS, AuthorizationServer, authorization_server
 from oauth_server import real_clock_env as clock_env
 from serving import TOOLSPECS, toolspecs_serve
+from toolsets import offered
 
 from toolspecs.loaders.arxiv.testing import NEEDLE
 
@@ -93,19 +94,13 @@ def test_a_real_token_is_accepted_and_its_scopes_choose_the_tools(provider, serv
     names, found = anyio.run(
         session, server, alice, mode, [("arxiv_query", {"query": "bert", "max_results": 2})]
     )
-    assert names == [
-        "arxiv_query",
-        "arxiv_paper_text",
-        "read_stored_papers",
-        "wolfram_alpha_query",
-        "wolfram_alpha_pods",
-    ]
+    assert names == offered("arxiv", "wolfram_alpha")  # each default set, in order
     assert found.is_error is False and text_of(found).count("arXiv id:") == 2
 
     # carol may use Wolfram|Alpha only: arXiv is not listed, and a call is guidance.
     carol = provider.token("carol", server)
     names, refused = anyio.run(session, server, carol, mode, [("arxiv_query", {"query": "bert"})])
-    assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+    assert names == offered("wolfram_alpha")
     assert refused.is_error is True
     assert "needs the scope 'toolspecs:arxiv.read'" in text_of(refused)
 
@@ -156,7 +151,7 @@ def test_the_mcp_clients_oauth_finds_the_issuer_and_gets_a_token_for_this_server
     names, answer = anyio.run(
         signed_in, server, provider.issuer, "carol", [("wolfram_alpha_query", {"query": "2+2"})]
     )
-    assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+    assert names == offered("wolfram_alpha")
     assert answer.is_error is False
 
 
@@ -285,7 +280,7 @@ def test_introspection_accepts_active_tokens_for_this_server_only(provider):
         (names, answer) = anyio.run(
             session, url, opaque, "legacy", [("wolfram_alpha_query", {"query": "2+2"})]
         )
-        assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+        assert names == offered("wolfram_alpha")
         assert answer.is_error is False
         elsewhere = provider.token("alice-opaque", "http://127.0.0.1:9/mcp")
         for token in (elsewhere, "made-up-token"):
@@ -317,7 +312,7 @@ def test_introspection_answers_are_kept_until_the_cap_then_a_revoked_token_is_re
         # initialize, initialized, tools/list and three calls: six requests, one token.
         calls = [("wolfram_alpha_query", {"query": "2+2"})] * 3
         (names, *answers) = anyio.run(session, url, opaque, "legacy", calls)
-        assert names == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+        assert names == offered("wolfram_alpha")
         assert [a.is_error for a in answers] == [False] * 3
         asked_by = time.monotonic()  # the answer was kept at the latest by now
         provider.revoke("alice-opaque", opaque)

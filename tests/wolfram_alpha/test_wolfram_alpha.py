@@ -16,6 +16,7 @@ import pytest
 import requests
 import responses
 import respx
+from toolsets import by_name
 
 from toolspecs.cli import main
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
@@ -34,10 +35,14 @@ def fixture(name: str) -> str:
     return (FIXTURES / name).read_text(encoding="utf-8")
 
 
+# Every tool of the spec, read from its declaration (see tests/toolsets.py).
+EVERY_TOOL = WolframAlphaToolSpec.all_functions
+
+
 @pytest.fixture
 def tools():
     spec = WolframAlphaToolSpec(app_id="TEST-APPID")
-    return {t.metadata.name: t for t in spec.to_tool_list()}
+    return by_name(spec.to_tool_list(spec_functions=spec.all_functions))
 
 
 @pytest.fixture
@@ -65,14 +70,15 @@ def serve_llm(api: responses.RequestsMock, body: str, status: int = 200) -> None
 
 
 def test_every_tool_fits_openai_and_costs_less_than_llamahub():
+    # The default set's names are pinned by tests/snapshots/wolfram_alpha.json.
     tools = WolframAlphaToolSpec().to_tool_list()
-    assert [t.metadata.name for t in tools] == ["wolfram_alpha_query", "wolfram_alpha_pods"]
     total = sum(count_tokens(json.dumps(t.metadata.to_openai_tool())) for t in tools)
     assert total < LLAMAHUB_SCHEMA_TOKENS
-    description = tools[0].metadata.description
+    query = by_name(tools)["wolfram_alpha_query"]
+    description = query.metadata.description
     for rule in ("English", "6*10^14, not 6e14", "single-letter", "one property per call"):
         assert rule in description
-    props = tools[0].metadata.get_parameters_dict()["properties"]
+    props = query.metadata.get_parameters_dict()["properties"]
     assert set(props) == {"query", "assumption", "units", "location"}
 
 
@@ -138,7 +144,7 @@ def test_normalize_query(text, expected):
     assert normalize_query(text) == expected
 
 
-@pytest.mark.parametrize("name", ["wolfram_alpha_query", "wolfram_alpha_pods"])
+@pytest.mark.parametrize("name", EVERY_TOOL)
 def test_an_exponent_past_pythons_digit_limit_is_guidance_not_an_internal_error(tools, name):
     out = tools[name].call(query="1e" + "9" * 5000)
     assert isinstance(out.exception, FixArguments)
@@ -230,8 +236,8 @@ def test_failures_are_not_cached(tools, llm_api):
 
 
 def test_without_an_app_id_the_answer_says_how_to_get_one(llm_api):
-    (query, pods) = WolframAlphaToolSpec().to_tool_list()
-    for tool in (query, pods):
+    spec = WolframAlphaToolSpec()
+    for tool in spec.to_tool_list(spec_functions=spec.all_functions):
         out = tool.call(query="2+2")
         assert out.is_error is True
         assert isinstance(out.exception, AskUser)

@@ -13,6 +13,7 @@ from unittest.mock import MagicMock, patch
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
+from toolsets import by_name
 
 from toolspecs.core import AskUser, RetryLater
 from toolspecs.loaders.wolfram_alpha import (
@@ -96,7 +97,8 @@ def test_the_full_results_api_over_httpx_fails_as_fast(no_dns, sleeps):
 
 
 def test_without_network_the_tool_asks_the_user_naming_the_host(no_dns, sleeps):
-    (query, pods) = WolframAlphaToolSpec(app_id="K").to_tool_list()
+    tools = by_name(WolframAlphaToolSpec(app_id="K").to_tool_list())
+    query, pods = tools["wolfram_alpha_query"], tools["wolfram_alpha_pods"]
     for tool, host in ((query, "www.wolframalpha.com"), (pods, "api.wolframalpha.com")):
         with pytest.raises(AskUser) as caught:
             tool.fn(query="2+2")
@@ -108,7 +110,7 @@ def test_without_network_the_tool_asks_the_user_naming_the_host(no_dns, sleeps):
 def test_a_refused_connection_names_the_host(refused, sleeps):
     spec = WolframAlphaToolSpec(app_id="K")
     with pytest.raises(RetryLater) as caught:
-        spec.to_tool_list()[0].fn(query="2+2")
+        by_name(spec.to_tool_list())["wolfram_alpha_query"].fn(query="2+2")
     text = str(caught.value)
     assert "Wolfram|Alpha could not be reached: could not connect to www.wolframalpha.com" in text
     assert "www.wolframalpha.com refuses connections from this machine" in text

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 import requests
+from toolsets import by_name
 
 from toolspecs.core import AskUser
 from toolspecs.loaders.wolfram_alpha import (
@@ -138,7 +139,7 @@ BAD_APP_IDS = [f"{SECRET}\nX", f"{SECRET} X", f"{SECRET}\tX", f"{SECRET}\x00X", 
 
 
 @pytest.mark.parametrize("app_id", BAD_APP_IDS)
-@pytest.mark.parametrize("tool", ["wolfram_alpha_query", "wolfram_alpha_pods"])
+@pytest.mark.parametrize("tool", WolframAlphaToolSpec.all_functions)  # every tool
 def test_an_app_id_with_inner_whitespace_asks_the_user_without_showing_it(app_id, tool):
     fake = FakeWolframAlpha()
     for spec in (
@@ -146,7 +147,7 @@ def test_an_app_id_with_inner_whitespace_asks_the_user_without_showing_it(app_id
         WolframAlphaToolSpec(app_id=app_id, transport=fake.transport()),
     ):
         with pytest.raises(AskUser) as caught:
-            spec.to_tool_list()[spec.spec_functions.index(tool)].fn(query="2+2")
+            by_name(spec.to_tool_list(spec_functions=spec.all_functions))[tool].fn(query="2+2")
         text = str(caught.value)
         assert "AppID" in text and "WOLFRAM_ALPHA_APP_ID" in text
         assert "spaces or control characters" in text
@@ -246,7 +247,8 @@ def test_behind_a_proxy_the_guidance_says_the_name_may_be_the_proxys(
     monkeypatch.setenv("https_proxy", "http://proxy.example:3128")
     monkeypatch.delenv("NO_PROXY", raising=False)
     monkeypatch.delenv("no_proxy", raising=False)
-    (query, pods) = WolframAlphaToolSpec(app_id="K").to_tool_list()
+    tools = by_name(WolframAlphaToolSpec(app_id="K").to_tool_list())
+    query, pods = tools["wolfram_alpha_query"], tools["wolfram_alpha_pods"]
     with pytest.raises(AskUser) as caught:
         query.fn(query="2+2")  # requests: urllib3 names the host it failed to resolve
     assert "could not resolve proxy.example" in str(caught.value)

@@ -45,39 +45,42 @@ def tools_of(spec: WolframAlphaToolSpec) -> dict:
 
 
 def every_tool(server: WolframAlphaServer, tools: dict) -> None:
-    assert set(tools) == {"wolfram_alpha_query", "wolfram_alpha_pods"}
-    query, pods = tools["wolfram_alpha_query"], tools["wolfram_alpha_pods"]
-    TALLY.call(query, ["Exact result:\n144473849856/107"], query="(7 * 12 ^ 10) / 321")
-    TALLY.call(query, ["Result:\n373.12 K (kelvins)"], query="boiling point of water in K")
-    TALLY.call(
-        query,
-        ["Pi (movie)", "director | Darren Aronofsky"],
-        query="pi",
-        assumption="*C.pi-_*Movie-",
-    )
-    TALLY.call(query, ["299792458 m/s"], query="speed of light", units="SI", location="Boston, MA")
-    TALLY.call(query, ["Result:\n4"], query="2+2")
-    TALLY.call(
-        pods,
-        ["Indefinite integral:", "Possible intermediate steps:", "= -x^2 cos(x) + 2 x sin(x)"],
-        query="integrate x^2 sin x",
-        steps=True,
-    )
-    TALLY.call(
-        pods,
-        ["Decimal approximation:\n3.14159265358979", "assumption=«*C.pi-_*Movie-»"],
-        query="pi",
-        pod="Decimal approximation",
-    )
-    TALLY.call(pods, ["Exact result:\n7/2", "Decimal approximation:\n3.5"], query="7/2")
-    TALLY.call(query, ["did not understand"], error=True, query="asdkjh qwpoe zzzz")
-    asked = server.fake.requests
-    assert server.received == len(asked) == 9  # every answer came over the socket
-    assert {r.app_id for r in asked} == {APP_ID}
-    llm = [r for r in asked if r.api == "llm"]
-    assert all("appid" not in r.params for r in llm)  # a header, never the URL
-    assert llm[3].params["units"] == "metric" and llm[3].params["location"] == "Boston, MA"
-    assert ("podstate", "Step-by-step solution") in asked[5].pairs
+    """Each tool of ``tools`` (every tool of the spec) called, its answer checked."""
+    with TALLY.calling_every(tools):
+        query, pods = tools["wolfram_alpha_query"], tools["wolfram_alpha_pods"]
+        TALLY.call(query, ["Exact result:\n144473849856/107"], query="(7 * 12 ^ 10) / 321")
+        TALLY.call(query, ["Result:\n373.12 K (kelvins)"], query="boiling point of water in K")
+        TALLY.call(
+            query,
+            ["Pi (movie)", "director | Darren Aronofsky"],
+            query="pi",
+            assumption="*C.pi-_*Movie-",
+        )
+        TALLY.call(
+            query, ["299792458 m/s"], query="speed of light", units="SI", location="Boston, MA"
+        )
+        TALLY.call(query, ["Result:\n4"], query="2+2")
+        TALLY.call(
+            pods,
+            ["Indefinite integral:", "Possible intermediate steps:", "= -x^2 cos(x) + 2 x sin(x)"],
+            query="integrate x^2 sin x",
+            steps=True,
+        )
+        TALLY.call(
+            pods,
+            ["Decimal approximation:\n3.14159265358979", "assumption=«*C.pi-_*Movie-»"],
+            query="pi",
+            pod="Decimal approximation",
+        )
+        TALLY.call(pods, ["Exact result:\n7/2", "Decimal approximation:\n3.5"], query="7/2")
+        TALLY.call(query, ["did not understand"], error=True, query="asdkjh qwpoe zzzz")
+        asked = server.fake.requests
+        assert server.received == len(asked) == 9  # every answer came over the socket
+        assert {r.app_id for r in asked} == {APP_ID}
+        llm = [r for r in asked if r.api == "llm"]
+        assert all("appid" not in r.params for r in llm)  # a header, never the URL
+        assert llm[3].params["units"] == "metric" and llm[3].params["location"] == "Boston, MA"
+        assert ("podstate", "Step-by-step solution") in asked[5].pairs
 
 
 def test_every_tool_with_app_id(server: WolframAlphaServer):
