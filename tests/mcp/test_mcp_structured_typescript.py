@@ -23,7 +23,7 @@ import pytest
 from notes_spec import NOTES, Note, Notes, NotesToolSpec
 
 from toolspecs.core import tool
-from toolspecs.core.structured import Quoted, Reply, output_schema
+from toolspecs.core.structured import Quoted, output_schema
 
 pytestmark = pytest.mark.serving
 
@@ -35,6 +35,9 @@ class NotesWithExtra(Notes):
 
     extra: str = "not in the schema"
 
+    def reply(self) -> str:
+        return "Every note."
+
 
 class BrokenNotesToolSpec(NotesToolSpec):
     """Notes in memory, and a tool that breaks its own output schema."""
@@ -42,10 +45,10 @@ class BrokenNotesToolSpec(NotesToolSpec):
     spec_functions: ClassVar = [*NotesToolSpec.spec_functions, "broken_notes"]
 
     @tool(output=Notes, read_only=True, open_world=False)
-    def broken_notes(self) -> str:
+    def broken_notes(self) -> NotesWithExtra:
         """Every note, in a shape that breaks the tool's own output schema."""
         notes = [Note(id=i, title=Quoted(text=t), updated=u) for i, t, u in NOTES]
-        return Reply("Every note.", NotesWithExtra(notes=notes, count=len(notes)))
+        return NotesWithExtra(notes=notes, count=len(notes))
 
 
 def run_client(typescript_client, calls: list[dict]) -> subprocess.CompletedProcess[str]:
