@@ -1,12 +1,20 @@
-"""`FakeOpenAI` at the HTTP level: what it answers, and what it refuses as OpenAI would."""
+"""`FakeOpenAI` at the HTTP level: what it answers, and what it refuses as OpenAI would.
+
+Through its httpx transport, and served on 127.0.0.1 to clients nobody here wrote (the
+`openai` SDK, llama-index's `OpenAI` LLM under an agent).
+"""
 
 from __future__ import annotations
 
 import json
+from typing import ClassVar
 
 import httpx
+import pytest
 
+from toolspecs.agents import OpenAIAgent
 from toolspecs.agents.testing import FakeOpenAI, last_tool_output, message_text
+from toolspecs.core import ToolSpec, tool
 
 URL = "https://api.openai.com/v1/chat/completions"
 
@@ -85,3 +93,57 @@ def test_message_helpers_read_both_content_forms():
     assert message_text(parts) == "ab"
     assert last_tool_output({"messages": [parts, {"role": "tool", "content": "c"}]}) == "c"
     assert last_tool_output({"messages": []}) == ""
+
+
+class MathSpec(ToolSpec):
+    """One tool that needs no service."""
+
+    spec_functions: ClassVar = ["add"]
+
+    @tool(read_only=True, open_world=False)
+    def add(self, a: int, b: int) -> str:
+        """Add two integers.
+
+        Args:
+            a: The first.
+            b: The second.
+        """
+        return str(a + b)
+
+
+@pytest.mark.serving
+def test_served_on_127_0_0_1_it_drives_an_agent_over_a_real_socket():
+    fake = FakeOpenAI(
+        [
+            [("add", {"a": "40", "b": 2})],  # a string the tool reads as an int
+            lambda request: f"The sum is {last_tool_output(request)}.",
+        ]
+    )
+    with fake.serve() as base_url:
+        assert base_url.startswith("http://127.0.0.1:") and base_url.endswith("/v1")
+        from llama_index.llms.openai import OpenAI
+
+        llm = OpenAI(model="gpt-4.1-mini", api_base=base_url, api_key="sk-test", max_retries=0)
+        agent = OpenAIAgent.from_tools(MathSpec().to_tool_list(), llm=llm)
+        answer = agent.chat("What is 40 + 2?")
+    assert str(answer) == "The sum is 42."
+    assert fake.tool_names(0) == ["add"]
+    assert last_tool_output(fake.requests[1]) == "42"
+
+
+@pytest.mark.serving
+def test_served_it_answers_the_openai_sdk_and_refuses_as_openai_would():
+    import openai
+
+    fake = FakeOpenAI(["Hello."])
+    with fake.serve() as base_url:
+        client = openai.OpenAI(base_url=base_url, api_key="sk-test", max_retries=0)
+        said = client.chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "hi"}]
+        )
+        with pytest.raises(openai.BadRequestError, match="has no turn"):
+            client.chat.completions.create(model="m", messages=[{"role": "user", "content": "?"}])
+        with pytest.raises(openai.NotFoundError):
+            client.embeddings.create(model="m", input="hi")
+    assert said.choices[0].message.content == "Hello."
+    assert [message_text(r["messages"][0]) for r in fake.requests] == ["hi", "?"]

@@ -26,9 +26,12 @@ OpenAI would refuse; it also answers 400 when the script has no turn left.
 
 from __future__ import annotations
 
+import contextlib
+import http.server
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import httpx
@@ -43,6 +46,7 @@ Turn: TypeAlias = Reply | Callable[[dict[str, Any]], Reply]
 __all__ = ["FakeOpenAI", "Reply", "ToolCalls", "Turn", "last_tool_output", "message_text"]
 
 TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+_MAX_BODY = 16 * 1024 * 1024  # a request body read by serve(): far past any real chat
 
 
 def message_text(message: Mapping[str, Any]) -> str:
@@ -62,7 +66,7 @@ def last_tool_output(request: Mapping[str, Any]) -> str:
 
 
 class FakeOpenAI:
-    """Scripted OpenAI chat completions behind an ``httpx.MockTransport``.
+    """Scripted OpenAI chat completions: an ``httpx.MockTransport``, or a server (:meth:`serve`).
 
     Args:
         turns: What the model says, one turn per request (see the module docstring).
@@ -96,6 +100,49 @@ class FakeOpenAI:
             async_http_client=httpx.AsyncClient(transport=self.transport),
             **kwargs,
         )
+
+    @contextlib.contextmanager
+    def serve(self) -> Iterator[str]:
+        """This fake as an HTTP server on 127.0.0.1 while the block runs; yields its base URL.
+
+        For clients that take a base URL rather than an HTTP client: any OpenAI-compatible
+        SDK or LLM class (``OpenAI(api_base=url)``, ``OpenAILike``, a subprocess given
+        ``OPENAI_BASE_URL``) speaks to it over a real socket. Requests are answered one at
+        a time, in order, by the same script as :meth:`handle`.
+        """
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                size = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(min(size, _MAX_BODY))
+                with lock:
+                    answer = fake.handle(
+                        httpx.Request("POST", f"http://127.0.0.1{self.path}", content=body)
+                    )
+                content = answer.read()
+                self.send_response(answer.status_code)
+                self.send_header("Content-Type", answer.headers.get("content-type", "text/plain"))
+                self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                return  # quiet: a test reads fake.requests instead
+
+        lock = threading.Lock()
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        server.daemon_threads = True
+        thread = threading.Thread(target=server.serve_forever, name="fake-openai", daemon=True)
+        thread.start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+        finally:
+            server.shutdown()
+            server.server_close()
+            thread.join(timeout=5)
 
     def tools(self, index: int = 0) -> list[dict[str, Any]]:
         """The ``tools`` of request ``index`` (an empty list when it sent none)."""
