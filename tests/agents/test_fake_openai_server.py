@@ -7,14 +7,13 @@ Through its httpx transport, and served on 127.0.0.1 to clients nobody here wrot
 from __future__ import annotations
 
 import json
-from typing import ClassVar
 
 import httpx
 import pytest
+from notes_spec import NotesToolSpec
 
 from toolspecs.agents import OpenAIAgent
 from toolspecs.agents.testing import FakeOpenAI, last_tool_output, message_text
-from toolspecs.core import ToolSpec, tool
 
 URL = "https://api.openai.com/v1/chat/completions"
 
@@ -95,28 +94,12 @@ def test_message_helpers_read_both_content_forms():
     assert last_tool_output({"messages": []}) == ""
 
 
-class MathSpec(ToolSpec):
-    """One tool that needs no service."""
-
-    spec_functions: ClassVar = ["add"]
-
-    @tool(read_only=True, open_world=False)
-    def add(self, a: int, b: int) -> str:
-        """Add two integers.
-
-        Args:
-            a: The first.
-            b: The second.
-        """
-        return str(a + b)
-
-
 @pytest.mark.serving
 def test_served_on_127_0_0_1_it_drives_an_agent_over_a_real_socket():
     fake = FakeOpenAI(
         [
-            [("add", {"a": "40", "b": 2})],  # a string the tool reads as an int
-            lambda request: f"The sum is {last_tool_output(request)}.",
+            [("count_words", {"text": "tea at four"})],
+            lambda request: f"It has {last_tool_output(request)}",
         ]
     )
     with fake.serve() as base_url:
@@ -124,11 +107,11 @@ def test_served_on_127_0_0_1_it_drives_an_agent_over_a_real_socket():
         from llama_index.llms.openai import OpenAI
 
         llm = OpenAI(model="gpt-4.1-mini", api_base=base_url, api_key="sk-test", max_retries=0)
-        agent = OpenAIAgent.from_tools(MathSpec().to_tool_list(), llm=llm)
-        answer = agent.chat("What is 40 + 2?")
-    assert str(answer) == "The sum is 42."
-    assert fake.tool_names(0) == ["add"]
-    assert last_tool_output(fake.requests[1]) == "42"
+        agent = OpenAIAgent.from_tools(NotesToolSpec().to_tool_list(), llm=llm)
+        answer = agent.chat("How many words in 'tea at four'?")
+    assert str(answer) == "It has 3 words."
+    assert fake.tool_names(0) == ["find_notes", "count_words"]
+    assert last_tool_output(fake.requests[1]) == "3 words."
 
 
 @pytest.mark.serving

@@ -135,8 +135,7 @@ class Guard:
             return self.invoke(args, kwargs, outer, end)
         answer: queue.SimpleQueue[Any] = queue.SimpleQueue()
         abandoned = Abandoned()
-        copied = contextvars.copy_context()  # the caller's variables go too (a tracing span)
-        _WORKERS.run(answer.put, copied.run, self.invoke, args, kwargs, outer, end, abandoned)
+        _WORKERS.run(answer.put, self.invoke, args, kwargs, outer, end, abandoned)
         try:
             result = answer.get(timeout=_left(end))
         except queue.Empty:
@@ -186,8 +185,7 @@ class Guard:
                 loop.call_soon_threadsafe(settle, result)
 
         abandoned = Abandoned()
-        copied = contextvars.copy_context()
-        _WORKERS.run(answer, copied.run, self.invoke, args, kwargs, outer, end, abandoned)
+        _WORKERS.run(answer, self.invoke, args, kwargs, outer, end, abandoned)
         try:
             return await asyncio.wait_for(done, _left(end))
         except (TimeoutError, asyncio.TimeoutError):  # distinct classes before Python 3.11

@@ -7,6 +7,7 @@ waiting at the call's deadline. A call still queued then is cancelled and never 
 
 from __future__ import annotations
 
+import contextvars
 import os
 import queue
 import threading
@@ -63,9 +64,10 @@ class Workers(Executor):
         """Run ``fn(*args)`` in a worker, then ``answer`` its result or the exception raised.
 
         The guard's own hand-off: a ``Future`` (its condition and lock) cost more than
-        the rest of the hop. ``answer`` must not raise.
+        the rest of the hop. ``fn`` runs in a copy of the caller's context variables (a
+        host's tracing span, say), as ``asyncio.to_thread`` does. ``answer`` must not raise.
         """
-        self._put((answer, fn, args, {}))
+        self._put((answer, contextvars.copy_context().run, (fn, *args), {}))
 
     def _put(self, item: _Item) -> None:
         self._work.put(item)
