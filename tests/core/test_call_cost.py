@@ -9,6 +9,7 @@ holds only its own: the next call gets another worker and keeps its deadline. Ea
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import datetime as dt
 import os
 import threading
@@ -190,3 +191,33 @@ def test_only_a_tool_with_dates_or_times_sets_up_a_timezone_for_its_call():
     assert tools["on"].call(day="2026-11-21").content == "2026-11-21"
     tools["on"].call(day="tomorrow")
     assert spec.lookups >= 1  # a relative day is still read in the spec's zone
+
+
+SPAN: contextvars.ContextVar[str] = contextvars.ContextVar("span", default="none")
+
+
+class SpanSpec(ToolSpec):
+    """A tool that reads the caller's context variable (a host's tracing span)."""
+
+    spec_functions: ClassVar[list[str]] = ["span"]
+
+    @tool(read_only=True)
+    def span(self) -> str:
+        """The span the call runs in, and on which thread."""
+        return f"{SPAN.get()} on {threading.current_thread().name}"
+
+
+def test_a_call_in_a_worker_sees_the_callers_context_variables():
+    found = tools(SpanSpec())["span"]
+    token = SPAN.set("sync-request")
+    try:
+        assert found.call().content == "sync-request on toolspecs-call"
+    finally:
+        SPAN.reset(token)
+
+    async def served() -> str:
+        SPAN.set("async-request")  # this task's own context
+        return (await found.acall()).content
+
+    assert asyncio.run(served()) == "async-request on toolspecs-call"
+    assert SPAN.get() == "none"  # a worker's context is a copy: nothing leaks back
