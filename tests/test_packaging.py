@@ -216,7 +216,7 @@ def test_the_readme_pip_commands_are_the_ones_ci_runs():
     ]
     assert commands == [
         "pip install --find-links dist toolspecs-gmail",
-        "pip install ./base ./core ./server ./loaders/* ./specs/* .",
+        "pip install ./base ./core ./server ./loaders/* ./specs/* ./evals .",
     ]
     ci = (ROOT / ".ci" / "wheels").read_text(encoding="utf-8")
     ci = ci.replace('"$work/dist"', "dist").replace(" --quiet", "")

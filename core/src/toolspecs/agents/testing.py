@@ -120,7 +120,12 @@ class FakeOpenAI:
                 body = self.rfile.read(min(size, _MAX_BODY))
                 with lock:
                     answer = fake.handle(
-                        httpx.Request("POST", f"http://127.0.0.1{self.path}", content=body)
+                        httpx.Request(
+                            "POST",
+                            f"http://127.0.0.1{self.path}",
+                            content=body,
+                            headers=dict(self.headers.items()),
+                        )
                     )
                 content = answer.read()
                 self.send_response(answer.status_code)
@@ -163,12 +168,11 @@ class FakeOpenAI:
         problem = _invalid(body)
         if problem:
             return _error(400, problem)
-        if number > len(self.turns):
+        if not self.turns_left(body, number, request.headers):
             return _error(
                 400, f"FakeOpenAI: request {number} has no turn; the script has {len(self.turns)}."
             )
-        turn = self.turns[number - 1]
-        reply = turn(body) if callable(turn) else turn
+        reply = self.reply_to(body, number, request.headers)
         text, calls = (reply, []) if isinstance(reply, str) else (None, _calls(reply, number))
         model = str(body.get("model", "gpt-4.1-mini"))
         if body.get("stream"):
@@ -186,10 +190,28 @@ class FakeOpenAI:
                     "logprobs": None,
                 }
             ],
-            # The real API always reports usage; some clients (smolagents) read it. Not counted.
-            "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            # The real API always reports usage; some clients (smolagents) read it.
+            "usage": self.usage(body, reply),
         }
         return httpx.Response(200, json=completion)
+
+    def turns_left(self, body: dict[str, Any], number: int, headers: httpx.Headers) -> bool:
+        """Whether the script has a turn for request ``number`` (counted from 1)."""
+        return number <= len(self.turns)
+
+    def reply_to(self, body: dict[str, Any], number: int, headers: httpx.Headers) -> Reply:
+        """The model's reply to request ``number``: the script's turn of that number.
+
+        A subclass may choose otherwise, e.g. by the conversation in ``body`` or a header
+        its client sends, so that concurrent conversations each follow a script of their
+        own.
+        """
+        turn = self.turns[number - 1]
+        return turn(body) if callable(turn) else turn
+
+    def usage(self, body: dict[str, Any], reply: Reply) -> dict[str, int]:
+        """The ``usage`` reported with a non-streamed reply: none counted here (zeros)."""
+        return {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 
 
 def _calls(reply: ToolCalls, number: int) -> list[dict[str, Any]]:

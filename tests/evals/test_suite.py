@@ -1,0 +1,54 @@
+"""The task suite, proved with the scripted model: right runs pass, each mistake is caught.
+
+Each group's tasks run through the real harness (``run_suite``: a world per run,
+llama-index's ``FunctionAgent`` over ``OpenAILike``, the scripted model on 127.0.0.1),
+once with every task's solution, which must pass every check, and once with each of its
+mistakes, which must fail one. The suite reads "now" (the calendar is booked from today;
+"tomorrow" is a day of it), so it runs under every clock of tests/conftest.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+
+import pytest
+
+from toolspecs.evals import suite
+from toolspecs.evals.run import Endpoint, RunResult, run_suite
+from toolspecs.evals.scripted import ScriptedModel
+from toolspecs.evals.task import Script, Task
+
+pytestmark = pytest.mark.dates
+
+
+def play(tasks: list[Task], choose: Callable[[Task], Script]) -> list[RunResult]:
+    model = ScriptedModel(choose)
+    with model.serve() as url:
+        return asyncio.run(
+            run_suite(tasks, ["ours"], Endpoint(url, "scripted"), scripted=model, concurrency=4)
+        )
+
+
+@pytest.mark.parametrize("group", [g for g, tasks in suite.GROUPS.items() if tasks])
+def test_a_model_that_does_each_task_right_passes_every_check(group: str) -> None:
+    tasks = suite.GROUPS[group]
+    results = play(tasks, lambda task: task.solution)
+    wrong = {
+        r.task: (r.outcome, r.failed, r.error, r.answer[:300]) for r in results if not r.passed
+    }
+    assert not wrong
+    assert len(results) == len(tasks)
+
+
+@pytest.mark.parametrize("group", [g for g, tasks in suite.GROUPS.items() if tasks])
+def test_each_classic_mistake_fails_the_task_meant_to_catch_it(group: str) -> None:
+    tasks = [task for task in suite.GROUPS[group] if task.mistakes]
+    for name in sorted({name for task in tasks for name in task.mistakes}):
+        having = [task for task in tasks if name in task.mistakes]
+        results = play(having, lambda task, name=name: task.mistakes[name])  # type: ignore[misc]
+        passed = [r.task for r in results if r.outcome == "passed"]
+        assert not passed, f"the mistake {name!r} passed {passed}"
+        # Caught by a check (the end state or the answer), not by the run breaking down.
+        broken = {r.task: (r.outcome, r.error) for r in results if r.outcome != "failed"}
+        assert not broken, f"the mistake {name!r} did not run to its end: {broken}"
