@@ -10,7 +10,9 @@ that the harness, its report and its chart can be seen without a key.
 A script is a list of turns, one per model reply: the final answer (text), tool calls
 (``[(name, arguments), ...]``), or a function of the :class:`Conversation` so far
 returning either, for a reply that depends on the world (a date) or on what a tool
-answered (an id). A conversation is matched to its run by the ``X-Toolspecs-Run`` header
+answered (an id). A script names a tool as its spec does (``create_draft``); where the
+task offers it prefixed (``gmail_create_draft``, when two specs share a name), the
+offered name is sent. A conversation is matched to its run by the ``X-Toolspecs-Run`` header
 its client sends; the turn is the number of replies the conversation already holds. A
 conversation past its script's end is answered "I could not finish." (and fails).
 
@@ -81,12 +83,16 @@ class ScriptedModel(FakeOpenAI):
         if turn >= len(script):
             return GIVE_UP
         step = script[turn]
-        if not callable(step):
-            return step
+        talk = Conversation(world, body)
         try:
-            return step(Conversation(world, body))
+            reply = step(talk) if callable(step) else step
         except LookupError:
             return GIVE_UP  # what it needed was not in the tools' answers
+        if isinstance(reply, str):
+            return reply
+        # A script names tools as their specs do; a task of several specs offers them
+        # prefixed when two share a name (gmail_load_data): the offered name is sent.
+        return [(talk.tool(name), arguments) for name, arguments in reply]
 
     def usage(self, body: dict[str, Any], reply: Reply) -> dict[str, int]:
         """An estimate: a token per four characters (see the module)."""
