@@ -39,6 +39,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args, extra = parser.parse_known_args(argv)
+    missing = getattr(args, "missing", None)
+    if missing is not None:  # a published command whose package is not installed
+        print(f"toolspecs: {missing}", file=sys.stderr)
+        return 2
+    run = getattr(args, "run", None)
+    if run is not None:  # a command another package adds (toolspecs.commands)
+        if extra:
+            args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
+        return int(run(args))
     if args.command == "call":
         # argparse fills a nargs="*" positional once: pairs after an option (call --sandbox
         # SPEC.FUNCTION --allow-send key=value) come back unrecognized. They are pairs.

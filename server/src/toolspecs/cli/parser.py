@@ -247,9 +247,29 @@ def build_parser() -> argparse.ArgumentParser:
     authorize.add_argument("name", metavar="NAME", help="e.g. gmail, gmail@work, google_calendar")
     _add_spec_options(authorize, several=False)
     _add_serve(sub)
+    _add_plugged(sub)
     for command in sub.choices.values():
         command.set_defaults(command_parser=command)
     return parser
+
+
+# Commands other packages add (entry points ``toolspecs.commands``): each names an object
+# with ``add(sub)``, which adds its subparser and sets ``run`` (the command, given the parsed
+# arguments, returning the exit code) as its default. Importing it imports the standard
+# library only, so that --help answers at once. Those this repository publishes, with what
+# installs them, so that a missing one is said in one line:
+PLUGGED = {"eval": "toolspecs eval needs the toolspecs-evals package: pip install toolspecs-evals"}
+
+
+def _add_plugged(sub: Any) -> None:
+    from importlib.metadata import entry_points
+
+    for found in sorted(entry_points(group="toolspecs.commands"), key=lambda ep: ep.name):
+        found.load().add(sub)
+    for name, missing in PLUGGED.items():
+        if name not in sub.choices:
+            stub = sub.add_parser(name, help=f"({missing})", add_help=False)
+            stub.set_defaults(missing=missing)
 
 
 def _add_serve(sub: Any) -> None:

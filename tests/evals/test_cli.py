@@ -1,0 +1,195 @@
+"""``toolspecs eval`` as a person runs it: one line for what stops it, results kept.
+
+The endpoint is a fake on 127.0.0.1 speaking chat completions (FakeOpenAI); the harness
+goes through the ``openai`` SDK (the preflight) and llama-index's OpenAILike, over sockets.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from toolspecs.agents.testing import FakeOpenAI
+from toolspecs.cli import main
+from toolspecs.evals import cli as eval_cli
+from toolspecs.evals import run as eval_run
+
+
+def one_line(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    return err[0]
+
+
+def test_help_says_it_uses_sandboxes_only_and_what_it_costs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exit_:
+        main(["eval", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "sandboxes only" in out
+    assert "tokens" in out
+    assert "--tools" in out and "llamahub" in out
+
+
+def test_list_names_each_task_with_its_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--list", "--tasks", "wolfram_alpha"]) == 0
+    out = capsys.readouterr().out
+    assert "wolfram_alpha.arithmetic" in out
+    assert "lookup" in out
+
+
+def test_a_pattern_matching_no_task_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["eval", "--list", "--tasks", "nosuch.*"]) == 2
+    assert "no task matches 'nosuch.*'" in one_line(capsys)
+
+
+def test_a_missing_key_is_one_line_and_nothing_is_written(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "out"
+    assert main(["eval", "--model", "gpt-4.1-mini", "--out", str(out)]) == 2
+    line = one_line(capsys)
+    assert "set OPENAI_API_KEY" in line and "--api-key-env" in line
+    assert not out.exists()
+
+
+def test_an_endpoint_that_does_not_answer_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    with socket.socket() as closed:  # a port nobody listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    url = f"http://127.0.0.1:{port}/v1"
+    assert main(["eval", "--model", "m", "--base-url", url, "--out", str(tmp_path)]) == 2
+    assert f"no answer from {url}" in one_line(capsys)
+
+
+def test_a_model_that_does_not_call_tools_is_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    fake = FakeOpenAI(["Pong! (I have no tools.)"])
+    with fake.serve() as url:
+        assert main(["eval", "--model", "m", "--base-url", url, "--out", str(tmp_path)]) == 2
+    assert "did not call a tool when asked to" in one_line(capsys)
+
+
+class Refusing(FakeOpenAI):
+    """An endpoint that refuses every key."""
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        error = {"message": "Incorrect API key provided", "type": "invalid_request_error"}
+        return httpx.Response(401, json={"error": error})
+
+
+def test_a_refused_key_is_one_line_that_does_not_show_the_key(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("MY_KEY", "sk-secret-value")
+    with Refusing().serve() as url:
+        code = main(
+            [
+                "eval",
+                "--model",
+                "m",
+                "--base-url",
+                url,
+                "--api-key-env",
+                "MY_KEY",
+                "--out",
+                str(tmp_path),
+            ]
+        )
+    assert code == 2
+    line = one_line(capsys)
+    assert "refused the key" in line
+    assert "sk-secret-value" not in line
+
+
+@pytest.mark.dates  # its world is booked from "now"
+def test_a_run_with_a_real_endpoint_writes_results_summary_and_chart(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The preflight's tool call, then a model that answers without its tools: the task runs
+    # to its end and fails its check; nothing about the run stops the report.
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    fake = FakeOpenAI(
+        [[("ping", {})], "I think it is about 1.35 billion.", "I think it is about 1.35 billion."]
+    )
+    with fake.serve() as url:
+        code = main(
+            [
+                "eval",
+                "--model",
+                "m",
+                "--base-url",
+                url,
+                "--tasks",
+                "wolfram_alpha.arithmetic",
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+    assert code == 0
+    (line,) = (tmp_path / "results.jsonl").read_text().splitlines()
+    result = json.loads(line)
+    assert result["task"] == "wolfram_alpha.arithmetic"
+    assert result["outcome"] == "failed"
+    assert result["failed"] == ["the answer gives 1350222895.85"]
+    assert result["model"] == "m" and result["tools"] == "ours"
+    out = capsys.readouterr().out
+    assert "ours / m" in out and "0%" in out
+    page = (tmp_path / "chart.html").read_text()
+    assert page.startswith("<!doctype html>") and "<svg" in page and "<script" not in page
+    # The agent's requests carried the tools and the key, as a real endpoint needs.
+    assert fake.tool_names(1) == ["wolfram_alpha_query", "wolfram_alpha_pods"]
+
+
+def test_ctrl_c_keeps_the_results_of_the_runs_that_finished(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    async def cut_short(*args: Any, done: Any, **kwargs: Any) -> None:
+        done(
+            eval_run.RunResult(
+                "wolfram_alpha.arithmetic",
+                "wolfram_alpha",
+                ("lookup",),
+                "ours",
+                "scripted",
+                1,
+                "passed",
+                calls=1,
+            )
+        )
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(eval_run, "run_suite", cut_short)
+    code = main(
+        ["eval", "--model", "scripted", "--runs", "3", "--out", str(tmp_path), "--no-progress"]
+    )
+    assert code == 130
+    err = capsys.readouterr().err
+    assert "stopped (Ctrl-C) after 1 of 3 runs" in err
+    assert len((tmp_path / "results.jsonl").read_text().splitlines()) == 1
+    assert "100%" in (tmp_path / "summary.txt").read_text()
+
+
+def test_without_the_evals_package_the_command_says_what_to_install(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.metadata
+
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [])
+    assert main(["eval", "--model", "x"]) == 2
+    assert "pip install toolspecs-evals" in one_line(capsys)
+    assert eval_cli.command is not None
