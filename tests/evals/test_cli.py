@@ -193,3 +193,59 @@ def test_without_the_evals_package_the_command_says_what_to_install(
     assert main(["eval", "--model", "x"]) == 2
     assert "pip install toolspecs-evals" in one_line(capsys)
     assert eval_cli.command is not None
+
+
+def llamahub_python() -> Path:
+    from installed import missing
+
+    from toolspecs.evals import llamahub
+
+    python = llamahub.default_python()
+    if not python.exists():
+        missing(f"the LlamaHub environment ({python}): `toolspecs eval --setup-llamahub` makes it")
+    return python
+
+
+@pytest.mark.dates  # the worlds are booked from "now"
+def test_tools_llamahub_runs_side_by_side_with_ours_on_the_same_worlds(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    python = llamahub_python()
+    code = main(
+        [
+            "eval",
+            "--model",
+            "scripted",
+            "--tools",
+            "ours",
+            "llamahub",
+            "--llamahub-python",
+            str(python),
+            "--tasks",
+            "wolfram_alpha.arithmetic",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
+    )
+    assert code == 0
+    results = [json.loads(line) for line in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["tools"] for r in results) == ["llamahub", "ours"]
+    # LlamaHub's wolfram_alpha_query reached the world's fake and answered the same sum.
+    assert all(r["outcome"] == "passed" and r["calls"] == 1 for r in results), results
+    llamahub, ours = sorted(results, key=lambda r: r["tools"])
+    assert llamahub["prompt_tokens"] > 0 and ours["prompt_tokens"] > 0
+    out = capsys.readouterr().out
+    assert "llamahub / scripted" in out and "ours / scripted" in out
+    assert "llamahub / scripted" in (tmp_path / "chart.html").read_text()
+
+
+def test_tools_llamahub_without_its_environment_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    nowhere = tmp_path / "no-env" / "bin" / "python"
+    args = ["eval", "--model", "scripted", "--tools", "llamahub", "--llamahub-python", str(nowhere)]
+    assert main([*args, "--out", str(tmp_path / "out")]) == 2
+    line = one_line(capsys)
+    assert "toolspecs eval --setup-llamahub" in line
+    assert not (tmp_path / "out").exists()

@@ -116,6 +116,11 @@ class _Command:
             metavar="RESULTS",
             help="only summarize results files of earlier runs (and chart them together)",
         )
+        parser.add_argument(
+            "--setup-llamahub",
+            action="store_true",
+            help="make the LlamaHub environment (downloads LlamaHub's packages from PyPI) and stop",
+        )
         parser.add_argument("--list", action="store_true", help="list the tasks and stop")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.set_defaults(run=run)
@@ -151,6 +156,15 @@ def run(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from toolspecs.evals import report, suite
 
+    if args.setup_llamahub:
+        from toolspecs.evals import llamahub
+
+        try:
+            python = llamahub.setup(Path(args.llamahub_python) if args.llamahub_python else None)
+        except llamahub.Missing as exc:
+            raise Stop(str(exc)) from None
+        print(f"LlamaHub's packages are in {python.parent.parent}: --tools llamahub uses them")
+        return 0
     if args.report:
         missing = [str(path) for path in args.report if not path.is_file()]
         if missing:

@@ -36,7 +36,16 @@ if TYPE_CHECKING:
 
     from toolspecs.evals.scripted import ScriptedModel
 
-__all__ = ["TOOL_SETS", "Endpoint", "Limits", "RunResult", "Usage", "run_suite"]
+__all__ = [
+    "TOOL_SETS",
+    "Endpoint",
+    "Limits",
+    "RunResult",
+    "RunStopped",
+    "Runner",
+    "Usage",
+    "run_suite",
+]
 
 TOOL_SETS = ("ours", "llamahub")
 """``ours``: every tool of our specs; ``llamahub``: LlamaHub's specs, as published."""
@@ -112,6 +121,19 @@ class Usage:
 
 class BudgetSpent(Exception):
     """A run's token budget is used up: its next request is not made."""
+
+
+class RunStopped(Exception):
+    """A run that stopped before its end (said by a runner of another process).
+
+    Args:
+        outcome: Why: ``deadline``, ``token budget``, ``steps``, ``model error``, ``error``.
+        text: One line of what happened.
+    """
+
+    def __init__(self, outcome: str, text: str) -> None:
+        super().__init__(text)
+        self.outcome = outcome
 
 
 @dataclasses.dataclass
@@ -291,6 +313,8 @@ async def run_one(
 
 def _stopped(exc: BaseException, result: RunResult) -> tuple[str, str]:
     """The outcome and one line for a run that an exception stopped."""
+    if isinstance(exc, RunStopped):
+        return exc.outcome, str(exc)
     seen: list[BaseException] = []
     cause: BaseException | None = exc
     while cause is not None and cause not in seen:
