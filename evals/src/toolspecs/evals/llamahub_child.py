@@ -134,9 +134,16 @@ async def run(job: dict[str, Any], report: dict[str, Any]) -> None:
         async for event in handler.stream_events():
             if isinstance(event, ToolCallResult):
                 report["calls"] += 1
-                if event.tool_output.is_error:
+                if event.tool_output.is_error:  # kinds named as the harness names ours
+                    exception = getattr(event.tool_output, "exception", None)
                     content = str(event.tool_output.content)
-                    kind = "unknown tool" if "not found" in content else "tool error"
+                    kind = (
+                        type(exception).__name__
+                        if exception is not None
+                        else "unknown tool"
+                        if content.startswith("Tool ") and "not found" in content
+                        else "tool error"
+                    )
                     report["tool_errors"][kind] = report["tool_errors"].get(kind, 0) + 1
         report["answer"] = str(await handler)
     finally:
