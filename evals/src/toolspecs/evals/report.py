@@ -17,7 +17,7 @@ import html
 import json
 import math
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 
 from toolspecs.evals.run import RunResult
@@ -128,18 +128,29 @@ def summary(results: Sequence[RunResult]) -> str:
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
-def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
-    """A self-contained HTML page: success per group, a bar per tool set and model."""
+def _svg(
+    results: Sequence[RunResult],
+    value: Callable[[_Tally], tuple[float, float, float]],
+    top_value: float,
+    unit: Callable[[float], str],
+    what: str,
+) -> str:
+    """Bars per group, one per tool set and model: ``value`` gives (bar, low, high)."""
     sides = list(dict.fromkeys(_side(r) for r in results))
     groups = ["all", *_groups(results)]
-    bar, gap, height, top, left = 22, 18, 260, 40, 48
-    width = left + len(groups) * (len(sides) * bar + gap) + 20
-    parts: list[str] = []
-    for tick in range(0, 101, 25):  # the axis: 0-100%
-        y = top + height - tick / 100 * height
+    bar, gap, height, top, left = 22, 18, 200, 24, 64
+    width = max(380, left + len(groups) * (len(sides) * bar + gap) + 20)
+    scale = height / (top_value or 1)
+    parts: list[str] = [
+        f'<text x="{left}" y="14" font-size="13" font-weight="bold">{html.escape(what)}</text>'
+    ]
+    for step in range(5):  # the axis
+        tick = top_value * step / 4
+        y = top + height - tick * scale
         parts.append(
             f'<line x1="{left}" x2="{width - 10}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>'
-            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">{tick}%</text>'
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end" font-size="11">'
+            f"{html.escape(unit(tick))}</text>"
         )
     for g, group in enumerate(groups):
         x0 = left + gap / 2 + g * (len(sides) * bar + gap)
@@ -147,42 +158,80 @@ def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
             mine = [r for r in results if _side(r) == side and (group == "all" or r.group == group)]
             if not mine:
                 continue
-            tally = _Tally(mine)
-            x = x0 + s * bar
-            y = top + height - tally.share * height
-            low = top + height - tally.low * height
-            high = top + height - tally.high * height
-            colour = _COLOURS[s % len(_COLOURS)]
-            label = html.escape(
-                f"{side}, {group}: {tally.passed}/{tally.runs} passed "
-                f"({100 * tally.low:.0f}-{100 * tally.high:.0f}%)"
-            )
+            shown, low, high = value(_Tally(mine))
+            x, y = x0 + s * bar, top + height - shown * scale
+            label = html.escape(f"{side}, {group}: {unit(shown)} ({len(mine)} runs)")
             parts.append(
-                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 4}" '
-                f'height="{top + height - y:.1f}" fill="{colour}"><title>{label}</title></rect>'
-                f'<line x1="{x + (bar - 4) / 2:.1f}" x2="{x + (bar - 4) / 2:.1f}" '
-                f'y1="{low:.1f}" y2="{high:.1f}" stroke="#333"/>'
+                f'<rect x="{x:.1f}" y="{y:.1f}" width="{bar - 4}" height="{top + height - y:.1f}" '
+                f'fill="{_COLOURS[s % len(_COLOURS)]}"><title>{label}</title></rect>'
             )
+            if (low, high) != (shown, shown):  # an interval to draw
+                middle = x + (bar - 4) / 2
+                y1, y2 = top + height - low * scale, top + height - high * scale
+                parts.append(
+                    f'<line x1="{middle:.1f}" x2="{middle:.1f}" y1="{y1:.1f}" y2="{y2:.1f}" '
+                    'stroke="#333"/>'
+                )
         parts.append(
             f'<text x="{x0 + len(sides) * bar / 2:.1f}" y="{top + height + 16}" '
             f'text-anchor="middle" font-size="12">{html.escape(group)}</text>'
         )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 30}" '
+        f'role="img" aria-label="{html.escape(what)}">{"".join(parts)}</svg>'
+    )
+
+
+def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
+    """A self-contained HTML page: per group, a bar per tool set and model.
+
+    Three charts: the share of runs that passed (with its 95% interval), the mean tool
+    calls and the mean tokens per run; then the summary table.
+    """
+    sides = list(dict.fromkeys(_side(r) for r in results))
+    tallies = [
+        _Tally([r for r in results if _side(r) == side and r.group == group])
+        for side in sides
+        for group in _groups(results)
+    ]
+    most_calls = max([t.calls for t in tallies if t.runs] or [1.0])
+    most_tokens = max([t.tokens for t in tallies if t.runs] or [1.0])
+    charts = [
+        _svg(
+            results,
+            lambda t: (t.share, t.low, t.high),
+            1.0,
+            lambda v: f"{100 * v:.0f}%",
+            "Tasks passed (95% interval)",
+        ),
+        _svg(
+            results,
+            lambda t: (t.calls, t.calls, t.calls),
+            most_calls,
+            lambda v: f"{v:.1f}",
+            "Tool calls per run",
+        ),
+        _svg(
+            results,
+            lambda t: (t.tokens, t.tokens, t.tokens),
+            most_tokens,
+            lambda v: f"{v:,.0f}",
+            "Tokens per run",
+        ),
+    ]
     legend = "".join(
         f'<span style="margin-right:1.5em"><span style="display:inline-block;width:12px;'
         f'height:12px;background:{_COLOURS[s % len(_COLOURS)]}"></span> {html.escape(side)}</span>'
         for s, side in enumerate(sides)
     )
     table = html.escape(summary(results))
-    svg = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 30}" '
-        f'role="img" aria-label="tasks passed per group">{"".join(parts)}</svg>'
-    )
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title></head>"
         '<body style="font-family:sans-serif;margin:2em">'
         f'<h1 style="font-size:1.3em">{html.escape(title)}</h1>'
-        "<p>Tasks passed, per group, with 95% confidence intervals (Wilson). Sandboxes only: "
-        "no real account was used. Results depend on the model.</p>"
-        f"<p>{legend}</p>{svg}<pre>{table}</pre></body></html>\n"
+        "<p>Per group of tasks, a bar per tool set and model. Sandboxes only: no real "
+        "account was used. Results depend on the model.</p>"
+        f"<p>{legend}</p>{''.join(f'<p>{svg}</p>' for svg in charts)}<pre>{table}</pre>"
+        "</body></html>\n"
     )
