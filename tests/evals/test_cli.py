@@ -115,7 +115,6 @@ def test_a_refused_key_is_one_line_that_does_not_show_the_key(
     assert "sk-secret-value" not in line
 
 
-@pytest.mark.dates  # its world is booked from "now"
 def test_a_run_with_a_real_endpoint_writes_results_summary_and_chart(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -206,7 +205,6 @@ def llamahub_python() -> Path:
     return python
 
 
-@pytest.mark.dates  # the worlds are booked from "now"
 def test_tools_llamahub_runs_side_by_side_with_ours_on_the_same_worlds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -283,7 +283,7 @@ async def run_one(
     )
     run = uuid.uuid4().hex
     started = time.monotonic()
-    world = await asyncio.to_thread(World)
+    world = await asyncio.to_thread(World, task.specs)
     try:
         if task.seed is not None:
             task.seed(world)

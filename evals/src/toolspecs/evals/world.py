@@ -19,6 +19,7 @@ what it did, as ours is.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import itertools
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -48,22 +49,37 @@ __all__ = ["World"]
 class World:
     """The sandboxes of one run, started; :meth:`close` stops what is its own.
 
-    Attributes:
-        google: The fake Google (Calendar and Gmail) of this run alone.
-        now: The user's "now", in the calendar's zone.
+    Args:
+        specs: The specs the run uses: the fake Google starts at once when they include
+            Calendar or Gmail, else only if asked for.
     """
 
-    def __init__(self) -> None:
-        zone = ZoneInfo(calendar_sandbox.CALENDAR_ZONE)
-        self.now = clock.now(zone)
-        calendar = calendar_sandbox.sample_calendar(self.now.date())
-        # Google's default: e-mail nobody unless sendUpdates says so (see the module).
-        calendar.require_send_updates = False
-        gmail = sample_mailbox(long_messages=2)
-        self.google: FakeGoogleServer = google_sandbox.serve(calendar=calendar, gmail=gmail)
+    def __init__(self, specs: Sequence[str] = ("google_calendar", "gmail")) -> None:
+        self._google: FakeGoogleServer | None = None
         self._arxiv = arxiv_sandbox.shared_server()
         self._wolfram = wolfram_sandbox.shared_server()
         self._specs: dict[str, ToolSpec] = {}
+        if {"google_calendar", "gmail"} & set(specs):
+            self.google  # noqa: B018  (started now, in the thread that makes the world)
+
+    @functools.cached_property
+    def now(self) -> dt.datetime:
+        """The user's "now", in the calendar's zone (read once, when first needed)."""
+        return clock.now(ZoneInfo(calendar_sandbox.CALENDAR_ZONE))
+
+    @property
+    def google(self) -> FakeGoogleServer:
+        """The fake Google (Calendar and Gmail) of this run alone, started when first needed.
+
+        A world of tasks that use neither never starts one, nor reads "now".
+        """
+        if self._google is None:
+            calendar = calendar_sandbox.sample_calendar(self.now.date())
+            # Google's default: e-mail nobody unless sendUpdates says so (see the module).
+            calendar.require_send_updates = False
+            gmail = sample_mailbox(long_messages=2)
+            self._google = google_sandbox.serve(calendar=calendar, gmail=gmail)
+        return self._google
 
     @property
     def zone(self) -> ZoneInfo:
@@ -129,24 +145,26 @@ class World:
 
         Returns:
             The fake Google's URL and an access token of each of its users (Gmail's owner,
-            the Calendar's user), and the arXiv and Wolfram|Alpha fakes' URLs and AppID.
+            the Calendar's user) when it is started, and the arXiv and Wolfram|Alpha fakes'
+            URLs and AppID.
         """
-        gmail = gmail_sandbox.connect(self.google)["creds"]
-        calendar = calendar_sandbox.connect(self.google)["creds"]
+        found: dict[str, Any] = {}
+        if self._google is not None:
+            found["google"] = self._google.url
+            found["gmail_token"] = gmail_sandbox.connect(self._google)["creds"].token
+            found["calendar_token"] = calendar_sandbox.connect(self._google)["creds"].token
         return {
-            "google": self.google.url,
-            "gmail_token": gmail.token,
-            "calendar_token": calendar.token,
+            **found,
             "arxiv": self._arxiv.url,
             "wolfram": self._wolfram.url,
             "wolfram_app_id": wolfram_sandbox.APP_ID,
-            "zone": str(self.zone),
         }
 
     def close(self) -> None:
         """Stop this world's own fake Google (the shared fakes live with the process)."""
         self._specs.clear()
-        self.google.stop()
+        if self._google is not None:
+            self._google.stop()
 
     def __enter__(self) -> World:
         return self
