@@ -205,6 +205,7 @@ def llamahub_python() -> Path:
     return python
 
 
+@pytest.mark.serving  # starts the LlamaHub environment's Python: once, on one Python
 def test_tools_llamahub_runs_side_by_side_with_ours_on_the_same_worlds(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
