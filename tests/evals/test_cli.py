@@ -248,3 +248,22 @@ def test_tools_llamahub_without_its_environment_is_one_line(
     line = one_line(capsys)
     assert "toolspecs eval --setup-llamahub" in line
     assert not (tmp_path / "out").exists()
+
+
+def test_a_check_that_raises_fails_its_run_and_says_so() -> None:
+    from toolspecs.evals.task import Check, Ending, Task
+
+    def broken(ending: Ending) -> bool:
+        return ending.answer.split()[5] == "x"  # an answer shorter than the check foresaw
+
+    task = Task(
+        id="wolfram_alpha.probe",
+        specs=("wolfram_alpha",),
+        request="?",
+        checks=(Check("the sixth word is x", broken), Check("it answers", lambda e: True)),
+        reason="a probe",
+        techniques=("lookup",),
+        solution=["short"],
+    )
+    failed = task.judge(Ending(world=None, answer="short"))  # type: ignore[arg-type]
+    assert failed == ["the sixth word is x (the check raised IndexError: list index out of range)"]

@@ -172,8 +172,21 @@ class Task:
         return self.request if isinstance(self.request, str) else self.request(world)
 
     def judge(self, ending: Ending) -> list[str]:
-        """What the ending does not show (empty: the run passed)."""
-        return [check.says for check in self.checks if not check.holds(ending)]
+        """What the ending does not show (empty: the run passed).
+
+        A check that raises does not hold, and says why: one task's broken check (or an
+        ending no check foresaw) fails that run, not the suite.
+        """
+        failed = []
+        for check in self.checks:
+            try:
+                held = check.holds(ending)
+            except Exception as exc:
+                failed.append(f"{check.says} (the check raised {type(exc).__name__}: {exc})")
+                continue
+            if not held:
+                failed.append(check.says)
+        return failed
 
 
 def _plain(text: str) -> str:
