@@ -122,6 +122,10 @@ NOW = dt.datetime(2026, 11, 23, 8, 0, tzinfo=UTC)
         ("before 2020", "1991-08-01 00:00", "2019-12-31 23:59"),
         ("this month", "2026-11-01 00:00", "2026-11-23 07:59"),
         ("2024-03-05T10:30+02:00", "2024-03-05 08:30", "2024-03-05 08:30"),
+        # A month by its name is the month, not a day of it (today's day number was used).
+        ("May 2020", "2020-05-01 00:00", "2020-05-31 23:59"),
+        ("sept. 2020 to 2021 Feb", "2020-09-01 00:00", "2021-02-28 23:59"),
+        ("January 2020 - Jun 2020", "2020-01-01 00:00", "2020-06-30 23:59"),
     ],
 )
 @pytest.mark.dates
@@ -132,7 +136,11 @@ def test_dates_are_tolerant_and_read_in_gmt(given, first, last):
 
 @pytest.mark.parametrize(
     ("given", "needle"),
-    [("2025 to 2024", "end before they start"), ("12345", "is not a date")],
+    [
+        ("2025 to 2024", "end before they start"),
+        ("12345", "is not a date"),
+        ("2020-13", "has no month 13"),  # not day 13 of this month
+    ],
 )
 @pytest.mark.dates
 def test_unreadable_or_reversed_dates_are_guidance(spec, arxiv, given, needle):

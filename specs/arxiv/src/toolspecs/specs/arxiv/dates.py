@@ -1,10 +1,11 @@
 """Submission dates as an agent writes them, read as the periods they name, in GMT.
 
 arXiv's ``submittedDate:[FROM TO TO]`` takes minutes in GMT. What an agent sends names
-a period: ``"2024"`` a year, ``"2024-03"`` a month, ``"2024-03-05"`` (or ``"March 5,
-2024"``, ``"yesterday"``) a day, ``"last year"``/``"this month"`` the calendar period,
-and an ISO time with its hour a minute. A range runs from the start of its first
-period to the end of its second: ``"2023 to 2024-06"`` is January 2023 to June 2024.
+a period: ``"2024"`` a year, ``"2024-03"`` (or ``"March 2024"``) a month,
+``"2024-03-05"`` (or ``"March 5, 2024"``, ``"yesterday"``) a day, ``"last year"``/``"this
+month"`` the calendar period, and an ISO time with its hour a minute. A range runs from
+the start of its first period to the end of its second: ``"2023 to 2024-06"`` is January
+2023 to June 2024.
 """
 
 from __future__ import annotations
@@ -23,7 +24,30 @@ ARXIV_START = dt.datetime(1991, 8, 1, tzinfo=UTC)
 _YEAR = re.compile(r"(\d{4})")
 _MONTH = re.compile(r"(\d{4})[-/.](\d{1,2})")
 _CALENDAR = re.compile(r"(last|previous|past|this|current)\s+(year|month)")
+# "May 2020", "sept. 2020", "March, 2024", "2020 may": a month by its English name.
+_NAMES = [
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+]
+_NAMED = re.compile(r"([a-z]{3,9})\.?,?\s+(\d{4})|(\d{4}),?\s+([a-z]{3,9})\.?")
 _EXAMPLE = "Send '2024', '2024-03', '2024-03-05', 'last year' or 'this month'."
+
+
+def _month_named(match: re.Match[str]) -> int | None:
+    """The month (1-12) a ``_NAMED`` match names: its full name or a prefix of 3 or more."""
+    word = match.group(1) or match.group(4)
+    found = [n for n, name in enumerate(_NAMES, 1) if name.startswith(word)]
+    return found[0] if len(found) == 1 else None
 
 
 def _month_after(year: int, month: int) -> dt.datetime:
@@ -41,8 +65,13 @@ def period(text: str, now: dt.datetime | None = None) -> tuple[dt.datetime, dt.d
     if match := _YEAR.fullmatch(cleaned):
         year = int(match.group(1))
         return dt.datetime(year, 1, 1, tzinfo=UTC), dt.datetime(year + 1, 1, 1, tzinfo=UTC)
-    if (match := _MONTH.fullmatch(cleaned)) and 1 <= int(match.group(2)) <= 12:
+    if match := _MONTH.fullmatch(cleaned):
         year, month = int(match.group(1)), int(match.group(2))
+        if not 1 <= month <= 12:
+            raise FixArguments(f"The date {shown(text)} has no month {month}.", _EXAMPLE)
+        return dt.datetime(year, month, 1, tzinfo=UTC), _month_after(year, month)
+    if (match := _NAMED.fullmatch(cleaned)) and (month := _month_named(match)):
+        year = int(match.group(2) or match.group(3))
         return dt.datetime(year, month, 1, tzinfo=UTC), _month_after(year, month)
     if match := _CALENDAR.fullmatch(cleaned):
         back = 0 if match.group(1) in ("this", "current") else 1
