@@ -181,7 +181,11 @@ def _build(name: str, world: World) -> ToolSpec:
     if name == "google_calendar":
         from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
-        return GoogleCalendarToolSpec(**calendar_sandbox.connect(world.google))
+        # delete_event is one of the spec's tools, offered only with allow_destructive:
+        # every tool is offered, so a task can ask to delete (and be judged on the rest).
+        return GoogleCalendarToolSpec(
+            **calendar_sandbox.connect(world.google), allow_destructive=True
+        )
     if name == "arxiv":
         from toolspecs.specs.arxiv import ArxivToolSpec
 
