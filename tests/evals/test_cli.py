@@ -174,7 +174,18 @@ def test_ctrl_c_keeps_the_results_of_the_runs_that_finished(
 
     monkeypatch.setattr(eval_run, "run_suite", cut_short)
     code = main(
-        ["eval", "--model", "scripted", "--runs", "3", "--out", str(tmp_path), "--no-progress"]
+        [
+            "eval",
+            "--model",
+            "scripted",
+            "--tasks",
+            "wolfram_alpha.arithmetic",
+            "--runs",
+            "3",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+        ]
     )
     assert code == 130
     err = capsys.readouterr().err

@@ -3,9 +3,9 @@
 Each group's tasks run through the real harness (``run_suite``: a world per run,
 llama-index's ``FunctionAgent`` over ``OpenAILike``, the scripted model on 127.0.0.1),
 once with every task's solution, which must pass every check, and once with each of its
-mistakes, which must fail one. A group whose tasks use Calendar or Gmail reads "now" (the
-calendar is booked from today; "tomorrow" is a day of it), so it runs under every clock of
-tests/conftest.py; the others run once.
+mistakes, which must fail one. A group that reads "now" (the calendar is booked from
+today; "tomorrow" is a day of it) runs under every clock of tests/conftest.py; Wolfram's
+runs once.
 """
 
 from __future__ import annotations
@@ -20,9 +20,10 @@ from toolspecs.evals.run import Endpoint, RunResult, run_suite
 from toolspecs.evals.scripted import ScriptedModel
 from toolspecs.evals.task import Script, Task
 
-GOOGLE = {"google_calendar", "gmail"}
-DATED = [g for g, tasks in suite.GROUPS.items() if any(GOOGLE & set(t.specs) for t in tasks)]
-UNDATED = [g for g, tasks in suite.GROUPS.items() if tasks and g not in DATED]
+# Wolfram|Alpha's tasks read no date; every other group does: the calendar is booked from
+# today, and arXiv's submission dates ("this month") are read from now.
+UNDATED = ["wolfram_alpha"]
+DATED = [g for g, tasks in suite.GROUPS.items() if tasks and g not in UNDATED]
 
 
 def play(tasks: list[Task], choose: Callable[[Task], Script]) -> list[RunResult]:
