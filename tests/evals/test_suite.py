@@ -17,7 +17,7 @@ import pytest
 
 from toolspecs.evals import suite
 from toolspecs.evals.run import Endpoint, RunResult, run_suite
-from toolspecs.evals.scripted import ScriptedModel
+from toolspecs.evals.scripted import GIVE_UP, ScriptedModel
 from toolspecs.evals.task import Script, Task
 
 # Wolfram|Alpha's tasks read no date; every other group does: the calendar is booked from
@@ -54,6 +54,10 @@ def mistakes_fail(group: str) -> None:
         # Caught by a check (the end state or the answer), not by the run breaking down.
         broken = {r.task: (r.outcome, r.error) for r in results if r.outcome != "failed"}
         assert not broken, f"the mistake {name!r} did not run to its end: {broken}"
+        # ... and by the mistake itself: a script that stopped (what it looked for was not in
+        # the tools' answers, or it ran out of turns) says GIVE_UP, which any check fails.
+        stalled = [r.task for r in results if r.answer == GIVE_UP]
+        assert not stalled, f"the mistake {name!r} stalled instead of being made: {stalled}"
 
 
 @pytest.mark.dates
