@@ -70,9 +70,9 @@ def period(text: str, now: dt.datetime | None = None) -> tuple[dt.datetime, dt.d
         if not 1 <= month <= 12:
             raise FixArguments(f"The date {shown(text)} has no month {month}.", _EXAMPLE)
         return dt.datetime(year, month, 1, tzinfo=UTC), _month_after(year, month)
-    if (match := _NAMED.fullmatch(cleaned)) and (month := _month_named(match)):
+    if (match := _NAMED.fullmatch(cleaned)) and (named := _month_named(match)):
         year = int(match.group(2) or match.group(3))
-        return dt.datetime(year, month, 1, tzinfo=UTC), _month_after(year, month)
+        return dt.datetime(year, named, 1, tzinfo=UTC), _month_after(year, named)
     if match := _CALENDAR.fullmatch(cleaned):
         back = 0 if match.group(1) in ("this", "current") else 1
         if match.group(2) == "year":
