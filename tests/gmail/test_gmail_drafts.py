@@ -267,6 +267,20 @@ def test_mutations_return_the_id_and_the_next_step(tools):
     assert f"update_draft(draft_id='{draft_id}', ...)" in out.content
 
 
+def test_the_reply_says_which_field_each_recipient_is_in(tools):
+    # An agent that adds a Cc reads it back as a Cc; a Bcc is never said as a "to".
+    made = tools["create_draft"].call(to="ada@example.com", subject="S", message="m")
+    draft_id = made.raw_output["id"]
+    out = tools["update_draft"].call(
+        draft_id=draft_id, cc=["charles@example.com"], bcc=["alan@example.com"]
+    )
+    assert (
+        "to ada@example.com; cc charles@example.com; bcc alan@example.com; subject: S."
+        in out.content
+    )
+    assert out.structured["cc"] == [{"email": "charles@example.com"}]
+
+
 def test_list_drafts_shows_ids_and_first_lines(tools):
     first = tools["create_draft"].call(
         to="a@example.com", subject="One", message="Line 1\nLine 2\nLine 3"

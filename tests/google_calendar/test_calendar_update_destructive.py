@@ -188,3 +188,20 @@ def test_the_marks_say_destructive_exactly_when_it_may_destroy(google):
 )
 def test_what_a_new_recurrence_drops(old, new, drops):
     assert bool(dropped_by(old, new)) is drops
+
+
+@pytest.mark.parametrize("allow_destructive", [False, True])
+def test_a_guest_added_keeps_the_others_answers_and_names(google, allow_destructive):
+    # Google replaces the attendee list as sent: bare addresses would reset Grace's "yes".
+    out = update(
+        google,
+        allow_destructive,
+        event_id="e1",
+        attendees=["grace@example.com", "bob@example.com", "Ada <ada@example.com>"],
+    )
+    assert out.is_error is False, out.content
+    attendees = google.events["e1"]["attendees"]
+    assert attendees[0] == GRACE and attendees[1] == BOB
+    assert attendees[2]["email"] == "ada@example.com"
+    assert attendees[2]["displayName"] == "Ada"
+    assert "responseStatus" not in attendees[2] or attendees[2]["responseStatus"] == "needsAction"

@@ -471,6 +471,20 @@ def _demo_whole(ending: Ending) -> bool:
     )
 
 
+def _alan_accepts_the_demo(world: World) -> None:
+    demo = _one(world, _friday(world), DEMO)
+    assert demo is not None
+    for guest in demo["attendees"]:
+        if guest["email"] == "alan@example.com":
+            guest["responseStatus"] = "accepted"
+
+
+def _answers_kept(ending: Ending) -> bool:
+    demo = _one(ending.world, _friday(ending.world), DEMO)
+    answers = {g.get("email"): g.get("responseStatus") for g in (demo or {}).get("attendees", [])}
+    return answers.get("alan@example.com") == "accepted"
+
+
 def _guests_plus_edsger(talk: Conversation) -> list[str]:
     listed = talk.find(r"\] Sprint demo — [^\n]*?attendees: ([^\n]+)")
     return [*re.findall(r"[\w.+-]+@[\w.-]+", listed), EDSGER]
@@ -598,10 +612,13 @@ CHANGING = [
         checks=(
             Check("Edsger is a guest of that demo, beside everyone who was", _edsger_added),
             Check("the demo keeps its time and room", _demo_whole),
+            Check("Alan, who had accepted, still has", _answers_kept),
             _others_kept(_friday, DEMO),
             NOBODY_EMAILED,
         ),
-        reason="Attendees are a whole list: add one to it, keep the rest, and e-mail nobody.",
+        seed=_alan_accepts_the_demo,
+        reason="Attendees are a whole list: add one to it, keep the rest and their answers, "
+        "and e-mail nobody.",
         techniques=("partial update", "no side effect"),
         solution=[
             _listing(_friday, DEMO),

@@ -66,6 +66,17 @@ def people(addresses: list[str]) -> str:
     return fence.field(", ".join(addresses), ADDRESS_LIMIT)
 
 
+def addressed(draft: Draft) -> str:
+    """Who a draft goes to, by field: ``to A, B; cc C; bcc D`` (empty fields left out).
+
+    The agent reads which field each address is in: a Cc it added shows as a Cc, and a
+    Bcc is never told to the user as a recipient everyone sees.
+    """
+    fields = [("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)]
+    said = [f"{name} {people(list(values))}" for name, values in fields if values]
+    return "; ".join(said) or "to nobody yet"
+
+
 def _addressed(draft: Draft) -> dict[str, Any]:
     """A draft's To, Cc and Bcc as data (no Cc or Bcc: ``None``)."""
     cc, bcc = Address.given(draft.cc), Address.given(draft.bcc)
@@ -277,7 +288,7 @@ class DraftSaved(Output):
     forwards: Forwarded | None = None
     note: str | None = None
     next_step: str
-    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _recipients: str = PrivateAttr(default="")
     _note: str = PrivateAttr(default="")
     _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
 
@@ -350,7 +361,7 @@ class DraftSaved(Output):
             note=None if (removed or forward or not note.strip()) else note.strip(),
             next_step=f"Show it to the user;{send}{change}.",
         )
-        made._recipients = draft.recipients()
+        made._recipients = addressed(draft)
         made._note = note
         made._resource = saved
         return made
@@ -366,7 +377,7 @@ class DraftSaved(Output):
             body += self.forwards.shown()
         text = (
             f"Draft {self.action}{_account(self.account)} with id {self.draft_id}{where}: "
-            f"to {people(self._recipients) or 'nobody yet'}; "
+            f"{self._recipients}; "
             f"subject: {_subject(self.subject)}.{body}{self._note} "
             f"Next: {self.next_step[0].lower()}{self.next_step[1:]}"
         )
@@ -386,7 +397,7 @@ class DraftSent(Output):
     subject: Quoted | None = None
     attachments: list[SavedFile]
     next_step: str
-    _recipients: list[str] = PrivateAttr(default_factory=list)
+    _recipients: str = PrivateAttr(default="")
     _resource: dict[str, Any] = PrivateAttr(default_factory=dict)
 
     @classmethod
@@ -404,7 +415,7 @@ class DraftSent(Output):
             attachments=SavedFile.all_of(attachment_parts(draft.source)),
             next_step="You can move on to the next step.",
         )
-        made._recipients = draft.recipients()
+        made._recipients = addressed(draft)
         made._resource = sent
         return made
 
@@ -412,7 +423,7 @@ class DraftSent(Output):
         """The sent message's id and thread, who, what; indexing like Gmail's ``Message``."""
         text = (
             f"Draft {self.draft_id} sent{_account(self.account)} as message {self.message_id} "
-            f"(thread {self.thread_id}) to {people(self._recipients)}; "
+            f"(thread {self.thread_id}) {self._recipients}; "
             f"subject: {_subject(self.subject)}; {carried(self.attachments)}. {self.next_step}"
         )
         return ApiText(text, self._resource)

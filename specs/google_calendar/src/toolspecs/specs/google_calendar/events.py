@@ -207,6 +207,13 @@ def update(
         if before is None:
             current = before = cal.client.get_event(cal.id, target)
         refuse_losses(before, patch)
+    if "attendees" in patch:
+        # Google replaces the list as sent: a guest who stays keeps, as the event has them,
+        # their answer, name and Google's markers (a bare address would reset them).
+        before = (found.series if found.split else found.event) if found else None
+        if before is None:
+            current = before = current or cal.client.get_event(cal.id, target)
+        patch["attendees"] = kept(before, patch["attendees"])
     if found is not None:
         if found.split:
             return series.split(cal, found, patch, start_datetime, end_datetime, send, changed)
@@ -431,6 +438,16 @@ def people(values: list[str]) -> list[dict[str, str]]:
             person["displayName"] = name
         found.append(person)
     return found
+
+
+def kept(event: Mapping[str, Any], attendees: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """``attendees`` to send, each one ``event`` has already as it has them, updated."""
+    known = {
+        str(person.get("email", "")).lower(): person
+        for person in event.get("attendees") or []
+        if isinstance(person, Mapping)
+    }
+    return [{**known.get(person["email"].lower(), {}), **person} for person in attendees]
 
 
 def event_id_of(event_id: str) -> str:
