@@ -107,7 +107,7 @@ class _Command:
             metavar="PATH",
             default=os.environ.get("TOOLSPECS_EVAL_LLAMAHUB_PYTHON"),
             help="the Python of an environment with LlamaHub's packages, for --tools llamahub "
-            "(default: $TOOLSPECS_EVAL_LLAMAHUB_PYTHON; see toolspecs.evals.llamahub)",
+            "(default: $TOOLSPECS_EVAL_LLAMAHUB_PYTHON, else the one --setup-llamahub makes)",
         )
         parser.add_argument(
             "--report",
