@@ -28,9 +28,10 @@ on 127.0.0.1: no real account is ever touched), and report how many tasks it fin
 in how many calls and tokens.
 
 The model is any OpenAI-compatible chat-completions endpoint, through llama-index's
-FunctionAgent. Each run costs tokens at your endpoint: about 5,000-30,000 per task with
-our tools (the tools' schemas are sent with every request), so the suite once is roughly
-0.5-1 million tokens. Start with --tasks and --runs 1 to see what it costs you.
+FunctionAgent. Each run costs tokens at your endpoint (the tools' schemas go with every
+request): done in the fewest calls, a task takes about 6,000 tokens with our tools (12,000
+across specs), the suite about 270,000; a real model takes more steps, so count on two or
+three times that. Start with --tasks and --runs 1 to see what it costs you.
 `--model scripted` runs the harness on a scripted model instead: no key, no cost, every
 task done right (the scripts the tests use), to see the report and the chart."""
 

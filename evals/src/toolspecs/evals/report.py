@@ -125,6 +125,7 @@ def summary(results: Sequence[RunResult]) -> str:
     return "\n".join(lines)
 
 
+_SHORT = {"google_calendar": "calendar", "wolfram_alpha": "wolfram"}  # labels under bars
 _COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b")
 
 
@@ -174,7 +175,7 @@ def _svg(
                 )
         parts.append(
             f'<text x="{x0 + len(sides) * bar / 2:.1f}" y="{top + height + 16}" '
-            f'text-anchor="middle" font-size="12">{html.escape(group)}</text>'
+            f'text-anchor="middle" font-size="12">{html.escape(_SHORT.get(group, group))}</text>'
         )
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{top + height + 30}" '
