@@ -11,6 +11,7 @@ runs once.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable
 
 import pytest
@@ -45,19 +46,24 @@ def solutions_pass(group: str) -> None:
 
 
 def mistakes_fail(group: str) -> None:
-    tasks = [task for task in suite.GROUPS[group] if task.mistakes]
-    for name in sorted({name for task in tasks for name in task.mistakes}):
-        having = [task for task in tasks if name in task.mistakes]
-        results = play(having, lambda task, name=name: task.mistakes[name])  # type: ignore[misc]
-        passed = [r.task for r in results if r.outcome == "passed"]
-        assert not passed, f"the mistake {name!r} passed {passed}"
-        # Caught by a check (the end state or the answer), not by the run breaking down.
-        broken = {r.task: (r.outcome, r.error) for r in results if r.outcome != "failed"}
-        assert not broken, f"the mistake {name!r} did not run to its end: {broken}"
-        # ... and by the mistake itself: a script that stopped (what it looked for was not in
-        # the tools' answers, or it ran out of turns) says GIVE_UP, which any check fails.
-        stalled = [r.task for r in results if r.answer == GIVE_UP]
-        assert not stalled, f"the mistake {name!r} stalled instead of being made: {stalled}"
+    # Every mistake of the group in one suite run: each (task, mistake) a task of its own,
+    # whose solution is the mistake, so that the runs share one model and run side by side.
+    plays = [
+        dataclasses.replace(task, id=f"{task.id} [{name}]", solution=script)
+        for task in suite.GROUPS[group]
+        for name, script in task.mistakes.items()
+    ]
+    results = play(plays, lambda task: task.solution)
+    assert len(results) == len(plays)
+    passed = [r.task for r in results if r.outcome == "passed"]
+    assert not passed, f"these mistakes passed: {passed}"
+    # Caught by a check (the end state or the answer), not by the run breaking down.
+    broken = {r.task: (r.outcome, r.error) for r in results if r.outcome != "failed"}
+    assert not broken, f"these mistakes did not run to their end: {broken}"
+    # ... and by the mistake itself: a script that stopped (what it looked for was not in
+    # the tools' answers, or it ran out of turns) says GIVE_UP, which any check fails.
+    stalled = [r.task for r in results if r.answer == GIVE_UP]
+    assert not stalled, f"these mistakes stalled instead of being made: {stalled}"
 
 
 @pytest.mark.dates

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from toolspecs.evals.task import Check, Conversation, Ending, Task, mentions_number
+from toolspecs.evals.task import Check, Conversation, Ending, Task, matches, mentions_number
 
 __all__ = ["TASKS", "bibtex_names", "names_id", "says", "shows_only_ids"]
 
@@ -233,8 +233,11 @@ TASKS: list[Task] = [
             "in it get?"
         ),
         checks=(
-            Check("the answer names section 13", mentions_number(13)),
-            Check("the answer gives 100,000 steps", mentions_number(100000)),
+            Check("the answer names section 13", matches(r"(section|§)\s*13\b")),
+            Check(
+                "the answer gives 100,000 steps",
+                matches(r"\b(100000|100\s*k|100 thousand)\s*(training\s*)?steps"),
+            ),
         ),
         reason="The arXiv PDF's numbering is not the one a model remembers: read the outline.",
         techniques=("lookup",),

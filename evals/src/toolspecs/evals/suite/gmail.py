@@ -26,6 +26,7 @@ from toolspecs.evals.task import (
     Ending,
     Task,
     any_of,
+    matches,
     mentions,
     mentions_number,
 )
@@ -687,9 +688,12 @@ ATTACHMENT_TASK = Task(
     checks=_said_nothing_else(
         Check(
             "the answer gives 4.2 million pounds",
-            any_of([mentions_number(4.2), mentions_number(4_200_000)]),
+            matches(r"4\.2\s*(million|m)\b|\b4200000\b"),
         ),
-        Check("the answer gives 51 engines", mentions_number(51)),
+        Check(
+            "the answer gives 51 engines",
+            matches(r"\b51\b[^.\n]{0,40}engines?|engines?[^.\n]{0,40}\b51\b"),
+        ),
     ),
     reason="The figures are in the attached PDF, not in the mail: the attachment is read.",
     techniques=("lookup",),

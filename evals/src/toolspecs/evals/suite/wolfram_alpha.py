@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from toolspecs.evals.task import Check, Ending, Task, mentions_number
+from toolspecs.evals.task import Check, Ending, Task, matches, mentions_number
 
 __all__ = ["TASKS", "mentions_quantity", "numbers"]
 
@@ -261,7 +261,10 @@ TASKS: list[Task] = [
                     is not None
                 ),
             ),
-            Check("the answer gives the runtime, 84 minutes", mentions_number(84)),
+            Check(
+                "the answer gives the runtime, 84 minutes",
+                matches(r"\b84\s*(minutes|mins?)\b|\b1\s*(h|hours?|hr)\s*(and\s*)?24\s*m"),
+            ),
         ),
         reason="'pi' is the number first: the answer's other meanings say how to ask for the film.",
         techniques=("recovery", "lookup"),
