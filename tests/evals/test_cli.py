@@ -6,6 +6,7 @@ goes through the ``openai`` SDK (the preflight) and llama-index's OpenAILike, ov
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from pathlib import Path
@@ -278,3 +279,88 @@ def test_a_check_that_raises_fails_its_run_and_says_so() -> None:
     )
     failed = task.judge(Ending(world=None, answer="short"))  # type: ignore[arg-type]
     assert failed == ["the sixth word is x (the check raised IndexError: list index out of range)"]
+
+
+def test_a_results_folder_is_never_written_twice(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "results.jsonl").write_text("{}\n")
+    args = ["eval", "--model", "scripted", "--tasks", "wolfram_alpha.arithmetic"]
+    assert main([*args, "--out", str(tmp_path)]) == 2
+    assert "has results already" in one_line(capsys)
+    assert (tmp_path / "results.jsonl").read_text() == "{}\n"
+
+
+class Echoing(FakeOpenAI):
+    """An endpoint that calls the preflight's tool, then fails saying the key it was sent."""
+
+    def handle(self, request: httpx.Request) -> httpx.Response:
+        if not self.requests:
+            return super().handle(request)
+        self.requests.append({})
+        said = f"Bad request for key {request.headers.get('authorization', '')}"
+        return httpx.Response(400, json={"error": {"message": said, "type": "invalid"}})
+
+
+def test_a_key_an_endpoint_echoes_is_not_written_to_the_results(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-value")
+    fake = Echoing([[("ping", {})]])
+    with fake.serve() as url:
+        args = ["eval", "--model", "m", "--base-url", url, "--tasks", "wolfram_alpha.arithmetic"]
+        assert main([*args, "--out", str(tmp_path), "--no-progress"]) == 0
+    written = (tmp_path / "results.jsonl").read_text()
+    result = json.loads(written)
+    assert result["outcome"] == "model error"
+    assert "Bad request for key Bearer ***" in result["error"]
+    for name in ("results.jsonl", "summary.txt", "chart.html"):
+        assert "sk-secret-value" not in (tmp_path / name).read_text()
+
+
+def test_a_command_that_fails_to_load_leaves_the_others_working(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.metadata
+
+    broken = importlib.metadata.EntryPoint(
+        name="broken", value="toolspecs.nosuchmodule:command", group="toolspecs.commands"
+    )
+    monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [broken])
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    err = capsys.readouterr().err
+    assert "the command 'broken' (toolspecs.nosuchmodule:command) did not load" in err
+
+
+@pytest.mark.serving  # starts the LlamaHub environment's Python
+def test_a_llamahub_run_at_its_deadline_keeps_its_calls_and_tokens(tmp_path: Path) -> None:
+    import threading
+
+    from toolspecs.evals import llamahub, suite
+    from toolspecs.evals.run import Endpoint, Limits, run_suite
+    from toolspecs.evals.scripted import ScriptedModel
+
+    python = llamahub_python()
+
+    def slow(talk: Any) -> str:
+        # Past the child's own deadline (the run's less its margin). Not time.sleep, which
+        # tests/conftest.py's no_backoff_sleep makes a no-op.
+        threading.Event().wait(35)
+        return "too late"
+
+    model = ScriptedModel(lambda task: [[("wolfram_alpha_query", {"query": "2+2"})], slow])
+    with model.serve() as url:
+        (result,) = asyncio.run(
+            run_suite(
+                suite.choose(["wolfram_alpha.arithmetic"]),
+                ["llamahub"],
+                Endpoint(url, "scripted"),
+                limits=Limits(deadline=25.0),
+                runners={"llamahub": llamahub.runner(python)},
+                scripted=model,
+            )
+        )
+    assert result.outcome == "deadline", result
+    assert result.calls == 1 and result.prompt_tokens > 0

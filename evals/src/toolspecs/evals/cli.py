@@ -33,7 +33,9 @@ request): done in the fewest calls, a task takes about 6,000 tokens with our too
 across specs), the suite about 270,000; a real model takes more steps, so count on two or
 three times that. Start with --tasks and --runs 1 to see what it costs you.
 `--model scripted` runs the harness on a scripted model instead: no key, no cost, every
-task done right (the scripts the tests use), to see the report and the chart."""
+task done right with our tools (the scripts the tests use), to see the report and the
+chart. The scripts call our tools: with --tools llamahub they show the wiring, not which
+tool set is better (only a real model tells)."""
 
 EPILOG = """\
 examples:
@@ -91,7 +93,7 @@ class _Command:
         parser.add_argument("--runs", type=_positive, default=1, help="runs of each task")
         parser.add_argument("--concurrency", type=_positive, default=4, help="runs at once")
         parser.add_argument(
-            "--deadline", type=float, default=300.0, metavar="SECONDS", help="per run"
+            "--deadline", type=_seconds, default=300.0, metavar="SECONDS", help="per run"
         )
         parser.add_argument(
             "--token-budget", type=_positive, default=300_000, metavar="TOKENS", help="per run"
@@ -141,6 +143,16 @@ def _positive(text: str) -> int:
     return value
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} is not more than 0 seconds")
+    return value
+
+
 class Stop(Exception):
     """What stops the command before any run, said in one line."""
 
@@ -152,6 +164,9 @@ def run(args: argparse.Namespace) -> int:
     except Stop as stop:
         print(f"toolspecs eval: {stop}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:  # before or after the runs (those during them are kept)
+        print("toolspecs eval: stopped (Ctrl-C)", file=sys.stderr)
+        return 130
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -211,6 +226,8 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
         except llamahub.Missing as exc:
             raise Stop(str(exc)) from None
     out: Path = args.out or Path("eval-results") / time.strftime("%Y%m%d-%H%M%S")
+    if (out / "results.jsonl").exists():
+        raise Stop(f"{out} has results already: name another --out (or --report them)")
     out.mkdir(parents=True, exist_ok=True)
     limits = Limits(deadline=args.deadline, token_budget=args.token_budget, steps=args.steps)
     total = len(tasks) * len(args.tools) * args.runs
@@ -221,7 +238,7 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
     )
     results: list[RunResult] = []
     progress = _progress(total, args.no_progress)
-    with (out / "results.jsonl").open("a", encoding="utf-8") as file:
+    with (out / "results.jsonl").open("x", encoding="utf-8") as file:
 
         def done(result: RunResult) -> None:
             results.append(result)

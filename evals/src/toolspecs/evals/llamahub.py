@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from toolspecs.evals.run import SYSTEM_PROMPT, Endpoint, Limits, Runner, RunResult, RunStopped
+from toolspecs.specs.google_calendar.sandbox import CALENDAR_ZONE
 
 if TYPE_CHECKING:
     from toolspecs.evals.task import Task
@@ -43,6 +44,7 @@ _CHECK = (
     "llama_index.tools.wolfram_alpha, llama_index.llms.openai_like"
 )
 _OUTPUT_LIMIT = 1_000_000  # bytes of a child's report read at most
+_REPORT_MARGIN = 5.0  # seconds before the run's deadline that the child stops itself
 
 
 class Missing(Exception):
@@ -122,10 +124,18 @@ def runner(python: str | Path | None) -> Runner:
             "steps": limits.steps,
             "token_budget": limits.token_budget,
             "request_timeout": limits.request_timeout,
+            # The child stops itself a little before the harness would kill it, so that a
+            # run at its deadline still reports its calls and tokens, as ours do.
+            "deadline": max(1.0, limits.deadline - _REPORT_MARGIN),
         }
         environment = {**os.environ, "TOOLSPECS_EVAL_KEY": endpoint.api_key or ""}
-        # The fakes are on this machine: no proxy of the environment in between.
-        environment["NO_PROXY"] = environment["no_proxy"] = "127.0.0.1,localhost"
+        # LlamaHub's get_date and load_data read the machine's zone: the world's, for them.
+        environment["TZ"] = CALENDAR_ZONE
+        # The fakes are on this machine: no proxy of the environment in between (the
+        # user's own exceptions kept, for their endpoint).
+        for name in ("NO_PROXY", "no_proxy"):
+            kept = environment.get(name, "")
+            environment[name] = ",".join(p for p in (kept, "127.0.0.1,localhost") if p)
         child = await asyncio.create_subprocess_exec(
             str(chosen),
             str(CHILD),

@@ -163,7 +163,10 @@ def main() -> int:
         "error": "",
     }
     try:
-        asyncio.run(run(job, report))
+        asyncio.run(asyncio.wait_for(run(job, report), float(job["deadline"])))
+    except (asyncio.TimeoutError, TimeoutError):
+        report["stopped"] = "deadline"
+        report["error"] = f"no answer within {job['deadline']:g} s"
     except Exception as exc:  # the run's end, reported to the harness, not a crash
         text = f"{type(exc).__name__}: {exc}"
         seen = [exc, exc.__cause__, exc.__context__]

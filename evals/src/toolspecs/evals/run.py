@@ -18,6 +18,7 @@ Python environment (:mod:`toolspecs.evals.llamahub`), on the same world.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import time
 import uuid
@@ -72,7 +73,11 @@ class Endpoint:
 
     base_url: str
     model: str
-    api_key: str | None = None
+    api_key: str | None = dataclasses.field(default=None, repr=False)
+
+    def redacted(self, text: str) -> str:
+        """``text`` without the key (an endpoint may echo it in an error)."""
+        return text.replace(self.api_key, "***") if self.api_key else text
 
 
 @dataclasses.dataclass(frozen=True)
@@ -208,7 +213,7 @@ def agent_llm(endpoint: Endpoint, run: str, client: httpx.AsyncClient, limits: L
         is_chat_model=True,
         is_function_calling_model=True,
         context_window=128_000,
-        max_retries=1,
+        max_retries=3,  # the openai SDK's backoff: rate limits (429) and 5xx are retried
         timeout=limits.request_timeout,
         default_headers={RUN_HEADER: run},
         async_http_client=client,
@@ -252,6 +257,9 @@ async def run_ours(
         output = await handler
         return str(output)
     finally:
+        if not handler.is_done():  # the deadline: no tool call goes on against a closed world
+            with contextlib.suppress(Exception):
+                await handler.cancel_run()
         await client.aclose()
         result.tool_errors = dict(errors)
         result.prompt_tokens, result.completion_tokens = usage.prompt, usage.completion
@@ -283,32 +291,33 @@ async def run_one(
     )
     run = uuid.uuid4().hex
     started = time.monotonic()
-    world = await asyncio.to_thread(World, task.specs)
+    world: World | None = None
     try:
+        world = await asyncio.to_thread(World, task.specs)
         if task.seed is not None:
             task.seed(world)
         if scripted is not None:
             scripted.begin(run, task, world)
-        try:
-            answer = await asyncio.wait_for(
-                runner(task, world, endpoint, limits, run, result), limits.deadline
-            )
-        except (asyncio.TimeoutError, TimeoutError):
-            result.outcome, result.error = "deadline", f"no answer within {limits.deadline:g} s"
-            return result
-        except Exception as exc:  # what stopped the run is its outcome, not the suite's end
-            result.outcome, result.error = _stopped(exc, result)
-            return result
+        answer = await asyncio.wait_for(
+            runner(task, world, endpoint, limits, run, result), limits.deadline
+        )
         result.answer = answer[:_ANSWER_LIMIT]
         failed = await asyncio.to_thread(task.judge, Ending(world, answer))
         result.failed = failed
         result.outcome = "failed" if failed else "passed"
-        return result
+    except (asyncio.TimeoutError, TimeoutError):
+        result.outcome, result.error = "deadline", f"no answer within {limits.deadline:g} s"
+    except Exception as exc:  # what stopped the run is its outcome, not the suite's end
+        result.outcome, result.error = _stopped(exc, result)
     finally:
         result.seconds = round(time.monotonic() - started, 3)
+        result.error = endpoint.redacted(result.error)
+        result.answer = endpoint.redacted(result.answer)
         if scripted is not None:
             scripted.end(run)
-        await asyncio.to_thread(world.close)
+        if world is not None:
+            await asyncio.to_thread(world.close)
+    return result
 
 
 def _stopped(exc: BaseException, result: RunResult) -> tuple[str, str]:

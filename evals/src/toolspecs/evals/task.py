@@ -35,6 +35,7 @@ __all__ = [
     "Task",
     "Turn",
     "any_of",
+    "matches",
     "mentions",
     "mentions_number",
 ]
@@ -211,6 +212,15 @@ def mentions_number(value: float, tolerance: float = 0.0) -> Callable[[Ending], 
         return False
 
     return holds
+
+
+def matches(pattern: str) -> Callable[[Ending], bool]:
+    """A check's test: ``pattern`` (a regex) is in the answer, read as :func:`mentions` reads it.
+
+    For a fact that a bare number would pass too loosely: section 13, not any 13.
+    """
+    compiled = re.compile(pattern, re.IGNORECASE)
+    return lambda ending: compiled.search(_plain(ending.answer)) is not None
 
 
 def any_of(tests: Sequence[Callable[[Ending], bool]]) -> Callable[[Ending], bool]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any, NoReturn
 
@@ -265,7 +266,16 @@ def _add_plugged(sub: Any) -> None:
     from importlib.metadata import entry_points
 
     for found in sorted(entry_points(group="toolspecs.commands"), key=lambda ep: ep.name):
-        found.load().add(sub)
+        if found.name in sub.choices:
+            continue  # a name taken (by a built-in command, or another package's) stays so
+        try:
+            found.load().add(sub)
+        except Exception as exc:  # a broken plug-in must not take the other commands down
+            print(
+                f"toolspecs: the command {found.name!r} ({found.value}) did not load: "
+                f"{type(exc).__name__}: {exc}",
+                file=sys.stderr,
+            )
     for name, missing in PLUGGED.items():
         if name not in sub.choices:
             stub = sub.add_parser(name, help=f"({missing})", add_help=False)
