@@ -21,6 +21,11 @@ from toolspecs.evals.run import Endpoint, RunResult, run_suite
 from toolspecs.evals.scripted import GIVE_UP, ScriptedModel
 from toolspecs.evals.task import Script, Task
 
+# Each run serves a world (a fake Google on 127.0.0.1) and the scripted model over a
+# socket: the suite is CI's slowest tests, run on .ci/run's Python (the `serving` mark);
+# on the other Pythons, tests/evals/test_cli.py drives the same harness on one task.
+pytestmark = pytest.mark.serving
+
 # Wolfram|Alpha's tasks read no date; every other group does: the calendar is booked from
 # today, and arXiv's submission dates ("this month") are read from now.
 UNDATED = ["wolfram_alpha"]
