@@ -175,8 +175,17 @@ def _board_files(world: World) -> None:
 
 def _people(mail: MailMessage, *headers: str) -> set[str]:
     """The bare addresses of ``headers`` (default To, Cc and Bcc), lowercased."""
+    # Each header on its own, empty ones left out: Python 3.13 (and the 2024 security
+    # releases of 3.10-3.12) parse strictly, and one empty value makes the whole list
+    # [("", "")].
     values = [mail.header(name) for name in headers or ("to", "cc", "bcc")]
-    return {address.casefold() for _, address in getaddresses(values) if address}
+    return {
+        address.casefold()
+        for value in values
+        if value.strip()
+        for _, address in getaddresses([value])
+        if address
+    }
 
 
 def _drafts_now(world: World) -> list[MailMessage]:
