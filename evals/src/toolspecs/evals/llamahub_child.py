@@ -1,14 +1,15 @@
 """One run of a task with LlamaHub's specs: a program run by the LlamaHub environment's Python.
 
-It imports LlamaHub's packages and llama-index only, never toolspecs (which that
-environment does not have: LlamaHub's arXiv spec needs ``arxiv<3``, ours ``arxiv>=4``).
+It imports LlamaHub's packages, llama-index and the harness's agent run (``agent.py``,
+the file beside it, which imports no toolspecs), never toolspecs itself, which that
+environment does not have (LlamaHub's arXiv spec needs ``arxiv<3``, ours ``arxiv>=4``).
 It reads one job (JSON) on standard input, builds LlamaHub's specs as published, pointed at
 the world's fakes on 127.0.0.1 (the Google specs are given a ``service`` built with the
 world's credentials and endpoint, which their ``_cache_service`` keeps; arXiv's client URL
-and Wolfram's URL template are module settings), runs llama-index's ``FunctionAgent`` with
-``OpenAILike``, and prints one JSON object: the final answer, the tool calls and tool
-errors, the tokens the endpoint reported, and why it stopped, if it did. The endpoint's
-key comes in ``$TOOLSPECS_EVAL_KEY``, never on the command line.
+and Wolfram's URL template are module settings), runs them as the harness runs ours
+(:mod:`toolspecs.evals.agent`), and prints one JSON object: the final answer, the tool
+calls and tool errors, the tokens the endpoint reported, and why it stopped, if it did.
+The endpoint's key comes in ``$TOOLSPECS_EVAL_KEY``, never on the command line.
 """
 
 from __future__ import annotations
@@ -19,6 +20,11 @@ import json
 import os
 import sys
 from typing import Any
+
+if __package__:  # imported as part of toolspecs.evals (type checkers, tests)
+    from toolspecs.evals import agent
+else:  # run as a script by the LlamaHub environment, which has no toolspecs: the file beside
+    import agent  # type: ignore[no-redef]
 
 
 def _prefixed(tools: list[Any], prefix: str) -> list[Any]:
@@ -75,77 +81,31 @@ def build_tools(specs: list[str], world: dict[str, Any]) -> list[Any]:
 
         wolfram_base.QUERY_URL_TMPL = world["wolfram"].rstrip("/") + "/api/v1/llm-api"
         built["wolfram_alpha"] = WolframAlphaToolSpec(app_id=world["wolfram_app_id"]).to_tool_list()
-    names = [tool.metadata.name for tools in built.values() for tool in tools]
-    shared = {name for name in names if names.count(name) > 1}
+    prefixed = agent.clashing(
+        {spec: [tool.metadata.name for tool in tools] for spec, tools in built.items()}
+    )
     every: list[Any] = []
     for spec, tools in built.items():
-        clash = any(tool.metadata.name in shared for tool in tools)
-        every += _prefixed(tools, f"{spec}_") if clash else tools
+        every += _prefixed(tools, f"{spec}_") if spec in prefixed else tools
     return every
 
 
-async def run(job: dict[str, Any], report: dict[str, Any]) -> None:
-    """Run the job's task; fills ``report``."""
-    import httpx
-    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
-    from llama_index.llms.openai_like import OpenAILike
-
-    budget = int(job["token_budget"])
-
-    async def before(request: httpx.Request) -> None:
-        if report["prompt_tokens"] + report["completion_tokens"] > budget:
-            report["stopped"] = "token budget"
-            raise RuntimeError(f"the run's token budget ({budget:,}) is used up")
-
-    async def after(response: httpx.Response) -> None:
-        if response.headers.get("content-type", "").startswith("application/json"):
-            await response.aread()
-            try:
-                usage = response.json().get("usage") or {}
-            except ValueError:
-                return
-            report["prompt_tokens"] += int(usage.get("prompt_tokens") or 0)
-            report["completion_tokens"] += int(usage.get("completion_tokens") or 0)
-
-    client = httpx.AsyncClient(
-        timeout=float(job["request_timeout"]),
-        event_hooks={"request": [before], "response": [after]},
-    )
+async def run(job: dict[str, Any], usage: agent.Usage, tally: agent.Tally) -> str:
+    """Run the job's task with LlamaHub's tools, as the harness runs ours; the final answer."""
+    client = usage.client(float(job["request_timeout"]))
     try:
-        llm = OpenAILike(
-            model=job["model"],
-            api_base=job["base_url"],
-            api_key=os.environ.get("TOOLSPECS_EVAL_KEY") or "none",
-            is_chat_model=True,
-            is_function_calling_model=True,
-            context_window=128_000,
-            max_retries=1,
-            timeout=float(job["request_timeout"]),
-            default_headers=job["headers"],
-            async_http_client=client,
+        llm = agent.model(
+            job["model"],
+            job["base_url"],
+            os.environ.get("TOOLSPECS_EVAL_KEY"),
+            job["headers"],
+            client,
+            float(job["request_timeout"]),
         )
-        agent = FunctionAgent(
-            tools=build_tools(job["specs"], job["world"]),
-            llm=llm,
-            system_prompt=job["system_prompt"],
-            streaming=False,
+        tools = build_tools(job["specs"], job["world"])
+        return await agent.play(
+            tools, llm, job["system_prompt"], job["request"], int(job["steps"]), tally
         )
-        handler = agent.run(user_msg=job["request"], max_iterations=int(job["steps"]))
-        async for event in handler.stream_events():
-            if isinstance(event, ToolCallResult):
-                report["calls"] += 1
-                if event.tool_output.is_error:  # kinds named as the harness names ours
-                    exception = getattr(event.tool_output, "exception", None)
-                    content = str(event.tool_output.content)
-                    kind = (
-                        type(exception).__name__
-                        if exception is not None
-                        else "unknown tool"
-                        if content.startswith("Tool ") and "not found" in content
-                        else "tool error"
-                    )
-                    report["tool_errors"][kind] = report["tool_errors"].get(kind, 0) + 1
-        report["answer"] = str(await handler)
     finally:
         await client.aclose()
 
@@ -153,33 +113,23 @@ async def run(job: dict[str, Any], report: dict[str, Any]) -> None:
 def main() -> int:
     """Read the job, run it, print the report (always one JSON line, last)."""
     job = json.loads(sys.stdin.read())
-    report: dict[str, Any] = {
-        "answer": "",
-        "calls": 0,
-        "tool_errors": {},
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "stopped": "",
-        "error": "",
-    }
+    usage, tally = agent.Usage(int(job["token_budget"])), agent.Tally()
+    answer, stopped, error = "", "", ""
     try:
-        asyncio.run(asyncio.wait_for(run(job, report), float(job["deadline"])))
+        answer = asyncio.run(asyncio.wait_for(run(job, usage, tally), float(job["deadline"])))
     except (asyncio.TimeoutError, TimeoutError):
-        report["stopped"] = "deadline"
-        report["error"] = f"no answer within {job['deadline']:g} s"
+        stopped, error = "deadline", f"no answer within {job['deadline']:g} s"
     except Exception as exc:  # the run's end, reported to the harness, not a crash
-        text = f"{type(exc).__name__}: {exc}"
-        seen = [exc, exc.__cause__, exc.__context__]
-        if not report["stopped"]:
-            if "Max iterations" in text:
-                report["stopped"] = "steps"
-            elif any(
-                e is not None and type(e).__module__.startswith(("openai", "httpx")) for e in seen
-            ):
-                report["stopped"] = "model error"
-            else:
-                report["stopped"] = "error"
-        report["error"] = text[:300]
+        stopped, error = agent.stopped(exc, usage)
+    report = {
+        "answer": answer,
+        "calls": tally.calls,
+        "tool_errors": dict(tally.errors),
+        "prompt_tokens": usage.prompt,
+        "completion_tokens": usage.completion,
+        "stopped": stopped,
+        "error": error,
+    }
     print(json.dumps(report))
     return 0
 

@@ -18,23 +18,18 @@ Python environment (:mod:`toolspecs.evals.llamahub`), on the same world.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import time
 import uuid
-from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
+from toolspecs.evals import agent
 from toolspecs.evals.scripted import RUN_HEADER
 from toolspecs.evals.task import Ending, Task
 from toolspecs.evals.world import World
 
 if TYPE_CHECKING:
-    from llama_index.core.llms import LLM
-
     from toolspecs.evals.scripted import ScriptedModel
 
 __all__ = [
@@ -44,7 +39,6 @@ __all__ = [
     "RunResult",
     "RunStopped",
     "Runner",
-    "Usage",
     "run_suite",
 ]
 
@@ -95,37 +89,6 @@ class Limits:
     token_budget: int = 300_000
     steps: int = 20
     request_timeout: float = 120.0
-
-
-class Usage:
-    """Tokens an endpoint reported over one run's requests, and the budget they may reach."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.prompt = 0
-        self.completion = 0
-        self.requests = 0
-
-    @property
-    def total(self) -> int:
-        """Prompt and completion tokens."""
-        return self.prompt + self.completion
-
-    def add(self, reported: Any) -> None:
-        """Count a response's ``usage`` (an object of ``prompt_tokens``, ...), if any."""
-        self.requests += 1
-        if isinstance(reported, dict):
-            self.prompt += int(reported.get("prompt_tokens") or 0)
-            self.completion += int(reported.get("completion_tokens") or 0)
-
-    @property
-    def spent(self) -> bool:
-        """Whether the budget is used up."""
-        return self.total > self.budget
-
-
-class BudgetSpent(Exception):
-    """A run's token budget is used up: its next request is not made."""
 
 
 class RunStopped(Exception):
@@ -182,86 +145,30 @@ class RunResult:
         return cls(**known)
 
 
-def _usage_client(usage: Usage, timeout: float) -> httpx.AsyncClient:
-    """An HTTP client that counts each answer's ``usage`` and stops past the budget."""
-
-    async def before(request: httpx.Request) -> None:
-        if usage.spent:
-            raise BudgetSpent(f"the run's token budget ({usage.budget:,}) is used up")
-
-    async def after(response: httpx.Response) -> None:
-        if response.headers.get("content-type", "").startswith("application/json"):
-            await response.aread()
-            try:
-                usage.add(response.json().get("usage"))
-            except ValueError:
-                usage.add(None)
-
-    return httpx.AsyncClient(
-        timeout=timeout, event_hooks={"request": [before], "response": [after]}
-    )
-
-
-def agent_llm(endpoint: Endpoint, run: str, client: httpx.AsyncClient, limits: Limits) -> LLM:
-    """llama-index's ``OpenAILike`` for one run: its header, its requests sent by ``client``."""
-    from llama_index.llms.openai_like import OpenAILike
-
-    llm: LLM = OpenAILike(
-        model=endpoint.model,
-        api_base=endpoint.base_url,
-        api_key=endpoint.api_key or "none",
-        is_chat_model=True,
-        is_function_calling_model=True,
-        context_window=128_000,
-        max_retries=3,  # the openai SDK's backoff: rate limits (429) and 5xx are retried
-        timeout=limits.request_timeout,
-        default_headers={RUN_HEADER: run},
-        async_http_client=client,
-    )
-    return llm
-
-
-def _error_kind(output: Any) -> str:
-    """The kind of a tool error: our guidance's class, or what the host said."""
-    exception = getattr(output, "exception", None)
-    if exception is not None:
-        return type(exception).__name__
-    content = str(getattr(output, "content", ""))
-    if content.startswith("Tool ") and "not found" in content:
-        return "unknown tool"
-    return "tool error"
-
-
 async def run_ours(
     task: Task, world: World, endpoint: Endpoint, limits: Limits, run: str, result: RunResult
 ) -> str:
     """Run ``task`` with our tools in ``world``; fills ``result``'s counts; the final answer."""
-    from llama_index.core.agent.workflow import FunctionAgent, ToolCallResult
-
-    usage = Usage(limits.token_budget)
-    client = _usage_client(usage, limits.request_timeout)
-    agent = FunctionAgent(
-        tools=world.tools(task.specs),  # type: ignore[arg-type]
-        llm=agent_llm(endpoint, run, client, limits),
-        system_prompt=SYSTEM_PROMPT,
-        streaming=False,
+    usage = agent.Usage(limits.token_budget)
+    client = usage.client(limits.request_timeout)
+    tally = agent.Tally()
+    llm = agent.model(
+        endpoint.model,
+        endpoint.base_url,
+        endpoint.api_key,
+        {RUN_HEADER: run},
+        client,
+        limits.request_timeout,
     )
-    errors: Counter[str] = Counter()
-    handler = agent.run(user_msg=task.words(world), max_iterations=limits.steps)
     try:
-        async for event in handler.stream_events():
-            if isinstance(event, ToolCallResult):
-                result.calls += 1
-                if event.tool_output.is_error:
-                    errors[_error_kind(event.tool_output)] += 1
-        output = await handler
-        return str(output)
+        return await agent.play(
+            world.tools(task.specs), llm, SYSTEM_PROMPT, task.words(world), limits.steps, tally
+        )
+    except Exception as exc:
+        raise RunStopped(*agent.stopped(exc, usage)) from exc
     finally:
-        if not handler.is_done():  # the deadline: no tool call goes on against a closed world
-            with contextlib.suppress(Exception):
-                await handler.cancel_run()
         await client.aclose()
-        result.tool_errors = dict(errors)
+        result.calls, result.tool_errors = tally.calls, dict(tally.errors)
         result.prompt_tokens, result.completion_tokens = usage.prompt, usage.completion
         if usage.spent:
             result.error = f"token budget of {usage.budget:,} used up"
@@ -308,7 +215,7 @@ async def run_one(
     except (asyncio.TimeoutError, TimeoutError):
         result.outcome, result.error = "deadline", f"no answer within {limits.deadline:g} s"
     except Exception as exc:  # what stopped the run is its outcome, not the suite's end
-        result.outcome, result.error = _stopped(exc, result)
+        result.outcome, result.error = _stopped(exc)
     finally:
         result.seconds = round(time.monotonic() - started, 3)
         result.error = endpoint.redacted(result.error)
@@ -320,26 +227,11 @@ async def run_one(
     return result
 
 
-def _stopped(exc: BaseException, result: RunResult) -> tuple[str, str]:
+def _stopped(exc: BaseException) -> tuple[str, str]:
     """The outcome and one line for a run that an exception stopped."""
     if isinstance(exc, RunStopped):
         return exc.outcome, str(exc)
-    seen: list[BaseException] = []
-    cause: BaseException | None = exc
-    while cause is not None and cause not in seen:
-        seen.append(cause)
-        cause = cause.__cause__ or cause.__context__
-    names = {type(e).__name__ for e in seen}
-    text = " ".join(str(e) for e in seen)[:300]
-    if "BudgetSpent" in names or result.error.startswith("token budget"):
-        return "token budget", result.error or text
-    if "Max iterations" in text:
-        return "steps", text
-    if names & {"APIConnectionError", "APIStatusError", "APITimeoutError", "ConnectError"} or (
-        any(type(e).__module__.startswith(("openai", "httpx")) for e in seen)
-    ):
-        return "model error", text
-    return "error", f"{type(exc).__name__}: {text}"
+    return "error", f"{type(exc).__name__}: {exc}"[:300]
 
 
 async def run_suite(

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from toolspecs.core import clock
+from toolspecs.evals import agent
 from toolspecs.loaders.google.testing import (
     FakeCalendar,
     FakeGmail,
@@ -127,17 +128,16 @@ class World:
     def tools(self, specs: Sequence[str]) -> list[FunctionTool]:
         """Every tool of our ``specs``; each spec's names prefixed when two specs share one."""
         built = {name: self.spec(name) for name in specs}
-        names = [
-            function if isinstance(function, str) else function[0]
-            for spec in built.values()
-            for function in type(spec).all_functions
-        ]
-        shared = {name for name in names if names.count(name) > 1}
+        functions = {name: list(type(spec).all_functions) for name, spec in built.items()}
+        names = {
+            name: [f if isinstance(f, str) else f[0] for f in listed]
+            for name, listed in functions.items()
+        }
+        prefixed = agent.clashing(names)
         tools: list[FunctionTool] = []
         for name, spec in built.items():
-            functions = list(type(spec).all_functions)
-            clash = any((f if isinstance(f, str) else f[0]) in shared for f in functions)
-            tools += spec.to_tool_list(functions, prefix=f"{name}_" if clash else "")
+            prefix = f"{name}_" if name in prefixed else ""
+            tools += spec.to_tool_list(functions[name], prefix=prefix)
         return tools
 
     def endpoints(self) -> dict[str, Any]:
