@@ -14,6 +14,7 @@ chart are written), and the exit code is 130.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import time
@@ -186,9 +187,10 @@ def _run(args: argparse.Namespace) -> int:
         if missing:
             raise Stop(f"no results file {', '.join(missing)}")
         results = report.read(args.report)
-        print(report.summary(results))
-        if args.out is not None:
-            _write_report(args.out, results)
+        if args.out is None:
+            print(report.summary(results))
+        else:
+            print(_write_report(args.out, results))
         return 0
     try:
         tasks = suite.choose(args.tasks)
@@ -208,13 +210,11 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
     import asyncio
     import json
 
-    from toolspecs.evals import report
     from toolspecs.evals import run as harness
     from toolspecs.evals.run import Endpoint, Limits, RunResult
 
-    scripted = args.model == "scripted"
     endpoint = None
-    if not scripted:  # what would stop every run is said before any starts
+    if args.model != "scripted":  # what would stop every run is said before any starts
         endpoint = Endpoint(args.base_url, args.model, _key(args.api_key_env))
         _preflight(endpoint)
     runners = {}
@@ -247,26 +247,13 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
             progress(result)
 
         try:
-            if scripted:
-                from toolspecs.evals.scripted import ScriptedModel
+            with contextlib.ExitStack() as serving:
+                model = None
+                if endpoint is None:  # --model scripted: served here, for these runs
+                    from toolspecs.evals.scripted import ScriptedModel
 
-                model = ScriptedModel()
-                with model.serve() as url:
-                    asyncio.run(
-                        harness.run_suite(
-                            tasks,
-                            args.tools,
-                            Endpoint(url, "scripted"),
-                            runs=args.runs,
-                            concurrency=args.concurrency,
-                            limits=limits,
-                            runners=runners,
-                            scripted=model,
-                            done=done,
-                        )
-                    )
-            else:
-                assert endpoint is not None
+                    model = ScriptedModel()
+                    endpoint = Endpoint(serving.enter_context(model.serve()), "scripted")
                 asyncio.run(
                     harness.run_suite(
                         tasks,
@@ -276,6 +263,7 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
                         concurrency=args.concurrency,
                         limits=limits,
                         runners=runners,
+                        scripted=model,
                         done=done,
                     )
                 )
@@ -289,8 +277,7 @@ def _evaluate(args: argparse.Namespace, tasks: list[Any]) -> int:
             )
             return 130
     progress(None)
-    print(report.summary(results))
-    _write_report(out, results)
+    print(_write_report(out, results))
     print(f"\nresults: {out / 'results.jsonl'}; chart: {out / 'chart.html'}")
     return 0
 
@@ -374,9 +361,12 @@ def _progress(total: int, off: bool) -> Any:
     return tell
 
 
-def _write_report(out: Path, results: list[Any]) -> None:
+def _write_report(out: Path, results: list[Any]) -> str:
+    """Write the summary and the chart of ``results`` into ``out``; the summary."""
     from toolspecs.evals import report
 
     out.mkdir(parents=True, exist_ok=True)
-    (out / "summary.txt").write_text(report.summary(results) + "\n", encoding="utf-8")
-    (out / "chart.html").write_text(report.chart(results), encoding="utf-8")
+    table = report.summary(results)
+    (out / "summary.txt").write_text(table + "\n", encoding="utf-8")
+    (out / "chart.html").write_text(report.chart(results, table=table), encoding="utf-8")
+    return table

@@ -183,11 +183,14 @@ def _svg(
     )
 
 
-def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
+def chart(
+    results: Sequence[RunResult], title: str = "toolspecs eval", table: str | None = None
+) -> str:
     """A self-contained HTML page: per group, a bar per tool set and model.
 
     Three charts: the share of runs that passed (with its 95% interval), the mean tool
-    calls and the mean tokens per run; then the summary table.
+    calls and the mean tokens per run; then the summary table (``table``, when the caller
+    has made it already).
     """
     sides = list(dict.fromkeys(_side(r) for r in results))
     tallies = [
@@ -225,7 +228,7 @@ def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
         f'height:12px;background:{_COLOURS[s % len(_COLOURS)]}"></span> {html.escape(side)}</span>'
         for s, side in enumerate(sides)
     )
-    table = html.escape(summary(results))
+    shown = html.escape(summary(results) if table is None else table)
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f"<title>{html.escape(title)}</title></head>"
@@ -233,6 +236,6 @@ def chart(results: Sequence[RunResult], title: str = "toolspecs eval") -> str:
         f'<h1 style="font-size:1.3em">{html.escape(title)}</h1>'
         "<p>Per group of tasks, a bar per tool set and model. Sandboxes only: no real "
         "account was used. Results depend on the model.</p>"
-        f"<p>{legend}</p>{''.join(f'<p>{svg}</p>' for svg in charts)}<pre>{table}</pre>"
+        f"<p>{legend}</p>{''.join(f'<p>{svg}</p>' for svg in charts)}<pre>{shown}</pre>"
         "</body></html>\n"
     )
