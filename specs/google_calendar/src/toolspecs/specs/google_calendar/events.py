@@ -337,17 +337,8 @@ def listing(
     end_date: dt.date | None,
     query: str | None,
 ) -> Events:
-    """``load_data``: the events from ``start_date`` on, whose reply is one Document each.
-
-    As ``GoogleCalendarReader.load_data`` (the events of those days in the calendar's own
-    zone, one Document each, the same text and metadata), with the events as data.
-    """
-    tz = client.calendar_timezone(calendar_id)
-    time_min = dt.datetime.combine(start_date, dt.time.min, tzinfo=tz)
-    time_max = None
-    if end_date is not None and end_date < dt.date.max:  # the last day there is: no end
-        time_max = dt.datetime.combine(end_date + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
-    found = client.list_events(time_min, time_max, number_of_results, query, calendar_id)
+    """``load_data``: as ``GoogleCalendarReader.load_data``, with the events as data."""
+    tz, found = client.days_events(start_date, end_date, number_of_results, query, calendar_id)
     return Events(
         calendar_id=calendar_id,
         timezone=timezone_name(tz),

@@ -26,8 +26,14 @@ from toolspecs.core import fence, format_datetime
 from toolspecs.core.clock import timezone_name
 from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
 from toolspecs.loaders.google import GoogleResponseError
-from toolspecs.loaders.google.calendar import DESCRIPTION_CHARS
-from toolspecs.loaders.google.events import UNREADABLE_TIMES, describe_span, parse_event_time
+from toolspecs.loaders.google.calendar import DESCRIPTION_CHARS, event_document
+from toolspecs.loaders.google.events import (
+    UNREADABLE_TIMES,
+    describe_event,
+    describe_span,
+    parse_event_time,
+)
+from toolspecs.specs.google_calendar import render
 
 __all__ = [
     "Answered",
@@ -100,11 +106,6 @@ class Person(Structure):
             response=str(answer) if answer else None,
         )
 
-    def shown(self) -> str:
-        """``Name <email>``, or the address alone."""
-        email = fence.field(self.email)
-        return f"{fence.field(self.name.text)} <{email}>" if self.name else email
-
 
 class Event(Structure):
     """One event (or one occurrence of a series)."""
@@ -132,7 +133,7 @@ class Event(Structure):
     cancelled: bool | None = None
     url: str | None = None
     _tz: dt.tzinfo = PrivateAttr(default=UTC)
-    _unreadable: bool = PrivateAttr(default=False)  # Google's times could not be read
+    _found: dict[str, Any] = PrivateAttr(default_factory=dict)  # Google's, for the text
 
     @classmethod
     def of(
@@ -158,13 +159,12 @@ class Event(Structure):
             "event_id": str(found.get("id", "?")),
             "title": Quoted(text=str(summary)) if summary else None,
         }
-        unreadable = False
         if "start" in found and "end" in found:
             try:
                 start = parse_event_time(found["start"], tz)
                 end = parse_event_time(found["end"], tz)
             except (ValueError, OverflowError):
-                unreadable = True  # the text says "(times could not be read)"
+                pass  # the text says "(times could not be read)"
             else:
                 values.update(start=when(start), end=when(end))
                 if not isinstance(start, dt.datetime):
@@ -195,7 +195,7 @@ class Event(Structure):
         if url and found.get("htmlLink"):
             values["url"] = str(found["htmlLink"])
         event = cls(**values)
-        event._tz, event._unreadable = tz, unreadable
+        event._tz, event._found = tz, dict(found)
         return event
 
     def named(self, limit: int = 300) -> str:
@@ -212,47 +212,12 @@ class Event(Structure):
             return UNREADABLE_TIMES
 
     def line(self) -> str:
-        """The one line an agent reads: id, title, times with weekday and offset, place, people.
-
-        The words of ``toolspecs.loaders.google.events.describe_event``, fenced.
-        """
-        title = fence.field(self.title.text if self.title else "(no title)")
-        parts = [f"[id: {fence.field(self.event_id)}] {title}"]
-        if self.start is not None or self._unreadable:
-            parts[0] += f" — {self.span()}"
-        if self.series_id or self.recurrence:
-            parts.append("recurring")
-        if self.location:
-            parts.append(f"location: {fence.field(self.location.text)}")
-        if self.organizer:
-            parts.append(f"organizer: {self.organizer.shown()}")
-        if self.attendees:
-            listed = [
-                f"{p.shown()} ({fence.field(p.response)})" if p.response else p.shown()
-                for p in self.attendees
-            ]
-            more = f", and {self.more_attendees} more" if self.more_attendees else ""
-            parts.append(f"attendees: {', '.join(listed)}{more}")
-        if self.cancelled:
-            parts.append("cancelled")
-        return "; ".join(parts)
+        """The one line an agent reads: the loader's ``describe_event``, fenced."""
+        return describe_event(self._found, self._tz, fence.field)
 
     def document(self, calendar_id: str) -> Document:
         """The event as ``load_data``'s Document: its line, then its description, fenced."""
-        text = self.line()
-        if self.description:
-            source = f"event {fence.field(self.event_id)}"
-            text += "\n" + fence.block(self.description.text, source, "description")
-        return Document(
-            text=text,
-            id_=f"gcal:{self.event_id}",
-            metadata={
-                "event_id": self.event_id,
-                "title": self.title.text if self.title else "",
-                "link": self.url or "",
-                "calendar_id": calendar_id,
-            },
-        )
+        return event_document(self._found, self._tz, calendar_id, fence.field, render.description)
 
 
 class Listed(Listing):
