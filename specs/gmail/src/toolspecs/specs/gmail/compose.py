@@ -1,22 +1,11 @@
 """Drafts as MIME: what ``create_draft`` and ``update_draft`` write, and read back.
 
-Messages are built with the standard library's ``compat32`` MIME classes and headers
-encoded here: Python's newer header folding can drop a recipient that follows a
-non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on CPython 3.11), so every built
-message is parsed back and its recipients compared before it leaves.
-
-``update_draft`` edits the stored MIME instead of building a new one: only the headers,
-the body and the attachments it was asked to change are rewritten, so ``Reply-To``,
-``In-Reply-To``/``References`` and any other header stay exactly as they were. Every
-agent-given header value goes through :func:`one_line`: a line break cannot start a
-header of its own.
-
-:func:`make_reply` and :func:`make_forward` fill a draft in from the mail it answers or
-forwards, read through the Gmail client.
-
-Attachments are MIME parts (:func:`file_part` for a file, or a part kept from a stored
-draft or a forwarded mail, as it was): a draft with any is ``multipart/mixed``, its body
-first.
+Built with ``compat32`` MIME classes and headers encoded here: Python's newer folding can
+drop a recipient after a non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on 3.11),
+so every message is parsed back and its recipients compared before it leaves.
+``update_draft`` edits the stored MIME: only what it was asked to change is rewritten.
+Every agent-given header value goes through :func:`one_line`: a line break cannot start
+a header of its own.
 """
 
 from __future__ import annotations
@@ -111,9 +100,7 @@ class Draft:
         return [*self.to, *self.cc, *self.bcc]
 
     def mime_bytes(self) -> bytes:
-        """The RFC 822 bytes: plain text, or multipart/alternative with the HTML part.
-
-        A stored draft (``source``) is edited: only ``changed_fields`` are rewritten.
+        """The RFC 822 bytes (a stored ``source`` is edited: only ``changed_fields``).
 
         Raises:
             FixArguments: When an address is not an email address (all are named).
@@ -354,11 +341,7 @@ def _check_recipients(data: bytes, draft: Draft) -> None:
 
 
 def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str | None) -> str:
-    """Fill in the thread, reply headers, recipients and subject from the original.
-
-    Returns:
-        A note for the agent when the draft's own subject may start a new conversation.
-    """
+    """Fill in thread, reply headers, recipients and subject; a note when the subject forks it."""
     original, mail = client.read(message_id)
     draft.thread_id = original.get("threadId")
     reference = mail.header("message-id")
@@ -383,11 +366,7 @@ def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str 
 def make_forward(
     client: GmailReader, draft: Draft, message_id: str, subject: str | None
 ) -> tuple[list[Message], str]:
-    """Quote the original's headers and body below the draft's text; its attachments.
-
-    Gmail's ``raw`` form of the original carries its attachments whole: they are
-    taken from it as they are (one request, not one per attachment).
-    """
+    """Quote the original below the draft's text, with its attachments (from its ``raw``)."""
     original = client.get_raw(message_id)
     source = decode_raw(original.get("raw", ""))
     mail = parse_bytes(source)

@@ -1,7 +1,6 @@
 """Email addresses as agents send them: a list, one string, commas, or 'Name <email>'.
 
-Shared by the Google specs: Calendar attendees and Gmail recipients. The answer to a bad
-address is guidance for the agent, so this lives on the spec side, not in the loader.
+A bad address gets guidance for the agent, so this lives on the spec side.
 """
 
 from __future__ import annotations

@@ -1,12 +1,4 @@
-"""The work behind the Calendar tools: write, answer, search, find free time.
-
-Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
-(the client, the calendar's id and zone) and the arguments as the tool read them, and
-returns its result (:mod:`.outputs`, whose reply is made from it); the requests are the
-client's, the guidance :mod:`.render`'s. Also here:
-what ``update_event`` is asked, read alike by the call and its question
-(:func:`update_asked`), and its marks (:func:`marks`).
-"""
+"""The work behind the Calendar tools, each on the call's :class:`.series.Calendar`."""
 
 from __future__ import annotations
 
@@ -69,18 +61,7 @@ def create(
     recurrence: str | None,
     notify: bool,
 ) -> EventWritten:
-    """Create an event; the reply names the events it overlaps.
-
-    Args:
-        cal: The calendar (its zone is the event's).
-        start_datetime: The start.
-        end_datetime: The end; default one hour (or one day) later.
-        all_day: Whole days.
-        fields: ``summary``, and ``description`` and ``location`` when given.
-        attendees: Who to invite.
-        recurrence: An RRULE or words.
-        notify: Email the attendees.
-    """
+    """Create an event; the reply names the busy events it overlaps."""
     tz = cal.tz
     start, end, note = span(start_datetime, end_datetime, tz, all_day)
     body: dict[str, Any] = {"summary": fields["summary"], **event_times(start, end, tz, all_day)}
@@ -104,11 +85,9 @@ def create(
 def overlaps(
     cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool
 ) -> tuple[list[dict[str, Any]], bool] | None:
-    """The busy events a new one at ``start``-``end`` overlaps (bounded; ``None``: not checked).
+    """The busy events start-end overlaps, and whether the lookup was full; None: not checked.
 
-    A lookup Google does not answer is said, not raised: the event is still created. Events
-    marked free (``transparency: transparent``) and cancelled ones do not count. The flag
-    says the lookup was full, so there may be more.
+    A lookup Google does not answer is said, not raised: the event is still created.
     """
     if all_day:
         start, end = whole_days(start, end, cal.tz)
@@ -139,22 +118,7 @@ def update_asked(
     calendar_id: str | None,
     scope: str | None,
 ) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
-    """What ``update_event`` is asked: the event id, scope, calendar and patch, checked.
-
-    The call and its question (:func:`.questions.updating`) read the arguments alike.
-
-    Args:
-        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
-        event_id: As ``update_event`` takes them, from here on.
-        title: New title.
-        description: New details.
-        location: New place.
-        start_datetime: New start.
-        end_datetime: New end.
-        attendees: The full new list of emails.
-        recurrence: New RRULE or words.
-        calendar_id: The calendar named, if any.
-        scope: The part of a series, if any.
+    """What ``update_event`` is asked (id, scope, calendar, patch): for call and question.
 
     Raises:
         FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
@@ -275,13 +239,6 @@ def respond(
     notify: bool,
 ) -> Answered:
     """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
-
-    Args:
-        cal: The calendar.
-        event_id: The event.
-        answer: ``accepted``, ``declined`` or ``tentative``.
-        comment: A note for the organizer (blank: remove the one there).
-        notify: Email the organizer.
 
     Raises:
         FixArguments: When the user organizes the event or is not among its guests.
@@ -486,11 +443,7 @@ def read_response(text: str) -> str:
 
 
 def marks(function: str, declared: Marks, allow_destructive: bool) -> Marks:
-    """``update_event`` is destructive with ``allow_destructive`` on, and only then.
-
-    Off, it refuses every change that would destroy (removing attendees, blanking
-    the title or description, shortening or ending a series); on, it makes them.
-    """
+    """``update_event`` is destructive with ``allow_destructive`` on (else it refuses that)."""
     if function == "update_event" and allow_destructive:
         return dataclasses.replace(declared, destructive=True)
     return declared
@@ -517,10 +470,7 @@ def losses_of(event: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
 
 
 def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
-    """Refuse a patch that would destroy part of ``event`` (the spec does not allow it).
-
-    Destroying: blanking a title or description the event has, removing attendees, or a
-    recurrence that shortens, ends or otherwise may drop occurrences of a series.
+    """Refuse a patch that would destroy part of ``event`` (titles, attendees, occurrences).
 
     Raises:
         AskUser: Naming what would be lost; nothing was changed.

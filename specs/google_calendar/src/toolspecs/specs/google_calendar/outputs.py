@@ -1,15 +1,8 @@
 """The Calendar tools' results: the data of each reply, and the reply made from it.
 
-Each tool builds one of these models from Google's answer (``Event.of``, or the module
-that read the answer); the text the agent reads, and ``load_data``'s Documents, are made
-from the model (``reply``), so the two cannot disagree. Times are ISO 8601 with the
-offset the text shows (the calendar's zone, or the call's); an all-day event's are dates.
-What others wrote (titles, places, descriptions, names, calendar names) is a
-:class:`~toolspecs.core.structured.Quoted` in the data and goes through
-:mod:`toolspecs.core.fence` in the text: a value on one line with ``fence.field``, quoted
-with ``fence.quote``, a description as a fenced block naming its event. The zone a model's
-times are shown in is a private detail (``_tz``): the text names it, the data's offsets
-are its.
+Times are ISO 8601 with the offset the text shows; an all-day event's are dates. What
+others wrote is :class:`~toolspecs.core.structured.Quoted` in the data and fenced in the
+text. The zone the text names is private (``_tz``).
 """
 
 from __future__ import annotations
@@ -67,11 +60,7 @@ def when(value: dt.datetime | dt.date) -> str:
 
 
 def moment(value: str, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An ISO time of the data in ``tz`` (as Google's was read), or its all-day date.
-
-    Raises:
-        ValueError: When ``value`` is not ISO 8601.
-    """
+    """An ISO time of the data in ``tz`` (as Google's was read), or its all-day date."""
     return parse_event_time({"dateTime": value} if "T" in value else {"date": value}, tz)
 
 
@@ -145,15 +134,7 @@ class Event(Structure):
         url: bool = False,
         description: bool = False,
     ) -> Event:
-        """An event as data: id, title, times and series; ``full`` adds place and people.
-
-        Args:
-            found: The event as the Calendar API returns it.
-            tz: The zone its times are shown in.
-            full: Also its place, organizer, guests and whether it is cancelled (its line).
-            url: Also its link.
-            description: Also its description (cut as the client's Documents cut it).
-        """
+        """An event as data; ``full`` adds place, people and cancelled, ``url`` its link."""
         summary = found.get("summary")
         values: dict[str, Any] = {
             "event_id": str(found.get("id", "?")),
@@ -299,12 +280,7 @@ class EventWritten(Output):
         note: str,
         **more: Any,
     ) -> EventWritten:
-        """What a write did: the event as Google now has it, who was emailed, our ``note``.
-
-        Raises:
-            GoogleResponseError: When Google's answer has no event id (the guidance says to
-                check whether the write was done).
-        """
+        """What a write did (``GoogleResponseError`` when Google's answer names no event id)."""
         event_id = event.get("id")
         if not isinstance(event_id, str) or not event_id:
             raise GoogleResponseError("Google's answer to the write names no event id")

@@ -1,15 +1,7 @@
 """What a person is asked before an event is deleted or changed in a way that destroys.
 
-A host that can show the person a question (MCP elicitation) asks it before
-``delete_event``, and before ``update_event`` when the spec allows destructive changes
-(``ToolSpec.confirmation``). It says what will happen: the event (title, when), the
-part of a series it applies to (one occurrence, this and the following ones, the whole
-series), what changes (old → new), and who is emailed. The event is read as the call
-reads it (:func:`~toolspecs.specs.google_calendar.series.resolve`), writing nothing.
-
-The person, not the model, reads it; what others wrote (titles, places, names) is shown
-one cleaned line each (:func:`toolspecs.core.fence.field`, titles between ``«»``), so it
-cannot pass for our lines, and the question is bounded.
+The event is read as the call reads it, writing nothing; what others wrote is shown one
+cleaned line each (``fence.field``), so it cannot pass for our lines.
 """
 
 from __future__ import annotations
@@ -40,14 +32,7 @@ def asked(
 ) -> str | None:
     """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask).
 
-    The spec's ``confirmation``: the arguments are read as the call reads them (the
-    same id, scope, calendar and patch), so a call that would fail raises its guidance.
-
-    Args:
-        function: The spec function's name (without a prefix).
-        arguments: Its arguments, read as the call reads them.
-        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
-        allow_destructive: The spec's setting (off, a destructive update is refused).
+    The arguments are read as the call reads them: a call that would fail raises its guidance.
     """
     notify = bool(arguments.get("notify_attendees"))
     if function == "delete_event":
@@ -105,15 +90,10 @@ def updating(
     notify: bool,
     allow_destructive: bool,
 ) -> str | None:
-    """The question before ``update_event`` changes ``event_id`` by ``patch`` and a move.
-
-    ``None`` when the update destroys nothing: no title, description, attendee or
-    occurrence lost, no series split (a rename, a move, an attendee added). Those are
-    not asked about, as without ``allow_destructive``.
+    """The question before a destructive ``update_event``; ``None`` when nothing is lost.
 
     Raises:
-        ToolGuidance: What the call would raise first (no such event, times that do not
-            work, a destructive change the spec does not allow): nothing is asked.
+        ToolGuidance: What the call would raise first: nothing is asked.
     """
     found = _found(cal, event_id, wanted)
     before = (found.series if found.split else found.event) or {}

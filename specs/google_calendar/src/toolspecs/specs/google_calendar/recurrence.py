@@ -34,13 +34,7 @@ _UNTIL = re.compile(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z?)?")
 
 
 def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
-    """The ``recurrence`` list for the Calendar API.
-
-    Args:
-        text: ``"RRULE:..."`` (one or more, separated by newlines or ';;'), or words:
-            'daily', 'every weekday', 'every 2 weeks on Tuesday and Thursday',
-            'monthly', 'every Monday for 10 times', 'weekly until Dec 31'.
-        tz: The calendar's timezone, for an ``until`` date.
+    """The ``recurrence`` list for the Calendar API, from RRULEs or words ('every Monday').
 
     Raises:
         FixArguments: When the text is neither.
@@ -96,11 +90,6 @@ def _read(text: str, tz: dt.tzinfo) -> list[str]:
 
 
 def _check_bounds(rule: str) -> None:
-    """Refuse an ``INTERVAL``, ``COUNT`` or ``UNTIL`` of ``rule`` outside our bounds.
-
-    Raises:
-        FixArguments: Naming the part, the value sent, the bound and what to send.
-    """
     body = rule.split(":", 1)[1]
     parts = {
         key.strip().upper(): value.strip()
@@ -152,10 +141,7 @@ SCOPE_EXAMPLE = "'this' (one occurrence), 'following' (this and later ones) or '
 
 
 def read_scope(text: str | None) -> Scope | None:
-    """The scope an agent wrote: 'this', 'this and following', 'all' and their spellings.
-
-    ``None`` (or an empty string) means what the event id names: an occurrence's id is that
-    occurrence, a series' id the whole series.
+    """The scope an agent wrote ('this', 'this and following', 'all'); ``None``: what the id names.
 
     Raises:
         FixArguments: When the text is none of them.
@@ -180,11 +166,7 @@ def read_scope(text: str | None) -> Scope | None:
 
 
 def end_before(recurrence: list[str], start: dt.datetime | dt.date) -> list[str]:
-    """A series' ``recurrence`` ended just before the occurrence at ``start``.
-
-    Each RRULE gets ``UNTIL`` (one second before ``start``, in UTC, or the day before for
-    an all-day series) in place of its ``COUNT`` or ``UNTIL``; other lines stay.
-    """
+    """A series' ``recurrence`` ended (``UNTIL``) just before the occurrence at ``start``."""
     if isinstance(start, dt.datetime):
         last = (start.astimezone(dt.timezone.utc) - dt.timedelta(seconds=1)).strftime(
             "%Y%m%dT%H%M%SZ"
@@ -198,10 +180,7 @@ def end_before(recurrence: list[str], start: dt.datetime | dt.date) -> list[str]
 
 
 def rest_of(recurrence: list[str], before: int) -> list[str]:
-    """The ``recurrence`` of a series' later part, ``before`` occurrences already past.
-
-    A ``COUNT`` counts what is left; ``UNTIL`` and the rest stay as they are.
-    """
+    """The ``recurrence`` of a series' later part: a ``COUNT`` counts what is left."""
     out = []
     for line in recurrence:
         count = re.search(r"(?:^|;)COUNT=(\d+)", line) if line.startswith("RRULE:") else None
@@ -222,13 +201,7 @@ def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
 
 
 def dropped_by(old: list[str], new: list[str]) -> str:
-    """How ``new`` may drop occurrences of the series ``old`` describes ("" when it keeps all).
-
-    ``new`` keeps every occurrence when it has each of ``old``'s rules with only a later
-    or no end (``COUNT``/``UNTIL``), and excludes nothing more (``EXDATE``, ``EXRULE``,
-    fewer ``RDATE``). Any other change of pattern may drop some: it counts as dropping.
-    An event that does not recur yet loses nothing.
-    """
+    """How ``new`` may drop occurrences of ``old`` (""): only a later end or none keeps all."""
     old_rules = [line for line in old if line.upper().startswith("RRULE:")]
     if not old_rules and not any(line.upper().startswith("RDATE") for line in old):
         return ""
