@@ -160,11 +160,7 @@ class GoogleAuth:
         return self._keep(creds, target)
 
     def sign_in_elsewhere(self, port: int = 0) -> LoopbackSignIn:
-        """:meth:`authorize`'s sign-in on a page another program shows (:mod:`.loopback`).
-
-        Raises:
-            GoogleAuthError: As :meth:`authorize`, before anything is started.
-        """
+        """:meth:`authorize`'s sign-in on a page another program shows (:mod:`.loopback`)."""
         target, wanted = self._sign_in_plan()
         return loopback.start(
             wanted, self.credentials_path, lambda creds: self._keep(creds, target), port

@@ -68,12 +68,7 @@ class GoogleCalendarReader(GoogleApiReader):
         self._timezones: dict[str, dt.tzinfo] = {}
 
     def calendar_timezone(self, calendar_id: str = "primary") -> dt.tzinfo:
-        """The timezone the calendar is kept in (``calendars.get``), cached.
-
-        Raises:
-            GoogleLoaderError: When this machine does not know the calendar's timezone.
-            GoogleResponseError: When Google's answer names none.
-        """
+        """The timezone the calendar is kept in (``calendars.get``), cached."""
         if calendar_id not in self._timezones:
             found = self.execute(self.service.calendars().get(calendarId=calendar_id))
             name = found.get("timeZone")
@@ -90,10 +85,7 @@ class GoogleCalendarReader(GoogleApiReader):
         return self._timezones[calendar_id]
 
     def shared_calendar(self, calendar_id: str) -> dict[str, Any] | None:
-        """A calendar not in the caller's list, by ``calendars.get``; ``None`` on HTTP 404.
-
-        A calendar shared with a service account is never in its list, yet every call works on it.
-        """
+        """A calendar not in the caller's list, by ``calendars.get``; ``None`` on HTTP 404."""
         try:
             found: dict[str, Any] = self.execute(
                 self.service.calendars().get(calendarId=calendar_id)
@@ -112,11 +104,7 @@ class GoogleCalendarReader(GoogleApiReader):
         query: str | None = None,
         calendar_id: str = "primary",
     ) -> list[dict[str, Any]]:
-        """Events from ``time_min`` (recurring ones expanded), in start order.
-
-        Google may send short or empty pages with a ``nextPageToken`` (above all with ``query``):
-        they are followed up to ``max_results`` events or ``LIST_PAGES`` pages.
-        """
+        """Events from ``time_min`` (recurring ones expanded), in start order."""
         params: dict[str, Any] = {
             "calendarId": calendar_id,
             "timeMin": time_min.isoformat(),
@@ -211,10 +199,7 @@ class GoogleCalendarReader(GoogleApiReader):
         show_deleted: bool = False,
         pages: int = 1,
     ) -> list[dict[str, Any]]:
-        """A series' occurrences (``events.instances``), following at most ``pages`` pages.
-
-        ``time_min``/``time_max`` bound them; ``max_results`` is per page (Google's maximum 2500).
-        """
+        """A series' occurrences (``events.instances``), following at most ``pages`` pages."""
         window: dict[str, Any] = {}
         if time_min is not None:
             window["timeMin"] = time_min.isoformat()
@@ -267,12 +252,7 @@ class GoogleCalendarReader(GoogleApiReader):
         calendar_ids: list[str],
         time_zone: str | None = None,
     ) -> dict[str, list[tuple[dt.datetime, dt.datetime]] | None]:
-        """Each calendar's busy intervals (``freebusy.query``); ``None``: Google cannot see it.
-
-        Raises:
-            GoogleResponseError: When the answer is not in Google's shape (a free window worked
-                out from an unreadable busy time would be wrong).
-        """
+        """Each calendar's busy intervals (``freebusy.query``); ``None``: Google cannot see it."""
         body: dict[str, Any] = {"timeMin": time_min.isoformat(), "timeMax": time_max.isoformat()}
         if time_zone is not None:
             body["timeZone"] = time_zone

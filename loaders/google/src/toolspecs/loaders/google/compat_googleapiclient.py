@@ -68,11 +68,7 @@ _building = threading.Lock()
 
 
 def build_shared(api: str, version: str, client_options: Any = None, **options: Any) -> Any:
-    """``build(api, version, ...)`` from the shared bundled document (internals 5 and 6).
-
-    Raises:
-        UnknownApiNameOrVersion: When the client bundles no document for ``api``/``version``.
-    """
+    """``build(api, version, ...)`` from the shared bundled document (internals 5 and 6)."""
     from googleapiclient import discovery, discovery_cache
 
     with _building:  # one build at a time: each fixes up the shared document in place

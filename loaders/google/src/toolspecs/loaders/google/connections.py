@@ -48,11 +48,7 @@ class PerThreadHttp:
 
 
 class ThreadRequests:
-    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP.
-
-    ``transport``: a factory or a shared object; ``None``: the HTTP object ``build`` made
-    from the credentials is copied per thread (without proxy when ``direct``).
-    """
+    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP."""
 
     def __init__(self, transport: Any = None, *, direct: bool = False) -> None:
         self.direct = direct

@@ -24,12 +24,7 @@ class GmailDrafts:
         return list(answer.get("drafts", []))
 
     def get(self, draft_id: str) -> dict[str, Any]:
-        """A draft with its message in ``format=raw``.
-
-        Raises:
-            GoogleResponseError: When the answer names no draft id (else it could be saved
-                again as a new draft).
-        """
+        """A draft with its message in ``format=raw``."""
         request = self._drafts().get(userId="me", id=draft_id, format="raw")
         resource: dict[str, Any] = self.client.execute(request)
         if not resource.get("id"):

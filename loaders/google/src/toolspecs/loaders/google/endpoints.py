@@ -34,12 +34,7 @@ _SIGN_IN_FIELDS = ("credentials_file", "scopes", "api_key")
 
 
 def client_options(value: Any) -> Any:
-    """``value`` as a checked ``ClientOptions`` (``None`` stays ``None``).
-
-    Raises:
-        ValueError: When it is not a dict or ``ClientOptions``, names an unknown or sign-in
-            option, or an ``api_endpoint`` :func:`check_endpoint` refuses.
-    """
+    """``value`` as a checked ``ClientOptions`` (``None`` stays ``None``)."""
     if value is None:
         return None
     # google-api-core comes with google-api-python-client (its build() imports it).
@@ -108,11 +103,7 @@ def check_endpoint(endpoint: str, what: str = "client_options api_endpoint") -> 
 
 
 def split_endpoint(endpoint: str, service_path: str) -> tuple[str, str]:
-    """The API's root and base (root + ``service_path``) for ``api_endpoint``.
-
-    A root gets the API's path; a base ending with it is split there; any other address is
-    both (a proxy with paths of its own).
-    """
+    """The API's root and base (root + ``service_path``) for ``api_endpoint``."""
     address = endpoint if endpoint.endswith("/") else endpoint + "/"
     if urlsplit(address).path == "/":
         return address, address + service_path

@@ -22,13 +22,7 @@ def as_is(text: str, source: str) -> str:
 
 
 def parse_event_time(value: Any, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events.
-
-    A time at the ends of the calendar (year 1 or 9999) keeps its own offset.
-
-    Raises:
-        ValueError: When ``value`` is not a time as Google writes one.
-    """
+    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events."""
     if not isinstance(value, dict):
         raise ValueError(f"not an event time: {type(value).__name__}")
     if isinstance(value.get("dateTime"), str):

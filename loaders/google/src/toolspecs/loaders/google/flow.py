@@ -19,11 +19,7 @@ def run_flow(
     authorize_hint: str,
     save_to: str,
 ) -> Any:
-    """Sign in with google_auth_oauthlib's flow for ``scopes``; ``save_to`` is named to a server.
-
-    Raises:
-        GoogleAuthError: No or a malformed OAuth client file, or ``auth_flow="none"``.
-    """
+    """Sign in with google_auth_oauthlib's flow for ``scopes``; ``save_to`` is named to a server."""
     flow = client_flow(scopes, credentials_path)
     if auth_flow == "none":
         raise GoogleAuthError(

@@ -161,12 +161,7 @@ class GmailReader(GoogleApiReader):
         return resource
 
     def fetch(self, message_ids: list[str], fmt: str = "raw") -> Iterator[dict[str, Any]]:
-        """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request.
-
-        Messages whose calls met a passing failure are fetched again together, once, after at
-        least ``Retry-After`` when the time left allows; a failure that remains raises in its
-        turn, as it would have alone.
-        """
+        """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request."""
         for start in range(0, len(message_ids), BATCH_SIZE):
             chunk = message_ids[start : start + BATCH_SIZE]
             if len(chunk) == 1:  # one call: no batch needed
@@ -217,10 +212,7 @@ class GmailReader(GoogleApiReader):
         return resource
 
     def messages_read(self, message_ids: list[str]) -> Iterator[tuple[dict[str, Any], MailMessage]]:
-        """The messages in full (resource without ``raw``, decoded content), fetched in batches.
-
-        A whole message is large: a caller that keeps what it makes of each holds one at a time.
-        """
+        """The messages in full (resource without ``raw``, decoded content), fetched in batches."""
         for resource in self.fetch(message_ids):
             mail = parse_raw(resource.pop("raw", ""))
             yield resource, mail

@@ -20,10 +20,7 @@ _MAX_PARENS = 64
 
 
 def address_pairs(value: str) -> list[tuple[str, str]]:
-    """``(name, email)`` pairs of an address header, bounded.
-
-    The standard library recurses into nested comments: with many, parentheses become spaces.
-    """
+    """``(name, email)`` pairs of an address header, bounded."""
     value = value[:MAX_HEADER_CHARS]
     if value.count("(") > _MAX_PARENS:
         value = value.replace("(", " ").replace(")", " ")
@@ -64,12 +61,7 @@ ADDRESS_HEADERS = frozenset(
 
 
 def header_text(name: str, raw: str) -> str:
-    """A raw header value as text: RFC 2047 words and 8-bit UTF-8 decoded, on one line.
-
-    Address headers are parsed as addresses (names quoted where needed) unless they nest
-    many comments; others only have their encoded words decoded, as the default policy's
-    unstructured headers are, at a fraction of its cost.
-    """
+    """A raw header value as text: RFC 2047 words and 8-bit UTF-8 decoded, on one line."""
     # 8-bit bytes come from the parser as surrogate escapes: they are UTF-8 (RFC 6532).
     value = _utf8(raw[:MAX_HEADER_CHARS])
     value = "".join(value.splitlines())
@@ -102,10 +94,7 @@ def _mailbox() -> re.Pattern[str]:
 
 
 def simple_addresses(value: str) -> str | None:
-    """A plain list of addresses as the default policy writes it, or ``None`` (then the parser).
-
-    Plain: each ``Name Words <local@domain>`` or ``local@domain``, atoms only.
-    """
+    """A plain list of addresses as the default policy writes it, or ``None`` (then the parser)."""
     if "=?" in value or not value.strip():
         return None
     found = []

@@ -133,10 +133,7 @@ class HtmlText:
 
 
 def convert_html(markup: str, limit: int) -> HtmlText:
-    """The visible text of ``markup`` (``MAX_HTML_CHARS`` at most), to about ``limit`` chars.
-
-    ``cut_chars`` counts the markup not read.
-    """
+    """The visible text of ``markup`` (``MAX_HTML_CHARS`` at most), to about ``limit`` chars."""
     from lxml import etree  # here: about 8 ms of CPU at import, for HTML mail only
 
     # lxml refuses strings with lone surrogates, which a lying charset can leave behind.

@@ -73,12 +73,7 @@ class LoopbackSignIn:
         return self._closed.is_set()
 
     def wait(self, seconds: float) -> Any:
-        """Wait up to ``seconds`` for the browser: the credentials, already kept.
-
-        Raises:
-            GoogleAuthError: No answer in time, the person refused, or Google refused the code.
-            GoogleUnreachable: When Google's token endpoint did not answer.
-        """
+        """Wait up to ``seconds`` for the browser: the credentials, already kept."""
         if not self._done.wait(seconds):
             raise GoogleAuthError(
                 f"the Google sign-in was not finished within {seconds:g} s: open the "
@@ -173,10 +168,5 @@ class LoopbackSignIn:
 def start(
     scopes: Sequence[str], credentials_path: str, keep: Callable[[Any], Any], port: int = 0
 ) -> LoopbackSignIn:
-    """Start a sign-in for ``scopes`` with the OAuth client of ``credentials_path``.
-
-    Raises:
-        GoogleAuthError: No OAuth client file, or a malformed one.
-        OSError: When ``port`` cannot be listened on.
-    """
+    """Start a sign-in for ``scopes`` with the OAuth client of ``credentials_path``."""
     return LoopbackSignIn(client_flow(scopes, credentials_path), keep, port)

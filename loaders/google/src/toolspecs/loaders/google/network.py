@@ -19,11 +19,7 @@ AGAIN_WAIT = DNS_RETRY_WAIT
 
 
 def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
-    """The loader's error for a request to ``uri`` that got no answer; ``None`` for others.
-
-    httplib2 raises ``ServerNotFoundError`` or the socket's errors; google-auth wraps its
-    transport's in ``TransportError`` during a refresh (then ``uri`` is the token server's).
-    """
+    """The loader's error for a request to ``uri`` that got no answer; ``None`` for others."""
     import httplib2
 
     host = urlsplit(uri).hostname or "Google"
@@ -50,11 +46,7 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
 
 
 def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str) -> str:
-    """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable.
-
-    urllib3 names the name it looked up (the proxy's, behind one); httplib2 names the
-    request's host even through a proxy, so its text only tells when no proxy is set.
-    """
+    """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable."""
     looked_up = failed_host(exc)
     if looked_up:
         return looked_up

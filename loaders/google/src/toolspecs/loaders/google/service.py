@@ -39,12 +39,7 @@ def build_service(
     transport: Any = None,
     client_options: Any = None,
 ) -> Any:
-    """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery.
-
-    Its requests may run from several threads at once (:mod:`.connections`). ``transport``
-    (a shared thread-safe ``httplib2.Http``-like object, or a factory of one per thread) is
-    used instead of ``credentials``; ``client_options`` as :mod:`.endpoints` checks them.
-    """
+    """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery."""
     options = endpoints.client_options(client_options)
     builder = ThreadRequests(transport, direct=endpoints.on_this_machine(options))
     if transport is not None:
@@ -99,12 +94,7 @@ def execute_batch(
     deadline: float | None = DEADLINE,
     num_retries: int = NUM_RETRIES,
 ) -> list[Any]:
-    """Run requests (at most 100) as one batch: each call's answer, or the error it met.
-
-    The batch is retried as :func:`execute` retries a GET when it holds only reads, as a POST
-    otherwise. Each call's answer is a JSON object, a ``GoogleApiError`` or a
-    ``GoogleResponseError``.
-    """
+    """Run requests (at most 100) as one batch: each call's answer, or the error it met."""
     from googleapiclient.errors import BatchError, HttpError
 
     answers: list[Any] = [None] * len(requests)
@@ -297,11 +287,7 @@ class GoogleApiReader(BaseReader):
             self._built = False
 
     def granted_scopes(self) -> list[str] | None:
-        """The scopes the credentials in use were granted; ``None`` when not known.
-
-        Reading them may sign in or refresh, as the first request would. A ``transport`` with
-        google-auth credentials says its own; a fake, or a given ``service``, says nothing.
-        """
+        """The scopes the credentials in use were granted; ``None`` when not known."""
         if self.transport is not None:
             return credentials_scopes(getattr(self.transport, "credentials", None))
         self.service  # noqa: B018  (reads the credentials once, with the client)
@@ -320,15 +306,7 @@ class GoogleApiReader(BaseReader):
                 self._built = False
 
     def service_if_signed_in(self, refresh: bool = True) -> Any:
-        """The API client if it can be had without starting a sign-in, else ``None``.
-
-        With ``refresh=False``, ``None`` unless credentials are valid as they are (nothing goes
-        to the network or is written).
-
-        Raises:
-            GoogleAuthError: When credentials are there but cannot be used.
-            GoogleUnreachable: When a token refresh got no answer.
-        """
+        """The API client if it can be had without starting a sign-in, else ``None``."""
         if self._service is None and self.transport is None:
             with self._building:
                 if self._service is None:

@@ -228,11 +228,7 @@ class _FolderFile:
 
 
 def attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
-    """``attachment_dir`` checked: ``None`` (off), or an absolute folder.
-
-    Raises:
-        ConfigurationError: When relative (``""`` once meant ``.``), or the root or home.
-    """
+    """``attachment_dir`` checked: ``None`` (off), or an absolute folder."""
     if value is None:
         return None
     text = os.fspath(value)

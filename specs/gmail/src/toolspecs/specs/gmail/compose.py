@@ -100,12 +100,7 @@ class Draft:
         return [*self.to, *self.cc, *self.bcc]
 
     def mime_bytes(self) -> bytes:
-        """The RFC 822 bytes (a stored ``source`` is edited: only ``changed_fields``).
-
-        Raises:
-            FixArguments: When an address is not an email address (all are named).
-            RuntimeError: When the built message would not carry every recipient.
-        """
+        """The RFC 822 bytes (a stored ``source`` is edited: only ``changed_fields``)."""
         data = (self._edited() if self.source else self._built()).as_bytes()
         _check_recipients(data, self)
         return data

@@ -292,11 +292,7 @@ class DraftSaved(Output):
         removed: list[str] | None = None,
         forward: tuple[str, int] | None = None,
     ) -> DraftSaved:
-        """What create_draft and update_draft saved: the draft's id, who, what, what next.
-
-        ``note`` is ours (a reply, a forward, attachments ``removed``); ``forward`` is the
-        message forwarded and how many of its attachments the draft carries.
-        """
+        """What create_draft and update_draft saved: the draft's id, who, what, what next."""
         draft_id = saved.get("id", "?")
         message = saved.get("message", {})
         thread = message.get("threadId")

@@ -92,13 +92,7 @@ def resolve(
     *,
     list_tool: bool = True,
 ) -> list[Change]:
-    """The changes ``add`` and ``remove`` ask for (``labels()`` called only when needed).
-
-    Raises:
-        FixArguments: A name no label has (with the close matches), or one label both
-            put on and taken off.
-        AskUser: A label this tool does not change (TRASH, SPAM, SENT, DRAFT, CHAT).
-    """
+    """The changes ``add`` and ``remove`` ask for (``labels()`` called only when needed)."""
     known: list[dict[str, Any]] | None = None
     changes: dict[str, Change] = {}
     for entries, sign in ((add, 1), (remove, -1)):
@@ -159,12 +153,7 @@ def _user_label(text: str, known: list[dict[str, Any]], list_tool: bool) -> tupl
 def modify(
     client: GmailReader, ids: list[str], add: list[str], remove: list[str], list_tool: bool = True
 ) -> list[Change]:
-    """Put the labels ``add`` names on messages ``ids`` and take ``remove``'s off; the changes.
-
-    Raises:
-        FixArguments: No ids, too many, no label, or a label :func:`resolve` refuses.
-        AskUser: The sign-in lacks the ``gmail.modify`` scope (or :func:`resolve` says).
-    """
+    """Put the labels ``add`` names on messages ``ids`` and take ``remove``'s off; the changes."""
     if not ids:
         raise FixArguments(
             "You did not provide message_ids.",

@@ -254,11 +254,7 @@ class Message(Structure):
         return made
 
     def text(self) -> str:
-        """The message as the agent reads it: ids, headers, attachments, fenced body.
-
-        Every value the sender wrote is fenced; our notes (a body cut, hidden text left
-        out, a MIME structure too deep to read) follow the body, outside its fence.
-        """
+        """The message as the agent reads it: ids, headers, attachments, fenced body."""
         lines = [f"Message id: {self.message_id} (thread {self.thread_id})"]
         lines.extend(
             f"{name}: {fence.field(value, ADDRESS_LIMIT)}" for name, value in self._headers

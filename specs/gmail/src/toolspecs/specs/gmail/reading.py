@@ -33,11 +33,7 @@ _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
-    """The thread ``wanted`` names (its id or a message's), and ``wanted`` if a message's.
-
-    Raises:
-        FixArguments: When it is neither a thread's nor a message's id.
-    """
+    """The thread ``wanted`` names (its id or a message's), and ``wanted`` if a message's."""
     try:
         return client.thread(wanted), ""
     except GoogleApiError as exc:
@@ -80,12 +76,7 @@ def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
 def read_attachment(
     client: GmailReader, message_id: str, attachment_id: str, limit: int
 ) -> AttachmentRead:
-    """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes.
-
-    Raises:
-        FixArguments: The message has no such attachment (its attachments are listed).
-        AskUser: Another kind of file, too large, or a PDF without the PDF extra.
-    """
+    """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes."""
     resource = client.payload(message_id)
     parts = attachment_parts(resource.get("payload") or {})
     if not parts:

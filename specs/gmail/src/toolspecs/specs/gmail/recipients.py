@@ -60,11 +60,7 @@ def check_expected(
 
 
 def check_allowed(draft: Draft, patterns: list[str]) -> None:
-    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any.
-
-    Raises:
-        AskUser: Naming the recipients no pattern matches.
-    """
+    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any."""
     if not patterns:
         return
     addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]

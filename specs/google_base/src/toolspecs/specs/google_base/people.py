@@ -18,11 +18,7 @@ _EMAIL = re.compile(
 
 
 def parse_addresses(values: list[str], argument: str = "attendees") -> list[tuple[str, str]]:
-    """(name, email) pairs; every invalid address is named in one guidance.
-
-    Raises:
-        FixArguments: When an address is not an email address.
-    """
+    """(name, email) pairs; every invalid address is named in one guidance."""
     nested = [v for v in values if v.count("(") > _MAX_COMMENTS]
     if nested:
         # getaddresses recurses into nested comments: "((((…" would exhaust the stack.

@@ -66,11 +66,7 @@ class GoogleSignIn:
         return self._pending.closed
 
     def finish(self, seconds: float) -> None:
-        """Wait for the person and keep the token; the next call uses it.
-
-        Raises:
-            ToolGuidance: The spec's guidance for why not (refused at Google, too late).
-        """
+        """Wait for the person and keep the token; the next call uses it."""
         try:
             self._pending.wait(seconds)
         except GoogleLoaderError as exc:
@@ -90,11 +86,7 @@ class GoogleSignIn:
 
 
 def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
-    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started.
-
-    Raises:
-        ToolGuidance: When it cannot start (no OAuth client file: the spec's guidance).
-    """
+    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started."""
     auth, reader = spec.auth, spec.reader
     if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
         return None

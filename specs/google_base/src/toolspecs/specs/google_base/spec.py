@@ -156,11 +156,7 @@ class GoogleToolSpec(ToolSpec):
         return self.reader.granted_scopes()
 
     def check_scopes(self, function: str) -> None:
-        """Refuse ``function`` before any request when the token lacks a scope it needs.
-
-        Raises:
-            SignInNeeded: Naming the scopes missing and how to authorize again.
-        """
+        """Refuse ``function`` before any request when the token lacks a scope it needs."""
         needed = declared_scopes(type(self), function)
         if not needed:
             return
@@ -249,13 +245,7 @@ class GoogleToolSpec(ToolSpec):
         return self.reader.service
 
     def authorize(self) -> str:
-        """Run the authorization now (e.g. once on a new machine), instead of on first call.
-
-        A saved token lacking scopes the offered tools need is authorized again for all.
-
-        Raises:
-            GoogleAuthError: When the person must set something first (the message says what).
-        """
+        """Run the authorization now (e.g. once on a new machine), instead of on first call."""
         self.rescope()
         self.auth.credentials()
         granted = self.auth.granted

@@ -85,10 +85,7 @@ def create(
 def overlaps(
     cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool
 ) -> tuple[list[dict[str, Any]], bool] | None:
-    """The busy events start-end overlaps, and whether the lookup was full; None: not checked.
-
-    A lookup Google does not answer is said, not raised: the event is still created.
-    """
+    """The busy events start-end overlaps, and whether the lookup was full; None: not checked."""
     if all_day:
         start, end = whole_days(start, end, cal.tz)
     try:
@@ -118,12 +115,7 @@ def update_asked(
     calendar_id: str | None,
     scope: str | None,
 ) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
-    """What ``update_event`` is asked (id, scope, calendar, patch): for call and question.
-
-    Raises:
-        FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
-            allowed, or nothing to change.
-    """
+    """What ``update_event`` is asked (id, scope, calendar, patch): for call and question."""
     event_id = event_id_of(event_id)
     wanted = read_scope(scope)
     cal = calendar_of(calendar_id)
@@ -152,11 +144,7 @@ def update(
     notify: bool,
     allow_destructive: bool,
 ) -> EventWritten:
-    """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move.
-
-    Raises:
-        AskUser: When the change would destroy and ``allow_destructive`` is off.
-    """
+    """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move."""
     tz = cal.tz
     moves = start_datetime is not None or end_datetime is not None
     send = SEND_UPDATES[notify]
@@ -238,11 +226,7 @@ def respond(
     comment: str | None,
     notify: bool,
 ) -> Answered:
-    """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
-
-    Raises:
-        FixArguments: When the user organizes the event or is not among its guests.
-    """
+    """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``)."""
     current = cal.client.get_event(cal.id, event_id)
     guests = current.get("attendees")
     guests = guests if isinstance(guests, list) else []
@@ -310,11 +294,7 @@ def listing(
 def search(
     cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
 ) -> Matches:
-    """Events matching ``words``, one line each (default dates: a window around today).
-
-    Raises:
-        FixArguments: When the end date is before the start date.
-    """
+    """Events matching ``words``, one line each (default dates: a window around today)."""
     today = clock.now(cal.tz).date()
     first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
     last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
@@ -350,11 +330,7 @@ def free_time(
     attendees: list[str] | None,
     min_minutes: int,
 ) -> FreeTime:
-    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free.
-
-    Raises:
-        FixArguments: When the end is not after the start.
-    """
+    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free."""
     start, end, _ = span(start_datetime, end_datetime, cal.tz, False)
     if end_datetime is None or end <= start:
         raise FixArguments("end_datetime must be after start_datetime.")
@@ -407,11 +383,7 @@ def event_id_of(event_id: str) -> str:
 
 
 def read_response(text: str) -> str:
-    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...).
-
-    Raises:
-        FixArguments: When it is none of accept, decline or tentative.
-    """
+    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...)."""
     words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
     unsure = ("not sure", "unsure", "don t know", "do not know", "no idea", "undecided")
     if (
@@ -470,11 +442,7 @@ def losses_of(event: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
 
 
 def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
-    """Refuse a patch that would destroy part of ``event`` (titles, attendees, occurrences).
-
-    Raises:
-        AskUser: Naming what would be lost; nothing was changed.
-    """
+    """Refuse a patch that would destroy part of ``event`` (titles, attendees, occurrences)."""
     losses = losses_of(event, patch)
     if losses:
         raise AskUser(

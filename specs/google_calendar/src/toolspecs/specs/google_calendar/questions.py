@@ -30,10 +30,7 @@ def asked(
     calendar_of: Callable[[str | None], Calendar],
     allow_destructive: bool,
 ) -> str | None:
-    """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask).
-
-    The arguments are read as the call reads them: a call that would fail raises its guidance.
-    """
+    """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask)."""
     notify = bool(arguments.get("notify_attendees"))
     if function == "delete_event":
         event_id = events.event_id_of(arguments["event_id"])
@@ -90,11 +87,7 @@ def updating(
     notify: bool,
     allow_destructive: bool,
 ) -> str | None:
-    """The question before a destructive ``update_event``; ``None`` when nothing is lost.
-
-    Raises:
-        ToolGuidance: What the call would raise first: nothing is asked.
-    """
+    """The question before a destructive ``update_event``; ``None`` when nothing is lost."""
     found = _found(cal, event_id, wanted)
     before = (found.series if found.split else found.event) or {}
     if not allow_destructive and events.may_destroy(patch):

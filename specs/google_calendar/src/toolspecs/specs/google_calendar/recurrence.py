@@ -34,11 +34,7 @@ _UNTIL = re.compile(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z?)?")
 
 
 def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
-    """The ``recurrence`` list for the Calendar API, from RRULEs or words ('every Monday').
-
-    Raises:
-        FixArguments: When the text is neither.
-    """
+    """The ``recurrence`` list for the Calendar API, from RRULEs or words ('every Monday')."""
     rules = _read(text, tz)
     for rule in rules:
         if rule.upper().startswith(("RRULE:", "EXRULE:")):

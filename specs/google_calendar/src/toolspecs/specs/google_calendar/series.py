@@ -68,11 +68,7 @@ class Found:
 
 
 def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
-    """Read the event the call names and work out what ``wanted`` applies to.
-
-    Raises:
-        FixArguments: 'this' with a series' id (the reply lists occurrence ids).
-    """
+    """Read the event the call names and work out what ``wanted`` applies to."""
     tz = cal.tz
     event = cal.client.get_event(cal.id, event_id)
     series_id = event.get("recurringEventId")
@@ -181,12 +177,7 @@ def split(
     send: str,
     changed: list[str],
 ) -> EventWritten:
-    """'This and following' for an update: a new series, then the old one ended before it.
-
-    Raises:
-        ToolGuidance: When a step fails (saying the series is as it was), or ``AskUser``
-            when the undo failed too (saying what to delete).
-    """
+    """'This and following' for an update: a new series, then the old one ended before it."""
     tz = cal.tz
     occurrence, series = found.event or {}, found.series or {}
     original = list(series.get("recurrence") or [])

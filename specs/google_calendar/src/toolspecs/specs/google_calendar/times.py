@@ -30,11 +30,7 @@ WHY_TOKENS = 60
 def calendar_zone(
     client: GoogleCalendarReader, setting: str | dt.tzinfo | None, calendar_id: str
 ) -> dt.tzinfo:
-    """The zone a calendar's times are read and shown in: ``setting``, else the calendar's own.
-
-    Raises:
-        GoogleLoaderError: When the calendar's zone cannot be read (the client's kinds).
-    """
+    """The zone a calendar's times are read and shown in: ``setting``, else the calendar's own."""
     if setting:
         return resolve_timezone(setting)
     return client.calendar_timezone(calendar_id)
@@ -84,11 +80,7 @@ def date_zone(
 def span(
     start: dt.datetime, end: dt.datetime | None, tz: dt.tzinfo, all_day: bool
 ) -> tuple[dt.datetime, dt.datetime, str]:
-    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so.
-
-    Raises:
-        FixArguments: When the end is not after the start, or either is out of range.
-    """
+    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so."""
     note = ""
     in_range(start)
     if end is None:
@@ -152,12 +144,7 @@ def current_times(
     start_datetime: dt.datetime | None,
     end_datetime: dt.datetime | None,
 ) -> tuple[dt.datetime, dt.datetime]:
-    """An event's start and end as Google has them, for those a move does not give.
-
-    Raises:
-        GoogleResponseError: When Google's answer has no readable times.
-        FixArguments: When they lie outside the years we accept and the call needs them.
-    """
+    """An event's start and end as Google has them, for those a move does not give."""
     if start_datetime is not None and end_datetime is not None:
         return start_datetime, end_datetime
     try:
