@@ -13,8 +13,6 @@ import google_auth_httplib2
 
 from google.auth.transport import DEFAULT_MAX_REFRESH_ATTEMPTS, DEFAULT_REFRESH_STATUS_CODES
 
-__all__ = ["RENEWALS", "RENEW_ON", "SerialAuthorizedHttp"]
-
 RENEWALS = DEFAULT_MAX_REFRESH_ATTEMPTS
 """Renewals after a 401 answer to one request, as google-auth-httplib2 allows."""
 RENEW_ON = tuple(DEFAULT_REFRESH_STATUS_CODES)

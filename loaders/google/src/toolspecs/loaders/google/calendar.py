@@ -28,8 +28,6 @@ DESCRIPTION_CHARS = 1000
 # pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
 LIST_PAGES = 5
 
-__all__ = ["CALENDAR_SCOPES", "GoogleCalendarReader", "event_document"]
-
 
 class GoogleCalendarReader(GoogleApiReader):
     """Read a Google Calendar: one Document per event, for agents and for RAG.
@@ -115,21 +113,14 @@ class GoogleCalendarReader(GoogleApiReader):
             params["timeMax"] = time_max.isoformat()
         if query:
             params["q"] = query
-        events: list[dict[str, Any]] = []
-        token = None
-        for _ in range(LIST_PAGES):
-            answer = self.execute(
-                self.service.events().list(
-                    **params, maxResults=max_results - len(events), pageToken=token
-                )
-            )
-            items = answer.get("items", [])
-            if not isinstance(items, list):
-                raise GoogleResponseError("Google's list of events is not a list")
-            events += [item for item in items if isinstance(item, dict)]
-            token = answer.get("nextPageToken")
-            if not token or len(events) >= max_results:
-                break
+        events = self._pages(
+            lambda token, taken: self.service.events().list(
+                **params, maxResults=max_results - taken, pageToken=token
+            ),
+            LIST_PAGES,
+            "Google's list of events is not a list",
+            max_results,
+        )
         return events[:max_results]
 
     def known_timezone(self, calendar_id: str = "primary") -> dt.tzinfo | None:
@@ -207,43 +198,50 @@ class GoogleCalendarReader(GoogleApiReader):
             window["timeMax"] = time_max.isoformat()
         if show_deleted:
             window["showDeleted"] = True
-        items: list[dict[str, Any]] = []
-        token = None
-        for _ in range(pages):
-            answer = self.execute(
-                self.service.events().instances(
-                    calendarId=calendar_id,
-                    eventId=series_id,
-                    maxResults=max_results,
-                    pageToken=token,
-                    **window,
-                )
-            )
-            found = answer.get("items") or []
-            if not isinstance(found, list):
-                raise GoogleResponseError("Google's list of occurrences is not a list")
-            items += [item for item in found if isinstance(item, dict)]
-            token = answer.get("nextPageToken")
-            if not token:
-                break
-        return items
+        return self._pages(
+            lambda token, _: self.service.events().instances(
+                calendarId=calendar_id,
+                eventId=series_id,
+                maxResults=max_results,
+                pageToken=token,
+                **window,
+            ),
+            pages,
+            "Google's list of occurrences is not a list",
+        )
 
     # -- calendars -----------------------------------------------------------------
 
     def list_calendars(self, pages: int = 4) -> list[dict[str, Any]]:
         """The user's calendar list (``calendarList.list``), at most ``pages`` pages of 250."""
-        entries: list[dict[str, Any]] = []
+        return self._pages(
+            lambda token, _: self.service.calendarList().list(maxResults=250, pageToken=token),
+            pages,
+            "Google's calendar list has no items",
+            required=True,
+        )
+
+    def _pages(
+        self,
+        request: Callable[[str | None, int], Any],
+        pages: int,
+        unreadable: str,
+        most: int | None = None,
+        required: bool = False,
+    ) -> list[dict[str, Any]]:
+        """The ``items`` of up to ``pages`` pages of ``request(token, items so far)``."""
+        found: list[dict[str, Any]] = []
         token = None
         for _ in range(pages):
-            answer = self.execute(self.service.calendarList().list(maxResults=250, pageToken=token))
-            items = answer.get("items")
+            answer = self.execute(request(token, len(found)))
+            items = answer.get("items", None if required else [])
             if not isinstance(items, list):
-                raise GoogleResponseError("Google's calendar list has no items")
-            entries += [item for item in items if isinstance(item, dict)]
+                raise GoogleResponseError(unreadable)
+            found += [item for item in items if isinstance(item, dict)]
             token = answer.get("nextPageToken")
-            if not token:
+            if not token or (most is not None and len(found) >= most):
                 break
-        return entries
+        return found
 
     def free_busy(
         self,

@@ -24,8 +24,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PerThreadHttp", "ThreadRequests", "is_http_factory"]
-
 
 def is_http_factory(transport: Any) -> bool:
     """Whether ``transport`` makes HTTP objects (a callable) rather than being one."""

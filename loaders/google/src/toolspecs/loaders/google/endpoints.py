@@ -20,14 +20,6 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = [
-    "LOOPBACK_HOSTS",
-    "check_endpoint",
-    "client_options",
-    "on_this_machine",
-    "split_endpoint",
-]
-
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 """Hosts an ``http://`` endpoint may name: this machine."""
 _SIGN_IN_FIELDS = ("credentials_file", "scopes", "api_key")

@@ -23,22 +23,6 @@ from email.utils import parsedate_to_datetime
 from toolspecs.loaders.google.headers import Headers, address_pairs, part_filename
 from toolspecs.loaders.google.html_text import convert_html, tidy
 
-__all__ = [
-    "MAX_BODY_CHARS",
-    "MAX_MIME_CONTAINERS",
-    "MAX_PARTS",
-    "Attachment",
-    "MailMessage",
-    "conversation_subject",
-    "decode_bytes",
-    "decode_part",
-    "decode_raw",
-    "format_size",
-    "mime_containers",
-    "parse_bytes",
-    "parse_raw",
-]
-
 MAX_BODY_CHARS = 50_000
 """Characters of one body shown; the rest is cut with a note."""
 MAX_MIME_CONTAINERS = 64

@@ -19,16 +19,6 @@ from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.outputs import Address, File, files_shown
 
-__all__ = [
-    "ApiText",
-    "DraftSaved",
-    "DraftSent",
-    "DraftShown",
-    "Drafts",
-    "Forwarded",
-    "SavedFile",
-]
-
 FORWARD_MARK = "---------- Forwarded message ---------"
 
 

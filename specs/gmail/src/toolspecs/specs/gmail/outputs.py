@@ -33,21 +33,6 @@ from toolspecs.loaders.google.headers import address_pairs
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.labels import EFFECTS, Change
 
-__all__ = [
-    "Address",
-    "AttachmentRead",
-    "File",
-    "Label",
-    "LabelChange",
-    "Labels",
-    "LabelsChanged",
-    "Mail",
-    "Message",
-    "MessageRead",
-    "MessageSummary",
-    "Thread",
-]
-
 _DATE = "ISO 8601, with the offset the text shows."
 MAX_LABELS_SHOWN = 500
 

@@ -12,8 +12,6 @@ from typing import Any, TypeVar
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError
 
-__all__ = ["declared_scopes", "needs_scopes", "undeclared"]
-
 F = TypeVar("F", bound=Callable[..., Any])
 _ATTRIBUTE = "__toolspecs_google_scopes__"
 

@@ -28,24 +28,6 @@ from toolspecs.loaders.google.events import (
 )
 from toolspecs.specs.google_calendar import render
 
-__all__ = [
-    "Answered",
-    "CalendarEntry",
-    "Calendars",
-    "Deleted",
-    "Event",
-    "EventWritten",
-    "Events",
-    "FreeTime",
-    "Listed",
-    "LostOccurrence",
-    "Matches",
-    "Person",
-    "Split",
-    "Today",
-    "Window",
-]
-
 NEXT = "You can move on to the next step."
 # The line of an event lists this many attendees, then how many more (as describe_event).
 ATTENDEES_SHOWN = 15
