@@ -229,7 +229,6 @@ class GoogleCalendarReader(GoogleApiReader):
         most: int | None = None,
         required: bool = False,
     ) -> list[dict[str, Any]]:
-        """The ``items`` of up to ``pages`` pages of ``request(token, items so far)``."""
         found: list[dict[str, Any]] = []
         token = None
         for _ in range(pages):
@@ -346,7 +345,6 @@ def event_document(
 
 
 def _instant(text: Any) -> dt.datetime:
-    """A moment as Google writes it (``2026-11-21T15:00:00Z``); ``ValueError`` otherwise."""
     if not isinstance(text, str):
         raise ValueError(f"not a time: {type(text).__name__}")
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))

@@ -73,7 +73,6 @@ class ThreadRequests:
 
 
 def _copies(shared: Any, direct: bool = False) -> Callable[[], Any]:
-    """Makes one thread's HTTP object like ``shared`` (``direct``: without the proxy)."""
     import google_auth_httplib2  # 0.1 s of httplib2 and pyparsing: when a client is made
     from googleapiclient.http import build_http
 

@@ -26,7 +26,7 @@ class GmailDrafts:
     def get(self, draft_id: str) -> dict[str, Any]:
         """A draft with its message in ``format=raw``."""
         request = self._drafts().get(userId="me", id=draft_id, format="raw")
-        resource: dict[str, Any] = self.client.execute(request)
+        resource = self.client.execute(request)
         if not resource.get("id"):
             raise GoogleResponseError("Google's answer about the draft names no draft id")
         return resource
@@ -34,23 +34,16 @@ class GmailDrafts:
     def create(self, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
         """A new draft of ``mime`` (in ``thread_id`` when it replies): Gmail's ``Draft``."""
         body = _draft_body(mime, thread_id)
-        created: dict[str, Any] = self.client.execute(self._drafts().create(userId="me", body=body))
-        return created
+        return self.client.execute(self._drafts().create(userId="me", body=body))
 
     def update(self, draft_id: str, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
         """Draft ``draft_id`` replaced by ``mime`` (in ``thread_id``): Gmail's ``Draft``."""
         body = {"id": draft_id, **_draft_body(mime, thread_id)}
-        updated: dict[str, Any] = self.client.execute(
-            self._drafts().update(userId="me", id=draft_id, body=body)
-        )
-        return updated
+        return self.client.execute(self._drafts().update(userId="me", id=draft_id, body=body))
 
     def send(self, draft_id: str) -> dict[str, Any]:
         """Send draft ``draft_id``: the sent ``Message`` (``id``, ``threadId``, ``labelIds``)."""
-        sent: dict[str, Any] = self.client.execute(
-            self._drafts().send(userId="me", body={"id": draft_id})
-        )
-        return sent
+        return self.client.execute(self._drafts().send(userId="me", body={"id": draft_id}))
 
 
 def _draft_body(mime: bytes, thread_id: str | None) -> dict[str, Any]:

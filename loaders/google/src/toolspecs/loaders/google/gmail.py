@@ -147,8 +147,7 @@ class GmailReader(GoogleApiReader):
 
     def get_raw(self, message_id: str) -> dict[str, Any]:
         """The message resource with ``raw`` (the RFC 822 bytes, base64url)."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "raw"))
-        return resource
+        return self.execute(self._get(message_id, "raw"))
 
     def read(self, message_id: str) -> tuple[dict[str, Any], MailMessage]:
         """The message resource and its decoded content."""
@@ -157,8 +156,7 @@ class GmailReader(GoogleApiReader):
 
     def get_summary(self, message_id: str) -> dict[str, Any]:
         """The message resource with only the summary headers (``format=metadata``)."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "metadata"))
-        return resource
+        return self.execute(self._get(message_id, "metadata"))
 
     def fetch(self, message_ids: list[str], fmt: str = "raw") -> Iterator[dict[str, Any]]:
         """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request."""
@@ -208,8 +206,7 @@ class GmailReader(GoogleApiReader):
     def thread(self, thread_id: str) -> dict[str, Any]:
         """A thread: its id and its messages' ids and labels, oldest first (``minimal``)."""
         request = self.service.users().threads().get(userId="me", id=thread_id, format="minimal")
-        resource: dict[str, Any] = self.execute(request)
-        return resource
+        return self.execute(request)
 
     def messages_read(self, message_ids: list[str]) -> Iterator[tuple[dict[str, Any], MailMessage]]:
         """The messages in full (resource without ``raw``, decoded content), fetched in batches."""
@@ -230,8 +227,7 @@ class GmailReader(GoogleApiReader):
 
     def payload(self, message_id: str) -> dict[str, Any]:
         """The message resource with its MIME tree (``format=full``): parts, sizes, ids."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "full"))
-        return resource
+        return self.execute(self._get(message_id, "full"))
 
     def attachment_data(self, message_id: str, attachment_id: str) -> str:
         """An attachment's content as Gmail sends it (base64url)."""

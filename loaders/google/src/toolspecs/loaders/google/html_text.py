@@ -59,8 +59,6 @@ def hides_text(attributes: dict[str, str]) -> bool:
 
 
 class _TextFromHtml:
-    """An lxml target: blocks become lines, links keep their address, hidden text is counted."""
-
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0

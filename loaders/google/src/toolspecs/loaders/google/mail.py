@@ -131,7 +131,6 @@ class MailMessage:
 
 
 def _clip(text: str, limit: int) -> tuple[str, int]:
-    """``text`` cut to about ``limit`` characters at a line or word end, and how much was cut."""
     if len(text) <= limit:
         return text, 0
     end = text.rfind("\n", limit * 4 // 5, limit)
@@ -195,7 +194,6 @@ def parse_bytes(source: bytes) -> MailMessage:
 
 
 def _headers(parsed: Message) -> Headers:
-    """The first value of each header, by lower-case name, decoded when first read."""
     raw: dict[str, str] = {}
     for name, value in parsed.raw_items():
         raw.setdefault(str(name).lower(), str(value))
@@ -211,7 +209,6 @@ def _walk(root: Message, mail: MailMessage) -> None:
 
 
 def _parts(root: Message) -> Iterator[tuple[str, Message]]:
-    """The leaf parts of ``root`` with Gmail's ``partId`` (``"1.0"``), without recursion."""
     stack: list[tuple[str, Message]] = [("", root)]
     while stack:
         part_id, part = stack.pop()

@@ -24,8 +24,6 @@ def refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> 
     from google.auth.transport.requests import Request
 
     class _Bounded(Request):
-        """google-auth's requests transport, with the caller's time left as the timeout."""
-
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             left = time_left() if time_left is not None else None
             if left is not None:

@@ -141,7 +141,6 @@ def _retrying(repeatable: bool, deadline: float | None, num_retries: int) -> Ret
 
 
 def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
-    """A batched call's reader: its JSON object, else (returned, not raised) the error."""
 
     def read(resp: Any, content: bytes) -> Any:
         try:
@@ -156,7 +155,6 @@ def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, by
 
 
 def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState], bool]:
-    """Retry a failure ``worth`` it, or a first ``EAI_AGAIN`` lookup (never sent: even a POST)."""
     lookups = LookupRetry()
 
     def retry(state: RetryCallState) -> bool:
@@ -184,7 +182,6 @@ def _refused(exc: BaseException) -> bool:
 
 
 def _back_off(state: RetryCallState) -> float:
-    """Full-jitter back-off, at least ``Retry-After``; :data:`AGAIN_WAIT` after ``EAI_AGAIN``."""
     failure = state.outcome.exception() if state.outcome is not None else None
     if isinstance(failure, GoogleUnreachable) and not failure.resolved:
         return AGAIN_WAIT
@@ -322,9 +319,10 @@ class GoogleApiReader(BaseReader):
                     self._built = True
         return self.service
 
-    def execute(self, request: Any) -> Any:
+    def execute(self, request: Any) -> dict[str, Any]:
         """:func:`execute` ``request`` within the time left."""
-        return execute(request, deadline=self.deadline())
+        answer: dict[str, Any] = execute(request, deadline=self.deadline())
+        return answer
 
     def execute_batch(self, requests: list[Any]) -> list[Any]:
         """:func:`execute_batch` ``requests`` within the time left."""
@@ -337,7 +335,6 @@ class GoogleApiReader(BaseReader):
 
 
 def _object_or_none(raw: str | bytes) -> dict[str, Any] | None:
-    """The body of a bodiless method: ``{}`` when empty, a JSON object, or None."""
     if not raw.strip():
         return {}
     try:

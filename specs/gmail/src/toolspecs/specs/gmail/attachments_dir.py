@@ -113,7 +113,6 @@ class AttachmentFolder:
         return _folder_files(root, self.private)
 
     def _checked(self, root: Path, name: str) -> _FolderFile:
-        """A file of the allowed folder, checked strictly inside it: not yet read."""
         given = Path(name).expanduser()
         if ".." in given.parts:
             raise FixArguments(
@@ -176,7 +175,6 @@ class AttachmentFolder:
         )
 
     def _read(self, root: Path, file: _FolderFile) -> Message:
-        """The checked file as a part, if it is still the file that was checked."""
         name, checked = file.name, file.stat
         changed = FixArguments(
             f"{fence.field(name, 200)} changed while it was being attached.",
@@ -215,8 +213,6 @@ class AttachmentFolder:
 
 @dataclass(frozen=True)
 class _FolderFile:
-    """A file of the allowed folder, checked (its ``os.lstat``) and not read yet."""
-
     name: str  # as the agent named it
     filename: str  # the name it is attached under
     relative: Path  # where it really is, inside the folder
@@ -252,7 +248,6 @@ def attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
 
 
 def _too_wide(real: Path) -> str:
-    """``"the root folder"`` or ``"the home folder"`` when ``real`` is one; else ``""``."""
     if real == Path(real.anchor):
         return "the root folder"
     try:
@@ -263,7 +258,6 @@ def _too_wide(real: Path) -> str:
 
 
 def _hidden(relative: Path) -> bool:
-    """Whether a name on the way (a folder or the file) starts with '.' (``.env``, ``.git``)."""
     return any(part.startswith(".") for part in relative.parts)
 
 
@@ -272,7 +266,6 @@ def _resolved(path: str) -> Path:
 
 
 def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
-    """The index in ``kept`` that ``name`` keeps ('#2' or a file name), None for a file."""
     number = re.fullmatch(r"#\s*(\d{1,4})", name)
     if number is not None:
         index = int(number.group(1)) - 1
@@ -291,7 +284,6 @@ def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
 
 
 def _folder_files(root: Path, private: Callable[[Path], bool]) -> str:
-    """The first files of the allowed folder (fenced), not hidden nor sign-in files."""
     try:
         names = sorted(
             e.name

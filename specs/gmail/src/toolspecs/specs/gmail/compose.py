@@ -126,7 +126,6 @@ class Draft:
         }
 
     def _edited(self) -> Message:
-        """The stored draft with the changed headers and body replaced, the rest kept."""
         # compat32 (the parser's documented default): every header comes back exactly as
         # it was stored.
         message = BytesParser().parsebytes(self.source)
@@ -215,7 +214,6 @@ def _address_header(values: list[str], argument: str) -> str:
 
 
 def _set_header(message: Message, name: str, value: str) -> None:
-    """Replace header ``name`` where it stands (all of its copies), or drop it if empty."""
     if not value:
         del message[name]
     elif name in message:
@@ -230,7 +228,6 @@ def _attachment(part: Message) -> bool:
 
 
 def _replace_body(message: Message, body: Message) -> None:
-    """Put ``body`` where the draft's text is; its attachments and headers stay."""
     if message.is_multipart() and message.get_content_type() != "multipart/alternative":
         parts = message.get_payload()
         assert isinstance(parts, list)
@@ -283,7 +280,6 @@ def part_size(part: Message) -> int:
 
 
 def _set_attachments(message: Message, parts: Sequence[Message]) -> None:
-    """Make ``parts`` the message's attachments (replacing any), its body kept first."""
     if message.get_content_type() == "multipart/mixed":
         payload = message.get_payload()
         assert isinstance(payload, list)
@@ -302,7 +298,6 @@ def _set_attachments(message: Message, parts: Sequence[Message]) -> None:
 
 
 def _detached_body(message: Message) -> Message:
-    """The body of a one-part (or alternative) message as a part of its own."""
     part = Message()
     for name, value in message.items():
         if name.lower().startswith("content-"):
@@ -312,7 +307,6 @@ def _detached_body(message: Message) -> Message:
 
 
 def _become(message: Message, body: Message) -> None:
-    """Put ``body`` (its content headers and payload) in the place of the message's own."""
     for name in {n for n in message if n.lower().startswith("content-")}:
         del message[name]
     for name, value in body.items():

@@ -150,7 +150,6 @@ def _listing(parts: list[AttachmentPart]) -> str:
 
 
 def _pdf_reader(shown: str) -> Any:
-    """The PDF loader's bounded reader (``toolspecs-gmail[pdf]``), else guidance."""
     try:
         from toolspecs.loaders.pdf.pdftext import read_pages
     except ImportError:
@@ -162,6 +161,5 @@ def _pdf_reader(shown: str) -> Any:
 
 
 def _pdf_seconds() -> float:
-    """Seconds a PDF may take to read: 20, or less when the call's deadline is nearer."""
     left = deadline.remaining()
     return 20.0 if left is None else max(min(20.0, left - 1.0), 0.5)

@@ -52,8 +52,6 @@ CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool ag
 
 
 class _AuthSetting:
-    """A LlamaHub attribute of the spec (``spec.token_path``) that is ``spec.auth``'s."""
-
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
@@ -256,7 +254,6 @@ class GoogleToolSpec(ToolSpec):
         return f"Authorized; the token is in {self.auth.token_in_use}."
 
     def _get_credentials(self) -> Any:
-        """LlamaHub's name for :meth:`GoogleAuth.credentials`."""
         self.rescope()
         return self.auth.credentials()
 

@@ -53,7 +53,6 @@ def shown(value: str, tz: dt.tzinfo) -> str:
 
 
 def _said(note: str | None) -> str:
-    """Our note, as the text puts it after a sentence."""
     return f" {note}" if note else ""
 
 

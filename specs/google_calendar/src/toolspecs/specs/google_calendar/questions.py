@@ -139,7 +139,6 @@ def updating(
 
 
 def _found(cal: Calendar, event_id: str, wanted: Scope | None) -> Found:
-    """What the call applies to: as :func:`series.resolve`, or the event its id names."""
     if wanted is not None:
         return series.resolve(cal, event_id, wanted)
     event = cal.client.get_event(cal.id, event_id)
@@ -149,7 +148,6 @@ def _found(cal: Calendar, event_id: str, wanted: Scope | None) -> Found:
 
 
 def _event_lines(cal: Calendar, event: Mapping[str, Any], found: Found) -> list[str]:
-    """The event's title, when and where; a series' repeat rule."""
     lines = [f"Event: {fence.quote(event.get('summary') or '(no title)', 200)}"]
     when = event_span(dict(event), cal.tz)
     if found.kind == "series" and found.occurrence is not None:
@@ -169,7 +167,6 @@ def _event_lines(cal: Calendar, event: Mapping[str, Any], found: Found) -> list[
 
 
 def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
-    """What the patch changes, old → new (the move is added by the caller)."""
     lines = []
     if "summary" in patch:
         old = fence.quote(before.get("summary") or "(no title)", 120)
@@ -213,7 +210,6 @@ def _emails(people: Any) -> set[str]:
 
 
 def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
-    """The people of ``people`` (Calendar attendees) not among ``others``."""
     there = _emails(others)
     return [
         p
@@ -223,14 +219,12 @@ def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
 
 
 def _removed(before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The attendees a patch's new list leaves out."""
     if "attendees" not in patch:
         return []
     return _missing(before.get("attendees"), patch["attendees"])
 
 
 def _people(people: list[dict[str, Any]]) -> str:
-    """Attendees on one line: ``Name <email>`` or ``email``, bounded."""
     shown = []
     for person in people[:PEOPLE_SHOWN]:
         email = fence.field(person.get("email"), 200)
@@ -241,7 +235,6 @@ def _people(people: list[dict[str, Any]]) -> str:
 
 
 def _told(event: Mapping[str, Any], notify: bool, about: str) -> str:
-    """Who Google emails (``notify``), or that nobody is emailed."""
     guests = [p for p in event.get("attendees") or [] if isinstance(p, dict) and not p.get("self")]
     if not guests:
         return "Attendees: none besides you."

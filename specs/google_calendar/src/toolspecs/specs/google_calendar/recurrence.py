@@ -113,12 +113,10 @@ def _check_bounds(rule: str) -> None:
 
 
 def _whole(value: str, most: int) -> bool:
-    """Whether ``value`` is a whole number from 1 to ``most`` (read only if short)."""
     return re.fullmatch(r"\d{1,9}", value) is not None and 1 <= int(value) <= most
 
 
 def _until(value: str) -> bool:
-    """Whether ``value`` is an RFC 5545 date or UTC date-time in our years."""
     found = _UNTIL.fullmatch(value)
     if found is None:
         return False
@@ -187,7 +185,6 @@ def rest_of(recurrence: list[str], before: int) -> list[str]:
 
 
 def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
-    """An RRULE line with ``values`` set and the ``drop`` parts removed."""
     parts = [p for p in rule.removeprefix("RRULE:").split(";") if p]
     kept = [p for p in parts if p.split("=", 1)[0].upper() not in {*values, *drop}]
     return "RRULE:" + ";".join([*kept, *(f"{k}={v}" for k, v in values.items())])
@@ -221,7 +218,6 @@ def _rule_parts(rule: str) -> dict[str, str]:
 
 
 def _keeps(old: str, new: str) -> bool:
-    """Whether rule ``new`` yields every occurrence of rule ``old`` (same pattern, end later)."""
     before, after = _rule_parts(old), _rule_parts(new)
     ends = ("COUNT", "UNTIL")
     if {k: v for k, v in before.items() if k not in ends} != {
@@ -242,6 +238,5 @@ def _number(text: str) -> int:
 
 
 def _moment(text: str) -> str:
-    """An ``UNTIL`` value comparable as text: ``20261231`` is ``20261231T235959``."""
     value = text.removesuffix("Z")
     return value if "T" in value else f"{value}T235959"

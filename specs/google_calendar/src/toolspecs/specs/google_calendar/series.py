@@ -142,7 +142,6 @@ def shifted(
 
 
 def _before_count(cal: Calendar, series: dict[str, Any], start: dt.datetime | dt.date) -> int:
-    """How many occurrences come before ``start`` (only asked when a COUNT needs it)."""
     if not any("COUNT=" in line for line in series.get("recurrence") or []):
         return 0
     # An all-day occurrence starts at its date's midnight in the calendar's zone (not UTC's:
@@ -157,7 +156,6 @@ def _instances(
     time_min: dt.datetime | None = None,
     time_max: dt.datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """A series' occurrences in a window (cancelled ones included), page by page."""
     return cal.client.list_instances(
         cal.id,
         series_id,
@@ -223,7 +221,6 @@ def split(
 
 
 def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
-    """The occurrence's ``start``/``end`` as its series puts them (its original start)."""
     first, last = current_times(series, tz, None, None)
     begin = moment_of(_original_start(occurrence, tz), tz)
     end = later(begin, elapsed(first, last))
@@ -246,7 +243,6 @@ def _exceptions_from(
 
 
 def _moved_alone(occurrence: dict[str, Any], tz: dt.tzinfo) -> bool:
-    """Whether an occurrence starts elsewhere than its series put it."""
     try:
         moved_to = parse_event_time(occurrence.get("start"), tz)
         return moved_to != _original_start(occurrence, tz)
@@ -262,7 +258,6 @@ def _undo(
     exc: Exception,
     send: str,
 ) -> Exception:
-    """Delete the new series when the old one could not be cut; the guidance that says so."""
     guidance = cal.mapped(exc)
     if guidance is None:
         return exc
