@@ -1,10 +1,7 @@
 """toolspecs.loaders.google: Google auth, API clients and readers (Calendar, Gmail).
 
-Plain llama-index readers and Google API clients, usable on their own: they raise this
-loader's errors (:class:`GoogleLoaderError` and its kinds, see
-:mod:`toolspecs.loaders.google.errors`) and take their test double as ``transport=``
-(the fakes in :mod:`toolspecs.loaders.google.testing`). The agent tools built on them are
-``toolspecs-google-calendar`` and ``toolspecs-gmail``.
+Usable on their own: they raise :class:`GoogleLoaderError` and its kinds, and take their
+test double as ``transport=`` (:mod:`toolspecs.loaders.google.testing`).
 """
 
 from toolspecs.loaders.google.auth import GoogleAuth

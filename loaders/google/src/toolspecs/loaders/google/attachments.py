@@ -1,17 +1,10 @@
 """Attachments of a Gmail message: found in its ``format=full`` payload, read as text.
 
-Gmail describes a message's MIME tree in ``payload``: each part has a ``partId``
-(``"1"``, ``"1.2"``), a ``filename``, a ``mimeType`` and a ``body`` with its decoded
-``size`` and, for attachments, an ``attachmentId`` to download it with
-``messages.attachments.get``. Gmail's ``attachmentId`` is long and may differ from one
-read of the message to the next, so readers show the ``partId`` and accept either.
-
-The text of PDF, plain, CSV and HTML attachments is read within bounds: the download
-is refused above :data:`MAX_ATTACHMENT_BYTES` (from ``body.size``, before any byte is
-fetched), PDFs are read by pypdf in a child process bounded in time and memory (the
-PDF loader's ``pdftext``: one PDF reader for the workspace), HTML goes through the
-converter mail bodies use (hidden text left out), and at most :data:`MAX_TEXT_CHARS`
-characters are kept.
+Readers show a part's ``partId`` and accept either it or Gmail's ``attachmentId`` (long,
+and it may change between reads). Reading is bounded: no download above
+:data:`MAX_ATTACHMENT_BYTES` (by ``body.size``, before any byte), PDFs read by the PDF
+loader's bounded child process, HTML through the mail converter (hidden text left out),
+at most :data:`MAX_TEXT_CHARS` kept.
 """
 
 from __future__ import annotations
@@ -68,7 +61,6 @@ def _header(part: dict[str, Any], name: str) -> str:
 
 
 def _walk(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
-    """The leaf parts of a payload, depth first, in order, at most ``MAX_PARTS``."""
     stack = [payload]
     seen = 0
     while stack and seen < MAX_PARTS:
@@ -82,11 +74,7 @@ def _walk(payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def attachment_parts(payload: dict[str, Any]) -> list[AttachmentPart]:
-    """The attachments of a ``format=full`` payload, as the mail reader lists them.
-
-    A part is an attachment when it has a file name, is marked ``attachment``, or is not
-    text (the rule :mod:`toolspecs.loaders.google.mail` applies to the raw message).
-    """
+    """The attachments of a ``format=full`` payload: named, marked so, or not text."""
     found = []
     for part in _walk(payload):
         mime = str(part.get("mimeType", "")).lower()
@@ -162,16 +150,7 @@ def attachment_text(
     seconds: float = 20.0,
     read_pdf: Callable[..., Any] | None = None,
 ) -> AttachmentText:
-    """The text of an attachment's bytes, bounded.
-
-    Args:
-        content: The decoded bytes.
-        kind: What :func:`kind_of` said.
-        charset: The part's declared charset, if any.
-        seconds: How long reading a PDF may take.
-        read_pdf: For PDFs: ``toolspecs.loaders.pdf.read_pages`` (or a function
-            with its signature and result).
-    """
+    """The text of an attachment's bytes, bounded (``read_pdf``: the PDF loader's reader)."""
     notes: list[str] = []
     pages = None
     if kind == "pdf":

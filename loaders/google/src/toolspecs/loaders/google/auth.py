@@ -1,34 +1,19 @@
 """Google credentials for toolspecs, shared by Calendar and Gmail.
 
-The LlamaHub keywords keep their meaning (``creds``, ``credentials_path``,
-``token_path``, ``service_account_key_path``, ``service_account_key``,
-``authorized_user_info``, ``is_cloud``), resolved in this order:
+The LlamaHub keywords keep their meaning, resolved in this order: ``creds`` as given; a
+service account (``service_account_key`` or a ``service_account_key_path`` you name,
+acting for ``subject`` if given); a user (``authorized_user_info`` or a token file,
+refreshed when expired); else the OAuth flow from ``credentials_path`` (``auth_flow``:
+``"local"`` browser, ``"console"``, or ``"none"`` for servers, whose error says to
+authorize in a terminal).
 
-1. ``creds``: ready credentials, used as they are;
-2. a service account: ``service_account_key`` (a dict) or ``service_account_key_path``
-   (a file you name; a stray ``service_account_key.json`` in the working directory is
-   never picked up), acting for ``subject`` with domain-wide delegation if given;
-3. a user: ``authorized_user_info`` (a dict) or a token file, refreshed when expired;
-4. otherwise the OAuth flow from ``credentials_path``: ``auth_flow="local"`` opens a
-   browser and listens on ``oauth_port``; ``auth_flow="none"`` never starts one (a
-   server: the error says to authorize in a terminal); ``auth_flow="console"`` (headless machines)
-   prints the consent URL and reads back the address the browser was sent to.
-
-Token files. ``token_path`` defaults to LlamaHub's ``token.json``, which is used when the
-scopes it was granted cover the ones needed (a broader scope covers a narrower one:
-:mod:`~toolspecs.loaders.google.scopes`). One granted only some of them is still used
-(:attr:`GoogleAuth.granted` says what it allows; the tools that need more say so), and
-:meth:`GoogleAuth.authorize` asks Google again for all of them. One that holds
-other scopes (the other spec's, when Calendar and Gmail share a folder) is neither used
-nor overwritten: this scope set then keeps its own file beside it,
-``token.<scopes>.json`` (``token.calendar.json``, ``token.gmail.json``: the
-:attr:`GoogleAuth.own_token_path`). With ``account="work"`` (several Google accounts in
-one program) the account and scope set name the only file used, beside ``token_path``:
-``token.work.gmail.json``; LlamaHub's ``token.json`` is never read for it. A new token
-goes to ``token_path`` unless that file holds other scopes; a token that was granted
-more scopes than these is refreshed in memory and never rewritten with fewer. Tokens
-are written (unless ``is_cloud``) by :func:`write_private`: whole, mode 0600 from the
-start, never through a symlink.
+Token files: ``token_path`` (LlamaHub's ``token.json``) is used when its scopes cover the
+ones needed, or some of them (:attr:`GoogleAuth.granted`; :meth:`GoogleAuth.authorize`
+asks for all). One holding other scopes (the other spec's, in a shared folder) is never
+used nor overwritten: this scope set keeps ``token.<scopes>.json`` beside it
+(:attr:`GoogleAuth.own_token_path`); with ``account="work"``, ``token.work.gmail.json``
+only. A token granted more scopes is never rewritten with fewer. Tokens are written
+(unless ``is_cloud``) by :func:`write_private`: whole, mode 0600, never through a symlink.
 """
 
 from __future__ import annotations
@@ -87,21 +72,16 @@ class GoogleAuth:
     account: str | None = None
     # Where the credentials read here renew tokens (None: theirs): see endpoints.py.
     token_uri: str | None = None
-    # The scopes LlamaHub's spec asks for (Calendar's full ``calendar``, Gmail's
-    # ``gmail.compose``); empty: ``scopes``. A token file that does not say what it was
-    # granted is read with them, as LlamaHub reads its token.json; and a service account
-    # asks for them: with domain-wide delegation an admin allowed it scopes by name, and a
-    # setup made for LlamaHub allowed those (a narrower scope not on the list is refused).
+    # LlamaHub's scopes (empty: ``scopes``): a token file that does not say what it was
+    # granted is read with them, and a service account asks for them (see scopes_to_ask).
     llamahub_scopes: Sequence[str] = ()
     # How the person authorizes in a terminal, for a process that may not (auth_flow="none").
     authorize_hint: str = "run `toolspecs authorize gmail` (or google_calendar) in a terminal"
-    # Asked before a token refresh for the seconds the caller still has (None: no limit);
-    # GoogleApiReader sets it from its own time_left.
+    # Seconds the caller still has, asked before a token refresh (None: no limit).
     time_left: Callable[[], float | None] | None = field(default=None, repr=False)
     # The token file the credentials were last read from or written to.
     token_in_use: str | None = field(default=None, init=False)
-    # The scopes the credentials in use were granted (None: not known, e.g. a service
-    # account's, whose delegation only Google knows).
+    # The scopes the credentials in use were granted (None: not known, e.g. delegation).
     granted: list[str] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
@@ -126,11 +106,7 @@ class GoogleAuth:
 
     @property
     def own_token_path(self) -> str:
-        """This scope set's own token file beside ``token_path``: ``token.calendar.json``.
-
-        Used when ``token_path`` holds other scopes. A ``token_path`` already named for
-        the scope set (``token.calendar.json``) is its own.
-        """
+        """This scope set's own token file beside ``token_path``: ``token.calendar.json``."""
         path = Path(self.token_path)
         label = scope_label(self.scopes)
         if path.stem.endswith(f".{label}"):
@@ -138,11 +114,7 @@ class GoogleAuth:
         return str(path.with_name(f"{path.stem}.{label}{path.suffix or '.json'}"))
 
     def token_file(self) -> str:
-        """The token file these credentials use.
-
-        The one read or written last, else the one a call would read, else the one a new
-        token would be written to.
-        """
+        """The token file in use: read or written last, else the one a call would read or write."""
         if self.token_in_use is not None:
             return self.token_in_use
         for path, _ in self._token_files():
@@ -153,16 +125,13 @@ class GoogleAuth:
         """Valid credentials, refreshing or authorizing as needed.
 
         Args:
-            sign_in: Whether the OAuth flow may run (a browser or console login) when
-                nothing else gives credentials; with ``False``, ``None`` instead.
-            refresh: Whether expired credentials may be renewed (a request to Google's
-                token server, then the token file rewritten). With ``False`` nothing
-                goes to the network and nothing is written: credentials that would need
-                it are returned as they are (``creds.valid`` is false).
+            sign_in: Whether the OAuth flow may run; with ``False``, ``None`` instead.
+            refresh: Whether expired credentials may be renewed; with ``False`` nothing goes to
+                the network or is written (such credentials come back with ``valid`` false).
 
         Raises:
-            GoogleAuthError: When the person must act: no OAuth client file, a malformed
-                client file, token or service-account key, a refresh Google refused.
+            GoogleAuthError: When the person must act (no or malformed client file, token or
+                key; a refresh Google refused).
             GoogleUnreachable: When a refresh got no answer from Google's token server.
         """
         if self.creds is not None:
@@ -179,29 +148,19 @@ class GoogleAuth:
     def authorize(self) -> Any:
         """Run the OAuth flow now and keep the token: for scopes a saved token lacks.
 
-        It asks Google for :attr:`scopes` and, when the token file it replaces was
-        granted others of the same services, those too (the union): the file may be
-        LlamaHub's, shared with code that uses those grants, and is never narrowed.
+        It asks for :attr:`scopes` plus those the replaced token file was granted: that file may
+        be LlamaHub's, shared with code that uses those grants, and is never narrowed.
 
         Raises:
-            GoogleAuthError: As :meth:`credentials`, or when credentials are given
-                (``creds``, a service account, ``authorized_user_info``): there is no
-                sign-in to run.
+            GoogleAuthError: As :meth:`credentials`, or when credentials are given (nothing to
+                sign in).
         """
         target, wanted = self._sign_in_plan()
         creds = self._sign_in(wanted, target)
         return self._keep(creds, target)
 
     def sign_in_elsewhere(self, port: int = 0) -> LoopbackSignIn:
-        """Start :meth:`authorize`'s sign-in for a page another program shows the person.
-
-        The same scopes and token file as :meth:`authorize`; the browser comes back to
-        a port of 127.0.0.1 (:mod:`~toolspecs.loaders.google.loopback`), and
-        ``wait()`` keeps the new token as :meth:`authorize` does.
-
-        Raises:
-            GoogleAuthError: As :meth:`authorize`, before anything is started.
-        """
+        """:meth:`authorize`'s sign-in on a page another program shows (:mod:`.loopback`)."""
         target, wanted = self._sign_in_plan()
         return loopback.start(
             wanted, self.credentials_path, lambda creds: self._keep(creds, target), port
@@ -218,7 +177,6 @@ class GoogleAuth:
         )
 
     def _sign_in_plan(self) -> tuple[str | None, list[str]]:
-        """The token file a sign-in writes, and the scopes it asks for (see :meth:`authorize`)."""
         if self.given:
             raise GoogleAuthError(
                 "these credentials are given (creds, a service account or "
@@ -257,7 +215,6 @@ class GoogleAuth:
         )
 
     def _granted_to(self, creds: Any) -> list[str] | None:
-        """What ``creds`` (of a user) were granted: its token file says, else google-auth."""
         if self.token_in_use is not None:
             said = file_scopes(self.token_in_use)
             if said is not None:
@@ -267,7 +224,6 @@ class GoogleAuth:
         return credentials_scopes(creds)
 
     def _info_scopes(self) -> list[str] | None:
-        """The scopes ``authorized_user_info`` says it was granted (``None``: it does not say)."""
         said = (self.authorized_user_info or {}).get("scopes")
         return said.split() if isinstance(said, str) else (list(said) if said else None)
 
@@ -287,7 +243,6 @@ class GoogleAuth:
         return creds.with_subject(self.subject) if self.subject else creds
 
     def _renewed_at(self, creds: Any) -> Any:
-        """``creds`` renewed at :attr:`token_uri`, when it is set (their expiry kept)."""
         moved = creds.with_token_uri(self.token_uri) if self.token_uri else creds
         moved.expiry = creds.expiry  # google-auth's copy drops it: an old token looked valid
         return moved
@@ -295,8 +250,7 @@ class GoogleAuth:
     def _user_credentials(self, sign_in: bool, refresh: bool = True) -> Any:
         from google.auth.exceptions import RefreshError
 
-        # Each place a user's token may be: (credentials, its file or None, may rewrite it).
-        # A dict given in memory is never written anywhere.
+        # (credentials, its file or None, may rewrite it); a dict in memory is never written.
         found: Iterator[tuple[Any, str | None, bool]]
         if self.authorized_user_info is not None:
             found = iter([(self._from_info(), None, False)])
@@ -350,12 +304,9 @@ class GoogleAuth:
     def _token_files(self) -> Iterator[tuple[str, bool]]:
         """The token files to read, in order, each with whether a refresh may rewrite it.
 
-        ``token_path``, then this scope set's own file, those whose scopes cover these
-        first, then those granted some of them (the tools that need the others say so);
-        a file granted none of them is skipped. A file is rewritten after a refresh only
-        when the credentials read from it hold all it was granted (:meth:`_from_file`):
-        one granted more is never narrowed, and one that does not say (no scope list: it
-        may be another scope set's) is read, as LlamaHub reads it, but kept as it is.
+        Those covering these scopes first, then those granted some; a file granted none is
+        skipped. One is rewritten only when read with all it was granted: one granted more is
+        never narrowed, and one that does not say (maybe another scope set's) is kept as it is.
         """
         unsaid = []
         partial = []
@@ -381,34 +332,27 @@ class GoogleAuth:
             yield path, False
 
     def _whole(self, path: str) -> bool:
-        """Whether the credentials read from ``path`` hold every scope it was granted."""
         said = file_scopes(path)
         return said is not None and set(self._read_scopes(said)) == set(said)
 
     def _read_scopes(self, said: list[str] | None) -> list[str]:
-        """The scopes credentials are read with from a file granted ``said``.
+        """Those of ``said`` covering the scopes asked for, else (unsaid) LlamaHub's, as it reads.
 
-        Those of ``said`` that cover the scopes asked for (:func:`covering`): a refresh
-        then asks for no more than needed, and never for a scope the file was not
-        granted (Google refuses to renew a token for one). A file that does not say is
-        read as LlamaHub reads it: with LlamaHub's scopes (else the scopes asked for).
+        A refresh then never asks for a scope the file was not granted (Google refuses it).
         """
         if said is None:
             return list(self.llamahub_scopes) or list(self.scopes)
         return covering(said, self.scopes)
 
     def _save_path(self) -> str:
-        """Where a new token goes: ``token_path``, unless that file holds other scopes."""
         if self._holds_others(self.token_path):
             return self.own_token_path
         return self.token_path
 
     def _holds_others(self, path: str) -> bool:
-        """Whether ``path`` is a file that may hold other scopes: not to be overwritten."""
         return os.path.isfile(path) and self._coverage(path) != "same"
 
     def _new_token_path(self) -> str:
-        """:meth:`_save_path`, checked before a sign-in: never a file holding other scopes."""
         path = self._save_path()
         if self._holds_others(path):  # token_path is already this scope set's own name
             raise GoogleAuthError(
@@ -421,7 +365,6 @@ class GoogleAuth:
         return path
 
     def _save(self, creds: Any, path: str | None) -> None:
-        """Keep ``creds`` in ``path`` (default :meth:`_new_token_path`), unless ``is_cloud``."""
         if self.is_cloud:
             return
         path = path or self._new_token_path()

@@ -1,8 +1,7 @@
 """Each thread's ``AuthorizedHttp``, its shared credentials renewed by one thread at a time.
 
-See :mod:`~toolspecs.loaders.google.connections` for why each thread has one, and why
-it holds google-auth's own credentials. Imported when a Google client is made, not with
-the package (httplib2 and pyparsing take about 0.1 s).
+Why: see :mod:`~toolspecs.loaders.google.connections`. Imported when a client is made
+(httplib2 and pyparsing take about 0.1 s).
 """
 
 from __future__ import annotations
@@ -14,25 +13,17 @@ import google_auth_httplib2
 
 from google.auth.transport import DEFAULT_MAX_REFRESH_ATTEMPTS, DEFAULT_REFRESH_STATUS_CODES
 
-__all__ = ["RENEWALS", "RENEW_ON", "SerialAuthorizedHttp"]
-
 RENEWALS = DEFAULT_MAX_REFRESH_ATTEMPTS
 """Renewals after a 401 answer to one request, as google-auth-httplib2 allows."""
 RENEW_ON = tuple(DEFAULT_REFRESH_STATUS_CODES)
 
 
 class SerialAuthorizedHttp(google_auth_httplib2.AuthorizedHttp):  # type: ignore[misc]
-    """A thread's ``AuthorizedHttp``: its credentials renewed by one thread at a time.
+    """A thread's ``AuthorizedHttp`` renewing its credentials under the shared lock.
 
-    The credentials are google-auth's own, as googleapiclient expects of an HTTP object's
-    ``credentials``; the renewals (before the request when the token has expired, and
-    after a 401 answer, at most twice as google-auth-httplib2 does) happen here, under
-    ``renewing``, instead of in google-auth-httplib2's ``request``.
-
-    Args:
-        credentials: google-auth credentials, shared by every thread's HTTP object.
-        http: This thread's ``httplib2.Http``.
-        renewing: The lock shared by the HTTP objects of these credentials.
+    The credentials stay google-auth's own, as googleapiclient's batch code expects; the
+    renewals (an expired token, and a 401 at most twice, as google-auth-httplib2 does) happen
+    here instead of in google-auth-httplib2's ``request``.
     """
 
     def __init__(self, credentials: Any, http: Any, renewing: threading.Lock) -> None:

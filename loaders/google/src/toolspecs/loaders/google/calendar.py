@@ -1,16 +1,10 @@
 """``GoogleCalendarReader``: the Calendar client, and one Document per event for RAG.
 
-The client makes every request a Calendar tool needs (events get, list, insert, patch,
-update, delete and instances; calendars.get, calendarList, freebusy), each a method that
-returns plain data (dicts as the Calendar API writes them) and raises this loader's
-errors. Times are read and shown in the calendar's own zone.
-
-Event titles, places, names and descriptions are written by whoever made or edited the
-event, not by the user: the reader shows each one-line value through ``field`` (default:
-on one line, so a title with a newline cannot start a line of its own) and each
-description through ``block``; a tool framework passes its own fences for both.
-An event Google sends in a shape this reader cannot read becomes a note in its line,
-never an error for the whole listing.
+Each method makes one Calendar request (or a bounded run of pages) and returns plain data
+(dicts as the API writes them). Titles, places, names and descriptions are written by
+whoever made the event: one-line values go through ``field`` (default: one line, so a
+title cannot start a line of its own), descriptions through ``block``; a tool framework
+passes its own fences. An event in a shape this reader cannot read gets a note in its line.
 """
 
 from __future__ import annotations
@@ -34,27 +28,18 @@ DESCRIPTION_CHARS = 1000
 # pages with a nextPageToken; a bound keeps a call from walking a huge calendar.
 LIST_PAGES = 5
 
-__all__ = ["CALENDAR_SCOPES", "GoogleCalendarReader"]
-
 
 class GoogleCalendarReader(GoogleApiReader):
     """Read a Google Calendar: one Document per event, for agents and for RAG.
 
     Args:
         auth: How to get credentials; default: :class:`GoogleAuth` with the Calendar scope
-            and ``auth_kwargs`` (the LlamaHub keywords).
-        transport: An ``httplib2.Http``-like object to send requests with, shared by
-            every thread (tests pass a ``FakeCalendar``), or a callable making one per thread.
-        time_left: Asked before each request for the seconds it may still take, retries
-            included (default, or when it answers ``None``: 30 s).
-        field: How a one-line third-party value (title, place, name) is shown; default
-            on one line.
-        block: How a description is shown, given its text and its source
-            (``"event <id>"``); default as it is.
-        client_options: googleapiclient's ``client_options`` (a dict or a
-            ``ClientOptions``): ``api_endpoint`` is where requests go, ``https://`` (or
-            ``http://`` to this machine); default Google's (:mod:`.endpoints`).
-        **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
+            and ``auth_kwargs`` (the LlamaHub keywords: ``creds``, ``token_path``, ...).
+        transport: As :class:`~.service.GoogleApiReader`'s (tests pass a ``FakeCalendar``).
+        time_left: As :class:`~.service.GoogleApiReader`'s (default 30 s).
+        field: How a one-line third-party value (title, place, name) is shown.
+        block: How a description is shown, given its text and source (``"event <id>"``).
+        client_options: As :class:`~.service.GoogleApiReader`'s.
     """
 
     api = "calendar"
@@ -81,12 +66,7 @@ class GoogleCalendarReader(GoogleApiReader):
         self._timezones: dict[str, dt.tzinfo] = {}
 
     def calendar_timezone(self, calendar_id: str = "primary") -> dt.tzinfo:
-        """The timezone the calendar is kept in (``calendars.get``), cached.
-
-        Raises:
-            GoogleLoaderError: When this machine does not know the calendar's timezone.
-            GoogleResponseError: When Google's answer names none.
-        """
+        """The timezone the calendar is kept in (``calendars.get``), cached."""
         if calendar_id not in self._timezones:
             found = self.execute(self.service.calendars().get(calendarId=calendar_id))
             name = found.get("timeZone")
@@ -103,15 +83,7 @@ class GoogleCalendarReader(GoogleApiReader):
         return self._timezones[calendar_id]
 
     def shared_calendar(self, calendar_id: str) -> dict[str, Any] | None:
-        """A calendar these credentials may use that is not in their calendar list.
-
-        ``calendars.get``: a calendar shared with a service account is never in its list
-        (nobody adds it there), yet every call works on it. ``None`` when Google knows
-        no such calendar for these credentials (HTTP 404).
-
-        Raises:
-            GoogleApiError: For any other HTTP error.
-        """
+        """A calendar not in the caller's list, by ``calendars.get``; ``None`` on HTTP 404."""
         try:
             found: dict[str, Any] = self.execute(
                 self.service.calendars().get(calendarId=calendar_id)
@@ -130,15 +102,7 @@ class GoogleCalendarReader(GoogleApiReader):
         query: str | None = None,
         calendar_id: str = "primary",
     ) -> list[dict[str, Any]]:
-        """Events starting from ``time_min`` (recurring ones expanded), in start order.
-
-        Google may send a page shorter than asked (even an empty one) with a
-        ``nextPageToken``, above all with ``query``: the pages are followed until
-        ``max_results`` events or ``LIST_PAGES`` pages.
-
-        Raises:
-            GoogleResponseError: When Google's answer has no list of events.
-        """
+        """Events from ``time_min`` (recurring ones expanded), in start order."""
         params: dict[str, Any] = {
             "calendarId": calendar_id,
             "timeMin": time_min.isoformat(),
@@ -149,21 +113,14 @@ class GoogleCalendarReader(GoogleApiReader):
             params["timeMax"] = time_max.isoformat()
         if query:
             params["q"] = query
-        events: list[dict[str, Any]] = []
-        token = None
-        for _ in range(LIST_PAGES):
-            answer = self.execute(
-                self.service.events().list(
-                    **params, maxResults=max_results - len(events), pageToken=token
-                )
-            )
-            items = answer.get("items", [])
-            if not isinstance(items, list):
-                raise GoogleResponseError("Google's list of events is not a list")
-            events += [item for item in items if isinstance(item, dict)]
-            token = answer.get("nextPageToken")
-            if not token or len(events) >= max_results:
-                break
+        events = self._pages(
+            lambda token, taken: self.service.events().list(
+                **params, maxResults=max_results - taken, pageToken=token
+            ),
+            LIST_PAGES,
+            "Google's list of events is not a list",
+            max_results,
+        )
         return events[:max_results]
 
     def known_timezone(self, calendar_id: str = "primary") -> dt.tzinfo | None:
@@ -174,19 +131,13 @@ class GoogleCalendarReader(GoogleApiReader):
 
     def get_event(self, calendar_id: str, event_id: str) -> dict[str, Any]:
         """The event (or occurrence) ``event_id`` (``events.get``)."""
-        return self._object(self.service.events().get(calendarId=calendar_id, eventId=event_id))
+        return self.execute(self.service.events().get(calendarId=calendar_id, eventId=event_id))
 
     def insert_event(
         self, calendar_id: str, event: dict[str, Any], send_updates: str = "none"
     ) -> dict[str, Any]:
-        """Create ``event`` (``events.insert``); Google's copy of it, with its id.
-
-        Args:
-            calendar_id: Which calendar.
-            event: The event as the Calendar API writes it (``summary``, ``start``, ...).
-            send_updates: Whom Google emails: ``"none"``, ``"all"`` or ``"externalOnly"``.
-        """
-        return self._object(
+        """Create ``event`` (``events.insert``); ``send_updates``: none, all or externalOnly."""
+        return self.execute(
             self.service.events().insert(
                 calendarId=calendar_id, body=event, sendUpdates=send_updates
             )
@@ -200,7 +151,7 @@ class GoogleCalendarReader(GoogleApiReader):
         send_updates: str = "none",
     ) -> dict[str, Any]:
         """Change the fields in ``changes`` of an event (``events.patch``); the event after."""
-        return self._object(
+        return self.execute(
             self.service.events().patch(
                 calendarId=calendar_id, eventId=event_id, body=changes, sendUpdates=send_updates
             )
@@ -214,7 +165,7 @@ class GoogleCalendarReader(GoogleApiReader):
         send_updates: str = "none",
     ) -> dict[str, Any]:
         """Replace an event with ``event`` (``events.update``); the event after."""
-        return self._object(
+        return self.execute(
             self.service.events().update(
                 calendarId=calendar_id, eventId=event_id, body=event, sendUpdates=send_updates
             )
@@ -239,20 +190,7 @@ class GoogleCalendarReader(GoogleApiReader):
         show_deleted: bool = False,
         pages: int = 1,
     ) -> list[dict[str, Any]]:
-        """A series' occurrences (``events.instances``), following at most ``pages`` pages.
-
-        Args:
-            calendar_id: Which calendar.
-            series_id: The recurring event's id.
-            time_min: Only occurrences ending after this moment.
-            time_max: Only occurrences starting before this moment.
-            max_results: At most this many on one page (Google's maximum is 2500).
-            show_deleted: Include cancelled occurrences.
-            pages: At most this many pages.
-
-        Raises:
-            GoogleResponseError: When an answer's ``items`` is not a list.
-        """
+        """A series' occurrences (``events.instances``), following at most ``pages`` pages."""
         window: dict[str, Any] = {}
         if time_min is not None:
             window["timeMin"] = time_min.isoformat()
@@ -260,47 +198,49 @@ class GoogleCalendarReader(GoogleApiReader):
             window["timeMax"] = time_max.isoformat()
         if show_deleted:
             window["showDeleted"] = True
-        items: list[dict[str, Any]] = []
-        token = None
-        for _ in range(pages):
-            answer = self.execute(
-                self.service.events().instances(
-                    calendarId=calendar_id,
-                    eventId=series_id,
-                    maxResults=max_results,
-                    pageToken=token,
-                    **window,
-                )
-            )
-            found = answer.get("items") or []
-            if not isinstance(found, list):
-                raise GoogleResponseError("Google's list of occurrences is not a list")
-            items += [item for item in found if isinstance(item, dict)]
-            token = answer.get("nextPageToken")
-            if not token:
-                break
-        return items
+        return self._pages(
+            lambda token, _: self.service.events().instances(
+                calendarId=calendar_id,
+                eventId=series_id,
+                maxResults=max_results,
+                pageToken=token,
+                **window,
+            ),
+            pages,
+            "Google's list of occurrences is not a list",
+        )
 
     # -- calendars -----------------------------------------------------------------
 
     def list_calendars(self, pages: int = 4) -> list[dict[str, Any]]:
-        """The user's calendar list (``calendarList.list``), at most ``pages`` pages of 250.
+        """The user's calendar list (``calendarList.list``), at most ``pages`` pages of 250."""
+        return self._pages(
+            lambda token, _: self.service.calendarList().list(maxResults=250, pageToken=token),
+            pages,
+            "Google's calendar list has no items",
+            required=True,
+        )
 
-        Raises:
-            GoogleResponseError: When an answer has no list of items.
-        """
-        entries: list[dict[str, Any]] = []
+    def _pages(
+        self,
+        request: Callable[[str | None, int], Any],
+        pages: int,
+        unreadable: str,
+        most: int | None = None,
+        required: bool = False,
+    ) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
         token = None
         for _ in range(pages):
-            answer = self.execute(self.service.calendarList().list(maxResults=250, pageToken=token))
-            items = answer.get("items")
+            answer = self.execute(request(token, len(found)))
+            items = answer.get("items", None if required else [])
             if not isinstance(items, list):
-                raise GoogleResponseError("Google's calendar list has no items")
-            entries += [item for item in items if isinstance(item, dict)]
+                raise GoogleResponseError(unreadable)
+            found += [item for item in items if isinstance(item, dict)]
             token = answer.get("nextPageToken")
-            if not token:
+            if not token or (most is not None and len(found) >= most):
                 break
-        return entries
+        return found
 
     def free_busy(
         self,
@@ -309,23 +249,7 @@ class GoogleCalendarReader(GoogleApiReader):
         calendar_ids: list[str],
         time_zone: str | None = None,
     ) -> dict[str, list[tuple[dt.datetime, dt.datetime]] | None]:
-        """The busy times of each calendar (``freebusy.query``), in Google's order.
-
-        Args:
-            time_min: From this moment.
-            time_max: Until this moment.
-            calendar_ids: Calendar ids or people's emails.
-            time_zone: The IANA zone Google answers in (the times carry their offsets).
-
-        Returns:
-            For each calendar Google answered about: its busy intervals (as Google wrote
-            them: with their offsets),
-            or ``None`` when Google could not see it (private, another organization).
-
-        Raises:
-            GoogleResponseError: When the answer is not in the shape Google writes (a free
-                window worked out from a busy time that could not be read would be wrong).
-        """
+        """Each calendar's busy intervals (``freebusy.query``); ``None``: Google cannot see it."""
         body: dict[str, Any] = {"timeMin": time_min.isoformat(), "timeMax": time_max.isoformat()}
         if time_zone is not None:
             body["timeZone"] = time_zone
@@ -350,30 +274,6 @@ class GoogleCalendarReader(GoogleApiReader):
             ) from None
         return found
 
-    def _object(self, request: Any) -> dict[str, Any]:
-        answer: dict[str, Any] = self.execute(request)
-        return answer
-
-    def document(self, event: dict[str, Any], tz: dt.tzinfo, calendar_id: str) -> Document:
-        """One event as a Document: its line, then its description (cut), if it has one."""
-        event_id = str(event.get("id", ""))
-        text = describe_event(event, tz, self.field)
-        description = event.get("description")
-        if isinstance(description, str) and description.strip():
-            if len(description) > DESCRIPTION_CHARS:
-                description = description[: DESCRIPTION_CHARS - 1] + "…"
-            text += "\n" + self.block(description, f"event {self.field(event_id)}")
-        return Document(
-            text=text,
-            id_=f"gcal:{event_id}",
-            metadata={
-                "event_id": event_id,
-                "title": str(event.get("summary", "")),
-                "link": str(event.get("htmlLink", "")),
-                "calendar_id": calendar_id,
-            },
-        )
-
     def load_data(
         self,
         number_of_results: int = 100,
@@ -392,26 +292,59 @@ class GoogleCalendarReader(GoogleApiReader):
             calendar_id: Which calendar; ``"primary"`` is the user's own.
 
         Returns:
-            One Document per event: one line with id, title, times, place and people,
-            then the description, if the event has one.
+            One Document per event: its line, then its description, if any.
         """
+        tz, events = self.days_events(
+            _as_date(start_date), _as_date(end_date), number_of_results, query, calendar_id
+        )
+        return [event_document(e, tz, calendar_id, self.field, self.block) for e in events]
+
+    def days_events(
+        self,
+        first: dt.date | None,
+        last: dt.date | None,
+        max_results: int = 100,
+        query: str | None = None,
+        calendar_id: str = "primary",
+    ) -> tuple[dt.tzinfo, list[dict[str, Any]]]:
+        """The calendar's zone, and its events from day ``first`` (default today) to ``last``."""
         tz = self.calendar_timezone(calendar_id)
-        first = _as_date(start_date) or dt.datetime.now(tz).date()
+        first = first or dt.datetime.now(tz).date()
         time_min = dt.datetime.combine(first, dt.time.min, tzinfo=tz)
-        last = _as_date(end_date)
         time_max = None
         if last is not None and last < dt.date.max:  # the last day there is: no end
             time_max = dt.datetime.combine(last + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
-        events = self.list_events(time_min, time_max, number_of_results, query, calendar_id)
-        return [self.document(event, tz, calendar_id) for event in events]
+        return tz, self.list_events(time_min, time_max, max_results, query, calendar_id)
+
+
+def event_document(
+    event: dict[str, Any],
+    tz: dt.tzinfo,
+    calendar_id: str,
+    field: Callable[[object], str] = one_line,
+    block: Callable[[str, str], str] = as_is,
+) -> Document:
+    """One event as a Document: its line, then its description (cut), if it has one."""
+    event_id = str(event.get("id", ""))
+    text = describe_event(event, tz, field)
+    description = event.get("description")
+    if isinstance(description, str) and description.strip():
+        if len(description) > DESCRIPTION_CHARS:
+            description = description[: DESCRIPTION_CHARS - 1] + "…"
+        text += "\n" + block(description, f"event {field(event_id)}")
+    return Document(
+        text=text,
+        id_=f"gcal:{event_id}",
+        metadata={
+            "event_id": event_id,
+            "title": str(event.get("summary", "")),
+            "link": str(event.get("htmlLink", "")),
+            "calendar_id": calendar_id,
+        },
+    )
 
 
 def _instant(text: Any) -> dt.datetime:
-    """A moment as Google writes it (``2026-11-21T15:00:00Z``).
-
-    Raises:
-        ValueError: When ``text`` is not such a moment.
-    """
     if not isinstance(text, str):
         raise ValueError(f"not a time: {type(text).__name__}")
     return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))

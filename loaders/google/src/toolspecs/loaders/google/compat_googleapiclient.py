@@ -1,40 +1,23 @@
-"""Brittle: everything toolspecs relies on in googleapiclient beyond its public API, in one place.
+"""Brittle: what toolspecs relies on in googleapiclient beyond its public API, in one place.
 
-Google requests are ``googleapiclient`` requests (``service.events().list(...)``), run by
-:mod:`.service` with our own retries, deadline and check that each answer is a JSON object.
-To read every answer through that check, alone or batched, we lean on these internals,
-checked against the pinned google-api-python-client by
+Checked against the pinned google-api-python-client by
 ``tests/google_base/test_googleapiclient_compat.py``:
 
-1. ``HttpRequest.postproc``, the callable (a constructor argument kept as an attribute)
-   that ``HttpRequest.execute`` calls on a 2xx answer's ``(resp, content)`` and whose
-   result it returns, and that ``BatchHttpRequest`` calls on each batched call's part
-   before its callback. :func:`read_through` replaces it with our reader (keeping the
-   original as ``__wrapped__``, so a request run twice is wrapped once). If it changes,
-   an HTML page or a cut body is handed on as if it were the answer, or nothing is read.
-2. For a method without a response body (``events.delete``), ``discovery`` passes a
-   ``RawModel``'s bound ``response`` as ``postproc`` (:func:`bodiless`), which hands on the
-   raw body: an empty one is then the success Google sends. If it changes, a delete that
-   worked reads as an unreadable answer.
-3. ``BatchHttpRequest._batch_uri``, the batch's address (:func:`batch_uri`), named in the
-   error when a batch got no answer; without it the error says "Google".
-4. A batched call's ``HttpError.content`` is bytes, as a lone call's: ``BatchHttpRequest``
-   encodes each part's body again, and ``HttpError`` refuses text. :func:`error_content`
-   still takes text, which older googleapiclient handed on (the part decoded).
-5. ``discovery_cache.get_static_doc`` (the discovery documents bundled with the client) and
-   ``build_from_document`` given a parsed document, which it keeps and fixes up in place
-   (``_fix_up_parameters`` adds the same parameters on every build): :func:`build_shared`
-   parses each API's document once and builds every client from it, one build at a time,
-   so a server's users share one copy (about 0.7 MiB a user before). If the fix-ups stop
-   being the same on every build, clients built later see another's parameters.
-6. ``client_options.api_endpoint`` replaces only the base of the API's methods: a batch
-   goes to the document's ``rootUrl`` + ``batchPath`` and an upload to ``rootUrl`` +
-   ``upload/`` + ``servicePath`` (``Resource._add_basic_methods``,
-   ``_media_path_url_from_info``), Google's hosts whatever the endpoint. With an
-   endpoint, :func:`build_shared` builds from a shallow copy of the shared document whose
-   ``rootUrl`` is the endpoint's root (:func:`~.endpoints.split_endpoint`), so every
-   request goes there. If googleapiclient starts reading the endpoint for those itself,
-   nothing changes; if it stops reading ``rootUrl``, batches leave for Google's host.
+1. ``HttpRequest.postproc``, called by ``execute`` on a 2xx answer and by
+   ``BatchHttpRequest`` on each part: :func:`read_through` replaces it with our reader
+   (the original kept as ``__wrapped__``). If it changes, an HTML page or a cut body is
+   handed on as the answer.
+2. A bodiless method (``events.delete``) has a ``RawModel``'s bound ``response`` as
+   ``postproc`` (:func:`bodiless`). If it changes, a delete that worked reads as unreadable.
+3. ``BatchHttpRequest._batch_uri`` (:func:`batch_uri`), named when a batch got no answer.
+4. A batched call's ``HttpError.content`` is bytes; :func:`error_content` still takes text.
+5. ``discovery_cache.get_static_doc`` and ``build_from_document`` given a parsed document,
+   fixed up in place the same way on every build: :func:`build_shared` parses each API's
+   document once (about 0.7 MiB a user before) and builds one client at a time.
+6. ``client_options.api_endpoint`` replaces only the methods' base; batches and uploads
+   go to the document's ``rootUrl``. :func:`build_shared` builds from a copy whose
+   ``rootUrl`` is the endpoint's root; if googleapiclient stops reading ``rootUrl``,
+   batches leave for Google's host.
 """
 
 from __future__ import annotations
@@ -52,11 +35,7 @@ Reader = Callable[[Any, bytes], Any]
 
 
 def read_through(request: Any, reader: Callable[[Reader], Reader]) -> None:
-    """Read ``request``'s answer with ``reader(original)``, its ``postproc`` (internal 1).
-
-    ``reader`` gets googleapiclient's own ``postproc`` (never one of ours, when the request
-    was read through before) and returns the one to use.
-    """
+    """Read ``request``'s answer with ``reader(original postproc)`` (internal 1)."""
     original = request.postproc
     original = getattr(original, "__wrapped__", original)
     replacement = reader(original)
@@ -89,14 +68,7 @@ _building = threading.Lock()
 
 
 def build_shared(api: str, version: str, client_options: Any = None, **options: Any) -> Any:
-    """``build(api, version, static_discovery=True, **options)``, the document shared (internal 5).
-
-    ``client_options`` (checked: :func:`~.endpoints.client_options`) with an
-    ``api_endpoint``: every request, batches and uploads too, goes there (internal 6).
-
-    Raises:
-        UnknownApiNameOrVersion: When the client bundles no document for ``api``/``version``.
-    """
+    """``build(api, version, ...)`` from the shared bundled document (internals 5 and 6)."""
     from googleapiclient import discovery, discovery_cache
 
     with _building:  # one build at a time: each fixes up the shared document in place

@@ -1,16 +1,12 @@
-"""Brittle: everything toolspecs relies on in httplib2 beyond its public API, in one place.
+"""Brittle: what toolspecs relies on in httplib2 beyond its public API, in one place.
 
-googleapiclient sends Google requests with httplib2. When a name does not resolve,
-httplib2 raises its public ``ServerNotFoundError``, but says which name and why only in
-ways it does not document; :mod:`.network` leans on them, checked against the pinned
-httplib2 (0.2x) by ``tests/google_base/test_httplib2_compat.py``:
+Checked against the pinned httplib2 by ``tests/google_base/test_httplib2_compat.py``:
 
 1. The wording "Unable to find the server at <host>" (:func:`named_host`): httplib2 keeps
-   no host attribute. If it changes, the error names the request's host "(or the proxy)"
-   only from the URL, and behind a proxy cannot say which.
+   no host attribute. If it changes, the error names the request's host "(or the proxy)".
 2. ``ServerNotFoundError`` is raised inside ``except socket.gaierror``, so the
-   ``gaierror`` (and its errno: ``EAI_AGAIN`` gets one more try) is its ``__context__``.
-   If it changes, a passing DNS hiccup is final at once, never tried again.
+   ``gaierror`` (its errno: ``EAI_AGAIN`` gets one more try) is its ``__context__``.
+   If it changes, a passing DNS hiccup is final at once.
 """
 
 from __future__ import annotations

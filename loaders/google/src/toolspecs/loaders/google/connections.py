@@ -1,40 +1,21 @@
 """One HTTP object per thread, so that one client's requests run side by side.
 
-googleapiclient sends with ``httplib2.Http``, which is not thread-safe: two threads that
-share one may mix their answers. Its documented way out (the "Thread Safety" page of
-google-api-python-client) is to build the service once and give each request an HTTP
-object of its own thread, through ``build(requestBuilder=...)``. :class:`ThreadRequests`
-is that builder: each request it builds carries its thread's HTTP object, made on the
-thread's first request and reused by its later ones (their connections kept alive):
+``httplib2.Http`` is not thread-safe. google-api-python-client's documented way out
+("Thread Safety") is ``build(requestBuilder=...)`` giving each request its thread's HTTP
+object: :class:`ThreadRequests`. For a client built with credentials each thread gets a
+:class:`~toolspecs.loaders.google.authorized_http.SerialAuthorizedHttp` over
+``build_http()``; a ``transport=`` factory makes one per thread; a ``transport=`` object
+is shared as it is (the fakes are thread-safe). A batch sends with its thread's too.
 
-- for a client built with credentials, a ``google_auth_httplib2.AuthorizedHttp`` over
-  the ``httplib2.Http`` that ``googleapiclient.http.build_http()`` makes, as
-  ``build(credentials=...)`` makes its one (same timeout and redirect codes), with the
-  credentials ``build`` settled on (scoped, if they needed scopes);
-- for a ``transport=`` factory (a callable that makes an ``httplib2.Http``-like object),
-  what it makes; a ``transport=`` object is shared by every thread as it is (the fakes in
-  :mod:`toolspecs.loaders.google.testing` are thread-safe).
+A client whose endpoint is this machine sends without the environment's proxy: httplib2
+refuses plain-http connections once ``HTTP_PROXY`` is set without PySocks, even to hosts
+in ``NO_PROXY``.
 
-A batch request (``service.new_batch_http_request()``) sends with its first request's
-HTTP object: its thread's too.
-
-A client whose endpoint is this machine (``client_options`` naming 127.0.0.1: a fake
-Google, a local proxy) sends without the environment's proxy (``direct=True``):
-httplib2 refuses every plain-http connection once ``HTTP_PROXY`` is set and PySocks is
-missing, even to a host ``NO_PROXY`` lists, and a proxy of the network could not reach
-this machine's servers anyway.
-
-The credentials themselves are shared, and each thread's ``AuthorizedHttp`` holds them as
-they are: googleapiclient's batch code takes them from the HTTP object and treats them as
-google-auth credentials only if they are (``isinstance``), else as oauth2client's (a
-wrapper of ours there made every batch fail for real users). google-auth renews an
-expired token inside ``before_request`` with no lock (``Credentials._blocking_refresh``),
-so threads that all found it expired would each ask the token server, and one could read
-the token while another writes it.
-:class:`~toolspecs.loaders.google.authorized_http.SerialAuthorizedHttp` renews it before the
-request under one lock per credentials (a thread that waited finds it renewed), and after
-a 401 renews it unless another thread did meanwhile. A 401 inside a batch is renewed by
-googleapiclient itself (once per batch), with the credentials' own ``refresh``.
+The credentials are shared as google-auth's own: googleapiclient's batch code treats
+them as google-auth's only if they are (``isinstance``; a wrapper of ours once made every
+batch fail). google-auth renews an expired token in ``before_request`` with no lock, so
+threads would race to renew it; ``SerialAuthorizedHttp`` renews under one lock per
+credentials.
 """
 
 from __future__ import annotations
@@ -43,8 +24,6 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["PerThreadHttp", "ThreadRequests", "is_http_factory"]
-
 
 def is_http_factory(transport: Any) -> bool:
     """Whether ``transport`` makes HTTP objects (a callable) rather than being one."""
@@ -52,11 +31,7 @@ def is_http_factory(transport: Any) -> bool:
 
 
 class PerThreadHttp:
-    """Each thread's own HTTP object, made by ``make`` on the thread's first request.
-
-    Args:
-        make: Makes one ``httplib2.Http``-like object (called once per thread).
-    """
+    """Each thread's own HTTP object, made by ``make`` on the thread's first request."""
 
     def __init__(self, make: Callable[[], Any]) -> None:
         self.make = make
@@ -71,14 +46,7 @@ class PerThreadHttp:
 
 
 class ThreadRequests:
-    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP.
-
-    Args:
-        transport: A ``transport=`` factory (one HTTP object per thread from it), or a
-            ``transport=`` object (shared by every thread as it is); ``None``: the HTTP
-            object ``build`` made from the credentials is copied per thread.
-        direct: The endpoint is this machine: the copies use no proxy (see the module).
-    """
+    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP."""
 
     def __init__(self, transport: Any = None, *, direct: bool = False) -> None:
         self.direct = direct
@@ -105,10 +73,6 @@ class ThreadRequests:
 
 
 def _copies(shared: Any, direct: bool = False) -> Callable[[], Any]:
-    """Makes the HTTP object of one thread, like ``shared`` (what ``build`` made).
-
-    ``direct``: without the environment's proxy (an endpoint on this machine).
-    """
     import google_auth_httplib2  # 0.1 s of httplib2 and pyparsing: when a client is made
     from googleapiclient.http import build_http
 

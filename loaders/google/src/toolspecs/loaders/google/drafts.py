@@ -1,12 +1,4 @@
-"""Gmail drafts: every ``users.drafts`` request, as plain data in and out.
-
-:class:`GmailDrafts` is reached as ``GmailReader(...).drafts``: it sends through the
-reader's client, so its requests keep the reader's deadline, retries and errors
-(:class:`~toolspecs.loaders.google.errors.GoogleApiError`,
-:class:`~toolspecs.loaders.google.errors.GoogleResponseError`). A draft goes in as its
-RFC 822 bytes (and the thread it replies in) and comes back as Gmail's ``Draft``
-resource (a dict), its message in ``format=raw`` where Gmail gives one.
-"""
+"""Gmail drafts: every ``users.drafts`` request, as plain data in and out."""
 
 from __future__ import annotations
 
@@ -18,11 +10,7 @@ from toolspecs.loaders.google.service import GoogleApiReader
 
 
 class GmailDrafts:
-    """The drafts of the signed-in mailbox.
-
-    Args:
-        client: The reader whose API client, deadline and retries the requests use.
-    """
+    """The drafts of the signed-in mailbox, through ``client`` (its deadline and retries)."""
 
     def __init__(self, client: GoogleApiReader) -> None:
         self.client = client
@@ -36,14 +24,9 @@ class GmailDrafts:
         return list(answer.get("drafts", []))
 
     def get(self, draft_id: str) -> dict[str, Any]:
-        """A draft with its message in ``format=raw`` (the RFC 822 bytes, base64url).
-
-        Raises:
-            GoogleResponseError: When the answer names no draft id (it must not be taken
-                for a draft, and saved again as a new one).
-        """
+        """A draft with its message in ``format=raw``."""
         request = self._drafts().get(userId="me", id=draft_id, format="raw")
-        resource: dict[str, Any] = self.client.execute(request)
+        resource = self.client.execute(request)
         if not resource.get("id"):
             raise GoogleResponseError("Google's answer about the draft names no draft id")
         return resource
@@ -51,27 +34,19 @@ class GmailDrafts:
     def create(self, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
         """A new draft of ``mime`` (in ``thread_id`` when it replies): Gmail's ``Draft``."""
         body = _draft_body(mime, thread_id)
-        created: dict[str, Any] = self.client.execute(self._drafts().create(userId="me", body=body))
-        return created
+        return self.client.execute(self._drafts().create(userId="me", body=body))
 
     def update(self, draft_id: str, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
         """Draft ``draft_id`` replaced by ``mime`` (in ``thread_id``): Gmail's ``Draft``."""
         body = {"id": draft_id, **_draft_body(mime, thread_id)}
-        updated: dict[str, Any] = self.client.execute(
-            self._drafts().update(userId="me", id=draft_id, body=body)
-        )
-        return updated
+        return self.client.execute(self._drafts().update(userId="me", id=draft_id, body=body))
 
     def send(self, draft_id: str) -> dict[str, Any]:
         """Send draft ``draft_id``: the sent ``Message`` (``id``, ``threadId``, ``labelIds``)."""
-        sent: dict[str, Any] = self.client.execute(
-            self._drafts().send(userId="me", body={"id": draft_id})
-        )
-        return sent
+        return self.client.execute(self._drafts().send(userId="me", body={"id": draft_id}))
 
 
 def _draft_body(mime: bytes, thread_id: str | None) -> dict[str, Any]:
-    """The ``Draft`` resource of drafts.create and drafts.update."""
     message: dict[str, Any] = {"raw": base64.urlsafe_b64encode(mime).decode("ascii")}
     if thread_id:
         message["threadId"] = thread_id

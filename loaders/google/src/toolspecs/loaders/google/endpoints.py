@@ -1,30 +1,17 @@
 """Where a Google API client sends its requests: googleapiclient's own ``client_options``.
 
-Off by default: Google's hosts, as the discovery documents name them. A reader (and the
-specs above it) takes ``client_options``, a dict or a
-``google.api_core.client_options.ClientOptions``, and hands it to googleapiclient's
-``build``; its ``api_endpoint`` names where the API is, for a private endpoint, a proxy
-or a fake Google on this machine (``toolspecs.loaders.google.testing.FakeGoogleServer``).
+Default: Google's hosts. ``api_endpoint`` may be a host's root (each API keeps its usual
+path and batch endpoint) or the API's own base; batches and uploads go to the same host
+(:func:`~toolspecs.loaders.google.compat_googleapiclient.build_shared`).
 
-``api_endpoint`` may be the host's root (``"https://google-proxy.example/"``), where each
-API keeps its usual path (``/calendar/v3/``, ``/gmail/v1/``) and its batch endpoint
-(``/batch/calendar/v3``, ``/batch``); or, as googleapiclient reads it, the API's own base
-with that path (``"https://google-proxy.example/calendar/v3/"``). Batches and uploads go
-to the same host (googleapiclient itself would still send those to Google's:
-:func:`~toolspecs.loaders.google.compat_googleapiclient.build_shared`).
+It must be ``https://``, or ``http://`` to this machine only: tokens and mail would cross
+the network in clear. ``credentials_file``, ``scopes`` and ``api_key`` are refused: the
+reader's own credentials say how it signs in.
 
-It must be ``https://``; plain ``http://`` is refused unless the host is this machine
-(``127.0.0.1``, ``::1``, ``localhost``): tokens and mail would cross the network in clear.
-``credentials_file``, ``scopes`` and ``api_key`` are refused too: the reader's own
-credentials (``creds=``, a token file, a service account) and its scopes say how it
-signs in.
-
-The token endpoint is not an option here: it is the credentials' own. A service account
-key's ``token_uri`` is used as it is; google-auth ignores the ``token_uri`` of a user's
-token file or ``authorized_user_info`` (always Google's, so that a file cannot send the
-refresh token elsewhere). ``GoogleAuth(token_uri=...)`` (the specs' ``token_uri=``), set
-by the program, not read from a file, moves it for every credentials the reader reads
-(not for ``creds=``, which are used as given); it is checked as an endpoint is.
+The token endpoint is the credentials' own: google-auth ignores a user token file's
+``token_uri`` (so a file cannot send the refresh token elsewhere). ``GoogleAuth(token_uri=)``,
+set by the program, moves it for every credentials read (not ``creds=``), checked as an
+endpoint is.
 """
 
 from __future__ import annotations
@@ -33,27 +20,13 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = [
-    "LOOPBACK_HOSTS",
-    "check_endpoint",
-    "client_options",
-    "on_this_machine",
-    "split_endpoint",
-]
-
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "::1", "localhost"})
 """Hosts an ``http://`` endpoint may name: this machine."""
 _SIGN_IN_FIELDS = ("credentials_file", "scopes", "api_key")
 
 
 def client_options(value: Any) -> Any:
-    """``value`` as a checked ``ClientOptions`` (``None`` stays ``None``).
-
-    Raises:
-        ValueError: When it is neither a dict nor a ``ClientOptions``, names an option
-            ``ClientOptions`` does not have, one that says how to sign in, or an
-            ``api_endpoint`` that is not ``https://`` (nor ``http://`` to this machine).
-    """
+    """``value`` as a checked ``ClientOptions`` (``None`` stays ``None``)."""
     if value is None:
         return None
     # google-api-core comes with google-api-python-client (its build() imports it).
@@ -83,11 +56,7 @@ def client_options(value: Any) -> Any:
 
 
 def on_this_machine(options: Any) -> bool:
-    """Whether checked ``client_options`` send requests to this machine (a loopback host).
-
-    Such a client is sent without the environment's proxy
-    (:mod:`~toolspecs.loaders.google.connections`).
-    """
+    """Whether checked ``client_options`` send requests to a loopback host (then no proxy)."""
     endpoint = getattr(options, "api_endpoint", None)
     if not endpoint:
         return False
@@ -98,11 +67,7 @@ def on_this_machine(options: Any) -> bool:
 
 
 def check_endpoint(endpoint: str, what: str = "client_options api_endpoint") -> None:
-    """Refuse an ``api_endpoint`` that is not ``https://`` (or ``http://`` to loopback).
-
-    Args:
-        endpoint: The address.
-        what: The setting it is, for the message.
+    """Refuse an endpoint that is not ``https://`` (or ``http://`` to loopback); ``what`` names it.
 
     Raises:
         ValueError: Naming the endpoint and what to write instead.
@@ -130,11 +95,7 @@ def check_endpoint(endpoint: str, what: str = "client_options api_endpoint") -> 
 
 
 def split_endpoint(endpoint: str, service_path: str) -> tuple[str, str]:
-    """The API's root and its base (root + ``service_path``) for ``api_endpoint``.
-
-    A root (``https://host/``) gets the API's path; a base that ends with it is split
-    there; any other address is taken as both (a proxy with paths of its own).
-    """
+    """The API's root and base (root + ``service_path``) for ``api_endpoint``."""
     address = endpoint if endpoint.endswith("/") else endpoint + "/"
     if urlsplit(address).path == "/":
         return address, address + service_path

@@ -3,28 +3,16 @@
 Hierarchy::
 
     GoogleLoaderError          base: ``status``, ``reason``, ``retry_after``
-    ├── GoogleAuthError        only the person can fix it: no OAuth client file, a malformed
-    │                          client, token or service-account key, a refresh Google refused;
-    │                          ``reason`` says what to set, ``setting`` names the keyword
-    ├── GoogleResponseError    Google (or something in between) answered with a body that is
-    │                          not what the API returns: HTML, not JSON, a JSON that is not an
-    │                          object, or an object without the fields the request returns
-    ├── GoogleUnreachable      no answer from ``host``: its name did not resolve (no network
-    │                          or DNS: tried once more after 0.5 s for ``EAI_AGAIN``, else
-    │                          not), the connection was refused or broke off, or it timed out
-    │                          (retried within the deadline); ``host``, ``resolved``
-    └── GoogleApiError         Google answered with an HTTP error, after the retries of 429,
-                               5xx and rate-limit 403s that fit in the call's deadline (also
-                               a ``googleapiclient.errors.HttpError``, so code written for
-                               googleapiclient keeps catching it)
+    ├── GoogleAuthError        only the person can fix it (no OAuth client file, a malformed
+    │                          token or key, a refused refresh); ``setting`` names the keyword
+    ├── GoogleResponseError    a body that is not what the API returns (HTML, not a JSON
+    │                          object, fields missing)
+    ├── GoogleUnreachable      no answer from ``host``: a name that did not resolve, a refused
+    │                          or broken connection, a timeout; ``host``, ``resolved``
+    └── GoogleApiError         an HTTP error after the retries that fit the deadline (also a
+                               ``googleapiclient.errors.HttpError``, so such code still catches it)
 
-Every error carries ``status`` (the HTTP status, or ``None``), ``reason`` (what Google
-said, or what happened) and ``retry_after`` (the seconds Google asked us to wait, or
-``None``). Network failures met while :func:`~toolspecs.loaders.google.service.execute`
-runs a request or :class:`~toolspecs.loaders.google.auth.GoogleAuth` refreshes a token (a
-name that does not resolve, a refused or broken connection, a timeout, also inside
-google-auth's ``TransportError``) are a :class:`GoogleUnreachable` naming the host; other
-``httplib2`` errors, an ``ssl.SSLError`` and a ``RefreshError`` are not wrapped.
+Other ``httplib2`` errors, an ``ssl.SSLError`` and a ``RefreshError`` are not wrapped.
 """
 
 from __future__ import annotations
@@ -40,13 +28,7 @@ from toolspecs.base.net import retry_after as parse_retry_after
 
 
 class GoogleLoaderError(LoaderError):
-    """Base of the Google loader's exceptions (a ``toolspecs.base.net.LoaderError``).
-
-    Args:
-        reason: What happened, for a person to read.
-        status: The HTTP status, when Google answered.
-        retry_after: Seconds Google asked us to wait, when it said.
-    """
+    """Base of the Google loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
 
     def __init__(
         self, reason: str, status: int | None = None, retry_after: float | None = None
@@ -58,13 +40,9 @@ class GoogleLoaderError(LoaderError):
 class GoogleAuthError(GoogleLoaderError):
     """Google credentials cannot be had without the person: ``reason`` says what to set.
 
-    Args:
-        reason: What is wrong and what to set, e.g. the file to create.
-        setting: The :class:`~toolspecs.loaders.google.auth.GoogleAuth` keyword to set,
-            e.g. ``"credentials_path"``.
-        path: The file it is about. ``reason`` names it by its name only (an agent may
-            read it; where the file lies on the user's machine is not for it); ``str()``
-            of the error adds the whole path, for the person.
+    ``setting`` is the :class:`~toolspecs.loaders.google.auth.GoogleAuth` keyword to set;
+    ``path`` the file it is about. ``reason`` names the file by its name only (an agent may
+    read it; where it lies on the user's machine is not for it); ``str()`` adds the path.
     """
 
     def __init__(self, reason: str, setting: str | None = None, path: str | None = None) -> None:
@@ -76,15 +54,7 @@ class GoogleAuthError(GoogleLoaderError):
 
 
 class GoogleResponseError(GoogleLoaderError):
-    """Google's answer is not what the API returns (an HTML page, ``{}``, a cut body).
-
-    Passing, as a rule: a proxy's error page, a captive portal, a broken connection.
-    ``reason`` describes the answer without repeating it.
-
-    Args:
-        reason: What was wrong with the answer.
-        status: The HTTP status it came with.
-    """
+    """Google's answer is not what the API returns (HTML, ``{}``, a cut body); passing, mostly."""
 
     @classmethod
     def unreadable(cls, resp: Any, content: Any) -> GoogleResponseError:
@@ -102,15 +72,9 @@ class GoogleResponseError(GoogleLoaderError):
 class GoogleUnreachable(GoogleLoaderError):
     """No answer could be had from ``host``: the request did not get through.
 
-    Args:
-        host: The host name, e.g. ``"gmail.googleapis.com"``.
-        resolved: ``False`` when the name did not resolve (``socket.gaierror``,
-            httplib2's ``ServerNotFoundError``): this machine has no network or no DNS.
-            ``True`` when the connection was refused, broke off or timed out.
-        reason: What happened; default from ``host`` and ``resolved``.
-        again: The lookup failed with ``EAI_AGAIN`` ("Temporary failure in name
-            resolution"): worth one more try after a short wait, no more. Any other
-            lookup failure is final at once.
+    ``resolved`` is ``False`` when the name did not resolve (no network or DNS), ``True`` for
+    a refused, broken or timed-out connection. ``again``: the lookup failed with
+    ``EAI_AGAIN``, worth one more try after a short wait; any other lookup failure is final.
     """
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "", again: bool = False) -> None:
@@ -130,12 +94,7 @@ class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # unt
     """Google answered a request with an HTTP error.
 
     ``reason`` is Google's message; ``google_reason`` its machine-readable reason
-    (``"rateLimitExceeded"``, ``"insufficientPermissions"``, ...), or ``""``.
-
-    Args:
-        resp: The ``httplib2.Response`` of the failed request.
-        content: Its body.
-        uri: The address requested.
+    (``"rateLimitExceeded"``, ...) or ``""``.
     """
 
     def __init__(self, resp: Any, content: bytes, uri: str | None = None) -> None:
@@ -169,7 +128,6 @@ class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # unt
 
 
 def _google_reason(content: bytes) -> str:
-    """Google's machine-readable reason: ``errors[].reason``, ``details[].reason``, ``status``."""
     try:
         error = json.loads(content.decode("utf-8")).get("error", {})
         listed = [*error.get("errors", []), *error.get("details", [])]
@@ -180,5 +138,4 @@ def _google_reason(content: bytes) -> str:
 
 
 def _retry_after(resp: Any) -> float | None:
-    """The ``Retry-After`` header in seconds (it may be seconds or an HTTP date)."""
     return parse_retry_after(str(resp.get("retry-after", "") if hasattr(resp, "get") else ""))

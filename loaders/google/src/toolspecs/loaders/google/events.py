@@ -1,8 +1,4 @@
-"""How a Calendar event reads: its times (weekday, offset, zone) and its one line.
-
-Values others wrote (title, place, names) go through a ``field`` function, by default
-:func:`one_line`; an event in a shape this module cannot read gets a note, not an error.
-"""
+"""How a Calendar event reads: its times (weekday, offset, zone) and its one line."""
 
 from __future__ import annotations
 
@@ -26,14 +22,7 @@ def as_is(text: str, source: str) -> str:
 
 
 def parse_event_time(value: Any, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events.
-
-    A time at the ends of the calendar (the year 1 or 9999), which ``tz`` cannot hold,
-    keeps its own offset.
-
-    Raises:
-        ValueError: When ``value`` is not a time as Google writes one.
-    """
+    """An event's ``start``/``end``: an aware datetime in ``tz``, or a date for all-day events."""
     if not isinstance(value, dict):
         raise ValueError(f"not an event time: {type(value).__name__}")
     if isinstance(value.get("dateTime"), str):
@@ -75,9 +64,7 @@ def event_span(event: dict[str, Any], tz: dt.tzinfo) -> str:
         return UNREADABLE_TIMES
 
 
-def _person(who: Any, field: Callable[[object], str]) -> str:
-    if not isinstance(who, dict):
-        return "?"
+def _person(who: dict[str, Any], field: Callable[[object], str]) -> str:
     email = field(who.get("email") or "")
     name = who.get("displayName")
     return f"{field(name)} <{email}>" if name else email
@@ -86,13 +73,7 @@ def _person(who: Any, field: Callable[[object], str]) -> str:
 def describe_event(
     event: dict[str, Any], tz: dt.tzinfo, field: Callable[[object], str] = one_line
 ) -> str:
-    """One line an agent reads: id, title, times with weekday and offset, place, people.
-
-    Args:
-        event: The event as the Calendar API returns it.
-        tz: The timezone to show its times in.
-        field: How each third-party value (title, place, names) is shown on the line.
-    """
+    """One line: id, title, times (weekday, offset) in ``tz``, place, people (each ``field``)."""
     parts = [f"[id: {field(event.get('id', '?'))}] {field(event.get('summary') or '(no title)')}"]
     if "start" in event and "end" in event:
         parts[0] += f" — {event_span(event, tz)}"
@@ -100,14 +81,14 @@ def describe_event(
         parts.append("recurring")
     if event.get("location"):
         parts.append(f"location: {field(event['location'])}")
-    if event.get("organizer"):
+    if isinstance(event.get("organizer"), dict) and event["organizer"]:
         parts.append(f"organizer: {_person(event['organizer'], field)}")
     attendees = event.get("attendees")
-    attendees = attendees if isinstance(attendees, list) else []
+    attendees = [a for a in attendees if isinstance(a, dict)] if isinstance(attendees, list) else []
     if attendees:
         listed = [
             f"{_person(a, field)} ({field(a['responseStatus'])})"
-            if isinstance(a, dict) and a.get("responseStatus")
+            if a.get("responseStatus")
             else _person(a, field)
             for a in attendees[:15]
         ]

@@ -19,14 +19,7 @@ def run_flow(
     authorize_hint: str,
     save_to: str,
 ) -> Any:
-    """Sign in with google_auth_oauthlib's flow for ``scopes``, as ``GoogleAuth`` says how.
-
-    ``save_to`` is the token file the new token will go to, for the message to a server.
-
-    Raises:
-        GoogleAuthError: No OAuth client file, a malformed one, or ``auth_flow="none"``
-            (a server: the person authorizes in a terminal, as ``authorize_hint`` says).
-    """
+    """Sign in with google_auth_oauthlib's flow for ``scopes``; ``save_to`` is named to a server."""
     flow = client_flow(scopes, credentials_path)
     if auth_flow == "none":
         raise GoogleAuthError(
@@ -50,11 +43,7 @@ def run_flow(
 
 
 def client_flow(scopes: Sequence[str], credentials_path: str) -> Any:
-    """google_auth_oauthlib's ``InstalledAppFlow`` of the OAuth client file, for ``scopes``.
-
-    Raises:
-        GoogleAuthError: No OAuth client file, or a malformed one.
-    """
+    """google_auth_oauthlib's ``InstalledAppFlow`` of the OAuth client file, for ``scopes``."""
     from google_auth_oauthlib.flow import InstalledAppFlow
 
     try:

@@ -1,10 +1,7 @@
 """``GmailReader``: the Gmail client, and one Document per message for RAG.
 
-The client's methods make every Gmail request (messages, threads, attachments, labels,
-and drafts through :attr:`GmailReader.drafts`) and return plain data: Gmail's resources
-as dicts, a message as its resource and its decoded :class:`MailMessage`. The Documents
-(:meth:`GmailReader.load_data` and its kin) are written by
-:mod:`toolspecs.loaders.google.gmail_text`: ids, decoded headers, a readable body.
+Its methods make every Gmail request (drafts through :attr:`GmailReader.drafts`) and
+return plain data; the Documents' text is :mod:`~toolspecs.loaders.google.gmail_text`'s.
 """
 
 from __future__ import annotations
@@ -71,17 +68,12 @@ class GmailReader(GoogleApiReader):
         query: The default Gmail search, e.g. ``"from:ada@example.com is:unread"``.
         max_results: The default number of messages.
         auth: How to get credentials; default: :class:`GoogleAuth` with the Gmail scopes
-            and ``auth_kwargs`` (the LlamaHub keywords).
-        transport: An ``httplib2.Http``-like object to send requests with, shared by
-            every thread (tests pass a ``FakeGmail``), or a callable making one per thread.
+            and ``auth_kwargs`` (the LlamaHub keywords: ``creds``, ``token_path``, ...).
+        transport: As :class:`~.service.GoogleApiReader`'s (tests pass a ``FakeGmail``).
         service: A ready Gmail v1 client (used as it is).
         timezone: Show dates in this IANA zone; default: each message's own offset.
-        time_left: Asked before each request for the seconds it may still take, retries
-            included (the Gmail tool spec passes its call deadline).
-        client_options: googleapiclient's ``client_options`` (a dict or a
-            ``ClientOptions``): ``api_endpoint`` is where requests go, ``https://`` (or
-            ``http://`` to this machine); default Google's (:mod:`.endpoints`).
-        **auth_kwargs: ``creds``, ``credentials_path``, ``token_path``, ... for ``GoogleAuth``.
+        time_left: As :class:`~.service.GoogleApiReader`'s.
+        client_options: As :class:`~.service.GoogleApiReader`'s.
     """
 
     api = "gmail"
@@ -114,11 +106,7 @@ class GmailReader(GoogleApiReader):
 
     @property
     def messages(self) -> Any:
-        """The ``users().messages()`` resource, made once per client.
-
-        googleapiclient builds a resource's methods from the discovery document each time
-        it is asked for one: about half the cost of reading a message, done once here.
-        """
+        """The ``users().messages()`` resource, made once per client."""
         service = self.service
         if getattr(self, "_messages_of", None) is not service:
             self._messages = service.users().messages()
@@ -159,8 +147,7 @@ class GmailReader(GoogleApiReader):
 
     def get_raw(self, message_id: str) -> dict[str, Any]:
         """The message resource with ``raw`` (the RFC 822 bytes, base64url)."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "raw"))
-        return resource
+        return self.execute(self._get(message_id, "raw"))
 
     def read(self, message_id: str) -> tuple[dict[str, Any], MailMessage]:
         """The message resource and its decoded content."""
@@ -169,22 +156,10 @@ class GmailReader(GoogleApiReader):
 
     def get_summary(self, message_id: str) -> dict[str, Any]:
         """The message resource with only the summary headers (``format=metadata``)."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "metadata"))
-        return resource
+        return self.execute(self._get(message_id, "metadata"))
 
     def fetch(self, message_ids: list[str], fmt: str = "raw") -> Iterator[dict[str, Any]]:
-        """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request.
-
-        Each batch request is retried as one request is (within the time left). The
-        messages whose own calls met a passing failure (a rate limit, a server error) are
-        fetched again together, once, after one wait of at least what Google asked
-        (``Retry-After``) when the time left allows it; a failure that remains, and any
-        other failure of a message, raises when its turn comes, as it would have alone.
-
-        Raises:
-            GoogleApiError: A message's call failed (e.g. 404: it was deleted meanwhile).
-            GoogleResponseError: A message's answer was not a JSON object.
-        """
+        """The resources of ``message_ids`` in ``fmt``, in order, :data:`BATCH_SIZE` a request."""
         for start in range(0, len(message_ids), BATCH_SIZE):
             chunk = message_ids[start : start + BATCH_SIZE]
             if len(chunk) == 1:  # one call: no batch needed
@@ -206,7 +181,6 @@ class GmailReader(GoogleApiReader):
     def _fetch_again(
         self, chunk: list[str], answers: list[Any], again: list[int], fmt: str
     ) -> None:
-        """Fetch ``chunk[i]`` for each ``i`` in ``again`` once more, into ``answers``."""
         asked = max(float(answers[i].retry_after or 0.0) for i in again)
         wait = max(asked, AGAIN_AFTER)
         left = self.time_left() if self.time_left is not None else None
@@ -232,24 +206,14 @@ class GmailReader(GoogleApiReader):
     def thread(self, thread_id: str) -> dict[str, Any]:
         """A thread: its id and its messages' ids and labels, oldest first (``minimal``)."""
         request = self.service.users().threads().get(userId="me", id=thread_id, format="minimal")
-        resource: dict[str, Any] = self.execute(request)
-        return resource
+        return self.execute(request)
 
     def messages_read(self, message_ids: list[str]) -> Iterator[tuple[dict[str, Any], MailMessage]]:
-        """The messages ``message_ids`` in full, in order, fetched in batches.
-
-        Each is its resource (``format=raw``, without ``raw``: the bytes are parsed, then
-        let go) and its decoded content, parsed in its turn. A whole message is large:
-        a caller that keeps what it makes of each, not the pair, holds one at a time.
-        """
+        """The messages in full (resource without ``raw``, decoded content), fetched in batches."""
         for resource in self.fetch(message_ids):
             mail = parse_raw(resource.pop("raw", ""))
             yield resource, mail
             del resource, mail  # not held while the next one is fetched and parsed
-
-    def documents(self, message_ids: list[str]) -> list[Document]:
-        """The messages ``message_ids`` in full, in order, fetched in batches."""
-        return list(self._documents(self.messages_read(message_ids), message_ids))
 
     def _documents(
         self,
@@ -263,15 +227,10 @@ class GmailReader(GoogleApiReader):
 
     def payload(self, message_id: str) -> dict[str, Any]:
         """The message resource with its MIME tree (``format=full``): parts, sizes, ids."""
-        resource: dict[str, Any] = self.execute(self._get(message_id, "full"))
-        return resource
+        return self.execute(self._get(message_id, "full"))
 
     def attachment_data(self, message_id: str, attachment_id: str) -> str:
-        """An attachment's content as Gmail sends it (base64url), from its ``attachmentId``.
-
-        Raises:
-            GoogleResponseError: The answer holds no content.
-        """
+        """An attachment's content as Gmail sends it (base64url)."""
         request = self.messages.attachments().get(
             userId="me", messageId=message_id, id=attachment_id
         )
@@ -300,10 +259,7 @@ class GmailReader(GoogleApiReader):
         return mail_document(resource, mail.headers, text, message_id)
 
     def summaries(self, query: str = "", max_results: int = 10) -> list[dict[str, Any]]:
-        """The newest messages matching ``query``, each with its summary headers.
-
-        Gmail's ``format=metadata`` resources: ids, labels, snippet, From/To/Cc/Date/Subject.
-        """
+        """The newest messages matching ``query``, as ``format=metadata`` resources."""
         ids = [stub["id"] for stub in self.message_ids(query, max_results)]
         return list(self.fetch(ids, "metadata"))
 
@@ -328,16 +284,10 @@ class GmailReader(GoogleApiReader):
     ) -> tuple[Iterator[tuple[dict[str, Any], MailMessage]], list[tuple[dict[str, Any], int]]]:
         """Messages in full within a byte budget, and the summaries of the ones left out.
 
-        The hits' sizes come first (``format=minimal``: one batch request); a message
-        over ``max_message_bytes``, or one that would take the load over ``max_bytes``,
-        is not fetched whole (its headers are, ``format=metadata``, before this returns).
-        The others are fetched as the iterator is read, in batches of at most
-        :data:`BATCH_BYTES`.
-
-        Returns:
-            The whole messages (resource and content), newest first, as an iterator; and
-            the ``format=metadata`` resources of those left out with their sizes, newest
-            first.
+        Sizes come first (``format=minimal``); a message over ``max_message_bytes``, or one that
+        would take the load over ``max_bytes``, is left out (its ``format=metadata`` resource,
+        with its size, is returned). The others are fetched as the iterator is read, in batches
+        of at most :data:`BATCH_BYTES`.
         """
         ids = [stub["id"] for stub in self.message_ids(query, max_results)]
         chosen: list[tuple[str, int]] = []
@@ -357,7 +307,6 @@ class GmailReader(GoogleApiReader):
     def _in_groups(
         self, chosen: list[tuple[str, int]]
     ) -> Iterator[tuple[dict[str, Any], MailMessage]]:
-        """The ``chosen`` messages read whole, a batch of at most :data:`BATCH_BYTES` at once."""
         group: list[str] = []
         group_bytes = 0
         for message_id, size in chosen:
@@ -368,30 +317,6 @@ class GmailReader(GoogleApiReader):
             group_bytes += size
         if group:
             yield from self.messages_read(group)
-
-    def budgeted_documents(
-        self,
-        query: str = "",
-        max_results: int = 10,
-        max_bytes: int = MAX_LOAD_BYTES,
-        max_message_bytes: int = MAX_MESSAGE_BYTES,
-    ) -> tuple[list[Document], list[Document]]:
-        """Messages in full within a byte budget, and summaries of the ones left out.
-
-        As :meth:`budgeted`, as Documents: the full-message Documents, newest first, and
-        summary Documents (as :meth:`summary_documents`, with ``size`` in their metadata)
-        of the messages left out, newest first.
-        """
-        whole, left_out = self.budgeted(query, max_results, max_bytes, max_message_bytes)
-        summaries = []
-        for resource, size in left_out:
-            doc = mail_document(
-                resource, summary_headers(resource), describe_summary(resource, self.tz)
-            )
-            doc.metadata["size"] = size
-            summaries.append(doc)
-        documents = list(self._documents(whole))
-        return documents, summaries
 
     def load_data(self, query: str | None = None, max_results: int | None = None) -> list[Document]:
         """Messages matching ``query`` (default: the reader's), newest first, as Documents.

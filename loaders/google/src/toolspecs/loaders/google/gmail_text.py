@@ -1,10 +1,8 @@
 """Gmail messages as plain text, for the Documents :class:`GmailReader` gives RAG.
 
-The text of each Document carries what a reader needs (llama-index drops metadata when a
-Document becomes text): message and thread ids, From/To/Cc, the Date with its offset,
-the decoded Subject, attachments by name, and the body between markers. Header values
-and file names are put on one line, and nothing the sender wrote can fake a marker.
-An agent tool renders its own text from the same data (toolspecs-gmail fences it).
+The text carries what a reader needs (llama-index drops metadata when a Document becomes
+text). Header values and file names are put on one line, and nothing the sender wrote
+can fake a body marker.
 """
 
 from __future__ import annotations
@@ -78,11 +76,7 @@ def sender_address(from_header: str) -> str:
 def describe_message(
     resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None = None
 ) -> str:
-    """A whole message as plain text: ids, headers, attachments, the body between markers.
-
-    Header values and file names are put on one line; our notes (a body cut, hidden text
-    left out, a MIME structure too deep to read) follow the body, after its end marker.
-    """
+    """A whole message as plain text: ids, headers, attachments, the body between markers, notes."""
     message_id = resource.get("id", "?")
     lines = [f"Message id: {message_id} (thread {resource.get('threadId', '?')})"]
     for name in ("From", "To", "Cc", "Reply-To"):
@@ -103,11 +97,7 @@ def describe_message(
 
 
 def describe_attachments(mail: MailMessage, ids: bool = False) -> str:
-    """``Q4 report.pdf (application/pdf, 3 KB); …``: names and types on one line each.
-
-    With ``ids``, each is followed by its id for ``read_attachment`` (Gmail's ``partId``):
-    ``Q4 report.pdf (application/pdf, 3 KB) [attachment_id: 1]``.
-    """
+    """``Q4 report.pdf (application/pdf, 3 KB); …``; with ``ids``, each ``[attachment_id: 1]``."""
     shown = [
         f"{plain_field(a.filename, 200)} ({plain_field(a.content_type, 100)}, "
         f"{format_size(a.size)})" + (f" [attachment_id: {a.part_id}]" if ids and a.part_id else "")

@@ -20,11 +20,7 @@ _MAX_PARENS = 64
 
 
 def address_pairs(value: str) -> list[tuple[str, str]]:
-    """``(name, email)`` pairs of an address header, for any value (bounded, no recursion).
-
-    The standard library's address parser recurses into nested comments (``((((…``), so
-    a value with many of them is read with its parentheses as spaces.
-    """
+    """``(name, email)`` pairs of an address header, bounded."""
     value = value[:MAX_HEADER_CHARS]
     if value.count("(") > _MAX_PARENS:
         value = value.replace("(", " ").replace(")", " ")
@@ -32,11 +28,7 @@ def address_pairs(value: str) -> list[tuple[str, str]]:
 
 
 class Headers(Mapping[str, str]):
-    """Header values by lower-case name, decoded (:func:`header_text`) on first read.
-
-    A mail carries dozens of headers (``Received``, ``DKIM-Signature``, ...) and a reader
-    shows five: only those are decoded.
-    """
+    """Header values by lower-case name, decoded on first read (a reader shows five of dozens)."""
 
     def __init__(self, raw: dict[str, str]) -> None:
         self._raw = raw
@@ -69,13 +61,7 @@ ADDRESS_HEADERS = frozenset(
 
 
 def header_text(name: str, raw: str) -> str:
-    """A raw header value as text: RFC 2047 words and 8-bit UTF-8 decoded, on one line.
-
-    At most ``MAX_HEADER_CHARS`` characters are read; address headers are parsed as
-    addresses (names quoted where needed) unless they nest more than a few comments;
-    other headers only have their encoded words decoded (``email.header``), which is what
-    the default policy's unstructured headers do, at a fraction of its cost.
-    """
+    """A raw header value as text: RFC 2047 words and 8-bit UTF-8 decoded, on one line."""
     # 8-bit bytes come from the parser as surrogate escapes: they are UTF-8 (RFC 6532).
     value = _utf8(raw[:MAX_HEADER_CHARS])
     value = "".join(value.splitlines())
@@ -108,12 +94,7 @@ def _mailbox() -> re.Pattern[str]:
 
 
 def simple_addresses(value: str) -> str | None:
-    """A plain list of addresses as the default policy writes it, or ``None``.
-
-    Plain: each ``Name Words <local@domain>`` or ``local@domain`` (atoms only: no encoded
-    words, comments, quotes, groups or 8-bit text), where the address parser would return
-    the same text; anything else goes to the parser.
-    """
+    """A plain list of addresses as the default policy writes it, or ``None`` (then the parser)."""
     if "=?" in value or not value.strip():
         return None
     found = []
@@ -151,5 +132,4 @@ def part_filename(part: Message) -> str:
 
 
 def _utf8(value: str) -> str:
-    """A value the parser read from bytes, with its 8-bit bytes read as UTF-8."""
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")

@@ -1,14 +1,10 @@
 """The visible text of an HTML mail: one line per block, links kept, hidden text counted.
 
-Converted by libxml2 (lxml, imported by the first conversion), which is linear where the
-standard library's ``HTMLParser`` is quadratic on some inputs (``<a<a<a…``, ``<!--<!--…``:
-minutes for a few hundred KB on CPython 3.11); at most ``MAX_HTML_CHARS`` of markup are
-read, and conversion stops at about the text its caller will show.
-
-Text that HTML hides from the reader (``display:none``, ``visibility:hidden``,
-``font-size:0``, ``opacity:0``, ``mso-hide:all``, the ``hidden`` attribute) is left out,
-with a count of how much there was: it is where mails hide instructions meant for agents.
-``aria-hidden`` text is kept: people see it, only screen readers skip it.
+Converted by libxml2 (lxml), linear where the standard library's ``HTMLParser`` is
+quadratic on some inputs (``<a<a<a…``: minutes for a few hundred KB). Text that HTML hides
+(``display:none``, ``visibility:hidden``, ``font-size:0``, ``opacity:0``,
+``mso-hide:all``, ``hidden``) is left out and counted: it is where mails hide
+instructions meant for agents. ``aria-hidden`` text is kept: people see it.
 """
 
 from __future__ import annotations
@@ -46,11 +42,7 @@ _SPACE_RUNS = re.compile("  +")
 
 
 def _one_space(text: str) -> str:
-    r"""Tabs, no-break spaces and runs of spaces as one space each.
-
-    As ``re.sub(r"[ \t\u00a0]+", " ", text)``, 20 times quicker on mail: a class scanned
-    at every character costs more than three substring searches and a literal-led regex.
-    """
+    r"""As ``re.sub(r"[ \t\u00a0]+", " ", text)``, 20 times quicker on mail."""
     if "\t" in text:
         text = text.replace("\t", " ")
     if "\u00a0" in text:
@@ -67,11 +59,6 @@ def hides_text(attributes: dict[str, str]) -> bool:
 
 
 class _TextFromHtml:
-    """Visible text of an HTML mail, as an lxml parser target.
-
-    Blocks become lines, links keep their address, hidden text is counted, not kept.
-    """
-
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.size = 0
@@ -144,11 +131,7 @@ class HtmlText:
 
 
 def convert_html(markup: str, limit: int) -> HtmlText:
-    """The visible text of ``markup``, converting until about ``limit`` characters of text.
-
-    Linear in the input (libxml2's HTML parser, fed in chunks), and at most
-    ``MAX_HTML_CHARS`` of markup are read. ``cut_chars`` counts the markup not read.
-    """
+    """The visible text of ``markup`` (``MAX_HTML_CHARS`` at most), to about ``limit`` chars."""
     from lxml import etree  # here: about 8 ms of CPU at import, for HTML mail only
 
     # lxml refuses strings with lone surrogates, which a lying charset can leave behind.

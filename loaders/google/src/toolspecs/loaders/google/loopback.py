@@ -1,22 +1,15 @@
 """A sign-in whose consent page another program shows: the address now, the token later.
 
-For a process that cannot open a browser itself (an MCP server: its client shows the
-person the address, :mod:`toolspecs.server.client_signin`). :func:`start` reads the OAuth
-client file, listens on a free port of 127.0.0.1 (the loopback redirect Google allows
-for Desktop app clients, any port) and returns a :class:`LoopbackSignIn` whose ``url`` is
-Google's consent page. When the person's browser comes back to the port with a code,
-:meth:`LoopbackSignIn.wait` exchanges it (PKCE, as google_auth_oauthlib asks) and hands
-the credentials to ``keep`` (``GoogleAuth`` saves them as any sign-in's).
+For a process that cannot open a browser (an MCP server whose client shows the address).
+It listens on a free port of 127.0.0.1 (the loopback redirect Google allows Desktop
+clients) and exchanges the code (PKCE) when the browser comes back.
 
-Only the one answer Google sends back is taken: a request to the port without this
-sign-in's ``state`` (another page, a forged redirect) is refused and the wait goes on.
-The answer is exchanged and kept as it arrives, whoever waits for it; each connection
-has its own thread and a 5 s limit to send its request, so an idle one blocks nothing.
-The port is closed once the answer came, on :meth:`LoopbackSignIn.close`, or after
-:data:`LIFETIME` seconds, whichever is first. This works where the person's browser runs
-on the machine that serves (a desktop client starting a stdio server); a server that
-others reach over the network signs its users in with Google instead
-(``toolspecs serve --google-sign-in``).
+Security: only the answer carrying this sign-in's ``state`` is taken (another page or a
+forged redirect is refused and the wait goes on); each connection has its own thread and
+5 s to send its request, so an idle one blocks nothing; the request line (it carries
+the code) is never logged; the port closes once answered, on ``close()``, or after
+:data:`LIFETIME` seconds. It works where the browser runs on the serving machine; a
+networked server signs users in with Google instead (``--google-sign-in``).
 """
 
 from __future__ import annotations
@@ -50,13 +43,8 @@ _FAILED_PAGE = (
 class LoopbackSignIn:
     """One started sign-in: :attr:`url` for the person, :meth:`wait` for its credentials.
 
-    The code is exchanged and the credentials kept as soon as the browser comes back
-    (whoever waits, or none), and the browser's page says whether that worked.
-
-    Args:
-        flow: google_auth_oauthlib's flow of the OAuth client, for the scopes asked.
-        keep: Called with the new credentials (to save them) once Google gave them.
-        port: The port to listen on (0: a free one).
+    The code is exchanged and ``keep`` called as soon as the browser comes back (whoever
+    waits), and the browser's page says whether that worked.
     """
 
     def __init__(self, flow: Any, keep: Callable[[Any], Any], port: int = 0) -> None:
@@ -85,15 +73,7 @@ class LoopbackSignIn:
         return self._closed.is_set()
 
     def wait(self, seconds: float) -> Any:
-        """Wait up to ``seconds`` for the browser: the credentials, already kept.
-
-        Called again after success, the same credentials.
-
-        Raises:
-            GoogleAuthError: When no answer came in time, the person refused at Google,
-                or Google refused the code.
-            GoogleUnreachable: When Google's token endpoint did not answer.
-        """
+        """Wait up to ``seconds`` for the browser: the credentials, already kept."""
         if not self._done.wait(seconds):
             raise GoogleAuthError(
                 f"the Google sign-in was not finished within {seconds:g} s: open the "
@@ -110,7 +90,6 @@ class LoopbackSignIn:
         return self._creds
 
     def _take(self, answer: dict[str, str]) -> None:
-        """Exchange the browser's answer for credentials and keep them (or the error)."""
         try:
             self._creds = self._exchange(answer)
         except (GoogleAuthError, GoogleUnreachable) as exc:
@@ -189,10 +168,5 @@ class LoopbackSignIn:
 def start(
     scopes: Sequence[str], credentials_path: str, keep: Callable[[Any], Any], port: int = 0
 ) -> LoopbackSignIn:
-    """Start a sign-in for ``scopes`` with the OAuth client of ``credentials_path``.
-
-    Raises:
-        GoogleAuthError: No OAuth client file, or a malformed one.
-        OSError: When ``port`` cannot be listened on.
-    """
+    """Start a sign-in for ``scopes`` with the OAuth client of ``credentials_path``."""
     return LoopbackSignIn(client_flow(scopes, credentials_path), keep, port)

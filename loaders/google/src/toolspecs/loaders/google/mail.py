@@ -1,21 +1,11 @@
 """Reading RFC 822 mail as an agent should see it: decoded headers, a readable body, no MIME.
 
-Gmail's ``format=raw`` gives the message exactly as sent. This module turns it into
-``MailMessage``: headers decoded from RFC 2047 (:mod:`.headers`), the ``text/plain`` part
-(else the HTML part converted to text, :mod:`.html_text`) decoded with its declared charset
-(with a fallback for charsets that lie), and attachments listed by name, type and size
-instead of inlined.
-
-Anyone can send a mail, so every step is bounded and linear in the size of the mail:
-
-- the MIME structure: a mail that declares more than ``MAX_MIME_CONTAINERS`` multipart or
-  message parts is read for its headers only (the standard library's parser recurses once
-  per level and slows down with the depth, so the count is taken before it runs); at most
-  ``MAX_PARTS`` parts are read;
-- header values: at most ``MAX_HEADER_CHARS`` characters each are parsed (:mod:`.headers`);
-- HTML: converted by libxml2 (lxml), linear in the markup, at most ``MAX_HTML_CHARS`` of
-  it, its hidden text left out with a note (:mod:`.html_text`);
-- the body shown: at most ``MAX_BODY_CHARS`` characters, then a note of what was cut.
+Anyone can send a mail, so every step is bounded and linear in its size: a mail declaring
+more than ``MAX_MIME_CONTAINERS`` multipart or message parts is read for its headers only
+(the standard library's parser recurses once per level, so the count is taken first); at
+most ``MAX_PARTS`` parts, ``MAX_HEADER_CHARS`` of a header (:mod:`.headers`),
+``MAX_HTML_CHARS`` of HTML by libxml2, hidden text left out (:mod:`.html_text`), and
+``MAX_BODY_CHARS`` of the body shown, then a note of what was cut.
 """
 
 from __future__ import annotations
@@ -32,22 +22,6 @@ from email.utils import parsedate_to_datetime
 
 from toolspecs.loaders.google.headers import Headers, address_pairs, part_filename
 from toolspecs.loaders.google.html_text import convert_html, tidy
-
-__all__ = [
-    "MAX_BODY_CHARS",
-    "MAX_MIME_CONTAINERS",
-    "MAX_PARTS",
-    "Attachment",
-    "MailMessage",
-    "conversation_subject",
-    "decode_bytes",
-    "decode_part",
-    "decode_raw",
-    "format_size",
-    "mime_containers",
-    "parse_bytes",
-    "parse_raw",
-]
 
 MAX_BODY_CHARS = 50_000
 """Characters of one body shown; the rest is cut with a note."""
@@ -92,18 +66,13 @@ class Attachment:
     part_id: str = ""
     """Gmail's ``partId`` of the part (``"1"``, ``"1.2"``): its id for ``read_attachment``."""
 
-    def describe(self) -> str:
-        """``report.pdf (application/pdf, 12 KB)``."""
-        return f"{self.filename} ({self.content_type}, {format_size(self.size)})"
-
 
 @dataclass
 class MailMessage:
-    """One message, decoded: what an agent reads and what a draft update keeps.
+    """One message, decoded: ``text`` and ``html`` whole (a draft update keeps them).
 
-    ``text`` and ``html`` are the parts whole (a draft update keeps them); ``body`` and
-    :meth:`readable` are what a reader is shown: bounded, hidden text left out.
-    ``notes`` say what could not be read (e.g. a MIME structure nested too deep).
+    ``body`` and :meth:`readable` are what a reader is shown: bounded, hidden text left out;
+    ``notes`` say what could not be read.
     """
 
     headers: Mapping[str, str]
@@ -117,12 +86,7 @@ class MailMessage:
         return self.headers.get(name.lower(), "")
 
     def readable(self, limit: int = MAX_BODY_CHARS) -> tuple[str, list[str]]:
-        """The body to show (at most about ``limit`` characters) and notes on what was left out.
-
-        The body is the plain text part, else the HTML part as text, without hidden text.
-        The notes (ours, not the sender's) say how much was cut or hidden, and what of the
-        mail could not be read.
-        """
+        """The body shown (about ``limit`` characters; else the HTML as text) and our notes."""
         notes = list(self.notes)
         if self.text.strip():
             head = self.text[: 2 * limit]
@@ -167,7 +131,6 @@ class MailMessage:
 
 
 def _clip(text: str, limit: int) -> tuple[str, int]:
-    """``text`` cut to about ``limit`` characters at a line or word end, and how much was cut."""
     if len(text) <= limit:
         return text, 0
     end = text.rfind("\n", limit * 4 // 5, limit)
@@ -199,11 +162,7 @@ _CONTAINER = re.compile(
 
 
 def mime_containers(source: bytes) -> int:
-    """How many multipart or message parts ``source`` declares (a bound on its depth).
-
-    Every level of nesting needs one (a ``multipart/digest`` part holds ``message`` parts
-    by default, so the depth is at most twice this count plus one).
-    """
+    """How many multipart or message parts ``source`` declares: a bound on its depth."""
     return sum(1 for _ in _CONTAINER.finditer(source))
 
 
@@ -235,7 +194,6 @@ def parse_bytes(source: bytes) -> MailMessage:
 
 
 def _headers(parsed: Message) -> Headers:
-    """The first value of each header, by lower-case name, each decoded when first read."""
     raw: dict[str, str] = {}
     for name, value in parsed.raw_items():
         raw.setdefault(str(name).lower(), str(value))
@@ -243,7 +201,6 @@ def _headers(parsed: Message) -> Headers:
 
 
 def _walk(root: Message, mail: MailMessage) -> None:
-    """Take the text and HTML parts and list the attachments, at most ``MAX_PARTS`` parts."""
     for seen, (part_id, part) in enumerate(_parts(root), 1):
         if seen > MAX_PARTS:
             mail.notes.append(f"the mail has more than {MAX_PARTS} parts; only those were read")
@@ -252,11 +209,6 @@ def _walk(root: Message, mail: MailMessage) -> None:
 
 
 def _parts(root: Message) -> Iterator[tuple[str, Message]]:
-    """The leaf parts of ``root`` with Gmail's ``partId``, depth first, in order.
-
-    Gmail numbers the parts of a multipart ``"0"``, ``"1"``…, and theirs ``"1.0"``…; the
-    root is ``""``. Without recursion.
-    """
     stack: list[tuple[str, Message]] = [("", root)]
     while stack:
         part_id, part = stack.pop()

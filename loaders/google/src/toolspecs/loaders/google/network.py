@@ -1,12 +1,7 @@
 """Requests that got no answer, as :class:`~toolspecs.loaders.google.errors.GoogleUnreachable`.
 
-Shared by :mod:`~toolspecs.loaders.google.service` (a request run by ``execute``) and
-:mod:`~toolspecs.loaders.google.auth` (a token refresh, which runs before any request).
-
-The causes are walked, and a failed lookup judged, by :mod:`toolspecs.base.net`, as
-every loader does: ``EAI_AGAIN`` gets one more try after :data:`AGAIN_WAIT` seconds; any
-other failed lookup is final at once. What is Google's own here: httplib2's wording of a
-name that did not resolve, and the loader's error.
+Causes are walked, and a failed lookup judged, by :mod:`toolspecs.base.net` as every
+loader does; Google's own here is httplib2's wording of a name that did not resolve.
 """
 
 from __future__ import annotations
@@ -22,18 +17,9 @@ from toolspecs.loaders.google.errors import GoogleUnreachable
 AGAIN_WAIT = DNS_RETRY_WAIT
 """Seconds to wait before the one more try a name that failed with ``EAI_AGAIN`` gets."""
 
-# httplib2 keeps no host attribute on a name that does not resolve: the host is read from
-# its text, and the gaierror (and its errno) is its ``__context__`` (see compat_httplib2).
-
 
 def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
-    """The loader's error for a request to ``uri`` that got no answer; ``None`` for others.
-
-    httplib2 raises ``ServerNotFoundError`` for a name that does not resolve, and the
-    socket's own errors for a refused connection or a timeout; google-auth wraps what its
-    transport (httplib2, or requests and urllib3) raised in ``TransportError`` when it
-    happens during a token refresh (then ``uri`` is its token server's).
-    """
+    """The loader's error for a request to ``uri`` that got no answer; ``None`` for others."""
     import httplib2
 
     host = urlsplit(uri).hostname or "Google"
@@ -60,12 +46,7 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
 
 
 def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str) -> str:
-    """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable.
-
-    urllib3 names the name it looked up, the proxy's when one is used
-    (:func:`~toolspecs.base.net.failed_host`). httplib2 names the request's host even
-    when it connects through a proxy, so its text only tells when no proxy is set.
-    """
+    """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable."""
     looked_up = failed_host(exc)
     if looked_up:
         return looked_up

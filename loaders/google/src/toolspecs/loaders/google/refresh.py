@@ -12,14 +12,11 @@ from toolspecs.loaders.google.network import unreachable
 def refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
     """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
 
-    Each request to the token server waits at most the time the caller has left
-    (``time_left``; google-auth's own default is 120 s), so a stalled refresh does not
-    hold the spec's client long after the call's deadline.
+    Each request waits at most ``time_left()`` (google-auth's default is 120 s), so a stalled
+    refresh does not hold the client past the call's deadline.
 
     Raises:
-        GoogleUnreachable: When the token server gets no answer: its name did not resolve
-            (``EAI_AGAIN``: once more after a short wait first), or the connection was
-            refused or timed out. Never the transport's text.
+        GoogleUnreachable: When the token server gets no answer (``EAI_AGAIN``: once more).
     """
     import tenacity
 
@@ -27,8 +24,6 @@ def refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> 
     from google.auth.transport.requests import Request
 
     class _Bounded(Request):
-        """google-auth's requests transport, with the caller's time left as the timeout."""
-
         def __call__(self, *args: Any, **kwargs: Any) -> Any:
             left = time_left() if time_left is not None else None
             if left is not None:

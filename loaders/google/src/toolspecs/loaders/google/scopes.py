@@ -1,11 +1,8 @@
 """Google's OAuth scopes for Calendar and Gmail, and which granted scope covers which.
 
-A token granted a broad scope may call what a narrower one allows: LlamaHub's
-``token.json`` (``calendar``; ``gmail.compose`` + ``gmail.readonly``) covers the
-read-only scopes the specs now ask for when they only read. :data:`COVERS` is Google's
-hierarchy as its API reference lists the scopes each method accepts (every method that
-accepts ``calendar.readonly`` also accepts ``calendar``; ``gmail.modify`` is accepted
-wherever ``gmail.readonly``, ``gmail.compose``, ``gmail.send`` or ``gmail.labels`` is).
+:data:`COVERS` is Google's hierarchy as its API reference lists the scopes each method
+accepts: LlamaHub's ``token.json`` (``calendar``; ``gmail.compose`` + ``gmail.readonly``)
+covers the read-only scopes the specs ask for when they only read.
 """
 
 from __future__ import annotations

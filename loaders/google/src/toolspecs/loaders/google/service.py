@@ -1,14 +1,9 @@
 """Google API clients from the discovery documents bundled with google-api-python-client.
 
-:func:`execute` runs one request: passing failures (429, 5xx, rate-limit 403s, timeouts
-and dropped connections) are tried again with exponential back-off and jitter, waiting
-at least what a ``Retry-After`` asks, but only while the next try still starts within
-the caller's deadline; an answer that is not a JSON object (a proxy's HTML page, a cut
-body) is a :class:`~toolspecs.loaders.google.errors.GoogleResponseError`, never a string
-handed on as if it were the result. A request that gets no answer (no network, a refused
-connection, a timeout) is a :class:`~toolspecs.loaders.google.errors.GoogleUnreachable`
-naming the host; a name that does not resolve is tried once more after 0.5 s when the
-lookup said "try again" (``EAI_AGAIN``), and not at all otherwise.
+:func:`execute` runs one request: passing failures (429, 5xx, rate-limit 403s, timeouts,
+dropped connections) are retried with jittered back-off, at least what ``Retry-After``
+asks, only while the next try starts within the deadline; an answer that is not a JSON
+object is a ``GoogleResponseError``, never handed on as the result.
 """
 
 from __future__ import annotations
@@ -44,24 +39,7 @@ def build_service(
     transport: Any = None,
     client_options: Any = None,
 ) -> Any:
-    """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery.
-
-    Its requests may be built and run from several threads at once: each sends with an
-    HTTP object of its thread (:mod:`~toolspecs.loaders.google.connections`).
-
-    Args:
-        api: E.g. ``"calendar"``.
-        version: E.g. ``"v3"``.
-        credentials: Google credentials (ignored when ``transport`` is given).
-        transport: An ``httplib2.Http``-like object, e.g. a test fake, used instead (shared
-            by every thread, so thread-safe); or a callable that makes one per thread.
-        client_options: googleapiclient's ``client_options`` (a dict or a
-            ``ClientOptions``): its ``api_endpoint`` is where requests go
-            (:mod:`~toolspecs.loaders.google.endpoints`; default Google's hosts).
-
-    Raises:
-        ValueError: When ``client_options`` is refused (see :mod:`.endpoints`).
-    """
+    """A ``googleapiclient`` resource for ``api``/``version``, with no network for discovery."""
     options = endpoints.client_options(client_options)
     builder = ThreadRequests(transport, direct=endpoints.on_this_machine(options))
     if transport is not None:
@@ -79,14 +57,12 @@ def execute(request: Any, deadline: float | None = DEADLINE, num_retries: int = 
 
     Args:
         request: A ``googleapiclient`` request (``service.events().list(...)``).
-        deadline: Seconds the whole run may take, waits included: a retry whose wait
-            would end past it is not made, so a ``Retry-After`` longer than what is left
-            ends the run at once (``None``: no deadline, only ``num_retries``).
+        deadline: Seconds the whole run may take, waits included: a retry whose wait would
+            end past it is not made (``None``: only ``num_retries``).
         num_retries: At most this many tries after the first.
 
     Raises:
-        GoogleApiError: When Google still answers with an HTTP error (its ``retry_after``
-            says how long Google asked to wait, when it said).
+        GoogleApiError: When Google still answers with an HTTP error.
         GoogleResponseError: When the answer is not a JSON object.
     """
     from googleapiclient.errors import HttpError
@@ -118,20 +94,7 @@ def execute_batch(
     deadline: float | None = DEADLINE,
     num_retries: int = NUM_RETRIES,
 ) -> list[Any]:
-    """Run read requests as one batch request: each call's answer, or the error it met.
-
-    The batch request (``service.new_batch_http_request()``: one ``multipart/mixed`` POST)
-    is retried as :func:`execute` retries a GET when it holds only reads (sending it again
-    then does nothing twice), and as a POST otherwise. Each call succeeds or fails alone:
-    its answer is a JSON object, a :class:`GoogleApiError` (HTTP error of that call) or a
-    :class:`GoogleResponseError`.
-
-    Args:
-        service: The API client the requests come from.
-        requests: At most 100 ``googleapiclient`` requests (Google's limit per batch).
-        deadline: As for :func:`execute`.
-        num_retries: As for :func:`execute`.
-    """
+    """Run requests (at most 100) as one batch: each call's answer, or the error it met."""
     from googleapiclient.errors import BatchError, HttpError
 
     answers: list[Any] = [None] * len(requests)
@@ -169,7 +132,6 @@ def execute_batch(
 
 
 def _retrying(repeatable: bool, deadline: float | None, num_retries: int) -> Retrying:
-    """The tries of one request, run in the caller's frame: ``for attempt in ...: with attempt``."""
     return Retrying(
         retry=_retry(_passing if repeatable else _refused),
         wait=_back_off,
@@ -179,7 +141,6 @@ def _retrying(repeatable: bool, deadline: float | None, num_retries: int) -> Ret
 
 
 def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, bytes], Any]:
-    """A batched call's reader: its JSON object, else (returned, not raised) the error."""
 
     def read(resp: Any, content: bytes) -> Any:
         try:
@@ -194,12 +155,6 @@ def _object_or_error(postproc: Callable[[Any, bytes], Any]) -> Callable[[Any, by
 
 
 def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState], bool]:
-    """Whether to try again: a failure ``worth`` it, or the first ``EAI_AGAIN`` lookup.
-
-    A name that did not resolve was never sent, so even a POST may be tried again; but
-    only ``EAI_AGAIN`` gets a second try, and only one (see
-    :mod:`~toolspecs.loaders.google.network`).
-    """
     lookups = LookupRetry()
 
     def retry(state: RetryCallState) -> bool:
@@ -215,7 +170,6 @@ def _retry(worth: Callable[[BaseException], bool]) -> Callable[[RetryCallState],
 
 
 def _passing(exc: BaseException) -> bool:
-    """A failure the same request may not meet a little later."""
     if isinstance(exc, GoogleApiError):
         return exc.passing
     if isinstance(exc, GoogleUnreachable):
@@ -224,15 +178,10 @@ def _passing(exc: BaseException) -> bool:
 
 
 def _refused(exc: BaseException) -> bool:
-    """A failure that says Google did not act on the request: a rate limit."""
     return isinstance(exc, GoogleApiError) and exc.passing and exc.status in (403, 429)
 
 
 def _back_off(state: RetryCallState) -> float:
-    """Exponential back-off with full jitter, but at least what ``Retry-After`` asked.
-
-    After a name that did not resolve (``EAI_AGAIN``): :data:`~.network.AGAIN_WAIT`.
-    """
     failure = state.outcome.exception() if state.outcome is not None else None
     if isinstance(failure, GoogleUnreachable) and not failure.resolved:
         return AGAIN_WAIT
@@ -278,21 +227,13 @@ class GoogleApiReader(BaseReader):
 
     Args:
         auth: How to get credentials.
-        transport: An ``httplib2.Http``-like object to send requests with, shared by every
-            thread, so thread-safe (tests pass a fake such as
-            ``toolspecs.loaders.google.testing.FakeCalendar``); or a callable that makes
-            one, called once per thread that sends.
+        transport: An ``httplib2.Http``-like object shared by every thread (tests pass a
+            fake such as ``FakeCalendar``), or a callable making one per thread.
         service: A ready client for the API (used as it is).
-        time_left: Asked before each request for the seconds it may still take, retries
-            included, e.g. a tool framework's call deadline; without one, or when it
-            answers ``None``, :data:`DEADLINE`.
-        client_options: googleapiclient's ``client_options`` (a dict or a
-            ``ClientOptions``) for the client it builds: ``api_endpoint`` says where
-            requests go (:mod:`~toolspecs.loaders.google.endpoints`; default Google's).
-
-    Raises:
-        ValueError: When ``client_options`` is refused (an ``http://`` endpoint that is
-            not this machine, a sign-in option): see :mod:`.endpoints`.
+        time_left: Asked before each request for the seconds it may take, retries
+            included; without one, or when it answers ``None``, :data:`DEADLINE`.
+        client_options: googleapiclient's ``client_options``: ``api_endpoint`` says where
+            requests go (:mod:`.endpoints`; a refused one is a ``ValueError``).
     """
 
     api: ClassVar[str] = ""
@@ -334,11 +275,7 @@ class GoogleApiReader(BaseReader):
         return self._service
 
     def rescope(self, scopes: Sequence[str]) -> None:
-        """Ask for ``scopes`` from now on (``auth.scopes``).
-
-        A client this reader built with credentials for other scopes is dropped: the
-        next request reads the credentials again (a given ``service`` is kept).
-        """
+        """Ask for ``scopes`` from now on; a client built for others is dropped."""
         if list(scopes) == list(self.auth.scopes):
             return
         self.auth.scopes = list(scopes)
@@ -347,12 +284,7 @@ class GoogleApiReader(BaseReader):
             self._built = False
 
     def granted_scopes(self) -> list[str] | None:
-        """The scopes the credentials in use were granted; ``None`` when not known.
-
-        Reading them may sign in (as the first request always has) or refresh the token.
-        A ``transport`` that carries google-auth credentials (``AuthorizedHttp``) says its
-        own; a fake without credentials, or a given ``service``, says nothing.
-        """
+        """The scopes the credentials in use were granted; ``None`` when not known."""
         if self.transport is not None:
             return credentials_scopes(getattr(self.transport, "credentials", None))
         self.service  # noqa: B018  (reads the credentials once, with the client)
@@ -371,20 +303,7 @@ class GoogleApiReader(BaseReader):
                 self._built = False
 
     def service_if_signed_in(self, refresh: bool = True) -> Any:
-        """The API client if it can be had without a sign-in, else ``None``.
-
-        Like :attr:`service`, but where only the OAuth flow (a browser or console login)
-        would give credentials, none is started.
-
-        Args:
-            refresh: Whether an expired token may be renewed; with ``False``, ``None``
-                unless credentials are at hand that are valid as they are (nothing goes to
-                the network for them, nothing is written).
-
-        Raises:
-            GoogleAuthError: When credentials are there but cannot be used.
-            GoogleUnreachable: When a token refresh got no answer.
-        """
+        """The API client if it can be had without starting a sign-in, else ``None``."""
         if self._service is None and self.transport is None:
             with self._building:
                 if self._service is None:
@@ -400,12 +319,13 @@ class GoogleApiReader(BaseReader):
                     self._built = True
         return self.service
 
-    def execute(self, request: Any) -> Any:
-        """:func:`execute` ``request`` within the time left (see ``time_left``)."""
-        return execute(request, deadline=self.deadline())
+    def execute(self, request: Any) -> dict[str, Any]:
+        """:func:`execute` ``request`` within the time left."""
+        answer: dict[str, Any] = execute(request, deadline=self.deadline())
+        return answer
 
     def execute_batch(self, requests: list[Any]) -> list[Any]:
-        """:func:`execute_batch` ``requests`` within the time left (see ``time_left``)."""
+        """:func:`execute_batch` ``requests`` within the time left."""
         return execute_batch(self.service, requests, deadline=self.deadline())
 
     def deadline(self) -> float:
@@ -415,7 +335,6 @@ class GoogleApiReader(BaseReader):
 
 
 def _object_or_none(raw: str | bytes) -> dict[str, Any] | None:
-    """The body of a method that returns none: ``{}`` when empty, a JSON object, or None."""
     if not raw.strip():
         return {}
     try:

@@ -1,8 +1,7 @@
 """Service accounts: the scopes one asks for, and its credentials read from a key.
 
-A key is a dict (``service_account_key``) or a file the user names
-(``service_account_key_path``); a stray ``service_account_key.json`` in the working
-directory is never picked up, only warned about.
+A stray ``service_account_key.json`` in the working directory is never picked up, only
+warned about: a key is used only when the user names it.
 """
 
 from __future__ import annotations
@@ -24,9 +23,8 @@ LEGACY_SERVICE_ACCOUNT_FILE = "service_account_key.json"
 def scopes_to_ask(llamahub: Sequence[str], needed: Sequence[str]) -> list[str]:
     """The scopes a service account asks for: LlamaHub's, and what they do not cover.
 
-    An administrator allowed the delegation scopes by name, and a setup made for LlamaHub
-    allowed LlamaHub's; a tool offered beyond them (``modify_labels`` needs
-    ``gmail.modify``) asks for its own too, which the delegation must then allow.
+    An administrator allowed the delegation scopes by name (a setup made for LlamaHub allowed
+    LlamaHub's); a tool beyond them (``modify_labels``) asks for its own too.
     """
     if not llamahub:
         return list(needed)

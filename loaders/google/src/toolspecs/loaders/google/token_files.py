@@ -1,13 +1,4 @@
-"""Token files: written privately, and what the scopes they were granted cover.
-
-Also the small helpers the messages about these files share (:func:`file_name`,
-:func:`one_line`, :func:`read_json`).
-
-:func:`write_private` writes a token whole, mode 0600 from the start, never through a
-symlink. :func:`file_scopes` reads the scopes a token file says it was granted, and
-:func:`coverage` says how they meet the scopes a spec needs (with Google's hierarchy,
-:mod:`~toolspecs.loaders.google.scopes`: a ``calendar`` token covers ``calendar.readonly``).
-"""
+"""Token files: written privately, and how the scopes they were granted cover a spec's."""
 
 from __future__ import annotations
 
@@ -28,10 +19,9 @@ Coverage = Literal["same", "more", "part", "other", ""]
 def write_private(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` to ``path``, readable by its owner only (mode 0600) from the start.
 
-    The text goes to a new temporary file in the same folder (``mkstemp``: mode 0600,
-    created exclusively), which then replaces ``path`` in one step: a reader never sees
-    half a token, and a symlink at ``path`` is replaced, never written through. Missing
-    parent folders are created.
+    Security: a temporary file in the same folder (``mkstemp``: 0600, exclusive) replaces
+    ``path`` in one step, so a reader never sees half a token and a symlink at ``path`` is
+    replaced, never written through.
     """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -49,11 +39,7 @@ def write_private(path: str | os.PathLike[str], text: str) -> None:
 
 
 def file_scopes(path: str) -> list[str] | None:
-    """The scopes the token file at ``path`` says it was granted.
-
-    ``None`` when it does not say (no scope list, not readable, not a token): then the
-    library's reading of it decides.
-    """
+    """The scopes the token file at ``path`` says it was granted; ``None`` when it does not say."""
     from google.oauth2.credentials import Credentials
 
     try:
@@ -66,12 +52,7 @@ def file_scopes(path: str) -> list[str] | None:
 
 
 def coverage(granted: Sequence[str] | None, scopes: Sequence[str]) -> Coverage:
-    """How the ``granted`` scopes meet ``scopes``.
-
-    ``"same"`` (exactly these), ``"more"`` (all of them, some through a broader scope, or
-    others too), ``"part"`` (some of them), ``"other"`` (none), or ``""`` when nothing
-    is known of what was granted.
-    """
+    """How ``granted`` meets ``scopes``: same, more, part, other, or ``""`` (unknown)."""
     if not granted:
         return ""
     lacking = missing(granted, scopes)
@@ -81,11 +62,7 @@ def coverage(granted: Sequence[str] | None, scopes: Sequence[str]) -> Coverage:
 
 
 def credentials_scopes(creds: Any) -> list[str] | None:
-    """The scopes user credentials were granted (google-auth's), or ``None`` if unknown.
-
-    A service account's (or any other kind's) are unknown: what domain-wide delegation
-    allows is Google's to say, at the call.
-    """
+    """The scopes user credentials were granted, or ``None`` (a service account's: unknown)."""
     from google.oauth2.credentials import Credentials
 
     if not isinstance(creds, Credentials):

@@ -1,11 +1,10 @@
 """The folder drafts may attach files from (``GmailToolSpec(attachment_dir=...)``).
 
-Nothing outside the folder is attached: names are checked strictly inside it (no
-``..``, no symlink leading out, no hidden file or folder, no hard link, nothing but a
-regular file, never the spec's own sign-in files), every size is checked from
-``os.lstat`` before any file is read, and the file is opened again without following a
-link, one folder at a time (:func:`toolspecs.base.files.open_in`), and compared with
-what was checked.
+Security: nothing outside it is attached. Names are checked strictly inside it (no
+``..``, no symlink out, nothing hidden, no hard link, only regular files, never the
+spec's own sign-in files), sizes from ``os.lstat`` before any read, and each file is
+opened again without following links (``toolspecs.base.files.open_in``) and compared
+with what was checked.
 """
 
 from __future__ import annotations
@@ -32,14 +31,7 @@ _LISTED_FILES = 20
 
 @dataclass(frozen=True)
 class AttachmentFolder:
-    """The allowed folder, as one call attaches from it.
-
-    Args:
-        folder: ``attachment_dir`` as checked by :func:`attachment_folder` (``None``: off).
-        max_size: The largest file, in bytes.
-        private: Whether a real path is one of the spec's sign-in files (never attached).
-        account_note: `` in the 'work' account``, for guidance (empty without an account).
-    """
+    """The allowed folder (``None``: off), as one call attaches from it."""
 
     folder: Path | None
     max_size: int
@@ -47,17 +39,14 @@ class AttachmentFolder:
     account_note: str = ""
 
     def parts(self, names: list[str], kept: list[Message] | None = None) -> list[Message]:
-        """The parts for ``names``: a part of ``kept`` (the draft's), else a file of the folder.
+        """The parts for ``names``: a part of ``kept`` ('#2' or its file name), else a folder file.
 
-        A part of ``kept`` is named by its number ('#2', in the draft's order), or by its
-        file name (each name keeps the first part of that name not kept yet). A file named
-        twice is attached once. Every file is checked, its size from ``os.stat``, before
-        any is read: at most :data:`MAX_ATTACHMENT_FILES`, within Gmail's 25 MB together.
+        Every file is checked before any is read: at most :data:`MAX_ATTACHMENT_FILES`,
+        within Gmail's 25 MB together.
 
         Raises:
             AskUser: When a file is named but no folder is allowed (or it is missing).
-            FixArguments: For a name outside the folder, hidden, missing, too many files,
-                or files too large.
+            FixArguments: For a name outside the folder, hidden, missing, too many, too large.
         """
         kept = kept or []
         used: set[int] = set()
@@ -124,7 +113,6 @@ class AttachmentFolder:
         return _folder_files(root, self.private)
 
     def _checked(self, root: Path, name: str) -> _FolderFile:
-        """A file of the allowed folder, checked strictly inside it: not yet read."""
         given = Path(name).expanduser()
         if ".." in given.parts:
             raise FixArguments(
@@ -187,7 +175,6 @@ class AttachmentFolder:
         )
 
     def _read(self, root: Path, file: _FolderFile) -> Message:
-        """The checked file as a part, if it is still the file that was checked."""
         name, checked = file.name, file.stat
         changed = FixArguments(
             f"{fence.field(name, 200)} changed while it was being attached.",
@@ -226,8 +213,6 @@ class AttachmentFolder:
 
 @dataclass(frozen=True)
 class _FolderFile:
-    """A file of the allowed folder, checked (its ``os.lstat``) and not read yet."""
-
     name: str  # as the agent named it
     filename: str  # the name it is attached under
     relative: Path  # where it really is, inside the folder
@@ -239,12 +224,7 @@ class _FolderFile:
 
 
 def attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
-    """``attachment_dir`` checked for the person: ``None`` (off), or an absolute folder.
-
-    Raises:
-        ConfigurationError: When it is relative (it would follow the working directory:
-            ``""`` once meant ``.``), or the root or home folder itself.
-    """
+    """``attachment_dir`` checked: ``None`` (off), or an absolute folder."""
     if value is None:
         return None
     text = os.fspath(value)
@@ -268,7 +248,6 @@ def attachment_folder(value: str | os.PathLike[str] | None) -> Path | None:
 
 
 def _too_wide(real: Path) -> str:
-    """``"the root folder"`` or ``"the home folder"`` when ``real`` is one; else ``""``."""
     if real == Path(real.anchor):
         return "the root folder"
     try:
@@ -279,7 +258,6 @@ def _too_wide(real: Path) -> str:
 
 
 def _hidden(relative: Path) -> bool:
-    """Whether a name on the way (a folder or the file) starts with '.' (``.env``, ``.git``)."""
     return any(part.startswith(".") for part in relative.parts)
 
 
@@ -288,7 +266,6 @@ def _resolved(path: str) -> Path:
 
 
 def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
-    """The index in ``kept`` that ``name`` keeps ('#2' or a file name), None for a file."""
     number = re.fullmatch(r"#\s*(\d{1,4})", name)
     if number is not None:
         index = int(number.group(1)) - 1
@@ -307,10 +284,6 @@ def _kept_index(name: str, kept: list[Message], used: set[int]) -> int | None:
 
 
 def _folder_files(root: Path, private: Callable[[Path], bool]) -> str:
-    """The first files of the allowed folder, for a guidance (names fenced).
-
-    Hidden files and the spec's own sign-in files (``private``) are not named.
-    """
     try:
         names = sorted(
             e.name
@@ -341,11 +314,7 @@ def _check_sum(total: int) -> None:
 
 
 def sign_in_file(auth: GoogleAuth, real: Path) -> bool:
-    """Whether ``real`` is one of the credentials or token files ``auth`` uses.
-
-    Its OAuth client file, its token files (and any ``token.*.json`` beside
-    ``token_path``: other scope sets' and accounts'), its service account key.
-    """
+    """Whether ``real`` is one of ``auth``'s client, token (any ``token.*.json``) or key files."""
     named = (
         auth.credentials_path,
         auth.token_path,

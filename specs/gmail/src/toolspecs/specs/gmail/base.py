@@ -1,16 +1,4 @@
-"""The Gmail tool spec: mail read as text, drafts kept whole, sending under the user's control.
-
-This module declares Gmail's tools (reading, labels, drafts) and the constructor. Each
-tool reads its arguments, calls the Gmail client (the loader's ``GmailReader``, which makes
-every request; drafts through its ``drafts``) and returns its output model, built from
-what it read (:mod:`~toolspecs.specs.gmail.outputs`,
-:mod:`~toolspecs.specs.gmail.draft_outputs`); the reply is made from it. What the tools
-do lives beside it: threads and attachments are read in
-:mod:`~toolspecs.specs.gmail.reading`, labels resolved in :mod:`~toolspecs.specs.gmail.labels`,
-drafts composed in :mod:`~toolspecs.specs.gmail.compose` with files from the allowed folder
-(:mod:`~toolspecs.specs.gmail.attachments_dir`) and recipients checked by
-:mod:`~toolspecs.specs.gmail.recipients`.
-"""
+"""The Gmail tool spec: mail read as text, drafts kept whole, sending under the user's control."""
 
 from __future__ import annotations
 
@@ -101,58 +89,30 @@ class GmailToolSpec(GoogleToolSpec):
     """Gmail tools: a drop-in for LlamaHub's ``GmailToolSpec``.
 
     Args:
-        creds: Ready Google credentials (used as they are).
-        credentials_path: The OAuth client file for the first authorization.
-        token_path: The user's token file, LlamaHub's ``token.json`` by default; when it
-            holds other scopes, ``token.gmail.json`` beside it is used instead.
-        service_account_key_path: A service account key file (only when named).
-        service_account_key: A service account key as a dict.
-        authorized_user_info: The user's authorized info as a dict.
-        is_cloud: Do not write the token file.
-        subject: With a service account: the user to act for (domain-wide delegation).
-        auth_flow: ``"local"`` (browser), ``"console"`` (headless machines) or ``"none"``
-            (never start a login: servers).
-        oauth_port: The port of the local OAuth redirect.
+        creds: Ready Google credentials; with ``credentials_path``, ``token_path``,
+            ``service_account_key_path``, ``service_account_key``,
+            ``authorized_user_info``, ``is_cloud``: LlamaHub's keywords; ``subject``,
+            ``auth_flow``, ``oauth_port``, ``token_uri``: see ``GoogleAuth``.
         allow_send: Offer ``send_draft``; ``False`` leaves sending to the user in Gmail.
-        confirm_recipients: ``send_draft`` needs ``recipients``, the addresses the draft
-            goes to, so that what a host asks the person to approve names who receives
-            the mail; refused without them, it names the draft's recipients, subject
-            and attachments. Off by default: LlamaHub's ``send_draft(draft_id)`` keeps
-            working; on in ``toolspecs serve`` (``served_options``; ``--option
-            gmail.confirm_recipients=no`` turns it off). Given ``recipients`` are checked
-            either way.
-        allowed_recipients: Address patterns mail may go to (``['*@example.com',
-            'ada@example.org']``, case-insensitive, as ``fnmatch``): drafts and sends to any
-            other address are refused. ``None`` or ``[]`` (the default): any address.
-        attachment_dir: The folder drafts may attach files from (nothing outside it), an
-            absolute path (``~/outbox`` works); ``None``, ``""`` or blank (the default):
-            no files are attached, and the ``attachments`` argument is not offered.
-            Hidden files and folders (``.env``, ``.git/``) and this spec's own
-            credentials and token files are never attached.
-        max_attachment_size: The largest file, in bytes, a draft may attach (all of a
-            draft's attachments together stay within Gmail's 25 MB).
-        account: A name for this Google account (``"work"``), for several accounts in
-            one agent: its own token file (``token.work.gmail.json`` beside
-            ``token_path``), tool names prefixed ``work_`` by default, and replies and
-            guidance that name it.
-        allow_modify: Also ask Google for the ``gmail.modify`` scope, which
-            ``modify_labels`` needs (archive, mark read, labels), even when that tool is
-            not offered. Off by default: the spec asks for the scopes of the tools it
-            offers, read-only ones when it only reads.
+        confirm_recipients: ``send_draft`` needs ``recipients``, so that what a host asks
+            the person to approve names who receives the mail. Off by default (LlamaHub's
+            ``send_draft(draft_id)``); on in ``toolspecs serve``.
+        allowed_recipients: Address patterns mail may go to (``['*@example.com']``,
+            ``fnmatch``, any case); default: any address.
+        attachment_dir: The absolute folder drafts may attach files from (nothing outside
+            it, nothing hidden, never the sign-in files); default: none, and no
+            ``attachments`` argument.
+        max_attachment_size: The largest file a draft may attach, in bytes.
+        account: A name (``"work"``) for several accounts: its own token file, tools
+            prefixed ``work_``, replies that name it.
+        allow_modify: Also ask for ``gmail.modify`` (``modify_labels``) when not offered.
         max_results: Default number of messages a search returns.
         timezone: Show dates in this IANA zone; default each message's own offset.
-        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
-            ``toolspecs.loaders.google.testing.FakeGmail``).
-        client_options: googleapiclient's ``client_options`` (a dict or a ``ClientOptions``):
-            ``api_endpoint`` is where requests go, ``https://`` (or ``http://`` to this
-            machine); default Google's. See the README.
-        token_uri: Where tokens read from a token file, ``authorized_user_info`` or a
-            service account key are renewed (default theirs: Google's), same rules.
+        transport: An ``httplib2.Http``-like object (tests pass a ``FakeGmail``).
+        client_options: googleapiclient's ``client_options`` (see the README).
 
     Raises:
-        ValueError: When ``timezone`` is not an IANA timezone name, or
-            ``attachment_dir`` is relative, the root folder or the home folder itself
-            (each a ``ConfigurationError``), or ``auth_flow`` is not one of its three values.
+        ValueError: A bad ``timezone``, ``attachment_dir`` or ``auth_flow``.
     """
 
     spec_functions = [  # noqa: RUF012
@@ -279,12 +239,7 @@ class GmailToolSpec(GoogleToolSpec):
         self._attachment_dir = attachment_folder(value)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
-        """Arguments left out of a schema until an option makes them matter.
-
-        ``attachments`` of the drafts' until a folder is allowed; ``recipients`` of
-        send_draft's until ``confirm_recipients`` requires it (a call that sends it is
-        still checked), so LlamaHub's schema and its cost stay as they were.
-        """
+        """Arguments left out of a schema until an option makes them matter (LlamaHub's stays)."""
         if function in ("create_draft", "update_draft") and self.attachment_dir is None:
             return {"attachments": None}
         if function == "send_draft":
@@ -342,12 +297,7 @@ class GmailToolSpec(GoogleToolSpec):
         return outputs.Mail(query=query, messages=list(hits))
 
     def _full_messages(self, query: str, count: int, shown_query: str | None) -> outputs.Mail:
-        """Whole messages within the reader's byte budget; the others listed, with a note.
-
-        Raw messages are held while they are fetched and parsed (about ten times their
-        size), so one call reads at most ``MAX_LOAD_BYTES`` of them, none over
-        ``MAX_MESSAGE_BYTES`` (see toolspecs.loaders.google.gmail).
-        """
+        """Whole messages within the reader's byte budget (raw ones cost ten times their size)."""
         whole, skipped = self.reader.budgeted(query, count, MAX_LOAD_BYTES, MAX_MESSAGE_BYTES)
         tz = self.reader.tz
         left_out = [outputs.MessageSummary.of(r, tz, size) for r, size in skipped]
@@ -681,12 +631,7 @@ class GmailToolSpec(GoogleToolSpec):
         return draft_outputs.DraftSent.of(draft_id, sent, draft, self.account)
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
-        """Before ``send_draft``: the draft's recipients, subject, attachments and first lines.
-
-        The draft is read and checked as the call reads and checks it: a call that would
-        fail (no such draft, no recipients, sending off) raises its guidance, and nothing
-        is asked.
-        """
+        """Before ``send_draft``: the draft read and checked as the call does (a failure raises)."""
         if function != "send_draft":
             return super().confirmation(function, arguments)
         draft_id, draft = self._to_send(arguments.get("draft_id"), arguments.get("recipients"))
@@ -695,12 +640,7 @@ class GmailToolSpec(GoogleToolSpec):
     # -- helpers ------------------------------------------------------------------------
 
     def _to_send(self, draft_id: str | None, recipients: list[str] | None) -> tuple[str, Draft]:
-        """The draft ``send_draft`` sends, read and checked: its id and its parts.
-
-        Raises:
-            ToolGuidance: Why it cannot be sent (sending off, no id, no such draft, no
-                recipients, recipients not allowed or not the ones given).
-        """
+        """The draft ``send_draft`` sends, read and checked; else the guidance why not."""
         if not self.allow_send:
             raise AskUser(
                 "Sending is turned off for this agent (GmailToolSpec(allow_send=False)).",
@@ -725,7 +665,6 @@ class GmailToolSpec(GoogleToolSpec):
         return draft_id, draft
 
     def _folder(self) -> AttachmentFolder:
-        """The allowed folder as this call attaches from it."""
         return AttachmentFolder(
             self.attachment_dir,
             self.max_attachment_size,

@@ -1,22 +1,11 @@
 """Drafts as MIME: what ``create_draft`` and ``update_draft`` write, and read back.
 
-Messages are built with the standard library's ``compat32`` MIME classes and headers
-encoded here: Python's newer header folding can drop a recipient that follows a
-non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on CPython 3.11), so every built
-message is parsed back and its recipients compared before it leaves.
-
-``update_draft`` edits the stored MIME instead of building a new one: only the headers,
-the body and the attachments it was asked to change are rewritten, so ``Reply-To``,
-``In-Reply-To``/``References`` and any other header stay exactly as they were. Every
-agent-given header value goes through :func:`one_line`: a line break cannot start a
-header of its own.
-
-:func:`make_reply` and :func:`make_forward` fill a draft in from the mail it answers or
-forwards, read through the Gmail client.
-
-Attachments are MIME parts (:func:`file_part` for a file, or a part kept from a stored
-draft or a forwarded mail, as it was): a draft with any is ``multipart/mixed``, its body
-first.
+Built with ``compat32`` MIME classes and headers encoded here: Python's newer folding can
+drop a recipient after a non-ASCII name (``René <r@x>, bob@y`` lost ``bob@y`` on 3.11),
+so every message is parsed back and its recipients compared before it leaves.
+``update_draft`` edits the stored MIME: only what it was asked to change is rewritten.
+Every agent-given header value goes through :func:`one_line`: a line break cannot start
+a header of its own.
 """
 
 from __future__ import annotations
@@ -111,14 +100,7 @@ class Draft:
         return [*self.to, *self.cc, *self.bcc]
 
     def mime_bytes(self) -> bytes:
-        """The RFC 822 bytes: plain text, or multipart/alternative with the HTML part.
-
-        A stored draft (``source``) is edited: only ``changed_fields`` are rewritten.
-
-        Raises:
-            FixArguments: When an address is not an email address (all are named).
-            RuntimeError: When the built message would not carry every recipient.
-        """
+        """The RFC 822 bytes (a stored ``source`` is edited: only ``changed_fields``)."""
         data = (self._edited() if self.source else self._built()).as_bytes()
         _check_recipients(data, self)
         return data
@@ -144,7 +126,6 @@ class Draft:
         }
 
     def _edited(self) -> Message:
-        """The stored draft with the changed headers and body replaced, the rest kept."""
         # compat32 (the parser's documented default): every header comes back exactly as
         # it was stored.
         message = BytesParser().parsebytes(self.source)
@@ -233,7 +214,6 @@ def _address_header(values: list[str], argument: str) -> str:
 
 
 def _set_header(message: Message, name: str, value: str) -> None:
-    """Replace header ``name`` where it stands (all of its copies), or drop it if empty."""
     if not value:
         del message[name]
     elif name in message:
@@ -248,7 +228,6 @@ def _attachment(part: Message) -> bool:
 
 
 def _replace_body(message: Message, body: Message) -> None:
-    """Put ``body`` where the draft's text is; its attachments and headers stay."""
     if message.is_multipart() and message.get_content_type() != "multipart/alternative":
         parts = message.get_payload()
         assert isinstance(parts, list)
@@ -301,7 +280,6 @@ def part_size(part: Message) -> int:
 
 
 def _set_attachments(message: Message, parts: Sequence[Message]) -> None:
-    """Make ``parts`` the message's attachments (replacing any), its body kept first."""
     if message.get_content_type() == "multipart/mixed":
         payload = message.get_payload()
         assert isinstance(payload, list)
@@ -320,7 +298,6 @@ def _set_attachments(message: Message, parts: Sequence[Message]) -> None:
 
 
 def _detached_body(message: Message) -> Message:
-    """The body of a one-part (or alternative) message as a part of its own."""
     part = Message()
     for name, value in message.items():
         if name.lower().startswith("content-"):
@@ -330,7 +307,6 @@ def _detached_body(message: Message) -> Message:
 
 
 def _become(message: Message, body: Message) -> None:
-    """Put ``body`` (its content headers and payload) in the place of the message's own."""
     for name in {n for n in message if n.lower().startswith("content-")}:
         del message[name]
     for name, value in body.items():
@@ -354,11 +330,7 @@ def _check_recipients(data: bytes, draft: Draft) -> None:
 
 
 def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str | None) -> str:
-    """Fill in the thread, reply headers, recipients and subject from the original.
-
-    Returns:
-        A note for the agent when the draft's own subject may start a new conversation.
-    """
+    """Fill in thread, reply headers, recipients and subject; a note when the subject forks it."""
     original, mail = client.read(message_id)
     draft.thread_id = original.get("threadId")
     reference = mail.header("message-id")
@@ -383,11 +355,7 @@ def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str 
 def make_forward(
     client: GmailReader, draft: Draft, message_id: str, subject: str | None
 ) -> tuple[list[Message], str]:
-    """Quote the original's headers and body below the draft's text; its attachments.
-
-    Gmail's ``raw`` form of the original carries its attachments whole: they are
-    taken from it as they are (one request, not one per attachment).
-    """
+    """Quote the original below the draft's text, with its attachments (from its ``raw``)."""
     original = client.get_raw(message_id)
     source = decode_raw(original.get("raw", ""))
     mail = parse_bytes(source)

@@ -1,10 +1,6 @@
 """What the draft tools return: the data, built once from Gmail's resources, and its text.
 
-As :mod:`toolspecs.specs.gmail.outputs`, for drafts: each model is built by its classmethod
-from the draft as read or saved, and :meth:`reply` makes the text from it. A draft's
-recipients, subject and body may come from a mail it replies to: they are shown through
-the fences, as mail is. What a draft tool returns to Python is :class:`ApiText`, text that
-still indexes like the API dict LlamaHub returned.
+A draft's words may come from a mail it replies to: they are fenced, as mail is.
 """
 
 from __future__ import annotations
@@ -23,25 +19,11 @@ from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.outputs import Address, File, files_shown
 
-__all__ = [
-    "ApiText",
-    "DraftSaved",
-    "DraftSent",
-    "DraftShown",
-    "Drafts",
-    "Forwarded",
-    "SavedFile",
-]
-
 FORWARD_MARK = "---------- Forwarded message ---------"
 
 
 class ApiText(str):
-    """Text for the agent that still indexes like the API dict LlamaHub returned.
-
-    ``spec.create_draft(...)["id"]`` keeps working for code written against LlamaHub;
-    ``.data`` is the whole API resource.
-    """
+    """Text for the agent that still indexes like LlamaHub's API dict (``["id"]``; ``.data``)."""
 
     data: dict[str, Any]
 
@@ -67,18 +49,13 @@ def people(addresses: list[str]) -> str:
 
 
 def addressed(draft: Draft) -> str:
-    """Who a draft goes to, by field: ``to A, B; cc C; bcc D`` (empty fields left out).
-
-    The agent reads which field each address is in: a Cc it added shows as a Cc, and a
-    Bcc is never told to the user as a recipient everyone sees.
-    """
+    """Who a draft goes to, by field: ``to A, B; cc C; bcc D`` (a Bcc never passes for a To)."""
     fields = [("to", draft.to), ("cc", draft.cc), ("bcc", draft.bcc)]
     said = [f"{name} {people(list(values))}" for name, values in fields if values]
     return "; ".join(said) or "to nobody yet"
 
 
 def _addressed(draft: Draft) -> dict[str, Any]:
-    """A draft's To, Cc and Bcc as data (no Cc or Bcc: ``None``)."""
     cc, bcc = Address.given(draft.cc), Address.given(draft.bcc)
     return {"to": Address.given(draft.to), "cc": cc or None, "bcc": bcc or None}
 
@@ -265,7 +242,6 @@ class Forwarded(Structure):
 
 
 def _account(name: str | None) -> str:
-    """`` in the 'work' account``, as the spec's ``account_note``; empty without one."""
     return f" in the {name!r} account" if name else ""
 
 
@@ -306,20 +282,7 @@ class DraftSaved(Output):
         removed: list[str] | None = None,
         forward: tuple[str, int] | None = None,
     ) -> DraftSaved:
-        """What create_draft and update_draft saved: the draft's id, who, what, what next.
-
-        Args:
-            action: ``"created"`` or ``"updated"``.
-            saved: Gmail's ``Draft`` resource as saved.
-            draft: The draft that was saved.
-            note: Our note on the reply or forward, or on the attachments removed.
-            account: The account's name (``"work"``), if any.
-            allow_send: Whether the agent has send_draft (and may send).
-            confirm_recipients: Whether send_draft needs the recipients listed.
-            removed: The names of the attachments an update removed (``note`` says so).
-            forward: The message a new draft forwards and how many of its attachments it
-                carries (``note`` says so).
-        """
+        """What create_draft and update_draft saved: the draft's id, who, what, what next."""
         draft_id = saved.get("id", "?")
         message = saved.get("message", {})
         thread = message.get("threadId")

@@ -1,8 +1,4 @@
-"""Where the ids a Gmail tool needs come from: the guidance a failure or a missing id gives.
-
-Each names only the tools the agent has (:func:`toolspecs.core.prefixed.offered`), under
-the names it knows them by (:func:`toolspecs.core.ref`).
-"""
+"""Where the ids a Gmail tool needs come from, naming only the tools the agent has."""
 
 from __future__ import annotations
 
@@ -25,11 +21,7 @@ def ids_hint() -> str:
 
 
 def id_shown(shows: str) -> str:
-    """Where an id that was not one comes from: ``search_messages lists [id: ...]``.
-
-    Args:
-        shows: How ``search_messages`` shows it, e.g. ``"[thread: ...] for each hit"``.
-    """
+    """Where an id that was not one comes from: ``search_messages lists [id: ...]``."""
     if offered("search_messages"):
         return f"{ref('search_messages')} lists {shows}"
     return "Send the id alone, as a reply showed it (e.g. '18f3a2c4d5e605d9')"
@@ -39,12 +31,7 @@ _EARLIER = "If you created or read the draft earlier, its id is in the conversat
 
 
 def find_draft(*, earlier: bool = False) -> str:
-    """Where a draft id missing from a call comes from: ``list_drafts``, or the conversation.
-
-    Args:
-        earlier: Say first that a draft created or read earlier has its id in the
-            conversation.
-    """
+    """Where a missing draft id comes from: ``list_drafts``, or (``earlier``) the conversation."""
     if not offered("list_drafts"):
         return f"{_EARLIER}otherwise ask the user which draft they mean."
     if earlier:

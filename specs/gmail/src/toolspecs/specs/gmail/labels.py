@@ -1,10 +1,6 @@
-"""Labels as agents name them: Gmail's ids, the user's label names, and what people do.
+"""Labels as agents name them: ids, the user's names, and what people do (``archive``).
 
-``modify_labels`` takes label ids (``INBOX``, ``Label_12``), label names (``Receipts``,
-any case) and the words for what people do with mail: ``archive`` is ``INBOX`` taken
-off, ``mark read`` is ``UNREAD`` taken off, ``star`` is ``STARRED`` put on. A word keeps
-its meaning in ``add``; in ``remove`` it is undone (``remove=["archive"]`` puts the mail
-back in the inbox).
+A word in ``remove`` is undone (``remove=["archive"]`` puts the mail back in the inbox).
 """
 
 from __future__ import annotations
@@ -96,15 +92,7 @@ def resolve(
     *,
     list_tool: bool = True,
 ) -> list[Change]:
-    """The changes ``add`` and ``remove`` ask for; ``labels()`` is called only when needed.
-
-    ``list_tool``: whether the agent has list_labels, which a guidance then names.
-
-    Raises:
-        FixArguments: A name no label has (with the close matches), or one label both
-            put on and taken off.
-        AskUser: A label this tool does not change (TRASH, SPAM, SENT, DRAFT, CHAT).
-    """
+    """The changes ``add`` and ``remove`` ask for (``labels()`` called only when needed)."""
     known: list[dict[str, Any]] | None = None
     changes: dict[str, Change] = {}
     for entries, sign in ((add, 1), (remove, -1)):
@@ -165,15 +153,7 @@ def _user_label(text: str, known: list[dict[str, Any]], list_tool: bool) -> tupl
 def modify(
     client: GmailReader, ids: list[str], add: list[str], remove: list[str], list_tool: bool = True
 ) -> list[Change]:
-    """Put the labels ``add`` names on messages ``ids`` and take ``remove``'s off.
-
-    Returns:
-        The changes made.
-
-    Raises:
-        FixArguments: No ids, too many, no label, or a label :func:`resolve` refuses.
-        AskUser: The sign-in lacks the ``gmail.modify`` scope (or :func:`resolve` says).
-    """
+    """Put the labels ``add`` names on messages ``ids`` and take ``remove``'s off; the changes."""
     if not ids:
         raise FixArguments(
             "You did not provide message_ids.",

@@ -1,18 +1,8 @@
 """What the reading tools return: the data, built once from Gmail's resources, and its text.
 
-Each tool returns one of the :class:`~toolspecs.core.structured.Output` models below,
-built by its classmethod from Gmail's resources; the text the agent reads (and the
-Documents LlamaHub code gets) is rendered from the model by :meth:`reply`, so the two
-cannot disagree. The data holds ids, times (ISO 8601 with the offset the text shows),
-people, files, what a write changed and the next step; whatever the text fences as a
-sender's words (subjects, snippets, bodies, display names, file names, label names) is a
-:class:`Quoted`. What only the text shows (a header as the sender wrote it, a date with
-its zone's name, a Document's metadata) is a private attribute: not in the schema, not
-in the data. The draft tools' models are in :mod:`toolspecs.specs.gmail.draft_outputs`.
-
-Everything a sender wrote reaches the agent through the core's fences: one-line fields
-for headers and file names, a quote that cannot be closed for snippets, a block naming
-the message and its sender for bodies.
+What a sender wrote (subjects, snippets, bodies, names, file names) is
+:class:`Quoted` in the data and fenced in the text; what only the text shows (a header
+as written, a date with its zone's name, a Document's metadata) is private.
 """
 
 from __future__ import annotations
@@ -42,21 +32,6 @@ from toolspecs.loaders.google.gmail_text import (
 from toolspecs.loaders.google.headers import address_pairs
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.labels import EFFECTS, Change
-
-__all__ = [
-    "Address",
-    "AttachmentRead",
-    "File",
-    "Label",
-    "LabelChange",
-    "Labels",
-    "LabelsChanged",
-    "Mail",
-    "Message",
-    "MessageRead",
-    "MessageSummary",
-    "Thread",
-]
 
 _DATE = "ISO 8601, with the offset the text shows."
 MAX_LABELS_SHOWN = 500
@@ -105,7 +80,6 @@ def sender_of(people: list[Address]) -> str:
 def _when(
     mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None
 ) -> tuple[str | None, str]:
-    """When a mail was sent: ISO 8601 in the zone shown (else ``None``), and as shown."""
     moment = mail_moment(mail, resource)
     if moment is None:
         return None, "unknown"
@@ -117,7 +91,6 @@ def _when(
 
 
 def _document(text: str, metadata: dict[str, Any]) -> Document:
-    """A message's Document, as the reader makes it: id ``gmail:<id>``, its metadata."""
     return Document(text=text, id_=f"gmail:{metadata.get('id', '')}", metadata=dict(metadata))
 
 
@@ -266,11 +239,7 @@ class Message(Structure):
         return made
 
     def text(self) -> str:
-        """The message as the agent reads it: ids, headers, attachments, fenced body.
-
-        Every value the sender wrote is fenced; our notes (a body cut, hidden text left
-        out, a MIME structure too deep to read) follow the body, outside its fence.
-        """
+        """The message as the agent reads it: ids, headers, attachments, fenced body."""
         lines = [f"Message id: {self.message_id} (thread {self.thread_id})"]
         lines.extend(
             f"{name}: {fence.field(value, ADDRESS_LIMIT)}" for name, value in self._headers
@@ -324,11 +293,7 @@ class Mail(Listing):
         most: int,
         largest: int,
     ) -> Mail:
-        """Whole messages, and those listed without their body (``next_step`` says why).
-
-        ``read``: how the others can be read; ``most``: the bytes of whole messages one
-        call reads; ``largest``: of one message.
-        """
+        """Whole messages, and those listed without their body (``next_step`` says why and how)."""
         if not left_out:
             return cls(query=query, messages=list(whole))
         note = (
@@ -390,17 +355,7 @@ class Thread(Listing):
         why: str,
         read: str,
     ) -> Thread:
-        """The thread read: its messages in order, which were left out, what next.
-
-        Args:
-            thread_id: The thread's id.
-            given: The message id given instead of the thread's (else ``""``).
-            stubs: The thread's messages (``id``, ``labelIds``), oldest first.
-            messages: The messages read, in order.
-            shown: Their ids.
-            why: Why the others were not read (when some were not).
-            read: How the others can be read.
-        """
+        """The thread read: its messages in order, which were left out (``why``), what next."""
         rest = [str(m["id"]) for m in stubs[len(shown) :]]
         next_step = None
         if offered("create_draft"):

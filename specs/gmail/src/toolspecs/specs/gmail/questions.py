@@ -1,11 +1,7 @@
 """What a person is asked before a draft is sent: who receives what.
 
-A host that can show the person a question (MCP elicitation) asks it before
-``send_draft`` runs (``ToolSpec.confirmation``). The person, not the model, reads it,
-so the draft's own words are shown, but bounded (a few hundred words at most) and
-unable to pass for our lines: every header value and file name is one cleaned line
-(:func:`toolspecs.core.fence.field`, the subject between ``«»``), and each line of the
-body is shown after ``> ``, as a mail program quotes.
+The person reads the draft's own words, bounded and unable to pass for our lines: header
+values and file names one cleaned line each, the body quoted after ``> ``.
 """
 
 from __future__ import annotations
@@ -29,13 +25,7 @@ QUESTION_TOKENS = 900
 
 
 def send(draft_id: str, draft: Draft, account: str | None = None) -> str:
-    """The question before ``draft`` (the one ``draft_id`` names) is sent.
-
-    Args:
-        draft_id: The draft's id, as the call names it.
-        draft: The draft as the call read it.
-        account: The spec's account name, when it has one.
-    """
+    """The question before draft ``draft_id`` is sent."""
     where = f" from the Gmail account {fence.quote(account, 60)}" if account else ""
     lines = [f"Send this email{where}? Once sent, it cannot be undone."]
     for name, values in (("To", draft.to), ("Cc", draft.cc), ("Bcc", draft.bcc)):
@@ -72,7 +62,6 @@ def _attachments(mail: MailMessage) -> str:
 
 
 def _body(draft: Draft) -> list[str]:
-    """The first lines of the body, each after ``> ``; what is left out, said."""
     mail = draft.mail or MailMessage(headers={}, text=draft.text)
     text, notes = mail.readable(BODY_CHARS)
     written = [fence.field(line, LINE_CHARS) for line in text.splitlines() if line.strip()]

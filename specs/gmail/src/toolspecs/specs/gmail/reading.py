@@ -1,8 +1,4 @@
-"""Reading threads and attachments through the Gmail client, for get_thread and read_attachment.
-
-Each takes the client (the loader's ``GmailReader``), never the spec; what they read is
-returned as the output models of :mod:`toolspecs.specs.gmail.outputs`.
-"""
+"""Reading threads and attachments through the Gmail client, for get_thread and read_attachment."""
 
 from __future__ import annotations
 
@@ -37,11 +33,7 @@ _ID = re.compile(r"[A-Za-z0-9_-]{1,128}")
 
 
 def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
-    """The thread ``wanted`` names (a thread id, or a message's), and ``wanted`` if a message's.
-
-    Raises:
-        FixArguments: When it is neither a thread's nor a message's id.
-    """
+    """The thread ``wanted`` names (its id or a message's), and ``wanted`` if a message's."""
     try:
         return client.thread(wanted), ""
     except GoogleApiError as exc:
@@ -64,10 +56,7 @@ def find_thread(client: GmailReader, wanted: str) -> tuple[dict[str, Any], str]:
 
 
 def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
-    """The ids of a thread's messages read whole, oldest first, and why the rest are not.
-
-    At most :data:`MAX_THREAD_MESSAGES`, within :data:`MAX_THREAD_BYTES` together.
-    """
+    """The ids of a thread's messages read whole (bounded), oldest first, and why the rest not."""
     ids: list[str] = []
     total = 0
     for stub in stubs[:MAX_THREAD_MESSAGES]:
@@ -87,12 +76,7 @@ def thread_share(stubs: list[dict[str, Any]]) -> tuple[list[str], str]:
 def read_attachment(
     client: GmailReader, message_id: str, attachment_id: str, limit: int
 ) -> AttachmentRead:
-    """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes.
-
-    Raises:
-        FixArguments: The message has no such attachment (its attachments are listed).
-        AskUser: A file of another kind, too large, or a PDF without the PDF extra.
-    """
+    """The text of an attachment (PDF, plain text, CSV, HTML) of at most ``limit`` bytes."""
     resource = client.payload(message_id)
     parts = attachment_parts(resource.get("payload") or {})
     if not parts:
@@ -152,13 +136,11 @@ def message_ids_given(values: list[str]) -> list[str]:
 
 
 def _shown(part: AttachmentPart) -> str:
-    """``«name» (type, 3 KB)``: an attachment as guidance names it."""
     name = fence.field(part.filename, 200)
     return f"{name} ({fence.field(part.mime_type, 100)}, {format_size(part.size)})"
 
 
 def _listing(parts: list[AttachmentPart]) -> str:
-    """A message's attachments with their ids, for a guidance."""
     shown = [
         f"{_shown(p)} [attachment_id: {p.part_id or fence.field(p.filename, 200)}]"
         for p in parts[:20]
@@ -168,7 +150,6 @@ def _listing(parts: list[AttachmentPart]) -> str:
 
 
 def _pdf_reader(shown: str) -> Any:
-    """The PDF loader's bounded reader (``toolspecs-gmail[pdf]``), else guidance."""
     try:
         from toolspecs.loaders.pdf.pdftext import read_pages
     except ImportError:
@@ -180,6 +161,5 @@ def _pdf_reader(shown: str) -> Any:
 
 
 def _pdf_seconds() -> float:
-    """Seconds a PDF may take to read: 20, or less when the call's deadline is nearer."""
     left = deadline.remaining()
     return 20.0 if left is None else max(min(20.0, left - 1.0), 0.5)

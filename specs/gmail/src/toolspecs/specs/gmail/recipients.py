@@ -18,8 +18,8 @@ def check_expected(
 ) -> None:
     """``recipients`` (``required``: ``confirm_recipients``) are the draft's own, as a set.
 
-    Asked for them, the agent is told the draft's recipients, subject and attachments,
-    which the person then reads before they approve the call that names the recipients.
+    Asked for them, the agent is told the draft's recipients, so the person approves a call
+    that names them.
 
     Raises:
         FixArguments: When they are missing but required, or are not the draft's own.
@@ -60,11 +60,7 @@ def check_expected(
 
 
 def check_allowed(draft: Draft, patterns: list[str]) -> None:
-    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any.
-
-    Raises:
-        AskUser: Naming the recipients no pattern matches.
-    """
+    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any."""
     if not patterns:
         return
     addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]
@@ -80,5 +76,4 @@ def check_allowed(draft: Draft, patterns: list[str]) -> None:
 
 
 def _address(value: str) -> str:
-    """The bare address of ``Name <email>`` or ``email``, lower-case."""
     return (parseaddr(value)[1] or value).strip().casefold()

@@ -1,36 +1,8 @@
 """Google's failures as guidance, in one table shared by the Calendar and Gmail specs.
 
-What the Google loader and the libraries under it raise, and what the agent should do:
-
-======================================  =============  ====================================
-failure                                 guidance       says
-======================================  =============  ====================================
-``GoogleAuthError``, not signed in     SignInNeeded   authorize (a host may show a sign-in)
-``GoogleAuthError`` (the loader's)      AskUser        what the person must set
-google-auth ``RefreshError``            SignInNeeded   sign in again (names the token file);
-                                                       never the token endpoint's answer
-HTTP 404, 410                           FixArguments   where valid ids come from (``ids_hint``)
-HTTP 401                                SignInNeeded   authorize again
-HTTP 429, 403 rate-limit reasons        RetryLater     wait (``Retry-After`` when Google said)
-HTTP 403 lacking a scope                SignInNeeded   authorize again with the scope
-HTTP 403 otherwise                      AskUser        the account has no access
-HTTP 409                                FixArguments   use another id or update instead
-HTTP 5xx                                RetryLater     after the retries that fit the deadline
-HTTP 400 ``failedPrecondition``         AskUser        the account cannot do this as set up
-                                                       (``account_hint``: a service account
-                                                       acting as itself has no mailbox)
-other HTTP 4xx                          FixArguments   Google's message
-no network: a name unresolved           AskUser        this machine is offline (names the host)
-refused, broken, timed out              RetryLater     the host could not be reached (names it)
-other httplib2, ``TransportError``      RetryLater     Google could not be reached
-``GoogleResponseError`` (HTML, ``{}``)  RetryLater     check a write was not done, then retry
-======================================  =============  ====================================
-
-HTTP errors are matched as ``googleapiclient.errors.HttpError``: the loader's
-``GoogleApiError`` is one, and a raw one from a direct ``request.execute()`` is mapped
-the same way. The templates use ``ids_hint``, ``reauthorize``, ``account_hint`` and
-``authorize_guide`` from
-:meth:`GoogleToolSpec.failure_context <toolspecs.specs.google_base.spec.GoogleToolSpec>`.
+HTTP errors are matched as ``googleapiclient.errors.HttpError`` (the loader's
+``GoogleApiError`` is one). Never the token endpoint's answer: a ``RefreshError`` carries
+it whole. The templates' values come from ``GoogleToolSpec.failure_context``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Email addresses as agents send them: a list, one string, commas, or 'Name <email>'.
 
-Shared by the Google specs: Calendar attendees and Gmail recipients. The answer to a bad
-address is guidance for the agent, so this lives on the spec side, not in the loader.
+A bad address gets guidance for the agent, so this lives on the spec side.
 """
 
 from __future__ import annotations
@@ -19,11 +18,7 @@ _EMAIL = re.compile(
 
 
 def parse_addresses(values: list[str], argument: str = "attendees") -> list[tuple[str, str]]:
-    """(name, email) pairs; every invalid address is named in one guidance.
-
-    Raises:
-        FixArguments: When an address is not an email address.
-    """
+    """(name, email) pairs; every invalid address is named in one guidance."""
     nested = [v for v in values if v.count("(") > _MAX_COMMENTS]
     if nested:
         # getaddresses recurses into nested comments: "((((…" would exhaust the stack.

@@ -1,18 +1,11 @@
 """Sign-in in the person's client: what a Google spec gives a host that can show a page.
 
-A call that needs the person's Google sign-in (no token yet, one Google revoked, a scope
-the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`) tells the agent how to
-authorize in a terminal. A host that can show the person an address instead (MCP's URL
-elicitation, :mod:`toolspecs.server.client_signin`) asks the spec's policy to :func:`start`
-one: the loader's sign-in for a page shown elsewhere
-(:meth:`~toolspecs.loaders.google.GoogleAuth.sign_in_elsewhere`), for the scopes of the
-tools offered, its token kept where ``authorize()`` keeps it. One spec has one sign-in
-going at a time: a second call that needs it is given the same page, and a call that
-gives it up (the person declined) closes it only when no other call still waits on it.
-
-There is none to start where the credentials are given (``creds``, a service account,
-``authorized_user_info``), with ``is_cloud`` (no token file to keep it in), or with a
-``transport``/``service`` that needs no credentials: those calls keep their guidance.
+A call needing the person's sign-in (:class:`~toolspecs.core.errors.SignInNeeded`) says
+how to authorize in a terminal; a host that can show an address (MCP's URL elicitation)
+asks the policy to :func:`start` the loader's loopback sign-in instead. One spec has one
+sign-in going: a second call is given the same page, and a call that gives it up closes
+it only when no other call waits on it. None is started for given credentials,
+``is_cloud``, or a ``transport``/``service`` that needs none.
 """
 
 from __future__ import annotations
@@ -73,11 +66,7 @@ class GoogleSignIn:
         return self._pending.closed
 
     def finish(self, seconds: float) -> None:
-        """Wait for the person, keep the token, and let the next call use it.
-
-        Raises:
-            ToolGuidance: The spec's guidance for why not (refused at Google, too late).
-        """
+        """Wait for the person and keep the token; the next call uses it."""
         try:
             self._pending.wait(seconds)
         except GoogleLoaderError as exc:
@@ -97,11 +86,7 @@ class GoogleSignIn:
 
 
 def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
-    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started.
-
-    Raises:
-        ToolGuidance: When it cannot start (no OAuth client file: the spec's guidance).
-    """
+    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started."""
     auth, reader = spec.auth, spec.reader
     if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
         return None
@@ -125,8 +110,5 @@ def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
 
 
 def _guidance(spec: GoogleToolSpec, exc: GoogleLoaderError) -> ToolGuidance:
-    """The spec's guidance for a failed sign-in (its failure table maps every loader error).
-
-    Never ``str(exc)``: a ``GoogleAuthError`` adds the file's whole path, for the person.
-    """
+    """The spec's guidance for a failed sign-in; never ``str(exc)`` (it adds the file's path)."""
     return spec.guidance_for(exc) or AskUser(f"{spec.service_name} could not sign in to Google.")

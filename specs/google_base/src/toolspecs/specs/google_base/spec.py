@@ -1,27 +1,12 @@
 """``GoogleToolSpec``: what the Google specs share above their reader.
 
-A subclass sets ``reader`` (a :class:`~toolspecs.loaders.google.GoogleApiReader`, holding
-``auth``) in its constructor, ``service_name``, and ``ids_hint``: what a 404 tells the
-agent about where valid ids come from. Google's failures become guidance by
-:data:`~toolspecs.specs.google_base.failures.GOOGLE_FAILURES`.
+LlamaHub's auth attributes (``spec.creds``, ``spec.token_path``, ...) read and write
+``spec.auth``, the one place they live. With ``account="work"`` a spec keeps its own token
+file, prefixes its tools ``work_`` and names the account in replies and guidance.
 
-LlamaHub's specs keep their auth settings as attributes of the spec (``spec.creds``,
-``spec.token_path``, ..., and ``spec._get_credentials()``); here they read and write
-``spec.auth``, the one place they live.
-
-**Several accounts.** A spec built with ``account="work"`` keeps its own token file
-(``token.work.gmail.json``), offers its tools as ``work_search_messages`` when
-``to_tool_list()`` is called without a prefix (``prefix=""`` keeps the names), and names
-the account in its replies and guidance, so an agent holding two mailboxes knows which
-one answered.
-
-**Least privilege.** Each tool declares the scopes it needs beside its ``@tool``
-(:func:`~toolspecs.specs.google_base.scopes.needs_scopes`). The spec asks Google for those
-of the tools it offers (:meth:`GoogleToolSpec.requested_scopes`): the tools handed out by
-``to_tool_list()`` and ``call_tool()``, else its ``spec_functions``. A tool whose scopes
-the user's token was not granted answers with ask-the-user guidance, naming the scopes
-and how to authorize again, before any request; Google's own 403 for a missing scope
-stays a row of the failure table, for what only the server knows.
+Least privilege: each tool declares its scopes (:func:`.scopes.needs_scopes`); the spec
+asks Google only for those of the tools it offers, and a tool whose scopes the token
+lacks gets ask-the-user guidance before any request.
 """
 
 from __future__ import annotations
@@ -67,8 +52,6 @@ CHECK_IDS = "Check the id (ids come from the listing tools) and call the tool ag
 
 
 class _AuthSetting:
-    """A LlamaHub attribute of the spec (``spec.token_path``) that is ``spec.auth``'s."""
-
     def __set_name__(self, owner: type, name: str) -> None:
         self.name = name
 
@@ -88,17 +71,12 @@ class GoogleToolSpec(ToolSpec):
     # The distribution whose README (its package page) says how to authorize Google.
     package: ClassVar[str] = "toolspecs-google-calendar"
     failures: ClassVar[FailureTable] = GOOGLE_FAILURES
-    # Calls of one spec run side by side: each thread sends with its own httplib2.Http
-    # (httplib2 is not thread-safe; see toolspecs.loaders.google.connections).
-    # The scopes LlamaHub's spec of the same name asks for: what a token.json that does not
-    # say, and a service account's delegation, were set up for (GoogleAuth.llamahub_scopes).
+    # LlamaHub's spec's scopes (GoogleAuth.llamahub_scopes).
     llamahub_scopes: ClassVar[tuple[str, ...]] = ()
     reader: GoogleApiReader
-    # The account's name (``"work"``), when the program holds several; see the module.
     account: str | None = None
     # The scopes asked for when no tool offered needs any (a stable token file name).
     base_scopes: ClassVar[tuple[str, ...]] = ()
-    # The spec's name on the command line (``toolspecs authorize gmail``).
     cli_name: ClassVar[str] = ""
     # What a refused refresh tells the agent when a server acts for a user (act_as).
     acting_hint: str | None = None
@@ -131,10 +109,9 @@ class GoogleToolSpec(ToolSpec):
         return list(wanted)
 
     def offered_functions(self) -> list[str]:
-        """The functions this spec offers: those handed out, else ``spec_functions``.
+        """The functions handed out by ``to_tool_list()``/``call_tool()``, else ``spec_functions``.
 
-        Handed out: by ``to_tool_list()`` (each list's functions) and ``call_tool()`` (the
-        one called). Only those the options allow (``allow_send``, ...) count.
+        Only those the options allow (``allow_send``, ...) count.
         """
         handed: dict[str, None] | None = self.__dict__.get("_google_offered")
         names = list(handed) if handed else [function_name(e) for e in self.spec_functions]
@@ -173,19 +150,11 @@ class GoogleToolSpec(ToolSpec):
         return super().call_tool(name, **kwargs)
 
     def granted_scopes(self) -> list[str] | None:
-        """The scopes the credentials in use were granted; ``None`` when not known.
-
-        The reader answers (:meth:`GoogleApiReader.granted_scopes`): reading them may sign
-        in, as the first call always has, or refresh the token.
-        """
+        """The scopes the credentials in use were granted (``None``: unknown)."""
         return self.reader.granted_scopes()
 
     def check_scopes(self, function: str) -> None:
-        """Refuse ``function`` before any request when the token lacks a scope it needs.
-
-        Raises:
-            SignInNeeded: Naming the scopes missing and how to authorize again.
-        """
+        """Refuse ``function`` before any request when the token lacks a scope it needs."""
         needed = declared_scopes(type(self), function)
         if not needed:
             return
@@ -211,10 +180,7 @@ class GoogleToolSpec(ToolSpec):
         return replace(super().call_policy(), sign_in=lambda: signin.start(self))
 
     def authorize_command(self) -> str:
-        """How the person authorizes this spec again for the tools it offers, in words.
-
-        ``toolspecs authorize gmail`` for the default tools, with ``--tools`` otherwise.
-        """
+        """How the person authorizes again: ``toolspecs authorize gmail`` (``--tools``)."""
         if not self.cli_name:
             return "call authorize() on the spec"
         name = f"{self.cli_name}@{self.account}" if self.account else self.cli_name
@@ -242,14 +208,7 @@ class GoogleToolSpec(ToolSpec):
         return f" in the {self.account!r} account" if self.account else ""
 
     def google_auth(self, scopes: Sequence[str], given: Mapping[str, Any]) -> GoogleAuth:
-        """The :class:`GoogleAuth` of a constructor's LlamaHub keywords, its account named.
-
-        Args:
-            scopes: The scopes the spec asks for.
-            given: The constructor's arguments (its ``locals()``), which name every one of
-                :data:`AUTH_KEYWORDS`: each Google spec writes them out in its signature,
-                LlamaHub's drop-in API, and hands them on here in one place.
-        """
+        """The :class:`GoogleAuth` of a constructor's ``locals()`` (every :data:`AUTH_KEYWORDS`)."""
         auth = GoogleAuth(
             scopes=scopes,
             llamahub_scopes=self.llamahub_scopes,
@@ -260,23 +219,14 @@ class GoogleToolSpec(ToolSpec):
 
     @staticmethod
     def checked_client_options(client_options: Any) -> Any:
-        """A constructor's ``client_options``, checked (:mod:`toolspecs.loaders.google.endpoints`).
-
-        Raises:
-            ConfigurationError: When it is refused (an ``http://`` endpoint that is not this
-                machine, a sign-in option, not a dict): the message says what to write.
-        """
+        """A constructor's ``client_options``, checked (else a ``ConfigurationError``)."""
         try:
             return endpoints.client_options(client_options)
         except ValueError as exc:
             raise ConfigurationError(str(exc)) from None
 
     def use_account(self, account: str | None) -> None:
-        """Name this spec's account (``auth.account``, already checked) where the agent reads.
-
-        ``service_name`` becomes ``Gmail ('work' account)`` on this instance: Google's
-        failures as guidance, late-call guidance and MCP titles all name the account.
-        """
+        """Name the account: ``service_name`` becomes ``Gmail ('work' account)``."""
         self.account = account
         if account:
             # An instance value over the class's ClassVar (the core reads spec.service_name).
@@ -293,14 +243,7 @@ class GoogleToolSpec(ToolSpec):
         return self.reader.service
 
     def authorize(self) -> str:
-        """Run the authorization now (e.g. once on a new machine), instead of on first call.
-
-        When a saved token lacks scopes that the offered tools need, Google is asked again
-        for them and for those the token already holds (see ``GoogleAuth.authorize``).
-
-        Raises:
-            GoogleAuthError: When the person must set something first (the message says what).
-        """
+        """Run the authorization now (e.g. once on a new machine), instead of on first call."""
         self.rescope()
         self.auth.credentials()
         granted = self.auth.granted
@@ -311,20 +254,11 @@ class GoogleToolSpec(ToolSpec):
         return f"Authorized; the token is in {self.auth.token_in_use}."
 
     def _get_credentials(self) -> Any:
-        """LlamaHub's name for :meth:`GoogleAuth.credentials` (same order, same keywords).
-
-        Raises:
-            GoogleAuthError: When the person must set something first (the message says what).
-        """
         self.rescope()
         return self.auth.credentials()
 
     def failure_context(self) -> dict[str, Any]:
-        """Template values for the failure table.
-
-        ``ids_hint``, ``reauthorize`` (what the person does) and ``authorize_guide`` (where
-        they read how).
-        """
+        """Template values for the failure table: ids, reauthorize and account hints, the guide."""
         return {
             **super().failure_context(),
             "ids_hint": self.where_ids_come_from(),
@@ -346,12 +280,7 @@ class GoogleToolSpec(ToolSpec):
         return f"that this Google account cannot use {self.service_name} this way"
 
     def where_ids_come_from(self) -> str:
-        """Where valid ids come from (a 404's ``{ids_hint}``), naming only tools offered.
-
-        ``ids_hint`` under the tools' public names when the agent has every tool it names;
-        otherwise a step that names none. A spec whose hint names several tools may
-        override this to keep the ones the agent has.
-        """
+        """A 404's ``{ids_hint}``: ``ids_hint`` if the agent has every tool it names."""
         functions = {function_name(entry) for entry in self.all_functions}
         if self.ids_hint and names_offered(self.ids_hint, functions | {self.reader_name}):
             return named(self.ids_hint)
@@ -362,17 +291,7 @@ class GoogleToolSpec(ToolSpec):
         return f"'Authorize Google' in the README of {self.package}"
 
     def act_as(self, credentials: Any, reauthorize_hint: str) -> None:
-        """Act with a user's ``credentials``, as a server that serves many users asks.
-
-        Such a server (``toolspecs serve --google-sign-in``, ``--google-delegate``) builds
-        each user's specs and calls this once on each Google one.
-
-        Args:
-            credentials: The user's google-auth credentials (LlamaHub's ``creds``).
-            reauthorize_hint: What the agent reads when Google refuses them (sign in
-                again, ask the administrator), in place of :meth:`reauthorize_hint`'s
-                advice for a Python caller (pass new ``creds=``).
-        """
+        """Act with a user's ``credentials`` (a multi-user server asks this)."""
         self.creds = credentials
         self.acting_hint = reauthorize_hint
 

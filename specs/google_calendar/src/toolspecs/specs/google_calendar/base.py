@@ -1,10 +1,7 @@
 """The Google Calendar tool spec: the user's time, not the server's.
 
-Side effects are explicit: every write tells Google whether to email the attendees
-(``sendUpdates``: ``"none"`` unless the call sets ``notify_attendees``), and a call may
-touch only the calendars the user allowed (``allowed_calendar_ids``, default the one
-default calendar, ``"primary"``). What others wrote (titles, places, names,
-descriptions) reaches the agent through :mod:`toolspecs.core.fence`.
+Every write says whether Google emails the attendees (none unless asked), and a call
+touches only the calendars the user allowed.
 """
 
 from __future__ import annotations
@@ -36,45 +33,23 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     """Google Calendar tools: a drop-in for LlamaHub's ``GoogleCalendarToolSpec``.
 
     Args:
-        creds: Ready Google credentials (used as they are).
-        credentials_path: The OAuth client file for the first authorization.
-        token_path: The user's token file, LlamaHub's ``token.json`` by default; when it
-            holds other scopes, ``token.calendar.json`` beside it is used instead.
-        service_account_key_path: A service account key file (only when named).
-        service_account_key: A service account key as a dict.
-        authorized_user_info: The user's authorized info as a dict.
-        is_cloud: Do not write the token file.
-        subject: With a service account: the user to act for (domain-wide delegation).
-        auth_flow: ``"local"`` (browser), ``"console"`` (headless machines) or ``"none"``
-            (never start a login: servers).
-        oauth_port: The port of the local OAuth redirect.
+        creds: Ready Google credentials; with ``credentials_path``, ``token_path``,
+            ``service_account_key_path``, ``service_account_key``,
+            ``authorized_user_info``, ``is_cloud``: LlamaHub's keywords; ``subject``,
+            ``auth_flow``, ``oauth_port``, ``token_uri``: see ``GoogleAuth``.
         timezone: Read and show times in this IANA zone instead of the calendar's.
-        calendar_id: The default calendar; default the first of ``allowed_calendar_ids``,
-            else ``"primary"`` (the user's own).
-        allowed_calendar_ids: The calendars the agent may read and change (a call naming
-            another gets guidance, before any request); default ``[calendar_id]``, so
-            only ``"primary"`` unless you say otherwise.
-        allow_destructive: Allow ``delete_event`` (opt-in like ``update_event``: name it
-            in ``to_tool_list(spec_functions=...)``, or offer ``all_functions``), and
-            the changes of ``update_event`` that destroy (removing attendees, blanking
-            the title or description, shortening or ending a series), which it refuses
-            otherwise; ``update_event`` is then marked destructive.
-        transport: An ``httplib2.Http``-like object to send requests with (tests pass a
-            ``toolspecs.loaders.google.testing.FakeCalendar``).
-        account: A name for this Google account (``"work"``), for several accounts in
-            one agent: its own token file (``token.work.calendar.json`` beside
-            ``token_path``), tool names prefixed ``work_`` by default, and guidance
-            that names it.
-        client_options: googleapiclient's ``client_options`` (a dict or a ``ClientOptions``):
-            ``api_endpoint`` is where requests go, ``https://`` (or ``http://`` to this
-            machine); default Google's. See the README.
-        token_uri: Where tokens read from a token file, ``authorized_user_info`` or a
-            service account key are renewed (default theirs: Google's), same rules.
+        calendar_id: The default calendar; default the first allowed, else ``"primary"``.
+        allowed_calendar_ids: The calendars the agent may read and change; default
+            ``[calendar_id]``.
+        allow_destructive: Allow ``delete_event`` (when offered) and the changes of
+            ``update_event`` that destroy (then marked destructive).
+        transport: An ``httplib2.Http``-like object (tests pass a ``FakeCalendar``).
+        account: A name (``"work"``) for several accounts: its own token file, tools
+            prefixed ``work_``, guidance that names it.
+        client_options: googleapiclient's ``client_options`` (see the README).
 
     Raises:
-        ValueError: When ``timezone`` is not an IANA timezone name, ``calendar_id`` is
-            not among ``allowed_calendar_ids`` (both a ``ConfigurationError``), or
-            ``auth_flow`` is not one of its three values.
+        ValueError: A bad ``timezone``, ``calendar_id`` or ``auth_flow``.
     """
 
     spec_functions = ["load_data", "create_event", "get_date"]  # noqa: RUF012
@@ -144,20 +119,13 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return calendar_zone(self.reader, self.timezone, calendar_id or self.calendar_id)
 
     def call_calendar(self, calendar_id: str | None, timezone: str | None = None) -> Calendar:
-        """The calendar a call works on (an allowed one) and its zone (``timezone`` if given).
-
-        Raises:
-            FixArguments: When it names a calendar the user did not allow.
-        """
+        """The calendar a call works on (an allowed one) and its zone (``timezone`` if given)."""
         calendar = self.calendar(calendar_id)
         tz = resolve_timezone(timezone) if timezone else self.spec_timezone(calendar)
         return Calendar(self.reader, calendar, tz, self.guidance_for)
 
     def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
-        """A call's times are in the zone of the calendar it names (or the default one).
-
-        A calendar the user did not allow is not asked for its zone: the call is refused.
-        """
+        """A call's zone: its calendar's (one not allowed is never asked: the call is refused)."""
         return self.spec_timezone(self._named(arguments))
 
     def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
@@ -168,11 +136,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return calendars.named(self.allowed_calendar_ids, arguments)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
-        """``calendar_id`` lists the allowed calendars, or is left out when there is one.
-
-        With one allowed calendar there is nothing to choose, so the schema does not offer
-        the argument (a call that sends it, as LlamaHub's agents do, is still read).
-        """
+        """``calendar_id`` lists the allowed calendars, or is left out when there is only one."""
         return {"calendar_id": calendars.argument_doc(self.allowed_calendar_ids, self.calendar_id)}
 
     def allowed_calendar(self, calendar_id: str | None) -> str | None:
@@ -180,11 +144,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return calendars.find(self.allowed_calendar_ids, calendar_id)
 
     def calendar(self, calendar_id: str | None) -> str:
-        """The calendar a call may use: the default one, or an allowed one it names.
-
-        Raises:
-            FixArguments: When it names a calendar the user did not allow.
-        """
+        """The calendar a call may use: the default one, or an allowed one it names."""
         return calendars.pick(self.allowed_calendar_ids, self.calendar_id, calendar_id)
 
     def marks_of(self, function: str, declared: Marks) -> Marks:
@@ -192,11 +152,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return events.marks(function, declared, self.allow_destructive)
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
-        """Before ``delete_event`` or a destructive ``update_event``: what will happen.
-
-        The event, its scope, the changes and who is emailed (:func:`.questions.asked`);
-        ``None`` for an update that destroys nothing (a rename, a move).
-        """
+        """Before ``delete_event`` or a destructive ``update_event``: what will happen."""
         if function not in ("delete_event", "update_event"):
             return super().confirmation(function, arguments)
         return questions.asked(function, arguments, self.call_calendar, self.allow_destructive)
@@ -206,11 +162,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         return render.ids_hint()
 
     def passage_source(self, document: Document) -> str:
-        """``event <id>`` for a passage of ``load_data``; ``listed events`` for a listing.
-
-        Either is third-party text (invitations are written by others), so the core
-        marks each passage as such.
-        """
+        """``event <id>`` for a passage of ``load_data``, else ``listed events``."""
         event_id = document.metadata.get("event_id")
         return f"event {fence.field(event_id, 80)}" if event_id else "listed events"
 

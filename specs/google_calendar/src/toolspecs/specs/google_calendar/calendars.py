@@ -1,10 +1,4 @@
-"""Which calendars a spec may touch: the ones the user allowed, checked before any request.
-
-Also ``list_calendars``' result: the allowed ones, as the user's calendar list has them.
-
-A call names a calendar by its id in any case; one the user did not allow gets guidance
-that lists the allowed ones, and is never asked for anything (not even its zone).
-"""
+"""Which calendars a spec may touch: the ones the user allowed, checked before any request."""
 
 from __future__ import annotations
 
@@ -21,11 +15,7 @@ LISTED = 10
 
 
 def allowed_ids(calendar_id: str | None, allowed_calendar_ids: list[str] | None) -> list[str]:
-    """The calendars a spec may touch, checked for the person who built it.
-
-    Raises:
-        ConfigurationError: When an id is not a string, or ``calendar_id`` is not allowed.
-    """
+    """The calendars a spec may touch (``ConfigurationError``: not strings, or not allowed)."""
     if isinstance(allowed_calendar_ids, str):  # one id given where a list is typed
         allowed_calendar_ids = [allowed_calendar_ids]
     allowed = [c.strip() for c in allowed_calendar_ids or [] if isinstance(c, str) and c.strip()]
@@ -50,11 +40,7 @@ def find(allowed: list[str], calendar_id: str | None) -> str | None:
 
 
 def pick(allowed: list[str], default: str, calendar_id: str | None) -> str:
-    """The calendar a call may use: ``default``, or an allowed one it names.
-
-    Raises:
-        FixArguments: When it names a calendar the user did not allow.
-    """
+    """The calendar a call may use: ``default``, or an allowed one it names."""
     if calendar_id is None or not calendar_id.strip():
         return default
     found = find(allowed, calendar_id)
@@ -100,11 +86,7 @@ def listed(
     default: str,
     shared: Mapping[str, dict[str, Any] | None],
 ) -> Calendars:
-    """``list_calendars``: each allowed calendar as the user's list (``entries``) has it.
-
-    ``shared``: for an allowed calendar not in the list, Google's record of it
-    (``calendars.get``), or ``None`` when Google knows none for these credentials.
-    """
+    """``list_calendars``: each allowed calendar as the list (else ``shared``) has it."""
     found: list[CalendarEntry] = []
     matched: set[int] = set()
     for allowed in allowed_ids:

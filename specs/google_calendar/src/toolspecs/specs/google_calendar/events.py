@@ -1,12 +1,4 @@
-"""The work behind the Calendar tools: write, answer, search, find free time.
-
-Each function takes the call's :class:`~toolspecs.specs.google_calendar.series.Calendar`
-(the client, the calendar's id and zone) and the arguments as the tool read them, and
-returns its result (:mod:`.outputs`, whose reply is made from it); the requests are the
-client's, the guidance :mod:`.render`'s. Also here:
-what ``update_event`` is asked, read alike by the call and its question
-(:func:`update_asked`), and its marks (:func:`marks`).
-"""
+"""The work behind the Calendar tools, each on the call's :class:`.series.Calendar`."""
 
 from __future__ import annotations
 
@@ -69,18 +61,7 @@ def create(
     recurrence: str | None,
     notify: bool,
 ) -> EventWritten:
-    """Create an event; the reply names the events it overlaps.
-
-    Args:
-        cal: The calendar (its zone is the event's).
-        start_datetime: The start.
-        end_datetime: The end; default one hour (or one day) later.
-        all_day: Whole days.
-        fields: ``summary``, and ``description`` and ``location`` when given.
-        attendees: Who to invite.
-        recurrence: An RRULE or words.
-        notify: Email the attendees.
-    """
+    """Create an event; the reply names the busy events it overlaps."""
     tz = cal.tz
     start, end, note = span(start_datetime, end_datetime, tz, all_day)
     body: dict[str, Any] = {"summary": fields["summary"], **event_times(start, end, tz, all_day)}
@@ -104,12 +85,7 @@ def create(
 def overlaps(
     cal: Calendar, start: dt.datetime, end: dt.datetime, all_day: bool
 ) -> tuple[list[dict[str, Any]], bool] | None:
-    """The busy events a new one at ``start``-``end`` overlaps (bounded; ``None``: not checked).
-
-    A lookup Google does not answer is said, not raised: the event is still created. Events
-    marked free (``transparency: transparent``) and cancelled ones do not count. The flag
-    says the lookup was full, so there may be more.
-    """
+    """The busy events start-end overlaps, and whether the lookup was full; None: not checked."""
     if all_day:
         start, end = whole_days(start, end, cal.tz)
     try:
@@ -139,27 +115,7 @@ def update_asked(
     calendar_id: str | None,
     scope: str | None,
 ) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
-    """What ``update_event`` is asked: the event id, scope, calendar and patch, checked.
-
-    The call and its question (:func:`.questions.updating`) read the arguments alike.
-
-    Args:
-        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
-        event_id: As ``update_event`` takes them, from here on.
-        title: New title.
-        description: New details.
-        location: New place.
-        start_datetime: New start.
-        end_datetime: New end.
-        attendees: The full new list of emails.
-        recurrence: New RRULE or words.
-        calendar_id: The calendar named, if any.
-        scope: The part of a series, if any.
-
-    Raises:
-        FixArguments: An empty id, an unknown scope or repeat rule, a calendar not
-            allowed, or nothing to change.
-    """
+    """What ``update_event`` is asked (id, scope, calendar, patch): for call and question."""
     event_id = event_id_of(event_id)
     wanted = read_scope(scope)
     cal = calendar_of(calendar_id)
@@ -188,11 +144,7 @@ def update(
     notify: bool,
     allow_destructive: bool,
 ) -> EventWritten:
-    """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move.
-
-    Raises:
-        AskUser: When the change would destroy and ``allow_destructive`` is off.
-    """
+    """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move."""
     tz = cal.tz
     moves = start_datetime is not None or end_datetime is not None
     send = SEND_UPDATES[notify]
@@ -274,18 +226,7 @@ def respond(
     comment: str | None,
     notify: bool,
 ) -> Answered:
-    """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``).
-
-    Args:
-        cal: The calendar.
-        event_id: The event.
-        answer: ``accepted``, ``declined`` or ``tentative``.
-        comment: A note for the organizer (blank: remove the one there).
-        notify: Email the organizer.
-
-    Raises:
-        FixArguments: When the user organizes the event or is not among its guests.
-    """
+    """Answer an invitation of the user's with ``answer`` (Google's ``responseStatus``)."""
     current = cal.client.get_event(cal.id, event_id)
     guests = current.get("attendees")
     guests = guests if isinstance(guests, list) else []
@@ -337,17 +278,8 @@ def listing(
     end_date: dt.date | None,
     query: str | None,
 ) -> Events:
-    """``load_data``: the events from ``start_date`` on, whose reply is one Document each.
-
-    As ``GoogleCalendarReader.load_data`` (the events of those days in the calendar's own
-    zone, one Document each, the same text and metadata), with the events as data.
-    """
-    tz = client.calendar_timezone(calendar_id)
-    time_min = dt.datetime.combine(start_date, dt.time.min, tzinfo=tz)
-    time_max = None
-    if end_date is not None and end_date < dt.date.max:  # the last day there is: no end
-        time_max = dt.datetime.combine(end_date + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
-    found = client.list_events(time_min, time_max, number_of_results, query, calendar_id)
+    """``load_data``: as ``GoogleCalendarReader.load_data``, with the events as data."""
+    tz, found = client.days_events(start_date, end_date, number_of_results, query, calendar_id)
     return Events(
         calendar_id=calendar_id,
         timezone=timezone_name(tz),
@@ -362,11 +294,7 @@ def listing(
 def search(
     cal: Calendar, words: str, start_date: dt.date | None, end_date: dt.date | None, asked: int
 ) -> Matches:
-    """Events matching ``words``, one line each (default dates: a window around today).
-
-    Raises:
-        FixArguments: When the end date is before the start date.
-    """
+    """Events matching ``words``, one line each (default dates: a window around today)."""
     today = clock.now(cal.tz).date()
     first = start_date or today - dt.timedelta(days=SEARCH_DAYS_BACK)
     last = end_date or max(first, today) + dt.timedelta(days=SEARCH_DAYS_AHEAD)
@@ -402,11 +330,7 @@ def free_time(
     attendees: list[str] | None,
     min_minutes: int,
 ) -> FreeTime:
-    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free.
-
-    Raises:
-        FixArguments: When the end is not after the start.
-    """
+    """The windows of at least ``min_minutes`` when the calendar and ``attendees`` are free."""
     start, end, _ = span(start_datetime, end_datetime, cal.tz, False)
     if end_datetime is None or end <= start:
         raise FixArguments("end_datetime must be after start_datetime.")
@@ -459,11 +383,7 @@ def event_id_of(event_id: str) -> str:
 
 
 def read_response(text: str) -> str:
-    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...).
-
-    Raises:
-        FixArguments: When it is none of accept, decline or tentative.
-    """
+    """Google's ``responseStatus`` for an answer as agents write it ('yes', 'maybe', ...)."""
     words = " ".join(re.sub(r"[^a-z]+", " ", (text or "").lower()).split())
     unsure = ("not sure", "unsure", "don t know", "do not know", "no idea", "undecided")
     if (
@@ -495,11 +415,7 @@ def read_response(text: str) -> str:
 
 
 def marks(function: str, declared: Marks, allow_destructive: bool) -> Marks:
-    """``update_event`` is destructive with ``allow_destructive`` on, and only then.
-
-    Off, it refuses every change that would destroy (removing attendees, blanking
-    the title or description, shortening or ending a series); on, it makes them.
-    """
+    """``update_event`` is destructive with ``allow_destructive`` on (else it refuses that)."""
     if function == "update_event" and allow_destructive:
         return dataclasses.replace(declared, destructive=True)
     return declared
@@ -526,14 +442,7 @@ def losses_of(event: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
 
 
 def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:
-    """Refuse a patch that would destroy part of ``event`` (the spec does not allow it).
-
-    Destroying: blanking a title or description the event has, removing attendees, or a
-    recurrence that shortens, ends or otherwise may drop occurrences of a series.
-
-    Raises:
-        AskUser: Naming what would be lost; nothing was changed.
-    """
+    """Refuse a patch that would destroy part of ``event`` (titles, attendees, occurrences)."""
     losses = losses_of(event, patch)
     if losses:
         raise AskUser(

@@ -1,9 +1,4 @@
-"""What agents call the Calendar tools' arguments, beside the names they are declared with.
-
-Agents send the words they know from other calendar APIs (``summary`` for ``title``,
-``max_results`` for ``number_of_results``, ``rrule`` for ``recurrence``); each tool reads
-them as its own. The schema shows only the declared names.
-"""
+"""What agents call the Calendar tools' arguments (``summary`` for ``title``, ...)."""
 
 from __future__ import annotations
 

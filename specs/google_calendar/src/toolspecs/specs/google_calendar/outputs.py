@@ -1,15 +1,8 @@
 """The Calendar tools' results: the data of each reply, and the reply made from it.
 
-Each tool builds one of these models from Google's answer (``Event.of``, or the module
-that read the answer); the text the agent reads, and ``load_data``'s Documents, are made
-from the model (``reply``), so the two cannot disagree. Times are ISO 8601 with the
-offset the text shows (the calendar's zone, or the call's); an all-day event's are dates.
-What others wrote (titles, places, descriptions, names, calendar names) is a
-:class:`~toolspecs.core.structured.Quoted` in the data and goes through
-:mod:`toolspecs.core.fence` in the text: a value on one line with ``fence.field``, quoted
-with ``fence.quote``, a description as a fenced block naming its event. The zone a model's
-times are shown in is a private detail (``_tz``): the text names it, the data's offsets
-are its.
+Times are ISO 8601 with the offset the text shows; an all-day event's are dates. What
+others wrote is :class:`~toolspecs.core.structured.Quoted` in the data and fenced in the
+text. The zone the text names is private (``_tz``).
 """
 
 from __future__ import annotations
@@ -26,26 +19,14 @@ from toolspecs.core import fence, format_datetime
 from toolspecs.core.clock import timezone_name
 from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
 from toolspecs.loaders.google import GoogleResponseError
-from toolspecs.loaders.google.calendar import DESCRIPTION_CHARS
-from toolspecs.loaders.google.events import UNREADABLE_TIMES, describe_span, parse_event_time
-
-__all__ = [
-    "Answered",
-    "CalendarEntry",
-    "Calendars",
-    "Deleted",
-    "Event",
-    "EventWritten",
-    "Events",
-    "FreeTime",
-    "Listed",
-    "LostOccurrence",
-    "Matches",
-    "Person",
-    "Split",
-    "Today",
-    "Window",
-]
+from toolspecs.loaders.google.calendar import DESCRIPTION_CHARS, event_document
+from toolspecs.loaders.google.events import (
+    UNREADABLE_TIMES,
+    describe_event,
+    describe_span,
+    parse_event_time,
+)
+from toolspecs.specs.google_calendar import render
 
 NEXT = "You can move on to the next step."
 # The line of an event lists this many attendees, then how many more (as describe_event).
@@ -61,11 +42,7 @@ def when(value: dt.datetime | dt.date) -> str:
 
 
 def moment(value: str, tz: dt.tzinfo) -> dt.datetime | dt.date:
-    """An ISO time of the data in ``tz`` (as Google's was read), or its all-day date.
-
-    Raises:
-        ValueError: When ``value`` is not ISO 8601.
-    """
+    """An ISO time of the data in ``tz`` (as Google's was read), or its all-day date."""
     return parse_event_time({"dateTime": value} if "T" in value else {"date": value}, tz)
 
 
@@ -76,7 +53,6 @@ def shown(value: str, tz: dt.tzinfo) -> str:
 
 
 def _said(note: str | None) -> str:
-    """Our note, as the text puts it after a sentence."""
     return f" {note}" if note else ""
 
 
@@ -99,11 +75,6 @@ class Person(Structure):
             name=Quoted(text=str(name)) if name else None,
             response=str(answer) if answer else None,
         )
-
-    def shown(self) -> str:
-        """``Name <email>``, or the address alone."""
-        email = fence.field(self.email)
-        return f"{fence.field(self.name.text)} <{email}>" if self.name else email
 
 
 class Event(Structure):
@@ -132,7 +103,7 @@ class Event(Structure):
     cancelled: bool | None = None
     url: str | None = None
     _tz: dt.tzinfo = PrivateAttr(default=UTC)
-    _unreadable: bool = PrivateAttr(default=False)  # Google's times could not be read
+    _found: dict[str, Any] = PrivateAttr(default_factory=dict)  # Google's, for the text
 
     @classmethod
     def of(
@@ -144,27 +115,18 @@ class Event(Structure):
         url: bool = False,
         description: bool = False,
     ) -> Event:
-        """An event as data: id, title, times and series; ``full`` adds place and people.
-
-        Args:
-            found: The event as the Calendar API returns it.
-            tz: The zone its times are shown in.
-            full: Also its place, organizer, guests and whether it is cancelled (its line).
-            url: Also its link.
-            description: Also its description (cut as the client's Documents cut it).
-        """
+        """An event as data; ``full`` adds place, people and cancelled, ``url`` its link."""
         summary = found.get("summary")
         values: dict[str, Any] = {
             "event_id": str(found.get("id", "?")),
             "title": Quoted(text=str(summary)) if summary else None,
         }
-        unreadable = False
         if "start" in found and "end" in found:
             try:
                 start = parse_event_time(found["start"], tz)
                 end = parse_event_time(found["end"], tz)
             except (ValueError, OverflowError):
-                unreadable = True  # the text says "(times could not be read)"
+                pass  # the text says "(times could not be read)"
             else:
                 values.update(start=when(start), end=when(end))
                 if not isinstance(start, dt.datetime):
@@ -195,7 +157,7 @@ class Event(Structure):
         if url and found.get("htmlLink"):
             values["url"] = str(found["htmlLink"])
         event = cls(**values)
-        event._tz, event._unreadable = tz, unreadable
+        event._tz, event._found = tz, dict(found)
         return event
 
     def named(self, limit: int = 300) -> str:
@@ -212,47 +174,12 @@ class Event(Structure):
             return UNREADABLE_TIMES
 
     def line(self) -> str:
-        """The one line an agent reads: id, title, times with weekday and offset, place, people.
-
-        The words of ``toolspecs.loaders.google.events.describe_event``, fenced.
-        """
-        title = fence.field(self.title.text if self.title else "(no title)")
-        parts = [f"[id: {fence.field(self.event_id)}] {title}"]
-        if self.start is not None or self._unreadable:
-            parts[0] += f" — {self.span()}"
-        if self.series_id or self.recurrence:
-            parts.append("recurring")
-        if self.location:
-            parts.append(f"location: {fence.field(self.location.text)}")
-        if self.organizer:
-            parts.append(f"organizer: {self.organizer.shown()}")
-        if self.attendees:
-            listed = [
-                f"{p.shown()} ({fence.field(p.response)})" if p.response else p.shown()
-                for p in self.attendees
-            ]
-            more = f", and {self.more_attendees} more" if self.more_attendees else ""
-            parts.append(f"attendees: {', '.join(listed)}{more}")
-        if self.cancelled:
-            parts.append("cancelled")
-        return "; ".join(parts)
+        """The one line an agent reads: the loader's ``describe_event``, fenced."""
+        return describe_event(self._found, self._tz, fence.field)
 
     def document(self, calendar_id: str) -> Document:
         """The event as ``load_data``'s Document: its line, then its description, fenced."""
-        text = self.line()
-        if self.description:
-            source = f"event {fence.field(self.event_id)}"
-            text += "\n" + fence.block(self.description.text, source, "description")
-        return Document(
-            text=text,
-            id_=f"gcal:{self.event_id}",
-            metadata={
-                "event_id": self.event_id,
-                "title": self.title.text if self.title else "",
-                "link": self.url or "",
-                "calendar_id": calendar_id,
-            },
-        )
+        return event_document(self._found, self._tz, calendar_id, fence.field, render.description)
 
 
 class Listed(Listing):
@@ -334,12 +261,7 @@ class EventWritten(Output):
         note: str,
         **more: Any,
     ) -> EventWritten:
-        """What a write did: the event as Google now has it, who was emailed, our ``note``.
-
-        Raises:
-            GoogleResponseError: When Google's answer has no event id (the guidance says to
-                check whether the write was done).
-        """
+        """What a write did (``GoogleResponseError`` when Google's answer names no event id)."""
         event_id = event.get("id")
         if not isinstance(event_id, str) or not event_id:
             raise GoogleResponseError("Google's answer to the write names no event id")

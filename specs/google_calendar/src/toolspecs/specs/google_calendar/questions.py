@@ -1,15 +1,7 @@
 """What a person is asked before an event is deleted or changed in a way that destroys.
 
-A host that can show the person a question (MCP elicitation) asks it before
-``delete_event``, and before ``update_event`` when the spec allows destructive changes
-(``ToolSpec.confirmation``). It says what will happen: the event (title, when), the
-part of a series it applies to (one occurrence, this and the following ones, the whole
-series), what changes (old → new), and who is emailed. The event is read as the call
-reads it (:func:`~toolspecs.specs.google_calendar.series.resolve`), writing nothing.
-
-The person, not the model, reads it; what others wrote (titles, places, names) is shown
-one cleaned line each (:func:`toolspecs.core.fence.field`, titles between ``«»``), so it
-cannot pass for our lines, and the question is bounded.
+The event is read as the call reads it, writing nothing; what others wrote is shown one
+cleaned line each (``fence.field``), so it cannot pass for our lines.
 """
 
 from __future__ import annotations
@@ -38,17 +30,7 @@ def asked(
     calendar_of: Callable[[str | None], Calendar],
     allow_destructive: bool,
 ) -> str | None:
-    """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask).
-
-    The spec's ``confirmation``: the arguments are read as the call reads them (the
-    same id, scope, calendar and patch), so a call that would fail raises its guidance.
-
-    Args:
-        function: The spec function's name (without a prefix).
-        arguments: Its arguments, read as the call reads them.
-        calendar_of: The spec's ``call_calendar``: the calendar a call may use, and its zone.
-        allow_destructive: The spec's setting (off, a destructive update is refused).
-    """
+    """The question before ``delete_event`` or ``update_event`` (``None``: nothing to ask)."""
     notify = bool(arguments.get("notify_attendees"))
     if function == "delete_event":
         event_id = events.event_id_of(arguments["event_id"])
@@ -105,16 +87,7 @@ def updating(
     notify: bool,
     allow_destructive: bool,
 ) -> str | None:
-    """The question before ``update_event`` changes ``event_id`` by ``patch`` and a move.
-
-    ``None`` when the update destroys nothing: no title, description, attendee or
-    occurrence lost, no series split (a rename, a move, an attendee added). Those are
-    not asked about, as without ``allow_destructive``.
-
-    Raises:
-        ToolGuidance: What the call would raise first (no such event, times that do not
-            work, a destructive change the spec does not allow): nothing is asked.
-    """
+    """The question before a destructive ``update_event``; ``None`` when nothing is lost."""
     found = _found(cal, event_id, wanted)
     before = (found.series if found.split else found.event) or {}
     if not allow_destructive and events.may_destroy(patch):
@@ -166,7 +139,6 @@ def updating(
 
 
 def _found(cal: Calendar, event_id: str, wanted: Scope | None) -> Found:
-    """What the call applies to: as :func:`series.resolve`, or the event its id names."""
     if wanted is not None:
         return series.resolve(cal, event_id, wanted)
     event = cal.client.get_event(cal.id, event_id)
@@ -176,7 +148,6 @@ def _found(cal: Calendar, event_id: str, wanted: Scope | None) -> Found:
 
 
 def _event_lines(cal: Calendar, event: Mapping[str, Any], found: Found) -> list[str]:
-    """The event's title, when and where; a series' repeat rule."""
     lines = [f"Event: {fence.quote(event.get('summary') or '(no title)', 200)}"]
     when = event_span(dict(event), cal.tz)
     if found.kind == "series" and found.occurrence is not None:
@@ -196,7 +167,6 @@ def _event_lines(cal: Calendar, event: Mapping[str, Any], found: Found) -> list[
 
 
 def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
-    """What the patch changes, old → new (the move is added by the caller)."""
     lines = []
     if "summary" in patch:
         old = fence.quote(before.get("summary") or "(no title)", 120)
@@ -240,7 +210,6 @@ def _emails(people: Any) -> set[str]:
 
 
 def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
-    """The people of ``people`` (Calendar attendees) not among ``others``."""
     there = _emails(others)
     return [
         p
@@ -250,14 +219,12 @@ def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
 
 
 def _removed(before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The attendees a patch's new list leaves out."""
     if "attendees" not in patch:
         return []
     return _missing(before.get("attendees"), patch["attendees"])
 
 
 def _people(people: list[dict[str, Any]]) -> str:
-    """Attendees on one line: ``Name <email>`` or ``email``, bounded."""
     shown = []
     for person in people[:PEOPLE_SHOWN]:
         email = fence.field(person.get("email"), 200)
@@ -268,7 +235,6 @@ def _people(people: list[dict[str, Any]]) -> str:
 
 
 def _told(event: Mapping[str, Any], notify: bool, about: str) -> str:
-    """Who Google emails (``notify``), or that nobody is emailed."""
     guests = [p for p in event.get("attendees") or [] if isinstance(p, dict) and not p.get("self")]
     if not guests:
         return "Attendees: none besides you."

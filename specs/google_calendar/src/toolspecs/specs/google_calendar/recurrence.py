@@ -34,17 +34,7 @@ _UNTIL = re.compile(r"(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})Z?)?")
 
 
 def to_rrule(text: str, tz: dt.tzinfo) -> list[str]:
-    """The ``recurrence`` list for the Calendar API.
-
-    Args:
-        text: ``"RRULE:..."`` (one or more, separated by newlines or ';;'), or words:
-            'daily', 'every weekday', 'every 2 weeks on Tuesday and Thursday',
-            'monthly', 'every Monday for 10 times', 'weekly until Dec 31'.
-        tz: The calendar's timezone, for an ``until`` date.
-
-    Raises:
-        FixArguments: When the text is neither.
-    """
+    """The ``recurrence`` list for the Calendar API, from RRULEs or words ('every Monday')."""
     rules = _read(text, tz)
     for rule in rules:
         if rule.upper().startswith(("RRULE:", "EXRULE:")):
@@ -96,11 +86,6 @@ def _read(text: str, tz: dt.tzinfo) -> list[str]:
 
 
 def _check_bounds(rule: str) -> None:
-    """Refuse an ``INTERVAL``, ``COUNT`` or ``UNTIL`` of ``rule`` outside our bounds.
-
-    Raises:
-        FixArguments: Naming the part, the value sent, the bound and what to send.
-    """
     body = rule.split(":", 1)[1]
     parts = {
         key.strip().upper(): value.strip()
@@ -128,12 +113,10 @@ def _check_bounds(rule: str) -> None:
 
 
 def _whole(value: str, most: int) -> bool:
-    """Whether ``value`` is a whole number from 1 to ``most`` (read only if short)."""
     return re.fullmatch(r"\d{1,9}", value) is not None and 1 <= int(value) <= most
 
 
 def _until(value: str) -> bool:
-    """Whether ``value`` is an RFC 5545 date or UTC date-time in our years."""
     found = _UNTIL.fullmatch(value)
     if found is None:
         return False
@@ -152,10 +135,7 @@ SCOPE_EXAMPLE = "'this' (one occurrence), 'following' (this and later ones) or '
 
 
 def read_scope(text: str | None) -> Scope | None:
-    """The scope an agent wrote: 'this', 'this and following', 'all' and their spellings.
-
-    ``None`` (or an empty string) means what the event id names: an occurrence's id is that
-    occurrence, a series' id the whole series.
+    """The scope an agent wrote ('this', 'this and following', 'all'); ``None``: what the id names.
 
     Raises:
         FixArguments: When the text is none of them.
@@ -180,11 +160,7 @@ def read_scope(text: str | None) -> Scope | None:
 
 
 def end_before(recurrence: list[str], start: dt.datetime | dt.date) -> list[str]:
-    """A series' ``recurrence`` ended just before the occurrence at ``start``.
-
-    Each RRULE gets ``UNTIL`` (one second before ``start``, in UTC, or the day before for
-    an all-day series) in place of its ``COUNT`` or ``UNTIL``; other lines stay.
-    """
+    """A series' ``recurrence`` ended (``UNTIL``) just before the occurrence at ``start``."""
     if isinstance(start, dt.datetime):
         last = (start.astimezone(dt.timezone.utc) - dt.timedelta(seconds=1)).strftime(
             "%Y%m%dT%H%M%SZ"
@@ -198,10 +174,7 @@ def end_before(recurrence: list[str], start: dt.datetime | dt.date) -> list[str]
 
 
 def rest_of(recurrence: list[str], before: int) -> list[str]:
-    """The ``recurrence`` of a series' later part, ``before`` occurrences already past.
-
-    A ``COUNT`` counts what is left; ``UNTIL`` and the rest stay as they are.
-    """
+    """The ``recurrence`` of a series' later part: a ``COUNT`` counts what is left."""
     out = []
     for line in recurrence:
         count = re.search(r"(?:^|;)COUNT=(\d+)", line) if line.startswith("RRULE:") else None
@@ -212,7 +185,6 @@ def rest_of(recurrence: list[str], before: int) -> list[str]:
 
 
 def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
-    """An RRULE line with ``values`` set and the ``drop`` parts removed."""
     parts = [p for p in rule.removeprefix("RRULE:").split(";") if p]
     kept = [p for p in parts if p.split("=", 1)[0].upper() not in {*values, *drop}]
     return "RRULE:" + ";".join([*kept, *(f"{k}={v}" for k, v in values.items())])
@@ -222,13 +194,7 @@ def _with(rule: str, values: dict[str, str], drop: tuple[str, ...] = ()) -> str:
 
 
 def dropped_by(old: list[str], new: list[str]) -> str:
-    """How ``new`` may drop occurrences of the series ``old`` describes ("" when it keeps all).
-
-    ``new`` keeps every occurrence when it has each of ``old``'s rules with only a later
-    or no end (``COUNT``/``UNTIL``), and excludes nothing more (``EXDATE``, ``EXRULE``,
-    fewer ``RDATE``). Any other change of pattern may drop some: it counts as dropping.
-    An event that does not recur yet loses nothing.
-    """
+    """How ``new`` may drop occurrences of ``old`` (""): only a later end or none keeps all."""
     old_rules = [line for line in old if line.upper().startswith("RRULE:")]
     if not old_rules and not any(line.upper().startswith("RDATE") for line in old):
         return ""
@@ -252,7 +218,6 @@ def _rule_parts(rule: str) -> dict[str, str]:
 
 
 def _keeps(old: str, new: str) -> bool:
-    """Whether rule ``new`` yields every occurrence of rule ``old`` (same pattern, end later)."""
     before, after = _rule_parts(old), _rule_parts(new)
     ends = ("COUNT", "UNTIL")
     if {k: v for k, v in before.items() if k not in ends} != {
@@ -273,6 +238,5 @@ def _number(text: str) -> int:
 
 
 def _moment(text: str) -> str:
-    """An ``UNTIL`` value comparable as text: ``20261231`` is ``20261231T235959``."""
     value = text.removesuffix("Z")
     return value if "T" in value else f"{value}T235959"

@@ -1,8 +1,4 @@
-"""What the Calendar tools tell the agent besides their results: guidance, and warnings.
-
-The results themselves are :mod:`.outputs`' models, whose replies are made from their data.
-What others wrote (titles, addresses) goes through :mod:`toolspecs.core.fence`.
-"""
+"""What the Calendar tools tell the agent besides their results: guidance, and warnings."""
 
 from __future__ import annotations
 
@@ -60,13 +56,7 @@ def description(text: str, source: str) -> str:
 
 
 def losses(event: Mapping[str, Any], patch: Mapping[str, Any], dropped: str | None) -> list[str]:
-    """What ``patch`` would destroy of ``event``, each in a few words (none: empty).
-
-    Args:
-        event: The event as Google has it.
-        patch: The changes asked.
-        dropped: How the new recurrence may drop occurrences, when it may.
-    """
+    """What ``patch`` would destroy of ``event``, each in a few words (none: empty)."""
     found = []
     if blank(patch.get("summary")) and str(event.get("summary") or "").strip():
         found.append(f"blank the title {fence.quote(event.get('summary'), 80)}")

@@ -1,14 +1,9 @@
 """Changes to recurring events by scope: one occurrence, this and following, or all.
 
-Google's own mechanisms do the work: an occurrence has its own id
-(``<series id>_<original start>``), changed or deleted alone it becomes an exception of
-its series; ``events.instances`` lists a series' occurrences; and "this and following"
-splits the series as Google Calendar does: the series gets an ``UNTIL`` just before the
-occurrence, and a new series starts at it. The split is two requests: the new series is
-inserted first, then the old one is cut; when the cut fails, the new series is deleted
-again (a clean undo: the old series was never touched), and the reply says which of
-these happened. Google drops the old series' exceptions past its new end, and the new
-series has none: the reply names the changed or cancelled occurrences this loses.
+Google's own mechanisms do the work: an occurrence has its own id and, changed alone,
+becomes an exception. "This and following" splits the series as Google Calendar does: a
+new series is inserted first, then the old one gets an ``UNTIL``; if the cut fails the
+new one is deleted (a clean undo). The exceptions past the split are lost, and named.
 """
 
 from __future__ import annotations
@@ -47,15 +42,7 @@ INSTANCE_PAGES = 10
 
 @dataclass(frozen=True)
 class Calendar:
-    """The calendar one call works on.
-
-    Args:
-        client: The Calendar client, which makes every request.
-        id: The calendar's id.
-        tz: The zone its times are read and shown in.
-        mapped: The guidance a failure maps to (the spec's failure table), or ``None``
-            for one it does not map (a bug of ours, raised as it is).
-    """
+    """The calendar one call works on; ``mapped`` is the spec's failure table."""
 
     client: GoogleCalendarReader
     id: str
@@ -67,10 +54,8 @@ class Calendar:
 class Found:
     """What a scoped change applies to.
 
-    ``target`` is the id to patch or delete; ``event`` that event, when it was read;
-    ``occurrence`` the occurrence the call named when the target is its series;
-    ``split`` says the call is "this and following" on a later occurrence (``series``
-    is then the series read, ``event`` the occurrence).
+    ``target``: the id to patch or delete; ``event``: it, when read; ``occurrence``: the one
+    named when the target is its series; ``split``: "this and following" on a later one.
     """
 
     target: str
@@ -83,11 +68,7 @@ class Found:
 
 
 def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
-    """Read the event the call names and work out what ``wanted`` applies to.
-
-    Raises:
-        FixArguments: 'this' with a series' id (the reply lists occurrence ids).
-    """
+    """Read the event the call names and work out what ``wanted`` applies to."""
     tz = cal.tz
     event = cal.client.get_event(cal.id, event_id)
     series_id = event.get("recurringEventId")
@@ -112,13 +93,7 @@ def resolve(cal: Calendar, event_id: str, wanted: Scope) -> Found:
 
 @dataclass(frozen=True)
 class SplitPoint:
-    """Where "this and following" splits a series, read without writing anything.
-
-    ``when`` is the occurrence's original start as the replies write it; ``times`` the
-    occurrence's ``start``/``end`` as its series puts them (where the new series starts
-    before a move); ``lost`` the (id, what) of the later occurrences changed or cancelled
-    alone, which a split of an update does not keep (only read when asked for).
-    """
+    """Where "this and following" splits a series (when, the occurrence's times, lost)."""
 
     when: str
     times: dict[str, Any]
@@ -167,7 +142,6 @@ def shifted(
 
 
 def _before_count(cal: Calendar, series: dict[str, Any], start: dt.datetime | dt.date) -> int:
-    """How many occurrences come before ``start`` (only asked when a COUNT needs it)."""
     if not any("COUNT=" in line for line in series.get("recurrence") or []):
         return 0
     # An all-day occurrence starts at its date's midnight in the calendar's zone (not UTC's:
@@ -182,7 +156,6 @@ def _instances(
     time_min: dt.datetime | None = None,
     time_max: dt.datetime | None = None,
 ) -> list[dict[str, Any]]:
-    """A series' occurrences in a window (cancelled ones included), page by page."""
     return cal.client.list_instances(
         cal.id,
         series_id,
@@ -202,18 +175,7 @@ def split(
     send: str,
     changed: list[str],
 ) -> EventWritten:
-    """'This and following' for an update: start a new series, then end the old one before it.
-
-    The new series is inserted first: when the cut of the old one fails, deleting the new
-    one is a clean undo (the old series was never touched). Occurrences after the split
-    that were changed or cancelled alone are not carried into the new series; the reply
-    names them.
-
-    Raises:
-        ToolGuidance: When a step fails (the same kind as Google's failure, saying the
-            series is as it was), or ``AskUser`` when the undo failed too (saying what to
-            delete).
-    """
+    """'This and following' for an update: a new series, then the old one ended before it."""
     tz = cal.tz
     occurrence, series = found.event or {}, found.series or {}
     original = list(series.get("recurrence") or [])
@@ -259,7 +221,6 @@ def split(
 
 
 def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) -> dict[str, Any]:
-    """The occurrence's ``start``/``end`` as its series puts them (its original start)."""
     first, last = current_times(series, tz, None, None)
     begin = moment_of(_original_start(occurrence, tz), tz)
     end = later(begin, elapsed(first, last))
@@ -269,11 +230,7 @@ def _unmoved(occurrence: dict[str, Any], series: dict[str, Any], tz: dt.tzinfo) 
 def _exceptions_from(
     cal: Calendar, series: dict[str, Any], start: dt.datetime | dt.date
 ) -> list[tuple[str, str]]:
-    """(id, what) of the series' occurrences from ``start`` on changed or cancelled alone.
-
-    Google keeps them as exceptions of the old series; a split drops them with its later
-    part, and the new series has none (bounded to ``INSTANCE_PAGES`` pages).
-    """
+    """(id, what) of the occurrences from ``start`` on changed or cancelled alone (bounded)."""
     tz = cal.tz
     keys = ("summary", "description", "location")
     lost: list[tuple[str, str]] = []
@@ -286,7 +243,6 @@ def _exceptions_from(
 
 
 def _moved_alone(occurrence: dict[str, Any], tz: dt.tzinfo) -> bool:
-    """Whether an occurrence starts elsewhere than its series put it."""
     try:
         moved_to = parse_event_time(occurrence.get("start"), tz)
         return moved_to != _original_start(occurrence, tz)
@@ -302,7 +258,6 @@ def _undo(
     exc: Exception,
     send: str,
 ) -> Exception:
-    """Delete the new series when the old one could not be cut; the guidance that says so."""
     guidance = cal.mapped(exc)
     if guidance is None:
         return exc
@@ -329,10 +284,7 @@ def _undo(
 
 
 def end_series(cal: Calendar, found: Found, send: str) -> tuple[str, str]:
-    """'This and following' for a delete: the series ends just before the occurrence.
-
-    Returns the series' id and the occurrence's start (ISO).
-    """
+    """'This and following' for a delete: the series' id and the occurrence's start (ISO)."""
     occurrence, series = found.event or {}, found.series or {}
     start = _original_start(occurrence, cal.tz)
     series_id = str(series.get("id"))

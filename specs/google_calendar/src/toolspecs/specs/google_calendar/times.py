@@ -1,8 +1,7 @@
-"""Event times: which zone a calendar's times are in, and the arithmetic on them.
+"""Event times: a calendar's zone and the arithmetic on them.
 
-Every moment here is aware; a length of time is real time (``later`` and ``elapsed``
-count across a DST change as a clock on the wall does not). An all-day event's date is
-its midnight in the calendar's zone, and its end date is exclusive, as Google keeps it.
+Every moment is aware; a length of time is real time (across a DST change). An all-day
+event's end date is exclusive, as Google keeps it.
 """
 
 from __future__ import annotations
@@ -31,17 +30,7 @@ WHY_TOKENS = 60
 def calendar_zone(
     client: GoogleCalendarReader, setting: str | dt.tzinfo | None, calendar_id: str
 ) -> dt.tzinfo:
-    """The zone a calendar's times are read and shown in.
-
-    Args:
-        client: The Calendar client (asked for the calendar's own zone, cached there).
-        setting: An IANA zone that overrides every calendar's own (the spec's
-            ``timezone``), or ``None``.
-        calendar_id: Which calendar.
-
-    Raises:
-        GoogleLoaderError: When the calendar's zone cannot be read (the client's kinds).
-    """
+    """The zone a calendar's times are read and shown in: ``setting``, else the calendar's own."""
     if setting:
         return resolve_timezone(setting)
     return client.calendar_timezone(calendar_id)
@@ -64,17 +53,10 @@ def date_zone(
 ) -> tuple[dt.tzinfo, str]:
     """The zone ``get_date`` answers in, and where it comes from; never starts a sign-in.
 
-    ``setting`` if set; else the calendar's own, when Google credentials are at hand that
-    need no sign-in (``creds``, a service account, a token file: an expired token is
-    renewed, as for any other tool, so that ``get_date``'s day is the one the other tools
-    read "tomorrow" from); else ``$TOOLSPECS_TIMEZONE`` or this machine's zone, saying why
-    the calendar's was not read.
-
-    Args:
-        client: The Calendar client.
-        setting: The spec's ``timezone``.
-        calendar_id: The default calendar.
-        mapped: The spec's failure table: a failure it maps is said, any other raised.
+    ``setting`` if set; else the calendar's, when credentials are at hand without a
+    sign-in (an expired token is renewed, so that "tomorrow" is the day the other tools
+    read); else ``$TOOLSPECS_TIMEZONE`` or this machine's, saying why. A failure
+    ``mapped`` (the spec's table) maps is said, any other raised.
     """
     if setting:
         return resolve_timezone(setting), "from the timezone setting"
@@ -98,13 +80,7 @@ def date_zone(
 def span(
     start: dt.datetime, end: dt.datetime | None, tz: dt.tzinfo, all_day: bool
 ) -> tuple[dt.datetime, dt.datetime, str]:
-    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so.
-
-    The times arrive aware: the argument model read naive ones in the call's zone.
-
-    Raises:
-        FixArguments: When the end is not after the start, or either is out of range.
-    """
+    """Start and end in ``tz``; a missing end is one hour (or one day) later, and said so."""
     note = ""
     in_range(start)
     if end is None:
@@ -130,11 +106,7 @@ def elapsed(start: dt.datetime, end: dt.datetime) -> dt.timedelta:
 
 
 def later(moment: dt.datetime, delta: dt.timedelta) -> dt.datetime:
-    """``moment`` plus real time, in its own zone: right across a DST change.
-
-    Raises:
-        FixArguments: When that is past the end of the calendar.
-    """
+    """``moment`` plus real time, in its own zone (``FixArguments`` past the calendar's end)."""
     try:
         after = moment.astimezone(dt.timezone.utc) + delta
         return in_range(after.astimezone(moment.tzinfo) if moment.tzinfo is not None else after)
@@ -172,12 +144,7 @@ def current_times(
     start_datetime: dt.datetime | None,
     end_datetime: dt.datetime | None,
 ) -> tuple[dt.datetime, dt.datetime]:
-    """An event's start and end as Google has them, for the ones a move does not give.
-
-    Raises:
-        GoogleResponseError: When Google's answer has no readable times.
-        FixArguments: When they lie outside the years we accept and the call needs them.
-    """
+    """An event's start and end as Google has them, for those a move does not give."""
     if start_datetime is not None and end_datetime is not None:
         return start_datetime, end_datetime
     try:
@@ -248,11 +215,7 @@ def free_windows(
 def in_zone(
     busy: list[tuple[dt.datetime, dt.datetime]], tz: dt.tzinfo
 ) -> list[tuple[dt.datetime, dt.datetime]]:
-    """Busy intervals as Google wrote them, in ``tz``.
-
-    Raises:
-        GoogleResponseError: When one cannot be shown there (past the ends of the calendar).
-    """
+    """Busy intervals in ``tz`` (``GoogleResponseError`` past the calendar's ends)."""
     try:
         return [(a.astimezone(tz), b.astimezone(tz)) for a, b in busy]
     except (OverflowError, ValueError):
