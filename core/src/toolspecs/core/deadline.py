@@ -1,12 +1,7 @@
 """Every tool call has a deadline, retries and waits included.
 
-The guard of a tool (:class:`~toolspecs.core.runner.Guard`) puts the end of a call in its
-:class:`~toolspecs.core.context.CallContext` and stops waiting for it at the spec's
-``call_deadline`` (default 30 s): past it the agent gets
-:class:`~toolspecs.core.RetryLater` guidance instead of a call that hangs. Inside the call,
-:func:`remaining` tells a spec how long its client may still take, so that retries and
-back-off end before the deadline rather than being cut off by it (loaders take that as
-their own ``deadline=`` argument: they do not depend on this package).
+Inside a call, :func:`remaining` tells a spec how long its client may still take, so that
+retries end before the deadline rather than being cut off by it.
 """
 
 from __future__ import annotations
@@ -22,11 +17,7 @@ DEFAULT_SECONDS = 30.0
 class running:  # lower case: used as a function, ``with deadline.running(30):``
     """Run the block as one call with ``seconds`` to go (``None``: no deadline).
 
-    For code that calls a spec's methods itself; a tool call gets its deadline from its
-    guard. A call inside another keeps the earlier deadline.
-
-    Args:
-        seconds: How long the block may take.
+    For code that calls a spec's methods itself; an outer earlier deadline holds.
     """
 
     __slots__ = ("_seconds", "_token")

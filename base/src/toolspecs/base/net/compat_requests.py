@@ -37,15 +37,10 @@ CHUNK = 16 * 1024
 
 
 def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
-    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
+    """A streamed reply's body as it arrives: each chunk is what has come (internals 2, 3).
 
-    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
-    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
-    arrived, decompressed, ``b""`` at the end; its errors become requests' as
-    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
-    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
-    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
-    (Internals 2 and 3.)
+    A ``raw`` that is not urllib3's (another adapter's, LlamaHub's tests' ``MagicMock``)
+    is read through requests' own ``iter_content``.
     """
     import requests
     import urllib3
@@ -69,11 +64,6 @@ def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
 
 
 def keep_body(response: requests.Response, body: bytes) -> None:
-    """Make ``body``, read here within the limits, the body of ``response``.
-
-    requests keeps a body it has read in ``_content`` (as ``Response.content`` does):
-    set, ``content`` is these bytes and ``text`` decodes them by requests' own rules
-    (internal 1).
-    """
+    """Make ``body``, read here within the limits, the body of ``response`` (internal 1)."""
     response._content = body
     response._content_consumed = True  # type: ignore[attr-defined]

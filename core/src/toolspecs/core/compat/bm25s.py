@@ -47,12 +47,9 @@ _IMPORT_LOCK = threading.Lock()
 
 
 def load() -> tuple[Any, Any]:
-    """The ``bm25s`` and ``Stemmer`` modules, imported without bm25s's notebook warning.
+    """The ``bm25s`` and ``Stemmer`` modules, without tqdm's "IProgress not found" (internal 7).
 
-    bm25s imports ``tqdm.auto`` when it is imported; in a Jupyter kernel without
-    ipywidgets, tqdm then warns "IProgress not found. Please update jupyter and
-    ipywidgets". We never show bm25s's progress bars, so that one warning, during that one
-    import, is left out; every other warning shows as usual (internal 7).
+    We never show bm25s's progress bars; every other warning shows as usual.
     """
     with _IMPORT_LOCK, warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")
@@ -77,12 +74,7 @@ def stopwords() -> frozenset[str]:
 
 
 class Index:
-    """A bm25s index over passages given as token ids, built with :func:`_lean_build`.
-
-    Args:
-        ids: Each passage's token ids, a compact array each.
-        vocab: The tokens' ids (columns); bm25s keeps this very dict and adds ``""``.
-    """
+    """A bm25s index over passages given as token ids, built with :func:`_lean_build`."""
 
     def __init__(self, ids: list[array.array[int]], vocab: dict[str, int]) -> None:
         bm25s, _ = load()
@@ -122,13 +114,9 @@ def _lean_build(
 ) -> dict[str, Any]:
     """bm25s's score matrix (CSC arrays), built in two passes with little memory.
 
-    bm25s's ``build_index_from_ids`` (documented as the method to override) makes a dict
-    and a set over the vocabulary, three flat arrays of every (passage, stem) pair, and
-    sorts them into columns: about 36 bytes a pair, and 150 a stem. Here the document
-    frequencies come first (one pass), then each passage's scores are written straight
-    into their columns: 8 bytes a pair held, 28 a stem. Each score is computed by bm25s's
-    own idf and tf functions on the same values, so the matrix is bm25s's to the bit
-    (``tests/core/test_bm25s_compat.py`` compares them). Internals 1 to 4.
+    bm25s's own build holds about 36 bytes a (passage, stem) pair and 150 a stem; this
+    one 8 and 28, scoring with bm25s's own functions, so the matrix is bm25s's to the bit
+    (``tests/core/test_bm25s_compat.py``). Internals 1 to 4.
     """
     from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
