@@ -72,8 +72,7 @@ class CallContext:
 _NONE = CallContext()
 
 _CURRENT: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
-    "toolspecs_call",
-    default=_NONE,
+    "toolspecs_call", default=_NONE
 )
 
 

@@ -76,10 +76,7 @@ class Guard:
         self.inline = not options.blocking
 
     def run(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        call: CallContext | None = None,
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], call: CallContext | None = None
     ) -> Outcome:
         """:meth:`invoke` in a worker thread that the caller stops waiting for at the deadline.
 
@@ -105,10 +102,7 @@ class Guard:
         return result  # type: ignore[no-any-return]
 
     async def arun(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        call: CallContext | None = None,
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], call: CallContext | None = None
     ) -> Outcome:
         """:meth:`run` for async callers: the same :meth:`invoke`, one hop off the event loop.
 

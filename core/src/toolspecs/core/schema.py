@@ -25,11 +25,7 @@ from pydantic import (
     create_model,
     model_validator,
 )
-from pydantic.json_schema import (
-    GenerateJsonSchema,
-    JsonSchemaMode,
-    SkipJsonSchema,
-)
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, SkipJsonSchema
 
 from toolspecs.core import clock, docstrings, inputs
 from toolspecs.core.bounds import shown

@@ -18,14 +18,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import (
-    bounds,
-    clock,
-    deadline,
-    docstrings,
-    owners,
-    schema,
-)
+from toolspecs.core import bounds, clock, deadline, docstrings, owners, schema
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.context import ToolNames
 from toolspecs.core.declare import function_name, options_of, tool, undecorated

@@ -19,19 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 
 from toolspecs.base.net.compat_requests import arrived, keep_body
-from toolspecs.base.net.errors import (
-    GetTimeout,
-    HeaderRefused,
-    NoConnection,
-    ReplyTooLarge,
-)
-from toolspecs.base.net.failures import (
-    LookupRetry,
-    failed_host,
-    lookup_failure,
-    proxied,
-    temporary,
-)
+from toolspecs.base.net.errors import GetTimeout, HeaderRefused, NoConnection, ReplyTooLarge
+from toolspecs.base.net.failures import LookupRetry, failed_host, lookup_failure, proxied, temporary
 from toolspecs.base.net.waits import retry_after
 
 if TYPE_CHECKING:
