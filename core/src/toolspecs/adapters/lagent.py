@@ -143,11 +143,9 @@ def _toolkit_class() -> type[Any]:
                 try:
                     text = tool.guard.run((), inputs).text
                 except ToolGuidance as guidance:
-                    state = (
-                        ActionStatusCode.ARGS_ERROR
-                        if _argument_fault(guidance)
-                        else ActionStatusCode.API_ERROR
-                    )
+                    # The arguments were at fault, whichever stage found it: ARGS_ERROR.
+                    fault = guidance.stage == "arguments" or guidance.kind == "fix"
+                    state = ActionStatusCode.ARGS_ERROR if fault else ActionStatusCode.API_ERROR
                     return ActionReturn(
                         args=inputs, type=self.name, errmsg=guidance.text, state=state
                     )
@@ -199,7 +197,3 @@ def _type(prop: dict[str, Any]) -> str:
     if kind is None and "enum" in prop:
         kind = "string" if all(isinstance(v, str) for v in prop["enum"]) else None
     return _TYPES.get(kind, "STRING") if isinstance(kind, str) else "STRING"
-
-
-def _argument_fault(guidance: ToolGuidance) -> bool:
-    return guidance.stage == "arguments" or guidance.kind == "fix"

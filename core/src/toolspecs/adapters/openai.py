@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -22,6 +22,8 @@ from toolspecs.core.errors import FixArguments, ToolGuidance
 from toolspecs.core.tool import GuardedTool
 
 __all__ = ["ToolAnswer", "ToolExecutor", "to_anthropic_tools", "to_openai_tools"]
+
+_Call = tuple[str, Any, Any]  # (call id, tool name, arguments as sent)
 
 
 def to_openai_tools(source: Tools) -> list[dict[str, Any]]:
@@ -76,32 +78,22 @@ class ToolExecutor:
     def execute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
         """Run a chat completion's ``tool_calls``: the ``role: "tool"`` messages, in order."""
         calls = [_openai_call(call) for call in tool_calls]
-        outputs = self._run_all([(name, arguments) for _, name, arguments in calls])
-        return _tool_messages(calls, outputs)
+        return _answers(calls, self._run_all(calls), _tool_message)
 
     async def aexecute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute` for async code."""
         calls = [_openai_call(call) for call in tool_calls]
-        outputs = await self._arun_all([(name, arguments) for _, name, arguments in calls])
-        return _tool_messages(calls, outputs)
+        return _answers(calls, await self._arun_all(calls), _tool_message)
 
     def execute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
         """Run the ``tool_use`` blocks of an Anthropic message: ``tool_result`` blocks, in order."""
-        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
-        outputs = self._run_all([(name, arguments) for _, name, arguments in uses])
-        return [
-            _tool_result(use_id, output)
-            for (use_id, _, _), output in zip(uses, outputs, strict=True)
-        ]
+        uses = _anthropic_uses(content_blocks)
+        return _answers(uses, self._run_all(uses), _tool_result)
 
     async def aexecute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute_anthropic` for async code."""
-        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
-        outputs = await self._arun_all([(name, arguments) for _, name, arguments in uses])
-        return [
-            _tool_result(use_id, output)
-            for (use_id, _, _), output in zip(uses, outputs, strict=True)
-        ]
+        uses = _anthropic_uses(content_blocks)
+        return _answers(uses, await self._arun_all(uses), _tool_result)
 
     def run(self, name: str, arguments: Any) -> ToolOutput:
         """One call by tool name, arguments as sent; never raises, so the turn's others run."""
@@ -131,14 +123,14 @@ class ToolExecutor:
         except ToolGuidance as guidance:
             return _refused(str(name), arguments, guidance)
 
-    def _run_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
+    def _run_all(self, calls: list[_Call]) -> list[ToolOutput]:
         if len(calls) <= 1:
-            return [self.run(name, arguments) for name, arguments in calls]
+            return [self.run(name, arguments) for _, name, arguments in calls]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(calls))) as pool:
-            return list(pool.map(lambda call: self.run(*call), calls))
+            return list(pool.map(lambda call: self.run(call[1], call[2]), calls))
 
-    async def _arun_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
-        return list(await asyncio.gather(*(self.arun(name, args) for name, args in calls)))
+    async def _arun_all(self, calls: list[_Call]) -> list[ToolOutput]:
+        return list(await asyncio.gather(*(self.arun(name, args) for _, name, args in calls)))
 
     def _tool(self, name: Any) -> GuardedTool:
         tool = self.tools.get(name) if isinstance(name, str) else None
@@ -157,15 +149,17 @@ def _field(item: Any, key: str) -> Any:
     return getattr(item, key, None)
 
 
-def _openai_call(call: Any) -> tuple[str, Any, Any]:
+def _openai_call(call: Any) -> _Call:
     function = _field(call, "function")
     return str(_field(call, "id") or ""), _field(function, "name"), _field(function, "arguments")
 
 
-def _anthropic_use(block: Any) -> tuple[str, Any, Any] | None:
-    if _field(block, "type") != "tool_use":
-        return None
-    return str(_field(block, "id") or ""), _field(block, "name"), _field(block, "input")
+def _anthropic_uses(blocks: Iterable[Any]) -> list[_Call]:
+    return [
+        (str(_field(block, "id") or ""), _field(block, "name"), _field(block, "input"))
+        for block in blocks
+        if _field(block, "type") == "tool_use"
+    ]
 
 
 def _arguments(name: str, arguments: Any) -> dict[str, Any]:
@@ -216,16 +210,15 @@ def _structured(output: ToolOutput) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _tool_messages(
-    calls: list[tuple[str, Any, Any]], outputs: list[ToolOutput]
+def _answers(
+    calls: list[_Call], outputs: list[ToolOutput], answer: Callable[[str, ToolOutput], ToolAnswer]
 ) -> list[ToolAnswer]:
-    return [
-        ToolAnswer(
-            {"role": "tool", "tool_call_id": call_id, "content": output.content},
-            _structured(output),
-        )
-        for (call_id, _, _), output in zip(calls, outputs, strict=True)
-    ]
+    return [answer(call[0], output) for call, output in zip(calls, outputs, strict=True)]
+
+
+def _tool_message(call_id: str, output: ToolOutput) -> ToolAnswer:
+    message = {"role": "tool", "tool_call_id": call_id, "content": output.content}
+    return ToolAnswer(message, _structured(output))
 
 
 def _tool_result(use_id: str, output: ToolOutput) -> ToolAnswer:

@@ -92,14 +92,6 @@ return id
 _VIEW = _EXPIRE + "\nreturn {redis.call('HGETALL', live), redis.call('ZRANGE', gone, 0, -1)}"
 
 
-def _redis() -> Any:
-    try:
-        import redis
-    except ImportError as exc:
-        raise ImportError('redis is not installed: pip install "toolspecs-core[redis]"') from exc
-    return redis
-
-
 class RedisStore:
     """Stored results in Redis, scoped to their owner; set it as ``ToolSpec.result_store``.
 
@@ -120,7 +112,12 @@ class RedisStore:
         ttl: float = 3600.0,
         cache_bytes: int = 64 * 2**20,
     ) -> None:
-        redis = _redis()
+        try:
+            import redis
+        except ImportError as exc:
+            raise ImportError(
+                'redis is not installed: pip install "toolspecs-core[redis]"'
+            ) from exc
         if isinstance(client, str):
             client = redis.Redis.from_url(client, socket_timeout=5, socket_connect_timeout=5)
         self.client = client
