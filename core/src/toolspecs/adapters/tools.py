@@ -12,7 +12,6 @@ from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
-# A spec, one of our tools, or any iterable of them (e.g. spec.to_tool_list(prefix="x_")).
 Tools: TypeAlias = ToolSpec | GuardedTool | Iterable[ToolSpec | GuardedTool]
 
 

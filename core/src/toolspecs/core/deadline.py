@@ -1,8 +1,4 @@
-"""Every tool call has a deadline, retries and waits included.
-
-Inside a call, :func:`remaining` tells a spec how long its client may still take, so that
-retries end before the deadline rather than being cut off by it.
-"""
+"""Every tool call has a deadline; :func:`remaining` lets retries end before it."""
 
 from __future__ import annotations
 

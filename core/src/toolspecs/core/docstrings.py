@@ -1,8 +1,4 @@
-"""Google-style docstrings read into the parts a tool prompt is made of.
-
-A summary, a body (the text outside sections), each argument's description
-(continuation lines joined), and the ``Returns:``/``Examples:`` texts.
-"""
+"""Google-style docstrings read into the parts a tool prompt is made of."""
 
 from __future__ import annotations
 

@@ -1,12 +1,4 @@
-"""Failures of a spec's client, mapped to guidance in one table.
-
-A spec declares what its client raises and what the agent should do about it::
-
-    failures = FailureTable(
-        Failure(ArxivUnavailable, RetryLater, "arXiv did not answer usefully ({reason})."),
-        Failure(PaperNotFound, FixArguments, "No arXiv paper has the id {exc.paper_id!r}.",
-                "Search for the paper with arxiv_query to get its id."),
-    )
+"""Failures of a spec's client, mapped to guidance in one table (core/README.md shows one).
 
 The guard looks a failure up once, at one boundary (as httpx maps transport errors): the
 first row that matches wins, a spec's rows before :data:`DEFAULT_FAILURES`; no match is a

@@ -1,8 +1,6 @@
 """Large results go into an index the agent searches, instead of flooding its context.
 
-Over budget, the agent gets a preview and the name of the spec's reader tool, which
-returns the best-matching passages verbatim (BM25 offline, or a vector index). This
-module writes what the agent reads of stored, cut and read results.
+This module writes what the agent reads of stored, cut and read results.
 """
 
 from __future__ import annotations

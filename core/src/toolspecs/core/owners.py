@@ -35,7 +35,6 @@ def current_owner() -> object | None:
     return context.current().owner
 
 
-# Each owner's key in a shared store; random unless a host named it.
 _KEYS: weakref.WeakKeyDictionary[object, str] = weakref.WeakKeyDictionary()
 _KEYS_LOCK = threading.Lock()
 

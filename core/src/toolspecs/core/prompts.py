@@ -41,8 +41,7 @@ class TaskPrompt:
         name: Unique within the spec, e.g. ``"summarise_unread_mail"``.
         title: What a client shows, e.g. ``"Summarise unread mail"``.
         description: One sentence.
-        template: The message: ``{argument}`` for each argument, ``{function}`` for each
-            spec function in ``uses`` (replaced by the name it is served under).
+        template: ``{argument}`` for each argument, ``{function}`` for each of ``uses``.
         uses: The spec functions it needs: offered only when all are.
         arguments: Its blanks.
     """

@@ -372,14 +372,9 @@ def build_model(
 ) -> type[ToolArguments]:
     """The argument model of a spec function, as the tool ``name`` shows it.
 
-    Args:
-        name: The tool's name as the agent sees it (named in guidance).
-        fn: The function; its signature, hints and docstring make the fields.
-        aliases: Other names the agent may use for its arguments.
-        zone: The zone of the call's times when no Timezone argument is given.
-        known_zone: That zone when known without a request, else ``None``.
-        rename: Applied to each description (tool names under a prefix).
-        docs: An instance's own text for some arguments; ``None`` hides an optional one.
+    ``zone`` gives the call's zone when no Timezone argument does (``known_zone``: when
+    known without a request); ``rename`` applies to each description (a prefix); ``docs``
+    is an instance's own text for some arguments (``None`` hides an optional one).
     """
     doc = docstrings.parse(fn.__doc__)
     found = typing.get_type_hints(fn, include_extras=True)

@@ -302,11 +302,8 @@ class ToolSpec(BaseToolSpec):
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
 
-        Opt-in ``more_functions`` can be called too: naming one is choosing it.
-
-        Raises:
-            KeyError: No such tool; for one the options leave out, the message names the
-                option that offers it.
+        Opt-in ``more_functions`` can be called too. ``KeyError`` for no such tool names
+        the option that offers one the options leave out.
         """
         prefix = self.default_prefix
         if prefix and not name.startswith(prefix):  # its own name works without it

@@ -1,9 +1,6 @@
 """The stored results of a spec: each cut into passages and indexed, kept under bounds.
 
-One interface (:class:`StoredResults`, per owner, from a :class:`ResultBackend`), two
-stores: in this process (:mod:`toolspecs.core.memory_store`, the default) or in Redis
-(:mod:`toolspecs.core.redis_store`), under the same bounds (``keep``, ``max_stored_bytes``,
-``ttl``), oldest dropped first.
+One interface, two stores (memory, the default, and Redis) under the same bounds.
 """
 
 from __future__ import annotations

@@ -43,10 +43,8 @@ class Structure(BaseModel):
 class Output(Structure):
     """What a tool returns: its data, from which its reply to the agent is made.
 
-    A spec function declared with ``@tool(output=Model)`` returns a ``Model``. The guard
-    dumps it as the structured result and shows the agent the text of :meth:`reply`;
-    called directly from Python, the function returns :meth:`reply` itself, LlamaHub's
-    type. The text is made from the data, so the two cannot disagree.
+    The guard dumps it as the structured result and shows the agent :meth:`reply`, which
+    a direct Python call returns (LlamaHub's type).
     """
 
     def reply(self) -> Any:

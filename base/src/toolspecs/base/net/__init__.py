@@ -1,8 +1,4 @@
-"""toolspecs.base.net: the network plumbing every toolspecs loader shares.
-
-Errors, cause-walking, ``Retry-After``, a bounded GET over requests or httpx, base URLs.
-No dependency beyond the standard library; no agent wording.
-"""
+"""toolspecs.base.net: the network plumbing every loader shares (stdlib only, no agent wording)."""
 
 from toolspecs.base.net.base_urls import BaseUrlRefused, base_url, is_loopback, under
 from toolspecs.base.net.bounded import BoundedGet, Reply

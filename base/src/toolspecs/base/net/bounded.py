@@ -50,14 +50,9 @@ class Reply:
 class BoundedGet:
     """GETs bounded by a budget of seconds, a size cap and a number of retries.
 
-    Args:
-        timeout: Seconds to wait for the server (connecting, then each read).
-        max_bytes: The most bytes a reply may have (after decompression).
-        retries: Extra tries after a status in ``retry_statuses`` or a failed connection.
-        transport: The httpx transport requests go through (``None``: httpx's own).
-        retry_statuses: Statuses worth another try.
-        backoff: Seconds to wait before another try when the server did not say.
-        try_seconds: Time kept for a try: a wait is skipped when less would be left.
+    ``timeout`` is per connect and per read; ``max_bytes`` counts the body decompressed;
+    ``retries`` are extra tries after a status in ``retry_statuses`` or a failed connection;
+    ``transport`` is the httpx transport (``None``: httpx's own).
     """
 
     def __init__(
