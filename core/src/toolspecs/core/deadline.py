@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from toolspecs.core import context
@@ -10,26 +11,18 @@ from toolspecs.core import context
 DEFAULT_SECONDS = 30.0
 
 
-class running:  # lower case: used as a function, ``with deadline.running(30):``
+@contextmanager
+def running(seconds: float | None) -> Iterator[None]:
     """Run the block as one call with ``seconds`` to go (``None``: no deadline).
 
     For code that calls a spec's methods itself; an outer earlier deadline holds.
     """
-
-    __slots__ = ("_seconds", "_token")
-
-    def __init__(self, seconds: float | None) -> None:
-        self._seconds = seconds
-        self._token: contextvars.Token[context.CallContext] | None = None
-
-    def __enter__(self) -> None:
-        outer = context.current()
-        self._token = context.enter(replace(outer, end=outer.ending(self._seconds)))
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            context.leave(self._token)
-            self._token = None
+    outer = context.current()
+    token = context.enter(replace(outer, end=outer.ending(seconds)))
+    try:
+        yield
+    finally:
+        context.leave(token)
 
 
 def remaining(default: float | None = None) -> float | None:

@@ -16,6 +16,7 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
@@ -44,6 +45,7 @@ def _left(end: float | None) -> float | None:
     return None if end is None else max(0.0, end - time.monotonic())
 
 
+@dataclass(eq=False)
 class Guard:
     """The call path of one tool: arguments in, text (or guidance) out; it never sees the spec.
 
@@ -51,29 +53,21 @@ class Guard:
     then cut); ``afn`` is awaited in async calls instead (a LlamaHub ``(sync, async)`` pair).
     """
 
-    def __init__(
-        self,
-        policy: CallPolicy,
-        name: str,
-        fn: Callable[..., Any],
-        options: ToolOptions,
-        model: type[schema.ToolArguments],
-        names: ToolNames,
-        read_tool: str,
-        afn: Callable[..., Any] | None = None,
-        owner: object | None = None,
-    ) -> None:
-        self.policy = policy
-        self.owner = owner
-        self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
-        self.name = name
-        self.fn = fn
-        self.options = options
-        self.model = model
-        self.names = names
-        self.read_tool = read_tool
-        self.function = getattr(fn, "__name__", name)
-        self.inline = not options.blocking
+    policy: CallPolicy
+    name: str
+    fn: Callable[..., Any]
+    options: ToolOptions
+    model: type[schema.ToolArguments]
+    names: ToolNames
+    read_tool: str
+    afn: Callable[..., Any] | None = None
+    owner: object | None = None
+
+    def __post_init__(self) -> None:
+        if self.afn is None and inspect.iscoroutinefunction(self.fn):
+            self.afn = self.fn
+        self.function = getattr(self.fn, "__name__", self.name)
+        self.inline = not self.options.blocking
 
     def run(
         self, args: tuple[Any, ...], kwargs: Mapping[str, Any], call: CallContext | None = None

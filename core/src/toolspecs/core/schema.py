@@ -13,6 +13,7 @@ import inspect
 import re
 import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -39,17 +40,14 @@ ZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo]
 KnownZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo | None]
 
 
+@dataclass(slots=True)
 class _ZonePass:
     # ``first``: the zone only when known without a request, else a stand-in (UTC) with
     # ``needed`` set and the call's arguments kept; otherwise ``zone``, asked before.
-
-    __slots__ = ("arguments", "first", "needed", "zone")
-
-    def __init__(self, first: bool, zone: dt.tzinfo | None = None) -> None:
-        self.first = first
-        self.zone = zone
-        self.needed = False
-        self.arguments: Mapping[str, Any] = {}
+    first: bool
+    zone: dt.tzinfo | None = None
+    needed: bool = False
+    arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
 _ZONE_PASS = "toolspecs_zone_pass"
@@ -208,6 +206,7 @@ class ToolArguments(BaseModel):
         )
 
 
+@dataclass(slots=True)
 class Reading:
     """A call's arguments as :func:`read_arguments` read them, asking no service.
 
@@ -215,19 +214,10 @@ class Reading:
     with a stand-in (that zone takes a request); ``None`` when read in the call's zone.
     """
 
-    __slots__ = ("arguments", "data", "model", "zone_from")
-
-    def __init__(
-        self,
-        model: type[ToolArguments],
-        data: dict[Any, Any],
-        arguments: dict[str, Any],
-        zone_from: Mapping[str, Any] | None,
-    ) -> None:
-        self.model = model
-        self.data = data
-        self.arguments = arguments
-        self.zone_from = zone_from
+    model: type[ToolArguments]
+    data: dict[Any, Any]
+    arguments: dict[str, Any]
+    zone_from: Mapping[str, Any] | None
 
     def in_call_zone(self) -> dict[str, Any]:
         """The arguments with their times in the call's zone, asked here if it takes a request."""

@@ -47,6 +47,7 @@ class Reply:
     text: str
 
 
+@dataclass(eq=False, kw_only=True)
 class BoundedGet:
     """GETs bounded by a budget of seconds, a size cap and a number of retries.
 
@@ -55,24 +56,15 @@ class BoundedGet:
     ``transport`` is the httpx transport (``None``: httpx's own).
     """
 
-    def __init__(
-        self,
-        *,
-        timeout: float,
-        max_bytes: int,
-        retries: int,
-        transport: httpx.BaseTransport | None = None,
-        retry_statuses: frozenset[int] = RETRY_STATUSES,
-        backoff: float = BACKOFF_SECONDS,
-        try_seconds: float = TRY_SECONDS,
-    ) -> None:
-        self.timeout = timeout
-        self.max_bytes = max_bytes
-        self.retries = retries
-        self.transport = transport
-        self.retry_statuses = retry_statuses
-        self.backoff = backoff
-        self.try_seconds = try_seconds
+    timeout: float
+    max_bytes: int
+    retries: int
+    transport: httpx.BaseTransport | None = None
+    retry_statuses: frozenset[int] = RETRY_STATUSES
+    backoff: float = BACKOFF_SECONDS
+    try_seconds: float = TRY_SECONDS
+
+    def __post_init__(self) -> None:
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 
