@@ -1,19 +1,9 @@
 """A cache of bytes by key: one small protocol, and its in-memory default.
 
-A loader or a spec that keeps what a service answered (arXiv's PDFs, Wolfram|Alpha's
-answers) takes a :class:`Cache`; where the cache lives is its caller's choice:
-
-- :class:`MemoryCache`, in this process (the default): least recently used entries go
-  first past ``max_entries`` or ``max_bytes``, each entry for ``ttl`` seconds at most,
-  and an entry over ``max_entry_bytes`` is not kept;
-- a cache in Redis, shared by every process on one server, under the same bounds (made
-  by toolspecs-core's Redis result store, a :class:`CacheBackend`), so replicas behind a
-  load balancer ask a service once.
-
-A cache is never the reason a call fails: :meth:`Cache.get` answers ``None`` (a miss)
-and :meth:`Cache.put` gives up when the cache cannot be used, and the caller asks the
-service. What a cache holds is shared by whoever uses it, so only public data, the same
-for every user (a paper, an answer to a query), may go in one: never a user's own.
+In this process (:class:`MemoryCache`) or in Redis (a :class:`CacheBackend`), under the
+same bounds. A cache is never the reason a call fails: an unusable one reads as a miss.
+What a cache holds is shared by whoever uses it, so only public data, the same for every
+user (a paper, an answer to a query), may go in one: never a user's own.
 """
 
 from __future__ import annotations
@@ -45,28 +35,13 @@ class CacheBackend(Protocol):
     def cache_for(
         self, namespace: str, *, ttl: float, max_entry_bytes: int, max_bytes: int
     ) -> Cache:
-        """The cache named ``namespace``, with these bounds.
-
-        Args:
-            namespace: Names what the cache holds, the same in every process
-                (``"wolfram-alpha"``); never text an agent chose.
-            ttl: Seconds an entry is kept from when it was put.
-            max_entry_bytes: The largest entry kept; a larger one is not stored.
-            max_bytes: The most bytes all the entries hold; the least recently used
-                go first past it.
-        """
+        """The cache named ``namespace`` (never text an agent chose), with these bounds."""
 
 
 class MemoryCache:
     """Bytes by key in this process, least recently used first out; thread-safe.
 
-    Args:
-        ttl: Seconds an entry is kept from when it was put (``None``: no limit; ``0`` or
-            less: nothing is kept).
-        max_entries: The most entries kept.
-        max_entry_bytes: The largest entry kept; a larger one is not stored.
-        max_bytes: The most bytes all the entries hold together.
-        clock: Where the time comes from (monotonic seconds); tests pass their own.
+    ``ttl`` ``None`` keeps entries without limit; ``0`` or less keeps nothing.
     """
 
     def __init__(

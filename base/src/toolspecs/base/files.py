@@ -36,13 +36,8 @@ FOLDER_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXE
 def open_in(root: str | os.PathLike[str], relative: Path) -> int:
     """A descriptor of ``root/relative`` for reading, walked from ``root`` one folder at a time.
 
-    No symlink is followed on the way (``O_NOFOLLOW`` at each step), so a folder or file
-    swapped for a symlink after a check fails with OSError instead of leading out of
-    ``root``. Where ``dir_fd`` is not supported (Windows), the path is opened whole: the
-    caller's checks of the open file (``os.fstat``) still hold.
-
-    Raises:
-        OSError: When a folder or the file is missing, a link, or unreadable.
+    A link swapped in after a check fails with OSError instead of leading out of ``root``.
+    Without ``dir_fd`` (Windows) the path is opened whole; ``os.fstat`` checks still hold.
     """
     if os.open not in os.supports_dir_fd:
         return os.open(Path(root) / relative, READ_FLAGS)

@@ -1,14 +1,7 @@
-"""Times as people read them: weekday, date, time, UTC offset and zone name.
+"""Times as people read them: ``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``.
 
-``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``: every time shown says which day
-it is and how far from UTC, so a reader (or an agent) never has to guess. One writing for
-the whole workspace: toolspecs-core's clock and the Google loader's Documents both show
-times with these functions, so the two never drift apart.
-
-What "now" and "this machine's zone" are is the caller's to say: by default the wall
-clock and the machine's zone (a loader alone), while toolspecs-core passes its own
-(``$TOOLSPECS_NOW``, ``$TOOLSPECS_TIMEZONE``). Reading times (dateparser) is not here: it
-stays in toolspecs-core.
+One writing for the whole workspace (core's clock and the Google loader's Documents);
+"now" and the local zone are the caller's to say (core passes its own).
 """
 
 from __future__ import annotations
@@ -46,11 +39,7 @@ def local_timezone() -> dt.tzinfo:
 
 
 def timezone_named(name: str) -> dt.tzinfo:
-    """The IANA timezone ``name`` (``"UTC"``, ``"Z"`` and ``"GMT"`` are UTC).
-
-    Raises:
-        ValueError: When ``name`` is not a timezone this machine knows.
-    """
+    """The IANA timezone ``name`` (``"UTC"``, ``"Z"``, ``"GMT"`` are UTC), else ``ValueError``."""
     cleaned = name.strip()
     if cleaned.upper() in ("UTC", "Z", "GMT"):
         return ZoneInfo("UTC")
@@ -90,14 +79,7 @@ def format_datetime(
     local: Callable[[], dt.tzinfo] = local_timezone,
     clock: Clock = wall_clock,
 ) -> str:
-    """``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``.
-
-    Args:
-        moment: An aware datetime (a naive one is taken to be in ``tz``, else in ``local()``).
-        tz: The timezone to show it in; default the moment's own.
-        local: The zone of a naive moment when no ``tz`` is given.
-        clock: "Now", for the abbreviation of a zone with no IANA name.
-    """
+    """``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``; naive in ``tz`` or ``local()``."""
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=tz or local())
     elif tz is not None:

@@ -1,23 +1,16 @@
 """Brittle: everything toolspecs relies on in Lagent beyond its public API, in one place.
 
-``to_lagent_action`` (:mod:`toolspecs.adapters.lagent`) makes one ``BaseAction`` whose APIs
-are our tools, given per instance, with a ``JsonParser`` that only decodes the JSON and
-leaves the names and values to our argument model. Lagent (0.2.x) declares a toolkit's
-APIs per class, with ``@tool_api`` methods; to give them per instance we lean on these
-internals, checked against the pinned lagent by ``tests/adapters/test_lagent_compat.py``:
+Lagent (0.2.x) declares a toolkit's APIs per class (``@tool_api``); ours come per
+instance, leaning on these internals, checked against the pinned lagent by
+``tests/adapters/test_lagent_compat.py``:
 
-1. ``_is_toolkit``, which Lagent's metaclass sets per class (``True`` when the class has
-   ``@tool_api`` methods besides ``run``) and ``BaseAction.is_toolkit`` reads: our class
-   has none, so each instance says it is a toolkit (:func:`mark_toolkit`). If it changes,
-   the executor shows and calls one ``run`` API instead of ``<Toolkit>.<tool>``.
-2. ``BaseAction.__call__(inputs, name)`` finds the API with ``hasattr``/``getattr(self,
-   name)``: each tool is set as an attribute of the instance (:func:`add_api`). If it
-   reads the class instead, every call answers "invalid API".
-3. A parser keeps its action as ``action`` (``BaseParser.__init__``): ours reads the
-   toolkit's name and tools from it (:func:`action_of`).
-4. ``JsonParser.parse_inputs`` takes the JSON inside a `````json`` fence too (its
-   pattern is :data:`JSON_FENCE`); ours does the same (:func:`unfenced`), so a model
-   reads the same rules as with Lagent's own parser.
+1. ``_is_toolkit``, set per class by Lagent's metaclass: each instance says it is one
+   (else the executor shows one ``run`` API instead of ``<Toolkit>.<tool>``).
+2. ``BaseAction.__call__`` finds an API with ``getattr(self, name)``: each tool is an
+   instance attribute (else every call answers "invalid API").
+3. A parser keeps its action as ``action`` (``BaseParser.__init__``).
+4. ``JsonParser.parse_inputs`` takes JSON inside a `````json`` fence too
+   (:data:`JSON_FENCE`); ours does the same.
 """
 
 from __future__ import annotations

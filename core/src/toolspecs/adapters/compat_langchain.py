@@ -1,27 +1,16 @@
 """Brittle: everything toolspecs relies on in langchain-core beyond its public API, in one place.
 
-:class:`~toolspecs.adapters.langchain.ToolspecsStructuredTool` is a ``StructuredTool``
-(public API: ``name``, ``description``, ``args_schema``, ``func``, ``coroutine``,
-``handle_tool_error``) whose arguments our own model reads, as in every other host. For
-that it inherits :class:`ArgumentsAsSent`, which overrides two members of langchain-core's
-``BaseTool``, checked against the pinned langchain-core (1.x) by
-``tests/adapters/test_langchain_compat.py``:
+Our ``StructuredTool`` lets our own model read its arguments, as every host does, by
+overriding two members of ``BaseTool``, checked against the pinned langchain-core (1.x)
+by ``tests/adapters/test_langchain_compat.py``:
 
-1. ``BaseTool._to_args_and_kwargs(tool_input, tool_call_id)``, private, which ``run`` and
-   ``arun`` call to turn the call's input into the function's arguments: LangChain's
-   validates the input with ``args_schema`` and passes on only the validated values. Ours
-   passes the arguments as the model sent them (a bare string as the first argument), so
-   our model reads them once and a call it cannot read gets our guidance (a
-   ``ToolMessage`` with ``status="error"``), not pydantic's ``ValidationError``. If it
-   is renamed or no longer called, LangChain validates again: ``"5"`` for an integer, an
-   alias or ``camelCase`` names fail with pydantic's error instead of being read.
-2. ``BaseTool.tool_call_schema``, the schema the model is sent: LangChain rebuilds a copy
-   of ``args_schema`` (to leave out injected arguments, which our tools never have) and
-   loses our schema generator on the way (it would show ``"default": null`` for optional
-   arguments). Ours is ``args_schema`` itself. If LangChain stops reading this property
-   for the model's schema, the schema snapshots of the LangChain host change.
-
-Importing this module needs langchain-core (the adapter checks that first).
+1. ``BaseTool._to_args_and_kwargs(tool_input, tool_call_id)``, private: LangChain's
+   validates with ``args_schema``; ours passes the arguments as sent, so a call our model
+   cannot read gets our guidance. If it is no longer called, tolerant forms (``"5"``,
+   aliases) fail with pydantic's error instead.
+2. ``BaseTool.tool_call_schema``: LangChain's rebuilds ``args_schema`` and loses our
+   schema generator (``"default": null``); ours is ``args_schema`` itself. If it is no
+   longer read, the LangChain host's schema snapshots change.
 """
 
 from __future__ import annotations

@@ -1,25 +1,10 @@
 """Lagent: our tools as the APIs of one Lagent toolkit (a ``BaseAction``).
 
-``to_lagent_action(spec)`` gives an action that Lagent's ``ActionExecutor`` (and every
-Lagent agent) accepts. What Lagent shows the model, ``executor.get_actions_info()``,
-lists each tool as ``<Toolkit>.<tool>`` in Lagent's description format: ``name``,
-``description``, ``parameters`` (``name``, Lagent's ``type``, ``description``, and the
-JSON-schema constraints of our schema: ``enum``, ``default``, ``minimum``...),
-``required``, and the ``parameter_description`` of Lagent's JSON parser.
-
-A call goes through Lagent's own ``BaseAction.__call__``; the action's parser only
-decodes the JSON, and our argument model reads the names and values (``"5"`` for 5,
-aliases, camelCase) and reports every fault at once. The answer is an
-``ActionReturn``: the agent's text as one ``text`` result, or the exact guidance text as
-``errmsg`` with ``ARGS_ERROR`` for a fault in the call's own arguments, whichever stage
-found it (our model could not read them, or the tool's own ``FixArguments`` guidance:
-an end before the start, an id that does not exist), and ``API_ERROR`` for every other
-guidance (the service failed or is slow: ``RetryLater``; ``AskUser``), as Lagent does
-for its parser's faults and its APIs' errors.
-Lagent has no channel for side-effect marks: choose the tools with the spec's
-``allow_send`` and ``allow_destructive``.
-
-Needs ``pip install "toolspecs-core[lagent]"`` (lagent 0.2.x).
+Each tool is ``<Toolkit>.<tool>`` in Lagent's description format, constraints of our
+schema kept. The action's parser only decodes the JSON; our model reads names and
+values. Guidance is the ``errmsg``: ``ARGS_ERROR`` for a fault in the call's arguments
+(unreadable, or ``FixArguments``), ``API_ERROR`` for the rest, as Lagent does. Lagent
+has no channel for side-effect marks: choose tools with ``allow_send``/``allow_destructive``.
 """
 
 from __future__ import annotations
@@ -57,19 +42,9 @@ def to_lagent_action(
 
     Args:
         source: A spec, several specs, or our tools (``spec.to_tool_list(prefix=...)``).
-        name: The toolkit's name, which the executor puts before each API
-            (``"Arxiv.arxiv_query"``); defaults to the spec's class name without
-            ``ToolSpec`` (``"Toolspecs"`` when the tools come from several specs).
-        description: The toolkit's description; defaults to the services' tools
-            (``"arXiv tools."``).
-
-    Returns:
-        A ``lagent.actions.BaseAction`` for ``ActionExecutor(actions=[...])``.
-
-    Raises:
-        ConfigurationError: When the name holds a dot, or a tool's name is one the
-            action already uses (``description``, ``name``...): give it a prefix.
-        ImportError: When lagent is not installed, naming the extra to install.
+        name: The toolkit's name (``"Arxiv"`` in ``"Arxiv.arxiv_query"``); default the
+            spec's class name without ``ToolSpec``, or ``"Toolspecs"`` for several.
+        description: The toolkit's description; default ``"arXiv tools."`` and the like.
     """
     toolkit = _toolkit_class()
     tools = guarded_tools(source)
@@ -127,8 +102,7 @@ def _toolkit_class() -> type[Any]:
                         ).text
                     ) from exc
                 except (ValueError, RecursionError) as exc:
-                    # Valid JSON that Python will not read (a 5,000-digit number, 100,000
-                    # nested lists): guidance for this call, not a crash of Lagent's loop.
+                    # Valid JSON Python will not read (a 5,000-digit number): guidance.
                     problem, step = json_beyond_limits(exc)
                     raise ParseError(
                         FixArguments(f"The arguments of {api} {problem}.", step).text
@@ -169,11 +143,9 @@ def _toolkit_class() -> type[Any]:
                 try:
                     text = tool.guard.run((), inputs).text
                 except ToolGuidance as guidance:
-                    state = (
-                        ActionStatusCode.ARGS_ERROR
-                        if _argument_fault(guidance)
-                        else ActionStatusCode.API_ERROR
-                    )
+                    # The arguments were at fault, whichever stage found it: ARGS_ERROR.
+                    fault = guidance.stage == "arguments" or guidance.kind == "fix"
+                    state = ActionStatusCode.ARGS_ERROR if fault else ActionStatusCode.API_ERROR
                     return ActionReturn(
                         args=inputs, type=self.name, errmsg=guidance.text, state=state
                     )
@@ -188,7 +160,6 @@ def _toolkit_class() -> type[Any]:
 
 
 def _api_description(tool: GuardedTool) -> dict[str, Any]:
-    """One tool in Lagent's ``api_list`` format, from the JSON schema the model is shown."""
     model = tool.metadata.fn_schema
     parameters = model.model_json_schema() if model is not None else {}
     properties: dict[str, Any] = parameters.get("properties", {})
@@ -201,7 +172,6 @@ def _api_description(tool: GuardedTool) -> dict[str, Any]:
 
 
 def _parameter(name: str, prop: dict[str, Any]) -> dict[str, Any]:
-    """One parameter: Lagent's ``name``, ``type``, ``description``, then the constraints."""
     prop = _non_null(prop)
     parameter: dict[str, Any] = {
         "name": name,
@@ -215,7 +185,6 @@ def _parameter(name: str, prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def _non_null(prop: dict[str, Any]) -> dict[str, Any]:
-    """``prop`` without a ``null`` alternative (optional is said by ``required``)."""
     options = [o for o in prop.get("anyOf", []) if o.get("type") != "null"]
     if len(options) != 1:
         return prop
@@ -223,17 +192,8 @@ def _non_null(prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def _type(prop: dict[str, Any]) -> str:
-    """The Lagent type of a JSON schema: ``STRING`` when it names none, as ``tool_api`` does."""
+    # ``STRING`` when it names none, as Lagent's ``tool_api`` does.
     kind = prop.get("type")
     if kind is None and "enum" in prop:
         kind = "string" if all(isinstance(v, str) for v in prop["enum"]) else None
     return _TYPES.get(kind, "STRING") if isinstance(kind, str) else "STRING"
-
-
-def _argument_fault(guidance: ToolGuidance) -> bool:
-    """Whether ``guidance`` is about the call's own arguments (Lagent's ARGS_ERROR).
-
-    Reading them (``stage == "arguments"``) or the tool itself (``FixArguments``, kind
-    ``"fix"``) may find the fault: either way the model must change its arguments.
-    """
-    return guidance.stage == "arguments" or guidance.kind == "fix"

@@ -1,41 +1,16 @@
 """Our tools for people who call an OpenAI-compatible or Anthropic SDK themselves.
 
-The LangChain agent concepts in the seeds describe the executor every tool-calling
-loop needs: take the model's tool calls, run them, hand back the results. Without a
-framework that is left to the caller, with its edge cases: a tool name the model made
-up, arguments that are not JSON or were cut off. :class:`ToolExecutor` handles them::
-
-    from openai import OpenAI
-    from toolspecs.adapters.openai import ToolExecutor
-
-    executor = ToolExecutor(ArxivToolSpec())
-    messages = [{"role": "user", "content": "Newest papers on electrons?"}]
-    reply = OpenAI().chat.completions.create(
-        model="gpt-4.1-mini", messages=messages, tools=executor.openai_tools()
-    ).choices[0].message
-    if reply.tool_calls:
-        messages += [reply.model_dump(exclude_none=True), *executor.execute(reply.tool_calls)]
-
-No SDK is imported here: calls may be the SDKs' objects or plain dicts of the same shape.
-Every failure (our guidance included) comes back as a message, never as an exception;
-several calls of one turn run concurrently and come back in the order they were made.
-
-Each message is a :class:`ToolAnswer`: the ``dict`` the SDK takes, unchanged, that also
-carries the call's structured result as ``.structured`` (the JSON-ready dict of a tool
-declared ``@tool(output=Model)``, what MCP sends as ``structuredContent``; ``None`` for
-a tool without one and for guidance). Neither API has a field for it in a tool message,
-so it stays beside the message, for the caller's code, and is never sent to the model::
-
-    answers = executor.execute(reply.tool_calls)
-    messages += answers
-    found = [a.structured for a in answers]  # e.g. the ids to act on next
+:class:`ToolExecutor` is the executor every tool-calling loop needs, with its edge cases
+(a tool name the model made up, arguments that are not JSON or were cut off). No SDK is
+imported: calls may be the SDKs' objects or plain dicts. Every failure comes back as a
+message, never an exception; calls of one turn run concurrently, answered in order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -48,28 +23,16 @@ from toolspecs.core.tool import GuardedTool
 
 __all__ = ["ToolAnswer", "ToolExecutor", "to_anthropic_tools", "to_openai_tools"]
 
+_Call = tuple[str, Any, Any]  # (call id, tool name, arguments as sent)
+
 
 def to_openai_tools(source: Tools) -> list[dict[str, Any]]:
-    """The ``tools`` of an OpenAI chat completion (``{"type": "function", ...}``).
-
-    Args:
-        source: A spec, several specs, or our tools.
-
-    Returns:
-        One definition per tool: name, description, and the argument model's JSON schema.
-    """
+    """The ``tools`` of an OpenAI chat completion (``{"type": "function", ...}``)."""
     return [tool.metadata.to_openai_tool() for tool in guarded_tools(source)]
 
 
 def to_anthropic_tools(source: Tools) -> list[dict[str, Any]]:
-    """The ``tools`` of an Anthropic message (``name``, ``description``, ``input_schema``).
-
-    Args:
-        source: A spec, several specs, or our tools.
-
-    Returns:
-        One definition per tool.
-    """
+    """The ``tools`` of an Anthropic message (``name``, ``description``, ``input_schema``)."""
     return [
         {
             "name": tool.metadata.get_name(),
@@ -83,12 +46,8 @@ def to_anthropic_tools(source: Tools) -> list[dict[str, Any]]:
 class ToolAnswer(dict[str, Any]):
     """One answer message, the ``dict`` an SDK takes, carrying the call's structured result.
 
-    Equal to, and sent as, the plain message (``{"role": "tool", ...}`` or a
-    ``tool_result`` block): ``structured`` is never part of it.
-
-    Attributes:
-        structured: The structured result of a tool declared ``@tool(output=Model)``
-            (``GuardedOutput.structured``); ``None`` for a tool without one, or guidance.
+    Neither API has a field for it in a tool message: ``structured`` stays beside the
+    message for the caller's code (``None`` for guidance) and is never sent to the model.
     """
 
     structured: dict[str, Any] | None
@@ -100,12 +59,7 @@ class ToolAnswer(dict[str, Any]):
 
 
 class ToolExecutor:
-    """Runs the tool calls a model made and returns the messages that answer them.
-
-    Args:
-        source: A spec, several specs, or our tools.
-        max_workers: How many calls of one turn run at once.
-    """
+    """Runs the tool calls a model made and returns the messages that answer them."""
 
     def __init__(self, source: Tools, max_workers: int = 8) -> None:
         self.tools: dict[str, GuardedTool] = {
@@ -121,67 +75,28 @@ class ToolExecutor:
         """The tool definitions to send with an Anthropic message."""
         return to_anthropic_tools(list(self.tools.values()))
 
-    # -- OpenAI (chat completions) -----------------------------------------------------
-
     def execute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
-        """Run a chat completion's ``tool_calls``: the ``role: "tool"`` messages, in order.
-
-        Args:
-            tool_calls: ``message.tool_calls`` as the SDK returns them, or dicts
-                ``{"id", "function": {"name", "arguments"}}``.
-
-        Returns:
-            One ``{"role": "tool", "tool_call_id", "content"}`` message per call, each a
-            :class:`ToolAnswer` carrying its ``structured`` result.
-        """
+        """Run a chat completion's ``tool_calls``: the ``role: "tool"`` messages, in order."""
         calls = [_openai_call(call) for call in tool_calls]
-        outputs = self._run_all([(name, arguments) for _, name, arguments in calls])
-        return _tool_messages(calls, outputs)
+        return _answers(calls, self._run_all(calls), _tool_message)
 
     async def aexecute(self, tool_calls: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute` for async code."""
         calls = [_openai_call(call) for call in tool_calls]
-        outputs = await self._arun_all([(name, arguments) for _, name, arguments in calls])
-        return _tool_messages(calls, outputs)
-
-    # -- Anthropic (messages) ----------------------------------------------------------
+        return _answers(calls, await self._arun_all(calls), _tool_message)
 
     def execute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
-        """Run the ``tool_use`` blocks of an Anthropic message: ``tool_result`` blocks, in order.
-
-        Args:
-            content_blocks: ``message.content`` as the SDK returns it (other blocks,
-                such as text, are skipped), or dicts of the same shape.
-
-        Returns:
-            One ``{"type": "tool_result", "tool_use_id", "content", "is_error"}`` per call,
-            each a :class:`ToolAnswer` carrying its ``structured`` result.
-        """
-        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
-        outputs = self._run_all([(name, arguments) for _, name, arguments in uses])
-        return [
-            _tool_result(use_id, output)
-            for (use_id, _, _), output in zip(uses, outputs, strict=True)
-        ]
+        """Run the ``tool_use`` blocks of an Anthropic message: ``tool_result`` blocks, in order."""
+        uses = _anthropic_uses(content_blocks)
+        return _answers(uses, self._run_all(uses), _tool_result)
 
     async def aexecute_anthropic(self, content_blocks: Iterable[Any]) -> list[ToolAnswer]:
         """:meth:`execute_anthropic` for async code."""
-        uses = [use for use in map(_anthropic_use, content_blocks) if use is not None]
-        outputs = await self._arun_all([(name, arguments) for _, name, arguments in uses])
-        return [
-            _tool_result(use_id, output)
-            for (use_id, _, _), output in zip(uses, outputs, strict=True)
-        ]
-
-    # -- running -------------------------------------------------------------------------
+        uses = _anthropic_uses(content_blocks)
+        return _answers(uses, await self._arun_all(uses), _tool_result)
 
     def run(self, name: str, arguments: Any) -> ToolOutput:
-        """One call, by tool name, with its arguments as sent (a JSON text or an object).
-
-        Never raises (but for our own bugs under ``TOOLSPECS_STRICT``): whatever goes
-        wrong is this call's error result, so the other calls of its turn keep theirs.
-        A call that worked is a ``GuardedOutput``, its ``structured`` result included.
-        """
+        """One call by tool name, arguments as sent; never raises, so the turn's others run."""
         found = self._read(name, arguments)
         if isinstance(found, ToolOutput):
             return found
@@ -203,20 +118,19 @@ class ToolExecutor:
             return _refused(str(name), arguments, tool.guard.guidance(exc))
 
     def _read(self, name: Any, arguments: Any) -> ToolOutput | tuple[GuardedTool, dict[str, Any]]:
-        """The tool and its named arguments, or the refusal the model reads instead."""
         try:
             return self._tool(name), _arguments(name, arguments)
         except ToolGuidance as guidance:
             return _refused(str(name), arguments, guidance)
 
-    def _run_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
+    def _run_all(self, calls: list[_Call]) -> list[ToolOutput]:
         if len(calls) <= 1:
-            return [self.run(name, arguments) for name, arguments in calls]
+            return [self.run(name, arguments) for _, name, arguments in calls]
         with ThreadPoolExecutor(max_workers=min(self.max_workers, len(calls))) as pool:
-            return list(pool.map(lambda call: self.run(*call), calls))
+            return list(pool.map(lambda call: self.run(call[1], call[2]), calls))
 
-    async def _arun_all(self, calls: list[tuple[str, Any]]) -> list[ToolOutput]:
-        return list(await asyncio.gather(*(self.arun(name, args) for name, args in calls)))
+    async def _arun_all(self, calls: list[_Call]) -> list[ToolOutput]:
+        return list(await asyncio.gather(*(self.arun(name, args) for _, name, args in calls)))
 
     def _tool(self, name: Any) -> GuardedTool:
         tool = self.tools.get(name) if isinstance(name, str) else None
@@ -230,25 +144,25 @@ class ToolExecutor:
 
 
 def _field(item: Any, key: str) -> Any:
-    """``item[key]`` for dicts, ``item.key`` for SDK objects."""
     if isinstance(item, Mapping):
         return item.get(key)
     return getattr(item, key, None)
 
 
-def _openai_call(call: Any) -> tuple[str, Any, Any]:
+def _openai_call(call: Any) -> _Call:
     function = _field(call, "function")
     return str(_field(call, "id") or ""), _field(function, "name"), _field(function, "arguments")
 
 
-def _anthropic_use(block: Any) -> tuple[str, Any, Any] | None:
-    if _field(block, "type") != "tool_use":
-        return None
-    return str(_field(block, "id") or ""), _field(block, "name"), _field(block, "input")
+def _anthropic_uses(blocks: Iterable[Any]) -> list[_Call]:
+    return [
+        (str(_field(block, "id") or ""), _field(block, "name"), _field(block, "input"))
+        for block in blocks
+        if _field(block, "type") == "tool_use"
+    ]
 
 
 def _arguments(name: str, arguments: Any) -> dict[str, Any]:
-    """The named arguments of one call, from the JSON text or object the model sent."""
     if arguments is None or arguments == "":
         return {}
     loaded = arguments
@@ -296,17 +210,15 @@ def _structured(output: ToolOutput) -> dict[str, Any] | None:
     return found if isinstance(found, dict) else None
 
 
-def _tool_messages(
-    calls: list[tuple[str, Any, Any]], outputs: list[ToolOutput]
+def _answers(
+    calls: list[_Call], outputs: list[ToolOutput], answer: Callable[[str, ToolOutput], ToolAnswer]
 ) -> list[ToolAnswer]:
-    """The ``role: "tool"`` message answering each chat-completion call, in order."""
-    return [
-        ToolAnswer(
-            {"role": "tool", "tool_call_id": call_id, "content": output.content},
-            _structured(output),
-        )
-        for (call_id, _, _), output in zip(calls, outputs, strict=True)
-    ]
+    return [answer(call[0], output) for call, output in zip(calls, outputs, strict=True)]
+
+
+def _tool_message(call_id: str, output: ToolOutput) -> ToolAnswer:
+    message = {"role": "tool", "tool_call_id": call_id, "content": output.content}
+    return ToolAnswer(message, _structured(output))
 
 
 def _tool_result(use_id: str, output: ToolOutput) -> ToolAnswer:

@@ -12,23 +12,11 @@ from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.spec import ToolSpec
 from toolspecs.core.tool import GuardedTool, names_used_twice
 
-# A spec, one of our tools, or any iterable of them (e.g. spec.to_tool_list(prefix="x_")).
 Tools: TypeAlias = ToolSpec | GuardedTool | Iterable[ToolSpec | GuardedTool]
 
 
 def guarded_tools(source: Tools) -> list[GuardedTool]:
-    """The tools ``source`` stands for, in order: a spec's ``to_tool_list()``, or the tools given.
-
-    Args:
-        source: A spec, one of our tools, or an iterable of specs and tools.
-
-    Returns:
-        Our guarded tools.
-
-    Raises:
-        ConfigurationError: When an item is not ours, or two tools share a name (give
-            one spec a prefix: ``spec.to_tool_list(prefix="gmail_")``).
-    """
+    """The tools ``source`` stands for, in order: a spec's ``to_tool_list()``, or those given."""
     items = [source] if isinstance(source, (ToolSpec, GuardedTool)) else list(source)
     tools: list[GuardedTool] = []
     for item in items:
@@ -50,15 +38,7 @@ def guarded_tools(source: Tools) -> list[GuardedTool]:
 
 
 def require(module: str, extra: str) -> ModuleType:
-    """Import a host library, or say which extra installs it.
-
-    Args:
-        module: The module to import, e.g. ``"langchain_core.tools"``.
-        extra: The toolspecs-core extra that installs it, e.g. ``"langchain"``.
-
-    Raises:
-        ImportError: Naming the ``pip install`` command.
-    """
+    """Import a host library, or raise an ImportError naming the extra that installs it."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
@@ -68,18 +48,10 @@ def require(module: str, extra: str) -> ModuleType:
 
 
 def json_beyond_limits(exc: ValueError | RecursionError) -> tuple[str, str]:
-    """Why JSON arguments that are well formed could not be read, and what to send instead.
+    """Why well-formed JSON arguments could not be read, and what to send instead.
 
-    ``json.loads`` refuses two things that are valid JSON: an integer longer than Python
-    converts (4,300 digits by default: ``ValueError``), and arrays or objects nested past
-    its recursion limit (``RecursionError``). Both must reach the model as guidance for
-    that one call, never as an exception into the host's loop.
-
-    Args:
-        exc: What ``json.loads`` raised (not a ``json.JSONDecodeError``: the text was JSON).
-
-    Returns:
-        The problem, worded to follow "The arguments of <tool> ", and the next step.
+    ``json.loads`` refuses too long an integer (``ValueError``) and too deep a nesting
+    (``RecursionError``): guidance for that call, never an exception into the host's loop.
     """
     if isinstance(exc, RecursionError):
         return (

@@ -1,16 +1,11 @@
 """Brittle: everything toolspecs relies on in llama-index's OpenAI LLM beyond its public API.
 
-:func:`~toolspecs.agents.openai_agent.require_openai_key` refuses llama-index's ``OpenAI``
-LLM (``llama-index-llms-openai``) that has no key, before the agent's first request. A key
-may also come inside a client given to the LLM (``openai_client=``,
-``async_openai_client=``), which the LLM keeps in private attributes only. We lean on
-these, checked against the pinned llama-index-llms-openai by
-``tests/agents/test_llama_index_compat.py``:
+An ``OpenAI`` LLM without a key is refused before the first request, unless a client
+given to it holds one, which the LLM keeps privately. Checked against the pinned
+llama-index-llms-openai by ``tests/agents/test_llama_index_compat.py``:
 
-1. ``OpenAI._client`` and ``OpenAI._aclient``: the clients given to the constructor
-   (``openai_client=``, ``async_openai_client=``), ``None`` until the first request
-   otherwise (:func:`has_own_client`). If they are renamed, an LLM given only a client
-   is refused as if it had no key (the attribute missing reads as no client).
+1. ``OpenAI._client``/``_aclient``: the clients given to the constructor, ``None`` until
+   the first request otherwise. If renamed, an LLM given only a client is refused.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """The blog's ``OpenAIAgent.from_tools(...)`` on today's llama-index, over ``FunctionAgent``.
 
-The original class lived in ``llama-index-agent-openai``, which needs llama-index-core
-below 0.13; this one keeps its calls (``from_tools``, ``chat``, ``achat``, ``reset``,
-``verbose=True``) and runs llama-index's ``FunctionAgent`` underneath::
-
-    from toolspecs.agents import OpenAIAgent
-
-    agent = OpenAIAgent.from_tools(spec.to_tool_list(), verbose=True)
-    print(agent.chat("What is on my calendar tomorrow?"))
-
-Memory is kept between ``chat`` calls. ``chat`` runs on a private event loop kept for
-the agent's life (an HTTP client's pooled connections belong to the loop that opened
-them), in a helper thread when it is called where a loop already runs (a notebook).
-In async code, ``await agent.achat(...)``; use one of the two per agent, not both.
+The original lived in ``llama-index-agent-openai`` (llama-index-core below 0.13); this
+keeps its calls. ``chat`` runs on a private event loop kept for the agent's life (pooled
+connections belong to the loop that opened them), in a helper thread where a loop
+already runs; use ``chat`` or ``achat`` per agent, not both.
 """
 
 from __future__ import annotations
@@ -48,11 +39,7 @@ T = TypeVar("T")
 
 
 def default_llm(model: str = DEFAULT_MODEL) -> LLM:
-    """llama-index's ``OpenAI`` LLM; the key comes from ``OPENAI_API_KEY``.
-
-    Raises:
-        ImportError: When ``llama-index-llms-openai`` is not installed.
-    """
+    """llama-index's ``OpenAI`` LLM; the key comes from ``OPENAI_API_KEY``."""
     try:
         from llama_index.llms.openai import OpenAI
     except ImportError as exc:
@@ -66,17 +53,12 @@ def default_llm(model: str = DEFAULT_MODEL) -> LLM:
 def require_openai_key(llm: LLM) -> None:
     """Refuse llama-index's ``OpenAI`` LLM when it has no key, before any request.
 
-    Without this, the OpenAI client is made at the first request, deep inside the
-    agent's workflow, and its "Missing credentials" ends a long traceback.
-
-    Raises:
-        ConfigurationError: When ``llm`` is ``OpenAI`` with no key and no client of its own.
+    Else the client is made deep inside the workflow, and "Missing credentials" ends a
+    long traceback.
     """
     module = sys.modules.get("llama_index.llms.openai")  # an OpenAI LLM has imported it
-    # Only the OpenAI class itself: its subclasses (AzureOpenAI, OpenAILike) find their
-    # credentials their own way. The clients given with ``openai_client=`` or
-    # ``async_openai_client=`` hold their own key (a llama-index internal: see
-    # compat_llama_index).
+    # Only the OpenAI class itself: subclasses (AzureOpenAI) find credentials their own
+    # way, and a client given to it holds its own key.
     if module is None or type(llm) is not module.OpenAI:
         return
     openai_llm: Any = llm  # an OpenAI, which mypy cannot tell from the check above
@@ -91,7 +73,6 @@ class _PrivateLoop:
         self._loop: asyncio.AbstractEventLoop | None = None
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` to the end on the private loop (in a helper thread if a loop runs here)."""
         if self._loop is None:
             self._loop = asyncio.new_event_loop()
             weakref.finalize(self, self._loop.close)
@@ -114,13 +95,7 @@ def _loop_running_here() -> bool:
 
 
 class OpenAIAgent:
-    """A chat agent with tools: ``FunctionAgent`` behind the blog's ``OpenAIAgent`` calls.
-
-    Args:
-        agent: The ``FunctionAgent`` that does the work.
-        memory: The conversation, kept between ``chat`` calls.
-        verbose: Print each tool call and its output.
-    """
+    """A chat agent with tools: ``FunctionAgent`` behind the blog's ``OpenAIAgent`` calls."""
 
     def __init__(self, agent: FunctionAgent, memory: BaseMemory, verbose: bool = False) -> None:
         self.function_agent = agent
@@ -148,16 +123,7 @@ class OpenAIAgent:
             system_prompt: A system prompt sent before the conversation.
             memory: Where the conversation is kept; default a ``ChatMemoryBuffer``.
             chat_history: Messages the conversation starts with.
-            **kwargs: More ``FunctionAgent`` fields, e.g. ``streaming=True`` or
-                ``tool_retriever=...`` (``streaming`` is off by default here).
-
-        Returns:
-            The agent.
-
-        Raises:
-            ValueError: When two tools share a name, or the LLM cannot call functions.
-            ConfigurationError: (a ``ValueError``) When the LLM is ``OpenAI`` and
-                ``OPENAI_API_KEY`` is not set.
+            **kwargs: More ``FunctionAgent`` fields (``streaming`` is off by default here).
         """
         tools = list(tools or [])
         twice = names_used_twice(t.metadata.get_name() for t in tools)
@@ -185,15 +151,7 @@ class OpenAIAgent:
     async def achat(
         self, message: str, chat_history: Sequence[ChatMessage] | None = None
     ) -> AgentChatResponse:
-        """Send a message; the reply's ``str()`` is the answer, ``.sources`` the tool outputs.
-
-        Args:
-            message: What the user says.
-            chat_history: Replaces the conversation so far, when given.
-
-        Returns:
-            The answer with the ``ToolOutput`` of every tool call made for it.
-        """
+        """Send a message; the reply's ``str()`` is the answer, ``.sources`` the tool outputs."""
         handler = self.function_agent.run(
             user_msg=message,
             chat_history=list(chat_history) if chat_history else None,

@@ -1,9 +1,7 @@
 """Budgets for text: token counts, and values shown back to the agent cut short.
 
-Guidance echoes what the agent sent so that it can see its mistake; an echo must not
-become the flood it reports (100,000 characters sent as a date). :func:`shown` cuts
-one value, :func:`clip` cuts a whole text to a token budget, both marked with "…";
-:func:`fill` fills a message template whose ``!r`` echoes are cut by :func:`shown`.
+An echo of what the agent sent must not become the flood it reports (100,000 characters
+sent as a date): :func:`shown`, :func:`clip` and :func:`fill` cut with "…".
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ from typing import Any
 from llama_index.core.utils import get_tokenizer
 
 ELLIPSIS = "…"
-# The longest value guidance repeats back, in characters.
 SHOWN_CHARS = 80
 
 
@@ -29,14 +26,8 @@ COUNT_BLOCK_CHARS = 2**16
 def count_tokens(text: str, stop_above: int | None = None) -> int:
     """Tokens in ``text`` as llama-index counts them (tiktoken ``cl100k_base``).
 
-    A long text is counted in blocks of about :data:`COUNT_BLOCK_CHARS` characters, cut
-    before a space where there is one (a block edge in a run without spaces may count a
-    token more than the whole text would), so no more than one block's tokens are held.
-
-    Args:
-        text: Any text.
-        stop_above: Stop counting once the count is over this: the answer is then only
-            known to be over it (a budget check needs no more).
+    Long text is counted in blocks cut before a space; with ``stop_above``, counting
+    stops once over it (the answer is then only known to be over).
     """
     encode = get_tokenizer()
     if len(text) <= COUNT_BLOCK_CHARS:
@@ -57,9 +48,8 @@ def count_tokens(text: str, stop_above: int | None = None) -> int:
 def encoding() -> Any:
     """The ``tiktoken.Encoding`` behind :func:`count_tokens` (``cl100k_base``).
 
-    llama-index's tokenizer is ``functools.partial(encoding.encode, ...)`` (we rely on that
-    shape); when a user set another global tokenizer, this is still ``cl100k_base``, read
-    from the files llama-index bundles.
+    We rely on llama-index's tokenizer being ``functools.partial(encoding.encode, ...)``;
+    with another global tokenizer, the bundled ``cl100k_base``.
     """
     found = getattr(getattr(get_tokenizer(), "func", None), "__self__", None)
     if found is not None and hasattr(found, "encode_to_numpy"):
@@ -78,17 +68,7 @@ def _bundled_cl100k() -> Any:
 
 
 def shown(value: object, limit: int = SHOWN_CHARS) -> str:
-    """``repr(value)`` for guidance, cut to ``limit`` characters with "…".
-
-    Args:
-        value: What the agent sent.
-        limit: The most characters to show.
-
-    Returns:
-        The repr, or its start and "…" when it is longer than ``limit``; for a value
-        Python cannot repr (an int past its digit limit, lists nested thousands deep),
-        a short description of it.
-    """
+    """``repr(value)`` for guidance, cut to ``limit`` characters with "…" (or described)."""
     try:
         text = repr(value)
     except (ValueError, RecursionError) as exc:
@@ -99,7 +79,6 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
 
 
 def _unprintable(value: object, exc: Exception) -> str:
-    """What ``value`` is, when its repr failed with ``exc``."""
     if isinstance(value, int):
         # int.bit_length is cheap where str() is refused: about log10(2) digits per bit.
         return f"<a number of about {int(value.bit_length() * 0.30103) + 1} digits>"
@@ -110,15 +89,7 @@ def _unprintable(value: object, exc: Exception) -> str:
 
 
 def clip(text: str, tokens: int) -> str:
-    """``text`` cut to at most ``tokens`` tokens, ending with "…" when it was cut.
-
-    Args:
-        text: Any text.
-        tokens: The budget (at least 1).
-
-    Returns:
-        The text, or its start and "…".
-    """
+    """``text`` cut to at most ``tokens`` tokens, ending with "…" when it was cut."""
     tokens = max(tokens, 1)
     # Quick accept without tokenizing a huge text: a token is at least one character.
     if len(text) <= tokens or count_tokens(text) <= tokens:
@@ -147,13 +118,5 @@ class _Formatter(string.Formatter):
 
 
 def fill(template: str, values: Mapping[str, Any]) -> str:
-    """``template`` formatted with ``values``; unknown names are left empty, ``!r`` cut.
-
-    Args:
-        template: A ``str.format`` template, e.g. ``"No papers match {query!r}."``.
-        values: The names it may use.
-
-    Returns:
-        The text; each ``{name!r}`` is ``shown(value)``.
-    """
+    """``template`` formatted with ``values``; unknown names are left empty, ``!r`` cut."""
     return _Formatter().vformat(template, (), _Values(values))

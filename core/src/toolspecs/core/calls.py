@@ -1,9 +1,4 @@
-"""What one call is, apart from how it runs: its spec's policy, its outcome, its flag.
-
-:class:`CallPolicy` is what a spec gives each tool's guard; :class:`Outcome` and
-:class:`GuardedOutput` are what a call returns; :class:`Abandoned` marks a call its
-caller stopped waiting for. :mod:`toolspecs.core.runner` runs calls with them.
-"""
+"""What one call is, apart from how it runs: its spec's policy, its outcome, its flag."""
 
 from __future__ import annotations
 
@@ -22,11 +17,7 @@ __all__ = ["Abandoned", "CallPolicy", "GuardedOutput", "Outcome", "SignIn"]
 
 
 class SignIn(Protocol):
-    """A sign-in the person does in their browser, started for a call that needed one.
-
-    A host that can show the person an address (MCP's URL elicitation) shows ``url`` with
-    ``message``, waits with :meth:`finish`, and calls again; or :meth:`cancel`.
-    """
+    """A sign-in the person does in their browser; a host shows ``url``, then :meth:`finish`."""
 
     @property
     def url(self) -> str:
@@ -37,11 +28,7 @@ class SignIn(Protocol):
         """What the person is told: who asks, for what access."""
 
     def finish(self, seconds: float) -> None:
-        """Wait up to ``seconds`` for the person, and keep what the sign-in gave.
-
-        Raises:
-            ToolGuidance: When it did not happen (refused at the service, too late).
-        """
+        """Wait up to ``seconds`` for the person, and keep what the sign-in gave."""
 
     def cancel(self) -> None:
         """Give it up: nothing more is waited for."""
@@ -51,28 +38,9 @@ class SignIn(Protocol):
 class CallPolicy:
     """What the guard of each tool needs of its spec: the spec builds it, the guard obeys.
 
-    What may change after the tools are made is read through a function at each call:
-    an instance may set its own ``call_deadline``, and results belong to the call's owner.
-
-    Args:
-        service: How the agent should call the service (``service_name``).
-        deadline: The seconds a call may take, retries included (``None``: no deadline).
-        lock: Held during each call when the spec's client is not thread-safe;
-            ``None``: calls run side by side.
-        budget: The token budget of the text a call returns.
-        guidance: An expected failure as guidance (the spec's failure table); ``None``
-            for our own bugs.
-        results: Where an owner (``None``: the spec) keeps results too long to show.
-        source: Who wrote one stored document, for the header of its passages.
-        before: Called with the spec function's name once its arguments are read, in the
-            call's thread, under its lock and deadline, before the function: it may raise
-            ``ToolGuidance`` (or an error the failure table maps) to stop the call.
-        confirm: The question a person answers before a destructive call of a spec
-            function with its arguments read; it returns ``None`` when the spec does not
-            ask (``confirm_destructive`` off). ``None``: never ask.
-        sign_in: Starts a sign-in the person does in their browser, for a call that
-            failed with :class:`~toolspecs.core.errors.SignInNeeded`; it returns ``None``
-            when the spec cannot start one here (credentials given). ``None``: never.
+    What may change after the tools are made (``call_deadline``, the budget) is read
+    through a function at each call. ``sign_in`` starts a browser sign-in for a call that
+    raised ``SignInNeeded`` (``None``: never, or the spec cannot here).
     """
 
     service: str
@@ -90,10 +58,7 @@ class CallPolicy:
 class Outcome(NamedTuple):
     """What one call returned: the function's value, the agent's text, the structured result.
 
-    ``structured`` is the JSON-ready data of a tool declared with ``@tool(output=...)``
-    (:mod:`toolspecs.core.structured`), within the same budget as the text; ``None`` for
-    a tool without one, or for a call that did nothing. ``stored`` is the stored result
-    when the text was too long to show (a host may offer it to read, as MCP's resources).
+    ``stored`` is the stored result when the text was too long to show.
     """
 
     raw: Any
@@ -103,11 +68,7 @@ class Outcome(NamedTuple):
 
 
 class GuardedOutput(ToolOutput):
-    """A ``ToolOutput`` that also carries the call's structured result (``structured``).
-
-    ``raw_output`` stays the function's own return value (LlamaHub's type), ``content``
-    the agent's text.
-    """
+    """A ``ToolOutput`` that also carries the call's structured result (``structured``)."""
 
     structured: dict[str, Any] | None = None
 
@@ -115,8 +76,7 @@ class GuardedOutput(ToolOutput):
 class Abandoned:
     """Set by a caller that stopped waiting for a call: the call, if not begun, is not made.
 
-    A plain flag (setting and reading an attribute is atomic under the GIL): a
-    ``threading.Event`` costs a condition and a lock to build, and nobody waits on this.
+    A plain flag (atomic under the GIL): a ``threading.Event`` costs more, and nobody waits.
     """
 
     __slots__ = ("_set",)

@@ -1,25 +1,10 @@
 """Time as the user lives it: timezones, natural-language dates, and how times are shown.
 
-How times are written is :mod:`toolspecs.base.times` (shared with the loaders); this
-module gives it toolspecs' "now" and timezone setting, and reads what agents send.
-
-Every time an agent reads carries its weekday and UTC offset
-(``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``), and every time it sends
-without an offset is read in the spec's timezone, never the server's.
-
-What an agent sends is bounded before it is read: at most :data:`MAX_TIME_TEXT`
-characters, invisible characters dropped, natural language only when it looks like
-words or numbers of a date (one letter or a bare run of digits is not a date), read by
-dateparser for at most :data:`PARSE_SECONDS` (less when the call's deadline is nearer),
-and only years :data:`FIRST_YEAR` to :data:`LAST_YEAR`: far enough for any calendar,
-and far from the ends of Python's dates, where a ±14:00 offset or a day more overflows.
-
-"Now" has one source, :func:`now`: the wall clock, unless ``$TOOLSPECS_NOW`` pins it to an
-instant (ISO 8601 with an offset, ``2026-11-23T10:00:00-05:00``), as ``SOURCE_DATE_EPOCH``
-pins the time of a reproducible build. The test suite and the offline notebooks pin it, so
-what they print is the same on any day; subprocesses they start inherit the pin. Nothing
-else in toolspecs reads the wall clock for what an agent sees (deadlines and retries use
-the monotonic clock; ``Retry-After`` dates are compared with the real time).
+Every time an agent sends without an offset is read in the spec's timezone, never the
+server's. What it sends is bounded before it is read (length, words of a date, a parse
+time limit, years :data:`FIRST_YEAR` to :data:`LAST_YEAR`, far from where Python's dates
+overflow). "Now" has one source, :func:`now`: the wall clock, unless ``$TOOLSPECS_NOW``
+pins it to an instant (as ``SOURCE_DATE_EPOCH`` pins a reproducible build's time).
 """
 
 from __future__ import annotations
@@ -42,43 +27,30 @@ from toolspecs.core.fence import clean
 
 TIMEZONE_ENV = "TOOLSPECS_TIMEZONE"
 NOW_ENV = "TOOLSPECS_NOW"
-# The years a time an agent sends may be in (inclusive).
 FIRST_YEAR = 1900
 LAST_YEAR = 2200
-# No date or time an agent writes is longer; longer text is not parsed.
 MAX_TIME_TEXT = 120
-# The longest dateparser may take to read one text (it takes seconds on some odd text,
-# and its first call loads its language data).
+# dateparser takes seconds on some odd text, and its first call loads its language data.
 PARSE_SECONDS = 5.0
 ISO_EXAMPLE = "Send ISO 8601 such as '2026-11-21T16:00' or words such as 'tomorrow 4pm'."
 _When = TypeVar("_When", bound=dt.date)
 
 
-# The two patterns below are compiled on first use, not at import: the Unicode classes of
-# the first cost about 1 ms to compile, and only text that is not ISO needs them.
+# Compiled on first use: the Unicode classes cost about 1 ms, and only non-ISO text needs them.
 @functools.cache
 def _wordy() -> re.Pattern[str]:
-    """Text worth giving to dateparser: a word of three letters, a CJK character, digits.
-
-    Words such as "now", "noon", "Friday"; a CJK/kana/hangul character ("明天"); or digits
-    with something else ("4pm", "21/11").
-    """
+    # A word of three letters ("now", "Friday") or a CJK/kana/hangul character ("明天").
     return re.compile(r"[^\W\d_]{3,}|[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 
 
 @functools.cache
 def _numeric_time() -> re.Pattern[str]:
-    """Numbers that say a date or a time without words: 12/25, 2026.11.21, 16:00, 4pm."""
+    # Numbers that say a date or a time without words: 12/25, 2026.11.21, 16:00, 4pm.
     return re.compile(r"\d\s*[-/.:]\s*\d|\d\s*[ap]\.?m\b", re.I)
 
 
 class UnreadableTime(FixArguments):
-    """A time or date an agent sent that cannot be read; ``problem`` says why.
-
-    Args:
-        text: What was sent.
-        problem: Why it cannot be read, as words after the value ("is not a date or time").
-    """
+    """A time or date an agent sent that cannot be read; ``problem`` says why."""
 
     def __init__(self, text: str, problem: str) -> None:
         self.problem = problem
@@ -86,17 +58,7 @@ class UnreadableTime(FixArguments):
 
 
 def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
-    """The timezone named ``name``; without one, ``$TOOLSPECS_TIMEZONE``, else the system's.
-
-    Args:
-        name: An IANA name such as ``"Europe/Paris"``, ``"UTC"``, or a ``tzinfo``.
-
-    Returns:
-        The timezone.
-
-    Raises:
-        FixArguments: When the name is not an IANA timezone.
-    """
+    """The timezone named ``name``; without one, ``$TOOLSPECS_TIMEZONE``, else the system's."""
     if isinstance(name, dt.tzinfo):
         return name
     name = (name or os.environ.get(TIMEZONE_ENV) or "").strip()
@@ -112,11 +74,7 @@ def resolve_timezone(name: str | dt.tzinfo | None = None) -> dt.tzinfo:
 
 
 def system_timezone() -> dt.tzinfo:
-    """This machine's timezone, by its IANA name where the system says it ($TZ, /etc/localtime).
-
-    An IANA zone, not today's fixed offset: a date across a daylight-saving change gets the
-    offset of its own day. ``$TZ`` is read on every call (a process may change it).
-    """
+    """This machine's IANA timezone ($TZ, /etc/localtime), so each day gets its own offset."""
     named = os.environ.get("TZ", "").strip().removeprefix(":")
     try:
         if not named:
@@ -131,18 +89,7 @@ def system_timezone() -> dt.tzinfo:
 
 
 def timezone_setting(name: str | dt.tzinfo | None) -> dt.tzinfo:
-    """A spec's ``timezone=`` setting, checked when the spec is built (for the person).
-
-    Args:
-        name: An IANA name such as ``"Europe/Paris"``, ``"UTC"``, or a ``tzinfo``; ``None``
-            or ``""`` means ``$TOOLSPECS_TIMEZONE``, else the system's.
-
-    Returns:
-        The timezone.
-
-    Raises:
-        ConfigurationError: When the name is not an IANA timezone.
-    """
+    """A spec's ``timezone=`` setting; a bad name raises ``ConfigurationError``."""
     try:
         return resolve_timezone(name)
     except FixArguments:
@@ -162,14 +109,7 @@ def timezone_name(tz: dt.tzinfo) -> str:
 
 
 def now(tz: dt.tzinfo | None = None) -> dt.datetime:
-    """The current time, aware, in ``tz`` (default the spec's timezone setting).
-
-    The one place toolspecs reads the wall clock: ``$TOOLSPECS_NOW`` pins it (see the
-    module docstring).
-
-    Raises:
-        ConfigurationError: When ``$TOOLSPECS_NOW`` is set but not an instant.
-    """
+    """The current time, aware, in ``tz``; ``$TOOLSPECS_NOW`` pins it."""
     tz = tz or resolve_timezone()
     pinned = _pinned(os.environ.get(NOW_ENV, ""))
     return dt.datetime.now(tz) if pinned is None else pinned.astimezone(tz)
@@ -177,7 +117,6 @@ def now(tz: dt.tzinfo | None = None) -> dt.datetime:
 
 @functools.lru_cache(maxsize=4)
 def _pinned(text: str) -> dt.datetime | None:
-    """The instant ``$TOOLSPECS_NOW`` names (``None`` when it is empty)."""
     if not text.strip():
         return None
     moment = _parse_iso(text.strip())
@@ -190,19 +129,7 @@ def _pinned(text: str) -> dt.datetime | None:
 
 
 def format_datetime(moment: dt.datetime, tz: dt.tzinfo | None = None) -> str:
-    """A time as the agent should read it: weekday, date, time, offset and zone.
-
-    Written by :func:`toolspecs.base.times.format_datetime`, with this module's "now" and
-    timezone setting.
-
-    Args:
-        moment: An aware datetime (a naive one is taken to be in ``tz``, else in the
-            timezone setting).
-        tz: The timezone to show it in; defaults to the moment's own.
-
-    Returns:
-        Text such as ``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``.
-    """
+    """A time as the agent reads it: ``Saturday 2026-11-21 16:00 -05:00 (America/New_York)``."""
     return times.format_datetime(moment, tz, local=resolve_timezone, clock=now)
 
 
@@ -220,23 +147,10 @@ def describe_now(tz: dt.tzinfo | None = None) -> str:
 def parse_datetime(
     text: str, tz: dt.tzinfo | None = None, relative_to: dt.datetime | None = None
 ) -> dt.datetime:
-    """Read a time the way an agent writes it, in the spec's timezone.
-
-    ISO 8601 with ``Z`` or an offset keeps that offset; a naive ISO time and
-    natural language (``"tomorrow 4pm"``, ``"next Friday"``) are read in ``tz``,
-    relative to ``relative_to`` (default: now).
-
-    Args:
-        text: The time as sent.
-        tz: The timezone for naive and relative times.
-        relative_to: What "now" is for relative times.
-
-    Returns:
-        An aware datetime, in the years :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
+    """Read a time as an agent writes it; naive ISO and words (``"tomorrow 4pm"``) in ``tz``.
 
     Raises:
-        UnreadableTime: When the text is not a time (too long, not words of a date,
-            unreadable in time, or outside those years).
+        UnreadableTime: When the text is not a time.
     """
     tz = tz or resolve_timezone()
     if len(text) > MAX_TIME_TEXT:
@@ -275,15 +189,7 @@ def parse_datetime(
 
 
 def in_range(moment: _When, text: object = None) -> _When:
-    """``moment`` when its year is :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
-
-    Args:
-        moment: A time or a date.
-        text: What the agent sent, to show in the guidance; default the moment.
-
-    Raises:
-        UnreadableTime: When the year is outside that range.
-    """
+    """``moment`` when its year is :data:`FIRST_YEAR` to :data:`LAST_YEAR`."""
     if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         raise UnreadableTime(
             str(moment) if text is None else str(text),
@@ -293,13 +199,8 @@ def in_range(moment: _When, text: object = None) -> _When:
 
 
 def _natural(text: str, cleaned: str, settings: dict[str, Any]) -> dt.datetime | None:
-    """Read ``cleaned`` with dateparser (``None``: not a date), in at most PARSE_SECONDS.
-
-    dateparser cannot be interrupted: it runs in a daemon thread that is left to finish
-    on its own when it is late (the text is short, so it does finish).
-    """
-    # Imported on first use (about 30 ms, most imports of the specs never need it), here in
-    # the caller's thread: its import does not count against the parse's time limit.
+    # dateparser cannot be interrupted: it runs in a daemon thread left to finish when late.
+    # Imported here (30 ms) in the caller's thread, outside the parse's time limit.
     import dateparser
 
     limit = min(PARSE_SECONDS, deadline.remaining(default=PARSE_SECONDS) or 0.0)
@@ -328,19 +229,7 @@ def _natural(text: str, cleaned: str, settings: dict[str, Any]) -> dt.datetime |
 def parse_date(
     text: str, tz: dt.tzinfo | None = None, relative_to: dt.datetime | None = None
 ) -> dt.date:
-    """Read a date (``"2026-11-21"``, ``"next Friday"``) in the spec's timezone.
-
-    Args:
-        text: The date as sent.
-        tz: The timezone that decides what "today" is.
-        relative_to: What "now" is for relative dates.
-
-    Returns:
-        The date, in the years :data:`FIRST_YEAR` to :data:`LAST_YEAR`.
-
-    Raises:
-        UnreadableTime: When the text is not a date.
-    """
+    """Read a date (``"2026-11-21"``, ``"next Friday"``) in the spec's timezone."""
     cleaned = text.strip()
     try:
         day = dt.date.fromisoformat(cleaned) if len(cleaned) <= MAX_TIME_TEXT else None

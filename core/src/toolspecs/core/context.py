@@ -1,17 +1,8 @@
 """What one tool call carries besides its arguments: :class:`CallContext`.
 
-A host builds one (whose results the call stores, when it knows: an MCP session, a
-signed-in user) and passes it to the tool's guard (``Guard.run``/``Guard.arun``); the
-guard completes it (its tool list's names, the deadline's end) and hands it down as an
-argument to what it calls itself.
-
-The spec function it then calls has LlamaHub's signature (the agent's arguments, nothing
-more), so what the function's own code needs of the call is read from the one context
-variable of this module, which the guard sets for the call (:func:`current`):
-:func:`toolspecs.core.deadline.remaining`, :func:`toolspecs.core.prefixed.ref`,
-``ToolSpec.results``. It is also how an app that hands a tool list to llama-index (which
-calls ``tool.call(**arguments)``, with no room for a context) names whose results a
-block of calls stores: :func:`toolspecs.core.owners.results_owner` sets its owner.
+A host passes one to the guard, which completes it and hands it down as an argument.
+A spec function has LlamaHub's signature (the agent's arguments only), so its own code
+reads the call from the one context variable here, which the guard sets (:func:`current`).
 """
 
 from __future__ import annotations
@@ -27,13 +18,7 @@ __all__ = ["CallContext", "ToolNames", "current", "mentions"]
 
 @dataclass(frozen=True)
 class ToolNames:
-    """The tools of one tool list, and the prefix the agent sees them under.
-
-    Args:
-        prefix: Put before every tool name (``"gmail_"``); ``""`` keeps them.
-        functions: The spec functions the list offers (unprefixed, its reader
-            included); ``None``: no tool list, every function counts as offered.
-    """
+    """The tools of one tool list (``None``: all offered), and the prefix they are under."""
 
     prefix: str = ""
     functions: frozenset[str] | None = None
@@ -47,11 +32,9 @@ class ToolNames:
         return self.functions is None or function in self.functions
 
     def definition(self, text: str) -> str:
-        """A description or argument text of ours with the list's tools under their names.
+        """A definition or template of ours with the list's tools under their names.
 
-        Only the definitions and templates of our own (docstrings, ``empty``, failure
-        rows) go through this, before any value is filled in: what a tool returns, and
-        guidance built at the call, are never rewritten.
+        Never what a tool returns, nor values filled in.
         """
         if not self.prefix or not self.functions or not text:
             return text
@@ -66,15 +49,7 @@ def mentions(functions: Iterable[str]) -> re.Pattern[str]:
 
 @dataclass(frozen=True)
 class CallContext:
-    """One call's caller-side facts, passed down instead of set aside in context variables.
-
-    Args:
-        owner: Whose results the call stores and reads (:mod:`toolspecs.core.owners`);
-            ``None``: the tool list's (the guard's own), else the spec's.
-        end: When the call's deadline falls (``time.monotonic()``); ``None``: none.
-        names: The tools of the calling tool list and their prefix, which
-            :func:`~toolspecs.core.prefixed.ref`, ``offered`` and ``named`` answer from.
-    """
+    """One call's caller-side facts: whose results, the deadline's end, the tools' names."""
 
     owner: object | None = None
     end: float | None = None
@@ -96,11 +71,8 @@ class CallContext:
 
 _NONE = CallContext()
 
-# The one context variable: the running call's context, for the code of a spec function
-# (its signature is LlamaHub's: the agent's arguments only). Set by the guard per call.
 _CURRENT: contextvars.ContextVar[CallContext] = contextvars.ContextVar(
-    "toolspecs_call",
-    default=_NONE,
+    "toolspecs_call", default=_NONE
 )
 
 

@@ -1,17 +1,9 @@
-"""Every tool call has a deadline, retries and waits included.
-
-The guard of a tool (:class:`~toolspecs.core.runner.Guard`) puts the end of a call in its
-:class:`~toolspecs.core.context.CallContext` and stops waiting for it at the spec's
-``call_deadline`` (default 30 s): past it the agent gets
-:class:`~toolspecs.core.RetryLater` guidance instead of a call that hangs. Inside the call,
-:func:`remaining` tells a spec how long its client may still take, so that retries and
-back-off end before the deadline rather than being cut off by it (loaders take that as
-their own ``deadline=`` argument: they do not depend on this package).
-"""
+"""Every tool call has a deadline; :func:`remaining` lets retries end before it."""
 
 from __future__ import annotations
 
-import contextvars
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from toolspecs.core import context
@@ -19,30 +11,18 @@ from toolspecs.core import context
 DEFAULT_SECONDS = 30.0
 
 
-class running:  # lower case: used as a function, ``with deadline.running(30):``
+@contextmanager
+def running(seconds: float | None) -> Iterator[None]:
     """Run the block as one call with ``seconds`` to go (``None``: no deadline).
 
-    For code that calls a spec's methods itself; a tool call gets its deadline from its
-    guard. A call inside another keeps the earlier deadline.
-
-    Args:
-        seconds: How long the block may take.
+    For code that calls a spec's methods itself; an outer earlier deadline holds.
     """
-
-    __slots__ = ("_seconds", "_token")
-
-    def __init__(self, seconds: float | None) -> None:
-        self._seconds = seconds
-        self._token: contextvars.Token[context.CallContext] | None = None
-
-    def __enter__(self) -> None:
-        outer = context.current()
-        self._token = context.enter(replace(outer, end=outer.ending(self._seconds)))
-
-    def __exit__(self, *exc: object) -> None:
-        if self._token is not None:
-            context.leave(self._token)
-            self._token = None
+    outer = context.current()
+    token = context.enter(replace(outer, end=outer.ending(seconds)))
+    try:
+        yield
+    finally:
+        context.leave(token)
 
 
 def remaining(default: float | None = None) -> float | None:

@@ -1,11 +1,4 @@
-"""The ``@tool`` declaration: how a spec function is exposed, checked when it is made.
-
-:func:`tool` records a function's :class:`ToolOptions` (aliases, large output, the empty
-sentence, its policy marks) and wraps it so that direct Python calls read their arguments
-as the tool does. A fault in the declaration raises ``ConfigurationError`` naming the
-spec and the function (see :mod:`toolspecs.core.spec_checks`, which checks every listed
-function again when the spec class is made).
-"""
+"""The ``@tool`` declaration: how a spec function is exposed, checked when it is made."""
 
 from __future__ import annotations
 
@@ -35,8 +28,6 @@ __all__ = [
     "undecorated",
 ]
 
-# A declared function returns its output model to the guard, and to a direct Python caller
-# the model's reply (LlamaHub's str or Documents): typed as Any, which both are.
 P = ParamSpec("P")
 
 
@@ -58,11 +49,7 @@ _SEGMENT = re.compile(r"[A-Za-z0-9_.-]{1,64}|\{([A-Za-z_][A-Za-z0-9_]{0,63})\}")
 
 
 def resource_fields(path: str) -> tuple[str, ...]:
-    """The arguments a resource path names, in order; ``ValueError`` when it is not one.
-
-    ``"messages/{message_id}/attachments/{attachment_id}"`` names ``message_id`` and
-    ``attachment_id``: each placeholder is one whole segment, named once.
-    """
+    """The arguments a resource path names (``"papers/{paper_id}"``), in order."""
     names: list[str] = []
     for segment in path.split("/"):
         found = _SEGMENT.fullmatch(segment)
@@ -97,39 +84,20 @@ def tool(
 
     Args:
         aliases: Other names the agent may use for an argument, e.g. ``{"q": "query"}``.
-        large_output: Whether results over the budget are stored and read with the
-            spec's reader tool, ``reader_name`` (otherwise they are cut short with a note).
-        empty: What the agent reads when the function returns nothing (an empty
-            list or text), formatted with the call's arguments, e.g.
-            ``"No papers match {query!r}. Try broader keywords."``. Direct Python
-            callers still get the empty value.
+        large_output: Results over the budget are stored and read with the spec's reader
+            tool (otherwise they are cut short with a note).
+        empty: What the agent reads when the function returns nothing, formatted with
+            the call's arguments (``"No papers match {query!r}."``).
         read_only: It changes nothing (then it is also non-destructive and idempotent).
         destructive: It may change or remove what exists irreversibly.
         idempotent: Repeating the same call has no further effect.
-        open_world: It reaches the public web or other people. The four marks have
-            MCP's meaning (see :mod:`toolspecs.core.policy`); left out, MCP's
-            worst-case defaults apply.
-        blocking: ``False`` promises that the function does no I/O and waits for
-            nothing (a stored result, a computation on its arguments): it then runs on
-            the caller's thread under its deadline instead of in a worker thread that the
-            guard can stop waiting for (see :meth:`toolspecs.core.runner.Guard.run`).
-        output: What the function returns (:mod:`toolspecs.core.structured`: an
-            ``Output``, a ``Listing`` when ``large_output``): its data, whose JSON schema
-            hosts show as the tool's output schema, and whose ``reply()`` is the text
-            the agent reads and what a direct Python call returns.
-        resource: The resource a read-only tool reads, as a path whose placeholders are
-            its arguments, e.g. ``"papers/{paper_id}"``: hosts that serve resources
-            (MCP) read it by a link, as a call of the tool by the same caller.
-
-    Returns:
-        A decorator. Called directly from Python, the function reads its arguments
-        as the tool does (``spec.create_event(start_datetime="2026-11-21T16:00")``
-        gets a datetime), and raises ``FixArguments`` for values it cannot read.
-
-    Raises:
-        ConfigurationError: When the declaration does not fit the function (an alias
-            to a parameter it does not have, a parameter without an ``Args:`` line, a
-            ``resource`` on a tool that is not ``read_only`` or naming a non-argument).
+        open_world: It reaches the public web or other people (MCP's meanings; left
+            out, MCP's worst-case defaults apply).
+        blocking: ``False`` promises no I/O: it runs on the caller's thread.
+        output: The ``Output`` model it returns (a ``Listing`` when ``large_output``);
+            its ``reply()`` is the agent's text and what a direct Python call returns.
+        resource: The path (``"papers/{paper_id}"``) by which hosts that serve resources
+            read this read-only tool.
     """
     try:
         marks = Marks.of(read_only, destructive, idempotent, open_world)
@@ -158,7 +126,6 @@ def tool(
 
 
 def _check_output(output: Any, large_output: bool) -> None:
-    """An output model is a closed ``Structure``; a long result's a ``Listing``."""
     if not (isinstance(output, type) and issubclass(output, Output)):
         raise ConfigurationError(
             f"output={output!r}: give a subclass of toolspecs.core.structured.Output"
@@ -171,7 +138,6 @@ def _check_output(output: Any, large_output: bool) -> None:
 
 
 def _check_resource(resource: str, marks: Marks) -> None:
-    """A resource is read by a tool that changes nothing, by a well-formed path."""
     if marks.read_only is not True:
         raise ConfigurationError(f"resource={resource!r}: only a read_only=True tool reads one")
     try:
@@ -181,7 +147,6 @@ def _check_resource(resource: str, marks: Marks) -> None:
 
 
 def _check_resource_arguments(fn: Callable[..., Any], resource: str) -> None:
-    """Every placeholder of the resource path is an argument of the function."""
     parameters = list(inspect.signature(fn).parameters)[1:]  # after self
     missing = [name for name in resource_fields(resource) if name not in parameters]
     if missing:
@@ -214,7 +179,6 @@ def declare(fn: Callable[P, Any], options: ToolOptions) -> Callable[P, Any]:
 
 
 def _in_class_body(fn: Callable[..., Any]) -> bool:
-    """Whether ``fn`` was defined in a class body (its ``__qualname__`` names the class)."""
     parts = fn.__qualname__.split(".")
     return len(parts) > 1 and parts[-2] != "<locals>"
 
@@ -226,11 +190,7 @@ def options_of(fn: Callable[..., Any]) -> ToolOptions:
 
 
 def undecorated(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The function ``@tool`` wraps, bound like ``fn`` (the guard reads the arguments itself).
-
-    Only ``@tool``'s own wrapper is taken off: another decorator stacked on top of it is
-    kept (it then calls the wrapper, which reads the arguments again, harmlessly).
-    """
+    """The function ``@tool`` wraps, bound like ``fn``; a decorator stacked on top is kept."""
     func = getattr(fn, "__func__", None)
     owner = getattr(fn, "__self__", None)
     pair = getattr(func, "__toolspecs_raw__", None)

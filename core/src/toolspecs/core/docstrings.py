@@ -1,22 +1,4 @@
-"""Google-style docstrings read into the parts a tool prompt is made of.
-
-A docstring such as::
-
-    Search arXiv for papers.
-
-    Returns one entry per paper: title, authors, date, id, link, abstract.
-
-Args:
-        query: What to search for, e.g. 'transformer attention'. Lines that
-            continue an argument are indented.
-        sort_by: 'relevance' or 'recent'.
-
-Returns:
-        The papers found.
-
-gives a summary, a body (the text outside sections), the description of each
-argument (continuation lines joined), and the ``Returns:``/``Examples:`` texts.
-"""
+"""Google-style docstrings read into the parts a tool prompt is made of."""
 
 from __future__ import annotations
 
@@ -42,14 +24,7 @@ class Docstring:
 
 
 def parse(doc: str | None) -> Docstring:
-    """Read a Google-style docstring.
-
-    Args:
-        doc: The raw ``__doc__``; ``None`` gives an empty result.
-
-    Returns:
-        Its parts; unknown sections are left out.
-    """
+    """Read a Google-style docstring (``None``: empty); unknown sections are left out."""
     text = inspect.cleandoc(doc or "")
     parsed = Docstring()
     section = "body"
@@ -88,7 +63,6 @@ def parse(doc: str | None) -> Docstring:
 
 
 def _unwrap(paragraph: str) -> str:
-    """A paragraph on one line; list items (``- x``, ``* x``) keep their own lines."""
     lines: list[str] = []
     for line in paragraph.strip().splitlines():
         stripped = line.strip()
@@ -100,7 +74,6 @@ def _unwrap(paragraph: str) -> str:
 
 
 def _arg_indent(text: str) -> int:
-    """The indentation of argument names in the ``Args:`` section (4 in Google style)."""
     lines = text.splitlines()
     for index, line in enumerate(lines):
         if _SECTION.match(line) and line.split(":")[0] in ("Args", "Arguments", "Parameters"):

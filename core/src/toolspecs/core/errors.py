@@ -12,17 +12,8 @@ Hierarchy::
     └── ConfigurationError         a spec cannot be built or found: for the person, not the agent
                                    (also a ``ValueError``)
 
-A spec function raises a ``ToolGuidance``, or lets a failure of its client escape
-(an HTTP error, a timeout, the loader's own errors): the spec's failure table
-(:mod:`toolspecs.core.failures`) turns that into guidance. ``tool.fn`` raises the
-guidance; ``tool.call`` returns its text in a ``ToolOutput`` with ``is_error=True``.
-
-Guidance is bounded: whatever the agent sent, its text is at most
-:data:`GUIDANCE_TOKENS` tokens and ends with the next step.
-
-Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it) an
-exception no failure row maps propagates (:func:`strict`); otherwise it becomes
-guidance that tells the agent the tool failed.
+A failure of a spec's client becomes guidance by its failure table. Guidance is bounded:
+at most :data:`GUIDANCE_TOKENS` tokens, ending with the next step.
 """
 
 from __future__ import annotations
@@ -32,7 +23,6 @@ from typing import ClassVar, Literal
 
 from toolspecs.core.bounds import clip, count_tokens
 
-# The most tokens one guidance may take, next step included.
 GUIDANCE_TOKENS = 300
 STRICT_ENV = "TOOLSPECS_STRICT"
 
@@ -60,18 +50,12 @@ class ToolspecsError(Exception):
 class ConfigurationError(ToolspecsError, ValueError):
     """A spec cannot be found or built, or is set up wrongly: a message for the person.
 
-    Raised by constructors and the registry. Met during a tool call (a key file that
-    is missing when the first call needs it), it becomes :class:`AskUser` guidance.
+    Met during a tool call, it becomes :class:`AskUser` guidance.
     """
 
 
 class ToolGuidance(ToolspecsError):
-    """A tool call that must fail, with text that tells the agent what to do next.
-
-    Args:
-        message: What went wrong, showing the bad value where there is one.
-        next_step: What to do instead; defaults to the standard step for ``kind``.
-    """
+    """A tool call that must fail, with text that tells the agent what to do next."""
 
     kind: ClassVar[Kind] = "fix"
     # "arguments" when the call's arguments could not be read and the function never ran
@@ -105,13 +89,7 @@ class FixArguments(ToolGuidance):
 
 
 class RetryLater(ToolGuidance):
-    """A passing failure (rate limit, timeout, server error): the same call may work later.
-
-    Args:
-        message: What went wrong.
-        next_step: What to do instead.
-        retry_after: Seconds the service asked us to wait, when it said.
-    """
+    """A passing failure (rate limit, timeout, server error): the same call may work later."""
 
     kind: ClassVar[Kind] = "retry"
 
@@ -133,7 +111,5 @@ class AskUser(ToolGuidance):
 class SignInNeeded(AskUser):
     """The person must sign in to the service (again): no token yet, revoked, a scope short.
 
-    The text says how in words (a command to run); a host that can show the person a
-    sign-in page (MCP's URL elicitation) starts one with the spec's ``sign_in`` instead
-    (:class:`toolspecs.core.calls.SignIn`) and calls again once they did.
+    The text says how in words; a host that can show a sign-in page starts one instead.
     """

@@ -1,38 +1,12 @@
-"""Failures of a spec's client, mapped to guidance in one table.
+"""Failures of a spec's client, mapped to guidance in one table (core/README.md shows one).
 
-A spec declares what its client raises and what the agent should do about it::
-
-    failures = FailureTable(
-        Failure(ArxivUnavailable, RetryLater, "arXiv did not answer usefully ({reason})."),
-        Failure(PaperNotFound, FixArguments, "No arXiv paper has the id {exc.paper_id!r}.",
-                "Search for the paper with arxiv_query to get its id."),
-    )
-
-The tool's guard looks a failure up once, at one boundary, the way httpx maps
-transport errors in one table: the first row that matches wins; a spec's rows come
-before :data:`DEFAULT_FAILURES` (timeouts, connection errors, HTTP statuses, a
-person's misconfiguration). An exception no row matches is a bug in our code.
-
-A row matches on the exception's type (a class, or ``"module.Class"`` looked up in
-``sys.modules``: a library never imported cannot have raised), and optionally its
-HTTP status and a predicate. Its texts are ``str.format`` templates over:
-
-- ``service``: the spec's ``service_name``;
-- ``status``, ``reason``, ``retry_after``: read from the exception (:func:`status_of`,
-  :func:`reason_of`, :func:`retry_after_of`); ``said`` is `` It said: <reason>.`` or "";
-- ``exc``: the exception itself, e.g. ``{exc.paper_id!r}``;
-- whatever the spec's ``failure_context()`` adds (e.g. where valid ids come from).
-
-Under a tool-name prefix the row's own words name the tools by their public names
-(:func:`toolspecs.core.prefixed.named`, applied to the template); the values filled in
-are never renamed: a reason Google gives that mentions ``load_data`` stays as it was.
-
-A value echoed with ``!r`` goes through :func:`toolspecs.core.bounds.shown`: its repr,
-cut with "…" past 80 characters, so an echo cannot become the flood it reports.
-
-Loaders raise their own errors carrying ``status``, ``reason`` and ``retry_after``;
-the row that maps them needs no code. A loader's "no connection" error also carries
-``host`` and ``resolved``; :func:`unreachable_rows` maps it the same way for every spec.
+The guard looks a failure up once, at one boundary (as httpx maps transport errors): the
+first row that matches wins, a spec's rows before :data:`DEFAULT_FAILURES`; no match is a
+bug in our code. A ``"module.Class"`` row is looked up in ``sys.modules`` (a library never
+imported cannot have raised). Texts are templates over ``service``, ``status``,
+``reason``, ``said``, ``retry_after``, ``exc`` and the spec's ``failure_context()``; a
+``!r`` echo is cut short (:func:`~toolspecs.core.bounds.shown`) so it cannot flood. Under
+a prefix the row's own words are renamed, never the values filled in.
 """
 
 from __future__ import annotations
@@ -62,16 +36,9 @@ REASON_CHARS = 300
 
 @dataclass(frozen=True)
 class Failure:
-    """One row of a failure table.
+    """One row of a failure table: exception types, the guidance kind and its templates.
 
-    Args:
-        on: The exception types this row is for: a class, a ``"module.Class"`` name,
-            or a tuple of them.
-        kind: The guidance to give: ``FixArguments``, ``RetryLater`` or ``AskUser``.
-        message: What went wrong, as a template (see the module docstring).
-        next_step: What to do instead; default the standard step of ``kind``.
-        status: Only failures with this HTTP status (an int, or a collection of them).
-        when: Only failures for which this returns true.
+    ``status`` and ``when`` narrow the row to HTTP statuses or a predicate.
     """
 
     on: Match | tuple[Match, ...]
@@ -95,12 +62,7 @@ class Failure:
 
 
 class FailureTable:
-    """A spec's failure rows, followed by the core's defaults.
-
-    Args:
-        rows: The spec's rows, most specific first.
-        defaults: Whether :data:`DEFAULT_FAILURES` follow them.
-    """
+    """A spec's failure rows (most specific first), then the core's defaults."""
 
     def __init__(self, *rows: Failure, defaults: bool = True) -> None:
         self.rows: tuple[Failure, ...] = rows + (DEFAULT_ROWS if defaults else ())
@@ -118,13 +80,7 @@ class FailureTable:
         service: str = "The service",
         context: Mapping[str, Any] | None = None,
     ) -> ToolGuidance | None:
-        """The guidance for ``exc``; ``None`` when no row matches (a bug in our code).
-
-        Args:
-            exc: What the spec function raised.
-            service: How the agent should call the service, e.g. ``"arXiv"``.
-            context: More template values, from the spec's ``failure_context()``.
-        """
+        """The guidance for ``exc``; ``None`` when no row matches (a bug in our code)."""
         if isinstance(exc, ToolGuidance):
             return exc
         row = self.row_for(exc)
@@ -141,7 +97,6 @@ class FailureTable:
             "exc": exc,
         }
         try:
-            # The row is ours: its sibling names are public; the values filled in are not renamed.
             message = fill(named(row.message), values)
             step = fill(named(row.next_step), values) if row.next_step is not None else None
         except (AttributeError, LookupError, ValueError, TypeError):
@@ -157,12 +112,7 @@ class FailureTable:
 
 
 def status_of(exc: BaseException) -> int | None:
-    """The HTTP status a failure carries, whatever client raised it.
-
-    Reads ``exc.status`` or ``exc.status_code`` (our loaders), then
-    ``exc.response.status_code`` (requests, httpx) and ``exc.resp.status``
-    (googleapiclient).
-    """
+    """The HTTP status a failure carries: our loaders', requests', httpx's, googleapiclient's."""
     for holder, name in (
         (exc, "status"),
         (exc, "status_code"),
@@ -195,15 +145,7 @@ def retry_after_of(exc: BaseException) -> float | None:
 
 
 def guidance_for_failure(exc: BaseException, service: str = "The service") -> ToolGuidance | None:
-    """Guidance for ``exc`` by the core's default rows alone (timeouts, HTTP statuses, ...).
-
-    Args:
-        exc: The exception.
-        service: The service's name as the agent should read it.
-
-    Returns:
-        The guidance, or ``None`` when ``exc`` is not an expected failure.
-    """
+    """Guidance for ``exc`` by the core's default rows alone; ``None`` when not expected."""
     return DEFAULT_FAILURES.guidance(exc, service)
 
 
@@ -267,12 +209,9 @@ DEFAULT_ROWS: tuple[Failure, ...] = (
 DEFAULT_FAILURES = FailureTable()
 
 
-# A name that does not resolve, after the loader's one more try for a temporary failure
-# (EAI_AGAIN) or at once for any other: AskUser, because the agent cannot fix it and
-# retrying at once meets the same failure; only the person can (connect, fix DNS or a
-# proxy). It says what failed, not that the machine is offline: the name may be a
-# proxy's, or unknown to a working DNS. A refused or broken connection to a host that
-# resolved may pass (a restart, a flaky link): RetryLater, naming the host.
+# A name that does not resolve: AskUser, as only the person can fix it (connect, DNS, a
+# proxy); it says what failed, not that the machine is offline (the name may be a proxy's).
+# A refused or broken connection to a host that resolved may pass: RetryLater.
 NO_NETWORK = (
     "{service} cannot be reached: this machine could not resolve {exc.host} "
     "(no network, or no DNS)."
@@ -289,16 +228,7 @@ REFUSED_STEP = (
 
 
 def unreachable_rows(on: Match | tuple[Match, ...]) -> tuple[Failure, Failure]:
-    """The rows for a loader's "no connection to the host" error.
-
-    The error carries ``host`` (e.g. ``"export.arxiv.org"``, or the proxy's) and
-    ``resolved``: ``False`` when the name did not resolve, after the loader's one more
-    try for a temporary failure (AskUser: no network, DNS or proxy to reach it), ``True``
-    when the connection was refused or broke off (RetryLater). Both name the host.
-
-    Args:
-        on: The loader's error type(s), e.g. ``ArxivUnreachable``.
-    """
+    """The rows for a loader's "no connection" error (it carries ``host`` and ``resolved``)."""
     return (
         Failure(
             on,

@@ -1,25 +1,15 @@
 """Tolerant inputs: the pydantic types that read what an LLM actually sends.
 
-:func:`tolerant` turns a spec function's type hint into the type of its field in the
-tool's argument model (:mod:`toolspecs.core.schema`): the hint's own type, made
-tolerant with pydantic's ``BeforeValidator`` and constrained with ``Field``, so one
-declaration gives both the validation and the JSON schema the agent sees:
+:func:`tolerant` makes a hint's type tolerant (``BeforeValidator``) and constrained
+(``Field``), so one declaration gives both the validation and the JSON schema:
 
 - ``int`` / ``float``: ``5``, ``"5"``, ``" 5 "``, ``5.0``, ``"1,000"``
 - ``bool``: ``true``, ``"true"``, ``"yes"``, ``"1"``, ``"on"`` (and their opposites)
 - ``list[X]``: a list, a JSON array string, ``"a@x.com, b@y.com"``, or one bare value
-- ``datetime``/``date``: ISO 8601 with or without offset or ``Z``, or natural
-  language (``"tomorrow 4pm"``, ``"next Friday"``); shown to the agent as a string
-- ``Literal[...]``: any case, ``-``/space for ``_``, and the synonyms declared with
-  ``Annotated[Literal[...], Synonyms({...})]``
-- ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked;
-  pydantic's own constraints (``Annotated[str, MaxLen(200)]``) work as in pydantic
-- :data:`Timezone`: an IANA zone name; the call's naive and relative times are read
-  in it (the whole call is seen before any time is read: the argument model puts the
-  call's :class:`Context` in pydantic's validation context, :data:`TIMES`)
-
-Messages show the bad value (cut with "…") and what to send instead. :func:`coerce`
-and :func:`json_schema` read one value or one hint through the same types.
+- ``datetime``/``date``: ISO 8601, or words (``"tomorrow 4pm"``); a string in the schema
+- ``Literal[...]``: any case, ``-``/space for ``_``, and declared :class:`Synonyms`
+- ``Annotated[int, Range(1, 50)]``: ``minimum``/``maximum`` in the schema, checked
+- :data:`Timezone`: an IANA zone name; the call's naive and relative times are read in it
 """
 
 from __future__ import annotations
@@ -68,11 +58,7 @@ class TimezoneUnavailable(ToolspecsError):
 
 @dataclass(frozen=True)
 class Synonyms:
-    """Extra spellings for the choices of a ``Literal`` parameter.
-
-    Args:
-        mapping: Synonym to choice, e.g. ``{"newest": "recent"}``; matched like choices.
-    """
+    """Extra spellings for the choices of a ``Literal`` parameter: ``{"newest": "recent"}``."""
 
     mapping: Mapping[str, str]
 
@@ -98,10 +84,7 @@ Timezone = Annotated[str, ZoneName()]
 class Context:
     """What reading times needs beyond the value: the timezone and "now".
 
-    Args:
-        zone: The timezone, or a function that gives it; it is asked only when a
-            date or time needs it (a calendar's zone may cost an API call).
-        now: What "now" is for relative times; default the real now.
+    ``zone`` may be a function, asked only when a time needs it (it may cost an API call).
     """
 
     zone: dt.tzinfo | Callable[[], dt.tzinfo] = field(default_factory=clock.resolve_timezone)
@@ -118,8 +101,7 @@ class Context:
         return self.zone
 
 
-# The key of the call's Context in pydantic's validation context (``model_validate(...,
-# context=...)``, ``ValidationInfo.context``): the argument model puts it there per call.
+# The key of the call's Context in pydantic's validation context.
 TIMES = "toolspecs_times"
 
 
@@ -129,8 +111,6 @@ def reading_context(info: ValidationInfo | None) -> Context:
     return given if given is not None else Context(zone=lambda: clock.timezone_setting(None))
 
 
-# No date or time an agent writes is longer; longer text is not parsed (dateparser takes
-# seconds on long odd strings).
 MAX_TIME_TEXT = clock.MAX_TIME_TEXT
 _TRUE = {"true", "yes", "y", "1", "on", "t"}
 _FALSE = {"false", "no", "n", "0", "off", "f", "none", "null"}
@@ -172,15 +152,7 @@ def is_zone_name(hint: Any) -> bool:
 
 
 def tolerant(hint: Any) -> Any:
-    """The pydantic type of an argument whose function hint is ``hint``.
-
-    Args:
-        hint: The parameter's type hint.
-
-    Returns:
-        ``hint``'s type with validators that accept what LLMs send, its bounds as
-        ``Field`` constraints, and ``Optional`` kept.
-    """
+    """The pydantic type of an argument whose function hint is ``hint``."""
     core, optional, extras = unwrap(hint)
     made = _tolerant_core(core, extras)
     # null is accepted (it means the default) but not shown: every host's schema generator,
@@ -201,9 +173,7 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
     if _extra(extras, ZoneName) is not None:
         return Annotated[str, BeforeValidator(_zone_name)]
     bounds = _extra(extras, Range)
-    # Constraints must come before the validator for pydantic to show them as
-    # minimum/maximum in the JSON schema. pydantic's own (annotated_types.MaxLen,
-    # Field(max_length=...)) are kept as they are.
+    # Constraints must come before the validator for pydantic to show them in the schema.
     limits: list[Any] = [Field(ge=bounds.low, le=bounds.high)] if bounds is not None else []
     limits += [e for e in extras if isinstance(e, (annotated_types.BaseMetadata, FieldInfo))]
     if core is bool:
@@ -227,7 +197,6 @@ _TEXT = WithJsonSchema({"type": "string"})
 
 
 def _annotated(core: Any, *metadata: Any) -> Any:
-    """``Annotated[core, *metadata]`` for metadata only known at run time."""
     return operator.getitem(Annotated, (core, *metadata))
 
 
@@ -441,19 +410,7 @@ def _bound(ctx: Mapping[str, Any]) -> str:
 
 
 def coerce(value: Any, hint: Any, ctx: Context | None = None) -> Any:
-    """Read one ``value`` as the type ``hint`` asks for (the argument models do it per call).
-
-    Args:
-        value: What the agent sent.
-        hint: The parameter's type hint.
-        ctx: Timezone and "now" for dates and times.
-
-    Returns:
-        The value as the function expects it.
-
-    Raises:
-        CoercionError: When the value cannot be read; the message shows it.
-    """
+    """Read one ``value`` as the type ``hint`` asks for; ``CoercionError`` shows a bad one."""
     try:
         return TypeAdapter(tolerant(hint)).validate_python(value, context={TIMES: ctx})
     except ValidationError as exc:
@@ -461,12 +418,5 @@ def coerce(value: Any, hint: Any, ctx: Context | None = None) -> Any:
 
 
 def json_schema(hint: Any) -> dict[str, Any]:
-    """The JSON schema fragment an agent sees for a parameter hint (no description).
-
-    Args:
-        hint: The parameter's type hint.
-
-    Returns:
-        A schema such as ``{"type": "integer", "minimum": 1}``.
-    """
+    """The JSON schema fragment an agent sees for a parameter hint (no description)."""
     return TypeAdapter(tolerant(hint)).json_schema(schema_generator=ToolJsonSchema)

@@ -1,8 +1,4 @@
-"""The JSON schema generator every tool's arguments are shown with.
-
-Its own module because both the argument models (:mod:`toolspecs.core.schema`) and the
-tolerant readers of one hint (:func:`toolspecs.core.inputs.json_schema`) use it.
-"""
+"""The JSON schema generator every tool's arguments are shown with."""
 
 from __future__ import annotations
 
@@ -15,12 +11,7 @@ __all__ = ["ToolJsonSchema"]
 
 
 class ToolJsonSchema(GenerateJsonSchema):
-    """The JSON schema an agent reads: no titles, keys in the order pydantic writes them.
-
-    Optional types show without ``null`` and ``None`` defaults are not shown; the field
-    types do that themselves (``SkipJsonSchema[None]``, a ``json_schema_extra``), so
-    every host's generator, not only this one, shows the same.
-    """
+    """The JSON schema an agent reads: no titles, keys in the order pydantic writes them."""
 
     def field_title_should_be_set(self, schema: Any) -> bool:
         """No per-field titles: the property name says it."""

@@ -1,9 +1,4 @@
-"""Stored results in this process: the embedded default of :mod:`toolspecs.core.store`.
-
-:class:`ResultStore` keeps one owner's results in memory under the bounds of its
-:class:`~toolspecs.core.store.OutputBudget` (and a ``ttl`` when one is set);
-:class:`MemoryStore` gives each owner its own, for as long as the owner lives.
-"""
+"""Stored results in this process: the embedded default of :mod:`toolspecs.core.store`."""
 
 from __future__ import annotations
 
@@ -30,13 +25,7 @@ __all__ = ["MemoryStore", "ResultStore"]
 
 
 class ResultStore:
-    """The stored results of one spec instance (or owner) in memory, newest last; thread-safe.
-
-    Async tool calls run in worker threads, and an agent may make several at once. The
-    store keeps at most ``budget.keep`` results and ``budget.max_stored_bytes`` of text,
-    dropping the oldest first, each for at most ``ttl`` seconds (``None``: as long as the
-    store lives); a read of a dropped or expired result says so.
-    """
+    """One owner's stored results in memory, newest last; thread-safe (calls run at once)."""
 
     # How many dropped results a store remembers, to tell a read of one that it is gone.
     REMEMBER_DROPPED = 1024
@@ -62,14 +51,7 @@ class ResultStore:
         text_or_documents: str | list[Document],
         source: Callable[[Document], str] | None = None,
     ) -> StoredResult:
-        """Cut a result into passages, index them, and keep them under a new id.
-
-        Args:
-            function: The tool whose result it is.
-            text_or_documents: The result.
-            source: Names the source of each document (e.g. ``"message 18c… from
-                ada@example.com"``); every passage read from it is headed with that name.
-        """
+        """Cut a result into passages, index them, and keep them under a new id."""
         stored, texts = cut_result(self.budget, function, text_or_documents, source)
         if self.budget.embed_model is None and stored.passages:
             stored.index()  # BM25 now, so that the first read is as quick as the next
@@ -96,7 +78,6 @@ class ResultStore:
             self._dropped.popitem(last=False)
 
     def _expire(self) -> None:
-        """Drop the results older than ``ttl`` (the lock held)."""
         if self.ttl is None:
             return
         oldest = self._clock() - self.ttl
@@ -117,11 +98,7 @@ class ResultStore:
         return found[0] if found else None
 
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
-        """The result ``result_id`` of ``function``, or its latest one.
-
-        Raises:
-            FixArguments: When there is no such result, or it was dropped or expired.
-        """
+        """The result ``result_id`` of ``function``, or its latest one."""
         with self._lock:
             self._expire()
             live = [(i, r.function) for i, r in self._results.items()]
@@ -131,12 +108,7 @@ class ResultStore:
 
 
 class MemoryStore:
-    """Stored results in this process: each owner's own :class:`ResultStore` (the default).
-
-    An owner's store lives as long as the owner (a tool list, a session): it is dropped
-    with it. Set one on a spec (``spec.result_store = MemoryStore(ttl=600)``) to keep
-    results for at most ``ttl`` seconds.
-    """
+    """Stored results in this process: each owner's own :class:`ResultStore`, dropped with it."""
 
     blocking = False  # reads search memory: nothing to wait for
 

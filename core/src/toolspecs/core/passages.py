@@ -1,10 +1,4 @@
-"""A long text cut into passages of about so many tokens, held as offsets into the text.
-
-:func:`cut` tokenizes the text once, block by block, and cuts it between words where it
-can (at a character boundary in text without spaces); :class:`Passages` holds each text
-once and makes a passage, a slice of it, when it is read. Nothing here knows budgets,
-indexes or the agent: :mod:`toolspecs.core.store` decides what to cut and keeps it.
-"""
+"""A long text cut into passages of about so many tokens, held as offsets into the text."""
 
 from __future__ import annotations
 
@@ -18,11 +12,7 @@ from toolspecs.core import bounds
 
 
 class Passages(Sequence[str]):
-    """The passages of a stored result, as (start, end) offsets into the texts it holds.
-
-    Each text is held once (the very string the tool returned), however much the passages
-    overlap; ``passages[i]`` is the slice ``texts[doc[i]][start[i]:end[i]]``, made when read.
-    """
+    """The passages of a stored result, as offsets into the texts it holds (each held once)."""
 
     def __init__(self, texts: list[str], doc: Any, start: Any, end: Any) -> None:
         self.texts = texts
@@ -60,17 +50,8 @@ _BLOCK_CHARS = 8192
 _SPACE_BYTES = frozenset(b" \t\n\r\f\v")
 
 
-def _token_tables() -> tuple[Any, Any, Any]:
-    """Per token id: does it start with whitespace, a character, and how many start in it.
-
-    A token that starts with whitespace is a word boundary; one that does not start with
-    a UTF-8 continuation byte at least starts a character. The characters starting in the
-    tokens before a cut are the cut's offset in the text. Kept per encoding: the global
-    tokenizer may change (``Settings.tokenizer``).
-    """
-    return _tables_of(bounds.encoding())
-
-
+# Per token id: does it start with whitespace (a word boundary), a character (not a UTF-8
+# continuation byte), and how many characters start in it. Per encoding: it may change.
 @functools.cache
 def _tables_of(encoding: Any) -> tuple[Any, Any, Any]:
     size = encoding.max_token_value + 1
@@ -90,7 +71,6 @@ def _tables_of(encoding: Any) -> tuple[Any, Any, Any]:
 
 
 def _blocks(text: str) -> Iterator[Any]:
-    """The tokens of ``text`` as numpy arrays, block after block (see ``_BLOCK_CHARS``)."""
     encoding = bounds.encoding()
     start = 0
     while start < len(text):
@@ -106,23 +86,17 @@ def _blocks(text: str) -> Iterator[Any]:
 def cut(text: str, size: int, overlap: int) -> tuple[list[int], list[int], int]:
     """``text`` cut into passages of about ``size`` tokens overlapping by about ``overlap``.
 
-    Passages end before a token that starts with whitespace (between words) when one is in
-    their second half; otherwise (text without spaces) at a character boundary. A passage
-    is kept as the (start, end) offsets of its characters in ``text``, whitespace at
-    either end left out; passages of whitespace alone are left out. Returns the starts,
-    the ends and the text's token count.
-
-    The text is tokenized once, block by block; only the tokens from the current passage
-    on are held, never the whole text's.
+    Passages end between words where they can, else at a character boundary; returns
+    their starts, ends and the text's token count. Only the tokens from the current
+    passage on are held, never the whole text's.
     """
-    space, starts_char, chars = _token_tables()
+    space, starts_char, chars = _tables_of(bounds.encoding())
     blocks = _blocks(text)
     tokens = np.zeros(0, dtype=np.uint32)  # the text's tokens from ``base`` on
     base = 0
     done = False
 
     def have(upto: int) -> bool:
-        """Hold the tokens up to ``upto`` (exclusive) if the text has them; whether it has."""
         nonlocal tokens, done
         while base + len(tokens) < upto and not done:
             block = next(blocks, None)
@@ -133,7 +107,6 @@ def cut(text: str, size: int, overlap: int) -> tuple[list[int], list[int], int]:
         return base + len(tokens) >= upto
 
     def boundary(at: int, lowest: int) -> int:
-        """The last good cut at or before token ``at`` and above ``lowest``, else ``at``."""
         window = tokens[lowest + 1 - base : at + 1 - base]
         for table in (space, starts_char):
             good = np.flatnonzero(table[window])
@@ -175,11 +148,7 @@ def cut(text: str, size: int, overlap: int) -> tuple[list[int], list[int], int]:
 
 
 def utf8_size(text: str, chunk: int = 2**16) -> int:
-    """The UTF-8 size of ``text``, without a UTF-8 copy of all of it at once.
-
-    Raises:
-        UnicodeEncodeError: When ``text`` holds a lone surrogate.
-    """
+    """The UTF-8 size of ``text``, without a UTF-8 copy of all of it at once."""
     if text.isascii():
         return len(text)
     return sum(len(text[i : i + chunk].encode("utf-8")) for i in range(0, len(text), chunk))

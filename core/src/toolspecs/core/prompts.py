@@ -1,11 +1,7 @@
 """Prompts for a spec's common tasks ("summarise unread mail", "read this paper").
 
-A spec lists them in ``ToolSpec.prompts``. A host that offers prompts (MCP's
-``prompts/list`` and ``prompts/get``: a person picks one in the client, fills in its
-arguments, and it becomes their message to the model) offers each one whose tools are all
-offered, with the tools named as they are served (``gmail_search_messages`` under a
-prefix). The text is the person's request in their own voice and says how to use the
-tools; it is short (every prompt is tested to stay under :data:`MAX_PROMPT_TOKENS`).
+A host that offers prompts (MCP's ``prompts/list``) offers each one whose tools are all
+offered, named as they are served; the text is the person's request in their own voice.
 """
 
 from __future__ import annotations
@@ -19,20 +15,13 @@ from toolspecs.core.errors import ConfigurationError, FixArguments
 
 __all__ = ["MAX_ARGUMENT_CHARS", "MAX_PROMPT_TOKENS", "PromptArgument", "TaskPrompt"]
 
-# The longest a filled-in prompt may be, and one argument's value.
 MAX_PROMPT_TOKENS = 300
 MAX_ARGUMENT_CHARS = 500
 
 
 @dataclass(frozen=True)
 class PromptArgument:
-    """One blank of a prompt, filled in by the person.
-
-    Args:
-        name: As the template names it, e.g. ``"paper"``.
-        description: What to fill in, with an example.
-        default: Used when the person leaves it out; ``None``: required.
-    """
+    """One blank of a prompt, filled in by the person (``default`` ``None``: required)."""
 
     name: str
     description: str
@@ -52,10 +41,8 @@ class TaskPrompt:
         name: Unique within the spec, e.g. ``"summarise_unread_mail"``.
         title: What a client shows, e.g. ``"Summarise unread mail"``.
         description: One sentence.
-        template: The message: ``{argument}`` for each argument, ``{function}`` for each
-            spec function in ``uses`` (replaced by the name it is served under).
-        uses: The spec functions (or its reader, ``reader_name``) it needs: the prompt
-            is offered only when all are.
+        template: ``{argument}`` for each argument, ``{function}`` for each of ``uses``.
+        uses: The spec functions it needs: offered only when all are.
         arguments: Its blanks.
     """
 
@@ -77,15 +64,7 @@ class TaskPrompt:
             )
 
     def render(self, served: Mapping[str, str], given: Mapping[str, str] | None) -> str:
-        """The message, with the tools' served names and the person's arguments.
-
-        Args:
-            served: Each function of ``uses`` and the name it is served under.
-            given: The person's arguments (strings, as MCP sends them).
-
-        Raises:
-            FixArguments: When a required argument is missing or one is unknown.
-        """
+        """The message, with the tools' served names and the person's arguments."""
         given = dict(given or {})
         unknown = sorted(set(given) - {a.name for a in self.arguments})
         if unknown:

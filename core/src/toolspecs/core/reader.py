@@ -1,8 +1,4 @@
-"""The spec's reader tool: one search over the stored results of its large-output functions.
-
-A result too long to show is stored (:mod:`toolspecs.core.large_output`) and its preview
-tells the agent to read it with the spec's ``reader_name`` tool, which this module makes.
-"""
+"""The spec's reader tool: one search over the stored results of its large-output functions."""
 
 from __future__ import annotations
 
@@ -28,13 +24,7 @@ def stored_reader(
 ) -> Callable[..., large_output.PassagesRead]:
     """The reader tool's function: it searches the stored results of ``functions``.
 
-    Args:
-        name: The reader's name (the spec's ``reader_name``).
-        results: The store of the running call's owner, asked at each call.
-        functions: The public names of the functions whose results it reads.
-        label: The spec's ``passage_label``.
-        blocking: Whether reads wait on another process (a Redis store): they then run
-            in a worker thread, not in the event loop.
+    ``results`` is asked at each call (the running call's owner's store).
     """
 
     def reader(query: str, result_id: int | None = None) -> large_output.PassagesRead:
@@ -71,13 +61,6 @@ READER_OPTIONS = ToolOptions(
 def _stored_result(
     store: StoredResults, functions: list[str], result_id: int | None
 ) -> StoredResult:
-    """Result ``result_id`` of any of ``functions`` (their latest one when it is ``None``).
-
-    Through ``StoredResults.get`` only, which looks up one function at a time.
-
-    Raises:
-        FixArguments: When there is no such result, naming the latest ones there are.
-    """
     latest: list[StoredResult] = []
     for function in functions:
         try:

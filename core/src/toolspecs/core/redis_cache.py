@@ -1,32 +1,13 @@
 """A cache of public answers in Redis (or Valkey), shared by every process on one server.
 
-:class:`RedisCache` follows :class:`toolspecs.base.cache.Cache`: arXiv's PDFs and
-Wolfram|Alpha's answers, fetched by one replica, are read by the others. A spec gets one
-from the Redis result store (``RedisStore.cache_for``) when ``toolspecs serve --store
-redis://...`` (or ``spec.result_store = open_store(url)``) shares its stored results.
+**Only public data.** An entry is keyed by what was asked, not by who asked: every user
+of the server reads it, so anything of a user's own belongs in the result store, keyed
+by its owner. Keys are SHA-256 digests: no text an agent wrote becomes a Redis key.
 
-**Only public data.** An entry is keyed by what was asked (a paper's id, a query and its
-options), not by who asked: every user of the server reads it. That is right for what
-the services answer everyone alike, and wrong for anything of a user's own, which
-belongs in the result store, keyed by its owner (shared/DESIGN.md, "Results belong to
-whoever made them").
-
-**Keys.** ``{prefix}:cache:{namespace}:e:{digest}``, the digest a SHA-256 of the key the
-caller gave: no text an agent wrote becomes a Redis key. The namespace's index lives
-beside its entries (``:lru``, a sorted set by last use, counted in ``:uses``; ``:exp``,
-by expiry; ``:size``, a hash of sizes; ``:total``, their sum).
-
-**Bounds.** An entry over ``max_entry_bytes`` is not sent at all. Storing one is a Lua
-script, which Redis runs alone: it drops the expired entries, writes the new one with
-its TTL (``SET … PX``) and drops the least recently used while the namespace holds more
-than ``max_bytes``; two replicas storing at once cannot overshoot. Reading marks an
-entry used. Scripts name entry keys from the namespace's prefix: one Redis server (or a
-primary with replicas), not Redis Cluster, as for the result store.
-
-**Failures.** A Redis that fails is a miss, and a write that is skipped: the caller asks
-the service instead. The first failure is logged (once until Redis answers again). A
-Redis that cannot be reached is left alone for :attr:`RedisCache.pause` seconds, so a
-server that hangs does not add its timeout to every call.
+Storing is one Lua script (Redis runs it alone), so two replicas cannot overshoot
+``max_bytes``; one server or a primary with replicas, not Redis Cluster. A Redis that
+fails is a miss (logged once), and one that cannot be reached is left alone for
+:attr:`RedisCache.pause` seconds, so a hanging server does not slow every call.
 """
 
 from __future__ import annotations
@@ -95,17 +76,7 @@ return value
 
 
 class RedisCache:
-    """Bytes by key in Redis, under a namespace, a TTL and byte bounds (see the module).
-
-    Args:
-        client: A ``redis.Redis`` client (``decode_responses`` off).
-        namespace: Names what the cache holds (``"arxiv-pdf"``); never an agent's text.
-        prefix: The start of every key, to share a server with other data.
-        ttl: Seconds an entry is kept from when it was put (``0`` or less: none kept).
-        max_entry_bytes: The largest entry sent to Redis.
-        max_bytes: The most bytes the namespace's entries hold together.
-        clock: Monotonic seconds, for the pause after a failure; tests pass their own.
-    """
+    """Bytes by key in Redis, under a namespace (never an agent's text), a TTL and bounds."""
 
     pause: float = 30.0
     """Seconds Redis is not asked after it failed (the service is asked instead)."""

@@ -1,42 +1,14 @@
 """Stored results in Redis (or Valkey), so that any process serving a user reads them.
 
-``pip install "toolspecs-core[redis]"`` (redis-py, imported when a store is made), then
-``toolspecs serve --store redis://localhost:6379/0``, or from Python
-``spec.result_store = open_store("redis://localhost:6379/0")``.
+One owner's results of one spec live under ``{prefix}:{digest}``, a SHA-256 of the
+owner's key and the spec's scope, so an id sent under another owner names nothing
+(keys ``…:seq``, ``…:live``, ``…:gone``, ``…:r:{id}``). Scripts name the keys they drop
+from that prefix: one server or a primary with replicas, not Redis Cluster.
 
-**Keys.** One owner's results of one spec (a *scope*) live under ``{prefix}:{digest}``,
-the digest a SHA-256 of the owner's key (:func:`toolspecs.core.owners.owner_key`) and
-the spec's ``results_scope()``: the owner is part of every key, and a result id (1, 2, …
-within the scope) sent under another owner names nothing there.
-
-- ``…:seq``: the last id given;
-- ``…:live``: a hash, id -> ``"expires_ms held function"``, of the results kept;
-- ``…:gone``: a sorted set of the ids dropped or expired (``"id reason function"``),
-  the newest :data:`REMEMBER_DROPPED`;
-- ``…:r:{id}``: one result: its texts (UTF-8, one after the other), its passages'
-  offsets (little-endian int32/int64 arrays), their sources, its counts.
-
-Scripts name the result keys they drop from the scope's prefix, so the store needs one
-Redis (or Valkey) server, or a primary with replicas; not Redis Cluster.
-
-**Bounds, atomically.** Storing a result is one Lua script, and Redis runs a script
-alone: it drops the expired results, adds the new one and drops the oldest while there
-are more than ``OutputBudget.keep`` or they hold more than ``max_stored_bytes`` (here:
-the bytes of their fields in Redis). Two processes storing at once therefore never
-overshoot the bound (but by the newest result alone, as in memory). Expiry reads the
-server's clock (``TIME``), so replicas with skewed clocks agree; every key also has a
-Redis TTL, so the results of an owner who never comes back go by themselves.
-
-**Caches.** :meth:`RedisStore.cache_for` gives the specs' caches of public answers
-(arXiv's PDFs, Wolfram|Alpha's answers) on the same server
-(:class:`toolspecs.core.redis_cache.RedisCache`), so a spec whose ``result_store`` is
-this store asks a service once for all replicas.
-
-**Search.** Redis holds the text and the passage offsets, not the BM25 index: a process
-builds the index on its first read of a result (as the memory store does when storing)
-and caches it, within ``cache_bytes``; the process that stored a result caches it at
-once. Rebuilding costs about what storing did (``bench/store.py --redis``), and a stored
-index would be a second copy, bm25s internals serialized, larger than the text.
+Storing is one Lua script, which Redis runs alone, so two processes never overshoot the
+bounds; expiry reads the server's clock (``TIME``) so skewed replicas agree, and every
+key has a TTL. The BM25 index is not stored (it would be larger than the text): a
+process builds it on first read and caches it within ``cache_bytes``.
 """
 
 from __future__ import annotations
@@ -63,9 +35,7 @@ __all__ = ["REMEMBER_DROPPED", "RedisResults", "RedisStore", "open_store"]
 
 REMEMBER_DROPPED = 1024
 
-# Drops the results whose time is up, read by the server's clock. KEYS: live, gone;
-# ARGV[1]: the prefix of the result keys, ARGV[2]: the ttl in milliseconds (a set of the
-# gone made here lives that long).
+# Drops the results whose time is up. KEYS: live, gone; ARGV: result key prefix, ttl_ms.
 _EXPIRE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -122,14 +92,6 @@ return id
 _VIEW = _EXPIRE + "\nreturn {redis.call('HGETALL', live), redis.call('ZRANGE', gone, 0, -1)}"
 
 
-def _redis() -> Any:
-    try:
-        import redis
-    except ImportError as exc:
-        raise ImportError('redis is not installed: pip install "toolspecs-core[redis]"') from exc
-    return redis
-
-
 class RedisStore:
     """Stored results in Redis, scoped to their owner; set it as ``ToolSpec.result_store``.
 
@@ -137,8 +99,7 @@ class RedisStore:
         client: A ``redis.Redis`` client (``decode_responses`` off), or a URL.
         prefix: The start of every key, to share a server with other data.
         ttl: Seconds a stored result is kept from when it was stored.
-        cache_bytes: The most memory this process's cache of read results (their text
-            and BM25 index) holds; the least recently read go first.
+        cache_bytes: The most memory this process's cache of read results holds.
     """
 
     blocking = True  # reads wait on the server: the reader tool runs in a worker thread
@@ -151,7 +112,12 @@ class RedisStore:
         ttl: float = 3600.0,
         cache_bytes: int = 64 * 2**20,
     ) -> None:
-        redis = _redis()
+        try:
+            import redis
+        except ImportError as exc:
+            raise ImportError(
+                'redis is not installed: pip install "toolspecs-core[redis]"'
+            ) from exc
         if isinstance(client, str):
             client = redis.Redis.from_url(client, socket_timeout=5, socket_connect_timeout=5)
         self.client = client
@@ -167,11 +133,7 @@ class RedisStore:
         self._caches: dict[tuple[str, float, int, int], RedisCache] = {}
 
     def ping(self) -> None:
-        """Check that the server answers.
-
-        Raises:
-            ConfigurationError: When it does not, in one line saying where and why.
-        """
+        """Check that the server answers (else ``ConfigurationError``, saying where and why)."""
         try:
             self.client.ping()
         except self._errors as exc:
@@ -184,11 +146,7 @@ class RedisStore:
     def cache_for(
         self, namespace: str, *, ttl: float, max_entry_bytes: int, max_bytes: int
     ) -> RedisCache:
-        """The cache of public answers named ``namespace`` on this store's server.
-
-        The same object for the same namespace and bounds, so the specs of a process
-        share it (and its pause after a failure). See :mod:`toolspecs.core.redis_cache`.
-        """
+        """The cache of public answers named ``namespace``, one per bounds, shared by specs."""
         key = (namespace, ttl, max_entry_bytes, max_bytes)
         with self._lock:
             found = self._caches.get(key)
@@ -283,7 +241,6 @@ class RedisResults:
         return stored
 
     def _view(self) -> tuple[list[tuple[int, str, int]], dict[int, tuple[str, str]]]:
-        """The results kept (id, function, held), oldest first, and those gone."""
         with self.store.reaching():
             live, gone = self.store._view(keys=self._keys, args=[f"{self.base}:r:", self._ttl])
         kept = []
@@ -306,12 +263,7 @@ class RedisResults:
         return found[0] if found else None
 
     def get(self, function: str, result_id: int | None = None) -> StoredResult:
-        """The result ``result_id`` of ``function``, or its latest one.
-
-        Raises:
-            FixArguments: When there is no such result, or it was dropped or expired.
-            RetryLater: When Redis cannot be reached.
-        """
+        """The result ``result_id`` of ``function``, or its latest one."""
         live, gone = self._view()
         kept = [(i, f) for i, f, _ in live]
         chosen = choose(function, result_id, kept, gone, self.budget, self.store.ttl)
@@ -331,7 +283,6 @@ class RedisResults:
 
 
 def _fields(stored: StoredResult, texts: list[str]) -> dict[str, bytes]:
-    """A result as the fields of its Redis hash."""
     passages = stored.passages
     assert isinstance(passages, Passages)
     names = list(dict.fromkeys(stored.sources))
@@ -350,8 +301,7 @@ def _fields(stored: StoredResult, texts: list[str]) -> dict[str, bytes]:
         "end": passages._end.astype("<i8").tobytes(),
         "source": np.array([number[s] for s in stored.sources], dtype="<i4").tobytes(),
     }
-    # The texts one after the other, and where each ends: a fixed number of fields
-    # however many documents (a script's arguments are unpacked onto Lua's stack).
+    # A fixed number of fields however many texts (a script's arguments go on Lua's stack).
     encoded = [text.encode("utf-8") for text in texts]
     fields["text"] = b"".join(encoded)
     fields["text_ends"] = np.cumsum([len(e) for e in encoded], dtype="<i8").tobytes()
@@ -361,7 +311,6 @@ def _fields(stored: StoredResult, texts: list[str]) -> dict[str, bytes]:
 def _result(
     fields: dict[bytes, bytes], result_id: int, budget: OutputBudget
 ) -> tuple[StoredResult, list[str]]:
-    """A result read back from its Redis hash (no index yet), and its texts."""
     meta = json.loads(fields[b"meta"])
     joined, ends = fields[b"text"], np.frombuffer(fields[b"text_ends"], dtype="<i8").tolist()
     texts = [joined[a:b].decode("utf-8") for a, b in zip([0, *ends][:-1], ends, strict=True)]
@@ -389,16 +338,7 @@ def _result(
 
 
 def open_store(url: str) -> RedisStore | None:
-    """The store a URL names: ``memory`` (``None``: each spec's own, in this process) or Redis.
-
-    Args:
-        url: ``memory``, or ``redis://[user:password@]host[:port][/db]``, ``rediss://…``
-            (TLS) or ``unix:///path/to/redis.sock``.
-
-    Raises:
-        ConfigurationError: For a URL that is neither, or a server that does not answer.
-        ImportError: When redis-py is not installed (naming the extra).
-    """
+    """The store a URL names: ``memory`` (``None``: each spec's own) or a Redis URL."""
     if url.strip().lower() == "memory":
         return None
     # A URL may hold a password: what is said of it leaves that out.

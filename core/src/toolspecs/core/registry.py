@@ -1,29 +1,8 @@
 """Specs and their sandboxes, found through entry points; built-ins register like any other.
 
-A package registers a spec in its ``pyproject.toml``::
-
-    [project.entry-points."toolspecs.specs"]
-    arxiv = "toolspecs.specs.arxiv:ArxivToolSpec"
-
-Each spec takes its credentials from its arguments first, then from the
-environment variables its README documents.
-
-A spec may also register a sandbox (group ``toolspecs.sandboxes``, under the spec's
-name): a function that returns the constructor arguments putting the spec on a seeded
-fake, with no keys and no network (``toolspecs call --sandbox``,
-``toolspecs serve --sandbox``, :func:`sandbox_spec`). The built-in sandboxes serve their
-fake on 127.0.0.1, in the process, and return what a user passes to reach a service:
-credentials and ``client_options`` (Google), ``base_url`` (arXiv), ``app_id`` and
-``base_url`` (Wolfram|Alpha); each sandbox module says how long its server lives::
-
-    [project.entry-points."toolspecs.sandboxes"]
-    arxiv = "toolspecs.specs.arxiv.sandbox:arguments"
-
-It is called with no arguments, or with ``latency=SECONDS`` when one is asked for
-(``--sandbox-latency 150ms``): the fake then waits that long before answering each
-request, as a real service's round trip would. A sandbox that takes no ``latency``
-keyword cannot simulate one, and asking it for one is a configuration error.
-
+Group ``toolspecs.specs`` names spec classes; group ``toolspecs.sandboxes`` names, under
+the spec's name, a function returning the constructor arguments that put the spec on a
+seeded fake (no keys, no network), called with ``latency=SECONDS`` when one is asked for.
 The core lists no spec: what is installed is what the entry points say.
 """
 
@@ -54,11 +33,7 @@ def list_specs() -> list[str]:
 
 
 def spec_class(name: str) -> type[ToolSpec]:
-    """The class registered under ``name``.
-
-    Raises:
-        ConfigurationError: When no installed spec has that name, or it is not a ToolSpec.
-    """
+    """The class registered under ``name`` (``ConfigurationError`` when none is)."""
     found = _entry_points().get(_key(name))
     if found is None:
         known = ", ".join(list_specs()) or "none"
@@ -75,11 +50,7 @@ def spec_class(name: str) -> type[ToolSpec]:
 
 
 def load_spec(name: str, **kwargs: Any) -> ToolSpec:
-    """Build the spec registered under ``name`` with ``kwargs`` (credentials, options).
-
-    Raises:
-        ConfigurationError: When the spec is unknown or its constructor rejects the arguments.
-    """
+    """Build the spec registered under ``name`` with ``kwargs`` (credentials, options)."""
     cls = spec_class(name)
     try:
         return cls(**kwargs)
@@ -95,22 +66,7 @@ def list_sandboxes() -> tuple[str, ...]:
 def sandbox_arguments(name: str, latency: float = 0.0) -> dict[str, Any]:
     """The constructor arguments that put spec ``name`` on a seeded fake.
 
-    What one sandbox changes, another does not see: a sandbox whose service keeps what a
-    spec changes (a mailbox, a calendar) seeds a new fake for every call; a read-only one
-    (arXiv, Wolfram|Alpha) may serve every spec from one.
-
-    Args:
-        name: A spec with a sandbox (:func:`list_sandboxes`).
-        latency: Seconds the fake waits before answering each request (its round trip);
-            0: it answers at once.
-
-    Returns:
-        E.g. ``{"creds": Credentials(...), "client_options": ClientOptions(...)}`` for a
-        fake Google on 127.0.0.1; ``{"app_id": ..., "base_url": ...}`` for Wolfram|Alpha.
-
-    Raises:
-        ConfigurationError: When the spec has no sandbox or it cannot be imported, or a
-            latency is asked of a sandbox that takes none.
+    ``latency``: seconds the fake waits before answering each request (0: at once).
     """
     if not latency >= 0:  # NaN too
         raise ConfigurationError(f"a sandbox latency is 0 seconds or more, not {latency!r}")
@@ -159,20 +115,5 @@ def _takes_latency(build: Any) -> bool:
 
 
 def sandbox_spec(name: str, *, latency: float = 0.0, **options: Any) -> ToolSpec:
-    """Spec ``name`` (from the registry) over its seeded fake: no keys, no network.
-
-    Args:
-        name: A spec with a sandbox (:func:`list_sandboxes`).
-        latency: Seconds the fake waits before answering each request, e.g. ``0.15`` for
-            what a deployment sees of a real service; 0 (default): at once.
-        **options: More constructor arguments, e.g. ``allow_send=False``,
-            ``timezone="Europe/Paris"``.
-
-    Returns:
-        The spec.
-
-    Raises:
-        ConfigurationError: When the spec has no sandbox, is not installed, or rejects
-            the options.
-    """
+    """Spec ``name`` over its seeded fake (no keys, no network), with more ``options``."""
     return load_spec(name, **{**options, **sandbox_arguments(name, latency)})

@@ -1,17 +1,9 @@
 """Running one call: a guard that takes a call policy (deadline, lock, budget), not the spec.
 
-A spec builds one :class:`CallPolicy` for its tools (``ToolSpec.call_policy()``); each
-tool's :class:`Guard` has one synchronous path, :meth:`Guard.invoke`: it reads the
-call's arguments, runs the function under the policy (a deadline, the spec's lock when
-its client is not thread-safe), and shapes what comes back: the agent's text (cut short,
-or stored and previewed, past the budget) or guidance (the policy's failure table).
-:meth:`Guard.run` (sync callers) and :meth:`Guard.arun` (event loops) hand that same
-invoke to one bounded pool of daemon threads (:data:`~toolspecs.core.workers.WORKERS`),
-one hop, and stop waiting at the deadline.
-
-Our own bugs are not hidden: with ``TOOLSPECS_STRICT=1`` (the test suite sets it)
-an exception no failure row maps propagates; otherwise it becomes guidance that
-tells the agent the tool failed.
+Each tool's :class:`Guard` has one synchronous path, :meth:`Guard.invoke`; ``run`` and
+``arun`` hand it to the worker pool, one hop, and stop waiting at the deadline. Our own
+bugs are not hidden: with ``TOOLSPECS_STRICT=1`` an exception no failure row maps
+propagates; otherwise it becomes guidance that tells the agent the tool failed.
 """
 
 from __future__ import annotations
@@ -24,6 +16,7 @@ import logging
 import queue
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from llama_index.core.async_utils import asyncio_run
@@ -49,84 +42,41 @@ _MARGIN = 1.0
 
 
 def _left(end: float | None) -> float | None:
-    """Seconds until ``end`` (``time.monotonic()``), never below 0; ``None``: no end."""
     return None if end is None else max(0.0, end - time.monotonic())
 
 
+@dataclass(eq=False)
 class Guard:
-    """The call path of one tool: arguments in, text (or guidance) out.
+    """The call path of one tool: arguments in, text (or guidance) out; it never sees the spec.
 
-    Args:
-        policy: How its spec's calls run (deadline, lock, budget, failures, store).
-        name: The tool's public name.
-        fn: The spec's bound function (undecorated: the guard reads the arguments).
-        options: How it is exposed (``@tool``).
-        model: Its argument model.
-        names: The tools of its tool list and their prefix, which
-            :func:`~toolspecs.core.prefixed.ref`, ``offered`` and ``named`` answer from
-            during its calls and while its failures are mapped. Nothing it returns or
-            raises is renamed afterwards.
-        read_tool: The public name of its spec's reader tool (``reader_name``); empty
-            when its tool list does not offer the reader: a result over budget is cut.
-        afn: An ``async`` function to await in async calls instead (a LlamaHub-style
-            ``(sync, async)`` pair in ``spec_functions``).
-        owner: Whose results its calls store and read, unless a host says
-            (:mod:`toolspecs.core.owners`); ``None``: the spec's own.
-
-    It never sees the spec: what it needs of it comes in ``policy``.
+    ``read_tool`` is empty when the tool list does not offer the reader (a long result is
+    then cut); ``afn`` is awaited in async calls instead (a LlamaHub ``(sync, async)`` pair).
     """
 
-    def __init__(
-        self,
-        policy: CallPolicy,
-        name: str,
-        fn: Callable[..., Any],
-        options: ToolOptions,
-        model: type[schema.ToolArguments],
-        names: ToolNames,
-        read_tool: str,
-        afn: Callable[..., Any] | None = None,
-        owner: object | None = None,
-    ) -> None:
-        self.policy = policy
-        self.owner = owner
-        self.afn = afn if afn is not None else (fn if inspect.iscoroutinefunction(fn) else None)
-        self.name = name
-        self.fn = fn
-        self.options = options
-        self.model = model
-        self.names = names
-        self.read_tool = read_tool
-        # The spec function's own name (``name`` may carry a prefix), for ``policy.before``.
-        self.function = getattr(fn, "__name__", name)
-        # A function that does no I/O runs on the caller's thread (``@tool(blocking=False)``).
-        self.inline = not options.blocking
+    policy: CallPolicy
+    name: str
+    fn: Callable[..., Any]
+    options: ToolOptions
+    model: type[schema.ToolArguments]
+    names: ToolNames
+    read_tool: str
+    afn: Callable[..., Any] | None = None
+    owner: object | None = None
+
+    def __post_init__(self) -> None:
+        if self.afn is None and inspect.iscoroutinefunction(self.fn):
+            self.afn = self.fn
+        self.function = getattr(self.fn, "__name__", self.name)
+        self.inline = not self.options.blocking
 
     def run(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        call: CallContext | None = None,
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], call: CallContext | None = None
     ) -> Outcome:
-        """Call the function: its return value and the text the agent reads.
+        """:meth:`invoke` in a worker thread that the caller stops waiting for at the deadline.
 
-        :meth:`invoke` under the spec's ``call_deadline``, in a worker thread
-        (:data:`~toolspecs.core.workers.WORKERS`) that the caller stops waiting for at the
-        deadline: the agent is then told to try again later, and the call's result, if it
-        ever comes, is dropped (a call still waiting for a thread or for the spec's lock is
-        not made at all). A function declared ``@tool(blocking=False)`` (no I/O, nothing to
-        wait for) and a spec without a deadline run on the caller's thread instead: handing
-        a trivial call to a worker cost more than the rest of it.
-
-        Args:
-            args: Positional arguments as sent.
-            kwargs: Keyword arguments as sent.
-            call: What the host knows of the call (whose results); default: the context
-                of the call this one is made in, if any (its deadline, if earlier, holds).
-
-        Raises:
-            ToolGuidance: For bad arguments, a call past its deadline, and every failure
-                the spec's table maps (and, outside strict mode, for our own bugs).
+        A late result is dropped (a call still queued or waiting for the lock is never made).
+        ``blocking=False`` functions and specs without a deadline run on the caller's thread:
+        handing a trivial call to a worker cost more than the rest of it.
         """
         outer = context.current() if call is None else call
         seconds = self.policy.deadline()
@@ -146,16 +96,12 @@ class Guard:
         return result  # type: ignore[no-any-return]
 
     async def arun(
-        self,
-        args: tuple[Any, ...],
-        kwargs: Mapping[str, Any],
-        call: CallContext | None = None,
+        self, args: tuple[Any, ...], kwargs: Mapping[str, Any], call: CallContext | None = None
     ) -> Outcome:
         """:meth:`run` for async callers: the same :meth:`invoke`, one hop off the event loop.
 
-        A sync function runs in a worker thread, awaited no longer than the deadline; one
-        declared ``blocking=False`` runs here, unless its spec's call lock is taken (then a
-        worker waits for it, not the event loop). An async function is awaited here.
+        ``blocking=False`` functions run here unless the spec's lock is taken (then a worker
+        waits for it, not the event loop); async functions are awaited here.
         """
         outer = context.current() if call is None else call
         seconds = self.policy.deadline()
@@ -205,21 +151,8 @@ class Guard:
     ) -> Outcome:
         """The one synchronous call of the tool, on whichever thread runs it.
 
-        It waits for the spec's call lock (a client that is not thread-safe) no longer than
-        the deadline, reads the arguments, calls the function with its
-        :class:`~toolspecs.core.context.CallContext` current (its client told to finish a
-        little early: its own guidance, "the service did not answer", says more than the
-        guard's), and shapes the outcome.
-
-        Args:
-            args: Positional arguments as sent.
-            kwargs: Keyword arguments as sent.
-            outer: The host's context of the call (whose results).
-            end: When the call's deadline falls (``time.monotonic()``); ``None``: none.
-            abandoned: Set by a caller that stopped waiting: the call is then not made.
-
-        Raises:
-            ToolGuidance: As :meth:`run`.
+        The client is told to finish a little early: its own guidance ("the service did not
+        answer") says more than the guard's.
         """
         if abandoned is not None and abandoned.is_set():
             return Outcome(None, "")  # its caller stopped waiting while it was queued
@@ -257,31 +190,19 @@ class Guard:
                 lock.release()
 
     def completed(self, outer: CallContext, end: float | None) -> CallContext:
-        """The context a call of this tool runs in: ``outer``'s, with its names and end.
-
-        Its owner is the host's, else the tool list's (the guard's own).
-        """
+        """The context a call runs in: the host's owner (else the guard's), names and end."""
         owner = self.owner if outer.owner is None else outer.owner
         return CallContext(owner, end, self.names)
 
     @property
     def asks_first(self) -> bool:
-        """Whether a host that can show a person a question asks before this call runs.
-
-        Destructive calls (sending, deleting, a destructive update) whose spec asks.
-        """
+        """Whether a host that can show a person a question asks before this call runs."""
         return self.options.marks.destructive is True and self.policy.confirm is not None
 
     async def confirmation(self, args: tuple[Any, ...], kwargs: Mapping[str, Any]) -> str | None:
-        """The question for the person before this call with these arguments (``None``: none).
+        """The question for the person before this call (``None``: none), asked as a call is.
 
-        It is asked of the spec as a call would be: the arguments read by the tool's model,
-        in a worker thread under the spec's lock and deadline. Bad arguments, or a failure
-        of the spec's service while it looks (no such draft), raise the same guidance the
-        call would: the host then shows that and asks nothing.
-
-        Raises:
-            ToolGuidance: As :meth:`run`.
+        Bad arguments or a failure while the spec looks raise the call's own guidance.
         """
         confirm = self.policy.confirm
         if not self.asks_first or confirm is None:
@@ -321,17 +242,13 @@ class Guard:
         outer: CallContext,
         end: float | None,
     ) -> Outcome:
-        """:meth:`arun` of an async function: awaited here, under the same deadline."""
         assert self.afn is not None
         loop = asyncio.get_running_loop()
         call = self.completed(outer, end)
         token = context.enter(call)  # this task's own copy of the context variables
         try:
-            # Reading the arguments never reaches the network: it runs here, not in a
-            # thread. Only shaping a result long enough to be stored (cut and indexed)
-            # leaves the event loop, for the workers' pool.
+            # Only the zone's request and storing a long result leave the event loop.
             reading = schema.read_arguments(self.model, args, kwargs)  # asks no service
-            # The call's zone may take a request (a calendar's own): not on the event loop.
             arguments = (
                 reading.arguments
                 if reading.zone_from is None
@@ -412,14 +329,11 @@ class Guard:
         )
 
     def short(self, raw: Any) -> bool:
-        """Whether ``raw`` is text that fits the budget uncounted: :meth:`text` is quick."""
+        """Whether ``raw`` is text that fits the budget uncounted."""
         return isinstance(raw, str) and len(raw) * 4 <= self.policy.budget().max_tokens
 
     def shown(self, raw: Any, arguments: Mapping[str, Any], owner: object | None) -> Outcome:
-        """The outcome of a call that returned ``raw``: its text and its structured result.
-
-        A text too long to show is stored as ``owner``'s (``None``: the spec's).
-        """
+        """The outcome of a call that returned ``raw``: its text and its structured result."""
         data = raw if isinstance(raw, structured.Output) else None
         model = self.options.output
         if data is not None:

@@ -1,17 +1,9 @@
 """Tool prompts and argument models: one source for what the agent sees and what is checked.
 
-From a spec function's signature, hints and Google-style docstring, :func:`build_model`
-makes a real pydantic model (``tool.metadata.fn_schema``): one typed field per
-parameter, with its ``Args:`` description, default, enum and bounds, and the tolerant
-readers of :mod:`toolspecs.core.inputs` as validators. Its ``model_json_schema()``
-(through :class:`ToolJsonSchema`) is exactly the ``parameters`` of
-``metadata.to_openai_tool()``; its ``model_validate`` is how every call is read.
-
-The model reads the whole call before any value (:meth:`ToolArguments.read_call`):
-argument names the agent got slightly wrong (declared aliases, ``camelCase``,
-``input`` for the one required argument) are mapped, ``null`` means "not given",
-and a :data:`~toolspecs.core.inputs.Timezone` argument sets the zone the call's
-times are read in. Names it cannot map stay as they are and are reported.
+:func:`build_model` makes a real pydantic model from a spec function's signature, hints
+and docstring: its JSON schema is the tool's ``parameters`` and its validation reads every
+call. Names the agent got slightly wrong (aliases, ``camelCase``, ``input``) are mapped,
+``null`` means "not given", and a ``Timezone`` argument sets the zone of the call's times.
 """
 
 from __future__ import annotations
@@ -21,6 +13,7 @@ import inspect
 import re
 import typing
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from pydantic import (
@@ -33,11 +26,7 @@ from pydantic import (
     create_model,
     model_validator,
 )
-from pydantic.json_schema import (
-    GenerateJsonSchema,
-    JsonSchemaMode,
-    SkipJsonSchema,
-)
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, SkipJsonSchema
 
 from toolspecs.core import clock, docstrings, inputs
 from toolspecs.core.bounds import shown
@@ -48,27 +37,19 @@ from toolspecs.core.stand_in import STAND_IN
 OPENAI_DESCRIPTION_LIMIT = 1024
 
 ZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo]
-# The zone of a call when it is known without asking a service; None: it would take a request.
 KnownZoneOf = Callable[[Mapping[str, Any]], dt.tzinfo | None]
 
 
+@dataclass(slots=True)
 class _ZonePass:
-    """How one reading of a call gets its zone (see :func:`prepare`).
-
-    ``first``: the zone only when known without a request, else a stand-in (UTC) with
-    ``needed`` set and the call's arguments kept; otherwise ``zone``, asked before.
-    """
-
-    __slots__ = ("arguments", "first", "needed", "zone")
-
-    def __init__(self, first: bool, zone: dt.tzinfo | None = None) -> None:
-        self.first = first
-        self.zone = zone
-        self.needed = False
-        self.arguments: Mapping[str, Any] = {}
+    # ``first``: the zone only when known without a request, else a stand-in (UTC) with
+    # ``needed`` set and the call's arguments kept; otherwise ``zone``, asked before.
+    first: bool
+    zone: dt.tzinfo | None = None
+    needed: bool = False
+    arguments: Mapping[str, Any] = field(default_factory=dict)
 
 
-# The key of a reading's _ZonePass in pydantic's validation context (read_arguments sets it).
 _ZONE_PASS = "toolspecs_zone_pass"
 
 
@@ -83,8 +64,7 @@ class ToolArguments(BaseModel):
     toolspecs_zone: ClassVar[ZoneOf | None] = None
     toolspecs_known_zone: ClassVar[KnownZoneOf | None] = None
     toolspecs_hidden: ClassVar[frozenset[str]] = frozenset()
-    # Whether a parameter is a date or time (read in the call's timezone): the others need
-    # no timezone context, which every call would otherwise set (issue 14).
+    # Only models with a date or time need a zone context (issue 14).
     toolspecs_reads_times: ClassVar[bool] = True
 
     @classmethod
@@ -104,11 +84,7 @@ class ToolArguments(BaseModel):
     def read_call(
         cls, data: Any, handler: ModelWrapValidatorHandler[ToolArguments], info: ValidationInfo
     ) -> Any:
-        """Map the call's argument names, then read each value with the call's timezone.
-
-        The zone goes to the values' validators in pydantic's validation context: a host
-        that validates without one (``fn_schema.model_validate(data)``) gets one here.
-        """
+        """Map the call's argument names, then read each value with the call's timezone."""
         if not isinstance(data, Mapping):
             return handler(data)
         if not cls.toolspecs_reads_times:
@@ -145,11 +121,10 @@ class ToolArguments(BaseModel):
     def resolve_names(cls, data: Mapping[Any, Any]) -> dict[Any, Any]:
         """``data`` under the parameters' own names; ``null`` values of known ones dropped.
 
-        Names that stand for no parameter, or for one given already, are kept as sent,
-        so that validation reports them instead of dropping them.
+        Names that stand for no parameter, or for one given already, are kept for
+        validation to report.
         """
-        # ``__pydantic_fields__`` is ``model_fields`` without the per-access cost of its
-        # class property (pydantic 2.10+; documented on ``BaseModel``).
+        # ``model_fields`` without its class property's per-access cost (pydantic 2.10+).
         fields = cls.__pydantic_fields__
         if fields.keys() >= data.keys() and all(value is not None for value in data.values()):
             return dict(data)  # the common call: every name exact, nothing to drop
@@ -166,13 +141,7 @@ class ToolArguments(BaseModel):
 
     @classmethod
     def call_zone(cls, arguments: Mapping[str, Any], reading: _ZonePass | None = None) -> dt.tzinfo:
-        """The zone naive and relative times of this call are read in.
-
-        Args:
-            arguments: The call's arguments, under the parameters' names.
-            reading: How :func:`read_arguments` reads this call (``None``: validation
-                alone, which asks no service either).
-        """
+        """The zone naive and relative times of this call are read in."""
         name = cls.toolspecs_zone_argument
         given = arguments.get(name) if name else None
         if isinstance(given, str) and given.strip():
@@ -184,8 +153,7 @@ class ToolArguments(BaseModel):
             return clock.timezone_setting(None)
         if cls.toolspecs_known_zone is None:  # the spec's zone never takes a request
             return cls.toolspecs_zone(arguments)
-        # Validation alone (a host's model_validate) checks, as read_arguments does: it
-        # asks no service; the call reads its times again in the calendar's zone.
+        # Validation alone asks no service; the call reads its times again in the real zone.
         reading = reading or _ZonePass(first=True)
         if not reading.first:
             return reading.zone or cls.toolspecs_zone(arguments)
@@ -238,42 +206,21 @@ class ToolArguments(BaseModel):
         )
 
 
+@dataclass(slots=True)
 class Reading:
     """A call's arguments as :func:`read_arguments` read them, asking no service.
 
-    Args:
-        model: The tool's argument model.
-        data: The call, positional values bound to their names.
-        arguments: What was read, under the parameters' names.
-        zone_from: The arguments to ask the model's zone with, when the call's times were
-            read with a stand-in because that zone takes a request (a calendar's own);
-            ``None`` when they were read in the call's own zone.
+    ``zone_from``: the arguments to ask the model's zone with when the times were read
+    with a stand-in (that zone takes a request); ``None`` when read in the call's zone.
     """
 
-    __slots__ = ("arguments", "data", "model", "zone_from")
-
-    def __init__(
-        self,
-        model: type[ToolArguments],
-        data: dict[Any, Any],
-        arguments: dict[str, Any],
-        zone_from: Mapping[str, Any] | None,
-    ) -> None:
-        self.model = model
-        self.data = data
-        self.arguments = arguments
-        self.zone_from = zone_from
+    model: type[ToolArguments]
+    data: dict[Any, Any]
+    arguments: dict[str, Any]
+    zone_from: Mapping[str, Any] | None
 
     def in_call_zone(self) -> dict[str, Any]:
-        """The arguments with their times in the call's zone: for the call itself.
-
-        When that zone takes a request (``Calendar``'s client asks ``calendars.get`` once
-        per calendar), it is asked here, by the call that needs it, never while reading.
-
-        Raises:
-            TimezoneUnavailable: When the zone setting is wrong (the person fixes it).
-            FixArguments: When a time does not exist in that zone after all.
-        """
+        """The arguments with their times in the call's zone, asked here if it takes a request."""
         model = self.model
         if self.zone_from is None or model.toolspecs_zone is None:
             return self.arguments
@@ -291,33 +238,17 @@ class Reading:
 def prepare(
     model: type[ToolArguments], args: tuple[Any, ...], kwargs: Mapping[str, Any]
 ) -> dict[str, Any]:
-    """:func:`read_arguments`, then :meth:`Reading.in_call_zone`: how a call reads its own.
-
-    Raises:
-        FixArguments: Naming every fault at once, and the arguments the tool takes.
-    """
+    """:func:`read_arguments`, then :meth:`Reading.in_call_zone`: how a call reads its own."""
     return read_arguments(model, args, kwargs).in_call_zone()
 
 
 def read_arguments(
     model: type[ToolArguments], args: tuple[Any, ...], kwargs: Mapping[str, Any]
 ) -> Reading:
-    """Read one call: positional values bound in order, then every name and value checked.
+    """Read one call, asking no service; ``FixArguments`` names every fault at once.
 
-    Reading asks no service: when the call's zone would take a request (a calendar's own)
-    and is not known yet, its times are checked with a stand-in zone, and
-    :meth:`Reading.in_call_zone` reads them again in the call.
-
-    Args:
-        model: The tool's argument model.
-        args: Positional values, bound to the parameters in order.
-        kwargs: Named values, as the agent sent them.
-
-    Returns:
-        The arguments that were given, under the parameters' names, read as their types.
-
-    Raises:
-        FixArguments: Naming every fault at once, and the arguments the tool takes.
+    A zone that would take a request is a stand-in here; :meth:`Reading.in_call_zone`
+    reads the times again in the call.
     """
     # Hidden arguments (not in the schema the model sees) are never bound by position.
     problems: list[str] = []
@@ -357,7 +288,6 @@ def _given(validated: ToolArguments) -> dict[str, Any]:
 def _validate(
     model: type[ToolArguments], data: dict[Any, Any], reading: _ZonePass, problems: list[str]
 ) -> ToolArguments | None:
-    """One reading of the call (``None`` when it has faults, added to ``problems``)."""
     # No times: no zone to read them in, and no context to make per call.
     context = {_ZONE_PASS: reading} if model.toolspecs_reads_times else None
     try:
@@ -376,11 +306,6 @@ def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
     ]
 
 
-def hints(fn: Callable[..., Any]) -> dict[str, Any]:
-    """The type hints of ``fn``, ``Annotated`` extras kept."""
-    return typing.get_type_hints(fn, include_extras=True)
-
-
 def describe(doc: docstrings.Docstring) -> str:
     """The tool description composed from a parsed docstring."""
     parts = [doc.summary]
@@ -394,17 +319,7 @@ def describe(doc: docstrings.Docstring) -> str:
 
 
 def declaration_errors(fn: Callable[..., Any], aliases: Mapping[str, str]) -> list[str]:
-    """What is wrong with a spec function's declaration; empty when it is sound.
-
-    Args:
-        fn: The function (its docstring, hints and signature make the tool).
-        aliases: Its declared argument aliases.
-
-    Returns:
-        One message per fault: aliases to missing parameters, parameters without an
-        ``Args:`` line, a description over OpenAI's limit, two timezone arguments,
-        hints that cannot be read.
-    """
+    """What is wrong with a spec function's declaration, one message a fault."""
     errors: list[str] = []
     names = [p.name for p in parameters(fn)]
     for alias, target in aliases.items():
@@ -422,7 +337,7 @@ def declaration_errors(fn: Callable[..., Any], aliases: Mapping[str, str]) -> li
     if length > OPENAI_DESCRIPTION_LIMIT:
         errors.append(f"description of {length} characters, over {OPENAI_DESCRIPTION_LIMIT}")
     try:
-        found = hints(fn)
+        found = typing.get_type_hints(fn, include_extras=True)
     except Exception as exc:  # any failure to resolve a hint is a declaration fault
         return [*errors, f"type hints cannot be read ({type(exc).__name__}: {exc})"]
     zones = [name for name in names if inputs.is_zone_name(found.get(name, Any))]
@@ -447,27 +362,12 @@ def build_model(
 ) -> type[ToolArguments]:
     """The argument model of a spec function, as the tool ``name`` shows it.
 
-    Args:
-        name: The tool's name as the agent sees it (named in guidance).
-        fn: The function; its signature, hints and docstring make the fields.
-        aliases: Other names the agent may use for its arguments.
-        zone: The zone of the call's times when no Timezone argument is given.
-        known_zone: That zone when it is known without a request, else ``None``; given,
-            a call is checked before ``zone`` is asked (see :func:`prepare`).
-        rename: Applied to each description (tool names under a prefix).
-        docs: One spec instance's own text for some arguments, instead of the docstring's
-            (e.g. the calendars it allows); ``None`` leaves an optional argument out of the
-            schema, for when there is nothing to choose. A hidden argument is still read
-            when a call sends it. Names ``fn`` does not take are ignored.
-
-    Returns:
-        A ``ToolArguments`` subclass with one field per parameter.
-
-    Raises:
-        ValueError: When ``docs`` would hide a required argument.
+    ``zone`` gives the call's zone when no Timezone argument does (``known_zone``: when
+    known without a request); ``rename`` applies to each description (a prefix); ``docs``
+    is an instance's own text for some arguments (``None`` hides an optional one).
     """
     doc = docstrings.parse(fn.__doc__)
-    found = hints(fn)
+    found = typing.get_type_hints(fn, include_extras=True)
     docs = docs or {}
     fields: dict[str, Any] = {}
     hidden: set[str] = set()
@@ -504,7 +404,6 @@ def build_model(
 
 
 def _reads_times(hint: Any) -> bool:
-    """Whether a type hint holds a date or a datetime anywhere (``list[date] | None``)."""
     if isinstance(hint, type) and issubclass(hint, dt.date):
         return True
     return any(_reads_times(arg) for arg in typing.get_args(hint))

@@ -35,21 +35,11 @@ def max_stems(size: int) -> int:
 
 
 class Bm25:
-    r"""BM25 over passages, tokenized as llama-index's ``BM25Retriever`` does, in bounded memory.
+    """BM25 over passages, tokenized as llama-index's ``BM25Retriever`` does, in bounded memory.
 
-    Words as bm25s's ``Tokenizer`` finds them (lowercased, ``\w\w+``), English stopwords
-    dropped from the passages and the Snowball English stemmer on both sides;
-    ``BM25Retriever`` adds only the node bookkeeping we keep ourselves.
-
-    Each distinct stem costs about 150 bytes of Python objects (its string, its dict
-    entry, its int), so a text of near-unique words (base64, hashes, ids: 33,000 distinct
-    stems in 1 MB of base64) would hold several times its size in its vocabulary. A
-    result keeps at most ``max_stems`` stems by name (the first met); every later new stem
-    shares one of ``max_stems // 4`` buckets, chosen by a CRC-32 of the stem, so the
-    vocabulary is bounded by the text's size. Below the bound, scores are exactly bm25s's.
-    Above it, a query word first met past the bound matches its bucket, and the passages
-    of the bucket that hold the word itself come first. The passages' stem ids are
-    compact arrays while the index is built, and dropped after.
+    A stem costs about 150 bytes, so text of near-unique words (base64) would hold several
+    times its size in vocabulary: past ``max_stems``, new stems share CRC-32 buckets
+    (passages holding the query's own word come first). Below that, scores are bm25s's.
     """
 
     def __init__(self, passages: Sequence[str], max_stems: int) -> None:
@@ -64,7 +54,6 @@ class Bm25:
         self._lock = threading.Lock()  # PyStemmer's stemmer is not safe to share
 
     def _words(self, text: str) -> Iterator[str]:
-        """The stems of ``text``'s words that are not English stopwords."""
         stem, stopwords = self._stem, compat.stopwords()
         for word in compat.WORD.findall(text.lower()):
             if word not in stopwords:
@@ -75,12 +64,8 @@ class Bm25:
         return f"\0{zlib.crc32(stem.encode('utf-8', 'surrogatepass')) % self._buckets}"
 
     def _stem_ids(self, passages: Iterable[str], max_stems: int) -> tuple[Any, dict[str, int]]:
-        """Each passage's stem ids, and the ids of the stems (and buckets).
-
-        A passage's ids are a compact array (2 bytes an id while there are at most 65,536
-        stems so far, else 4), each its own: a Python list of ints costs 8 bytes an id, and
-        one growing array leaves as much again in freed holes of the heap.
-        """
+        # Each passage's ids are a compact array of its own (2 or 4 bytes an id): a list
+        # costs 8, and one growing array leaves as much again in freed holes.
         vocab: dict[str, int] = {}
         named = 0
         ids = []

@@ -1,23 +1,8 @@
 """The spec base class: functions declared with ``@tool`` become guarded tools.
 
-A spec lists its ``spec_functions`` as LlamaHub specs do and declares each with
-:func:`~toolspecs.core.declare.tool`. Declarations are checked when the class is
-defined (:mod:`toolspecs.core.spec_checks`); faults (an alias to a missing parameter, a
-parameter without a docstring line, a description over OpenAI's limit, two tools with one
-name) raise ``ConfigurationError`` naming the spec and the function. ``to_tool_list()`` returns
-:class:`~toolspecs.core.tool.GuardedTool` objects, those whose marks the spec's options
-allow, and one reader (``reader_name``) for all its large-output functions. Their guards
-get a :class:`~toolspecs.core.calls.CallPolicy` from the spec, never the spec itself.
-
-**Choosing tools.** Every tool costs tokens in every request, so a spec's default set
-(``spec_functions``, what ``to_tool_list()`` gives) is lean; ``more_functions`` lists
-the tools offered on request. ``all_functions`` is both, in order:
-``spec.to_tool_list(spec_functions=spec.all_functions)`` offers everything, and any
-subset may be named. An instance may also set ``spec.spec_functions`` to its own list,
-which every host then follows (``toolspecs serve --tools`` does this).
-:meth:`ToolSpec.call_tool` calls one by name, as an agent would, from tools built once and
-kept while what shapes them stays the same; :meth:`ToolSpec.withheld` names the options
-that would offer a tool the spec's options leave out.
+Every tool costs tokens in every request, so the default set (``spec_functions``) is
+lean; ``more_functions`` are offered on request and ``all_functions`` is both. Guards get
+a :class:`~toolspecs.core.calls.CallPolicy` from the spec, never the spec itself.
 """
 
 from __future__ import annotations
@@ -33,14 +18,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import (
-    bounds,
-    clock,
-    deadline,
-    docstrings,
-    owners,
-    schema,
-)
+from toolspecs.core import bounds, clock, deadline, docstrings, owners, schema
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.context import ToolNames
 from toolspecs.core.declare import function_name, options_of, tool, undecorated
@@ -62,53 +40,34 @@ _CREATING = threading.Lock()
 
 
 class ToolSpec(BaseToolSpec):
-    """Base class of toolspecs specs: a ``BaseToolSpec`` whose tools are guarded.
-
-    Subclasses set ``spec_functions`` (as in LlamaHub), ``service_name`` (how the
-    agent should call the service in messages), ``failures`` (what their client
-    raises, as guidance), and may override ``output_budget``, ``spec_timezone``,
-    ``zone_for_call`` and ``failure_context``. ``allow_destructive`` and
-    ``allow_send`` filter the tools by their marks.
-    """
+    """Base class of toolspecs specs: a ``BaseToolSpec`` whose tools are guarded."""
 
     spec_functions: list[SPEC_FUNCTION_TYPE] = []  # noqa: RUF012  (BaseToolSpec's own annotation)
-    # Tools offered only on request (to_tool_list(spec_functions=[...]), --tools); declared
-    # and checked like spec_functions. all_functions is both, set when the class is made.
     more_functions: ClassVar[list[str]] = []
     all_functions: ClassVar[list[SPEC_FUNCTION_TYPE]] = []
     service_name: ClassVar[str] = "The service"
     output_budget: ClassVar[OutputBudget] = OutputBudget()
-    # Marks every passage the reader returns in the spec's own words (Gmail: "quoted
-    # mail"): the fences of the full text do not survive cutting it up. Left empty, a
-    # passage whose source passage_source() names gets the core's third-party marking.
+    # The reader's mark on every passage (Gmail: "quoted mail"): fences do not survive
+    # cutting the text up. Empty: passages passage_source() names are marked third-party.
     passage_label: ClassVar[str] = ""
-    # The one tool that searches the stored results of all the spec's large-output
-    # functions. Name it after what the spec stores (read_stored_emails): a name no
-    # other spec uses does not force a prefix on either when both are served together.
+    # Searches the stored results of all large-output functions. A name no other spec
+    # uses (read_stored_emails) forces no prefix when two specs are served together.
     reader_name: ClassVar[str] = "read_stored_result"
     timezone: str | dt.tzinfo | None = None
-    # What the spec's client raises, mapped to guidance (see toolspecs.core.failures).
     failures: ClassVar[FailureTable] = DEFAULT_FAILURES
     # Offer tools marked destructive / tools that change things beyond the user's account.
     allow_destructive: bool = True
     allow_send: bool = True
-    # The spec's common tasks as prompts a person picks in a client (MCP prompts/list),
-    # offered when the tools each uses are (toolspecs.core.prompts).
+    # Common tasks a person picks in a client (MCP prompts/list).
     prompts: ClassVar[tuple[TaskPrompt, ...]] = ()
-    # Ask the person before a destructive call (sending, deleting, a destructive update),
-    # where the host can show them a question (MCP elicitation). False for fully automated
-    # agents: the marks and descriptions then say what such a tool does, as everywhere.
+    # Ask the person before a destructive call where the host can (MCP elicitation).
     confirm_destructive: bool = True
-    # False for specs whose client must not be used from two threads at once: their calls
-    # then take turns (async calls run in worker threads, and agents make several at once).
+    # False: the client must not be used from two threads at once, so calls take turns.
     thread_safe: ClassVar[bool] = True
-    # Seconds a call may take, retries and waits included (None: no deadline); set it on
-    # the class or on one instance. Past it the agent is told to try again later.
+    # Seconds a call may take, retries and waits included (None: no deadline).
     call_deadline: float | None = deadline.DEFAULT_SECONDS
-    # Where long results are kept (toolspecs.core.store): None, in this process, one store
-    # per owner for as long as it lives; a RedisStore shares them between processes
-    # (toolspecs serve --store redis://...). Set it on the class or on one instance,
-    # before its to_tool_list().
+    # Where long results are kept: None, in this process; a RedisStore shares them
+    # between processes. Set it before to_tool_list().
     result_store: ResultBackend | None = None
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -118,11 +77,7 @@ class ToolSpec(BaseToolSpec):
 
     @property
     def results(self) -> StoredResults:
-        """Where the running call's owner (:mod:`toolspecs.core.owners`) keeps long results.
-
-        Each owner (a tool list, an MCP session) has its own store; outside any, the spec's.
-        They are kept in ``result_store`` (in this process unless one is set).
-        """
+        """Where the running call's owner (a tool list, an MCP session) keeps long results."""
         return self.results_of(owners.current_owner())
 
     def results_of(self, owner: object | None) -> StoredResults:
@@ -152,37 +107,26 @@ class ToolSpec(BaseToolSpec):
         return lock
 
     def spec_timezone(self) -> dt.tzinfo:
-        """The timezone naive and relative times are read in (``timezone``, else the default).
-
-        Raises:
-            ConfigurationError: When the setting (or ``$TOOLSPECS_TIMEZONE``) is not a zone.
-        """
+        """The timezone naive and relative times are read in (``timezone``, else the default)."""
         return clock.timezone_setting(self.timezone)
 
     def zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo:
-        """The zone of one call's times when it names none (default ``spec_timezone()``).
-
-        Args:
-            arguments: The call's arguments as sent, under the parameters' names.
-        """
+        """The zone of one call's times when it names none (default ``spec_timezone()``)."""
         return self.spec_timezone()
 
     def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
         """``zone_for_call`` when it needs no request, else ``None`` (default: it never does).
 
-        A spec whose zone may take a request (a calendar's own) overrides it: the call's
-        arguments are then checked before the zone is asked, and reading them never
-        reaches the network.
+        A spec whose zone may take a request (a calendar's) overrides it, so that checking
+        the arguments never reaches the network.
         """
         return self.zone_for_call(arguments)
 
     def passage_source(self, document: Document) -> str:
         """Who wrote one stored document, for the header of its passages (default: none).
 
-        Specs whose results quote third parties name the source in their own words, e.g.
-        ``"message 18c… from ada@example.com"``; a passage cannot forge its header. A
-        named source is a third party: its passages are marked as quoted third-party
-        text, not instructions (unless ``passage_label`` marks them otherwise).
+        A named source (``"message 18c… from ada@example.com"``) is a third party: its
+        passages are marked as quoted text, not instructions, and cannot forge the header.
         """
         return ""
 
@@ -205,37 +149,22 @@ class ToolSpec(BaseToolSpec):
         )
 
     def confirmation_for(self, function: str, arguments: Mapping[str, Any]) -> str | None:
-        """What the person is asked before a destructive call; ``None``: do not ask.
-
-        ``None`` when ``confirm_destructive`` is off; else :meth:`confirmation`.
-        """
+        """:meth:`confirmation`, or ``None`` (do not ask) when ``confirm_destructive`` is off."""
         return self.confirmation(function, arguments) if self.confirm_destructive else None
 
     def confirmation(self, function: str, arguments: Mapping[str, Any]) -> str | None:
         """The question a person answers before ``function`` runs with ``arguments``.
 
-        A generic one names the service, the function and its arguments. Specs say what
-        will happen instead (Gmail: the recipients, subject and attachments of the draft
-        to send), asking their service if they must; a failure here (no such draft) is
-        mapped to guidance like the call's own, and nothing is asked or done. ``None``:
-        these arguments destroy nothing (a Calendar rename), so nothing is asked.
-
-        Args:
-            function: The spec function's name (without a prefix).
-            arguments: Its arguments, read as the call reads them.
+        Specs say what will happen (Gmail: the draft's recipients); a failure here is mapped
+        to guidance like the call's own. ``None``: these arguments destroy nothing.
         """
         shown = ", ".join(f"{name}={bounds.shown(value)}" for name, value in arguments.items())
         return bounds.clip(f"Allow {self.service_name} to {function}({shown})?", 500)
 
     def before_call(self, function: str) -> None:
-        """Runs before each tool call's function, its arguments read; nothing by default.
+        """Runs before each call's function, under its lock and deadline; may raise guidance.
 
-        A spec that must refuse a call before it reaches its service (a Google token that
-        lacks a scope the tool needs) raises ``ToolGuidance`` here. It runs in the call's
-        thread, under the spec's lock and deadline, for sync and async functions alike.
-
-        Args:
-            function: The spec function's name (without a prefix).
+        A spec refuses a call here before it reaches its service (a token lacking a scope).
         """
 
     def guidance_for(self, exc: BaseException) -> ToolGuidance | None:
@@ -248,12 +177,7 @@ class ToolSpec(BaseToolSpec):
         return ""
 
     def offers_tool(self, function: str) -> bool:
-        """Whether the agent has tool ``function`` beside the one it called.
-
-        Replies and guidance that point to another tool ask this first (opt-in tools,
-        ``--tools``), then name it with :func:`toolspecs.core.ref`. Outside a tool call,
-        every function counts as offered (see :mod:`toolspecs.core.prefixed`).
-        """
+        """Whether the agent has tool ``function`` (always, outside a tool call)."""
         return offered(function)
 
     def offers(self, marks: Marks) -> bool:
@@ -263,10 +187,8 @@ class ToolSpec(BaseToolSpec):
     def marks_of(self, function: str, declared: Marks) -> Marks:
         """The marks of ``function`` on this instance (default: ``declared``, as ``@tool`` set).
 
-        A tool that does more when an option is on says so here, so that its marks stay
-        true on every instance: Calendar's ``update_event`` destroys (removes attendees,
-        shortens a series) only with ``allow_destructive``, and is marked destructive then.
-        The options filter tools by these marks, and hosts show them.
+        A tool that does more when an option is on says so here: Calendar's ``update_event``
+        is destructive only with ``allow_destructive``.
         """
         return declared
 
@@ -284,13 +206,10 @@ class ToolSpec(BaseToolSpec):
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """This instance's own text for arguments of ``function`` (default: the docstring's).
 
-        A string replaces the argument's ``Args:`` line in the schema; ``None`` leaves an
-        optional argument out of the schema when this instance leaves nothing to choose
-        (a call that sends it is still read). Names the function does not take are ignored.
+        A string replaces the argument's ``Args:`` line; ``None`` leaves an optional
+        argument out of the schema (a call that sends it is still read).
         """
         return {}
-
-    # -- tools -------------------------------------------------------------------
 
     def arguments_model(self, name: str) -> type[schema.ToolArguments]:
         """The argument model of the spec function ``name``, as direct calls read it."""
@@ -314,30 +233,14 @@ class ToolSpec(BaseToolSpec):
         func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
         prefix: str | None = None,
     ) -> list[FunctionTool]:
-        """The spec's functions as guarded tools, those its options allow.
-
-        When any function offered is declared with ``large_output=True``, the spec's
-        reader (``reader_name``) comes last: it searches the stored results of all of
-        them. Tools whose marks the spec's options do not allow (``allow_destructive``,
-        ``allow_send``) are left out.
+        """The spec's functions as guarded tools, those its options allow, then the reader.
 
         Args:
-            spec_functions: Which functions to expose; defaults to ``spec_functions`` (the
-                lean default set). Any of ``all_functions`` may be named.
+            spec_functions: Which functions to expose (any of ``all_functions``); default
+                ``spec_functions``.
             func_to_metadata_mapping: Metadata to use instead of the composed prompt.
-            prefix: Put before every tool name, e.g. ``"gmail_"`` when two specs in one
-                agent share names (Gmail and Calendar both have ``load_data``). Mentions
-                of the spec's own tools in descriptions follow; replies name them through
-                :func:`toolspecs.core.prefixed.ref`; what a tool returns is never rewritten.
-                Default :attr:`default_prefix`; ``""`` keeps the names as they are.
-
-        Returns:
-            ``GuardedTool`` objects (``FunctionTool`` subclasses), in the order of
-            ``spec_functions``, then the reader.
-
-        Raises:
-            ConfigurationError: When two of the tools would have the same name, or a
-                function named is not one of the spec's.
+            prefix: Put before every tool name (``"gmail_"``) when two specs share names;
+                mentions in descriptions follow. Default :attr:`default_prefix`.
         """
         return self.build_tools(spec_functions, func_to_metadata_mapping, prefix)
 
@@ -347,11 +250,7 @@ class ToolSpec(BaseToolSpec):
         func_to_metadata_mapping: dict[str, ToolMetadata] | None = None,
         prefix: str | None = None,
     ) -> list[FunctionTool]:
-        """:meth:`to_tool_list` without what a subclass adds to the lists it hands out.
-
-        :meth:`call_tool` builds its tools here: Google's ``to_tool_list`` also asks for
-        the scopes of every tool it hands out, where ``call_tool`` asks for the one called.
-        """
+        """:meth:`to_tool_list` without what a subclass adds (Google asks for scopes there)."""
         if prefix is None:
             prefix = self.default_prefix
         mapping = func_to_metadata_mapping or {}
@@ -403,14 +302,8 @@ class ToolSpec(BaseToolSpec):
     def call_tool(self, name: str, **kwargs: Any) -> ToolOutput:
         """Call one tool by name as an agent would: ``call_tool("arxiv_query", query="x")``.
 
-        The tools of ``spec_functions`` (the instance's, when it set its own) can be
-        called, and the opt-in ones of ``more_functions``: naming one is choosing it. The
-        tools are built once and kept while the spec's functions and the options that
-        filter them stay the same.
-
-        Raises:
-            KeyError: When the spec offers no tool of that name; for a tool its options
-                leave out, the message names the option that offers it.
+        Opt-in ``more_functions`` can be called too. ``KeyError`` for no such tool names
+        the option that offers one the options leave out.
         """
         prefix = self.default_prefix
         if prefix and not name.startswith(prefix):  # its own name works without it
@@ -428,14 +321,7 @@ class ToolSpec(BaseToolSpec):
         return found.call(**kwargs)
 
     def withheld(self, name: str) -> tuple[str, ...]:
-        """The options that would offer tool ``name``, which this spec's options leave out.
-
-        Read from the tool's marks (:meth:`Marks.needs`): ``("allow_destructive",)`` for
-        ``delete_event`` while ``allow_destructive`` is off.
-
-        Returns:
-            Empty when the spec offers the tool or has no function of that name.
-        """
+        """The options that would offer tool ``name`` (empty: offered, or no such tool)."""
         reader_needs: list[tuple[str, ...]] = []
         for entry in self._callable_functions():
             function = function_name(entry)
@@ -454,13 +340,8 @@ class ToolSpec(BaseToolSpec):
         return min(reader_needs, key=len, default=())
 
     def _offered_tools(self) -> dict[str, FunctionTool]:
-        """The tools :meth:`call_tool` calls by name, rebuilt only when their inputs change.
-
-        They depend on the spec functions listed, the functions themselves (an instance may
-        replace one), which of them the options offer and this instance's argument texts
-        (``argument_docs``); the tools read everything else (timezone, client, deadline) from
-        the spec when they are called.
-        """
+        # Rebuilt when the functions, their offering or argument texts change; the tools
+        # read everything else (timezone, client, deadline) from the spec when called.
         callable_functions = self._callable_functions()
         state = []
         for entry in callable_functions:
@@ -469,7 +350,6 @@ class ToolSpec(BaseToolSpec):
             functions = tuple(getattr(fn, "__func__", fn) for fn in bound)
             marks = self._marks(names[0])
             offered = (marks, self.offers(marks))
-            # This instance's argument texts shape the schema (a hidden calendar_id).
             docs = tuple(sorted((n, tuple(sorted(self.argument_docs(n).items()))) for n in names))
             state.append((names, functions, offered, docs))
         key = tuple(state)
@@ -482,7 +362,6 @@ class ToolSpec(BaseToolSpec):
         return cached[1]
 
     def _callable_functions(self) -> list[SPEC_FUNCTION_TYPE]:
-        """``spec_functions`` (this instance's), then the opt-in ``more_functions``."""
         listed = list(self.spec_functions)
         names = {function_name(entry) for entry in listed}
         return [*listed, *(name for name in self.more_functions if name not in names)]
@@ -494,7 +373,6 @@ class ToolSpec(BaseToolSpec):
         aliases: Mapping[str, str],
         names: ToolNames | None = None,
     ) -> type[schema.ToolArguments]:
-        """The model of ``fn`` (the undecorated function), cached per spec, function and names."""
         names = names or ToolNames()
         cache: dict[tuple[Any, ...], type[schema.ToolArguments]]
         cache = self.__dict__.setdefault("_toolspecs_models", {})

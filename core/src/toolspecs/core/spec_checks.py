@@ -1,12 +1,4 @@
-"""The checks a spec class passes when it is defined: declarations checked when made.
-
-:class:`~toolspecs.core.spec.ToolSpec` calls :func:`check_spec_class` from
-``__init_subclass__``: every function listed in ``spec_functions`` or ``more_functions``
-must be a method declared with :func:`~toolspecs.core.declare.tool` (an override without
-it keeps the declaration it overrides), its declaration must be sound, and no two of the
-tools (the reader of large outputs included) may share a name. The faults raise one
-``ConfigurationError`` naming the spec class and each function.
-"""
+"""The checks a spec class passes when it is defined: declarations checked when made."""
 
 from __future__ import annotations
 
@@ -19,11 +11,7 @@ from toolspecs.core.tool import names_used_twice
 
 
 def check_spec_class(cls: type[Any]) -> None:
-    """Check a spec class's declarations and set its ``all_functions``.
-
-    Raises:
-        ConfigurationError: Naming the class and every fault found.
-    """
+    """Check a spec class's declarations (one error naming every fault); set ``all_functions``."""
     errors: list[str] = []
     tool_names: list[str] = []
     stores = False

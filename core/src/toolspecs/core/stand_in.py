@@ -1,12 +1,8 @@
 """Times read before their zone is known, carrying what the agent wrote.
 
-Reading a Calendar call's arguments asks Google nothing (:mod:`toolspecs.core.schema`):
-when the calendar's zone is not known yet, naive and relative times are checked in a
-stand-in zone (:data:`STAND_IN`, UTC) and read again in the call, in the calendar's zone.
-A host that validates with a tool's ``fn_schema`` outside the call (LangChain's
-``StructuredTool``) gets values read in the stand-in; each keeps the text the agent wrote
-(:class:`WrittenTime`, :class:`WrittenDate`), so that the tool, handed one back, reads
-that text again in the call's zone (:mod:`toolspecs.core.inputs`).
+Reading a call asks no service, so a calendar's zone not known yet is stood in for by
+UTC (:data:`STAND_IN`); each value keeps the agent's text, so that a host that validates
+outside the call (LangChain) hands back what the tool reads again in the call's zone.
 """
 
 from __future__ import annotations
@@ -19,11 +15,7 @@ __all__ = ["STAND_IN", "StandInZone", "WrittenDate", "WrittenTime", "as_written"
 
 
 class StandInZone(dt.tzinfo):
-    """UTC, standing in for a zone not known yet (a calendar's own, which takes a request).
-
-    Times read in it only check the call; each keeps what the agent wrote
-    (:class:`WrittenTime`, :class:`WrittenDate`), for the call to read again in its zone.
-    """
+    """UTC, standing in for a zone not known yet (a calendar's own, which takes a request)."""
 
     def utcoffset(self, moment: dt.datetime | None) -> dt.timedelta:
         """No offset: UTC."""
@@ -43,12 +35,7 @@ STAND_IN = StandInZone()
 
 
 class WrittenTime(dt.datetime):
-    """A time read in :data:`STAND_IN`, with the text the agent wrote as ``written``.
-
-    A host that validates arguments with a tool's ``fn_schema`` outside the call (LangChain's
-    ``StructuredTool``) hands this back to the tool, which reads ``written`` again in the
-    call's zone: ``"tomorrow 4pm"`` is then 16:00 on the calendar's tomorrow, not UTC's.
-    """
+    """A time read in :data:`STAND_IN`, with the text the agent wrote as ``written``."""
 
     written: str
 
@@ -75,11 +62,7 @@ class WrittenDate(dt.date):
 
 
 def as_written(value: Any, serialize: Callable[[Any], Any]) -> Any:
-    """A time's JSON (a pydantic wrap serializer): one read in the stand-in goes as written.
-
-    A host that sends the validated call on as JSON then sends the agent's own text, for
-    the tool to read in the call's zone; any other time is ``serialize``'s as usual.
-    """
+    """A time's JSON (a pydantic wrap serializer): one read in the stand-in goes as written."""
     if isinstance(value, (WrittenTime, WrittenDate)):
         return value.written
     return serialize(value)

@@ -1,22 +1,6 @@
 """The stored results of a spec: each cut into passages and indexed, kept under bounds.
 
-One interface, two stores. :class:`StoredResults` is what the runner and the reader tool
-use of one owner's results (add one, get one by its id or a function's latest, say which
-were dropped, what they hold); a :class:`ResultBackend` gives each owner its own
-(``ToolSpec.result_store``):
-
-- :class:`toolspecs.core.memory_store.ResultStore`, in this process (the embedded
-  default, one per owner through :class:`~toolspecs.core.memory_store.MemoryStore`),
-  keeps a spec's (or one owner's) results that were too long to show, at most
-  ``OutputBudget.keep`` of them and ``max_stored_bytes`` of memory, oldest dropped
-  first, each for at most ``ttl`` seconds when one is set;
-- :class:`toolspecs.core.redis_store.RedisStore` keeps them in Redis under the same
-  bounds, so that a result stored through one process is read through another.
-
-Each :class:`StoredResult` holds its text once, its passages as offsets
-(:mod:`toolspecs.core.passages`) and its index: BM25 (:mod:`toolspecs.core.search`), or a
-llama-index vector index when the budget names an embedding model. What the agent reads
-of them is written by :mod:`toolspecs.core.large_output`.
+One interface, two stores (memory, the default, and Redis) under the same bounds.
 """
 
 from __future__ import annotations
@@ -48,11 +32,8 @@ class OutputBudget:
         passage_tokens: The size of the passages a stored result is cut into.
         top_k: How many passages one read returns.
         keep: How many stored results a spec keeps (oldest dropped first).
-        max_stored_bytes: The most memory a spec's stored results hold together, 64 MiB
-            by default: their text, passage offsets and indexes (see
-            ``StoredResult.held``); the oldest are dropped first. A single result's text
-            is stored cut to half of this (its preview says so), as its passages and
-            BM25 index take about as much again.
+        max_stored_bytes: The most memory a spec's stored results hold together (text,
+            offsets, indexes); one result's text is cut to half of this.
         embed_model: A llama-index embedding model; with one, reads use a vector
             index instead of BM25.
     """
@@ -70,11 +51,8 @@ class OutputBudget:
 class StoredResult:
     """One stored result cut into passages, with its BM25 index (or a vector index, on demand).
 
-    ``passages[i]`` came from the document named ``sources[i]`` ("" when unnamed).
-    ``size`` is the UTF-8 bytes stored; ``full_size`` those of the whole result (larger
-    when the result was cut to the store's ``max_stored_bytes``). ``held`` is what the
-    store counts against ``max_stored_bytes``: the memory of its text, passage offsets,
-    sources and BM25 index, estimated from their arrays and tables.
+    ``passages[i]`` came from the document named ``sources[i]``; ``size`` is the UTF-8
+    bytes stored, ``full_size`` those of the whole result; ``held`` its memory, as counted.
     """
 
     result_id: int
@@ -139,11 +117,7 @@ class StoredResult:
 
 
 class StoredResults(Protocol):
-    """What the runner and the reader tool use of one owner's stored results.
-
-    Results are numbered from 1 within their owner; an id means nothing to another owner
-    (its store is another key, or another object), so a handle cannot reach across.
-    """
+    """One owner's stored results; an id means nothing to another owner's store."""
 
     budget: OutputBudget
 
@@ -166,22 +140,12 @@ class StoredResults(Protocol):
 
 
 class ResultBackend(Protocol):
-    """Where a spec keeps its owners' stored results (``ToolSpec.result_store``).
-
-    ``blocking`` says whether its reads wait on another process (Redis): the reader tool
-    then runs in a worker thread rather than in the event loop.
-    """
+    """Where a spec keeps its owners' stored results; ``blocking``: reads wait on Redis."""
 
     blocking: bool
 
     def results(self, owner: object, scope: str, budget: OutputBudget) -> StoredResults:
-        """The stored results of ``owner`` for the spec named ``scope``.
-
-        Args:
-            owner: The running call's owner (:mod:`toolspecs.core.owners`), or the spec.
-            scope: Names the spec, the same in every process (its class and account).
-            budget: The spec's output budget (``keep``, ``max_stored_bytes``).
-        """
+        """The stored results of ``owner`` for the spec named ``scope`` (same in every process)."""
 
 
 def cut_result(
@@ -190,11 +154,7 @@ def cut_result(
     text_or_documents: str | list[Document],
     source: Callable[[Document], str] | None = None,
 ) -> tuple[StoredResult, list[str]]:
-    """A result cut into passages (id 0, no index yet), and the texts its passages slice.
-
-    Each document's text is held once, cut to half of ``max_stored_bytes`` in all (its
-    passages and index take about as much again).
-    """
+    """A result cut into passages (id 0, no index yet), and the texts its passages slice."""
     documents = (
         [Document(text=text_or_documents)]
         if isinstance(text_or_documents, str)
@@ -229,9 +189,8 @@ def cut_result(
         tokens += counted
         if not first:
             continue
-        # The text is held once, the very string the tool returned; the passages are
-        # offsets into it. Passages carry only their text, and the name of their source
-        # kept apart from it (the index does not read it; it cannot be forged).
+        # The text is held once; passages are offsets into it, their source kept apart
+        # (the index does not read it; it cannot be forged).
         docs.extend([len(texts)] * len(first))
         texts.append(text)
         starts.extend(first)
@@ -271,16 +230,7 @@ def choose(
 ) -> int:
     """The id :meth:`StoredResults.get` returns, or the guidance for a result that is not there.
 
-    Args:
-        function: The function whose result is asked for.
-        result_id: The id asked for (``None``: the latest).
-        live: The stored results, oldest first, as (id, function).
-        gone: The results dropped or expired, as id: (function, :data:`ROOM` or :data:`EXPIRED`).
-        budget: The bounds, to say why a result was dropped.
-        ttl: How long a result is kept, to say why one expired.
-
-    Raises:
-        FixArguments: When there is no such result, or it is gone.
+    ``live`` is (id, function) oldest first; ``gone`` is id: (function, ROOM or EXPIRED).
     """
     mine = [i for i, f in live if f == function]
     reasons = {reason for f, reason in gone.values() if f == function}
@@ -319,10 +269,7 @@ def choose(
 
 
 def held_by(stored: StoredResult, texts: list[str]) -> int:
-    """The memory ``stored`` holds: texts, passage offsets, sources and its BM25 index.
-
-    A vector index (built on first read) is not counted: its size depends on the model.
-    """
+    """The memory ``stored`` holds (a vector index is not counted: it depends on the model)."""
     total = sum(sys.getsizeof(text) for text in texts)
     passages = stored.passages
     if isinstance(passages, Passages):

@@ -1,22 +1,9 @@
 """Structured results: the facts of a tool's reply as data, beside the text the agent reads.
 
-A tool declares the shape of its result with ``@tool(output=Model)``, an :class:`Output`
-(a closed pydantic model: ``extra="forbid"``), and its spec function returns a ``Model``.
-The model is the reply built once: :meth:`Output.reply` writes from it what LlamaHub's
-function returned (text, a ``Document`` or a list of them), which the agent reads and a
-direct Python caller gets, so the text and the data cannot disagree.
-
-The guard turns the model into JSON (:func:`dump`) in the call's thread, bounded by the same
-token budget as the text: past it, long third-party texts are cut and the trailing items
-of a :class:`Listing` left out (``omitted`` says how many), and a result the text stored
-names its handle (``stored``). Hosts carry it as they can: MCP as ``structuredContent``
-under the tool's ``outputSchema``, llama-index as :attr:`GuardedOutput.structured`,
-LangChain as the artifact.
-
-Text that third parties wrote (mail, events, papers, answers) is a :class:`Quoted`
-object inside the data, ``{"third_party": true, "text": ...}``: a client that reads only
-the data still sees which strings are someone else's words, not instructions. JSON
-escaping is its fence: no text can close its own string.
+The text is written from the data (:meth:`Output.reply`), so the two cannot disagree;
+:func:`dump` bounds the data by the text's token budget. Third-party text is a
+:class:`Quoted` object, so a client reading only the data still sees which strings are
+someone else's words, not instructions; JSON escaping is its fence.
 """
 
 from __future__ import annotations
@@ -56,10 +43,8 @@ class Structure(BaseModel):
 class Output(Structure):
     """What a tool returns: its data, from which its reply to the agent is made.
 
-    A spec function declared with ``@tool(output=Model)`` returns a ``Model``. The guard
-    dumps it as the structured result and shows the agent the text of :meth:`reply`;
-    called directly from Python, the function returns :meth:`reply` itself, LlamaHub's
-    type. The text is made from the data, so the two cannot disagree.
+    The guard dumps it as the structured result and shows the agent :meth:`reply`, which
+    a direct Python call returns (LlamaHub's type).
     """
 
     def reply(self) -> Any:
@@ -122,9 +107,7 @@ class Listing(Output):
 class OutputJsonSchema(GenerateJsonSchema):
     """The schema of a structured result, as short as it can be and still closed.
 
-    No titles (names say it); optional fields show their type only, with no ``null`` and
-    no ``None`` default, because :func:`dump` leaves out the fields that are ``None``;
-    ``additionalProperties: false`` stays, so clients know the object is closed.
+    No titles; no ``null`` or ``None`` default, as :func:`dump` leaves ``None`` out.
     """
 
     def field_title_should_be_set(self, schema: Any) -> bool:
@@ -157,9 +140,8 @@ def output_schema(model: type[BaseModel]) -> dict[str, Any]:
 def dump(data: BaseModel, max_tokens: int, stored: Stored | None = None) -> dict[str, Any]:
     """``data`` as JSON-ready values, within ``max_tokens``.
 
-    Over the budget, third-party texts are cut (longest first, each at least to 200
-    characters), then the trailing items of a :class:`Listing`'s list left out. ``stored``
-    is set on a :class:`Listing` whose text was stored.
+    Over it, third-party texts are cut (to 200 characters at least), then a
+    :class:`Listing`'s trailing items left out.
     """
     if stored is not None and isinstance(data, Listing):
         data = data.model_copy(update={"stored": stored})
@@ -182,13 +164,8 @@ def dump(data: BaseModel, max_tokens: int, stored: Stored | None = None) -> dict
 
 
 def _keep_what_fits(values: dict[str, Any], field: str, items: list[Any], max_tokens: int) -> None:
-    """Keep the most leading ``items`` that fit in ``values[field]``; count the rest.
-
-    The data shrinks as items go: each item outweighs the digit ``omitted`` may gain. So a
-    binary search finds the count that leaving items out one by one, from the last, would
-    stop at, measuring the whole about log2(len(items)) times instead of once per item
-    left out (quadratic on a long listing). All of ``items`` are known not to fit.
-    """
+    # The data shrinks as items go, so a binary search finds the count (log2 measurements,
+    # not one per item left out). All of ``items`` are known not to fit.
     omitted = values.get("omitted", 0)
 
     def fits(kept: int) -> bool:
@@ -214,7 +191,6 @@ def _fits(values: dict[str, Any], max_tokens: int) -> bool:
 
 
 def _quoted(values: Any) -> Any:
-    """Every :class:`Quoted` object (as a dict) within ``values``."""
     if isinstance(values, dict):
         if values.get("third_party") is True and isinstance(values.get("text"), str):
             yield values

@@ -1,19 +1,8 @@
 """The guarded tool: one honest object that every host can use.
 
-``ToolSpec.to_tool_list()`` returns :class:`GuardedTool` objects, ``FunctionTool``
-subclasses whose every way in follows one path (:class:`~toolspecs.core.runner.Guard`):
-
-- ``tool.fn(**kwargs)`` / ``await tool.async_fn(**kwargs)`` return exactly the text
-  the agent reads (a ``str``: the stored-result preview when over budget) and raise
-  :class:`~toolspecs.core.ToolGuidance` for anything else. ``fn`` has the tool's
-  name, description and a typed signature, for hosts that read functions.
-- ``tool.call(...)`` / ``await tool.acall(...)`` never raise, whatever the arguments
-  (``self``, ``""``, unknown names, positional values): guidance comes back as a
-  ``ToolOutput`` with ``is_error=True``; ``raw_output`` keeps the function's own
-  return value (the Documents, for ``LoadAndSearchToolSpec``).
-- ``tool.metadata.fn_schema`` is the typed argument model that reads every call.
-- ``tool.marks`` are its side-effect marks (:class:`~toolspecs.core.policy.Marks`);
-  ``tool.spec`` is the spec that made it (hosts name its service).
+Every way in follows one path: ``fn``/``async_fn`` return the agent's text or raise
+``ToolGuidance``; ``call``/``acall`` never raise (``raw_output`` keeps the function's own
+value, the Documents for ``LoadAndSearchToolSpec``).
 """
 
 from __future__ import annotations
@@ -34,13 +23,7 @@ __all__ = ["GuardedTool", "names_used_twice"]
 
 
 class GuardedTool(FunctionTool):
-    """A ``FunctionTool`` whose every entry point goes through its :class:`Guard`.
-
-    Args:
-        guard: The call path.
-        metadata: Name, description and the argument model as ``fn_schema``.
-        spec: The spec that made it, for hosts that name its service or class.
-    """
+    """A ``FunctionTool`` whose every entry point goes through its :class:`Guard`."""
 
     def __init__(self, guard: Guard, metadata: ToolMetadata, spec: Any = None) -> None:
         self.guard = guard
@@ -93,15 +76,11 @@ class GuardedTool(FunctionTool):
         return self.guard.output(args, kwargs)
 
     async def acall(self, /, *args: Any, **kwargs: Any) -> ToolOutput:
-        """Call the tool: an async function is awaited, a sync one runs in a worker thread.
-
-        A sync function declared ``@tool(blocking=False)`` runs in the event loop's thread.
-        """
+        """Call the tool: an async function is awaited, a sync one runs in a worker thread."""
         return await self.guard.aoutput(args, kwargs)
 
 
 def _signature(metadata: ToolMetadata) -> inspect.Signature:
-    """Keyword parameters typed by the argument model's own JSON schema, for hosts that read it."""
     model = metadata.fn_schema
     if model is None:
         return inspect.Signature()

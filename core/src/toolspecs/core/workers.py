@@ -1,9 +1,4 @@
-"""The one bounded pool of daemon threads that tool calls run in (:data:`WORKERS`).
-
-The guard (:mod:`toolspecs.core.runner`) hands a call that may wait for a service to
-this pool, from a sync caller's thread or from an event loop alike (one hop), and stops
-waiting at the call's deadline. A call still queued then is cancelled and never made.
-"""
+"""The one bounded pool of daemon threads that tool calls run in (:data:`WORKERS`)."""
 
 from __future__ import annotations
 
@@ -32,12 +27,8 @@ _Item = tuple[
 class Workers(Executor):
     """Up to ``max_threads`` daemon threads, started when no thread is idle, then reused.
 
-    A ``concurrent.futures.ThreadPoolExecutor`` but for two things: its threads are
-    daemons (a call stuck in a service never keeps the process from exiting, where the
-    standard pool joins its threads at exit), and a forked child starts its own.
-
-    Args:
-        max_threads: The most threads (calls running at once).
+    Not ``ThreadPoolExecutor``: its threads are joined at exit (a call stuck in a service
+    would keep the process alive), and a forked child must start its own.
     """
 
     def __init__(self, max_threads: int = MAX_THREADS) -> None:
@@ -63,9 +54,8 @@ class Workers(Executor):
     def run(self, answer: Callable[[Any], None], fn: Callable[..., Any], /, *args: Any) -> None:
         """Run ``fn(*args)`` in a worker, then ``answer`` its result or the exception raised.
 
-        The guard's own hand-off: a ``Future`` (its condition and lock) cost more than
-        the rest of the hop. ``fn`` runs in a copy of the caller's context variables (a
-        host's tracing span, say), as ``asyncio.to_thread`` does. ``answer`` must not raise.
+        Cheaper than a ``Future``; ``fn`` runs in a copy of the caller's context variables
+        (as ``asyncio.to_thread``). ``answer`` must not raise.
         """
         self._put((answer, contextvars.copy_context().run, (fn, *args), {}))
 

@@ -1,19 +1,10 @@
 """A service's base URL as a user configures it: a mirror, a proxy, a local fake.
 
-A loader that reaches a service at fixed addresses (arXiv's ``export.arxiv.org``,
-Wolfram|Alpha's two hosts) may be pointed elsewhere by its user: a corporate mirror,
-a caching proxy, or a fake on the loopback interface for tests. :func:`base_url` checks
-such a value once, when the client is made: https to any host, or plain http to the
-loopback interface only (``127.0.0.1``, ``::1``, ``localhost``), without a user, a
-password, a query or a fragment. Anything else raises :class:`BaseUrlRefused` (a
-``ValueError``) naming what was wrong, before any request is sent.
-
-:func:`under` then tells whether a URL lies under the base (same scheme, host and port,
-and a path below the base's path): a client fetches only such URLs, redirects
-included, so that a link in a reply cannot send it to another host.
-
-The base comes from the program that builds the client, never from an agent's
-arguments: nothing here reads one.
+:func:`base_url` checks it once, when the client is made: https to any host, or plain
+http to the loopback interface only, with no credentials, query or fragment. A client
+fetches only URLs :func:`under` the base, redirects included, so that a link in a reply
+cannot send it to another host. The base comes from the program that builds the
+client, never from an agent's arguments.
 """
 
 from __future__ import annotations
@@ -32,10 +23,9 @@ class BaseUrlRefused(ValueError):
 
 
 def is_loopback(host: str) -> bool:
-    """Whether ``host`` is this machine's loopback interface: ``127.0.0.1``, ``::1``, ``localhost``.
+    """Whether ``host`` is the loopback interface (``127.x.y.z``, ``::1``, ``localhost``).
 
-    Any ``127.x.y.z`` counts (the whole block is loopback); other names do not (a name
-    could resolve anywhere).
+    Other names do not count: a name could resolve anywhere.
     """
     host = host.strip("[]").lower()
     if host in _LOOPBACK_NAMES:
@@ -47,17 +37,7 @@ def is_loopback(host: str) -> bool:
 
 
 def base_url(url: str, *, service: str) -> str:
-    """``url`` checked as the base of ``service``'s addresses, without its last ``/``.
-
-    Args:
-        url: e.g. ``"https://arxiv-mirror.example.com/arxiv"`` or
-            ``"http://127.0.0.1:8080"``.
-        service: The service's name, for the message (``"arXiv"``).
-
-    Raises:
-        BaseUrlRefused: Not https (plain http only to the loopback interface), no host,
-            a user or password, a query or a fragment, or a port that is not a number.
-    """
+    """``url`` checked as the base of ``service``'s addresses, without its last ``/``."""
     shown = repr(url) if len(str(url)) <= 120 else repr(str(url)[:119] + "…")
     if not isinstance(url, str) or not url.strip():
         raise BaseUrlRefused(f"the base URL of {service} is empty: give one such as 'https://host'")
@@ -96,11 +76,10 @@ def base_url(url: str, *, service: str) -> str:
 
 
 def under(base: str, url: str) -> bool:
-    """Whether ``url`` lies under ``base`` (a value :func:`base_url` returned).
+    """Whether ``url`` lies under ``base``: same origin, no user, path below it.
 
-    Same scheme, host and port (a default port written out or not), no user or
-    password, and a path at or below the base's path once ``.`` and ``..`` are resolved,
-    written plainly or percent-encoded (``%2e%2e``, which a server may decode).
+    ``..`` is resolved written plainly or percent-encoded (``%2e%2e``, which a server
+    may decode).
     """
     try:
         want, got = urlsplit(base), urlsplit(url)

@@ -1,27 +1,11 @@
 """A GET bounded in time, size and tries, sent with requests or httpx.
 
-:meth:`BoundedGet.get` sends one GET and reads its reply, and tries again while the wait
-before the next try ends within the call's budget:
-
-- **time**: the whole call, retries and waits included, ends within ``budget`` seconds;
-  each request waits at most ``timeout`` (or the time left, if less) for each read, and
-  the deadline is checked after every chunk of the reply, so a body sent a byte at a time
-  still ends there. A wait is skipped when less than ``try_seconds`` would be left for the
-  try after it.
-- **size**: a reply declared (``Content-Length``) or read over ``max_bytes`` is dropped.
-- **tries**: a status in ``retry_statuses`` (429, 5xx but 501) and a failed connection
-  get up to ``retries`` more tries, after ``Retry-After`` or ``backoff`` seconds; a name
-  that did not resolve is final, but for ``EAI_AGAIN``, which gets one more try after
-  :data:`~toolspecs.base.net.failures.DNS_RETRY_WAIT` (not counted in ``retries``).
-
-The last reply is returned whatever its status: the caller reads it. What got no usable
-reply raises a :class:`~toolspecs.base.net.errors.GetFailed` (a timeout, a reply too
-large, a header the library refused, no connection) carrying the library's error as
-``cause``, which the caller turns into its own error.
-
-With ``with_requests=True`` the request goes out with ``requests.get`` (so code that
-patches ``requests.get`` sees it), else with a synchronous ``httpx.Client`` over
-``transport`` (the test seam). Neither library is imported before a request needs it.
+The whole call, retries and waits included, ends within its budget (the deadline is
+checked after every chunk, so a body sent a byte at a time still ends there); a reply
+over ``max_bytes`` is dropped; statuses worth it and failed connections are tried again
+after ``Retry-After`` or ``backoff``; an unresolved name is final, but for ``EAI_AGAIN``.
+The last reply is returned whatever its status; no usable reply raises ``GetFailed``.
+``with_requests=True`` sends with ``requests.get`` (so code that patches it sees it).
 """
 
 from __future__ import annotations
@@ -35,19 +19,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import urlencode, urlsplit
 
 from toolspecs.base.net.compat_requests import arrived, keep_body
-from toolspecs.base.net.errors import (
-    GetTimeout,
-    HeaderRefused,
-    NoConnection,
-    ReplyTooLarge,
-)
-from toolspecs.base.net.failures import (
-    LookupRetry,
-    failed_host,
-    lookup_failure,
-    proxied,
-    temporary,
-)
+from toolspecs.base.net.errors import GetTimeout, HeaderRefused, NoConnection, ReplyTooLarge
+from toolspecs.base.net.failures import LookupRetry, failed_host, lookup_failure, proxied, temporary
 from toolspecs.base.net.waits import retry_after
 
 if TYPE_CHECKING:
@@ -64,11 +37,7 @@ TRY_SECONDS = 2.0
 
 @dataclass
 class Reply:
-    """One reply, read within the limits, whichever library fetched it.
-
-    ``ok`` is the library's own verdict (httpx's ``is_success``, requests'
-    ``raise_for_status()``); ``text`` is the body decoded as that library decodes it.
-    """
+    """One reply, read within the limits; ``ok`` and ``text`` as the library judged them."""
 
     ok: bool
     status: int
@@ -78,37 +47,24 @@ class Reply:
     text: str
 
 
+@dataclass(eq=False, kw_only=True)
 class BoundedGet:
     """GETs bounded by a budget of seconds, a size cap and a number of retries.
 
-    Args:
-        timeout: Seconds to wait for the server (connecting, then each read).
-        max_bytes: The most bytes a reply may have (after decompression).
-        retries: Extra tries after a status in ``retry_statuses`` or a failed connection.
-        transport: The httpx transport requests go through (``None``: httpx's own).
-        retry_statuses: Statuses worth another try.
-        backoff: Seconds to wait before another try when the server did not say.
-        try_seconds: Time kept for a try: a wait is skipped when less would be left.
+    ``timeout`` is per connect and per read; ``max_bytes`` counts the body decompressed;
+    ``retries`` are extra tries after a status in ``retry_statuses`` or a failed connection;
+    ``transport`` is the httpx transport (``None``: httpx's own).
     """
 
-    def __init__(
-        self,
-        *,
-        timeout: float,
-        max_bytes: int,
-        retries: int,
-        transport: httpx.BaseTransport | None = None,
-        retry_statuses: frozenset[int] = RETRY_STATUSES,
-        backoff: float = BACKOFF_SECONDS,
-        try_seconds: float = TRY_SECONDS,
-    ) -> None:
-        self.timeout = timeout
-        self.max_bytes = max_bytes
-        self.retries = retries
-        self.transport = transport
-        self.retry_statuses = retry_statuses
-        self.backoff = backoff
-        self.try_seconds = try_seconds
+    timeout: float
+    max_bytes: int
+    retries: int
+    transport: httpx.BaseTransport | None = None
+    retry_statuses: frozenset[int] = RETRY_STATUSES
+    backoff: float = BACKOFF_SECONDS
+    try_seconds: float = TRY_SECONDS
+
+    def __post_init__(self) -> None:
         self._client: httpx.Client | None = None
         self._client_lock = threading.Lock()
 
@@ -137,14 +93,7 @@ class BoundedGet:
         budget: float,
         with_requests: bool = False,
     ) -> Reply:
-        """GET ``url`` within ``budget`` seconds, tried again as the module says.
-
-        Raises:
-            GetTimeout: No reply, or not all of it, in time.
-            ReplyTooLarge: The reply is over ``max_bytes``.
-            HeaderRefused: The library refused a header; nothing was sent.
-            NoConnection: After the last try, or at once for a name that did not resolve.
-        """
+        """GET ``url`` within ``budget`` seconds, tried again as the module says."""
         end = time.monotonic() + budget
         lookups = LookupRetry()
         tried = 0
@@ -184,15 +133,12 @@ class BoundedGet:
         end: float,
         budget: float,
     ) -> Reply:
-        """One GET with httpx, its body read up to ``max_bytes`` and by ``end``."""
         import httpx
 
         timeout = self._time_for_request(end, budget)
         try:
-            # httpx's timeouts are per operation (each read), fixed when the request
-            # starts: no single wait outlasts the time left then, and _read checks the
-            # deadline after every chunk. (A read that starts late may still end up to
-            # that long after the deadline; a caller's own deadline has answered by then.)
+            # httpx's timeouts are per read, fixed when the request starts; _read checks
+            # the deadline after every chunk.
             with self.http.stream(
                 "GET", url, params=params, headers=headers, timeout=httpx.Timeout(timeout)
             ) as response:
@@ -216,12 +162,6 @@ class BoundedGet:
         end: float,
         budget: float,
     ) -> Reply:
-        """One GET with ``requests.get``, the query in the URL.
-
-        The reply is read as it comes (:func:`arrived`), up to ``max_bytes`` and by
-        ``end``; then requests decodes it (``text``) and judges its status
-        (``raise_for_status``).
-        """
         import requests
 
         timeout = self._time_for_request(end, budget)
@@ -250,14 +190,12 @@ class BoundedGet:
         return Reply(ok, response.status_code, response.reason, response.headers, body, text)
 
     def _time_for_request(self, end: float, budget: float) -> float:
-        """The timeout of the next request: ``timeout``, or the time left if less."""
         left = end - time.monotonic()
         if left <= 0:
             raise GetTimeout(budget, "no time was left for another request")
         return min(self.timeout, left)
 
     def _failed(self, exc: Exception, url: str, budget: float) -> NoReturn:
-        """Raise the :class:`GetFailed` for a request that got no reply: it names the host."""
         parts = urlsplit(url)
         host = parts.hostname or url
         if _library_error(exc, "requests.exceptions", "InvalidHeader") or _library_error(
@@ -285,7 +223,6 @@ class BoundedGet:
         end: float,
         budget: float,
     ) -> bytes:
-        """The body of ``response`` from its ``chunks``, stopped past ``max_bytes`` or ``end``."""
         declared, status = response.headers.get("Content-Length"), response.status_code
         if declared and declared.isdigit() and int(declared) > self.max_bytes:
             raise ReplyTooLarge(self.max_bytes, status)
@@ -304,11 +241,8 @@ class BoundedGet:
 
 
 def _library_error(exc: BaseException, module: str, name: str) -> bool:
-    """Whether ``exc`` is ``module``'s error ``name``; never imports ``module``.
-
-    The error exists only once its library is imported: a request sent with one library
-    is told apart without loading the other.
-    """
+    # Never imports ``module``: a request sent with one library is told apart without
+    # loading the other.
     loaded = sys.modules.get(module)
     kind = getattr(loaded, name, None) if loaded is not None else None
     return isinstance(kind, type) and isinstance(exc, kind)

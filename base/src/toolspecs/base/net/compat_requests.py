@@ -1,27 +1,18 @@
 """Brittle: everything toolspecs relies on in requests beyond its public API, in one place.
 
-:class:`~toolspecs.base.net.bounded.BoundedGet` sends a GET with ``requests.get(...,
-stream=True)`` and reads the reply itself, within a deadline and a size cap; the caller
-then reads ``response.content`` and ``response.text`` as usual. To do that we lean on these
-internals, checked against the pinned requests (and urllib3) by
-``tests/base/test_requests_compat.py``:
+``BoundedGet`` reads a streamed reply itself, within a deadline and a size cap, then the
+caller reads ``content`` and ``text`` as usual. Internals, checked against the pinned
+requests (and urllib3) by ``tests/base/test_requests_compat.py``:
 
-1. ``Response._content`` and ``Response._content_consumed``: where requests keeps a body it
-   has read (``Response.content`` sets them). Set by :func:`keep_body`, ``content`` is our
-   bytes and ``text`` decodes them by requests' own rules. If they change, ``content``
-   reads the (already drained) stream again: an empty or cut body, or requests'
-   ``StreamConsumedError``.
-2. The urllib3 errors that ``Response.iter_content`` turns into requests' own
-   (``ProtocolError`` -> ``ChunkedEncodingError``, ``DecodeError`` ->
-   ``ContentDecodingError``, ``ReadTimeoutError`` -> ``ConnectionError``, which we make a
-   ``ReadTimeout``, ``SSLError`` -> ``SSLError``): :func:`arrived` reads urllib3's
-   ``raw.read1`` instead of ``iter_content`` (which waits for a whole chunk, so a body sent
-   a byte at a time would never let the deadline be checked) and raises what
-   ``iter_content`` would. If requests maps them otherwise, a broken reply reaches the
-   caller as another error (the loaders' failure messages change).
-3. ``Response.raw`` is a ``urllib3.HTTPResponse`` (urllib3 2.x, whose ``read1`` returns
-   what has arrived, decompressed, ``b""`` at the end) for requests' own adapter; any
-   other ``raw`` is read with ``iter_content``.
+1. ``Response._content``/``_content_consumed``, where requests keeps a body it has read
+   (:func:`keep_body`). If they change, ``content`` reads the drained stream again.
+2. The urllib3 errors ``iter_content`` maps to requests' own (``ProtocolError`` ->
+   ``ChunkedEncodingError``, ``DecodeError`` -> ``ContentDecodingError``, ``SSLError``;
+   a read timeout is a ``ReadTimeout`` here): :func:`arrived` reads ``raw.read1``
+   (``iter_content`` waits for a whole chunk: a body sent a byte at a time would never
+   let the deadline be checked) and raises what ``iter_content`` would.
+3. ``Response.raw`` is a ``urllib3.HTTPResponse`` (2.x: ``read1`` returns what has
+   arrived, decompressed) for requests' own adapter; any other is read by ``iter_content``.
 """
 
 from __future__ import annotations
@@ -37,15 +28,10 @@ CHUNK = 16 * 1024
 
 
 def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
-    """A streamed reply's body as it arrives: each chunk is what has come, at least a byte.
+    """A streamed reply's body as it arrives: each chunk is what has come (internals 2, 3).
 
-    ``iter_content(n)`` waits for ``n`` bytes (or the end), so a body sent a byte at a
-    time never let the deadline be checked. urllib3 2.x's ``read1`` returns what has
-    arrived, decompressed, ``b""`` at the end; its errors become requests' as
-    ``iter_content`` makes them (but a read timeout, which is a timeout here). A ``raw``
-    that is not urllib3's (another transport adapter's, or a stand-in such as LlamaHub's
-    tests' ``MagicMock`` reply) is read through requests' own ``iter_content``.
-    (Internals 2 and 3.)
+    A ``raw`` that is not urllib3's (another adapter's, LlamaHub's tests' ``MagicMock``)
+    is read through requests' own ``iter_content``.
     """
     import requests
     import urllib3
@@ -69,11 +55,6 @@ def arrived(response: requests.Response, chunk: int = CHUNK) -> Iterator[bytes]:
 
 
 def keep_body(response: requests.Response, body: bytes) -> None:
-    """Make ``body``, read here within the limits, the body of ``response``.
-
-    requests keeps a body it has read in ``_content`` (as ``Response.content`` does):
-    set, ``content`` is these bytes and ``text`` decodes them by requests' own rules
-    (internal 1).
-    """
+    """Make ``body``, read here within the limits, the body of ``response`` (internal 1)."""
     response._content = body
     response._content_consumed = True  # type: ignore[attr-defined]

@@ -14,24 +14,13 @@ Hierarchy::
         └── NoConnection     no connection to ``host``: its name did not resolve
                              (``resolved`` is ``False``) or the connection failed
 
-Every error carries what a caller needs to decide what to do: ``status`` (the HTTP
-status of the failure, or ``None`` when there was no answer), ``reason`` (what the
-service said, or what happened, as text) and ``retry_after`` (the seconds the service
-asked to wait, or ``None``).
 """
 
 from __future__ import annotations
 
 
 class LoaderError(Exception):
-    """Base of the loaders' exceptions.
-
-    Args:
-        message: The exception's text.
-        status: The HTTP status of the failure, or ``None``.
-        reason: What the service said, or what happened.
-        retry_after: Seconds the service asked us to wait, when it said.
-    """
+    """Base of the loaders' exceptions: ``status``, ``reason`` and ``retry_after``, if known."""
 
     def __init__(
         self,
@@ -50,10 +39,7 @@ class LoaderError(Exception):
 
 
 def unreachable_reason(host: str, *, resolved: bool) -> str:
-    """What happened when no connection could be made to ``host``, in a few words.
-
-    ``resolved`` is ``False`` when the name did not resolve: no network or no DNS.
-    """
+    """What happened when no connection could be made to ``host``, in a few words."""
     if resolved:
         return f"could not connect to {host}"
     return f"could not resolve {host} (no network or DNS?)"
@@ -70,14 +56,7 @@ class GetFailed(LoaderError):
 
 
 class GetTimeout(GetFailed):
-    """No reply, or not all of it, within ``seconds``; ``host`` when the library said.
-
-    Args:
-        seconds: How long the request could take.
-        what: What did not come in time, e.g. ``"no time was left for another request"``.
-        host: The host that did not answer, when it was asked.
-        cause: The HTTP library's timeout, when it raised one.
-    """
+    """No reply, or not all of it, within ``seconds``; ``host`` when the library said."""
 
     def __init__(
         self, seconds: float, what: str, *, host: str = "", cause: BaseException | None = None
@@ -108,12 +87,7 @@ class HeaderRefused(GetFailed):
 class NoConnection(GetFailed):
     """No connection could be made to ``host``, the name that failed (a proxy's, behind one).
 
-    Args:
-        host: The host name; ``"<host> (or the proxy)"`` when a proxy may be the one
-            that failed and the error does not say.
-        resolved: ``False`` when the name did not resolve (``socket.gaierror``).
-        again: The lookup failed with ``EAI_AGAIN``: worth one more try, no more.
-        cause: The HTTP library's error.
+    ``resolved`` is ``False`` for a name that did not resolve; ``again`` for ``EAI_AGAIN``.
     """
 
     def __init__(

@@ -1,15 +1,8 @@
 """What an HTTP library's error wraps: a failed name lookup, the host that failed.
 
-requests, httpx and httplib2 each wrap the socket's error in their own: requests as
-``ConnectionError(MaxRetryError(reason=NewConnectionError))``, httpx as ``ConnectError``
-from httpcore's from the socket's, httplib2 inside ``except socket.gaierror``, google-auth
-in ``TransportError``. :func:`causes` walks all of them.
-
-A ``socket.gaierror`` among them is a name that did not resolve: no request left. Its
-errno says whether one more try is worth it: ``EAI_AGAIN`` ("Temporary failure in name
-resolution", what glibc says with no network, and in a passing DNS hiccup) gets one, after
-:data:`DNS_RETRY_WAIT` seconds (:class:`LookupRetry` keeps count); any other
-(``EAI_NONAME``, ``EAI_NODATA``, ``EAI_FAIL``) is final at once.
+requests, httpx, httplib2 and google-auth each wrap the socket's error their own way;
+:func:`causes` walks all of them. A ``socket.gaierror`` is a name that did not resolve:
+``EAI_AGAIN`` (no network, or a DNS hiccup) gets one more try, any other is final.
 """
 
 from __future__ import annotations
@@ -27,11 +20,7 @@ _EAI_AGAIN = getattr(socket, "EAI_AGAIN", None)
 
 
 def causes(exc: BaseException) -> Iterator[BaseException]:
-    """``exc`` and every exception it wraps, depth first, each once.
-
-    What it wraps: ``__cause__``, ``__context__``, exceptions in ``args``, and
-    ``reason`` (urllib3's ``MaxRetryError`` keeps the connection's error there).
-    """
+    """``exc`` and every exception it wraps (causes, ``args``, urllib3's ``reason``), each once."""
     seen: set[int] = set()
     stack = [exc]
     while stack:
@@ -55,12 +44,7 @@ def temporary(lookup: socket.gaierror) -> bool:
 
 
 def failed_host(exc: BaseException) -> str | None:
-    """The host urllib3 could not connect to, or whose name did not resolve; else ``None``.
-
-    urllib3 2.x's ``NewConnectionError`` (``NameResolutionError`` among them) keeps the
-    connection in ``conn``, whose ``host`` is the name looked up: the proxy's behind one.
-    Looked up only when urllib3 is loaded: otherwise none of its errors exists.
-    """
+    """The host urllib3 could not connect to (the proxy's, behind one); else ``None``."""
     urllib3_errors = sys.modules.get("urllib3.exceptions")
     if urllib3_errors is None:
         return None
@@ -73,10 +57,7 @@ def failed_host(exc: BaseException) -> str | None:
 
 
 def proxied(scheme: str = "https") -> bool:
-    """Whether a proxy is set for ``scheme`` (``HTTPS_PROXY``, ``ALL_PROXY``...).
-
-    As requests, httpx and httplib2 read it from the environment.
-    """
+    """Whether a proxy is set for ``scheme`` (``HTTPS_PROXY``, ``ALL_PROXY``...)."""
     proxies = urllib.request.getproxies()
     return bool(proxies.get(scheme) or proxies.get("all"))
 
@@ -87,11 +68,7 @@ def maybe_the_proxy(host: str, scheme: str = "https") -> str:
 
 
 class LookupRetry:
-    """The one more try a call gives a lookup that failed with ``EAI_AGAIN``.
-
-    One per call: :meth:`allows` says yes once, for a temporary failure, when the caller
-    says the wait (:data:`DNS_RETRY_WAIT`) and the try still fit in its deadline.
-    """
+    """The one more try a call gives a lookup that failed with ``EAI_AGAIN`` (one per call)."""
 
     wait = DNS_RETRY_WAIT
 
@@ -99,12 +76,7 @@ class LookupRetry:
         self.used = False
 
     def allows(self, again: bool, fits: bool = True) -> bool:
-        """Whether to wait :attr:`wait` and try again; counts the try when it says yes.
-
-        Args:
-            again: The lookup failed with ``EAI_AGAIN`` (see :func:`temporary`).
-            fits: The wait and another try end within the caller's deadline.
-        """
+        """Whether to wait :attr:`wait` and try again (``fits``: within the deadline)."""
         if not again or self.used or not fits:
             return False
         self.used = True

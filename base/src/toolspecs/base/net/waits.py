@@ -7,11 +7,7 @@ from email.utils import parsedate_to_datetime
 
 
 def retry_after(value: str | None) -> float | None:
-    """A ``Retry-After`` value in seconds; ``None`` when absent or not a time.
-
-    It is a number of seconds (digits only) or an HTTP date, measured from the real
-    time (a date in the past is 0 seconds).
-    """
+    """A ``Retry-After`` value (seconds, or an HTTP date) in seconds; ``None`` when not a time."""
     value = (value or "").strip()
     if not value:
         return None

@@ -1,31 +1,19 @@
 """Brittle: everything toolspecs relies on in bm25s beyond its public API, in one place.
 
-bm25s (``bm25s.BM25``) builds and queries the BM25 index of stored results
-(:mod:`toolspecs.core.search`). Its public API (``BM25.index`` over a
-``tokenization.Tokenized``, ``BM25.retrieve``) is used as documented; to build the index
-in bounded memory and to read its size, we also lean on these internals, checked against
-the pinned bm25s by ``tests/core/test_bm25s_compat.py``:
+To build the index of stored results in bounded memory and read its size, we lean on
+these internals, checked against the pinned bm25s by ``tests/core/test_bm25s_compat.py``:
 
-1. ``BM25.build_index_from_ids(unique_token_ids, corpus_token_ids, ...)``, documented as
-   the method to override, is overridden (:func:`_lean_build`); ``index`` calls it with
-   the ``Tokenized`` ids as given (our compact arrays) and ``list(vocab.values())``.
-2. ``bm25s.scoring._select_idf_scorer`` and ``_select_tfc_scorer``, and their keyword
-   arguments (``N``; ``tf_array``, ``l_d``, ``l_avg``, ``k1``, ``b``, ``delta``), score
-   each pair exactly as bm25s does; the index's ``method``, ``idf_method``, ``k1``, ``b``,
-   ``delta``, ``dtype`` and ``int_dtype`` attributes choose them.
-3. The ``scores`` dict that ``build_index_from_ids`` returns and ``retrieve`` reads: a
-   CSC matrix of passages by token, ``{"data", "indices", "indptr", "num_docs"}``.
-4. ``nonoccurrence_array``, set by ``build_index_from_ids`` and read by ``retrieve``:
-   None for the default method, "lucene" (not in ``methods_requiring_nonoccurrence``).
-5. ``vocab_dict``, the ``Tokenized`` vocabulary itself (token -> column, ``""`` added),
-   which ``retrieve`` reads to turn query tokens into columns.
-6. ``unique_token_ids_set``, a set of every column that ``retrieve`` reads only for
-   queries given as ids: ours are tokens, so it is dropped (it costs a set entry a stem).
-7. Importing bm25s imports ``tqdm.auto``, which warns "IProgress not found" in a
-   Jupyter kernel without ipywidgets (the text of tqdm's ``WARN_NOIPYW``).
-8. :data:`WORD` and :func:`stopwords` are the defaults of ``bm25s.tokenize``
-   (``token_pattern`` and ``stopwords="en"``), so that passages are tokenized as
-   llama-index's ``BM25Retriever`` tokenizes them.
+1. ``BM25.build_index_from_ids(unique_token_ids, corpus_token_ids, ...)`` (documented as
+   the method to override) is overridden; ``index`` passes our ids as given.
+2. ``bm25s.scoring._select_idf_scorer``/``_select_tfc_scorer`` and their keywords score
+   each pair as bm25s does, chosen by the index's ``method``, ``k1``, ``b``... attributes.
+3. The ``scores`` dict ``retrieve`` reads: CSC ``{"data", "indices", "indptr", "num_docs"}``.
+4. ``nonoccurrence_array``: None for the default method, "lucene".
+5. ``vocab_dict``, the ``Tokenized`` vocabulary (token -> column, ``""`` added).
+6. ``unique_token_ids_set``, read only for queries given as ids: dropped (a stem's cost).
+7. Importing bm25s imports ``tqdm.auto``, which warns "IProgress not found" in Jupyter.
+8. :data:`WORD` and :func:`stopwords` are ``bm25s.tokenize``'s defaults, so passages are
+   tokenized as llama-index's ``BM25Retriever`` tokenizes them.
 """
 
 from __future__ import annotations
@@ -47,12 +35,9 @@ _IMPORT_LOCK = threading.Lock()
 
 
 def load() -> tuple[Any, Any]:
-    """The ``bm25s`` and ``Stemmer`` modules, imported without bm25s's notebook warning.
+    """The ``bm25s`` and ``Stemmer`` modules, without tqdm's "IProgress not found" (internal 7).
 
-    bm25s imports ``tqdm.auto`` when it is imported; in a Jupyter kernel without
-    ipywidgets, tqdm then warns "IProgress not found. Please update jupyter and
-    ipywidgets". We never show bm25s's progress bars, so that one warning, during that one
-    import, is left out; every other warning shows as usual (internal 7).
+    We never show bm25s's progress bars; every other warning shows as usual.
     """
     with _IMPORT_LOCK, warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="IProgress not found", module="tqdm")
@@ -77,12 +62,7 @@ def stopwords() -> frozenset[str]:
 
 
 class Index:
-    """A bm25s index over passages given as token ids, built with :func:`_lean_build`.
-
-    Args:
-        ids: Each passage's token ids, a compact array each.
-        vocab: The tokens' ids (columns); bm25s keeps this very dict and adds ``""``.
-    """
+    """A bm25s index over passages given as token ids, built with :func:`_lean_build`."""
 
     def __init__(self, ids: list[array.array[int]], vocab: dict[str, int]) -> None:
         bm25s, _ = load()
@@ -122,13 +102,9 @@ def _lean_build(
 ) -> dict[str, Any]:
     """bm25s's score matrix (CSC arrays), built in two passes with little memory.
 
-    bm25s's ``build_index_from_ids`` (documented as the method to override) makes a dict
-    and a set over the vocabulary, three flat arrays of every (passage, stem) pair, and
-    sorts them into columns: about 36 bytes a pair, and 150 a stem. Here the document
-    frequencies come first (one pass), then each passage's scores are written straight
-    into their columns: 8 bytes a pair held, 28 a stem. Each score is computed by bm25s's
-    own idf and tf functions on the same values, so the matrix is bm25s's to the bit
-    (``tests/core/test_bm25s_compat.py`` compares them). Internals 1 to 4.
+    bm25s's own build holds about 36 bytes a (passage, stem) pair and 150 a stem; this
+    one 8 and 28, scoring with bm25s's own functions, so the matrix is bm25s's to the bit
+    (``tests/core/test_bm25s_compat.py``). Internals 1 to 4.
     """
     from bm25s.scoring import _select_idf_scorer, _select_tfc_scorer
 
