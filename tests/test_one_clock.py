@@ -27,7 +27,7 @@ ALLOWED = {
     "Retry-After date is measured from the real time",
     ("loaders/arxiv/src/toolspecs/loaders/arxiv/cache.py", "evict"): "the age of files "
     "on disk, against their real modification times",
-    ("loaders/google/src/toolspecs/loaders/google/calendar.py", "load_data"): "the loader "
+    ("loaders/google/src/toolspecs/loaders/google/calendar.py", "days_events"): "the loader "
     "alone (no toolspecs-core): today when no start_date is given; the spec always gives one",
     ("base/src/toolspecs/base/times.py", "local_timezone"): "a loader alone (no "
     "toolspecs-core): the machine's zone",
