@@ -4,32 +4,85 @@ LlamaHub's auth attributes (``spec.creds``, ``spec.token_path``, ...) read and w
 ``spec.auth``, the one place they live. With ``account="work"`` a spec keeps its own token
 file, prefixes its tools ``work_`` and names the account in replies and guidance.
 
-Least privilege: each tool declares its scopes (:func:`.scopes.needs_scopes`); the spec
-asks Google only for those of the tools it offers, and a tool whose scopes the token
-lacks gets ask-the-user guidance before any request.
+Least privilege: each tool declares its scopes beside its ``@tool`` (:func:`needs_scopes`;
+a Google spec class whose tool declares none is refused); the spec asks Google only for
+those of the tools it offers, and a tool whose scopes the token lacks gets ask-the-user
+guidance before any request.
+
+Sign-in in the person's client: a call needing the person's sign-in
+(:class:`~toolspecs.core.errors.SignInNeeded`) says how to authorize in a terminal; a host
+that can show an address (MCP's URL elicitation) asks the policy to :func:`start` the
+loader's loopback sign-in instead. One spec has one sign-in going: a second call is given
+the same page, and a call that gives it up closes it only when no other call waits on it.
+None is started for given credentials, ``is_cloud``, or a ``transport``/``service`` that
+needs none.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from email.utils import getaddresses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import FailureTable, ToolSpec
+from toolspecs.core import AskUser, FailureTable, FixArguments, ToolGuidance, ToolSpec, fence
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError, SignInNeeded
 from toolspecs.core.prefixed import named, names_offered, ref
-from toolspecs.loaders.google import GoogleApiReader, GoogleAuth, endpoints
+from toolspecs.loaders.google import GoogleApiReader, GoogleAuth, GoogleLoaderError, endpoints
+from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.scopes import missing, short
-from toolspecs.specs.google_base import signin
 from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
-from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
+
+F = TypeVar("F", bound=Callable[..., Any])
+_ATTRIBUTE = "__toolspecs_google_scopes__"
+
+
+def needs_scopes(*scopes: str) -> Callable[[F], F]:
+    """Declare the Google scopes (full URLs) a spec function needs, above or below ``@tool``."""
+    for scope in scopes:
+        if not scope.startswith("https://"):
+            raise ConfigurationError(f"needs_scopes: {scope!r} is not a Google scope URL")
+
+    def mark(fn: F) -> F:
+        setattr(fn, _ATTRIBUTE, tuple(dict.fromkeys(scopes)))
+        return fn
+
+    return mark
+
+
+def declared_scopes(cls: type, function: str) -> tuple[str, ...] | None:
+    """The scopes ``function`` of ``cls`` declared (inherited by an override), or ``None``."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(function)
+        if found is None:
+            continue
+        declared = getattr(found, _ATTRIBUTE, None)
+        if isinstance(declared, tuple):
+            return declared
+    return None
+
+
+def undeclared(cls: type, base: type) -> list[str]:
+    """The tools of ``cls`` defined under ``base`` that declare no scopes (not the core's)."""
+    missing = []
+    for entry in getattr(cls, "all_functions", []):
+        name = function_name(entry)
+        owner = next((k for k in cls.__mro__ if name in k.__dict__), None)
+        if owner is None or not issubclass(owner, base):
+            continue
+        if declared_scopes(cls, name) is None:
+            missing.append(name)
+    return missing
+
 
 AUTH_KEYWORDS = (
     "creds",
@@ -177,7 +230,7 @@ class GoogleToolSpec(ToolSpec):
 
     def call_policy(self) -> CallPolicy:
         """``ToolSpec.call_policy``, with the sign-in a host may show (:mod:`.signin`)."""
-        return replace(super().call_policy(), sign_in=lambda: signin.start(self))
+        return replace(super().call_policy(), sign_in=lambda: start(self))
 
     def authorize_command(self) -> str:
         """How the person authorizes again: ``toolspecs authorize gmail`` (``--tools``)."""
@@ -318,3 +371,107 @@ class GoogleToolSpec(ToolSpec):
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
             f"(see {self.authorize_guide()})."
         )
+
+
+_STARTING = threading.Lock()
+
+
+class GoogleSignIn:
+    """One sign-in a host shows the person (:class:`toolspecs.core.calls.SignIn`)."""
+
+    def __init__(self, spec: GoogleToolSpec, pending: LoopbackSignIn) -> None:
+        self._spec = spec
+        self._pending = pending
+        self.shown = 0  # calls it was handed to and not given up by (under _STARTING)
+        allowed = ", ".join(dict.fromkeys(short(scope) for scope in spec.auth.scopes))
+        self.message = (
+            f"{spec.service_name} needs your Google sign-in, allowing: {allowed}. Open the "
+            "page, choose your account and allow access; the request then goes on."
+        )
+
+    @property
+    def url(self) -> str:
+        """Google's consent page for this sign-in."""
+        return self._pending.url
+
+    @property
+    def closed(self) -> bool:
+        """Whether it no longer waits (done, given up or too late)."""
+        return self._pending.closed
+
+    def finish(self, seconds: float) -> None:
+        """Wait for the person and keep the token; the next call uses it."""
+        try:
+            self._pending.wait(seconds)
+        except GoogleLoaderError as exc:
+            raise _guidance(self._spec, exc) from exc
+        self._spec.reader.forget()  # a client built with the old token is dropped
+        with _STARTING:
+            if self._spec.__dict__.get("_client_sign_in") is self:
+                del self._spec.__dict__["_client_sign_in"]
+
+    def cancel(self) -> None:
+        """Give it up for one call: the page closes once no call it was shown to waits."""
+        with _STARTING:
+            self.shown -= 1
+            if self.shown > 0:
+                return
+        self._pending.close()
+
+
+def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
+    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started."""
+    auth, reader = spec.auth, spec.reader
+    if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
+        return None
+    with _STARTING:
+        going = spec.__dict__.get("_client_sign_in")
+        if isinstance(going, GoogleSignIn) and not going.closed:
+            going.shown += 1  # another call shown the same page: one person signs in
+            return going
+        spec.rescope()  # the scopes of the tools offered now
+        try:
+            pending = auth.sign_in_elsewhere()
+        except GoogleLoaderError as exc:
+            raise _guidance(spec, exc) from exc
+        except OSError as exc:  # no free port on 127.0.0.1
+            raise AskUser(
+                f"{spec.service_name} could not start a Google sign-in here ({exc.strerror})."
+            ) from exc
+        going = spec.__dict__["_client_sign_in"] = GoogleSignIn(spec, pending)
+        going.shown = 1
+        return going
+
+
+def _guidance(spec: GoogleToolSpec, exc: GoogleLoaderError) -> ToolGuidance:
+    """The spec's guidance for a failed sign-in; never ``str(exc)`` (it adds the file's path)."""
+    return spec.guidance_for(exc) or AskUser(f"{spec.service_name} could not sign in to Google.")
+
+
+_MAX_COMMENTS = 64
+
+_EMAIL = re.compile(
+    r"^[^@\s<>(),;:\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+$"
+)
+
+
+def parse_addresses(values: list[str], argument: str = "attendees") -> list[tuple[str, str]]:
+    """(name, email) pairs; every invalid address is named in one guidance."""
+    nested = [v for v in values if v.count("(") > _MAX_COMMENTS]
+    if nested:
+        # getaddresses recurses into nested comments: "((((…" would exhaust the stack.
+        raise FixArguments(
+            f"{argument}: not email addresses: {fence.quote(nested[0], 60)} (too many '(').",
+            "Send addresses such as ['ada@example.com'].",
+        )
+    pairs = getaddresses(values)
+    bad = [raw for raw, (_, email) in zip(values, pairs, strict=False) if not _EMAIL.match(email)]
+    if len(pairs) != len(values):
+        bad = [v for v in values if not _EMAIL.match(getaddresses([v])[0][1] if v else "")]
+    if bad:
+        listed = ", ".join(repr(b) for b in bad)
+        raise FixArguments(
+            f"{argument}: not email addresses: {listed}.",
+            "Send addresses such as ['ada@example.com'] (ask the user if you do not know them).",
+        )
+    return [(name, email) for name, email in pairs]

@@ -19,11 +19,12 @@ from toolspecs.core import fence, format_datetime
 from toolspecs.core.clock import timezone_name
 from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
 from toolspecs.loaders.google import GoogleResponseError
-from toolspecs.loaders.google.calendar import DESCRIPTION_CHARS, event_document
-from toolspecs.loaders.google.events import (
+from toolspecs.loaders.google.calendar import (
+    DESCRIPTION_CHARS,
     UNREADABLE_TIMES,
     describe_event,
     describe_span,
+    event_document,
     parse_event_time,
 )
 from toolspecs.specs.google_calendar import render

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolspecs.core import bounds, fence
-from toolspecs.loaders.google.events import event_span
+from toolspecs.loaders.google.calendar import event_span
 from toolspecs.specs.google_calendar import events, render, series
 from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope
 from toolspecs.specs.google_calendar.series import Calendar, Found

@@ -15,7 +15,7 @@ from typing import Any
 
 from toolspecs.core import AskUser, FixArguments, ToolGuidance, clock, fence, format_datetime
 from toolspecs.loaders.google import GoogleCalendarReader
-from toolspecs.loaders.google.events import parse_event_time
+from toolspecs.loaders.google.calendar import parse_event_time
 from toolspecs.specs.google_calendar import render
 from toolspecs.specs.google_calendar.outputs import EventWritten, LostOccurrence, Split
 from toolspecs.specs.google_calendar.outputs import when as when_iso
