@@ -17,8 +17,8 @@ from toolspecs.core.clock import resolve_timezone, timezone_setting
 from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import PromptArgument, TaskPrompt
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
-from toolspecs.loaders.google.attachments import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.gmail import MAX_LOAD_BYTES, MAX_MESSAGE_BYTES, sender_address
+from toolspecs.loaders.google.mail import MAX_ATTACHMENT_BYTES
 from toolspecs.loaders.google.scopes import GMAIL_COMPOSE, GMAIL_MODIFY, GMAIL_READONLY
 from toolspecs.specs.gmail import draft_outputs, outputs
 from toolspecs.specs.gmail.attachments_dir import (

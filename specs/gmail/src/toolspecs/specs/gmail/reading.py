@@ -8,16 +8,16 @@ from typing import Any
 from toolspecs.core import AskUser, FixArguments, deadline, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader, GoogleApiError, GoogleResponseError
-from toolspecs.loaders.google.attachments import (
+from toolspecs.loaders.google.gmail import size_estimate, summary_headers
+from toolspecs.loaders.google.mail import (
     AttachmentPart,
     attachment_parts,
     attachment_text,
     decode_data,
     find_attachment,
+    format_size,
     kind_of,
 )
-from toolspecs.loaders.google.gmail import size_estimate, summary_headers
-from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.outputs import AttachmentRead
 from toolspecs.specs.google_base.spec import CHECK_IDS
 

@@ -31,10 +31,9 @@ from toolspecs.core.structured import Quoted
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
 from toolspecs.loaders.google.scopes import CALENDAR_EVENTS, CALENDAR_READONLY
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
-from toolspecs.specs.google_calendar import events, outputs, questions, render
+from toolspecs.specs.google_calendar import events, outputs, questions
 from toolspecs.specs.google_calendar.outputs import CalendarEntry, Calendars
-from toolspecs.specs.google_calendar.recurrence import read_scope
-from toolspecs.specs.google_calendar.series import Calendar
+from toolspecs.specs.google_calendar.series import Calendar, read_scope
 from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
 
 # load_data
@@ -154,7 +153,7 @@ PROMPTS = (AGENDA, MEETING_TIME)
 
 
 SCOPES = CALENDAR_SCOPES
-IDS_HINT = render.IDS_HINT
+IDS_HINT = outputs.IDS_HINT
 
 
 class GoogleCalendarToolSpec(GoogleToolSpec):
@@ -233,7 +232,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             transport=transport,
             time_left=deadline.remaining,  # retries end before the call's deadline
             field=fence.field,
-            block=render.description,
+            block=outputs.description,
             client_options=self.checked_client_options(client_options),
         )
         self.timezone = timezone
@@ -267,10 +266,6 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """``calendar_id`` lists the allowed calendars, or is left out when there is only one."""
         return {"calendar_id": calendar_doc(self.allowed_calendar_ids, self.calendar_id)}
 
-    def allowed_calendar(self, calendar_id: str | None) -> str | None:
-        """The allowed calendar ``calendar_id`` names (any case), or ``None``."""
-        return find_calendar(self.allowed_calendar_ids, calendar_id)
-
     def calendar(self, calendar_id: str | None) -> str:
         """The calendar a call may use: the default one, or an allowed one it names."""
         return pick_calendar(self.allowed_calendar_ids, self.calendar_id, calendar_id)
@@ -287,7 +282,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     def where_ids_come_from(self) -> str:
         """Where event ids come from, naming a listing tool the agent has."""
-        return render.ids_hint()
+        return outputs.ids_hint()
 
     def passage_source(self, document: Document) -> str:
         """``event <id>`` for a passage of ``load_data``, else ``listed events``."""
@@ -311,7 +306,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     @tool(
         aliases=LOAD_DATA,
         large_output=True,
-        empty=render.NO_EVENTS,
+        empty=outputs.NO_EVENTS,
         read_only=True,
         open_world=False,
         output=outputs.Events,
@@ -334,7 +329,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             calendar_id: Calendar id, one the user allowed; default the user's own.
         """
         if start_date and end_date and end_date < start_date:
-            raise render.dates_reversed(start_date, end_date)
+            raise outputs.dates_reversed(start_date, end_date)
         calendar = self.calendar(calendar_id)
         return events.listing(
             self.reader,
@@ -387,7 +382,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
         """
         if start_datetime is None:
-            raise render.no_start()
+            raise outputs.no_start()
         cal = self.call_calendar(calendar_id, timezone)
         fields = {
             "summary": title or "(no title)",
@@ -509,7 +504,7 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         """
         words = " ".join((query or "").split())
         if not words:
-            raise render.empty_query()
+            raise outputs.empty_query()
         cal = self.call_calendar(calendar_id)
         return events.search(cal, words, start_date, end_date, number_of_results)
 
