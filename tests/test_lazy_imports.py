@@ -50,7 +50,7 @@ PATTERNS = (
     ("toolspecs.loaders.arxiv.ids", "_url"),
     ("toolspecs.loaders.arxiv.ids", "_bare"),
     ("toolspecs.loaders.google.html_text", "_hiding_style"),
-    ("toolspecs.loaders.google.headers", "_mailbox"),
+    ("toolspecs.loaders.google.mail", "_mailbox"),
     ("toolspecs.specs.gmail.compose", "_line_breaks"),
 )
 

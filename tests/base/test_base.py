@@ -16,7 +16,7 @@ import pytest
 import toolspecs.base as base
 from toolspecs.base import cache, files, times
 from toolspecs.core import clock
-from toolspecs.loaders.google import events, gmail_text
+from toolspecs.loaders.google import calendar, gmail
 
 ROOT = Path(__file__).parents[2]
 BASE = ROOT / "base"
@@ -50,10 +50,10 @@ def test_it_depends_on_nothing_and_imports_no_other_toolspecs_package():
 
 @pytest.mark.dates
 def test_core_and_the_google_loader_write_times_with_it():
-    # The modules that write a time (core's clock; the loader's events and mail) use base's.
-    assert clock.format_date is times.format_date is events.format_date
+    # The modules that write a time (core's clock; the loader's calendar and gmail) use base's.
+    assert clock.format_date is times.format_date is calendar.format_date
     assert clock.format_offset is times.format_offset
-    assert events.format_datetime is gmail_text.format_datetime is times.format_datetime
+    assert calendar.format_datetime is gmail.format_datetime is times.format_datetime
     new_york = ZoneInfo("America/New_York")
     moments = [
         dt.datetime(2026, 11, 21, 16, 0, tzinfo=new_york),

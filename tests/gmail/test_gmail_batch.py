@@ -227,7 +227,7 @@ def _tools(gmail):
 def test_plain_addresses_skip_the_parser_and_read_the_same(value):
     from email import policy
 
-    from toolspecs.loaders.google.headers import header_text, simple_addresses
+    from toolspecs.loaders.google.mail import header_text, simple_addresses
 
     parsed = " ".join(str(policy.default.header_factory("to", value)).split())
     assert header_text("to", value) == parsed

@@ -19,7 +19,7 @@ from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.server import build_server
 from toolspecs.server.testing import ScriptedPerson as Person
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.gmail.questions import QUESTION_TOKENS
+from toolspecs.specs.gmail.draft_outputs import QUESTION_TOKENS
 
 
 @pytest.fixture(params=["legacy", "auto"])

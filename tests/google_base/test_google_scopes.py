@@ -33,7 +33,7 @@ from toolspecs.loaders.google.scopes import (
 from toolspecs.loaders.google.testing import sample_mailbox
 from toolspecs.specs.gmail import GmailToolSpec
 from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
-from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
+from toolspecs.specs.google_base.spec import declared_scopes, undeclared
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
 KNOWN = set(COVERS) | {scope for narrower in COVERS.values() for scope in narrower}

@@ -16,7 +16,7 @@ from toolspecs.core import AskUser
 from toolspecs.loaders.google.scopes import CALENDAR_READONLY, GMAIL_READONLY
 from toolspecs.loaders.google.testing import FakeCalendar, sample_mailbox, timed_event
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.google_base.scopes import declared_scopes
+from toolspecs.specs.google_base.spec import declared_scopes
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
 
 ME = {"email": "ada@example.com", "self": True, "responseStatus": "needsAction"}

@@ -2,7 +2,7 @@
 
 httplib2 is not thread-safe, so each thread gets its own ``httplib2.Http`` (inside an
 ``AuthorizedHttp`` when the spec has credentials) instead of one lock around every call
-(``toolspecs.loaders.google.connections``). Proved without timing: the fakes hold each
+(``toolspecs.loaders.google.service``). Proved without timing: the fakes hold each
 call's first request until all of them are in flight at once.
 """
 

@@ -15,7 +15,7 @@ from toolspecs.core import AskUser, FixArguments, RetryLater
 from toolspecs.loaders.google.testing import FakeCalendar, timed_event
 from toolspecs.loaders.google.testing.calendar import calendar_entry
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
-from toolspecs.specs.google_calendar.recurrence import read_scope
+from toolspecs.specs.google_calendar.series import read_scope
 
 ME = {"email": "ada@example.com", "self": True, "responseStatus": "needsAction"}
 GRACE = {"email": "grace@example.com", "displayName": "Grace", "responseStatus": "accepted"}

@@ -14,7 +14,7 @@ import pytest
 from toolspecs.core import AskUser
 from toolspecs.loaders.google.testing import FakeCalendar, timed_event
 from toolspecs.specs.google_calendar import GoogleCalendarToolSpec
-from toolspecs.specs.google_calendar.recurrence import dropped_by
+from toolspecs.specs.google_calendar.series import dropped_by
 
 GRACE = {"email": "grace@example.com", "displayName": "Grace", "responseStatus": "accepted"}
 BOB = {"email": "bob@example.com", "responseStatus": "needsAction"}

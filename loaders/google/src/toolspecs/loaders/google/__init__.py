@@ -4,9 +4,13 @@ Usable on their own: they raise :class:`GoogleLoaderError` and its kinds, and ta
 test double as ``transport=`` (:mod:`toolspecs.loaders.google.testing`).
 """
 
-from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.calendar import CALENDAR_SCOPES, GoogleCalendarReader
-from toolspecs.loaders.google.drafts import GmailDrafts
+from toolspecs.loaders.google.auth import GoogleAuth, write_private
+from toolspecs.loaders.google.calendar import (
+    CALENDAR_SCOPES,
+    GoogleCalendarReader,
+    describe_event,
+    parse_event_time,
+)
 from toolspecs.loaders.google.errors import (
     GoogleApiError,
     GoogleAuthError,
@@ -14,14 +18,18 @@ from toolspecs.loaders.google.errors import (
     GoogleResponseError,
     GoogleUnreachable,
 )
-from toolspecs.loaders.google.events import describe_event, parse_event_time
-from toolspecs.loaders.google.gmail import GMAIL_SCOPES, GmailReader, gmail_query
-from toolspecs.loaders.google.gmail_text import describe_message, describe_summary
+from toolspecs.loaders.google.gmail import (
+    GMAIL_SCOPES,
+    GmailDrafts,
+    GmailReader,
+    describe_message,
+    describe_summary,
+    gmail_query,
+)
 from toolspecs.loaders.google.html_text import html_to_text
 from toolspecs.loaders.google.mail import MailMessage, parse_raw
 from toolspecs.loaders.google.scopes import scope_label
 from toolspecs.loaders.google.service import GoogleApiReader, build_service, execute
-from toolspecs.loaders.google.token_files import write_private
 
 __all__ = [
     "CALENDAR_SCOPES",

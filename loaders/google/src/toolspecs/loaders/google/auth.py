@@ -5,7 +5,8 @@ service account (``service_account_key`` or a ``service_account_key_path`` you n
 acting for ``subject`` if given); a user (``authorized_user_info`` or a token file,
 refreshed when expired); else the OAuth flow from ``credentials_path`` (``auth_flow``:
 ``"local"`` browser, ``"console"``, or ``"none"`` for servers, whose error says to
-authorize in a terminal).
+authorize in a terminal). A stray ``service_account_key.json`` in the working directory is
+never picked up, only warned about: a key is used only when the user names it.
 
 Token files: ``token_path`` (LlamaHub's ``token.json``) is used when its scopes cover the
 ones needed, or some of them (:attr:`GoogleAuth.granted`; :meth:`GoogleAuth.authorize`
@@ -18,36 +19,28 @@ only. A token granted more scopes is never rewritten with fewer. Tokens are writ
 
 from __future__ import annotations
 
+import contextlib
+import json
 import logging
 import os
 import re
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from toolspecs.loaders.google import loopback
+from toolspecs.base.net import LookupRetry
 from toolspecs.loaders.google.endpoints import check_endpoint
-from toolspecs.loaders.google.errors import GoogleAuthError
-from toolspecs.loaders.google.flow import run_flow
+from toolspecs.loaders.google.errors import GoogleAuthError, unreachable
 from toolspecs.loaders.google.loopback import LoopbackSignIn
-from toolspecs.loaders.google.refresh import refresh as _refresh
-from toolspecs.loaders.google.scopes import covering, scope_label
-from toolspecs.loaders.google.service_accounts import key_credentials, scopes_to_ask
-from toolspecs.loaders.google.token_files import (
-    REAUTHORIZE,
-    Coverage,
-    coverage,
-    credentials_scopes,
-    file_name,
-    file_scopes,
-    one_line,
-    write_private,
-)
+from toolspecs.loaders.google.scopes import covering, missing, scope_label
 
 logger = logging.getLogger("toolspecs.google")
 
 DEFAULT_TOKEN_PATH = "token.json"  # LlamaHub's
+LEGACY_SERVICE_ACCOUNT_FILE = "service_account_key.json"
+Coverage = Literal["same", "more", "part", "other", ""]
 # An account name: in a file name and a tool-name prefix (OpenAI's [a-zA-Z0-9_-]).
 ACCOUNT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,23}")
 
@@ -162,9 +155,8 @@ class GoogleAuth:
     def sign_in_elsewhere(self, port: int = 0) -> LoopbackSignIn:
         """:meth:`authorize`'s sign-in on a page another program shows (:mod:`.loopback`)."""
         target, wanted = self._sign_in_plan()
-        return loopback.start(
-            wanted, self.credentials_path, lambda creds: self._keep(creds, target), port
-        )
+        flow = client_flow(wanted, self.credentials_path)
+        return LoopbackSignIn(flow, lambda creds: self._keep(creds, target), port)
 
     @property
     def given(self) -> bool:
@@ -231,7 +223,7 @@ class GoogleAuth:
         return coverage(file_scopes(path), self.scopes)
 
     def service_account_scopes(self) -> list[str]:
-        """The scopes a service account asks for (:func:`~.service_accounts.scopes_to_ask`)."""
+        """The scopes a service account asks for (:func:`scopes_to_ask`)."""
         return scopes_to_ask(self.llamahub_scopes, self.scopes)
 
     def _service_account(self) -> Any:
@@ -414,3 +406,230 @@ class GoogleAuth:
                 "token_path",
                 path,
             ) from exc
+
+
+def write_private(path: str | os.PathLike[str], text: str) -> None:
+    """Write ``text`` to ``path``, readable by its owner only (mode 0600) from the start.
+
+    Security: a temporary file in the same folder (``mkstemp``: 0600, exclusive) replaces
+    ``path`` in one step, so a reader never sees half a token and a symlink at ``path`` is
+    replaced, never written through.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temporary, target)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temporary)
+        raise
+
+
+def file_scopes(path: str) -> list[str] | None:
+    """The scopes the token file at ``path`` says it was granted; ``None`` when it does not say."""
+    from google.oauth2.credentials import Credentials
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            info = json.load(handle)
+        own = Credentials.from_authorized_user_info(info)  # type: ignore[no-untyped-call]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return list(own.scopes) if own.scopes else None
+
+
+def coverage(granted: Sequence[str] | None, scopes: Sequence[str]) -> Coverage:
+    """How ``granted`` meets ``scopes``: same, more, part, other, or ``""`` (unknown)."""
+    if not granted:
+        return ""
+    lacking = missing(granted, scopes)
+    if not lacking:
+        return "same" if set(granted) == set(scopes) else "more"
+    return "part" if len(lacking) < len(set(scopes)) else "other"
+
+
+def credentials_scopes(creds: Any) -> list[str] | None:
+    """The scopes user credentials were granted, or ``None`` (a service account's: unknown)."""
+    from google.oauth2.credentials import Credentials
+
+    if not isinstance(creds, Credentials):
+        return None
+    scopes = creds.granted_scopes or creds.scopes
+    if isinstance(scopes, str):
+        return scopes.split()
+    return list(scopes) if scopes else None
+
+
+def file_name(path: str) -> str:
+    """A file's name, as a ``reason`` shows it: not where it lies (``exc.path`` has that)."""
+    return os.path.basename(os.path.expanduser(path)) or path
+
+
+REAUTHORIZE = "delete it and authorize again, or set token_path to another file"
+
+
+def one_line(exc: BaseException, limit: int = 120) -> str:
+    """An exception as one short line: ``ValueError: ...``."""
+    text = " ".join(f"{type(exc).__name__}: {exc}".split()).rstrip(".")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def read_json(path: str, setting: str, what: str, fix: str) -> Any:
+    """The JSON in ``path``; a missing or unreadable file is a :class:`GoogleAuthError`."""
+    if not os.path.isfile(path):
+        raise GoogleAuthError(f"{what} {file_name(path)!r} does not exist: {fix}", setting, path)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8
+        raise GoogleAuthError(
+            f"{what} {file_name(path)!r} is not readable JSON: {fix} ({one_line(exc)})",
+            setting,
+            path,
+        ) from exc
+
+
+def scopes_to_ask(llamahub: Sequence[str], needed: Sequence[str]) -> list[str]:
+    """The scopes a service account asks for: LlamaHub's, and what they do not cover.
+
+    An administrator allowed the delegation scopes by name (a setup made for LlamaHub allowed
+    LlamaHub's); a tool beyond them (``modify_labels``) asks for its own too.
+    """
+    if not llamahub:
+        return list(needed)
+    return [*llamahub, *missing(llamahub, needed)]
+
+
+def key_credentials(key: dict[str, Any] | None, key_path: str | None, scopes: Sequence[str]) -> Any:
+    """google-auth's service account credentials from ``key`` or ``key_path`` (or ``None``)."""
+    info, setting = key, "service_account_key"
+    if info is None and key_path:
+        setting = "service_account_key_path"
+        info = read_json(
+            key_path,
+            setting,
+            "the service account key file",
+            "set service_account_key_path to the JSON key downloaded for the service "
+            "account (Google Cloud console, IAM & Admin > Service accounts > Keys)",
+        )
+    if info is None:
+        if Path(LEGACY_SERVICE_ACCOUNT_FILE).is_file():
+            logger.warning(
+                "ignoring %s in the working directory: pass service_account_key_path to use it",
+                LEGACY_SERVICE_ACCOUNT_FILE,
+            )
+        return None
+    from google.oauth2 import service_account
+
+    try:
+        return service_account.Credentials.from_service_account_info(  # type: ignore[no-untyped-call]
+            info, scopes=list(scopes)
+        )
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        path = key_path if setting.endswith("_path") else None
+        where = file_name(path) if path else setting
+        raise GoogleAuthError(
+            f"{where} is not a usable Google service account key: set {setting} to the "
+            f"JSON key downloaded for the service account ({one_line(exc)})",
+            setting,
+            path,
+        ) from exc
+
+
+def run_flow(
+    scopes: Sequence[str],
+    *,
+    credentials_path: str,
+    auth_flow: str,
+    oauth_port: int,
+    prompt: Callable[[str], str],
+    authorize_hint: str,
+    save_to: str,
+) -> Any:
+    """Sign in with google_auth_oauthlib's flow for ``scopes``; ``save_to`` is named to a server."""
+    flow = client_flow(scopes, credentials_path)
+    if auth_flow == "none":
+        raise GoogleAuthError(
+            "Google is not authorized yet, and this process may not open a login "
+            "(auth_flow='none', as when serving MCP): authorize once: "
+            f"{authorize_hint}, which saves the token to "
+            f"{file_name(save_to)}",
+            "auth_flow",
+            save_to,
+        )
+    if auth_flow == "local":
+        return flow.run_local_server(port=oauth_port)
+    flow.redirect_uri = f"http://localhost:{oauth_port}/"
+    url, _ = flow.authorization_url(prompt="consent", access_type="offline")
+    print(f"Open this address in a browser and allow access:\n{url}")
+    answer = prompt(
+        "Then paste the address the browser ended on (it starts with http://localhost): "
+    ).strip()
+    flow.fetch_token(authorization_response=answer.replace("http://", "https://", 1))
+    return flow.credentials
+
+
+def client_flow(scopes: Sequence[str], credentials_path: str) -> Any:
+    """google_auth_oauthlib's ``InstalledAppFlow`` of the OAuth client file, for ``scopes``."""
+    from google_auth_oauthlib.flow import InstalledAppFlow
+
+    try:
+        return InstalledAppFlow.from_client_secrets_file(credentials_path, scopes)
+    except FileNotFoundError as exc:
+        raise GoogleAuthError(
+            f"Google is not authorized yet and there is no OAuth client file at "
+            f"{file_name(credentials_path)!r}: create an OAuth client (Desktop app) in the "
+            "Google Cloud console, save it there (or set credentials_path to it) and "
+            "authorize once",
+            "credentials_path",
+            credentials_path,
+        ) from exc
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise GoogleAuthError(
+            f"the OAuth client file {file_name(credentials_path)!r} is not a Google OAuth "
+            "client: download it (Desktop app) again from the Google Cloud console, or set "
+            f"credentials_path to another file ({one_line(exc)})",
+            "credentials_path",
+            credentials_path,
+        ) from exc
+
+
+def _refresh(creds: Any, time_left: Callable[[], float | None] | None = None) -> None:
+    """Renew ``creds`` at Google's token server (a ``RefreshError`` when Google refuses).
+
+    Each request waits at most ``time_left()`` (google-auth's default is 120 s), so a stalled
+    refresh does not hold the client past the call's deadline.
+
+    Raises:
+        GoogleUnreachable: When the token server gets no answer (``EAI_AGAIN``: once more).
+    """
+    import tenacity
+
+    from google.auth.exceptions import TransportError
+    from google.auth.transport.requests import Request
+
+    class _Bounded(Request):
+        def __call__(self, *args: Any, **kwargs: Any) -> Any:
+            left = time_left() if time_left is not None else None
+            if left is not None:
+                kwargs["timeout"] = max(1.0, min(float(kwargs.get("timeout") or 120), left))
+            return super().__call__(*args, **kwargs)  # type: ignore[no-untyped-call]
+
+    lookups = LookupRetry()
+    while True:
+        try:
+            creds.refresh(_Bounded())
+            return
+        except TransportError as exc:
+            failure = unreachable(exc, str(creds.token_uri))
+            if failure is None:
+                raise
+            if not lookups.allows(failure.again):
+                raise failure from exc
+        # tenacity's sleep, as execute() waits (tests record it there).
+        tenacity.nap.sleep(lookups.wait)

@@ -1,7 +1,21 @@
-"""Each thread's ``AuthorizedHttp``, its shared credentials renewed by one thread at a time.
+"""One HTTP object per thread, so that one client's requests run side by side.
 
-Why: see :mod:`~toolspecs.loaders.google.connections`. Imported when a client is made
-(httplib2 and pyparsing take about 0.1 s).
+``httplib2.Http`` is not thread-safe. google-api-python-client's documented way out
+("Thread Safety") is ``build(requestBuilder=...)`` giving each request its thread's HTTP
+object (:class:`~toolspecs.loaders.google.service.ThreadRequests`). For a client built
+with credentials each thread gets a :class:`SerialAuthorizedHttp` over ``build_http()``; a
+``transport=`` factory makes one per thread; a ``transport=`` object is shared as it is
+(the fakes are thread-safe). A batch sends with its thread's too.
+
+A client whose endpoint is this machine sends without the environment's proxy: httplib2
+refuses plain-http connections once ``HTTP_PROXY`` is set without PySocks, even to hosts
+in ``NO_PROXY``.
+
+The credentials are shared as google-auth's own: googleapiclient's batch code treats
+them as google-auth's only if they are (``isinstance``; a wrapper of ours once made every
+batch fail). google-auth renews an expired token in ``before_request`` with no lock, so
+threads would race to renew it; ``SerialAuthorizedHttp`` renews under one lock per
+credentials. Imported when a client is made (httplib2 and pyparsing take about 0.1 s).
 """
 
 from __future__ import annotations

@@ -1,11 +1,16 @@
 """``GmailReader``: the Gmail client, and one Document per message for RAG.
 
 Its methods make every Gmail request (drafts through :attr:`GmailReader.drafts`) and
-return plain data; the Documents' text is :mod:`~toolspecs.loaders.google.gmail_text`'s.
+return plain data. The Documents' text carries what a reader needs (llama-index drops
+metadata when a Document becomes text): header values and file names on one line, and
+nothing the sender wrote can fake a body marker.
 """
 
 from __future__ import annotations
 
+import base64
+import datetime as dt
+import html
 import itertools
 import re
 import time
@@ -14,18 +19,155 @@ from typing import Any
 
 from llama_index.core.schema import Document
 
-from toolspecs.base.times import timezone_named
+from toolspecs.base.times import format_datetime, timezone_named
 from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.drafts import GmailDrafts
 from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError
-from toolspecs.loaders.google.gmail_text import (
-    describe_message,
-    describe_summary,
-    mail_document,
-    summary_headers,
+from toolspecs.loaders.google.mail import (
+    MailMessage,
+    address_pairs,
+    format_size,
+    header_text,
+    parse_raw,
 )
-from toolspecs.loaders.google.mail import MailMessage, parse_raw
 from toolspecs.loaders.google.service import GoogleApiReader
+
+BODY_OPEN = "<<< mail body: quoted content from the mail >>>"
+BODY_CLOSE = "<<< end of mail body >>>"
+
+
+def plain_field(text: str, limit: int = 300) -> str:
+    """A header value or file name on one line, short, without fence markers."""
+    one = " ".join(str(text).replace("<<<", "< < <").replace(">>>", "> > >").split())
+    return one if len(one) <= limit else one[: limit - 1].rstrip() + "…"
+
+
+def plain_quote(text: str, limit: int = 300) -> str:
+    """A one-line value between ``«`` and ``»``, which it can no longer contain."""
+    return f"«{plain_field(text.replace('«', '<').replace('»', '>'), limit)}»"
+
+
+def plain_block(text: str) -> str:
+    """A body between markers that say where it starts and ends; they cannot be faked."""
+    safe = text.replace("<<<", "< < <").replace(">>>", "> > >")
+    return f"{BODY_OPEN}\n{safe or '(empty)'}\n{BODY_CLOSE}"
+
+
+ADDRESS_LIMIT = 2000  # To and Cc may list many people: the agent needs them all to reply
+MAX_ATTACHMENTS_SHOWN = 50
+
+
+def mail_moment(mail: MailMessage, resource: dict[str, Any]) -> dt.datetime | None:
+    """When a mail was sent: its Date header, else Gmail's ``internalDate`` (UTC), else None."""
+    moment = mail.date()
+    if moment is None and resource.get("internalDate"):
+        try:
+            moment = dt.datetime.fromtimestamp(
+                int(resource["internalDate"]) / 1000, dt.timezone.utc
+            )
+        except (ValueError, OverflowError, OSError):
+            moment = None
+    return moment
+
+
+def mail_date(mail: MailMessage, resource: dict[str, Any], tz: dt.tzinfo | None) -> str:
+    """The Date header with weekday and offset (in ``tz`` when given), else Gmail's time."""
+    moment = mail_moment(mail, resource)
+    if moment is None:
+        return "unknown"
+    try:
+        return format_datetime(moment, tz)
+    except (ValueError, OverflowError):  # a year 1 or 9999 Date moved into another zone
+        return format_datetime(moment, None)
+
+
+def sender_address(from_header: str) -> str:
+    """The email address of a From header (``ada@example.com``), else the header, short."""
+    pairs = [email for _, email in address_pairs(from_header) if email]
+    return pairs[0] if pairs else from_header[:200] or "an unknown sender"
+
+
+def describe_message(
+    resource: dict[str, Any], mail: MailMessage, tz: dt.tzinfo | None = None
+) -> str:
+    """A whole message as plain text: ids, headers, attachments, the body between markers, notes."""
+    message_id = resource.get("id", "?")
+    lines = [f"Message id: {message_id} (thread {resource.get('threadId', '?')})"]
+    for name in ("From", "To", "Cc", "Reply-To"):
+        if mail.header(name):
+            lines.append(f"{name}: {plain_field(mail.header(name), ADDRESS_LIMIT)}")
+    lines.append(f"Date: {mail_date(mail, resource, tz)}")
+    subject = plain_field(mail.header("subject"), 300) or "(no subject)"
+    lines.append(f"Subject: {subject}")
+    labels = [label for label in resource.get("labelIds", []) if label in {"UNREAD", "DRAFT"}]
+    if labels:
+        lines.append(f"Labels: {', '.join(labels)}")
+    if mail.attachments:
+        lines.append("Attachments: " + describe_attachments(mail, ids=True))
+    body, notes = mail.readable()
+    lines.append(plain_block(body))
+    lines.extend(f"Note: {note}." for note in notes)
+    return "\n".join(lines)
+
+
+def describe_attachments(mail: MailMessage, ids: bool = False) -> str:
+    """``Q4 report.pdf (application/pdf, 3 KB); …``; with ``ids``, each ``[attachment_id: 1]``."""
+    shown = [
+        f"{plain_field(a.filename, 200)} ({plain_field(a.content_type, 100)}, "
+        f"{format_size(a.size)})" + (f" [attachment_id: {a.part_id}]" if ids and a.part_id else "")
+        for a in mail.attachments[:MAX_ATTACHMENTS_SHOWN]
+    ]
+    more = len(mail.attachments) - len(shown)
+    return "; ".join(shown) + (f"; and {more} more" if more > 0 else "")
+
+
+def summary_headers(resource: dict[str, Any]) -> dict[str, str]:
+    """Decoded headers of a ``format=metadata`` message, by lower-case name."""
+    found: dict[str, str] = {}
+    for header in resource.get("payload", {}).get("headers", []):
+        key = str(header.get("name", "")).lower()
+        if key and key not in found:
+            found[key] = header_text(key, str(header.get("value", "")))
+    return found
+
+
+def describe_summary(resource: dict[str, Any], tz: dt.tzinfo | None = None) -> str:
+    """One search hit in three lines: ids, date, from, subject and Gmail's snippet."""
+    headers = summary_headers(resource)
+    mail = MailMessage(headers=headers)
+    unread = " (unread)" if "UNREAD" in resource.get("labelIds", []) else ""
+    snippet = html.unescape(str(resource.get("snippet", ""))[:2000])
+    sender = ", ".join(mail.addresses("from")) or headers.get("from", "?")
+    subject = plain_field(headers.get("subject", ""), 300) or "(no subject)"
+    return (
+        f"[id: {resource.get('id', '?')} | thread: {resource.get('threadId', '?')}]{unread} "
+        f"{mail_date(mail, resource, tz)}\n"
+        f"From: {plain_field(sender, 300)} | Subject: {subject}\n"
+        f"Snippet (quoted mail): {plain_quote(snippet, 300)}"
+    )
+
+
+def message_metadata(resource: dict[str, Any], headers: Mapping[str, str]) -> dict[str, Any]:
+    """A message Document's metadata: LlamaHub's keys (id, threadId, snippet), the headers."""
+    return {
+        "id": resource.get("id", ""),
+        "threadId": resource.get("threadId", ""),
+        "snippet": html.unescape(resource.get("snippet", "")),
+        "from": headers.get("from", ""),
+        "subject": headers.get("subject", ""),
+        "date": headers.get("date", ""),
+    }
+
+
+def mail_document(
+    resource: dict[str, Any], headers: Mapping[str, str], text: str, message_id: str = ""
+) -> Document:
+    """A message's Document: ``text``, its id ``gmail:<id>``, :func:`message_metadata`."""
+    return Document(
+        text=text,
+        id_=f"gmail:{resource.get('id', message_id)}",
+        metadata=message_metadata(resource, headers),
+    )
+
 
 GMAIL_SCOPES = [
     "https://www.googleapis.com/auth/gmail.compose",
@@ -338,3 +480,47 @@ def size_estimate(resource: Mapping[str, Any]) -> int:
         return max(int(resource.get("sizeEstimate") or 0), 0)
     except (TypeError, ValueError):
         return 0
+
+
+class GmailDrafts:
+    """The drafts of the signed-in mailbox, through ``client`` (its deadline and retries)."""
+
+    def __init__(self, client: GoogleApiReader) -> None:
+        self.client = client
+
+    def _drafts(self) -> Any:
+        return self.client.service.users().drafts()
+
+    def list(self, max_results: int = 10) -> list[dict[str, Any]]:
+        """``{"id", "message": {"id", "threadId"}}`` of the newest ``max_results`` drafts."""
+        answer = self.client.execute(self._drafts().list(userId="me", maxResults=max_results))
+        return list(answer.get("drafts", []))
+
+    def get(self, draft_id: str) -> dict[str, Any]:
+        """A draft with its message in ``format=raw``."""
+        request = self._drafts().get(userId="me", id=draft_id, format="raw")
+        resource = self.client.execute(request)
+        if not resource.get("id"):
+            raise GoogleResponseError("Google's answer about the draft names no draft id")
+        return resource
+
+    def create(self, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
+        """A new draft of ``mime`` (in ``thread_id`` when it replies): Gmail's ``Draft``."""
+        body = _draft_body(mime, thread_id)
+        return self.client.execute(self._drafts().create(userId="me", body=body))
+
+    def update(self, draft_id: str, mime: bytes, thread_id: str | None = None) -> dict[str, Any]:
+        """Draft ``draft_id`` replaced by ``mime`` (in ``thread_id``): Gmail's ``Draft``."""
+        body = {"id": draft_id, **_draft_body(mime, thread_id)}
+        return self.client.execute(self._drafts().update(userId="me", id=draft_id, body=body))
+
+    def send(self, draft_id: str) -> dict[str, Any]:
+        """Send draft ``draft_id``: the sent ``Message`` (``id``, ``threadId``, ``labelIds``)."""
+        return self.client.execute(self._drafts().send(userId="me", body={"id": draft_id}))
+
+
+def _draft_body(mime: bytes, thread_id: str | None) -> dict[str, Any]:
+    message: dict[str, Any] = {"raw": base64.urlsafe_b64encode(mime).decode("ascii")}
+    if thread_id:
+        message["threadId"] = thread_id
+    return {"message": message}

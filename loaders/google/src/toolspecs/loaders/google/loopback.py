@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from toolspecs.loaders.google.errors import GoogleAuthError, GoogleUnreachable
-from toolspecs.loaders.google.flow import client_flow
-from toolspecs.loaders.google.network import unreachable
+from toolspecs.loaders.google.errors import GoogleAuthError, GoogleUnreachable, unreachable
 
 # Seconds a started sign-in waits for the browser at most, whoever waits for it.
 LIFETIME = 600.0
@@ -163,10 +161,3 @@ class LoopbackSignIn:
                 pass  # the request line carries the code: never logged
 
         return Redirect
-
-
-def start(
-    scopes: Sequence[str], credentials_path: str, keep: Callable[[Any], Any], port: int = 0
-) -> LoopbackSignIn:
-    """Start a sign-in for ``scopes`` with the OAuth client of ``credentials_path``."""
-    return LoopbackSignIn(client_flow(scopes, credentials_path), keep, port)

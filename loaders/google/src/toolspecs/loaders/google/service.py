@@ -3,7 +3,8 @@
 :func:`execute` runs one request: passing failures (429, 5xx, rate-limit 403s, timeouts,
 dropped connections) are retried with jittered back-off, at least what ``Retry-After``
 asks, only while the next try starts within the deadline; an answer that is not a JSON
-object is a ``GoogleResponseError``, never handed on as the result.
+object is a ``GoogleResponseError``, never handed on as the result. Each thread sends with
+its own HTTP object (:mod:`.authorized_http` says why).
 """
 
 from __future__ import annotations
@@ -19,11 +20,14 @@ from tenacity import RetryCallState, Retrying, wait_random_exponential
 from toolspecs.base.net import LookupRetry
 from toolspecs.loaders.google import compat_googleapiclient as compat
 from toolspecs.loaders.google import endpoints
-from toolspecs.loaders.google.auth import GoogleAuth
-from toolspecs.loaders.google.connections import ThreadRequests, is_http_factory
-from toolspecs.loaders.google.errors import GoogleApiError, GoogleResponseError, GoogleUnreachable
-from toolspecs.loaders.google.network import AGAIN_WAIT, unreachable
-from toolspecs.loaders.google.token_files import credentials_scopes
+from toolspecs.loaders.google.auth import GoogleAuth, credentials_scopes
+from toolspecs.loaders.google.errors import (
+    AGAIN_WAIT,
+    GoogleApiError,
+    GoogleResponseError,
+    GoogleUnreachable,
+    unreachable,
+)
 
 NUM_RETRIES = 3
 # Seconds one request may take with its retries and waits, unless the caller says.
@@ -342,3 +346,71 @@ def _object_or_none(raw: str | bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return loaded if isinstance(loaded, dict) else None
+
+
+def is_http_factory(transport: Any) -> bool:
+    """Whether ``transport`` makes HTTP objects (a callable) rather than being one."""
+    return callable(transport) and not hasattr(transport, "request")
+
+
+class PerThreadHttp:
+    """Each thread's own HTTP object, made by ``make`` on the thread's first request."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self.make = make
+        self._local = threading.local()
+
+    def get(self) -> Any:
+        """The calling thread's HTTP object."""
+        http = getattr(self._local, "http", None)
+        if http is None:
+            http = self._local.http = self.make()
+        return http
+
+
+class ThreadRequests:
+    """A ``requestBuilder`` for ``build()`` whose requests send with their thread's HTTP."""
+
+    def __init__(self, transport: Any = None, *, direct: bool = False) -> None:
+        self.direct = direct
+        self._https: PerThreadHttp | None = None
+        if is_http_factory(transport):
+            self._https = PerThreadHttp(transport)
+        elif transport is not None:
+            self._https = PerThreadHttp(lambda: transport)
+        self._making = threading.Lock()
+
+    def http(self, shared: Any = None) -> Any:
+        """The calling thread's HTTP object (``shared``: the one ``build`` made)."""
+        if self._https is None:
+            with self._making:
+                if self._https is None:
+                    self._https = PerThreadHttp(_copies(shared, self.direct))
+        return self._https.get()
+
+    def __call__(self, http: Any, *args: Any, **kwargs: Any) -> Any:
+        """A ``googleapiclient.http.HttpRequest`` sent with the calling thread's HTTP."""
+        from googleapiclient.http import HttpRequest
+
+        return HttpRequest(self.http(http), *args, **kwargs)
+
+
+def _copies(shared: Any, direct: bool = False) -> Callable[[], Any]:
+    import google_auth_httplib2  # 0.1 s of httplib2 and pyparsing: when a client is made
+    from googleapiclient.http import build_http
+
+    from toolspecs.loaders.google.authorized_http import SerialAuthorizedHttp
+
+    if not isinstance(shared, google_auth_httplib2.AuthorizedHttp):
+        # Credentials of another kind (oauth2client's) authorized it themselves: shared.
+        return lambda: shared
+    credentials = shared.credentials
+    renewing = threading.Lock()
+
+    def make() -> Any:
+        http = build_http()
+        if direct:
+            http.proxy_info = None  # httplib2's documented "no proxy"
+        return SerialAuthorizedHttp(credentials, http, renewing)
+
+    return make

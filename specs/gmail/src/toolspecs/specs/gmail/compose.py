@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any
 
 from toolspecs.core import AskUser, fence
 from toolspecs.loaders.google import GmailReader, MailMessage, html_to_text
-from toolspecs.loaders.google.gmail_text import sender_address
-from toolspecs.loaders.google.headers import address_pairs
+from toolspecs.loaders.google.gmail import sender_address
 from toolspecs.loaders.google.mail import (
+    address_pairs,
     conversation_subject,
     decode_raw,
     format_size,

@@ -5,19 +5,22 @@ A draft's words may come from a mail it replies to: they are fenced, as mail is.
 
 from __future__ import annotations
 
+import fnmatch
 from email.message import Message as MimePart
+from email.utils import parseaddr
 from typing import Any, ClassVar, Literal
 
 from pydantic import Field, PrivateAttr
 
-from toolspecs.core import fence, ref
+from toolspecs.core import AskUser, FixArguments, bounds, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
 from toolspecs.loaders.google import MailMessage
-from toolspecs.loaders.google.gmail_text import ADDRESS_LIMIT, sender_address
+from toolspecs.loaders.google.gmail import ADDRESS_LIMIT, sender_address
 from toolspecs.loaders.google.mail import format_size
 from toolspecs.specs.gmail.compose import Draft, attachment_parts, part_name, part_size
 from toolspecs.specs.gmail.outputs import Address, File, files_shown
+from toolspecs.specs.google_base import parse_addresses
 
 FORWARD_MARK = "---------- Forwarded message ---------"
 
@@ -390,3 +393,135 @@ class DraftSent(Output):
             f"subject: {_subject(self.subject)}; {carried(self.attachments)}. {self.next_step}"
         )
         return ApiText(text, self._resource)
+
+
+def check_expected(
+    draft_id: str, draft: Draft, recipients: list[str] | None, required: bool = False
+) -> None:
+    """``recipients`` (``required``: ``confirm_recipients``) are the draft's own, as a set.
+
+    Asked for them, the agent is told the draft's recipients, so the person approves a call
+    that names them.
+
+    Raises:
+        FixArguments: When they are missing but required, or are not the draft's own.
+    """
+    actual = {_address(a) for a in draft.recipients()}
+    shown = people(sorted(actual))
+    if recipients is None:
+        if not required:
+            return
+        # What a client that asks from the call's arguments cannot show: said here.
+        files = SavedFile.all_of(attachment_parts(draft.source))
+        what = f"subject: {subject_of(draft)}; {carried(files)}"
+        raise FixArguments(
+            f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
+            f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}; "
+            f"{what}.",
+            f"If the user approved sending to them, call {ref('send_draft')}(draft_id="
+            f"'{draft_id}', recipients=[...]) with these addresses; otherwise "
+            + (
+                f"change the draft with {ref('update_draft')} first."
+                if offered("update_draft")
+                else "do not send it: tell the user."
+            ),
+        )
+    given = {email.casefold() for _, email in parse_addresses(list(recipients), "recipients")}
+    if given != actual:
+        raise FixArguments(
+            f"Nothing was sent: draft {draft_id} goes to {shown}, not to "
+            f"{people(sorted(given)) or 'nobody'} as recipients says.",
+            "Check with the user who should receive it; "
+            + (
+                f"change the draft with {ref('update_draft')}, or send"
+                if offered("update_draft")
+                else "send"
+            )
+            + " with recipients equal to the draft's.",
+        )
+
+
+def check_allowed(draft: Draft, patterns: list[str]) -> None:
+    """Every recipient matches one of ``patterns`` (``allowed_recipients``), if any."""
+    if not patterns:
+        return
+    addresses = [email.casefold() for _, email in parse_addresses(draft.recipients(), "to")]
+    refused = [a for a in addresses if not any(fnmatch.fnmatchcase(a, p) for p in patterns)]
+    if refused:
+        raise AskUser(
+            f"Mail from this agent may go only to addresses matching "
+            f"{fence.field(', '.join(patterns), ADDRESS_LIMIT)} (allowed_recipients); "
+            f"no pattern matches {people(refused)}. Nothing was saved or sent.",
+            "Do not retry with these addresses: leave them out, or tell the user they "
+            "are not allowed here (only whoever set up the agent can allow them).",
+        )
+
+
+def _address(value: str) -> str:
+    return (parseaddr(value)[1] or value).strip().casefold()
+
+
+# Addresses of one header shown; the others are counted.
+RECIPIENTS_SHOWN = 25
+# Attachments named; the others are counted.
+ATTACHMENTS_SHOWN = 10
+# Lines of the body shown, and the characters of each.
+BODY_LINES = 12
+LINE_CHARS = 160
+# Characters of the body read to find those lines (hidden text already left out).
+BODY_CHARS = 4000
+# The whole question, in tokens: a dialog a person reads.
+QUESTION_TOKENS = 900
+
+
+def send_question(draft_id: str, draft: Draft, account: str | None = None) -> str:
+    """The question before draft ``draft_id`` is sent."""
+    where = f" from the Gmail account {fence.quote(account, 60)}" if account else ""
+    lines = [f"Send this email{where}? Once sent, it cannot be undone."]
+    for name, values in (("To", draft.to), ("Cc", draft.cc), ("Bcc", draft.bcc)):
+        if values:
+            lines.append(f"{name}: {_people(values)}")
+    lines.append(f"Subject: {fence.quote(draft.subject, 200) if draft.subject else '(none)'}")
+    mail = draft.mail
+    if mail is not None and mail.attachments:
+        lines.append(_attachments(mail))
+    else:
+        lines.append("Attachments: none")
+    if draft.in_reply_to:
+        lines.append("It replies in an existing conversation.")
+    lines.extend(_body(draft))
+    lines.append(f"(Gmail draft {fence.field(draft_id, 80)})")
+    return bounds.clip("\n".join(lines), QUESTION_TOKENS)
+
+
+def _people(addresses: list[str]) -> str:
+    shown = [fence.field(address, 200) for address in addresses[:RECIPIENTS_SHOWN]]
+    more = len(addresses) - len(shown)
+    return ", ".join(shown) + (f" and {more} more ({len(addresses)} in all)" if more else "")
+
+
+def _attachments(mail: MailMessage) -> str:
+    files = mail.attachments
+    shown = [
+        f"{fence.quote(a.filename or '(no name)', 120)} ({format_size(a.size)})"
+        for a in files[:ATTACHMENTS_SHOWN]
+    ]
+    more = f" and {len(files) - len(shown)} more" if len(files) > len(shown) else ""
+    total = format_size(sum(a.size for a in files))
+    return f"Attachments ({len(files)}, {total}): {', '.join(shown)}{more}"
+
+
+def _body(draft: Draft) -> list[str]:
+    mail = draft.mail or MailMessage(headers={}, text=draft.text)
+    text, notes = mail.readable(BODY_CHARS)
+    written = [fence.field(line, LINE_CHARS) for line in text.splitlines() if line.strip()]
+    cut = [note for note in notes if note.startswith("the body was cut")]
+    said = [f"Note: {fence.field(note, 300)}." for note in notes if note not in cut][:3]
+    if not written:
+        return ["The message has no text.", *said]
+    shown = [f"> {line}" for line in written[:BODY_LINES]]
+    more = len(written) - len(shown)
+    if more or cut:
+        shown.append("> … (the rest is not shown)")
+    head = "It starts:" if more or cut else "The message:"
+    return [head, *shown, *said]

@@ -13,7 +13,7 @@ from toolspecs.core import AskUser, FixArguments, fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.loaders.google import GmailReader, GoogleApiError
 from toolspecs.loaders.google.gmail import MODIFY_LIMIT
-from toolspecs.specs.google_base.failures import SCOPE_REASONS, google_reason
+from toolspecs.specs.google_base.spec import SCOPE_REASONS, google_reason
 
 # word -> (label id, +1: on when the word is in add, -1: off when the word is in add)
 WORDS: dict[str, tuple[str, int]] = {

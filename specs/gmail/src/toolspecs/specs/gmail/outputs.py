@@ -20,8 +20,7 @@ from toolspecs.core import fence, ref
 from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Listing, Output, Quoted, Structure, quoted
 from toolspecs.loaders.google import MailMessage
-from toolspecs.loaders.google.attachments import AttachmentPart, AttachmentText
-from toolspecs.loaders.google.gmail_text import (
+from toolspecs.loaders.google.gmail import (
     ADDRESS_LIMIT,
     MAX_ATTACHMENTS_SHOWN,
     mail_date,
@@ -29,8 +28,7 @@ from toolspecs.loaders.google.gmail_text import (
     message_metadata,
     summary_headers,
 )
-from toolspecs.loaders.google.headers import address_pairs
-from toolspecs.loaders.google.mail import format_size
+from toolspecs.loaders.google.mail import AttachmentPart, AttachmentText, address_pairs, format_size
 from toolspecs.specs.gmail.labels import EFFECTS, Change
 
 _DATE = "ISO 8601, with the offset the text shows."

@@ -1,9 +1,13 @@
 """toolspecs.specs.google_base: what the toolspecs Google specs share (no spec of its own)."""
 
-from toolspecs.specs.google_base.failures import GOOGLE_FAILURES, GOOGLE_ROWS, google_reason
-from toolspecs.specs.google_base.people import parse_addresses
-from toolspecs.specs.google_base.scopes import needs_scopes
-from toolspecs.specs.google_base.spec import GoogleToolSpec
+from toolspecs.specs.google_base.spec import (
+    GOOGLE_FAILURES,
+    GOOGLE_ROWS,
+    GoogleToolSpec,
+    google_reason,
+    needs_scopes,
+    parse_addresses,
+)
 
 __all__ = [
     "GOOGLE_FAILURES",

@@ -4,32 +4,272 @@ LlamaHub's auth attributes (``spec.creds``, ``spec.token_path``, ...) read and w
 ``spec.auth``, the one place they live. With ``account="work"`` a spec keeps its own token
 file, prefixes its tools ``work_`` and names the account in replies and guidance.
 
-Least privilege: each tool declares its scopes (:func:`.scopes.needs_scopes`); the spec
-asks Google only for those of the tools it offers, and a tool whose scopes the token
-lacks gets ask-the-user guidance before any request.
+Least privilege: each tool declares its scopes beside its ``@tool`` (:func:`needs_scopes`;
+a Google spec class whose tool declares none is refused); the spec asks Google only for
+those of the tools it offers, and a tool whose scopes the token lacks gets ask-the-user
+guidance before any request.
+
+Sign-in in the person's client: a call needing the person's sign-in
+(:class:`~toolspecs.core.errors.SignInNeeded`) says how to authorize in a terminal; a host
+that can show an address (MCP's URL elicitation) asks the policy to :func:`start` the
+loader's loopback sign-in instead. One spec has one sign-in going: a second call is given
+the same page, and a call that gives it up closes it only when no other call waits on it.
+None is started for given credentials, ``is_cloud``, or a ``transport``/``service`` that
+needs none.
+
+Google's failures are guidance in one table shared by the Calendar and Gmail specs
+(:data:`GOOGLE_FAILURES`): HTTP errors matched as ``googleapiclient.errors.HttpError`` (the
+loader's ``GoogleApiError`` is one), never the token endpoint's answer (a ``RefreshError``
+carries it whole); the templates' values come from ``GoogleToolSpec.failure_context``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+import threading
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from email.utils import getaddresses
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
+from googleapiclient.errors import HttpError
 from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import FailureTable, ToolSpec
+from toolspecs.core import (
+    AskUser,
+    Failure,
+    FailureTable,
+    FixArguments,
+    RetryLater,
+    SignInNeeded,
+    ToolGuidance,
+    ToolSpec,
+    fence,
+)
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.declare import function_name
-from toolspecs.core.errors import ConfigurationError, SignInNeeded
+from toolspecs.core.errors import ConfigurationError
+from toolspecs.core.failures import unreachable_rows
 from toolspecs.core.prefixed import named, names_offered, ref
-from toolspecs.loaders.google import GoogleApiReader, GoogleAuth, endpoints
+from toolspecs.loaders.google import (
+    GoogleApiError,
+    GoogleApiReader,
+    GoogleAuth,
+    GoogleAuthError,
+    GoogleLoaderError,
+    GoogleResponseError,
+    GoogleUnreachable,
+    endpoints,
+)
+from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.scopes import missing, short
-from toolspecs.specs.google_base import signin
-from toolspecs.specs.google_base.failures import GOOGLE_FAILURES
-from toolspecs.specs.google_base.scopes import declared_scopes, undeclared
+
+RATE_REASONS = frozenset(
+    {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
+)
+SCOPE_REASONS = frozenset({"insufficientPermissions", "ACCESS_TOKEN_SCOPE_INSUFFICIENT"})
+# authorize_guide: " (see 'Authorize Google' in the README of toolspecs-gmail)".
+_ASK = "Do not retry: tell the user what to set{authorize_guide}."
+
+
+def google_reason(exc: BaseException) -> str:
+    """Google's machine-readable reason for an HTTP error (``"rateLimitExceeded"``), or ""."""
+    if isinstance(exc, GoogleApiError):
+        return exc.google_reason
+    if isinstance(exc, HttpError):
+        return GoogleApiError.from_http_error(exc).google_reason
+    return ""
+
+
+def _rate_limited(exc: BaseException) -> bool:
+    return google_reason(exc) in RATE_REASONS
+
+
+def _lacks_scope(exc: BaseException) -> bool:
+    said = str(getattr(exc, "reason", "") or "").lower()
+    return google_reason(exc) in SCOPE_REASONS or "scope" in said
+
+
+def _failed_precondition(exc: BaseException) -> bool:
+    return google_reason(exc) == "failedPrecondition"
+
+
+def _not_signed_in(exc: BaseException) -> bool:
+    return getattr(exc, "setting", None) == "auth_flow"
+
+
+GOOGLE_ROWS: tuple[Failure, ...] = (
+    Failure(
+        GoogleAuthError,
+        SignInNeeded,
+        "{service} cannot be used until the user signs in to Google: {reason}.",
+        "Do not retry: tell the user to sign in to Google as this says{authorize_guide}.",
+        when=_not_signed_in,
+    ),
+    Failure(
+        GoogleAuthError,
+        AskUser,
+        "{service} cannot be used until the user sets up Google access: {reason}.",
+        _ASK,
+    ),
+    Failure(
+        "google.auth.exceptions.RefreshError",
+        SignInNeeded,
+        # Never {exc}: a RefreshError carries the token endpoint's whole answer.
+        "{service} could not be reached: the Google sign-in expired or was revoked.",
+        "{reauthorize}",
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} found nothing there (HTTP {status}).{said}",
+        "{ids_hint}",
+        status=(404, 410),
+    ),
+    Failure(
+        HttpError,
+        SignInNeeded,
+        "{service} rejected the credentials (HTTP 401).{said}",
+        "{reauthorize}",
+        status=401,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
+        status=429,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
+        status=403,
+        when=_rate_limited,
+    ),
+    Failure(
+        HttpError,
+        SignInNeeded,
+        "{service} refused access (HTTP 403): the authorization lacks a needed permission "
+        "(scope).{said}",
+        "{reauthorize}",
+        status=403,
+        when=_lacks_scope,
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        "{service} refused access (HTTP 403).{said}",
+        "Do not retry: tell the user their Google account has no access to this; they can "
+        "ask the owner to share it.",
+        status=403,
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} reports a conflict (HTTP 409).{said}",
+        "Use a different id, or update the existing item instead.",
+        status=409,
+    ),
+    Failure(
+        HttpError,
+        RetryLater,
+        "{service} had a server error (HTTP {status}), even after retries.{said}",
+        status=range(500, 600),
+    ),
+    Failure(
+        HttpError,
+        AskUser,
+        # Gmail's answer to a service account acting as itself (it has no mailbox), or
+        # to an account without Gmail: no argument changes it.
+        "{service} cannot do this for the account these credentials act as "
+        "(HTTP 400, failed precondition).{said}",
+        "Do not retry: tell the user {account_hint}{authorize_guide}.",
+        status=400,
+        when=_failed_precondition,
+    ),
+    Failure(
+        HttpError,
+        FixArguments,
+        "{service} rejected the request (HTTP {status}).{said}",
+        status=range(400, 500),
+    ),
+    *unreachable_rows(GoogleUnreachable),
+    Failure(
+        (
+            "google.auth.exceptions.TransportError",
+            "httplib2.HttpLib2Error",
+            "ssl.SSLError",
+            TimeoutError,  # socket.timeout is TimeoutError
+            ConnectionError,
+        ),
+        RetryLater,
+        "Could not reach {service} ({exc.__class__.__name__}: {exc}).",
+    ),
+    Failure(
+        GoogleResponseError,
+        RetryLater,
+        "{service} sent an answer that could not be read ({reason}); a proxy or a "
+        "network login page may be in the way.",
+        "Wait a minute and try again. If the call was to change something, first check "
+        "(list or get it) whether it was done, so that it is not done twice.",
+    ),
+    Failure(
+        GoogleLoaderError,
+        AskUser,
+        "{service} failed: {reason}.",
+        "Do not retry: tell the user what went wrong.",
+    ),
+)
+"""The rows, for a Google spec that puts its own in front: ``FailureTable(*mine, *GOOGLE_ROWS)``."""
+
+GOOGLE_FAILURES = FailureTable(*GOOGLE_ROWS)
+"""The Google rows followed by the core's defaults (``GoogleToolSpec.failures``)."""
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+_ATTRIBUTE = "__toolspecs_google_scopes__"
+
+
+def needs_scopes(*scopes: str) -> Callable[[F], F]:
+    """Declare the Google scopes (full URLs) a spec function needs, above or below ``@tool``."""
+    for scope in scopes:
+        if not scope.startswith("https://"):
+            raise ConfigurationError(f"needs_scopes: {scope!r} is not a Google scope URL")
+
+    def mark(fn: F) -> F:
+        setattr(fn, _ATTRIBUTE, tuple(dict.fromkeys(scopes)))
+        return fn
+
+    return mark
+
+
+def declared_scopes(cls: type, function: str) -> tuple[str, ...] | None:
+    """The scopes ``function`` of ``cls`` declared (inherited by an override), or ``None``."""
+    for klass in cls.__mro__:
+        found = klass.__dict__.get(function)
+        if found is None:
+            continue
+        declared = getattr(found, _ATTRIBUTE, None)
+        if isinstance(declared, tuple):
+            return declared
+    return None
+
+
+def undeclared(cls: type, base: type) -> list[str]:
+    """The tools of ``cls`` defined under ``base`` that declare no scopes (not the core's)."""
+    missing = []
+    for entry in getattr(cls, "all_functions", []):
+        name = function_name(entry)
+        owner = next((k for k in cls.__mro__ if name in k.__dict__), None)
+        if owner is None or not issubclass(owner, base):
+            continue
+        if declared_scopes(cls, name) is None:
+            missing.append(name)
+    return missing
+
 
 AUTH_KEYWORDS = (
     "creds",
@@ -177,7 +417,7 @@ class GoogleToolSpec(ToolSpec):
 
     def call_policy(self) -> CallPolicy:
         """``ToolSpec.call_policy``, with the sign-in a host may show (:mod:`.signin`)."""
-        return replace(super().call_policy(), sign_in=lambda: signin.start(self))
+        return replace(super().call_policy(), sign_in=lambda: start(self))
 
     def authorize_command(self) -> str:
         """How the person authorizes again: ``toolspecs authorize gmail`` (``--tools``)."""
@@ -318,3 +558,107 @@ class GoogleToolSpec(ToolSpec):
             f"Do not retry. Tell the user the Google authorization must be renewed: {fix} "
             f"(see {self.authorize_guide()})."
         )
+
+
+_STARTING = threading.Lock()
+
+
+class GoogleSignIn:
+    """One sign-in a host shows the person (:class:`toolspecs.core.calls.SignIn`)."""
+
+    def __init__(self, spec: GoogleToolSpec, pending: LoopbackSignIn) -> None:
+        self._spec = spec
+        self._pending = pending
+        self.shown = 0  # calls it was handed to and not given up by (under _STARTING)
+        allowed = ", ".join(dict.fromkeys(short(scope) for scope in spec.auth.scopes))
+        self.message = (
+            f"{spec.service_name} needs your Google sign-in, allowing: {allowed}. Open the "
+            "page, choose your account and allow access; the request then goes on."
+        )
+
+    @property
+    def url(self) -> str:
+        """Google's consent page for this sign-in."""
+        return self._pending.url
+
+    @property
+    def closed(self) -> bool:
+        """Whether it no longer waits (done, given up or too late)."""
+        return self._pending.closed
+
+    def finish(self, seconds: float) -> None:
+        """Wait for the person and keep the token; the next call uses it."""
+        try:
+            self._pending.wait(seconds)
+        except GoogleLoaderError as exc:
+            raise _guidance(self._spec, exc) from exc
+        self._spec.reader.forget()  # a client built with the old token is dropped
+        with _STARTING:
+            if self._spec.__dict__.get("_client_sign_in") is self:
+                del self._spec.__dict__["_client_sign_in"]
+
+    def cancel(self) -> None:
+        """Give it up for one call: the page closes once no call it was shown to waits."""
+        with _STARTING:
+            self.shown -= 1
+            if self.shown > 0:
+                return
+        self._pending.close()
+
+
+def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
+    """The sign-in going for ``spec``, or a new one; ``None`` where none can be started."""
+    auth, reader = spec.auth, spec.reader
+    if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
+        return None
+    with _STARTING:
+        going = spec.__dict__.get("_client_sign_in")
+        if isinstance(going, GoogleSignIn) and not going.closed:
+            going.shown += 1  # another call shown the same page: one person signs in
+            return going
+        spec.rescope()  # the scopes of the tools offered now
+        try:
+            pending = auth.sign_in_elsewhere()
+        except GoogleLoaderError as exc:
+            raise _guidance(spec, exc) from exc
+        except OSError as exc:  # no free port on 127.0.0.1
+            raise AskUser(
+                f"{spec.service_name} could not start a Google sign-in here ({exc.strerror})."
+            ) from exc
+        going = spec.__dict__["_client_sign_in"] = GoogleSignIn(spec, pending)
+        going.shown = 1
+        return going
+
+
+def _guidance(spec: GoogleToolSpec, exc: GoogleLoaderError) -> ToolGuidance:
+    """The spec's guidance for a failed sign-in; never ``str(exc)`` (it adds the file's path)."""
+    return spec.guidance_for(exc) or AskUser(f"{spec.service_name} could not sign in to Google.")
+
+
+_MAX_COMMENTS = 64
+
+_EMAIL = re.compile(
+    r"^[^@\s<>(),;:\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9-]+)+$"
+)
+
+
+def parse_addresses(values: list[str], argument: str = "attendees") -> list[tuple[str, str]]:
+    """(name, email) pairs; every invalid address is named in one guidance."""
+    nested = [v for v in values if v.count("(") > _MAX_COMMENTS]
+    if nested:
+        # getaddresses recurses into nested comments: "((((…" would exhaust the stack.
+        raise FixArguments(
+            f"{argument}: not email addresses: {fence.quote(nested[0], 60)} (too many '(').",
+            "Send addresses such as ['ada@example.com'].",
+        )
+    pairs = getaddresses(values)
+    bad = [raw for raw, (_, email) in zip(values, pairs, strict=False) if not _EMAIL.match(email)]
+    if len(pairs) != len(values):
+        bad = [v for v in values if not _EMAIL.match(getaddresses([v])[0][1] if v else "")]
+    if bad:
+        listed = ", ".join(repr(b) for b in bad)
+        raise FixArguments(
+            f"{argument}: not email addresses: {listed}.",
+            "Send addresses such as ['ada@example.com'] (ask the user if you do not know them).",
+        )
+    return [(name, email) for name, email in pairs]

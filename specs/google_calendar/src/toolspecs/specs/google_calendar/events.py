@@ -15,7 +15,7 @@ from toolspecs.core.prefixed import offered
 from toolspecs.core.structured import Quoted
 from toolspecs.loaders.google import GoogleCalendarReader
 from toolspecs.specs.google_base import parse_addresses
-from toolspecs.specs.google_calendar import render, series
+from toolspecs.specs.google_calendar import outputs, series
 from toolspecs.specs.google_calendar.outputs import (
     NEXT,
     Answered,
@@ -28,8 +28,7 @@ from toolspecs.specs.google_calendar.outputs import (
     Window,
     when,
 )
-from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope, to_rrule
-from toolspecs.specs.google_calendar.series import Calendar
+from toolspecs.specs.google_calendar.series import Calendar, Scope, dropped_by, read_scope, to_rrule
 from toolspecs.specs.google_calendar.times import (
     event_times,
     free_windows,
@@ -287,7 +286,7 @@ def listing(
         start_date=start_date.isoformat(),
         end_date=end_date.isoformat() if end_date else None,
         events=[Event.of(e, tz, full=True, url=True, description=True) for e in found],
-        next_step=None if found else render.NO_EVENTS_STEP,
+        next_step=None if found else outputs.NO_EVENTS_STEP,
     )
 
 
@@ -378,7 +377,7 @@ def event_id_of(event_id: str) -> str:
     """``event_id`` without spaces; an empty one is guidance before any request."""
     cleaned = event_id.strip()
     if not cleaned:
-        raise FixArguments("event_id is empty.", render.ids_hint())
+        raise FixArguments("event_id is empty.", outputs.ids_hint())
     return cleaned
 
 
@@ -426,8 +425,8 @@ def may_destroy(patch: Mapping[str, Any]) -> bool:
     return (
         "attendees" in patch
         or "recurrence" in patch
-        or render.blank(patch.get("summary"))
-        or render.blank(patch.get("description"))
+        or outputs.blank(patch.get("summary"))
+        or outputs.blank(patch.get("description"))
     )
 
 
@@ -438,7 +437,7 @@ def losses_of(event: Mapping[str, Any], patch: Mapping[str, Any]) -> list[str]:
     dropped = None
     if "recurrence" in patch:
         dropped = dropped_by(list(event.get("recurrence") or []), list(patch["recurrence"]))
-    return render.losses(event, patch, dropped)
+    return outputs.losses(event, patch, dropped)
 
 
 def refuse_losses(event: Mapping[str, Any], patch: Mapping[str, Any]) -> None:

@@ -11,10 +11,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from toolspecs.core import bounds, fence
-from toolspecs.loaders.google.events import event_span
-from toolspecs.specs.google_calendar import events, render, series
-from toolspecs.specs.google_calendar.recurrence import Scope, dropped_by, read_scope
-from toolspecs.specs.google_calendar.series import Calendar, Found
+from toolspecs.loaders.google.calendar import event_span
+from toolspecs.specs.google_calendar import events, outputs, series
+from toolspecs.specs.google_calendar.series import Calendar, Found, Scope, dropped_by, read_scope
 from toolspecs.specs.google_calendar.times import moved
 
 # People of one list shown; the others are counted.
@@ -170,14 +169,16 @@ def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any])
     lines = []
     if "summary" in patch:
         old = fence.quote(before.get("summary") or "(no title)", 120)
-        new = fence.quote(patch["summary"], 120) if not render.blank(patch["summary"]) else "(none)"
+        new = (
+            fence.quote(patch["summary"], 120) if not outputs.blank(patch["summary"]) else "(none)"
+        )
         lines.append(f"- Title: {old} → {new}")
     if "location" in patch:
         old = fence.quote(before.get("location"), 120) if before.get("location") else "(none)"
         new = fence.quote(patch["location"], 120) if patch["location"].strip() else "(none)"
         lines.append(f"- Where: {old} → {new}")
     if "description" in patch:
-        if not render.blank(patch["description"]):
+        if not outputs.blank(patch["description"]):
             lines.append(f"- Description: replaced by {fence.quote(patch['description'], 200)}")
         elif str(before.get("description") or "").strip():
             lines.append("- Description: removed")

@@ -21,7 +21,7 @@ from toolspecs.core.clock import (
     timezone_setting,
 )
 from toolspecs.loaders.google import GoogleCalendarReader, GoogleResponseError
-from toolspecs.loaders.google.events import event_span, parse_event_time
+from toolspecs.loaders.google.calendar import event_span, parse_event_time
 
 # The most tokens get_date spends on why it could not read the calendar's zone.
 WHY_TOKENS = 60
