@@ -18,11 +18,7 @@ Hierarchy::
         │                           (no network or DNS: at most one more try), or it was refused
         └── MalformedReply          a reply that is not the expected XML, or is cut short
 
-Every exception carries ``status`` (the HTTP status of the failed reply, or ``None``
-when the failure was not an HTTP status, e.g. an error inside a 200 reply or a
-timeout), ``reason`` (what Wolfram|Alpha said, or what happened, as text) and
-``retry_after`` (the seconds Wolfram|Alpha asked to wait, or ``None``). No message,
-reason or attribute holds the AppID.
+No message, reason or attribute holds the AppID.
 """
 
 from __future__ import annotations
@@ -31,25 +27,15 @@ from collections.abc import Iterable
 
 from toolspecs.base.net import LoaderError, unreachable_reason
 
-# The longest query an exception message repeats, in characters.
-_SHOWN_CHARS = 80
 
-
-def cut(text: str, limit: int = _SHOWN_CHARS) -> str:
+def cut(text: str, limit: int = 80) -> str:
     """``text`` on one line, cut to ``limit`` characters with "…"."""
     one_line = " ".join(text.split())
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
 
 
 class WolframAlphaLoaderError(LoaderError):
-    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``).
-
-    Args:
-        message: The exception's text.
-        status: The HTTP status of the failed reply, if the failure was one.
-        reason: What Wolfram|Alpha said, or what happened.
-        retry_after: Seconds Wolfram|Alpha asked us to wait, when it said.
-    """
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
 
 
 class QueryNotUnderstood(WolframAlphaLoaderError):
@@ -91,12 +77,9 @@ class AppIdMissing(AppIdError):
 
 
 class AppIdMalformed(AppIdError):
-    """The AppID as set cannot be sent: a person has to correct it.
+    """The AppID holds spaces or control characters inside, or a library refused its header.
 
-    It holds spaces, control characters or non-ASCII characters inside (surrounding
-    whitespace, e.g. a file's last newline, is stripped),
-    or requests/httpx refused the header that carries it. Nothing was sent; ``reason``
-    says which, never the AppID itself.
+    Nothing was sent; ``reason`` says which, never the AppID itself.
     """
 
 
@@ -113,13 +96,7 @@ class WolframAlphaUnavailable(WolframAlphaLoaderError):
 
 
 class WolframAlphaTimeout(WolframAlphaUnavailable):
-    """Wolfram|Alpha did not answer within ``seconds``.
-
-    Args:
-        seconds: How long the client waited.
-        reason: What timed out (connecting, reading...).
-        host: The host that did not answer, e.g. ``"www.wolframalpha.com"``.
-    """
+    """Wolfram|Alpha (``host``) did not answer within ``seconds``; ``reason``: what timed out."""
 
     def __init__(self, seconds: float, reason: str = "", *, host: str = "") -> None:
         self.seconds = seconds
@@ -133,13 +110,8 @@ class WolframAlphaTimeout(WolframAlphaUnavailable):
 class WolframAlphaUnreachable(WolframAlphaUnavailable):
     """No connection could be made to ``host``: no request reached Wolfram|Alpha.
 
-    Args:
-        host: The host name, e.g. ``"www.wolframalpha.com"``.
-        resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
-            machine has no network or no DNS, which a retry a moment later does not
-            change: it is tried once more (0.5 s later) only when the resolver said "try
-            again" (``EAI_AGAIN``). ``True`` when the connection was refused or broke off.
-        reason: What happened; default from ``host`` and ``resolved``.
+    ``resolved`` is ``False`` when the name did not resolve (no network or DNS), ``True``
+    when the connection was refused or broke off.
     """
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:

@@ -8,11 +8,7 @@ __all__ = ["answer_text", "looks_like_markup", "suggestions"]
 
 
 def answer_text(text: str, content_type: str) -> str:
-    """``text``, a successful reply's stripped body, when it is an answer.
-
-    Raises:
-        MalformedReply: The reply is a web page or markup, or empty.
-    """
+    """``text``, a successful reply's stripped body; ``MalformedReply`` for markup or nothing."""
     content_type = content_type.lower()
     if "html" in content_type or "xml" in content_type or looks_like_markup(text):
         raise MalformedReply(

@@ -1,14 +1,4 @@
-"""The request parameters that the client's named arguments become.
-
-:class:`~toolspecs.loaders.wolfram_alpha.WolframAlphaClient` takes what a caller means by
-name and sends it as Wolfram's parameters, on top of the caller's own ``params``:
-
-- ``units`` and ``location`` (read by :mod:`.place`) replace those among ``params``: a
-  ``location`` replaces any of ``location``, ``latlong`` and ``ip``;
-- ``max_chars`` caps the LLM API's ``maxchars`` (a lower one among ``params`` stays);
-- ``steps`` asks the Full Results API for step-by-step solutions (Wolfram's podstates);
-- ``formats`` chooses the Full Results API's pod formats (``format``).
-"""
+"""The request parameters the client's named arguments become, on top of ``params``."""
 
 from __future__ import annotations
 
@@ -18,18 +8,13 @@ from typing import Any
 from toolspecs.loaders.wolfram_alpha.place import PLACE_KEYS, location_params, units_param
 
 STEP_PODSTATES = ("Step-by-step solution", "Result__Step-by-step solution")
-"""The podstates that ask for a step-by-step solution, as Wolfram documents them: by name
-(the first pod offering one) and for the pod most math queries offer it on."""
+"""The podstates that ask for a step-by-step solution, as Wolfram documents them."""
 
 
 def with_place(
     params: Mapping[str, Any], units: str | None = None, location: str | None = None
 ) -> dict[str, Any]:
-    """``params`` with ``units`` and ``location`` in place of their own; blank ones are not given.
-
-    Raises:
-        ValueError: ``units`` or ``location`` is not one of the forms Wolfram takes.
-    """
+    """``params`` with ``units`` and ``location`` in place of their own (when not blank)."""
     sent = dict(params)
     if units is not None and str(units).strip():
         sent["units"] = units_param(units)

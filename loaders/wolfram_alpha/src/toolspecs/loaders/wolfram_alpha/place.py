@@ -1,14 +1,7 @@
-"""Units and the user's location as Wolfram|Alpha's own request parameters.
+"""Units and the user's location as Wolfram|Alpha's request parameters (both APIs).
 
-Both APIs (Full Results and LLM) take the same ones:
-
-- ``units``: ``metric`` or ``nonmetric``;
-- one of ``location`` (a place name, e.g. ``Boston, MA``), ``latlong`` (e.g.
-  ``40.42,-3.71``) or ``ip`` (an IP address Wolfram locates).
-
-:func:`units_param` and :func:`location_params` read the forms people and agents write
-and raise ``ValueError`` with the bad value and the accepted forms. Their values are only
-ever request parameters, which the HTTP client URL-encodes.
+Read from the forms people and agents write; a bad one raises ``ValueError`` with the
+value and the accepted forms.
 """
 
 from __future__ import annotations
@@ -39,15 +32,7 @@ _LATLONG = re.compile(
 
 
 def units_param(value: str) -> str:
-    """Wolfram's ``units`` value for ``value``: ``metric`` or ``nonmetric``.
-
-    Args:
-        value: ``metric`` or ``nonmetric``, any case; ``imperial``, ``US`` and
-            ``customary`` mean ``nonmetric``, ``SI`` means ``metric``.
-
-    Raises:
-        ValueError: Another value.
-    """
+    """``metric`` or ``nonmetric`` for ``value`` (any case; ``imperial``, ``US``, ``SI``...)."""
     key = " ".join(str(value).split()).lower()
     if key not in _UNIT_SYNONYMS:
         raise ValueError(
@@ -63,10 +48,6 @@ def location_params(value: str) -> dict[str, str]:
         value: A latitude and longitude (``'40.42,-3.71'``, ``'40.42° N, 3.71° W'``), an
             IP address, or a place name of at most :data:`MAX_LOCATION_CHARS` characters
             on one line (``'Boston, MA'``). Blank gives ``{}``.
-
-    Raises:
-        ValueError: A latitude outside -90..90 or a longitude outside -180..180, or a
-            place name too long, on several lines or holding control characters.
     """
     text = str(value).strip()
     if not text:

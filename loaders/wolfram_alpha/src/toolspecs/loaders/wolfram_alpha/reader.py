@@ -1,9 +1,4 @@
-"""``WolframAlphaReader``: Wolfram|Alpha's answers as LlamaIndex Documents.
-
-The LLM API's answer is text written for language models (the input as Wolfram read
-it, results, assumptions with the values that change them, a link), so it goes into
-the Document as it is.
-"""
+"""``WolframAlphaReader``: the LLM API's answers (text for language models) as Documents."""
 
 from __future__ import annotations
 
@@ -39,12 +34,7 @@ class WolframAlphaReader(BaseReader):
         api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``; an
             ``appid`` among them is taken as the AppID (sent in a header, not the URL).
         deadline: The most seconds one query may take, retries and waits included.
-        base_url: Where the LLM API is reached instead of Wolfram's host (a mirror, a
-            local fake): ``<base_url>/api/v1/llm-api``; https, or plain http to this
-            machine only. Default ``None``: Wolfram|Alpha.
-
-    Raises:
-        ValueError: A ``base_url`` of another form (``BaseUrlRefused``).
+        base_url: Where the LLM API is reached instead (see ``WolframAlphaClient``).
     """
 
     def __init__(
@@ -75,11 +65,8 @@ class WolframAlphaReader(BaseReader):
             **params: More LLM API parameters for this query, e.g. ``maxchars=2000``.
 
         Returns:
-            One Document: the answer as text; metadata ``query``, ``assumption`` (when
-            given), ``source`` and ``url`` (the Wolfram|Alpha web page of the query).
-
-        Raises:
-            WolframAlphaLoaderError: Wolfram|Alpha did not answer (see the errors module).
+            One Document: the answer; metadata ``query``, ``assumption`` (when given),
+            ``source`` and ``url`` (the Wolfram|Alpha web page of the query).
         """
         answer = self.client.llm_answer(
             query, assumption=assumption, params={**self.api_params, **params}

@@ -1,29 +1,12 @@
 """The Wolfram|Alpha tool spec: computation an agent can trust, within OpenAI's limits.
 
-Two tools over two Wolfram APIs, both through one
-:class:`toolspecs.loaders.wolfram_alpha.WolframAlphaClient`:
-
-- ``wolfram_alpha_query`` (the LlamaHub function) asks the LLM API, whose answer is
-  text written for language models: the input as Wolfram read it, results,
-  assumptions with the value to change them, and a link.
-- ``wolfram_alpha_pods`` asks the Full Results API (read with the ``wolframalpha``
-  package's parser) for titled result sections in plain text, one of them by title,
-  and the assumptions as values to send back: for one exact value, or to choose a
-  meaning.
-
-Each tool reads its arguments (:mod:`~toolspecs.specs.wolfram_alpha.arguments`, and
-:mod:`~toolspecs.specs.wolfram_alpha.params` for units and location), asks the client
-and returns its answer as data (:mod:`~toolspecs.specs.wolfram_alpha.outputs`, whose
-text fences Wolfram's as third-party text), or guidance
-(:mod:`~toolspecs.specs.wolfram_alpha.guidance`). Each request is bounded by the time left of the
-tool call (:func:`toolspecs.core.deadline.remaining`), retries and waits included.
-
-The client raises the loader's errors; :attr:`WolframAlphaToolSpec.failures` turns
-them into guidance. Tests and demos pass an httpx transport (``transport=``): the
-offline ``toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`` serves both APIs.
-Without one, ``wolfram_alpha_query`` goes out with ``requests.get``, as LlamaHub's does:
-patching ``toolspecs.specs.wolfram_alpha.base.requests.get`` (LlamaHub's tests patch
-their module's) patches the function that sends it.
+``wolfram_alpha_query`` (the LlamaHub function) asks the LLM API, whose answer is text
+written for language models; ``wolfram_alpha_pods`` asks the Full Results API for titled
+result sections in plain text, images and assumptions. Both go through one
+:class:`toolspecs.loaders.wolfram_alpha.WolframAlphaClient`, each request bounded by the
+time left of the tool call. Without a ``transport``, ``wolfram_alpha_query`` goes out with
+``requests.get``, as LlamaHub's does: patching
+``toolspecs.specs.wolfram_alpha.base.requests.get`` patches the function that sends it.
 """
 
 from __future__ import annotations
@@ -31,9 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-# Not used here: LlamaHub's module imports requests, and code written for it patches
-# "<this module>.requests.get" (its own tests do); that is requests.get, which the client
-# sends the LLM API request with when no transport is given.
+# Not used here: code written for LlamaHub's module patches "<this module>.requests.get".
 import requests  # noqa: F401
 from pydantic import ValidationError
 
@@ -50,11 +31,9 @@ if TYPE_CHECKING:
     import httpx
     from llama_index.core.schema import Document
 
-# The pods are shown as text, and image pods (plots, maps) as links.
 _POD_FORMATS = ("plaintext", "image")
 _PLACE_PARAMS = PLACE_KEYS | {"units"}
-# The cache of answers: how many, and how many bytes (one, and all), in this process; in
-# a shared store (Redis), the same byte bounds.
+# The cache of answers: how many, and how many bytes (one, and all).
 CACHE_ENTRIES = 128
 CACHE_ENTRY_BYTES = 2**20
 CACHE_BYTES = 16 * 2**20
@@ -96,7 +75,6 @@ class WolframAlphaToolSpec(ToolSpec):
             ``base_url`` is not https (nor http to this machine).
     """
 
-    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
@@ -116,7 +94,7 @@ class WolframAlphaToolSpec(ToolSpec):
         base_url: str | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
-        # Only units and location of api_params reach the Full Results API, as before.
+        # Only units and location of api_params reach the Full Results API.
         self._pods_params = {k: v for k, v in self._api_params.items() if k in _PLACE_PARAMS}
         self._place = params.spec_place(units, location)
         self.client = WolframAlphaClient(
@@ -161,11 +139,7 @@ class WolframAlphaToolSpec(ToolSpec):
         return self._memory if chosen is None else chosen
 
     def _cached(self, *key: Any) -> tuple[Cache, str, Any]:
-        """The cache, a call's key, and what is kept under that key (JSON values), if any.
-
-        The key holds the call's arguments, the spec's parameters and the AppID (another
-        AppID may be entitled to more, e.g. steps); a shared cache hashes it.
-        """
+        # The key holds the AppID too: another AppID may be entitled to more (steps).
         answers = self.answer_cache
         named = json.dumps([*key, self.client.app_id or ""], ensure_ascii=False, default=str)
         found = answers.get(named)
@@ -177,10 +151,7 @@ class WolframAlphaToolSpec(ToolSpec):
 
     @staticmethod
     def _keep(answers: Cache, key: str, kept: Any) -> None:
-        """Keep ``kept`` (JSON values) under ``key``."""
         answers.put(key, json.dumps(kept).encode("ascii"))  # ASCII: surrogates escaped
-
-    # -- tools -------------------------------------------------------------------
 
     @tool(
         aliases={"input": "query", "q": "query", "question": "query"},
