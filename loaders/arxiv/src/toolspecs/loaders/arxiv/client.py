@@ -1,19 +1,14 @@
 """One arXiv client for the whole process, so arXiv's rate limit holds across every call.
 
-:class:`ArxivClient` is an ``arxiv.Client`` that adds what an agent needs from it:
-a timeout on every request, one lock so concurrent tools share the rate limit,
-retries only where they can help (429, 5xx, timeouts, connection errors, malformed
-or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
-A host name that does not resolve keeps no pace (no request reached arXiv). A
-temporary failure (``EAI_AGAIN``: no network, or a DNS hiccup) gets one more try after
-half a second, when the deadline leaves time; any other failed lookup is final at once.
-:class:`ArxivUnreachable` then names the host that did not resolve (a proxy's, behind one).
+:class:`ArxivClient` is an ``arxiv.Client`` with a timeout on every request, one lock so
+concurrent tools share the rate limit, retries only where they can help (429, 5xx,
+timeouts, connection errors, malformed or unexpectedly empty pages), and the message arXiv
+sends when it rejects a query. A name that does not resolve keeps no pace (no request
+reached arXiv); ``EAI_AGAIN`` gets one more try, any other failed lookup is final.
 
-Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
-trickles in included, and the ``end=`` a caller with its own deadline passes), in
-size (a body is read in chunks and dropped at its cap, never read whole first), and in
-where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`; or,
-with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
+Every fetch is bounded in wall time (retries, waits and a trickling body included), in
+size (read in chunks, dropped at its cap) and in where it goes (only arXiv over https,
+redirects included, or only under a ``base_url``).
 """
 
 from __future__ import annotations
@@ -33,6 +28,7 @@ import arxiv
 from toolspecs.base.net import (
     DNS_RETRY_WAIT,
     LookupRetry,
+    NoConnection,
     causes,
     failed_host,
     is_loopback,
@@ -64,9 +60,8 @@ _CHUNK = 64 * 1024
 def arxiv_url(url: str) -> bool:
     """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it.
 
-    arXiv serves its API from ``export.arxiv.org`` and its PDFs from ``arxiv.org``;
-    any ``*.arxiv.org`` is arXiv's own. Anything else (another host, plain http, a
-    user name or a port in the URL) is not fetched, and not followed as a redirect.
+    Anything else (another host, plain http, a user name or a port) is not fetched, and
+    not followed as a redirect.
     """
     try:
         parts = urlsplit(url)
@@ -101,10 +96,7 @@ class TooLarge(_Refused):
 
 
 class Redirected(_Refused):
-    """A URL, or a redirect to one, that is not where the client fetches (``url``).
-
-    ``allowed`` says where that is: arXiv over https, or under the client's base URL.
-    """
+    """A URL, or a redirect to one, that is not where the client fetches (``allowed``)."""
 
     def __init__(
         self, url: str, status: int | None = None, allowed: str = "arXiv over https"
@@ -119,10 +111,9 @@ def _size(limit: int) -> str:
 
 
 class _Transient(Exception):
-    """A failure the next try may not meet; ``ArxivUnavailable`` after the last try.
+    """A failure the next try may not meet; after the last, ``ArxivUnavailable``.
 
-    ``host`` is set when no connection could be made to it (refused, reset): after the
-    last try that is an ``ArxivUnreachable``.
+    With ``host`` (no connection to it: refused, reset), ``ArxivUnreachable``.
     """
 
     def __init__(
@@ -139,15 +130,6 @@ class _Transient(Exception):
         self.host = host
 
 
-class _Unresolved(Exception):
-    """A host name that did not resolve; ``again`` when the failure was temporary."""
-
-    def __init__(self, host: str, again: bool) -> None:
-        super().__init__(f"could not resolve {host}")
-        self.host = host
-        self.again = again
-
-
 class ArxivClient(HookedClient):
     """An ``arxiv.Client`` with timeouts, a shared rate limit and useful errors.
 
@@ -157,19 +139,15 @@ class ArxivClient(HookedClient):
             ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response, and for each part of its body.
-        deadline: The most seconds one fetch may take with its retries, the waits
-            arXiv asks for (``Retry-After``) and the download of its body; past it,
-            ``ArxivUnavailable`` says when to try again instead of waiting. A caller
-            with less time left passes its own ``end`` (:meth:`results_by`).
-        transport: A ``requests`` transport adapter to send every request through,
-            mounted for ``https://`` and ``http://``; offline tests and demos pass
+        deadline: The most seconds one fetch may take, retries, waits (``Retry-After``)
+            and download included; past it, ``ArxivUnavailable`` says when to try again.
+            A caller with less time left passes its own ``end`` (:meth:`results_by`).
+        transport: A ``requests`` transport adapter every request goes through, e.g.
             ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
-        base_url: Where arXiv is reached instead of arXiv itself (a mirror, a caching
-            proxy, a local fake): its export API at ``<base_url>/api/query`` and its PDFs
-            at ``<base_url>/pdf/<id>``. Then only URLs under it are fetched, redirects
-            included. https, or plain http to this machine only (``127.0.0.1``, ``::1``,
-            ``localhost``), which is not paced unless ``delay_seconds`` says so.
-            Default ``None``: arXiv itself.
+        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local
+            fake): ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; only URLs under
+            it are fetched. https, or plain http to this machine only (not paced unless
+            ``delay_seconds`` says so).
 
     Raises:
         BaseUrlRefused: A ``base_url`` of another form (a ``ValueError``).
@@ -216,11 +194,7 @@ class ArxivClient(HookedClient):
     def get(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
-        """GET ``url`` within the rate limit; its body read whole, within limits.
-
-        Redirects are followed only to where :meth:`allows`; the body is read in chunks
-        and dropped past ``max_bytes`` or when time runs out (``end``, a
-        ``time.monotonic()`` value).
+        """GET ``url`` within the rate limit and by ``end`` (``time.monotonic()``); its body read.
 
         Raises:
             TooLarge: When the body is over ``max_bytes``.
@@ -241,7 +215,7 @@ class ArxivClient(HookedClient):
         raise _Transient(f"more than {MAX_REDIRECTS} redirects")
 
     def _send(self, url: str, end: float | None) -> requests.Response:
-        """One request, its headers only: the rate limit's lock is held until they came."""
+        # One request, its headers only: the rate limit's lock is held until they came.
         timeout = self.timeout
         if end is not None:
             left = end - time.monotonic()
@@ -282,7 +256,9 @@ class ArxivClient(HookedClient):
                 lookup = lookup_failure(exc)
                 if lookup is not None:  # no request left: no pace to keep
                     sent = False
-                    raise _Unresolved(failed, again=temporary(lookup)) from exc
+                    raise NoConnection(
+                        failed, resolved=False, again=temporary(lookup), cause=exc
+                    ) from exc
                 reason = f"could not connect to {failed} ({_connection_failure(exc)})"
                 raise _Transient(reason, host=failed) from exc
             finally:
@@ -295,9 +271,6 @@ class ArxivClient(HookedClient):
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
         """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try.
-
-        Every try ends by ``end`` (``time.monotonic()``), when it is sooner than the
-        client's ``deadline``.
 
         Raises:
             TooLarge: When the body is over ``max_bytes`` (not retried).
@@ -333,7 +306,7 @@ class ArxivClient(HookedClient):
         while True:
             try:
                 return attempt(end)
-            except _Unresolved as exc:
+            except NoConnection as exc:
                 # EAI_AGAIN once gets one more try, half a second later, within the deadline;
                 # it keeps no pace of its own (no request left). Any other failure is final.
                 spent = max(time.monotonic() - started, slept)
@@ -362,7 +335,6 @@ class ArxivClient(HookedClient):
 
 
 def _connection_failure(exc: BaseException) -> str:
-    """A few words on a failed connection: "connection refused", or the error's type."""
     for cause in causes(exc):
         if isinstance(cause, ConnectionRefusedError):
             return "connection refused"
@@ -372,15 +344,10 @@ def _connection_failure(exc: BaseException) -> str:
 
 
 def _read_body(response: requests.Response, max_bytes: int, end: float | None) -> None:
-    """Read the body of a streamed ``response`` into it, in chunks, within the limits.
+    """Read the body of a streamed ``response`` into it, within ``max_bytes`` and ``end``.
 
-    A declared ``Content-Length`` over the cap stops it before the first byte; a body
-    without one is cut at the cap. Each chunk is one read from the socket (urllib3's
-    ``read1``), so a body that trickles in is stopped at ``end``, not after its last byte.
-
-    Raises:
-        TooLarge: Past ``max_bytes``.
-        _Transient: Past ``end``, or when the connection breaks.
+    Each chunk is one read from the socket (urllib3's ``read1``), so a body that trickles
+    in is stopped at ``end``, not after its last byte.
     """
     body = bytearray()
     try:
@@ -427,7 +394,7 @@ def _root(content: bytes, recover: bool = True) -> etree._Element | None:
 
 
 def _error_summary(content: bytes) -> str | None:
-    """The message of an arXiv error entry (``<id>…/api/errors#…</id>``), if there is one."""
+    """The message of an arXiv error entry (``<id>…/api/errors#…</id>``), if any."""
     root = _root(content)
     if root is None:
         return None
