@@ -1,10 +1,4 @@
-"""The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks.
-
-Each tool reads its arguments (:mod:`~toolspecs.specs.arxiv.arguments`,
-:mod:`~toolspecs.specs.arxiv.dates`), asks the loader's reader and returns what came back
-as data (:mod:`~toolspecs.specs.arxiv.outputs`, whose replies fence what papers say), or
-says what to do instead (:mod:`~toolspecs.specs.arxiv.guidance`).
-"""
+"""The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks."""
 
 from __future__ import annotations
 
@@ -24,8 +18,7 @@ from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
 from toolspecs.specs.arxiv.prompts import PROMPTS
 
 if TYPE_CHECKING:
-    # The client and reader (with arxiv and lxml) load when a spec is made, not at import;
-    # pdftext when a PDF is read.
+    # The client and reader (arxiv, lxml) load when a spec is made; pdftext when a PDF is read.
     from requests.adapters import BaseAdapter
 
     import arxiv
@@ -73,24 +66,18 @@ class ArxivToolSpec(ToolSpec):
         client: An ``ArxivClient`` to share with other specs and readers (one rate
             limit, your retries and timeout). Default: the process-wide shared client.
         paper_cache: Where downloaded PDFs are kept for later calls and processes: a
-            directory, a ``PaperCache``, ``True`` for the per-user cache directory
-            (``~/.cache/toolspecs/arxiv`` on Linux, ``XDG_CACHE_HOME`` respected),
+            directory, a ``PaperCache``, ``True`` for the per-user cache directory,
             ``False`` for none, a ``toolspecs.base.cache.Cache``, or a store that makes
-            one (``open_store("redis://...")``: shared by every process on that server,
-            each paper for a day). Default (``None``): the spec's ``result_store`` when it
-            is such a store (``toolspecs serve --store redis://...``); else the per-user
-            directory when talking to arXiv itself, none on a ``transport``, a
-            ``base_url`` or a client with either (a fake's PDFs must not pass for
-            arXiv's: ``paper_cache=True`` keeps a mirror's); ``TOOLSPECS_ARXIV_CACHE``
-            (a directory, or ``off``) changes that default. Papers are public: a shared
-            cache serves a paper one user asked for to every user.
-        paper_cache_mb: The most megabytes the cache holds (least recently used papers
-            go first). Only the cache's own files are deleted; a directory holding other
-            files gets a ``toolspecs-arxiv/`` folder for the cache.
-        base_url: Where arXiv is reached instead of arXiv itself: a mirror, a caching
-            proxy, a local fake (``<base_url>/api/query`` and ``<base_url>/pdf/<id>``);
-            only URLs under it are fetched. https, or plain http to this machine only
-            (``127.0.0.1``, ``::1``, ``localhost``). Default ``None``: arXiv.
+            one (``open_store("redis://...")``: shared by every process, each paper for a
+            day). Default (``None``): the spec's ``result_store`` when it is such a store;
+            else the per-user directory when talking to arXiv itself, none on a
+            ``transport``, a ``base_url`` or a client with either (a fake's PDFs must not
+            pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a directory, or ``off``) changes
+            that default. Papers are public: a shared cache serves them to every user.
+        paper_cache_mb: The most megabytes the cache holds (least recently used go first).
+        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local
+            fake): ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; https, or plain
+            http to this machine only.
 
     Raises:
         ValueError: When given ``client`` with ``transport`` or ``base_url``, or a
@@ -98,10 +85,8 @@ class ArxivToolSpec(ToolSpec):
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
-    # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
-    # tokens in every request, so the default set stays LlamaHub's and full text.
-    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
+    # Offered on request: every tool costs tokens in every request.
     more_functions: ClassVar[list[str]] = [
         "arxiv_paper_outline",
         "arxiv_paper_section",
@@ -126,7 +111,6 @@ class ArxivToolSpec(ToolSpec):
         from toolspecs.loaders.arxiv import ArxivReader
 
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
-        # A cache by default only for arXiv itself: a fake's PDFs must not pass for arXiv's.
         real = (
             transport is None
             and base_url is None
@@ -330,7 +314,6 @@ class ArxivToolSpec(ToolSpec):
         return outputs.Bibtex.of(papers, bibtex_entries(papers), wanted)
 
     def _read(self, paper_id: str) -> tuple[arxiv.Result, PdfText]:
-        """The paper and its PDF's text (from the cache when it holds it), or guidance."""
         clean = parse_id(paper_id)
         if clean is None:
             raise guidance.not_an_id(paper_id)

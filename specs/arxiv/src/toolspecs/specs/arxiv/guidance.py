@@ -1,8 +1,6 @@
 """What the arXiv tools tell the agent when a call cannot go on, and what to do instead.
 
-The loader's errors reach the agent through :data:`FAILURES`; the other functions return
-the exception for the tool to raise (``FixArguments``). What papers say (titles,
-headings) is fenced (:mod:`toolspecs.core.fence`), what the agent sent is shown bounded.
+The functions return the exception for the tool to raise. What papers say is fenced.
 """
 
 from __future__ import annotations
@@ -121,7 +119,6 @@ def not_an_id(paper_id: str) -> FixArguments:
 
 
 def _read_whole(paper: arxiv.Result, reader_name: str) -> str | None:
-    """How to read a paper without headings whole, with the tools the agent has."""
     if not offered("arxiv_paper_text"):
         return None  # the standard step: fix the arguments
     pid = fence.field(short_id_of(paper), 60)
