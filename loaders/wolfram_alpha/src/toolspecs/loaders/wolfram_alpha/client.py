@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from toolspecs.base.net import (
@@ -34,7 +33,6 @@ from toolspecs.base.net import (
 )
 from toolspecs.base.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
-from toolspecs.loaders.wolfram_alpha import params as named
 from toolspecs.loaders.wolfram_alpha.appid import mask_app_id, split_app_id, stripped
 from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdMalformed,
@@ -49,7 +47,7 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaUnreachable,
     cut,
 )
-from toolspecs.loaders.wolfram_alpha.llmtext import answer_text, suggestions
+from toolspecs.loaders.wolfram_alpha.params import STEP_PODSTATES, with_place
 
 if TYPE_CHECKING:
     # httpx, wolframalpha and xmltodict load when a request needs them (about 150 ms).
@@ -58,12 +56,10 @@ if TYPE_CHECKING:
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
 FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
 APP_ID_ENV = "WOLFRAM_ALPHA_APP_ID"
-# Also read: the variable the ``wolframalpha`` package documents.
 APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
 # The most bytes one reply may have (after decompression): answers are a few kilobytes,
 # and parsing 2 MB of hostile XML (deep nesting) takes about 2 s.
 MAX_REPLY_BYTES = 2 * 1024 * 1024
-# The most seconds one request may take, retries and waits included.
 DEADLINE_SECONDS = 30.0
 
 __all__ = [
@@ -96,8 +92,7 @@ class WolframAlphaClient:
             http to this machine only. No redirect is followed.
 
     Raises:
-        ValueError: ``timeout``, ``max_reply_bytes`` or ``deadline`` is not positive,
-            ``retries`` is negative, or ``base_url`` is refused (``BaseUrlRefused``).
+        ValueError: A limit out of range, or ``base_url`` is refused (``BaseUrlRefused``).
     """
 
     def __init__(
@@ -131,10 +126,7 @@ class WolframAlphaClient:
         self._given_app_ids: set[str] = set()
         self._transport = transport
         self._net = BoundedGet(
-            timeout=float(timeout),
-            max_bytes=max_reply_bytes,
-            retries=retries,
-            transport=transport,
+            timeout=float(timeout), max_bytes=max_reply_bytes, retries=retries, transport=transport
         )
 
     def __repr__(self) -> str:
@@ -176,8 +168,14 @@ class WolframAlphaClient:
             WolframAlphaLoaderError: Any other failure.
         """
         given, rest = split_app_id(params)
-        rest = named.capped_maxchars(named.with_place(rest, units, location), max_chars)
-        request_params = {**rest, "input": query}
+        request_params = with_place(rest, units, location)
+        if max_chars is not None:  # a lower one among params stays; an unreadable one goes
+            try:
+                asked = int(request_params.get("maxchars", max_chars))
+            except (TypeError, ValueError):
+                asked = max_chars
+            request_params["maxchars"] = min(asked, int(max_chars))
+        request_params["input"] = query
         if assumption:
             request_params["assumption"] = assumption
         headers = {"Authorization": f"Bearer {self._app_id(given)}"}
@@ -192,12 +190,12 @@ class WolframAlphaClient:
         if not reply.ok and reply.status == 501:
             raise QueryNotUnderstood(
                 query,
-                [self._scrub(tip) for tip in suggestions(text)],
+                [self._scrub(tip) for tip in _suggestions(text)],
                 status=501,
                 reason=self._first_line(text),
             )
         self._check_status(reply, text)
-        return answer_text(text, reply.headers.get("Content-Type", ""))
+        return _answer_text(text, reply.headers.get("Content-Type", ""))
 
     def full_results(
         self,
@@ -236,8 +234,12 @@ class WolframAlphaClient:
             WolframAlphaLoaderError: Any other failure.
         """
         given, rest = split_app_id(params)
-        rest = named.full_results_params(named.with_place(rest, units, location), steps, formats)
-        request_params = {**rest, "appid": self._app_id(given), "input": query}
+        request_params = with_place(rest, units, location)
+        if formats:
+            request_params["format"] = formats if isinstance(formats, str) else ",".join(formats)
+        if steps:
+            request_params["podstate"] = list(STEP_PODSTATES)
+        request_params |= {"appid": self._app_id(given), "input": query}
         if pod:
             request_params["podtitle"] = pod
         if assumption:
@@ -266,28 +268,6 @@ class WolframAlphaClient:
         """Seconds to wait for Wolfram|Alpha (connecting, then each read)."""
         return self._net.timeout
 
-    @timeout.setter
-    def timeout(self, seconds: float) -> None:
-        self._net.timeout = seconds
-
-    @property
-    def max_reply_bytes(self) -> int:
-        """The most bytes a reply may have."""
-        return self._net.max_bytes
-
-    @max_reply_bytes.setter
-    def max_reply_bytes(self, limit: int) -> None:
-        self._net.max_bytes = limit
-
-    @property
-    def retries(self) -> int:
-        """Extra tries after a rate limit, a server error or a failed connection."""
-        return self._net.retries
-
-    @retries.setter
-    def retries(self, count: int) -> None:
-        self._net.retries = count
-
     def close(self) -> None:
         """Close the HTTP connections."""
         self._net.close()
@@ -295,12 +275,7 @@ class WolframAlphaClient:
     def __enter__(self) -> WolframAlphaClient:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self.close()
 
     def under_base(self, url: str) -> bool:
@@ -417,3 +392,25 @@ class WolframAlphaClient:
         for form in sorted(shown, key=len, reverse=True):  # the longest first
             text = text.replace(form, "***")
         return text
+
+
+def _answer_text(text: str, content_type: str) -> str:
+    """``text``, a successful reply's stripped body; ``MalformedReply`` for markup or nothing."""
+    content_type = content_type.lower()
+    start = text[:64].lstrip().lower()
+    markup = start.startswith(("<!doctype", "<html", "<?xml", "<head", "<body"))
+    if "html" in content_type or "xml" in content_type or markup:
+        raise MalformedReply(
+            "Wolfram|Alpha sent a reply that is not its answer text",
+            reason=f"the reply is a web page or markup (Content-Type {cut(content_type, 60)!r})",
+        )
+    if not text:
+        raise MalformedReply("Wolfram|Alpha sent an empty answer", reason="the reply has no text")
+    return text
+
+
+def _suggestions(body: str) -> list[str]:
+    """The "things to try instead" of an LLM API 501 body, in Wolfram's order."""
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    tips = (line.lstrip("-* ").strip() for line in lines[1:])
+    return [tip for tip in tips if tip and not tip.lower().startswith("things to")]
