@@ -152,13 +152,11 @@ class PaperCache:
             with contextlib.suppress(OSError):  # made already: checked below, as found
                 os.mkdir(home, 0o700)
         folder = _Folder.open(home)
-        if folder is None:
-            yield None
-            return
         try:
             yield folder
         finally:
-            folder.close()
+            if folder is not None:
+                folder.close()
 
 
 class _Folder:

@@ -37,19 +37,10 @@ SortBy = Annotated[
     Literal["relevance", "recent", "updated"],
     Synonyms(
         {
-            "date": "recent",
-            "newest": "recent",
-            "latest": "recent",
-            "new": "recent",
-            "submitted": "recent",
-            "submitted_date": "recent",
-            "submitteddate": "recent",
-            "published": "recent",
-            "last_updated": "updated",
-            "lastupdateddate": "updated",
-            "last_updated_date": "updated",
-            "relevant": "relevance",
-            "best": "relevance",
+            **dict.fromkeys(["date", "newest", "latest", "new", "submitted"], "recent"),
+            **dict.fromkeys(["submitted_date", "submitteddate", "published"], "recent"),
+            **dict.fromkeys(["last_updated", "lastupdateddate", "last_updated_date"], "updated"),
+            **dict.fromkeys(["relevant", "best"], "relevance"),
         }
     ),
 ]
@@ -126,26 +117,14 @@ class ArxivToolSpec(ToolSpec):
 
     @tool(
         aliases={
-            "q": "query",
-            "search": "query",
-            "search_query": "query",
-            "sort": "sort_by",
-            "order_by": "sort_by",
-            "limit": "max_results",
-            "n": "max_results",
-            "num_results": "max_results",
-            "count": "max_results",
-            "au": "author",
-            "authors": "author",
+            **dict.fromkeys(["q", "search", "search_query"], "query"),
+            **dict.fromkeys(["sort", "order_by"], "sort_by"),
+            **dict.fromkeys(["limit", "n", "num_results", "count"], "max_results"),
+            **dict.fromkeys(["au", "authors"], "author"),
             "ti": "title",
-            "cat": "category",
-            "categories": "category",
-            "date": "submitted",
-            "dates": "submitted",
-            "year": "submitted",
-            "submitted_date": "submitted",
-            "submitteddate": "submitted",
-            "date_range": "submitted",
+            **dict.fromkeys(["cat", "categories"], "category"),
+            **dict.fromkeys(["date", "dates", "year", "date_range"], "submitted"),
+            **dict.fromkeys(["submitted_date", "submitteddate"], "submitted"),
         },
         large_output=True,
         read_only=True,
@@ -239,13 +218,7 @@ class ArxivToolSpec(ToolSpec):
         return outputs.Outline.of(paper, text, found, source, offers_section=offers_section)
 
     @tool(
-        aliases={
-            **_PAPER_ID,
-            "heading": "section",
-            "name": "section",
-            "title": "section",
-            "number": "section",
-        },
+        aliases={**_PAPER_ID, **dict.fromkeys(["heading", "name", "title", "number"], "section")},
         large_output=True,
         read_only=True,
         open_world=True,
@@ -282,13 +255,7 @@ class ArxivToolSpec(ToolSpec):
         )
 
     @tool(
-        aliases={
-            "paper_id": "paper_ids",
-            "ids": "paper_ids",
-            "id": "paper_ids",
-            "arxiv_ids": "paper_ids",
-            "papers": "paper_ids",
-        },
+        aliases=dict.fromkeys(["paper_id", "ids", "id", "arxiv_ids", "papers"], "paper_ids"),
         read_only=True,
         open_world=True,
         output=outputs.Bibtex,

@@ -45,34 +45,25 @@ class WolframAlphaToolSpec(ToolSpec):
     Args:
         app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``.
         api_params: Extra parameters for every LLM API request, e.g.
-            ``{"units": "metric"}``; ``maxchars`` is kept within the output budget. An
-            ``appid`` among them (as LlamaHub's spec allows) is the AppID when ``app_id``
-            is not given; it is sent in a header, never in a URL.
+            ``{"units": "metric"}``; an ``appid`` among them is the AppID when ``app_id``
+            is not given (sent in a header, never in a URL).
         timeout: Seconds to wait for Wolfram|Alpha.
-        units: ``"metric"`` or ``"nonmetric"`` (or ``"imperial"``) for every request;
-            default Wolfram's choice for the location.
+        units: ``"metric"`` or ``"nonmetric"`` (or ``"imperial"``) for every request.
         location: Where the user is, for every request: a place name (``"Boston, MA"``),
-            ``"latitude,longitude"`` (``"42.36,-71.06"``) or an IP address; sent as
-            Wolfram's ``location``, ``latlong`` or ``ip``. A call's own ``location`` or
+            ``"latitude,longitude"`` or an IP address. A call's own ``location`` or
             ``units`` replaces these, which replace those among ``api_params``.
         cache_seconds: How long an identical query is answered from the cache.
         transport: The httpx transport for both APIs (tests and demos pass a fake's).
-        cache: Where answers are kept: a ``toolspecs.base.cache.Cache`` (its own TTL and
-            bounds), or a store that makes one (``open_store("redis://...")``, shared by
-            every process on that server, ``cache_seconds`` and 16 MB at most). Default:
-            the spec's ``result_store`` when it is such a store (``toolspecs serve
-            --store redis://...``), else this spec's own, in memory (128 answers).
-            Answers are keyed by the query and its options, not by who asked: every user
-            of a shared cache reads them (Wolfram's answers are the same for everyone).
-        base_url: Where both APIs are reached instead of Wolfram's hosts: a mirror, a
-            proxy, a local fake (``<base_url>/api/v1/llm-api``, ``<base_url>/v2/query``).
-            https, or plain http to this machine only (``127.0.0.1``, ``::1``,
-            ``localhost``). Image links under it are shown besides Wolfram's own.
-            Default ``None``: Wolfram|Alpha.
+        cache: Where answers are kept: a ``toolspecs.base.cache.Cache``, or a store that
+            makes one (``open_store("redis://...")``). Default: the spec's
+            ``result_store`` when it is such a store, else its own, in memory (128
+            answers). Answers are keyed by the query and its options, not by who asked
+            (Wolfram's answers are the same for everyone).
+        base_url: Where both APIs are reached instead (a mirror, a proxy, a local fake);
+            https, or plain http to this machine only. Image links under it are shown.
 
     Raises:
-        ValueError: ``units`` or ``location`` is not one of the forms above, or
-            ``base_url`` is not https (nor http to this machine).
+        ValueError: ``units``, ``location`` or ``base_url`` cannot be used.
     """
 
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
@@ -109,8 +100,7 @@ class WolframAlphaToolSpec(ToolSpec):
             max_entry_bytes=CACHE_ENTRY_BYTES,
             max_bytes=CACHE_BYTES,
         )
-        # Answers through a transport or a base URL (a fake's, in tests and the sandbox)
-        # are kept apart from Wolfram's own in a shared cache.
+        # A fake's answers are kept apart from Wolfram's own in a shared cache.
         own = transport is None and base_url is None
         self._namespace = "wolfram-alpha" if own else "wolfram-alpha-via-transport"
 
