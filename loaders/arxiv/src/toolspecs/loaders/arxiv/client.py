@@ -39,9 +39,7 @@ from toolspecs.base.net import (
     temporary,
     under,
 )
-from toolspecs.base.net import (
-    base_url as checked_base_url,
-)
+from toolspecs.base.net import base_url as checked_base_url
 from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 

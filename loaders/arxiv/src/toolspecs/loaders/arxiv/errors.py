@@ -41,10 +41,7 @@ class ArxivUnavailable(ArxivLoaderError):
         self, reason: str, retry_after: float | None = None, *, status: int | None = None
     ) -> None:
         super().__init__(
-            f"arXiv is unavailable: {reason}",
-            status=status,
-            reason=reason,
-            retry_after=retry_after,
+            f"arXiv is unavailable: {reason}", status=status, reason=reason, retry_after=retry_after
         )
 
 

@@ -28,9 +28,7 @@ from toolspecs.base.net import (
     ReplyTooLarge,
     under,
 )
-from toolspecs.base.net import (
-    base_url as checked_base_url,
-)
+from toolspecs.base.net import base_url as checked_base_url
 from toolspecs.base.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import fullresults
 from toolspecs.loaders.wolfram_alpha.appid import mask_app_id, split_app_id, stripped

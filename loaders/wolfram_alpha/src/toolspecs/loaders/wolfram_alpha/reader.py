@@ -75,9 +75,5 @@ class WolframAlphaReader(BaseReader):
         if assumption:
             metadata["assumption"] = assumption
         return [
-            Document(
-                text=answer,
-                metadata=metadata,
-                excluded_embed_metadata_keys=["source", "url"],
-            )
+            Document(text=answer, metadata=metadata, excluded_embed_metadata_keys=["source", "url"])
         ]

@@ -8,15 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from toolspecs.core import (
-    AskUser,
-    Failure,
-    FailureTable,
-    FixArguments,
-    RetryLater,
-    fence,
-    ref,
-)
+from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater, fence, ref
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.core.prefixed import offered
@@ -52,10 +44,7 @@ FAILURES = FailureTable(
         "Use plain keywords, or a valid id such as '1706.03762'.",
     ),
     Failure(
-        PaperNotFound,
-        FixArguments,
-        "No arXiv paper has the id {exc.paper_id!r}.",
-        "{check_id}",
+        PaperNotFound, FixArguments, "No arXiv paper has the id {exc.paper_id!r}.", "{check_id}"
     ),
     Failure(
         PaperUnreadable,

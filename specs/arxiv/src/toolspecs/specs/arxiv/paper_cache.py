@@ -16,9 +16,7 @@ SHARED_SECONDS = 24 * 3600.0
 
 
 def paper_cache(
-    setting: Cache | CacheBackend | str | os.PathLike[str] | bool | None,
-    max_bytes: int,
-    real: bool,
+    setting: Cache | CacheBackend | str | os.PathLike[str] | bool | None, max_bytes: int, real: bool
 ) -> Cache | None:
     """The cache the constructor's ``paper_cache`` names (see ``ArxivToolSpec``).
 

@@ -174,12 +174,7 @@ class WolframAlphaToolSpec(ToolSpec):
         chosen = arguments.choice(assumption)
         # The LLM API's reply is kept, and read again as it was when it came.
         answers, key, kept = self._cached(
-            "llm-reply",
-            text,
-            chosen,
-            place,
-            max_chars,
-            sorted(self._api_params.items()),
+            "llm-reply", text, chosen, place, max_chars, sorted(self._api_params.items())
         )
         if isinstance(kept, str):
             return outputs.Answer.of(kept, text)
@@ -225,13 +220,7 @@ class WolframAlphaToolSpec(ToolSpec):
         place = params.call_place(self._place, units, location)
         # The answer is kept as its data (another version's, which does not read, is none).
         answers, key, kept = self._cached(
-            "pods-data",
-            text,
-            title,
-            chosen,
-            place,
-            steps,
-            sorted(self._pods_params.items()),
+            "pods-data", text, title, chosen, place, steps, sorted(self._pods_params.items())
         )
         if kept is not None:
             try:

@@ -98,10 +98,7 @@ FAILURES: FailureTable = _Failures(
         when=lambda exc: bool(_listed(getattr(exc, "did_you_mean", ()))),
     ),
     Failure(
-        QueryNotUnderstood,
-        FixArguments,
-        "{service} did not understand {query}.",
-        _REPHRASE + ".",
+        QueryNotUnderstood, FixArguments, "{service} did not understand {query}.", _REPHRASE + "."
     ),
     Failure(AppIdMissing, AskUser, "{service} cannot be asked: no AppID is set.", GET_APP_ID),
     Failure(
@@ -154,8 +151,7 @@ FAILURES: FailureTable = _Failures(
 def empty_query() -> FixArguments:
     """A query with no text (or only our quotes)."""
     return FixArguments(
-        "The query is empty.",
-        "Send keywords such as 'integrate x^2' or 'France population'.",
+        "The query is empty.", "Send keywords such as 'integrate x^2' or 'France population'."
     )
 
 
