@@ -50,17 +50,12 @@ _ARXIV_DELAY = 3.0
 T = TypeVar("T")
 # The largest feed we read: 50 results are about 200 KB.
 MAX_FEED_BYTES = 10 * 2**20
-# Redirects one request may follow (each to arXiv over https).
 MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
 
 
 def arxiv_url(url: str) -> bool:
-    """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it.
-
-    Anything else (another host, plain http, a user name or a port) is not fetched, and
-    not followed as a redirect.
-    """
+    """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it, no user or port."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -109,10 +104,7 @@ def _size(limit: int) -> str:
 
 
 class _Transient(Exception):
-    """A failure the next try may not meet; after the last, ``ArxivUnavailable``.
-
-    With ``host`` (no connection to it: refused, reset), ``ArxivUnreachable``.
-    """
+    """A failure the next try may not meet; ``host``: no connection to it (refused, reset)."""
 
     def __init__(
         self,
@@ -133,22 +125,16 @@ class ArxivClient(HookedClient):
 
     Args:
         page_size: Results per API request.
-        delay_seconds: Seconds between requests: arXiv asks for 3. By default 3, or the
-            ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
+        delay_seconds: Seconds between requests: arXiv asks for 3 (default: 3, or the
+            transport's ``delay_seconds``; none on this machine).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response, and for each part of its body.
-        deadline: The most seconds one fetch may take, retries, waits (``Retry-After``)
-            and download included; past it, ``ArxivUnavailable`` says when to try again.
-            A caller with less time left passes its own ``end`` (:meth:`results_by`).
-        transport: A ``requests`` transport adapter every request goes through, e.g.
-            ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
-        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local
-            fake): ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; only URLs under
-            it are fetched. https, or plain http to this machine only (not paced unless
-            ``delay_seconds`` says so).
-
-    Raises:
-        BaseUrlRefused: A ``base_url`` of another form (a ``ValueError``).
+        deadline: The most seconds one fetch may take in all (a caller's ``end`` may
+            end it sooner); past it, ``ArxivUnavailable`` says when to try again.
+        transport: A ``requests`` transport adapter, e.g. ``FakeArxiv().transport()``.
+        base_url: Where arXiv is reached instead (a mirror, a local fake):
+            ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; https, or plain http
+            to this machine only (``BaseUrlRefused``).
     """
 
     def __init__(
@@ -194,9 +180,7 @@ class ArxivClient(HookedClient):
     ) -> requests.Response:
         """GET ``url`` within the rate limit and by ``end`` (``time.monotonic()``); its body read.
 
-        Raises:
-            TooLarge: When the body is over ``max_bytes``.
-            Redirected: When ``url`` or a redirect is not where :meth:`allows`.
+        Raises ``TooLarge`` past ``max_bytes``, ``Redirected`` to where it is not :meth:`allows`.
         """
         for _hop in range(MAX_REDIRECTS + 1):
             if not self.allows(url):
@@ -268,12 +252,7 @@ class ArxivClient(HookedClient):
     def get_with_retries(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
-        """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try.
-
-        Raises:
-            TooLarge: When the body is over ``max_bytes`` (not retried).
-            Redirected: When ``url`` or a redirect is not where :meth:`allows` (not retried).
-        """
+        """:meth:`get`, retrying passing failures; ``ArxivUnavailable`` after the last try."""
         return self._retrying(
             lambda by: _check_status(self.get(url, max_bytes=max_bytes, end=by)), end
         )
@@ -342,11 +321,8 @@ def _connection_failure(exc: BaseException) -> str:
 
 
 def _read_body(response: requests.Response, max_bytes: int, end: float | None) -> None:
-    """Read the body of a streamed ``response`` into it, within ``max_bytes`` and ``end``.
-
-    Each chunk is one read from the socket (urllib3's ``read1``), so a body that trickles
-    in is stopped at ``end``, not after its last byte.
-    """
+    # Each chunk is one read from the socket (urllib3's read1), so a body that trickles in
+    # is stopped at ``end``, not after its last byte.
     body = bytearray()
     try:
         declared = int(response.headers.get("content-length", ""))

@@ -3,16 +3,12 @@
 Hierarchy::
 
     ArxivLoaderError           base: status, reason, retry_after
-    ├── ArxivUnavailable       429, 5xx, timeouts, connection errors, malformed feeds,
-    │   │                      after the client's retries (``retryable`` is True)
-    │   └── ArxivUnreachable   no connection to ``host``: its name did not resolve (no
-    │                          network or DNS; a temporary failure is tried once more
-    │                          after 0.5 s) or the connection was refused (retried)
+    ├── ArxivUnavailable       429, 5xx, timeouts, malformed feeds, after the retries
+    │   └── ArxivUnreachable   no connection to ``host`` (``resolved``: did its name?)
     ├── ArxivQueryError        arXiv rejected the query or id (400; its message is kept)
     ├── PaperNotFound          no paper has that id (404)
     ├── PaperUnreadable        the PDF could not be fetched as a PDF or read
-    └── UnsafeCacheFolder      the paper cache's folder is not safely the user's own: a
-                               link, another user's, or writable by group or others
+    └── UnsafeCacheFolder      the paper cache's folder is not safely the user's own
 
 arXiv's API signals two failures inside a feed: an unknown id is an empty feed, a
 malformed one an error entry (sent with 400, by older API versions with 200). They carry
@@ -29,11 +25,7 @@ class ArxivLoaderError(LoaderError):
 
 
 class ArxivUnavailable(ArxivLoaderError):
-    """arXiv did not give a usable answer, even after retries; the same call may work later.
-
-    ``reason`` is what happened, e.g. ``"HTTP 503"``; ``status`` the last answer's (429,
-    5xx), or ``None``.
-    """
+    """arXiv did not give a usable answer, even after retries; the same call may work later."""
 
     retryable = True
 
@@ -46,11 +38,7 @@ class ArxivUnavailable(ArxivLoaderError):
 
 
 class ArxivUnreachable(ArxivUnavailable):
-    """No connection could be made to ``host`` (a proxy's, behind one): no request reached arXiv.
-
-    ``resolved`` is ``False`` when the name did not resolve (no network or DNS; then
-    ``retryable`` is ``False``), ``True`` when the connection was refused or broke off.
-    """
+    """No connection to ``host`` (a proxy's, behind one); not ``retryable`` unless ``resolved``."""
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
         self.host = host
@@ -80,10 +68,7 @@ class PaperNotFound(ArxivLoaderError):
 
 
 class PaperUnreadable(ArxivLoaderError):
-    """The paper's PDF could not be downloaded as a PDF, or its text could not be read.
-
-    ``status`` is arXiv's answer to the PDF request when it was not a 200, else ``None``.
-    """
+    """The paper's PDF could not be downloaded as a PDF, or its text could not be read."""
 
     def __init__(self, paper_id: str, reason: str, *, status: int | None = None) -> None:
         self.paper_id = paper_id

@@ -120,19 +120,11 @@ class ArxivReader(BaseReader):
     """Read arXiv: searches and id lookups as one Document per paper, PDFs as text.
 
     Args:
-        client: An ``ArxivClient`` to share with other readers and specs (one rate
-            limit). Default: the process-wide shared client.
-        transport: A ``requests`` transport adapter for a client of this reader's own,
-            e.g. ``FakeArxiv().transport()``.
-        cache: Where downloaded PDFs are kept, keyed by versioned id (a
-            :class:`~toolspecs.loaders.arxiv.cache.PaperCache` or any
-            :class:`toolspecs.base.cache.Cache`), or ``None`` to download every time.
-        base_url: Where arXiv is reached instead, for a client of this reader's own
-            (see :class:`~toolspecs.loaders.arxiv.ArxivClient`); PDFs come from under it.
-
-    Raises:
-        ValueError: When given a client and a transport or a base URL, or a base URL
-            that is not https (nor http to this machine).
+        client: An ``ArxivClient`` to share (one rate limit); default the process-wide one.
+        transport: A ``requests`` transport adapter for a client of this reader's own.
+        cache: Where downloaded PDFs are kept (a ``PaperCache`` or any
+            ``toolspecs.base.cache.Cache``), or ``None`` to download every time.
+        base_url: Where arXiv is reached instead, for a client of this reader's own.
     """
 
     def __init__(
@@ -180,8 +172,8 @@ class ArxivReader(BaseReader):
             title: Words of the title, as one phrase.
             abstract: Words of the abstract, as one phrase.
             categories: Category codes, any of which may match, e.g. ``["cs.CL"]``.
-            submitted: Submitted from, to (both included), in GMT: times (a naive one is
-                GMT) or dates, e.g. ``(date(2017, 1, 1), date(2017, 12, 31))``.
+            submitted: Submitted from, to (both included), in GMT, e.g.
+                ``(date(2017, 1, 1), date(2017, 12, 31))``.
             deadline: Seconds the search may take, retries included.
         """
         results = self.search(
@@ -231,11 +223,7 @@ class ArxivReader(BaseReader):
         return SearchResults(self.client.results_by(search, end), sent)
 
     def load_paper(self, paper_id: str, *, deadline: float | None = None) -> arxiv.Result:
-        """The search result of one paper, by id or URL.
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-        """
+        """The search result of one paper, by id or URL (or ``PaperNotFound``)."""
         clean = parse_id(paper_id) or paper_id.strip()
         results = self.search(id_list=[clean], max_results=1, deadline=deadline)
         if not results:
@@ -245,12 +233,8 @@ class ArxivReader(BaseReader):
     def load_full_text(self, paper_id: str, *, deadline: float | None = None) -> list[Document]:
         """A paper's full text from its PDF: the paper's header, then one Document per page.
 
-        The header's metadata says how many pages the PDF has (``pages``) and, when the
-        text is not whole, why (``text_stopped``, ``cut_pages``).
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-            PaperUnreadable: When the PDF cannot be fetched or read.
+        The header's metadata has ``pages`` and, when the text is not whole,
+        ``text_stopped`` and ``cut_pages``. Raises ``PaperNotFound``, ``PaperUnreadable``.
         """
         paper, text = self.read_full_text(paper_id, deadline=deadline)
         pid = short_id(paper)
@@ -275,15 +259,7 @@ class ArxivReader(BaseReader):
     def read_full_text(
         self, paper_id: str, *, deadline: float | None = None
     ) -> tuple[arxiv.Result, PdfText]:
-        """The paper and the text of its PDF's pages, within size, page and time limits.
-
-        The PDF comes from the ``cache``, else from :meth:`pdf_source` (and is kept once
-        read); it is read in a bounded child process (:mod:`toolspecs.loaders.pdf.pdftext`).
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-            PaperUnreadable: When the PDF cannot be fetched or read, or has no text.
-        """
+        """The paper and its PDF's pages: from the ``cache``, else :meth:`pdf_source`, then kept."""
         end = None if deadline is None else time.monotonic() + deadline
         clean = parse_id(paper_id) or paper_id.strip()
         paper = self.load_paper(clean, deadline=deadline)
@@ -317,11 +293,7 @@ class ArxivReader(BaseReader):
     def pdf_source(self, paper: arxiv.Result, asked: str) -> str:
         """Where the PDF of ``paper`` (looked up as ``asked``) is fetched from.
 
-        From arXiv, :func:`pdf_link`. Under a base URL, the feed's link when it lies under
-        it, else ``<base>/pdf/<id>`` (the feed's id when it is an arXiv id, else ``asked``).
-
-        Raises:
-            PaperUnreadable: When neither is an arXiv id (nothing is fetched).
+        Under a base URL, the feed's link when it lies under it, else ``<base>/pdf/<id>``.
         """
         base = self.client.base_url
         if base is None:

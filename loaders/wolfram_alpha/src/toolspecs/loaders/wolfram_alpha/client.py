@@ -75,22 +75,15 @@ class WolframAlphaClient:
     """Both Wolfram|Alpha APIs, over one synchronous ``httpx.Client``.
 
     Args:
-        app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else
-            ``$WOLFRAMALPHA_API_KEY``. Without one, requests raise :class:`AppIdMissing`.
+        app_id: The AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else ``$WOLFRAMALPHA_API_KEY``.
         timeout: Seconds to wait for Wolfram|Alpha (connecting, then each read).
         transport: The httpx transport both APIs go through, e.g.
-            ``FakeWolframAlpha().transport()``. Without one, the LLM API is asked with
-            ``requests.get`` (as LlamaHub's spec asks it).
+            ``FakeWolframAlpha().transport()``.
         max_reply_bytes: The most bytes a reply may have.
-        deadline: The most seconds one request may take in all, retries and waits
-            included; a call's own ``deadline=`` replaces it.
+        deadline: The most seconds one request may take in all, retries and waits included.
         retries: Extra tries after a 429, a 5xx (but 501) or a failed connection.
-        base_url: Where both APIs are reached instead (a mirror, a local fake):
-            ``<base_url>/api/v1/llm-api`` and ``<base_url>/v2/query``; https, or plain
-            http to this machine only. No redirect is followed.
-
-    Raises:
-        ValueError: A limit out of range, or ``base_url`` is refused (``BaseUrlRefused``).
+        base_url: Where both APIs are reached instead (a mirror, a local fake): https, or
+            plain http to this machine only. No redirect is followed.
     """
 
     def __init__(
@@ -149,21 +142,18 @@ class WolframAlphaClient:
 
         Args:
             query: The input, e.g. ``"(7 * 12 ^ 10) / 321"``.
-            assumption: A value from a previous answer's assumptions, e.g.
-                ``"*C.pi-_*Movie-"``.
-            units: ``"metric"`` or ``"nonmetric"`` (as :func:`.units_param` reads it);
-                replaces the ``units`` among ``params``.
-            location: A place name, ``"latitude,longitude"`` or an IP address
-                (:func:`.location_params`); replaces any place among ``params``.
-            max_chars: The most characters the answer should have (``maxchars``; a lower
-                one among ``params`` stays).
+            assumption: A value from a previous answer's assumptions, e.g. ``"*C.pi-_*Movie-"``.
+            units: ``"metric"`` or ``"nonmetric"`` (:func:`.units_param`); replaces the
+                ``units`` among ``params``, as ``location`` (:func:`.location_params`)
+                replaces any place among them.
+            location: A place name, ``"latitude,longitude"`` or an IP address.
+            max_chars: The most characters the answer should have (``maxchars``).
             params: More LLM API parameters, e.g. ``{"maxchars": 3000}``.
             deadline: Seconds this request may take in all (default: the client's).
 
         Raises:
             ValueError: ``units`` or ``location`` cannot be sent (nothing is sent).
             QueryNotUnderstood: HTTP 501; Wolfram's tips are in ``suggestions``.
-            WolframAlphaLoaderError: Any other failure.
         """
         given, rest = split_app_id(params)
         request_params = with_place(rest, units, location)
@@ -222,14 +212,11 @@ class WolframAlphaClient:
             deadline: Seconds this request may take in all (default: the client's).
 
         Returns:
-            A ``wolframalpha.Result`` (``.pods``, ``.assumptions``), its shape checked
-            (:func:`.fullresults.parse`).
+            A ``wolframalpha.Result`` (``.pods``, ``.assumptions``), its shape checked.
 
         Raises:
-            ValueError: ``units`` or ``location`` cannot be sent (nothing is sent).
             QueryNotUnderstood: ``success="false"``; see ``did_you_mean``.
             MalformedReply: The reply is not the Full Results XML.
-            WolframAlphaLoaderError: Any other failure.
         """
         given, rest = split_app_id(params)
         request_params = with_place(rest, units, location)

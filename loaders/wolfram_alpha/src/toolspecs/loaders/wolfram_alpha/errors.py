@@ -3,19 +3,15 @@
 Hierarchy::
 
     WolframAlphaLoaderError         base: ``status``, ``reason``, ``retry_after``
-    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false: Wolfram
-    │                               could not read the query (``suggestions``, ``did_you_mean``)
-    ├── AppIdError                  the AppID is the problem
+    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false
+    ├── AppIdError                  the AppID is the problem: a person has to fix it
     │   ├── AppIdMissing            none was given, nor set in the environment
-    │   ├── AppIdMalformed          it holds spaces or control characters inside, or a
-    │   │                           header library refused it: it was never sent
+    │   ├── AppIdMalformed          it cannot be sent in a header: it was never sent
     │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
     ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
-    └── WolframAlphaUnavailable     HTTP 429 (``retry_after``), 5xx, connection errors, a
-        │                           reply over the size limit: the same call may work later
+    └── WolframAlphaUnavailable     429, 5xx, a reply too large: may work later
         ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
-        ├── WolframAlphaUnreachable no connection to ``host``: its name did not resolve
-        │                           (no network or DNS: at most one more try), or it was refused
+        ├── WolframAlphaUnreachable no connection to ``host`` (``resolved``: did its name?)
         └── MalformedReply          a reply that is not the expected XML, or is cut short
 
 No message, reason or attribute holds the AppID.
@@ -39,15 +35,7 @@ class WolframAlphaLoaderError(LoaderError):
 
 
 class QueryNotUnderstood(WolframAlphaLoaderError):
-    """Wolfram|Alpha could not read the query; what it proposed instead is kept as data.
-
-    Args:
-        query: The query as it was sent.
-        suggestions: The LLM API's "things to try instead", in its order.
-        did_you_mean: The Full Results API's "did you mean" inputs, best first.
-        status: 501 for the LLM API; ``None`` for the Full Results API (an HTTP 200).
-        reason: What Wolfram|Alpha said.
-    """
+    """Wolfram|Alpha could not read ``query``; its ``suggestions`` or ``did_you_mean`` are kept."""
 
     def __init__(
         self,
@@ -77,10 +65,7 @@ class AppIdMissing(AppIdError):
 
 
 class AppIdMalformed(AppIdError):
-    """The AppID holds spaces or control characters inside, or a library refused its header.
-
-    Nothing was sent; ``reason`` says which, never the AppID itself.
-    """
+    """The AppID holds spaces or control characters, or a library refused its header; not sent."""
 
 
 class AppIdRejected(AppIdError):
@@ -108,11 +93,7 @@ class WolframAlphaTimeout(WolframAlphaUnavailable):
 
 
 class WolframAlphaUnreachable(WolframAlphaUnavailable):
-    """No connection could be made to ``host``: no request reached Wolfram|Alpha.
-
-    ``resolved`` is ``False`` when the name did not resolve (no network or DNS), ``True``
-    when the connection was refused or broke off.
-    """
+    """No connection could be made to ``host`` (``resolved``: its name did resolve)."""
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
         self.host = host

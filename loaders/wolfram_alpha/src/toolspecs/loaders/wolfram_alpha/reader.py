@@ -26,15 +26,8 @@ def website_url(query: str) -> str:
 class WolframAlphaReader(BaseReader):
     """Wolfram|Alpha's LLM API as a reader: one Document per query.
 
-    Args:
-        app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else
-            ``$WOLFRAMALPHA_API_KEY``.
-        timeout: Seconds to wait for Wolfram|Alpha.
-        transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``.
-        api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``; an
-            ``appid`` among them is taken as the AppID (sent in a header, not the URL).
-        deadline: The most seconds one query may take, retries and waits included.
-        base_url: Where the LLM API is reached instead (see ``WolframAlphaClient``).
+    ``api_params`` are LLM API parameters for every query, e.g. ``{"units": "metric"}``
+    (an ``appid`` among them is the AppID); the others are ``WolframAlphaClient``'s.
     """
 
     def __init__(
@@ -60,13 +53,12 @@ class WolframAlphaReader(BaseReader):
 
         Args:
             query: The input, e.g. ``"boiling point of water in K"``.
-            assumption: A value from a previous answer's assumptions, e.g.
-                ``"*C.pi-_*Movie-"``.
+            assumption: A value from a previous answer's assumptions, e.g. ``"*C.pi-_*Movie-"``.
             **params: More LLM API parameters for this query, e.g. ``maxchars=2000``.
 
         Returns:
-            One Document: the answer; metadata ``query``, ``assumption`` (when given),
-            ``source`` and ``url`` (the Wolfram|Alpha web page of the query).
+            One Document; metadata ``query``, ``assumption``, ``source`` and ``url`` (the
+            Wolfram|Alpha web page of the query).
         """
         answer = self.client.llm_answer(
             query, assumption=assumption, params={**self.api_params, **params}

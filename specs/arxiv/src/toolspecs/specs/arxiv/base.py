@@ -50,29 +50,19 @@ class ArxivToolSpec(ToolSpec):
     """arXiv tools: a drop-in for LlamaHub's ``ArxivToolSpec``, and more.
 
     Args:
-        max_results: Papers per search unless the agent asks for another number
-            (1 to 50; ``None`` means 3).
+        max_results: Papers per search unless the agent asks for another number (1 to 50).
         transport: A ``requests`` transport adapter for this spec's own client, e.g.
-            ``FakeArxiv().transport()`` (``toolspecs.loaders.arxiv.testing``) offline.
-        client: An ``ArxivClient`` to share with other specs and readers (one rate
-            limit, your retries and timeout). Default: the process-wide shared client.
-        paper_cache: Where downloaded PDFs are kept for later calls and processes: a
-            directory, a ``PaperCache``, ``True`` for the per-user cache directory,
-            ``False`` for none, a ``toolspecs.base.cache.Cache``, or a store that makes
-            one (``open_store("redis://...")``: shared by every process, each paper for a
-            day). Default (``None``): the spec's ``result_store`` when it is such a store;
-            else the per-user directory when talking to arXiv itself, none on a
-            ``transport``, a ``base_url`` or a client with either (a fake's PDFs must not
-            pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a directory, or ``off``) changes
-            that default. Papers are public: a shared cache serves them to every user.
+            ``FakeArxiv().transport()``.
+        client: An ``ArxivClient`` to share (one rate limit); default the process-wide one.
+        paper_cache: Where downloaded PDFs are kept: a directory, a ``PaperCache``,
+            ``True`` for the per-user cache directory, ``False`` for none, a
+            ``toolspecs.base.cache.Cache``, or a store that makes one
+            (``open_store("redis://...")``). Default: the spec's ``result_store`` when it
+            is such a store; else the per-user directory when talking to arXiv itself
+            (a fake's PDFs must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a
+            directory, or ``off``) changes that default.
         paper_cache_mb: The most megabytes the cache holds (least recently used go first).
-        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local
-            fake): ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; https, or plain
-            http to this machine only.
-
-    Raises:
-        ValueError: When given ``client`` with ``transport`` or ``base_url``, or a
-            ``base_url`` that is not https (nor http to this machine).
+        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local fake).
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
