@@ -27,6 +27,7 @@ from requests.adapters import BaseAdapter
 import arxiv
 from toolspecs.base.net import (
     DNS_RETRY_WAIT,
+    LoaderError,
     LookupRetry,
     NoConnection,
     causes,
@@ -71,13 +72,11 @@ def arxiv_url(url: str) -> bool:
     )
 
 
-class _Refused(Exception):
+class _Refused(LoaderError):
     """A request or redirect we do not make, or an answer we stop reading: not retried."""
 
     def __init__(self, reason: str, status: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
+        super().__init__(reason, status=status, reason=reason)
 
 
 class TooLarge(_Refused):
@@ -103,7 +102,7 @@ def _size(limit: int) -> str:
     return f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
-class _Transient(Exception):
+class _Transient(LoaderError):
     """A failure the next try may not meet; ``host``: no connection to it (refused, reset)."""
 
     def __init__(
@@ -113,10 +112,7 @@ class _Transient(Exception):
         status: int | None = None,
         host: str | None = None,
     ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-        self.status = status
+        super().__init__(reason, status=status, reason=reason, retry_after=retry_after)
         self.host = host
 
 

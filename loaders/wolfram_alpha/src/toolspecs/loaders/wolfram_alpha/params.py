@@ -21,13 +21,8 @@ PLACE_KEYS = frozenset({"location", "latlong", "ip"})
 MAX_LOCATION_CHARS = 100
 """The longest place name sent: a city and its region, not a text."""
 _UNIT_SYNONYMS = {
-    "metric": "metric",
-    "si": "metric",
-    "nonmetric": "nonmetric",
-    "non-metric": "nonmetric",
-    "imperial": "nonmetric",
-    "us": "nonmetric",
-    "customary": "nonmetric",
+    **dict.fromkeys(["metric", "si"], "metric"),
+    **dict.fromkeys(["nonmetric", "non-metric", "imperial", "us", "customary"], "nonmetric"),
 }
 _NUMBER = r"[+-]?\d{1,3}(?:\.\d+)?"
 # "40.42,-3.71", "40.42, -3.71", "40.42° N, 3.71° W" (degrees, then a hemisphere).

@@ -21,19 +21,9 @@ _YEAR = re.compile(r"(\d{4})")
 _MONTH = re.compile(r"(\d{4})[-/.](\d{1,2})")
 _CALENDAR = re.compile(r"(last|previous|past|this|current)\s+(year|month)")
 _NAMES = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+]  # fmt: skip
 _NAMED = re.compile(r"([a-z]{3,9})\.?,?\s+(\d{4})|(\d{4}),?\s+([a-z]{3,9})\.?")
 _EXAMPLE = "Send '2024', '2024-03', '2024-03-05', 'last year' or 'this month'."
 

@@ -137,20 +137,21 @@ def _sections(reply: str) -> list[tuple[str, str]]:
     return [(title, "\n".join(lines).strip()) for title, lines in sections]
 
 
-def _website_link(link: str) -> bool:
+def _https_host(url: str) -> str:
+    """The host of an https ``url`` with no user or port; "" for any other."""
     try:
-        parts = urlsplit(link)
+        parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        return False
-    host = parts.hostname or ""
-    return (
-        parts.scheme == "https"
-        and not port
-        and not parts.username
-        and (host == "wolframalpha.com" or host.endswith(".wolframalpha.com"))
-        and bool(_PAGE_URL_CHARS.match(link))
-    )
+        return ""
+    plain = parts.scheme == "https" and not (port or parts.username)
+    return (parts.hostname or "") if plain else ""
+
+
+def _website_link(link: str) -> bool:
+    host = _https_host(link)
+    wolframs = host == "wolframalpha.com" or host.endswith(".wolframalpha.com")
+    return wolframs and bool(_PAGE_URL_CHARS.match(link))
 
 
 class Image(Structure):
@@ -172,14 +173,7 @@ class Image(Structure):
         src = img.get("@src") if isinstance(img, dict) else None
         if not isinstance(src, str) or not _URL_CHARS.match(src):
             return None
-        try:
-            parts = urlsplit(src)
-            port = parts.port
-        except ValueError:
-            return None
-        host = parts.hostname or ""
-        wolframs = parts.scheme == "https" and not port and not parts.username
-        if not (wolframs and _IMAGE_HOST.match(host)) and not (mirrored and mirrored(src)):
+        if not _IMAGE_HOST.match(_https_host(src)) and not (mirrored and mirrored(src)):
             return None
         width, height = img.get("@width"), img.get("@height")
         sized = isinstance(width, int) and isinstance(height, int)
