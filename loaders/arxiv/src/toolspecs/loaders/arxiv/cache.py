@@ -1,14 +1,9 @@
 """A directory of downloaded papers, shared by calls and processes, bounded in size.
 
-Each PDF is one file named by its versioned id (``1706.03762v7.pdf``), so it never goes
-stale. A file is written under a temporary name and renamed into place (atomic), so a
-reader sees the whole file or none; one that is not a whole PDF is a miss. The least
-recently used files go past ``max_bytes``.
-
-The cache deletes only what it wrote: its directory carries a ``CACHEDIR.TAG``
-(https://bford.info/cachedir/); a directory holding other files without it (``~/Papers``)
-gets a ``toolspecs-arxiv/`` folder for the cache, and eviction runs only in a tagged
-directory, on the names the cache gives.
+Each PDF is one file named by its versioned id (``1706.03762v7.pdf``): it never goes
+stale. The cache deletes only what it wrote: its directory carries a ``CACHEDIR.TAG``
+(https://bford.info/cachedir/); one holding other files without it (``~/Papers``) gets a
+``toolspecs-arxiv/`` folder for the cache.
 
 The folder must be the user's alone: another local user could otherwise plant a paper,
 or turn a write onto the user's files through a link. It is made ``0700``; one that is a
