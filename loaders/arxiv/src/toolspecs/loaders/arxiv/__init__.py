@@ -37,19 +37,12 @@ if typing.TYPE_CHECKING:
     )
 
 _LAZY = {
-    "CATEGORIES": "query",
-    "close_categories": "query",
-    "fielded_query": "query",
-    "find_category": "query",
-    "PaperCache": "cache",
-    "default_directory": "cache",
-    "ArxivClient": "client",
-    "shared_client": "client",
-    "ArxivReader": "reader",
-    "SearchResults": "reader",
-    "SortBy": "reader",
-    "describe": "reader",
-    "to_document": "reader",
+    **dict.fromkeys(["CATEGORIES", "close_categories", "fielded_query", "find_category"], "query"),
+    **dict.fromkeys(["PaperCache", "default_directory"], "cache"),
+    **dict.fromkeys(["ArxivClient", "shared_client"], "client"),
+    **dict.fromkeys(
+        ["ArxivReader", "SearchResults", "SortBy", "describe", "to_document"], "reader"
+    ),
 }
 
 __all__ = [

@@ -1,17 +1,11 @@
 r"""BibTeX entries built from arXiv's metadata, as arXiv's own "Export BibTeX" writes them.
 
-``@misc`` with ``eprint``, ``archivePrefix`` and ``primaryClass`` (what biblatex and
-natbib's arXiv styles read), ``doi`` when arXiv has one, and the abs page as ``url``.
-LaTeX's special characters in titles and names are escaped, so an entry compiles
-whatever a title holds; titles are braced, so styles keep their capitals (``BERT``).
+LaTeX's special characters are escaped so an entry compiles whatever a title holds.
 Braces are written as ``\textbraceleft{}``/``\textbraceright{}``, never ``\{``: BibTeX
 counts a brace even after a backslash, so ``a} @misc{x`` in a title would close the
-field and start an entry of its own. ``@`` is written ``{\char64}`` for parsers that
-start an entry at any ``@``. ``doi`` and ``url`` are not escaped (biblatex reads them
-verbatim, and ``\_`` would corrupt a DOI); a DOI that holds a brace, a backslash, an
-``@`` or a space is left out.
-Citation keys are stable (Google Scholar's form: first author's surname, year, first
-word of the title that is not a stop word): ``vaswani2017attention``.
+field and start an entry of its own; ``@`` is written ``{\char64}`` for parsers that
+start an entry at any ``@``. ``doi`` and ``url`` are verbatim (biblatex reads them so):
+a DOI that holds a brace, a backslash, an ``@`` or a space is left out.
 """
 
 from __future__ import annotations
@@ -70,7 +64,7 @@ def citation_key(result: arxiv.Result) -> str:
 
 
 def _author(name: str) -> str:
-    """A name as BibTeX reads it; a group ("H1 Collaboration") braced, not split."""
+    # A group ("H1 Collaboration") braced, not split into names.
     escaped = escape_latex(name)
     return "{" + escaped + "}" if _GROUP.search(name) else escaped
 
@@ -80,7 +74,6 @@ def _bare_id(result: arxiv.Result) -> str:
 
 
 def _doi(result: arxiv.Result) -> str:
-    """The DOI as arXiv sent it (biblatex reads it verbatim); "" if it could break the entry."""
     doi = (result.doi or "").strip()
     return doi if _SAFE_DOI.match(doi) else ""
 

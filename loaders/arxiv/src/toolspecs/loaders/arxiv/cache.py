@@ -1,40 +1,20 @@
 """A directory of downloaded papers, shared by calls and processes, bounded in size.
 
-Each PDF is one file named by its versioned id (``1706.03762v7.pdf``; an old-style
-id's ``/`` becomes ``_``): a version never changes, so a cached file never goes stale.
-A file is written under a temporary name in the same directory and renamed into place
-(``os.replace``, atomic on POSIX and Windows), so a reader, in this process or another,
-sees the whole file or none: a half-written one is never read. A file that is not a
-whole PDF (no ``%PDF`` head, no ``%%EOF`` near the end) is treated as missing. A read
-takes only a regular file of at most :data:`MAX_PDF_BYTES`, opened without following a
-link and without blocking (a FIFO or a device at a paper's name is a miss).
+Each PDF is one file named by its versioned id (``1706.03762v7.pdf``): it never goes
+stale. The cache deletes only what it wrote: its directory carries a ``CACHEDIR.TAG``
+(https://bford.info/cachedir/); one holding other files without it (``~/Papers``) gets a
+``toolspecs-arxiv/`` folder for the cache.
 
-The cache deletes only what it wrote. It marks its directory with a ``CACHEDIR.TAG``
-(the Cache Directory Tagging Specification, https://bford.info/cachedir/; backup tools
-skip such directories). A directory that is new, empty or already tagged is the cache's
-own; one that holds other files without the tag (``paper_cache="~/Papers"``) gets a
-``toolspecs-arxiv/`` folder inside, and the cache lives there, so the user's own PDFs
-are never counted or deleted. Eviction runs only in a tagged directory and only on the
-names the cache gives (``1706.03762v7.pdf``, ``.toolspecs-*.part``).
-
-The directory is bounded (``max_bytes``): after each write, the least recently used
-files go first (a read marks a file used by its modification time). Two processes may
-evict at once; each only deletes whole files, and a file deleted under a reader is
-a miss, fetched again.
-
-The folder must be the user's alone, as another local user could otherwise plant a
-paper or turn a write onto the user's files through a link. It is made ``0700``; a
-folder that is a link, is owned by another user, or is writable by group or others is
-refused (:class:`~toolspecs.loaders.arxiv.errors.UnsafeCacheFolder`), checked on the
-opened folder, and every file is then opened, made, renamed and deleted relative to
-that open folder (``dir_fd``), so a swap after the check changes nothing. Every file
-the cache writes (the tag too) is made new (``O_CREAT | O_EXCL | O_NOFOLLOW``, mode
-``0600``; the flag sets of :mod:`toolspecs.base.files`) under a temporary name and renamed
-into place: a link at a name is replaced, never followed. A paper is served only from a
-file the cache could have written: a regular file of the user's, with one link, readable
-and writable by the user alone; any other file at a paper's name is a miss (and is
-replaced by the next download).
-POSIX permissions only: on Windows only links are refused.
+The folder must be the user's alone: another local user could otherwise plant a paper,
+or turn a write onto the user's files through a link. It is made ``0700``; one that is a
+link, another user's, or writable by group or others is refused
+(:class:`~toolspecs.loaders.arxiv.errors.UnsafeCacheFolder`), checked on the opened
+folder, and every file is then opened, made, renamed and deleted relative to it
+(``dir_fd``), so a swap after the check changes nothing. Files are made new
+(``O_CREAT | O_EXCL | O_NOFOLLOW``, ``0600``) and renamed into place: a link at a name is
+replaced, never followed. A paper is served only from a file the cache could have
+written (regular, the user's, one link, ``0600``), opened without following a link or
+blocking. POSIX permissions only: on Windows only links are refused.
 """
 
 from __future__ import annotations
@@ -69,8 +49,7 @@ _SUFFIX = ".pdf"
 _PARTIAL_PREFIX = ".toolspecs-"
 _PARTIAL = ".part"
 _SAFE = re.compile(r"[^A-Za-z0-9.\-]")
-# The names the cache gives, the only ones eviction deletes: a versioned id, new style
-# (1706.03762v7) or old (hep-ex/0307015v1, math.AG/0601001v2, written with "_").
+# The names the cache gives, the only ones eviction deletes: a versioned id, new or old.
 _OURS = re.compile(r"^(?:\d{4}\.\d{4,5}|[a-z]+(?:-[a-z]+)*(?:\.[A-Z]{2})?_\d{7})v\d+\.pdf$")
 # POSIX: owners and modes to check, and folders to open and work relative to (dir_fd).
 _POSIX = hasattr(os, "geteuid") and hasattr(os, "O_DIRECTORY")
@@ -80,10 +59,7 @@ _NOT_OWNER_ONLY = stat.S_IRWXG | stat.S_IRWXO | stat.S_IXUSR
 
 
 def default_directory() -> Path:
-    """The per-user cache directory: platformdirs' ``user_cache_dir`` for toolspecs.
-
-    On Linux ``$XDG_CACHE_HOME/toolspecs/arxiv`` (``~/.cache/toolspecs/arxiv``).
-    """
+    """The per-user cache directory (on Linux ``$XDG_CACHE_HOME/toolspecs/arxiv``)."""
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("toolspecs", appauthor=False)) / "arxiv"
@@ -93,11 +69,8 @@ class PaperCache:
     """PDFs by versioned arXiv id in ``directory``, at most ``max_bytes`` in all.
 
     Args:
-        directory: Where the files live; made when the first file is written. If it
-            holds other files and is not the cache's yet, the files live in its
-            ``toolspecs-arxiv/`` folder (:attr:`home`).
-        max_bytes: The most bytes the directory holds; the least recently used files
-            are deleted past it.
+        directory: Where the files live (or in its ``toolspecs-arxiv/`` folder: :attr:`home`).
+        max_bytes: The most bytes the directory holds.
     """
 
     def __init__(self, directory: str | os.PathLike[str], max_bytes: int = DEFAULT_MAX_BYTES):
@@ -109,12 +82,8 @@ class PaperCache:
 
     @property
     def home(self) -> Path:
-        """Where the files live: :attr:`directory`, or its ``toolspecs-arxiv/`` folder.
-
-        The directory itself when it is the cache's (tagged), new or empty; its folder
-        when it holds other files (the user's own, never to be evicted).
-        """
-        if _tagged(self.directory):
+        """:attr:`directory` when tagged, new or empty; else its ``toolspecs-arxiv/`` folder."""
+        if _tagged(self.directory / TAG):
             return self.directory
         try:
             with os.scandir(self.directory) as entries:
@@ -132,8 +101,7 @@ class PaperCache:
         """The cached PDF of ``paper_id``, or ``None``; a hit counts as a use.
 
         Raises:
-            UnsafeCacheFolder: When the folder is a link, another user's, or writable
-                by group or others.
+            UnsafeCacheFolder: When the folder cannot be trusted.
         """
         with self._folder(create=False) as folder:
             if folder is None:  # not made yet, or unreadable
@@ -141,14 +109,10 @@ class PaperCache:
             return folder.read_paper(self.path(paper_id).name, min(self.max_bytes, MAX_PDF_BYTES))
 
     def put(self, paper_id: str, data: bytes) -> None:
-        """Store ``data`` as the PDF of ``paper_id``, then evict past the bound.
-
-        A cache that cannot be written (a read-only or full disk) is skipped: the paper
-        was read, only not kept.
+        """Store ``data`` as the PDF of ``paper_id`` (unless the disk refuses), then evict.
 
         Raises:
-            UnsafeCacheFolder: When the folder is a link, another user's, or writable
-                by group or others.
+            UnsafeCacheFolder: When the folder cannot be trusted.
         """
         if len(data) > min(self.max_bytes, MAX_PDF_BYTES) or not _whole(data):
             return
@@ -164,14 +128,10 @@ class PaperCache:
         self.evict()
 
     def evict(self) -> list[Path]:
-        """Delete the least recently used papers until the cache is within its bound.
-
-        Temporary files an interrupted write left behind (an hour old) go too. Only the
-        cache's own files go: those it names, in a directory it tagged.
+        """Delete the least recently used papers (and hour-old temporary files) past the bound.
 
         Raises:
-            UnsafeCacheFolder: When the folder is a link, another user's, or writable
-                by group or others.
+            UnsafeCacheFolder: When the folder cannot be trusted.
         """
         with self._folder(create=False) as folder:
             if folder is None or not _tagged_at(folder):
@@ -180,10 +140,6 @@ class PaperCache:
 
     @contextlib.contextmanager
     def _folder(self, *, create: bool) -> Iterator[_Folder | None]:
-        """The home folder, opened and checked; ``None`` when it is missing or unreadable.
-
-        With ``create``, a missing folder is made (``0700``; its parents as usual).
-        """
         home = self.home
         if create:
             with contextlib.suppress(OSError):  # a read-only disk: the open will say
@@ -191,13 +147,11 @@ class PaperCache:
             with contextlib.suppress(OSError):  # made already: checked below, as found
                 os.mkdir(home, 0o700)
         folder = _Folder.open(home)
-        if folder is None:
-            yield None
-            return
         try:
             yield folder
         finally:
-            folder.close()
+            if folder is not None:
+                folder.close()
 
 
 class _Folder:
@@ -209,12 +163,6 @@ class _Folder:
 
     @classmethod
     def open(cls, path: Path) -> _Folder | None:
-        """The folder at ``path`` once checked, ``None`` when it is missing or unreadable.
-
-        Raises:
-            UnsafeCacheFolder: When it is a link, another user's, or writable by group
-                or others.
-        """
         try:
             info = os.lstat(path)
         except OSError:
@@ -248,10 +196,8 @@ class _Folder:
     def read_paper(self, name: str, limit: int) -> bytes | None:
         """The whole PDF at ``name`` if the cache could have written it, else ``None``.
 
-        Opened without following a link (``O_NOFOLLOW``) and without blocking
-        (``O_NONBLOCK``: a FIFO opens at once and is refused), checked on the open file:
-        a regular file of at most ``limit`` bytes, of the user's, with one link and no
-        permission for group or others. One of ours cut short is deleted.
+        Opened without following a link or blocking (a FIFO is refused), checked on the
+        open file. One of ours cut short is deleted.
         """
         try:
             handle = os.open(self._name(name), READ_FLAGS, dir_fd=self.fd)
@@ -281,11 +227,7 @@ class _Folder:
             os.close(handle)
 
     def write(self, name: str, data: bytes) -> None:
-        """Put ``data`` at ``name``: a new file (``0600``) under a temporary name, renamed.
-
-        Raises:
-            OSError: When the disk refuses; nothing is left behind.
-        """
+        """Put ``data`` at ``name``: a new file under a temporary name, renamed (or ``OSError``)."""
         temporary = f"{_PARTIAL_PREFIX}{secrets.token_hex(8)}{_PARTIAL}"
         handle = os.open(self._name(temporary), CREATE_FLAGS, 0o600, dir_fd=self.fd)
         try:
@@ -335,7 +277,6 @@ class _Folder:
 
 
 def _check_folder(path: Path, info: os.stat_result) -> None:
-    """Refuse a folder that is another user's or that group or others may write in."""
     if not stat.S_ISDIR(info.st_mode):
         raise UnsafeCacheFolder(str(path), "is not a folder")
     if not _POSIX:
@@ -351,7 +292,6 @@ def _check_folder(path: Path, info: os.stat_result) -> None:
 
 
 def _ours(info: os.stat_result) -> bool:
-    """Whether a file is one the cache could have written (regular, ``0600``, the user's)."""
     if not stat.S_ISREG(info.st_mode):
         return False
     if not _POSIX:
@@ -360,25 +300,15 @@ def _ours(info: os.stat_result) -> bool:
 
 
 def _tagged_at(folder: _Folder) -> bool:
-    """Whether the open folder holds the cache's ``CACHEDIR.TAG`` (a file, not a link)."""
+    return _tagged(folder._name(TAG), folder.fd)
+
+
+def _tagged(tag: str | Path, dir_fd: int | None = None) -> bool:
+    """Whether ``tag`` is our ``CACHEDIR.TAG``: a regular file, not a link, nor another tool's."""
     try:
-        handle = os.open(folder._name(TAG), READ_FLAGS, dir_fd=folder.fd)
+        handle = os.open(tag, READ_FLAGS, dir_fd=dir_fd)
     except OSError:
         return False
-    return _is_tag(handle)
-
-
-def _tagged(directory: Path) -> bool:
-    """Whether ``directory`` holds the cache's ``CACHEDIR.TAG`` (not another tool's)."""
-    try:
-        handle = os.open(directory / TAG, READ_FLAGS)
-    except OSError:
-        return False
-    return _is_tag(handle)
-
-
-def _is_tag(handle: int) -> bool:
-    """Whether the open ``handle`` is our ``CACHEDIR.TAG`` (a regular file); closes it."""
     try:
         return stat.S_ISREG(os.fstat(handle).st_mode) and b"toolspecs" in os.read(handle, 512)
     except OSError:

@@ -1,19 +1,14 @@
 """One arXiv client for the whole process, so arXiv's rate limit holds across every call.
 
-:class:`ArxivClient` is an ``arxiv.Client`` that adds what an agent needs from it:
-a timeout on every request, one lock so concurrent tools share the rate limit,
-retries only where they can help (429, 5xx, timeouts, connection errors, malformed
-or unexpectedly empty pages), and the message arXiv sends when it rejects a query.
-A host name that does not resolve keeps no pace (no request reached arXiv). A
-temporary failure (``EAI_AGAIN``: no network, or a DNS hiccup) gets one more try after
-half a second, when the deadline leaves time; any other failed lookup is final at once.
-:class:`ArxivUnreachable` then names the host that did not resolve (a proxy's, behind one).
+:class:`ArxivClient` is an ``arxiv.Client`` with a timeout on every request, one lock so
+concurrent tools share the rate limit, retries only where they can help (429, 5xx,
+timeouts, connection errors, malformed or unexpectedly empty pages), and the message arXiv
+sends when it rejects a query. A name that does not resolve keeps no pace (no request
+reached arXiv); ``EAI_AGAIN`` gets one more try, any other failed lookup is final.
 
-Every fetch is bounded: in wall time (``deadline``, retries, waits and a body that
-trickles in included, and the ``end=`` a caller with its own deadline passes), in
-size (a body is read in chunks and dropped at its cap, never read whole first), and in
-where it goes (only to arXiv over https, redirects included: see :func:`arxiv_url`; or,
-with a ``base_url``, only under that base: see :meth:`ArxivClient.allows`).
+Every fetch is bounded in wall time (retries, waits and a trickling body included), in
+size (read in chunks, dropped at its cap) and in where it goes (only arXiv over https,
+redirects included, or only under a ``base_url``).
 """
 
 from __future__ import annotations
@@ -32,7 +27,9 @@ from requests.adapters import BaseAdapter
 import arxiv
 from toolspecs.base.net import (
     DNS_RETRY_WAIT,
+    LoaderError,
     LookupRetry,
+    NoConnection,
     causes,
     failed_host,
     is_loopback,
@@ -43,9 +40,7 @@ from toolspecs.base.net import (
     temporary,
     under,
 )
-from toolspecs.base.net import (
-    base_url as checked_base_url,
-)
+from toolspecs.base.net import base_url as checked_base_url
 from toolspecs.loaders.arxiv.compat_arxiv import HookedClient, ParsedFeed, parse_feed
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, ArxivUnavailable, ArxivUnreachable
 
@@ -56,18 +51,12 @@ _ARXIV_DELAY = 3.0
 T = TypeVar("T")
 # The largest feed we read: 50 results are about 200 KB.
 MAX_FEED_BYTES = 10 * 2**20
-# Redirects one request may follow (each to arXiv over https).
 MAX_REDIRECTS = 5
 _CHUNK = 64 * 1024
 
 
 def arxiv_url(url: str) -> bool:
-    """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it.
-
-    arXiv serves its API from ``export.arxiv.org`` and its PDFs from ``arxiv.org``;
-    any ``*.arxiv.org`` is arXiv's own. Anything else (another host, plain http, a
-    user name or a port in the URL) is not fetched, and not followed as a redirect.
-    """
+    """Whether ``url`` is arXiv over https: ``arxiv.org`` or a host under it, no user or port."""
     try:
         parts = urlsplit(url)
         port = parts.port
@@ -83,13 +72,11 @@ def arxiv_url(url: str) -> bool:
     )
 
 
-class _Refused(Exception):
+class _Refused(LoaderError):
     """A request or redirect we do not make, or an answer we stop reading: not retried."""
 
     def __init__(self, reason: str, status: int | None = None) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.status = status
+        super().__init__(reason, status=status, reason=reason)
 
 
 class TooLarge(_Refused):
@@ -101,10 +88,7 @@ class TooLarge(_Refused):
 
 
 class Redirected(_Refused):
-    """A URL, or a redirect to one, that is not where the client fetches (``url``).
-
-    ``allowed`` says where that is: arXiv over https, or under the client's base URL.
-    """
+    """A URL, or a redirect to one, that is not where the client fetches (``allowed``)."""
 
     def __init__(
         self, url: str, status: int | None = None, allowed: str = "arXiv over https"
@@ -118,12 +102,8 @@ def _size(limit: int) -> str:
     return f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
-class _Transient(Exception):
-    """A failure the next try may not meet; ``ArxivUnavailable`` after the last try.
-
-    ``host`` is set when no connection could be made to it (refused, reset): after the
-    last try that is an ``ArxivUnreachable``.
-    """
+class _Transient(LoaderError):
+    """A failure the next try may not meet; ``host``: no connection to it (refused, reset)."""
 
     def __init__(
         self,
@@ -132,20 +112,8 @@ class _Transient(Exception):
         status: int | None = None,
         host: str | None = None,
     ) -> None:
-        super().__init__(reason)
-        self.reason = reason
-        self.retry_after = retry_after
-        self.status = status
+        super().__init__(reason, status=status, reason=reason, retry_after=retry_after)
         self.host = host
-
-
-class _Unresolved(Exception):
-    """A host name that did not resolve; ``again`` when the failure was temporary."""
-
-    def __init__(self, host: str, again: bool) -> None:
-        super().__init__(f"could not resolve {host}")
-        self.host = host
-        self.again = again
 
 
 class ArxivClient(HookedClient):
@@ -153,26 +121,16 @@ class ArxivClient(HookedClient):
 
     Args:
         page_size: Results per API request.
-        delay_seconds: Seconds between requests: arXiv asks for 3. By default 3, or the
-            ``delay_seconds`` the transport declares (the offline ``FakeArxiv`` says 0).
+        delay_seconds: Seconds between requests: arXiv asks for 3 (default: 3, or the
+            transport's ``delay_seconds``; none on this machine).
         num_retries: Extra tries after a passing failure.
         timeout: Seconds to wait for each response, and for each part of its body.
-        deadline: The most seconds one fetch may take with its retries, the waits
-            arXiv asks for (``Retry-After``) and the download of its body; past it,
-            ``ArxivUnavailable`` says when to try again instead of waiting. A caller
-            with less time left passes its own ``end`` (:meth:`results_by`).
-        transport: A ``requests`` transport adapter to send every request through,
-            mounted for ``https://`` and ``http://``; offline tests and demos pass
-            ``toolspecs.loaders.arxiv.testing.FakeArxiv().transport()``.
-        base_url: Where arXiv is reached instead of arXiv itself (a mirror, a caching
-            proxy, a local fake): its export API at ``<base_url>/api/query`` and its PDFs
-            at ``<base_url>/pdf/<id>``. Then only URLs under it are fetched, redirects
-            included. https, or plain http to this machine only (``127.0.0.1``, ``::1``,
-            ``localhost``), which is not paced unless ``delay_seconds`` says so.
-            Default ``None``: arXiv itself.
-
-    Raises:
-        BaseUrlRefused: A ``base_url`` of another form (a ``ValueError``).
+        deadline: The most seconds one fetch may take in all (a caller's ``end`` may
+            end it sooner); past it, ``ArxivUnavailable`` says when to try again.
+        transport: A ``requests`` transport adapter, e.g. ``FakeArxiv().transport()``.
+        base_url: Where arXiv is reached instead (a mirror, a local fake):
+            ``<base_url>/api/query`` and ``<base_url>/pdf/<id>``; https, or plain http
+            to this machine only (``BaseUrlRefused``).
     """
 
     def __init__(
@@ -216,15 +174,9 @@ class ArxivClient(HookedClient):
     def get(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
-        """GET ``url`` within the rate limit; its body read whole, within limits.
+        """GET ``url`` within the rate limit and by ``end`` (``time.monotonic()``); its body read.
 
-        Redirects are followed only to where :meth:`allows`; the body is read in chunks
-        and dropped past ``max_bytes`` or when time runs out (``end``, a
-        ``time.monotonic()`` value).
-
-        Raises:
-            TooLarge: When the body is over ``max_bytes``.
-            Redirected: When ``url`` or a redirect is not where :meth:`allows`.
+        Raises ``TooLarge`` past ``max_bytes``, ``Redirected`` to where it is not :meth:`allows`.
         """
         for _hop in range(MAX_REDIRECTS + 1):
             if not self.allows(url):
@@ -241,7 +193,7 @@ class ArxivClient(HookedClient):
         raise _Transient(f"more than {MAX_REDIRECTS} redirects")
 
     def _send(self, url: str, end: float | None) -> requests.Response:
-        """One request, its headers only: the rate limit's lock is held until they came."""
+        # One request, its headers only: the rate limit's lock is held until they came.
         timeout = self.timeout
         if end is not None:
             left = end - time.monotonic()
@@ -282,7 +234,9 @@ class ArxivClient(HookedClient):
                 lookup = lookup_failure(exc)
                 if lookup is not None:  # no request left: no pace to keep
                     sent = False
-                    raise _Unresolved(failed, again=temporary(lookup)) from exc
+                    raise NoConnection(
+                        failed, resolved=False, again=temporary(lookup), cause=exc
+                    ) from exc
                 reason = f"could not connect to {failed} ({_connection_failure(exc)})"
                 raise _Transient(reason, host=failed) from exc
             finally:
@@ -294,15 +248,7 @@ class ArxivClient(HookedClient):
     def get_with_retries(
         self, url: str, *, max_bytes: int = MAX_FEED_BYTES, end: float | None = None
     ) -> requests.Response:
-        """GET ``url``, retrying passing failures; ``ArxivUnavailable`` after the last try.
-
-        Every try ends by ``end`` (``time.monotonic()``), when it is sooner than the
-        client's ``deadline``.
-
-        Raises:
-            TooLarge: When the body is over ``max_bytes`` (not retried).
-            Redirected: When ``url`` or a redirect is not where :meth:`allows` (not retried).
-        """
+        """:meth:`get`, retrying passing failures; ``ArxivUnavailable`` after the last try."""
         return self._retrying(
             lambda by: _check_status(self.get(url, max_bytes=max_bytes, end=by)), end
         )
@@ -333,7 +279,7 @@ class ArxivClient(HookedClient):
         while True:
             try:
                 return attempt(end)
-            except _Unresolved as exc:
+            except NoConnection as exc:
                 # EAI_AGAIN once gets one more try, half a second later, within the deadline;
                 # it keeps no pace of its own (no request left). Any other failure is final.
                 spent = max(time.monotonic() - started, slept)
@@ -362,7 +308,6 @@ class ArxivClient(HookedClient):
 
 
 def _connection_failure(exc: BaseException) -> str:
-    """A few words on a failed connection: "connection refused", or the error's type."""
     for cause in causes(exc):
         if isinstance(cause, ConnectionRefusedError):
             return "connection refused"
@@ -372,16 +317,8 @@ def _connection_failure(exc: BaseException) -> str:
 
 
 def _read_body(response: requests.Response, max_bytes: int, end: float | None) -> None:
-    """Read the body of a streamed ``response`` into it, in chunks, within the limits.
-
-    A declared ``Content-Length`` over the cap stops it before the first byte; a body
-    without one is cut at the cap. Each chunk is one read from the socket (urllib3's
-    ``read1``), so a body that trickles in is stopped at ``end``, not after its last byte.
-
-    Raises:
-        TooLarge: Past ``max_bytes``.
-        _Transient: Past ``end``, or when the connection breaks.
-    """
+    # Each chunk is one read from the socket (urllib3's read1), so a body that trickles in
+    # is stopped at ``end``, not after its last byte.
     body = bytearray()
     try:
         declared = int(response.headers.get("content-length", ""))
@@ -427,7 +364,7 @@ def _root(content: bytes, recover: bool = True) -> etree._Element | None:
 
 
 def _error_summary(content: bytes) -> str | None:
-    """The message of an arXiv error entry (``<id>…/api/errors#…</id>``), if there is one."""
+    """The message of an arXiv error entry (``<id>…/api/errors#…</id>``), if any."""
     root = _root(content)
     if root is None:
         return None

@@ -1,28 +1,20 @@
 """Brittle: everything toolspecs relies on in arxiv (arxiv.py) beyond its public API, in one place.
 
-:class:`~toolspecs.loaders.arxiv.client.ArxivClient` is an ``arxiv.Client``: the public
-``results(search)`` pages through arXiv's API and builds the ``arxiv.Result`` objects.
-To send each page with our own bounds (deadline, size cap, redirects, rate limit, errors)
-and ask for no more papers than wanted, it goes through :class:`HookedClient`, which leans
-on these internals, checked against the pinned arxiv (4.x) by
-``tests/arxiv/test_arxiv_compat.py``:
+:class:`HookedClient` sends each page of ``Client.results`` with our own bounds and asks
+for no more papers than wanted, leaning on these internals, checked against the pinned
+arxiv (4.x) by ``tests/arxiv/test_arxiv_compat.py``:
 
-1. ``Client._session``, the ``requests.Session`` the client sends with (:attr:`session`):
-   a test transport is mounted on it. If it is renamed, the constructor fails.
-2. ``Client._format_url(search, start, page_size)``, which ``_results`` calls for each
-   page's address: overridden to ask for the papers still wanted (3, say), not for a whole
-   page of 100 (:meth:`HookedClient.wanted_page_size`). If it is no longer called, every
-   search asks for a whole page again (slower, larger, but right).
-3. ``Client._parse_feed(url, first_page=...)``, which ``_results`` calls for each page and
-   whose ``ParsedFeed`` it reads: overridden to fetch and read the page our way
-   (:meth:`HookedClient.read_feed`). If it is no longer called, arxiv sends the request
-   itself: no deadline, no size cap, arxiv's own retries and errors.
+1. ``Client._session``, the ``requests.Session`` it sends with (a test transport is
+   mounted on it). If it is renamed, the constructor fails.
+2. ``Client._format_url(search, start, page_size)``: overridden to ask for the papers
+   still wanted. If it is no longer called, every search asks for a whole page again.
+3. ``Client._parse_feed(url, first_page=...)``: overridden to fetch and read the page our
+   way. If it is no longer called, arxiv sends the request itself: no deadline, no size
+   cap, arxiv's own retries and errors.
 4. ``arxiv._feed.parse(content)`` and its ``ParsedFeed`` (``results``, ``malformed``,
-   ``error``, ``header.total_results``), arxiv's own reading of an Atom feed into
-   ``Result`` objects (:func:`parse_feed`, :func:`total_results`). If they change, every
-   search fails or reads no papers. :meth:`HookedClient.results_by` walks the pages as
-   ``Client._results`` does, with them and internal 2, so that a caller's deadline
-   reaches each page.
+   ``error``, ``header.total_results``). If they change, every search fails or reads no
+   papers. :meth:`HookedClient.results_by` walks the pages as ``Client._results`` does,
+   with them and internal 2, so that a caller's deadline reaches each page.
 """
 
 from __future__ import annotations
@@ -66,12 +58,7 @@ class HookedClient(arxiv.Client):  # type: ignore[misc]  # arxiv ships no type h
         return parsed
 
     def results_by(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:
-        """``results(search)``, each page read by ``end`` (``time.monotonic()``).
-
-        For a caller with a deadline of its own (a tool call): ``end`` is handed to
-        :meth:`read_feed` for every page. The pages are walked here as
-        ``Client._results`` walks them (internals 2 and 4).
-        """
+        """``results(search)``, each page read by ``end`` (``time.monotonic()``)."""
         return itertools.islice(self._pages(search, end), search.max_results or None)
 
     def _pages(self, search: arxiv.Search, end: float | None) -> Iterator[arxiv.Result]:

@@ -3,25 +3,16 @@
 Hierarchy::
 
     ArxivLoaderError           base: status, reason, retry_after
-    ├── ArxivUnavailable       429, 5xx, timeouts, connection errors, malformed feeds,
-    │   │                      after the client's retries (``retryable`` is True)
-    │   └── ArxivUnreachable   no connection to ``host``: its name did not resolve (no
-    │                          network or DNS; a temporary failure is tried once more
-    │                          after 0.5 s) or the connection was refused (retried)
+    ├── ArxivUnavailable       429, 5xx, timeouts, malformed feeds, after the retries
+    │   └── ArxivUnreachable   no connection to ``host`` (``resolved``: did its name?)
     ├── ArxivQueryError        arXiv rejected the query or id (400; its message is kept)
     ├── PaperNotFound          no paper has that id (404)
     ├── PaperUnreadable        the PDF could not be fetched as a PDF or read
-    └── UnsafeCacheFolder      the paper cache's folder is not safely the user's own: a
-                               link, another user's, or writable by group or others
+    └── UnsafeCacheFolder      the paper cache's folder is not safely the user's own
 
-Every error carries what a caller needs to decide what to do, and nothing more:
-
-- ``status``: the HTTP status of the failure, or ``None`` when there was no answer
-  (a timeout, a dropped connection). arXiv's API signals two failures inside a
-  feed: an unknown id is an empty feed, a malformed one an error entry (sent with
-  400, by older API versions with 200). They carry the status they mean: 404 and 400.
-- ``reason``: what arXiv said, or what happened, as text.
-- ``retry_after``: the seconds arXiv asked us to wait (``Retry-After``), or ``None``.
+arXiv's API signals two failures inside a feed: an unknown id is an empty feed, a
+malformed one an error entry (sent with 400, by older API versions with 200). They carry
+the ``status`` they mean: 404 and 400.
 """
 
 from __future__ import annotations
@@ -30,25 +21,11 @@ from toolspecs.base.net import LoaderError, unreachable_reason
 
 
 class ArxivLoaderError(LoaderError):
-    """Base of the arXiv loader's exceptions (a ``toolspecs.base.net.LoaderError``).
-
-    Args:
-        message: The exception's text.
-        status: The HTTP status of the failure, or ``None``.
-        reason: What arXiv said, or what happened.
-        retry_after: Seconds arXiv asked us to wait, when it said.
-    """
+    """Base of the arXiv loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
 
 
 class ArxivUnavailable(ArxivLoaderError):
-    """arXiv did not give a usable answer, even after retries; the same call may work later.
-
-    Args:
-        reason: What happened, e.g. ``"HTTP 503"`` or ``"no answer within 30 s"``.
-        retry_after: Seconds arXiv asked us to wait, when it said.
-        status: The HTTP status of the last answer (429, 5xx), or ``None`` when there
-            was none or it was a 200 that could not be read.
-    """
+    """arXiv did not give a usable answer, even after retries; the same call may work later."""
 
     retryable = True
 
@@ -56,28 +33,12 @@ class ArxivUnavailable(ArxivLoaderError):
         self, reason: str, retry_after: float | None = None, *, status: int | None = None
     ) -> None:
         super().__init__(
-            f"arXiv is unavailable: {reason}",
-            status=status,
-            reason=reason,
-            retry_after=retry_after,
+            f"arXiv is unavailable: {reason}", status=status, reason=reason, retry_after=retry_after
         )
 
 
 class ArxivUnreachable(ArxivUnavailable):
-    """No connection could be made to ``host``: no HTTP request reached arXiv.
-
-    Args:
-        host: The host name, e.g. ``"export.arxiv.org"``; behind a proxy, the proxy's
-            when it is the one that failed (``"export.arxiv.org (or the proxy)"`` when
-            that cannot be told).
-        resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
-            machine has no network or no DNS. A temporary failure (``EAI_AGAIN``) was
-            tried once more after 0.5 s, any other failed at once; retrying at once
-            meets the same (``retryable`` is ``False``). ``True`` when the name resolved
-            but the connection was refused or broke off (retried).
-        reason: What happened, e.g. ``"could not resolve export.arxiv.org (no network
-            or DNS?)"``; default from ``host`` and ``resolved``.
-    """
+    """No connection to ``host`` (a proxy's, behind one); not ``retryable`` unless ``resolved``."""
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
         self.host = host
@@ -87,13 +48,7 @@ class ArxivUnreachable(ArxivUnavailable):
 
 
 class ArxivQueryError(ArxivLoaderError):
-    """arXiv rejected the request; ``message`` (and ``reason``) is what it said.
-
-    Args:
-        message: arXiv's error message, e.g. ``"incorrect id format for 1234.12345"``,
-            or ``"HTTP 400"`` when it sent none.
-        status: The HTTP status (400 unless arXiv answered another 4xx).
-    """
+    """arXiv rejected the request; ``message`` (and ``reason``) is what it said, or ``HTTP 400``."""
 
     def __init__(self, message: str, *, status: int | None = 400) -> None:
         self.message = message
@@ -101,11 +56,7 @@ class ArxivQueryError(ArxivLoaderError):
 
 
 class PaperNotFound(ArxivLoaderError):
-    """No arXiv paper has the id ``paper_id`` (arXiv answers with an empty feed: 404).
-
-    Args:
-        paper_id: The id looked up, or several joined by ", ".
-    """
+    """No arXiv paper has the id ``paper_id`` (or several joined by ", "): 404."""
 
     def __init__(self, paper_id: str) -> None:
         self.paper_id = paper_id
@@ -117,14 +68,7 @@ class PaperNotFound(ArxivLoaderError):
 
 
 class PaperUnreadable(ArxivLoaderError):
-    """The paper's PDF could not be downloaded as a PDF, or its text could not be read.
-
-    Args:
-        paper_id: The paper's id, with version.
-        reason: What went wrong, e.g. ``"the PDF is damaged (PdfReadError)"``.
-        status: The HTTP status arXiv answered the PDF request with, when it was not
-            a 200 (e.g. 404 or 403); ``None`` when a 200 brought no readable PDF.
-    """
+    """The paper's PDF could not be downloaded as a PDF, or its text could not be read."""
 
     def __init__(self, paper_id: str, reason: str, *, status: int | None = None) -> None:
         self.paper_id = paper_id
@@ -138,10 +82,6 @@ class UnsafeCacheFolder(ArxivLoaderError):
 
     Another local user who made the folder, or may write in it, could plant a file
     served as a paper or a link that turns the cache's writes onto the user's files.
-
-    Args:
-        folder: The folder, e.g. ``"/tmp/papers/toolspecs-arxiv"``.
-        why: What is wrong, e.g. ``"is owned by another user (uid 1001)"``.
     """
 
     def __init__(self, folder: str, why: str) -> None:

@@ -23,17 +23,11 @@ def _bare() -> re.Pattern[str]:
 
 
 def parse_ids(text: str) -> list[str]:
-    """The arXiv ids a query consists of, or ``[]`` when it is a search.
+    """The arXiv ids a query consists of (in order, once each), or ``[]`` when it is a search.
 
     ``"1706.03762"``, ``"arXiv:1706.03762v7"``, ``"https://arxiv.org/abs/1706.03762v7"``,
-    ``"arxiv.org/pdf/1706.03762.pdf"`` and ``"hep-th/9711200"`` are ids; a list of them
-    separated by commas or spaces gives each. Any other word makes the text a search.
-
-    Args:
-        text: The query as sent.
-
-    Returns:
-        The ids in order, without duplicates.
+    ``"arxiv.org/pdf/1706.03762.pdf"`` and ``"hep-th/9711200"`` are ids, alone or in a
+    list; any other word makes the text a search.
     """
     # "arXiv: 1706.03762" is one id: join the prefix to it before splitting on spaces.
     joined = re.sub(r"(?i)\barxiv:\s+", "arXiv:", text.strip())

@@ -1,10 +1,7 @@
 """A paper's headings and the text under each: from its PDF's bookmarks, else its lines.
 
-LaTeX (hyperref) writes a PDF outline for most arXiv papers: :func:`headings` reads it
-(levels, titles, pages) when there is one. Without it, headings are found in the text:
-lines such as ``3 Model Architecture`` or ``3.2 Attention`` (a number, a capitalised
-title, no full stop, numbers that go up), and the usual unnumbered ones (Abstract,
-References, Acknowledgements, Appendix...).
+Without bookmarks (LaTeX's hyperref writes them for most papers), headings are lines such
+as ``3.2 Attention`` (numbers that go up, no full stop) and the usual unnumbered ones.
 """
 
 from __future__ import annotations
@@ -30,10 +27,7 @@ _MAX_JUMP = 5
 
 @dataclass(frozen=True)
 class Heading:
-    """One heading: its level (1 for a section), title as printed, and page (from 1).
-
-    ``number`` is its number (``"3.2"``) when the title starts with one, else ``""``.
-    """
+    """One heading: level (1 for a section), title as printed, page (from 1), ``number`` or ""."""
 
     level: int
     title: str
@@ -77,7 +71,6 @@ def headings(text: PdfText) -> tuple[list[Heading], str]:
 
 
 def _start(text: PdfText, heading: Heading) -> tuple[int, int]:
-    """Where ``heading`` starts: its page (0-based) and the offset of its title there."""
     index = min(max(heading.page, 1), max(len(text.pages), 1)) - 1
     page = text.pages[index] if text.pages else ""
     for probe in (heading.title, heading.name):
@@ -92,10 +85,7 @@ def _start(text: PdfText, heading: Heading) -> tuple[int, int]:
 
 
 def section_text(text: PdfText, found: list[Heading], index: int, max_chars: int) -> str:
-    """The text of heading ``found[index]``, up to the next heading of its level or above.
-
-    Subsections are part of their section. The text is cut at ``max_chars``.
-    """
+    """The text of ``found[index]`` up to the next heading of its level or above, cut short."""
     heading = found[index]
     page, offset = _start(text, heading)
     end_page, end_offset = len(text.pages), 0

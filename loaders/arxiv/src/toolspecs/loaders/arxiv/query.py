@@ -1,11 +1,7 @@
-"""arXiv's search syntax built from fields: ``au:``, ``ti:``, ``abs:``, ``cat:``, dates.
+"""arXiv's search syntax built from fields (``au:``, ``ti:``, ``abs:``, ``cat:``, dates).
 
-:func:`fielded_query` joins the fields given with ``AND``, quoting each value, so that
-no value can add an operator or a field of its own; ``ArxivReader.search`` and
-``load_data`` take the fields by name and build their query with it.
-:data:`CATEGORIES` is arXiv's category taxonomy
-(https://arxiv.org/category_taxonomy), code to name, for checking a category before
-asking arXiv (which answers an unknown one with no papers, not an error).
+:data:`CATEGORIES` is arXiv's taxonomy (https://arxiv.org/category_taxonomy), for checking
+a category before asking arXiv, which answers an unknown one with no papers, not an error.
 """
 
 from __future__ import annotations
@@ -108,12 +104,7 @@ def _key(text: str) -> str:
 
 
 def find_category(text: str) -> list[str]:
-    """The categories ``text`` names: its code in any case (``cs.cl``), or its name.
-
-    Returns:
-        One code when ``text`` names one category; several when a name is shared
-        (``"Machine Learning"``: ``cs.LG`` and ``stat.ML``); none when it names none.
-    """
+    """The categories ``text`` names by code in any case (``cs.cl``) or by name (maybe several)."""
     key = _key(text)
     if key in _BY_KEY:
         return [_BY_KEY[key]]
@@ -158,10 +149,7 @@ def phrase(text: str) -> str:
 
 
 def _stamp(moment: dt.datetime | dt.date, last: bool = False) -> str:
-    """``YYYYMMDDHHMM`` in GMT.
-
-    A naive time is read as GMT; a date is its first minute, or its last when ``last``.
-    """
+    """``YYYYMMDDHHMM`` in GMT (a naive time is GMT; a date its first minute, or last)."""
     if not isinstance(moment, dt.datetime):
         moment = dt.datetime.combine(moment, dt.time(23, 59) if last else dt.time())
     if moment.tzinfo is None:
@@ -170,7 +158,6 @@ def _stamp(moment: dt.datetime | dt.date, last: bool = False) -> str:
 
 
 def _names(given: str | Sequence[str]) -> list[str]:
-    """``given`` as a list of values: one string is one value, not its letters."""
     return [given] if isinstance(given, str) else [str(item) for item in given]
 
 
@@ -186,21 +173,10 @@ def fielded_query(
     """A ``search_query`` for arXiv: the free text and each field, joined with ``AND``.
 
     Every field's value is quoted as one term (:func:`phrase`): whatever it holds, it
-    adds no operator, group or field of its own. Only ``query`` is arXiv syntax.
-
-    Args:
-        query: Free text or arXiv syntax, kept as it is (after the fields, in
-            parentheses; alone, untouched).
-        authors: Names, each one ``au:`` term (all must match); one string is one name.
-        title: Words of the title, as one ``ti:`` phrase.
-        abstract: Words of the abstract, as one ``abs:`` phrase.
-        categories: Category codes (``cs.CL``), any of which may match; one string is
-            one code. Codes are not checked here (:func:`find_category` reads names).
-        submitted: Submitted from, to (both included), sent in GMT to the minute: times
-            (a naive one is GMT) or dates (the first from its start, the second to its end).
-
-    Returns:
-        E.g. ``(cat:cs.CL OR cat:cs.LG) AND au:"Ashish Vaswani" AND ti:attention``.
+    adds no operator, group or field of its own. Only ``query`` is arXiv syntax (after
+    the fields, in parentheses). Authors must all match, categories any; one string is
+    one name or code. E.g. ``(cat:cs.CL OR cat:cs.LG) AND au:"Ashish Vaswani" AND
+    ti:attention``.
     """
     parts: list[str] = []
     # Categories first: a group of ORs read left to right stays one term.

@@ -57,10 +57,7 @@ def short_id(result: arxiv.Result) -> str:
 
 
 def pdf_link(result: arxiv.Result) -> str:
-    """The paper's PDF over https: arXiv's feeds link ``http://arxiv.org/pdf/...``.
-
-    A link to anywhere but arXiv is replaced by ``https://arxiv.org/pdf/<id>``.
-    """
+    """The paper's PDF over https; ``https://arxiv.org/pdf/<id>`` when the feed links elsewhere."""
     link: str = result.pdf_url or ""
     if link.startswith("http://"):
         link = "https://" + link.removeprefix("http://")
@@ -112,11 +109,7 @@ def to_document(result: arxiv.Result) -> Document:
 
 
 class SearchResults(list[arxiv.Result]):
-    """The papers a search found, best first, and the ``query`` it sent arXiv.
-
-    Attributes:
-        query: arXiv's ``search_query`` as sent, fields included (``""`` for an id lookup).
-    """
+    """The papers a search found, best first, and the ``query`` it sent arXiv (``""`` for ids)."""
 
     def __init__(self, papers: Iterable[arxiv.Result] = (), query: str = "") -> None:
         super().__init__(papers)
@@ -127,23 +120,11 @@ class ArxivReader(BaseReader):
     """Read arXiv: searches and id lookups as one Document per paper, PDFs as text.
 
     Args:
-        client: An ``ArxivClient`` to share, with its rate limit, retries and timeout,
-            with other readers and specs. Default: the process-wide shared client, so
-            arXiv's limit of 1 request every 3 seconds holds across the process.
-        transport: A ``requests`` transport adapter for a client of this reader's own,
-            e.g. ``FakeArxiv().transport()`` for offline tests and demos.
-        cache: Where downloaded PDFs are kept and found again, across calls and
-            processes (:class:`~toolspecs.loaders.arxiv.cache.PaperCache`, or any
-            :class:`toolspecs.base.cache.Cache`, keyed by versioned id), or ``None`` to
-            download every time.
-        base_url: Where arXiv is reached instead (a mirror, a local fake), for a client
-            of this reader's own: see :class:`~toolspecs.loaders.arxiv.ArxivClient`.
-            PDFs then come from under it too: the feed's PDF link when it lies under
-            it, else ``<base_url>/pdf/<id>``.
-
-    Raises:
-        ValueError: When given a client and a transport or a base URL (the client has
-            its own), or a base URL that is not https (nor http to this machine).
+        client: An ``ArxivClient`` to share (one rate limit); default the process-wide one.
+        transport: A ``requests`` transport adapter for a client of this reader's own.
+        cache: Where downloaded PDFs are kept (a ``PaperCache`` or any
+            ``toolspecs.base.cache.Cache``), or ``None`` to download every time.
+        base_url: Where arXiv is reached instead, for a client of this reader's own.
     """
 
     def __init__(
@@ -179,11 +160,7 @@ class ArxivReader(BaseReader):
         submitted: tuple[dt.datetime | dt.date, dt.datetime | dt.date] | None = None,
         deadline: float | None = None,
     ) -> list[Document]:
-        """Search arXiv, or look papers up by id.
-
-        The fields narrow the search (all must match); each value is quoted as one term,
-        so it adds no operator or field of its own (see
-        :func:`~toolspecs.loaders.arxiv.query.fielded_query`).
+        """Search arXiv, or look papers up by id; the fields narrow the search (all must match).
 
         Args:
             query: An arXiv search query, e.g. ``"ti:attention AND cat:cs.CL"``, or
@@ -195,13 +172,9 @@ class ArxivReader(BaseReader):
             title: Words of the title, as one phrase.
             abstract: Words of the abstract, as one phrase.
             categories: Category codes, any of which may match, e.g. ``["cs.CL"]``.
-            submitted: Submitted from, to (both included), in GMT: times (a naive one is
-                GMT) or dates, e.g. ``(date(2017, 1, 1), date(2017, 12, 31))``.
-            deadline: Seconds the search may take, retries included (default: the
-                client's ``deadline`` per request).
-
-        Returns:
-            One Document per paper, best first.
+            submitted: Submitted from, to (both included), in GMT, e.g.
+                ``(date(2017, 1, 1), date(2017, 12, 31))``.
+            deadline: Seconds the search may take, retries included.
         """
         results = self.search(
             query,
@@ -231,11 +204,7 @@ class ArxivReader(BaseReader):
         submitted: tuple[dt.datetime | dt.date, dt.datetime | dt.date] | None = None,
         deadline: float | None = None,
     ) -> SearchResults:
-        """:meth:`load_data` as ``arxiv.Result`` objects, for callers that show papers their way.
-
-        Returns:
-            The papers, best first; their ``query`` is the ``search_query`` sent.
-        """
+        """:meth:`load_data` as ``arxiv.Result`` objects, for callers that show papers their way."""
         sent = fielded_query(
             query,
             authors=authors,
@@ -254,11 +223,7 @@ class ArxivReader(BaseReader):
         return SearchResults(self.client.results_by(search, end), sent)
 
     def load_paper(self, paper_id: str, *, deadline: float | None = None) -> arxiv.Result:
-        """The search result of one paper, by id or URL.
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-        """
+        """The search result of one paper, by id or URL (or ``PaperNotFound``)."""
         clean = parse_id(paper_id) or paper_id.strip()
         results = self.search(id_list=[clean], max_results=1, deadline=deadline)
         if not results:
@@ -268,18 +233,8 @@ class ArxivReader(BaseReader):
     def load_full_text(self, paper_id: str, *, deadline: float | None = None) -> list[Document]:
         """A paper's full text from its PDF: the paper's header, then one Document per page.
 
-        Args:
-            paper_id: An arXiv id or URL, e.g. ``"1706.03762"``.
-            deadline: Seconds the lookup, the download and the reading may take.
-
-        Returns:
-            The header Document (title, authors, id, links) followed by the pages read.
-            The header's metadata says how many pages the PDF has (``pages``) and, when
-            the text is not whole, why (``text_stopped``, ``cut_pages``).
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-            PaperUnreadable: When the PDF cannot be fetched or read.
+        The header's metadata has ``pages`` and, when the text is not whole,
+        ``text_stopped`` and ``cut_pages``. Raises ``PaperNotFound``, ``PaperUnreadable``.
         """
         paper, text = self.read_full_text(paper_id, deadline=deadline)
         pid = short_id(paper)
@@ -304,19 +259,7 @@ class ArxivReader(BaseReader):
     def read_full_text(
         self, paper_id: str, *, deadline: float | None = None
     ) -> tuple[arxiv.Result, PdfText]:
-        """The paper and the text of its PDF's pages, within size, page and time limits.
-
-        The PDF comes from the reader's ``cache`` when it holds that version; else it
-        is fetched from arXiv over https only, or from under the client's base URL (no
-        redirect elsewhere: :meth:`pdf_source`), dropped past
-        ``MAX_PDF_BYTES`` while downloading, and kept in the cache once read. It is read
-        in a child process bounded in time, memory, pages and characters
-        (:mod:`toolspecs.loaders.pdf.pdftext`).
-
-        Raises:
-            PaperNotFound: When no paper has that id.
-            PaperUnreadable: When the PDF cannot be fetched or read, or has no text.
-        """
+        """The paper and its PDF's pages: from the ``cache``, else :meth:`pdf_source`, then kept."""
         end = None if deadline is None else time.monotonic() + deadline
         clean = parse_id(paper_id) or paper_id.strip()
         paper = self.load_paper(clean, deadline=deadline)
@@ -350,12 +293,7 @@ class ArxivReader(BaseReader):
     def pdf_source(self, paper: arxiv.Result, asked: str) -> str:
         """Where the PDF of ``paper`` (looked up as ``asked``) is fetched from.
 
-        From arXiv, :func:`pdf_link`. Under a base URL, the feed's own PDF link when it
-        lies under the base, else ``<base>/pdf/<id>``: a link to another host is not
-        followed. The id is the feed's when it is an arXiv id, else the one asked.
-
-        Raises:
-            PaperUnreadable: When neither is an arXiv id (nothing is fetched).
+        Under a base URL, the feed's link when it lies under it, else ``<base>/pdf/<id>``.
         """
         base = self.client.base_url
         if base is None:

@@ -1,16 +1,11 @@
 """The text of a PDF, read in a child process bounded in time, memory, pages and characters.
 
-A PDF is a program of sorts: a 16 KB file can make pypdf work for an hour and fill
-gigabytes (one compressed 10 MB text stream shown by 1,000 pages; forms drawing forms).
-pypdf has limits of its own, but none in time, and a thread cannot be stopped from
-outside. So :func:`read_pages` runs pypdf in a child Python (this file alone, not the
-package) with an address-space limit (``RLIMIT_AS``, where the platform has one) and a
-CPU-time limit, and stops it at a wall-clock deadline. The child sends each page as
-soon as it has read it, so a PDF stopped halfway still gives the pages before it, with
-the reason it stopped. Pages and characters are capped in the child too.
-
-Costs: starting the child takes about 0.3 s (Python and pypdf); a paper then takes as
-long as in-process.
+A 16 KB PDF can make pypdf work for an hour and fill gigabytes (one compressed text
+stream shown by 1,000 pages), and a thread cannot be stopped from outside. So
+:func:`read_pages` runs pypdf in a child Python (this file alone) with address-space and
+CPU-time limits, stopped at a wall-clock deadline. The child sends each page as soon as
+it is read, so a PDF stopped halfway still gives the pages before it. Starting the child
+takes about 0.3 s.
 """
 
 from __future__ import annotations
@@ -45,15 +40,12 @@ class PdfText:
     """The text read from a PDF.
 
     Attributes:
-        pages: The text of each page read, in order (page 1 first).
+        pages: The text of each page read, in order.
         page_count: How many pages the PDF has (``None`` when it could not be opened).
-        stopped: Why the reading stopped before the end (e.g. ``"it took over 20 s"``),
-            or ``""`` when every page was read whole.
-        error: Why the PDF could not be read at all, or ``""``: ``"the PDF is damaged
-            (PdfReadError)"``, ``"reading it took over 20.0 s"``...
+        stopped: Why the reading stopped before the end, or ``""``.
+        error: Why the PDF could not be read at all, or ``""``.
         cut_pages: The pages whose text was cut at the limit of one page.
-        outline: The PDF's bookmarks, in order: (level from 1, title, page from 1);
-            empty when it has none or they could not be read.
+        outline: The PDF's bookmarks: (level from 1, title, page from 1).
     """
 
     pages: list[str]
@@ -73,19 +65,7 @@ def read_pages(
     max_page_chars: int = MAX_PAGE_CHARS,
     memory: int = MAX_MEMORY,
 ) -> PdfText:
-    """The text of ``pdf``'s pages, read within the limits.
-
-    Args:
-        pdf: The PDF file's bytes.
-        seconds: Wall-clock seconds the reading may take; past them it is stopped.
-        max_pages: Pages to read at most.
-        max_chars: Characters to read at most, all pages together.
-        max_page_chars: Characters to keep of one page.
-        memory: Bytes of address space the reading may use.
-
-    Returns:
-        The pages read, with why the reading stopped early or failed, if it did.
-    """
+    """The text of ``pdf``'s pages, read within the limits (see the module's constants)."""
     limits = {
         "max_pages": max_pages,
         "max_chars": max_chars,
@@ -153,7 +133,7 @@ def _collect(out: bytes, timed_out: bool, seconds: float, returncode: int | None
 
 
 def _child(limits: dict[str, int]) -> None:
-    """Read the PDF on stdin; write one JSON line per page, then how it ended."""
+    # Read the PDF on stdin; write one JSON line per page, then how it ended.
     try:
         import resource
 
@@ -210,7 +190,6 @@ def _child(limits: dict[str, int]) -> None:
 
 
 def _bookmarks(reader: Any, limits: dict[str, int]) -> list[list[object]]:
-    """The outline of pypdf's ``reader``: [level, title, page], at most ``MAX_OUTLINE``."""
     found: list[list[object]] = []
     try:
         # pypdf's outline: Destinations, each followed by a list of its children.

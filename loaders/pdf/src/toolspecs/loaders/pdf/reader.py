@@ -20,12 +20,7 @@ class PDFUnreadable(ValueError):
 
 
 class PDFReader(BaseReader):
-    """The text of a PDF file, read in a bounded child process (:func:`pdftext.read_pages`).
-
-    Args:
-        max_bytes: The largest file read, in bytes.
-        seconds: Wall-clock seconds the reading of one file may take.
-    """
+    """A PDF file (at most ``max_bytes``) read in a bounded child process within ``seconds``."""
 
     def __init__(self, max_bytes: int = MAX_PDF_BYTES, seconds: float = pdftext.MAX_SECONDS):
         self.max_bytes = max_bytes
@@ -34,15 +29,10 @@ class PDFReader(BaseReader):
     def load_data(
         self, file: str | os.PathLike[str], extra_info: dict[str, Any] | None = None
     ) -> list[Document]:
-        """One Document per page read (page 1 first), its text the page's text.
-
-        Each Document's metadata: ``file_name``, ``page`` (from 1), ``page_count``, and
-        ``stopped`` (why the reading ended early, on the last page) when it did; plus
-        ``extra_info``.
+        """A Document per page (metadata: ``file_name``, ``page``, ``page_count``, ``stopped``).
 
         Raises:
             PDFUnreadable: When the file is over ``max_bytes``, or no page of it could be read.
-            OSError: When the file cannot be opened.
         """
         path = Path(file)
         with path.open("rb") as handle:

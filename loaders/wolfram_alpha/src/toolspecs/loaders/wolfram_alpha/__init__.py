@@ -21,7 +21,7 @@ from toolspecs.loaders.wolfram_alpha.errors import (
     WolframAlphaUnavailable,
     WolframAlphaUnreachable,
 )
-from toolspecs.loaders.wolfram_alpha.place import (
+from toolspecs.loaders.wolfram_alpha.params import (
     MAX_LOCATION_CHARS,
     PLACE_KEYS,
     UNITS,

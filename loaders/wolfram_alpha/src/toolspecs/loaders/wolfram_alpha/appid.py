@@ -13,11 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 _APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
-# Loggers that see request URLs. httpx logs each request's URL at INFO; httpcore's DEBUG
-# traces show none today (its Request repr has only the method), but are masked too; and
-# urllib3 in case the ``wolframalpha`` package's or another requests-based client is used
-# with the same AppID. A filter on a logger applies only to records made on that logger
-# (not to its children's), hence the explicit list.
+# Loggers that see request URLs: httpx (INFO), httpcore (DEBUG), and urllib3 for another
+# requests-based client with the same AppID. A filter on a logger applies only to records
+# made on that logger (not to its children's), hence the explicit list.
 _URL_LOGGERS = (
     "httpx",
     "httpcore",
@@ -40,9 +38,8 @@ def mask_app_id(text: str) -> str:
 class HideAppId(logging.Filter):
     """A logging filter that masks ``appid=...`` in a record's message and arguments.
 
-    The Full Results API takes the AppID in the URL, which httpx logs at INFO. The record
-    is rewritten only when its formatted message holds an AppID: then the masked message
-    replaces ``msg`` and ``args`` (so no handler sees the AppID, formatted or not).
+    A record whose formatted message holds an AppID gets the masked message as ``msg``
+    and no ``args``, so no handler sees the AppID, formatted or not.
     """
 
     def filter(self, record: logging.LogRecord) -> bool:
@@ -65,8 +62,7 @@ for _name in _URL_LOGGERS:
 def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
     """An ``appid`` among request parameters (any case), and the other parameters.
 
-    LlamaHub's spec sends its ``api_params`` as they are, so ``api_params={"appid": ...}``
-    is how some of its users pass the AppID; we take it as the AppID instead.
+    LlamaHub's users may pass the AppID as ``api_params={"appid": ...}``.
     """
     rest = dict(params or {})
     found = [key for key in rest if str(key).lower() == "appid"]

@@ -3,26 +3,18 @@
 Hierarchy::
 
     WolframAlphaLoaderError         base: ``status``, ``reason``, ``retry_after``
-    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false: Wolfram
-    │                               could not read the query (``suggestions``, ``did_you_mean``)
-    ├── AppIdError                  the AppID is the problem
+    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false
+    ├── AppIdError                  the AppID is the problem: a person has to fix it
     │   ├── AppIdMissing            none was given, nor set in the environment
-    │   ├── AppIdMalformed          it holds spaces or control characters inside, or a
-    │   │                           header library refused it: it was never sent
+    │   ├── AppIdMalformed          it cannot be sent in a header: it was never sent
     │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
     ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
-    └── WolframAlphaUnavailable     HTTP 429 (``retry_after``), 5xx, connection errors, a
-        │                           reply over the size limit: the same call may work later
+    └── WolframAlphaUnavailable     429, 5xx, a reply too large: may work later
         ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
-        ├── WolframAlphaUnreachable no connection to ``host``: its name did not resolve
-        │                           (no network or DNS: at most one more try), or it was refused
+        ├── WolframAlphaUnreachable no connection to ``host`` (``resolved``: did its name?)
         └── MalformedReply          a reply that is not the expected XML, or is cut short
 
-Every exception carries ``status`` (the HTTP status of the failed reply, or ``None``
-when the failure was not an HTTP status, e.g. an error inside a 200 reply or a
-timeout), ``reason`` (what Wolfram|Alpha said, or what happened, as text) and
-``retry_after`` (the seconds Wolfram|Alpha asked to wait, or ``None``). No message,
-reason or attribute holds the AppID.
+No message, reason or attribute holds the AppID.
 """
 
 from __future__ import annotations
@@ -31,37 +23,19 @@ from collections.abc import Iterable
 
 from toolspecs.base.net import LoaderError, unreachable_reason
 
-# The longest query an exception message repeats, in characters.
-_SHOWN_CHARS = 80
 
-
-def cut(text: str, limit: int = _SHOWN_CHARS) -> str:
+def cut(text: str, limit: int = 80) -> str:
     """``text`` on one line, cut to ``limit`` characters with "…"."""
     one_line = " ".join(text.split())
     return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
 
 
 class WolframAlphaLoaderError(LoaderError):
-    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``).
-
-    Args:
-        message: The exception's text.
-        status: The HTTP status of the failed reply, if the failure was one.
-        reason: What Wolfram|Alpha said, or what happened.
-        retry_after: Seconds Wolfram|Alpha asked us to wait, when it said.
-    """
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
 
 
 class QueryNotUnderstood(WolframAlphaLoaderError):
-    """Wolfram|Alpha could not read the query; what it proposed instead is kept as data.
-
-    Args:
-        query: The query as it was sent.
-        suggestions: The LLM API's "things to try instead", in its order.
-        did_you_mean: The Full Results API's "did you mean" inputs, best first.
-        status: 501 for the LLM API; ``None`` for the Full Results API (an HTTP 200).
-        reason: What Wolfram|Alpha said.
-    """
+    """Wolfram|Alpha could not read ``query``; its ``suggestions`` or ``did_you_mean`` are kept."""
 
     def __init__(
         self,
@@ -91,13 +65,7 @@ class AppIdMissing(AppIdError):
 
 
 class AppIdMalformed(AppIdError):
-    """The AppID as set cannot be sent: a person has to correct it.
-
-    It holds spaces, control characters or non-ASCII characters inside (surrounding
-    whitespace, e.g. a file's last newline, is stripped),
-    or requests/httpx refused the header that carries it. Nothing was sent; ``reason``
-    says which, never the AppID itself.
-    """
+    """The AppID holds spaces or control characters, or a library refused its header; not sent."""
 
 
 class AppIdRejected(AppIdError):
@@ -113,13 +81,7 @@ class WolframAlphaUnavailable(WolframAlphaLoaderError):
 
 
 class WolframAlphaTimeout(WolframAlphaUnavailable):
-    """Wolfram|Alpha did not answer within ``seconds``.
-
-    Args:
-        seconds: How long the client waited.
-        reason: What timed out (connecting, reading...).
-        host: The host that did not answer, e.g. ``"www.wolframalpha.com"``.
-    """
+    """Wolfram|Alpha (``host``) did not answer within ``seconds``; ``reason``: what timed out."""
 
     def __init__(self, seconds: float, reason: str = "", *, host: str = "") -> None:
         self.seconds = seconds
@@ -131,16 +93,7 @@ class WolframAlphaTimeout(WolframAlphaUnavailable):
 
 
 class WolframAlphaUnreachable(WolframAlphaUnavailable):
-    """No connection could be made to ``host``: no request reached Wolfram|Alpha.
-
-    Args:
-        host: The host name, e.g. ``"www.wolframalpha.com"``.
-        resolved: ``False`` when the name did not resolve (``socket.gaierror``): this
-            machine has no network or no DNS, which a retry a moment later does not
-            change: it is tried once more (0.5 s later) only when the resolver said "try
-            again" (``EAI_AGAIN``). ``True`` when the connection was refused or broke off.
-        reason: What happened; default from ``host`` and ``resolved``.
-    """
+    """No connection could be made to ``host`` (``resolved``: its name did resolve)."""
 
     def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
         self.host = host

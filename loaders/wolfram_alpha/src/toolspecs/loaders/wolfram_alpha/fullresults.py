@@ -1,8 +1,5 @@
 """Reading the Full Results API's XML: ``wolframalpha``'s objects, their shape checked.
 
-:func:`parse` turns a reply's body into a ``wolframalpha.Result``, or raises the loader's
-error: :class:`MalformedReply` for a body that is not Wolfram's XML (cut short, entity
-declarations, another shape), and the error Wolfram's own ``<error>`` element means.
 Nothing raised shows the AppID: every text from the reply goes through the client's
 ``scrub``.
 """
@@ -29,26 +26,25 @@ REASON_CHARS = 200
 def parse(body: bytes, scrub: Callable[[str], str]) -> Any:
     """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
 
-    Parsed as ``wolframalpha``'s client parses it (:mod:`.compat_wolframalpha`, where
-    every reliance on its internals is listed), entity declarations refused. Whatever
-    those objects raise on a reply of another shape (``TypeError``, ``AttributeError``,
-    ``KeyError``, a ``ValueError`` of a bad number) means the reply is not Wolfram's XML,
-    not a fault of ours.
+    Whatever those objects raise on a reply of another shape (``TypeError``,
+    ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the reply
+    is not Wolfram's XML: :class:`MalformedReply`. Wolfram's own ``<error>`` raises the
+    error it means.
     """
     from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
 
     try:
         doc = compat.parse(body)
     except ExpatError as exc:  # a reply cut short, or not XML at all
-        _raise(_malformed(f"the reply is not complete XML ({exc})"), exc, scrub)
+        raise_as(_malformed(f"the reply is not complete XML ({exc})"), exc, scrub)
     except ValueError as exc:
         if compat.ERROR_ELEMENT.match(str(exc)):
-            _raise(_error_element(str(exc), scrub), exc, scrub)
+            raise_as(_error_element(str(exc), scrub), exc, scrub)
         if "entities" in str(exc):
-            _raise(_malformed("the reply declares XML entities, which are not read"), exc, scrub)
-        _raise(_malformed(f"the reply has an unexpected value ({exc})"), exc, scrub)
+            raise_as(_malformed("the reply declares XML entities, which are not read"), exc, scrub)
+        raise_as(_malformed(f"the reply has an unexpected value ({exc})"), exc, scrub)
     except (TypeError, AttributeError, KeyError) as exc:
-        _raise(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc, scrub)
+        raise_as(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc, scrub)
     if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
         error = doc["error"]
         if not isinstance(error, dict):
@@ -67,7 +63,6 @@ def parse(body: bytes, scrub: Callable[[str], str]) -> Any:
 
 
 def _error_element(message: str, scrub: Callable[[str], str]) -> WolframAlphaLoaderError:
-    """The loader's error for Wolfram's ``<error>`` in a Full Results reply."""
     said = first_line(message, scrub)
     if "appid" in said.lower():
         return AppIdRejected(f"Wolfram|Alpha refused the AppID ({said})", reason=said)
@@ -82,8 +77,8 @@ def first_line(text: str, scrub: Callable[[str], str]) -> str:
     return scrub(cut(line, REASON_CHARS))
 
 
-def _raise(
-    error: WolframAlphaLoaderError, cause: BaseException, scrub: Callable[[str], str]
+def raise_as(
+    error: WolframAlphaLoaderError, cause: BaseException | None, scrub: Callable[[str], str]
 ) -> NoReturn:
     """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
     text = str(cause)
@@ -95,13 +90,7 @@ def _malformed(reason: str) -> MalformedReply:
 
 
 def _shape_problem(result: Any) -> str:
-    """What in a parsed ``<queryresult>`` is not as documented; "" when all is.
-
-    Checks, through ``wolframalpha``'s own accessors, what :meth:`full_results` promises:
-    pods with a text title and subpods whose ``plaintext`` is text or missing,
-    assumptions whose values are dicts with text ``desc`` and ``input``, and
-    ``didyoumeans`` an element or missing.
-    """
+    """What in a parsed ``<queryresult>`` is not as the spec reads it; "" when all is."""
     for pod in result.pods:
         if not compat.is_pod(pod) or not isinstance(pod.get("@title"), str):
             return "a <pod> without a title"
@@ -124,10 +113,7 @@ def _shape_problem(result: Any) -> str:
 
 
 def as_list(value: Any) -> list[Any]:
-    """An element xmltodict gives as one item or a list of them, as a list.
-
-    ``None`` (no element) is ``[]``; a text or an element (a dict) is one item.
-    """
+    """An element xmltodict gives as one item or a list of them, as a list (``None``: [])."""
     if value is None:
         return []
     if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):

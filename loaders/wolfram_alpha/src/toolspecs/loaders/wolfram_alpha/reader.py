@@ -1,9 +1,4 @@
-"""``WolframAlphaReader``: Wolfram|Alpha's answers as LlamaIndex Documents.
-
-The LLM API's answer is text written for language models (the input as Wolfram read
-it, results, assumptions with the values that change them, a link), so it goes into
-the Document as it is.
-"""
+"""``WolframAlphaReader``: the LLM API's answers (text for language models) as Documents."""
 
 from __future__ import annotations
 
@@ -31,20 +26,8 @@ def website_url(query: str) -> str:
 class WolframAlphaReader(BaseReader):
     """Wolfram|Alpha's LLM API as a reader: one Document per query.
 
-    Args:
-        app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``, else
-            ``$WOLFRAMALPHA_API_KEY``.
-        timeout: Seconds to wait for Wolfram|Alpha.
-        transport: The httpx transport, e.g. ``FakeWolframAlpha().transport()``.
-        api_params: LLM API parameters for every query, e.g. ``{"units": "metric"}``; an
-            ``appid`` among them is taken as the AppID (sent in a header, not the URL).
-        deadline: The most seconds one query may take, retries and waits included.
-        base_url: Where the LLM API is reached instead of Wolfram's host (a mirror, a
-            local fake): ``<base_url>/api/v1/llm-api``; https, or plain http to this
-            machine only. Default ``None``: Wolfram|Alpha.
-
-    Raises:
-        ValueError: A ``base_url`` of another form (``BaseUrlRefused``).
+    ``api_params`` are LLM API parameters for every query, e.g. ``{"units": "metric"}``
+    (an ``appid`` among them is the AppID); the others are ``WolframAlphaClient``'s.
     """
 
     def __init__(
@@ -70,16 +53,12 @@ class WolframAlphaReader(BaseReader):
 
         Args:
             query: The input, e.g. ``"boiling point of water in K"``.
-            assumption: A value from a previous answer's assumptions, e.g.
-                ``"*C.pi-_*Movie-"``.
+            assumption: A value from a previous answer's assumptions, e.g. ``"*C.pi-_*Movie-"``.
             **params: More LLM API parameters for this query, e.g. ``maxchars=2000``.
 
         Returns:
-            One Document: the answer as text; metadata ``query``, ``assumption`` (when
-            given), ``source`` and ``url`` (the Wolfram|Alpha web page of the query).
-
-        Raises:
-            WolframAlphaLoaderError: Wolfram|Alpha did not answer (see the errors module).
+            One Document; metadata ``query``, ``assumption``, ``source`` and ``url`` (the
+            Wolfram|Alpha web page of the query).
         """
         answer = self.client.llm_answer(
             query, assumption=assumption, params={**self.api_params, **params}
@@ -88,9 +67,5 @@ class WolframAlphaReader(BaseReader):
         if assumption:
             metadata["assumption"] = assumption
         return [
-            Document(
-                text=answer,
-                metadata=metadata,
-                excluded_embed_metadata_keys=["source", "url"],
-            )
+            Document(text=answer, metadata=metadata, excluded_embed_metadata_keys=["source", "url"])
         ]

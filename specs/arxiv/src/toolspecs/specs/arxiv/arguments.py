@@ -1,9 +1,4 @@
-"""The arXiv tools' arguments as an agent writes them, read as what they name.
-
-Authors, categories, lists of ids and section names; submission dates are read by
-:mod:`toolspecs.specs.arxiv.dates`. What to tell the agent when one names nothing is
-in :mod:`toolspecs.specs.arxiv.guidance`.
-"""
+"""The arXiv tools' arguments as an agent writes them (authors, categories, ids, sections)."""
 
 from __future__ import annotations
 
@@ -24,11 +19,7 @@ def authors(text: str | None) -> list[str]:
 
 
 def categories(text: str) -> list[str]:
-    """The category codes ``text`` names (``'cs.CL, cs.LG'``, ``'Machine Learning'``).
-
-    Raises:
-        FixArguments: When a part names no category, listing close ones.
-    """
+    """The category codes ``text`` names (``'cs.CL, cs.LG'``, ``'Machine Learning'``)."""
     from toolspecs.loaders.arxiv import close_categories, find_category
 
     codes: list[str] = []
@@ -57,11 +48,7 @@ def paper_ids(given: Iterable[str]) -> tuple[list[str], list[str]]:
 
 
 def match_section(wanted: str, found: Sequence[Heading]) -> tuple[int, list[int]] | None:
-    """The heading ``wanted`` names, and the others that match as well as it; or ``None``.
-
-    By number (``"3"``, ``"3.2"``, ``"Section 3"``), by title (the whole of it, then its
-    start, then words in it), then by a close spelling.
-    """
+    """The heading ``wanted`` names (number, title, words, spelling), and others as good."""
     import difflib  # here: not loaded with the spec (see tests/test_lazy_imports.py)
 
     key = re.sub(r"^(?:section|sec\.?|§)\s*", "", wanted.lower()).strip().rstrip(".")

@@ -1,10 +1,4 @@
-"""The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks.
-
-Each tool reads its arguments (:mod:`~toolspecs.specs.arxiv.arguments`,
-:mod:`~toolspecs.specs.arxiv.dates`), asks the loader's reader and returns what came back
-as data (:mod:`~toolspecs.specs.arxiv.outputs`, whose replies fence what papers say), or
-says what to do instead (:mod:`~toolspecs.specs.arxiv.guidance`).
-"""
+"""The arXiv tool spec: search, id lookup and full text, with guidance instead of tracebacks."""
 
 from __future__ import annotations
 
@@ -24,8 +18,7 @@ from toolspecs.specs.arxiv.paper_cache import paper_cache as _paper_cache
 from toolspecs.specs.arxiv.prompts import PROMPTS
 
 if TYPE_CHECKING:
-    # The client and reader (with arxiv and lxml) load when a spec is made, not at import;
-    # pdftext when a PDF is read.
+    # The client and reader (arxiv, lxml) load when a spec is made; pdftext when a PDF is read.
     from requests.adapters import BaseAdapter
 
     import arxiv
@@ -44,19 +37,10 @@ SortBy = Annotated[
     Literal["relevance", "recent", "updated"],
     Synonyms(
         {
-            "date": "recent",
-            "newest": "recent",
-            "latest": "recent",
-            "new": "recent",
-            "submitted": "recent",
-            "submitted_date": "recent",
-            "submitteddate": "recent",
-            "published": "recent",
-            "last_updated": "updated",
-            "lastupdateddate": "updated",
-            "last_updated_date": "updated",
-            "relevant": "relevance",
-            "best": "relevance",
+            **dict.fromkeys(["date", "newest", "latest", "new", "submitted"], "recent"),
+            **dict.fromkeys(["submitted_date", "submitteddate", "published"], "recent"),
+            **dict.fromkeys(["last_updated", "lastupdateddate", "last_updated_date"], "updated"),
+            **dict.fromkeys(["relevant", "best"], "relevance"),
         }
     ),
 ]
@@ -66,42 +50,24 @@ class ArxivToolSpec(ToolSpec):
     """arXiv tools: a drop-in for LlamaHub's ``ArxivToolSpec``, and more.
 
     Args:
-        max_results: Papers per search unless the agent asks for another number
-            (1 to 50; ``None`` means 3).
+        max_results: Papers per search unless the agent asks for another number (1 to 50).
         transport: A ``requests`` transport adapter for this spec's own client, e.g.
-            ``FakeArxiv().transport()`` (``toolspecs.loaders.arxiv.testing``) offline.
-        client: An ``ArxivClient`` to share with other specs and readers (one rate
-            limit, your retries and timeout). Default: the process-wide shared client.
-        paper_cache: Where downloaded PDFs are kept for later calls and processes: a
-            directory, a ``PaperCache``, ``True`` for the per-user cache directory
-            (``~/.cache/toolspecs/arxiv`` on Linux, ``XDG_CACHE_HOME`` respected),
-            ``False`` for none, a ``toolspecs.base.cache.Cache``, or a store that makes
-            one (``open_store("redis://...")``: shared by every process on that server,
-            each paper for a day). Default (``None``): the spec's ``result_store`` when it
-            is such a store (``toolspecs serve --store redis://...``); else the per-user
-            directory when talking to arXiv itself, none on a ``transport``, a
-            ``base_url`` or a client with either (a fake's PDFs must not pass for
-            arXiv's: ``paper_cache=True`` keeps a mirror's); ``TOOLSPECS_ARXIV_CACHE``
-            (a directory, or ``off``) changes that default. Papers are public: a shared
-            cache serves a paper one user asked for to every user.
-        paper_cache_mb: The most megabytes the cache holds (least recently used papers
-            go first). Only the cache's own files are deleted; a directory holding other
-            files gets a ``toolspecs-arxiv/`` folder for the cache.
-        base_url: Where arXiv is reached instead of arXiv itself: a mirror, a caching
-            proxy, a local fake (``<base_url>/api/query`` and ``<base_url>/pdf/<id>``);
-            only URLs under it are fetched. https, or plain http to this machine only
-            (``127.0.0.1``, ``::1``, ``localhost``). Default ``None``: arXiv.
-
-    Raises:
-        ValueError: When given ``client`` with ``transport`` or ``base_url``, or a
-            ``base_url`` that is not https (nor http to this machine).
+            ``FakeArxiv().transport()``.
+        client: An ``ArxivClient`` to share (one rate limit); default the process-wide one.
+        paper_cache: Where downloaded PDFs are kept: a directory, a ``PaperCache``,
+            ``True`` for the per-user cache directory, ``False`` for none, a
+            ``toolspecs.base.cache.Cache``, or a store that makes one
+            (``open_store("redis://...")``). Default: the spec's ``result_store`` when it
+            is such a store; else the per-user directory when talking to arXiv itself
+            (a fake's PDFs must not pass for arXiv's); ``TOOLSPECS_ARXIV_CACHE`` (a
+            directory, or ``off``) changes that default.
+        paper_cache_mb: The most megabytes the cache holds (least recently used go first).
+        base_url: Where arXiv is reached instead (a mirror, a caching proxy, a local fake).
     """
 
     spec_functions = ["arxiv_query", "arxiv_paper_text"]  # noqa: RUF012  (as in LlamaHub)
-    # Offered on request (to_tool_list(spec_functions=...), --tools): every tool costs
-    # tokens in every request, so the default set stays LlamaHub's and full text.
-    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
+    # Offered on request: every tool costs tokens in every request.
     more_functions: ClassVar[list[str]] = [
         "arxiv_paper_outline",
         "arxiv_paper_section",
@@ -126,7 +92,6 @@ class ArxivToolSpec(ToolSpec):
         from toolspecs.loaders.arxiv import ArxivReader
 
         self.max_results = min(max(int(max_results or 3), 1), MAX_RESULTS_LIMIT)
-        # A cache by default only for arXiv itself: a fake's PDFs must not pass for arXiv's.
         real = (
             transport is None
             and base_url is None
@@ -142,26 +107,14 @@ class ArxivToolSpec(ToolSpec):
 
     @tool(
         aliases={
-            "q": "query",
-            "search": "query",
-            "search_query": "query",
-            "sort": "sort_by",
-            "order_by": "sort_by",
-            "limit": "max_results",
-            "n": "max_results",
-            "num_results": "max_results",
-            "count": "max_results",
-            "au": "author",
-            "authors": "author",
+            **dict.fromkeys(["q", "search", "search_query"], "query"),
+            **dict.fromkeys(["sort", "order_by"], "sort_by"),
+            **dict.fromkeys(["limit", "n", "num_results", "count"], "max_results"),
+            **dict.fromkeys(["au", "authors"], "author"),
             "ti": "title",
-            "cat": "category",
-            "categories": "category",
-            "date": "submitted",
-            "dates": "submitted",
-            "year": "submitted",
-            "submitted_date": "submitted",
-            "submitteddate": "submitted",
-            "date_range": "submitted",
+            **dict.fromkeys(["cat", "categories"], "category"),
+            **dict.fromkeys(["date", "dates", "year", "date_range"], "submitted"),
+            **dict.fromkeys(["submitted_date", "submitteddate"], "submitted"),
         },
         large_output=True,
         read_only=True,
@@ -255,13 +208,7 @@ class ArxivToolSpec(ToolSpec):
         return outputs.Outline.of(paper, text, found, source, offers_section=offers_section)
 
     @tool(
-        aliases={
-            **_PAPER_ID,
-            "heading": "section",
-            "name": "section",
-            "title": "section",
-            "number": "section",
-        },
+        aliases={**_PAPER_ID, **dict.fromkeys(["heading", "name", "title", "number"], "section")},
         large_output=True,
         read_only=True,
         open_world=True,
@@ -298,13 +245,7 @@ class ArxivToolSpec(ToolSpec):
         )
 
     @tool(
-        aliases={
-            "paper_id": "paper_ids",
-            "ids": "paper_ids",
-            "id": "paper_ids",
-            "arxiv_ids": "paper_ids",
-            "papers": "paper_ids",
-        },
+        aliases=dict.fromkeys(["paper_id", "ids", "id", "arxiv_ids", "papers"], "paper_ids"),
         read_only=True,
         open_world=True,
         output=outputs.Bibtex,
@@ -330,7 +271,6 @@ class ArxivToolSpec(ToolSpec):
         return outputs.Bibtex.of(papers, bibtex_entries(papers), wanted)
 
     def _read(self, paper_id: str) -> tuple[arxiv.Result, PdfText]:
-        """The paper and its PDF's text (from the cache when it holds it), or guidance."""
         clean = parse_id(paper_id)
         if clean is None:
             raise guidance.not_an_id(paper_id)

@@ -1,11 +1,7 @@
 """Submission dates as an agent writes them, read as the periods they name, in GMT.
 
-arXiv's ``submittedDate:[FROM TO TO]`` takes minutes in GMT. What an agent sends names
-a period: ``"2024"`` a year, ``"2024-03"`` (or ``"March 2024"``) a month,
-``"2024-03-05"`` (or ``"March 5, 2024"``, ``"yesterday"``) a day, ``"last year"``/``"this
-month"`` the calendar period, and an ISO time with its hour a minute. A range runs from
-the start of its first period to the end of its second: ``"2023 to 2024-06"`` is January
-2023 to June 2024.
+``"2024"`` is a year, ``"March 2024"`` a month, ``"yesterday"`` a day, ``"last year"`` the
+calendar period, an ISO time a minute; ``"2023 to 2024-06"`` is January 2023 to June 2024.
 """
 
 from __future__ import annotations
@@ -24,27 +20,15 @@ ARXIV_START = dt.datetime(1991, 8, 1, tzinfo=UTC)
 _YEAR = re.compile(r"(\d{4})")
 _MONTH = re.compile(r"(\d{4})[-/.](\d{1,2})")
 _CALENDAR = re.compile(r"(last|previous|past|this|current)\s+(year|month)")
-# "May 2020", "sept. 2020", "March, 2024", "2020 may": a month by its English name.
 _NAMES = [
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-]
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december",
+]  # fmt: skip
 _NAMED = re.compile(r"([a-z]{3,9})\.?,?\s+(\d{4})|(\d{4}),?\s+([a-z]{3,9})\.?")
 _EXAMPLE = "Send '2024', '2024-03', '2024-03-05', 'last year' or 'this month'."
 
 
 def _month_named(match: re.Match[str]) -> int | None:
-    """The month (1-12) a ``_NAMED`` match names: its full name or a prefix of 3 or more."""
     word = match.group(1) or match.group(4)
     found = [n for n, name in enumerate(_NAMES, 1) if name.startswith(word)]
     return found[0] if len(found) == 1 else None
@@ -55,11 +39,7 @@ def _month_after(year: int, month: int) -> dt.datetime:
 
 
 def period(text: str, now: dt.datetime | None = None) -> tuple[dt.datetime, dt.datetime]:
-    """The period ``text`` names, as its first minute and the minute after its end (GMT).
-
-    Raises:
-        FixArguments: When ``text`` is not a date.
-    """
+    """The period ``text`` names, as its first minute and the minute after its end (GMT)."""
     now = (now or clock.now(UTC)).astimezone(UTC)
     cleaned = " ".join(text.lower().split())
     if match := _YEAR.fullmatch(cleaned):
@@ -100,18 +80,10 @@ _OPEN = re.compile(r"(since|after|from|before|until|till|up to|to)\s+(.+)")
 def submitted_range(
     text: str | None, now: dt.datetime | None = None
 ) -> tuple[dt.datetime, dt.datetime] | None:
-    """The first and last minute (GMT) of the submission dates ``text`` names.
+    """The first and last minute (GMT) of the submission dates ``text`` names; ``None`` if empty.
 
-    One period is the whole of it (``"2024"``: all of 2024); two joined by ``to`` (or
-    ``..``, `` - ``) run from the start of the first to the end of the second; ``since
-    2024`` (or ``after 2023``) runs to now, ``before 2024`` (or ``until 2023``) from
-    arXiv's start.
-
-    Returns:
-        ``None`` when ``text`` is empty.
-
-    Raises:
-        FixArguments: When it is not a date, or the range ends before it starts.
+    ``since 2024`` (or ``after 2023``) runs to now, ``before 2024`` (or ``until 2023``)
+    from arXiv's start.
     """
     cleaned = " ".join((text or "").split())
     if not cleaned:

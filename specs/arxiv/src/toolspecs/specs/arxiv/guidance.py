@@ -1,8 +1,6 @@
 """What the arXiv tools tell the agent when a call cannot go on, and what to do instead.
 
-The loader's errors reach the agent through :data:`FAILURES`; the other functions return
-the exception for the tool to raise (``FixArguments``). What papers say (titles,
-headings) is fenced (:mod:`toolspecs.core.fence`), what the agent sent is shown bounded.
+The functions return the exception for the tool to raise. What papers say is fenced.
 """
 
 from __future__ import annotations
@@ -10,15 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from toolspecs.core import (
-    AskUser,
-    Failure,
-    FailureTable,
-    FixArguments,
-    RetryLater,
-    fence,
-    ref,
-)
+from toolspecs.core import AskUser, Failure, FailureTable, FixArguments, RetryLater, fence, ref
 from toolspecs.core.bounds import shown
 from toolspecs.core.failures import unreachable_rows
 from toolspecs.core.prefixed import offered
@@ -54,10 +44,7 @@ FAILURES = FailureTable(
         "Use plain keywords, or a valid id such as '1706.03762'.",
     ),
     Failure(
-        PaperNotFound,
-        FixArguments,
-        "No arXiv paper has the id {exc.paper_id!r}.",
-        "{check_id}",
+        PaperNotFound, FixArguments, "No arXiv paper has the id {exc.paper_id!r}.", "{check_id}"
     ),
     Failure(
         PaperUnreadable,
@@ -121,7 +108,6 @@ def not_an_id(paper_id: str) -> FixArguments:
 
 
 def _read_whole(paper: arxiv.Result, reader_name: str) -> str | None:
-    """How to read a paper without headings whole, with the tools the agent has."""
     if not offered("arxiv_paper_text"):
         return None  # the standard step: fix the arguments
     pid = fence.field(short_id_of(paper), 60)

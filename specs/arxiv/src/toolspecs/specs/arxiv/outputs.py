@@ -1,13 +1,7 @@
 """What the arXiv tools return: each result as data, and the text the agent reads made from it.
 
-Each output model is built once from arXiv's answers (its ``of`` classmethods) and makes
-its reply from its own fields (:meth:`~toolspecs.core.structured.Output.reply`): text, a
-``Document`` or a list of them, as LlamaHub's tools return. What papers say (titles,
-author names, abstracts, headings, PDF text, BibTeX built from their metadata) is
-:class:`~toolspecs.core.structured.Quoted` in the data and reaches the agent fenced
-(:mod:`toolspecs.core.fence`): one-line fields for titles and names, blocks naming the
-paper for abstracts and pages. Times are ISO 8601 with their offset (arXiv's, UTC). When a
-call cannot go on, :mod:`~toolspecs.specs.arxiv.guidance` says so.
+What papers say (titles, names, abstracts, headings, PDF text, BibTeX) is
+:class:`~toolspecs.core.structured.Quoted` in the data and reaches the agent fenced.
 """
 
 from __future__ import annotations
@@ -54,9 +48,8 @@ BROADEN_SEARCH = "Broaden the search: drop a field, widen the dates, or use fewe
 
 _VERSION = re.compile(r"v\d+$")
 _BLANK_LINES = re.compile(r"\n\s*\n\s*")
-# A "word" of 200 characters or more is no word (a URL is shorter): broken every 200, so
-# that cutting the text into passages stays fast (llama-index's splitter slows to
-# seconds per page on text without spaces).
+# "Words" of 200 characters or more are broken: llama-index's splitter slows to seconds
+# per page on text without spaces.
 _LONG_WORDS = re.compile(r"(\S{200})(?=\S)")
 
 
@@ -66,13 +59,11 @@ def short_id_of(paper: arxiv.Result) -> str:
 
 
 def _ids_of(paper: arxiv.Result) -> tuple[str, str]:
-    """A paper's ``arxiv_id`` (``1706.03762``) and ``versioned_id`` (``1706.03762v7``)."""
     versioned = fence.field(short_id_of(paper), 60)
     return _VERSION.sub("", versioned), versioned
 
 
 def _tidy(text: str) -> str:
-    """PDF text with runs of blank lines made one, and over-long "words" broken."""
     return _LONG_WORDS.sub(r"\1 ", _BLANK_LINES.sub("\n\n", text.strip()))
 
 
@@ -83,9 +74,6 @@ def passage_source(document: Document) -> str:
         return ""
     page = document.metadata.get("page")
     return f"paper {paper_id}" + (f", page {page}" if isinstance(page, int) else "")
-
-
-# -- papers ------------------------------------------------------------------------------
 
 
 class Paper(Structure):
@@ -107,12 +95,11 @@ class Paper(Structure):
     uri: str | None = Field(
         default=None, description="Its full text as an MCP resource, for resources/read."
     )
-    # The loader's Document of the paper (its id and metadata, for LlamaHub code).
     _document: Document = PrivateAttr()
 
     @classmethod
     def of(cls, paper: arxiv.Result) -> Paper:
-        """``paper`` as data: what the agent is shown of it (all its times, with offset)."""
+        """``paper`` as data: what the agent is shown of it."""
         from toolspecs.loaders.arxiv import to_document
 
         document = to_document(paper)
@@ -138,11 +125,7 @@ class Paper(Structure):
         return made
 
     def text(self, notes: Sequence[str] = ()) -> str:
-        """The paper as the agent reads it: its own words fenced, ours around them.
-
-        Args:
-            notes: Lines of ours to show before the abstract (which a preview may cut).
-        """
+        """The paper as the agent reads it; ``notes`` (ours) go before the abstract."""
         authors = ", ".join(name.text for name in self.authors)
         if self.author_count > len(self.authors):
             authors += f", et al. ({self.author_count} authors)"
@@ -196,15 +179,7 @@ class Search(Listing):
         max_results: int,
         ids: Sequence[str] = (),
     ) -> Search:
-        """The papers a search found, with the search and its count.
-
-        Args:
-            papers: The papers, best first.
-            query: arXiv's ``search_query`` as sent (``""`` for an id lookup).
-            sort_by: The order asked for.
-            max_results: How many were asked for (as many came: more may exist).
-            ids: The ids looked up, for an id lookup.
-        """
+        """The papers a search found, with the search and its count."""
         return cls(
             query=query,
             ids=list(ids) or None,
@@ -218,7 +193,7 @@ class Search(Listing):
 
     @classmethod
     def no_match(cls, query: str, *, sort_by: str, max_results: int) -> Search:
-        """A fielded search that found nothing: the query arXiv was sent, and what to widen."""
+        """A fielded search that found nothing, and what to widen."""
         return cls(
             query=query,
             sort_by=sort_by,
@@ -303,9 +278,6 @@ class PaperText(Listing):
             )
             for page in self.pages
         ]
-
-
-# -- outline and sections ----------------------------------------------------------------
 
 
 class Heading(Structure):
@@ -406,7 +378,6 @@ class Section(Listing):
         default=None, description="The next section, to pass as section (none: the last)."
     )
     next_step: str
-    # The Document's id and metadata: the paper's id as arXiv gave it, and the heading's place.
     _paper_id: str = PrivateAttr(default="")
     _number: int = PrivateAttr(default=0)
 
@@ -422,22 +393,11 @@ class Section(Listing):
         max_chars: int,
         offers_outline: bool,
     ) -> Section:
-        """One section's text, with the other matches and how to read the next one.
-
-        Args:
-            paper: The paper.
-            found: Its headings.
-            index: The heading of the section.
-            others: The headings that matched as well.
-            body: The section's text, at most ``max_chars`` long.
-            max_chars: Where the loader cut it.
-            offers_outline: Whether the agent has ``arxiv_paper_outline``.
-        """
+        """Section ``found[index]``'s text (``body``), the ``others`` matching, and what next."""
         arxiv_id, versioned_id = _ids_of(paper)
         heading = found[index]
         body = _tidy(body)
         after = next((h for h in found[index + 1 :] if h.level <= heading.level), None)
-        # arxiv_paper_outline is opt-in: named only when the agent has it.
         listing = f"; {ref('arxiv_paper_outline')} lists them all" if offers_outline else ""
         label = None
         if after is not None:
@@ -479,9 +439,6 @@ class Section(Listing):
             id_=f"arxiv:{self._paper_id}:section:{self._number}",
             metadata={"arxiv_id": self._paper_id, "page": self.section.page},
         )
-
-
-# -- BibTeX ------------------------------------------------------------------------------
 
 
 class BibtexEntry(Structure):

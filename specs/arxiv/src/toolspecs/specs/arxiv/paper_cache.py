@@ -1,8 +1,7 @@
 """Which paper cache an arXiv spec keeps: the constructor's ``paper_cache``, read.
 
-PDFs are public and the same for every user (a version of a paper never changes), so a
-cache of them, keyed by the paper's versioned id and not by who asked, may be shared by
-every user of a server and by its replicas (a Redis store, :data:`SHARED_SECONDS`).
+PDFs are public and a version never changes, so a cache of them, keyed by versioned id
+and not by who asked, may be shared by every user of a server and its replicas.
 """
 
 from __future__ import annotations
@@ -17,17 +16,11 @@ SHARED_SECONDS = 24 * 3600.0
 
 
 def paper_cache(
-    setting: Cache | CacheBackend | str | os.PathLike[str] | bool | None,
-    max_bytes: int,
-    real: bool,
+    setting: Cache | CacheBackend | str | os.PathLike[str] | bool | None, max_bytes: int, real: bool
 ) -> Cache | None:
     """The cache the constructor's ``paper_cache`` names (see ``ArxivToolSpec``).
 
-    Args:
-        setting: The constructor's ``paper_cache``.
-        max_bytes: The most bytes a new cache holds.
-        real: Whether the spec talks to arXiv itself (no fake transport): only then is
-            there a cache by default.
+    ``real``: the spec talks to arXiv itself; only then is there a cache by default.
     """
     from toolspecs.loaders.arxiv import PaperCache, default_directory
 
@@ -57,11 +50,7 @@ def may_share(setting: object) -> bool:
 
 
 def shared(backend: CacheBackend, max_bytes: int, real: bool) -> Cache:
-    """The paper cache of a store that several processes share.
-
-    Papers fetched through a transport (a fake's, in tests and the sandbox) are kept
-    apart from arXiv's own: a fake's PDFs must not pass for arXiv's.
-    """
+    """The paper cache of a shared store; a fake's PDFs are kept apart from arXiv's."""
     from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES
 
     return backend.cache_for(

@@ -1,8 +1,4 @@
-"""The Wolfram|Alpha tools' arguments as an agent writes them, read as Wolfram reads them.
-
-What to tell the agent when one cannot be sent is in
-:mod:`toolspecs.specs.wolfram_alpha.guidance`.
-"""
+"""The Wolfram|Alpha tools' arguments as an agent writes them, read as Wolfram reads them."""
 
 from __future__ import annotations
 
@@ -30,10 +26,7 @@ def normalize_query(query: str) -> str:
 
 
 def _exponent(text: str) -> str:
-    """``"+05"`` as ``"5"``, ``"-07"`` as ``"-7"``, as text.
-
-    Never through ``int()``, which refuses more than 4,300 digits (``1e999...9``).
-    """
+    # Never through int(), which refuses more than 4,300 digits (1e999...9).
     digits = text.lstrip("+-").lstrip("0")
     if not digits:
         return "0"
@@ -41,11 +34,7 @@ def _exponent(text: str) -> str:
 
 
 def query_text(query: str) -> str:
-    """The query as sent: normalized, without our « » quotes around it.
-
-    Raises:
-        FixArguments: When it is empty, or longer than :data:`MAX_QUERY_CHARS`.
-    """
+    """The query as sent: normalized, without our « » quotes around it (or ``FixArguments``)."""
     text = normalize_query(query)
     if len(text) > 1 and text[0] == "«" and text[-1] == "»":  # copied from our quotes
         text = text[1:-1].strip()

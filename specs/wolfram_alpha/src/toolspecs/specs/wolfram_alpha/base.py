@@ -1,29 +1,12 @@
 """The Wolfram|Alpha tool spec: computation an agent can trust, within OpenAI's limits.
 
-Two tools over two Wolfram APIs, both through one
-:class:`toolspecs.loaders.wolfram_alpha.WolframAlphaClient`:
-
-- ``wolfram_alpha_query`` (the LlamaHub function) asks the LLM API, whose answer is
-  text written for language models: the input as Wolfram read it, results,
-  assumptions with the value to change them, and a link.
-- ``wolfram_alpha_pods`` asks the Full Results API (read with the ``wolframalpha``
-  package's parser) for titled result sections in plain text, one of them by title,
-  and the assumptions as values to send back: for one exact value, or to choose a
-  meaning.
-
-Each tool reads its arguments (:mod:`~toolspecs.specs.wolfram_alpha.arguments`, and
-:mod:`~toolspecs.specs.wolfram_alpha.params` for units and location), asks the client
-and returns its answer as data (:mod:`~toolspecs.specs.wolfram_alpha.outputs`, whose
-text fences Wolfram's as third-party text), or guidance
-(:mod:`~toolspecs.specs.wolfram_alpha.guidance`). Each request is bounded by the time left of the
-tool call (:func:`toolspecs.core.deadline.remaining`), retries and waits included.
-
-The client raises the loader's errors; :attr:`WolframAlphaToolSpec.failures` turns
-them into guidance. Tests and demos pass an httpx transport (``transport=``): the
-offline ``toolspecs.loaders.wolfram_alpha.testing.FakeWolframAlpha`` serves both APIs.
-Without one, ``wolfram_alpha_query`` goes out with ``requests.get``, as LlamaHub's does:
-patching ``toolspecs.specs.wolfram_alpha.base.requests.get`` (LlamaHub's tests patch
-their module's) patches the function that sends it.
+``wolfram_alpha_query`` (the LlamaHub function) asks the LLM API, whose answer is text
+written for language models; ``wolfram_alpha_pods`` asks the Full Results API for titled
+result sections in plain text, images and assumptions. Both go through one
+:class:`toolspecs.loaders.wolfram_alpha.WolframAlphaClient`, each request bounded by the
+time left of the tool call. Without a ``transport``, ``wolfram_alpha_query`` goes out with
+``requests.get``, as LlamaHub's does: patching
+``toolspecs.specs.wolfram_alpha.base.requests.get`` patches the function that sends it.
 """
 
 from __future__ import annotations
@@ -31,9 +14,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any, ClassVar
 
-# Not used here: LlamaHub's module imports requests, and code written for it patches
-# "<this module>.requests.get" (its own tests do); that is requests.get, which the client
-# sends the LLM API request with when no transport is given.
+# Not used here: code written for LlamaHub's module patches "<this module>.requests.get".
 import requests  # noqa: F401
 from pydantic import ValidationError
 
@@ -50,11 +31,9 @@ if TYPE_CHECKING:
     import httpx
     from llama_index.core.schema import Document
 
-# The pods are shown as text, and image pods (plots, maps) as links.
 _POD_FORMATS = ("plaintext", "image")
 _PLACE_PARAMS = PLACE_KEYS | {"units"}
-# The cache of answers: how many, and how many bytes (one, and all), in this process; in
-# a shared store (Redis), the same byte bounds.
+# The cache of answers: how many, and how many bytes (one, and all).
 CACHE_ENTRIES = 128
 CACHE_ENTRY_BYTES = 2**20
 CACHE_BYTES = 16 * 2**20
@@ -66,37 +45,27 @@ class WolframAlphaToolSpec(ToolSpec):
     Args:
         app_id: The Wolfram|Alpha AppID; default ``$WOLFRAM_ALPHA_APP_ID``.
         api_params: Extra parameters for every LLM API request, e.g.
-            ``{"units": "metric"}``; ``maxchars`` is kept within the output budget. An
-            ``appid`` among them (as LlamaHub's spec allows) is the AppID when ``app_id``
-            is not given; it is sent in a header, never in a URL.
+            ``{"units": "metric"}``; an ``appid`` among them is the AppID when ``app_id``
+            is not given (sent in a header, never in a URL).
         timeout: Seconds to wait for Wolfram|Alpha.
-        units: ``"metric"`` or ``"nonmetric"`` (or ``"imperial"``) for every request;
-            default Wolfram's choice for the location.
+        units: ``"metric"`` or ``"nonmetric"`` (or ``"imperial"``) for every request.
         location: Where the user is, for every request: a place name (``"Boston, MA"``),
-            ``"latitude,longitude"`` (``"42.36,-71.06"``) or an IP address; sent as
-            Wolfram's ``location``, ``latlong`` or ``ip``. A call's own ``location`` or
+            ``"latitude,longitude"`` or an IP address. A call's own ``location`` or
             ``units`` replaces these, which replace those among ``api_params``.
         cache_seconds: How long an identical query is answered from the cache.
         transport: The httpx transport for both APIs (tests and demos pass a fake's).
-        cache: Where answers are kept: a ``toolspecs.base.cache.Cache`` (its own TTL and
-            bounds), or a store that makes one (``open_store("redis://...")``, shared by
-            every process on that server, ``cache_seconds`` and 16 MB at most). Default:
-            the spec's ``result_store`` when it is such a store (``toolspecs serve
-            --store redis://...``), else this spec's own, in memory (128 answers).
-            Answers are keyed by the query and its options, not by who asked: every user
-            of a shared cache reads them (Wolfram's answers are the same for everyone).
-        base_url: Where both APIs are reached instead of Wolfram's hosts: a mirror, a
-            proxy, a local fake (``<base_url>/api/v1/llm-api``, ``<base_url>/v2/query``).
-            https, or plain http to this machine only (``127.0.0.1``, ``::1``,
-            ``localhost``). Image links under it are shown besides Wolfram's own.
-            Default ``None``: Wolfram|Alpha.
+        cache: Where answers are kept: a ``toolspecs.base.cache.Cache``, or a store that
+            makes one (``open_store("redis://...")``). Default: the spec's
+            ``result_store`` when it is such a store, else its own, in memory (128
+            answers). Answers are keyed by the query and its options, not by who asked
+            (Wolfram's answers are the same for everyone).
+        base_url: Where both APIs are reached instead (a mirror, a proxy, a local fake);
+            https, or plain http to this machine only. Image links under it are shown.
 
     Raises:
-        ValueError: ``units`` or ``location`` is not one of the forms above, or
-            ``base_url`` is not https (nor http to this machine).
+        ValueError: ``units``, ``location`` or ``base_url`` cannot be used.
     """
 
-    # Common tasks, as prompts a person picks in a client (MCP prompts/list).
     prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
@@ -116,7 +85,7 @@ class WolframAlphaToolSpec(ToolSpec):
         base_url: str | None = None,
     ) -> None:
         given, self._api_params = split_app_id(api_params)
-        # Only units and location of api_params reach the Full Results API, as before.
+        # Only units and location of api_params reach the Full Results API.
         self._pods_params = {k: v for k, v in self._api_params.items() if k in _PLACE_PARAMS}
         self._place = params.spec_place(units, location)
         self.client = WolframAlphaClient(
@@ -131,8 +100,7 @@ class WolframAlphaToolSpec(ToolSpec):
             max_entry_bytes=CACHE_ENTRY_BYTES,
             max_bytes=CACHE_BYTES,
         )
-        # Answers through a transport or a base URL (a fake's, in tests and the sandbox)
-        # are kept apart from Wolfram's own in a shared cache.
+        # A fake's answers are kept apart from Wolfram's own in a shared cache.
         own = transport is None and base_url is None
         self._namespace = "wolfram-alpha" if own else "wolfram-alpha-via-transport"
 
@@ -161,11 +129,7 @@ class WolframAlphaToolSpec(ToolSpec):
         return self._memory if chosen is None else chosen
 
     def _cached(self, *key: Any) -> tuple[Cache, str, Any]:
-        """The cache, a call's key, and what is kept under that key (JSON values), if any.
-
-        The key holds the call's arguments, the spec's parameters and the AppID (another
-        AppID may be entitled to more, e.g. steps); a shared cache hashes it.
-        """
+        # The key holds the AppID too: another AppID may be entitled to more (steps).
         answers = self.answer_cache
         named = json.dumps([*key, self.client.app_id or ""], ensure_ascii=False, default=str)
         found = answers.get(named)
@@ -177,10 +141,7 @@ class WolframAlphaToolSpec(ToolSpec):
 
     @staticmethod
     def _keep(answers: Cache, key: str, kept: Any) -> None:
-        """Keep ``kept`` (JSON values) under ``key``."""
         answers.put(key, json.dumps(kept).encode("ascii"))  # ASCII: surrogates escaped
-
-    # -- tools -------------------------------------------------------------------
 
     @tool(
         aliases={"input": "query", "q": "query", "question": "query"},
@@ -213,12 +174,7 @@ class WolframAlphaToolSpec(ToolSpec):
         chosen = arguments.choice(assumption)
         # The LLM API's reply is kept, and read again as it was when it came.
         answers, key, kept = self._cached(
-            "llm-reply",
-            text,
-            chosen,
-            place,
-            max_chars,
-            sorted(self._api_params.items()),
+            "llm-reply", text, chosen, place, max_chars, sorted(self._api_params.items())
         )
         if isinstance(kept, str):
             return outputs.Answer.of(kept, text)
@@ -264,13 +220,7 @@ class WolframAlphaToolSpec(ToolSpec):
         place = params.call_place(self._place, units, location)
         # The answer is kept as its data (another version's, which does not read, is none).
         answers, key, kept = self._cached(
-            "pods-data",
-            text,
-            title,
-            chosen,
-            place,
-            steps,
-            sorted(self._pods_params.items()),
+            "pods-data", text, title, chosen, place, steps, sorted(self._pods_params.items())
         )
         if kept is not None:
             try:

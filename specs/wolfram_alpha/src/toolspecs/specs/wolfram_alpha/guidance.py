@@ -1,10 +1,7 @@
 """What the Wolfram|Alpha tools tell the agent when a call cannot go on: every guidance.
 
-What Wolfram said in an error, and its suggestions, reach the agent as third-party text:
-one-line values as :func:`~toolspecs.core.fence.field` or
-:func:`~toolspecs.core.fence.quote`. The guidance functions return the exception for the
-tool to raise. The answers themselves, as data and text, are
-:mod:`~toolspecs.specs.wolfram_alpha.outputs`.
+What Wolfram said in an error, and its suggestions, reach the agent as third-party text
+(fenced). The functions return the exception for the tool to raise.
 """
 
 from __future__ import annotations
@@ -47,21 +44,13 @@ SUGGESTION_TOKENS = 20
 _REPHRASE = "Rephrase as short English keywords (e.g. 'France population', 'x^2 = 4')"
 
 
-# -- failures ----------------------------------------------------------------------------
-
-
 class _Failures(FailureTable):
     """Failure rows whose templates may also name ``query``, ``suggestions``, ``did_you_mean``.
 
-    These are the loader error's data, cut short for guidance.
-
-    The core fills templates from the exception's attributes as they are; Wolfram's
-    errors carry the query the agent sent, which can be any length, so this table adds
-    bounded echoes of it (``shown``) and of Wolfram's proposals (``clip``). What Wolfram
-    said is third-party text: rows show it as ``{wolfram_said}`` (`` It said: «…».``) or
-    ``{why}`` (one fenced line), never as the core's raw ``{said}`` or ``{reason}`` (but
-    in :func:`~toolspecs.core.failures.unreachable_rows`, where no reply came: there the
-    reason is the client's own words on the connection, AppID scrubbed).
+    Bounded echoes of the loader error's data. What Wolfram said is third-party text:
+    rows show it as ``{wolfram_said}`` or ``{why}`` (fenced), never as the raw
+    ``{reason}`` (but in ``unreachable_rows``, where no reply came: the reason is then
+    the client's own words, AppID scrubbed).
     """
 
     def guidance(
@@ -83,7 +72,6 @@ class _Failures(FailureTable):
 
 
 def _listed(items: Iterable[str]) -> str:
-    """Wolfram's proposals as one line of quoted fields, each cut short."""
     kept = []
     for item in items:
         text = fence.field(item, 200) if isinstance(item, str) else ""
@@ -110,10 +98,7 @@ FAILURES: FailureTable = _Failures(
         when=lambda exc: bool(_listed(getattr(exc, "did_you_mean", ()))),
     ),
     Failure(
-        QueryNotUnderstood,
-        FixArguments,
-        "{service} did not understand {query}.",
-        _REPHRASE + ".",
+        QueryNotUnderstood, FixArguments, "{service} did not understand {query}.", _REPHRASE + "."
     ),
     Failure(AppIdMissing, AskUser, "{service} cannot be asked: no AppID is set.", GET_APP_ID),
     Failure(
@@ -163,14 +148,10 @@ FAILURES: FailureTable = _Failures(
 """How the loader's errors reach the agent (the spec's ``failures``)."""
 
 
-# -- guidance on arguments ---------------------------------------------------------------
-
-
 def empty_query() -> FixArguments:
     """A query with no text (or only our quotes)."""
     return FixArguments(
-        "The query is empty.",
-        "Send keywords such as 'integrate x^2' or 'France population'.",
+        "The query is empty.", "Send keywords such as 'integrate x^2' or 'France population'."
     )
 
 

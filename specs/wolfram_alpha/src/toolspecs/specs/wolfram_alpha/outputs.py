@@ -1,13 +1,7 @@
 """What the Wolfram|Alpha tools return: each answer as data, and the text the agent reads.
 
-Each output model is built once from the client's answer (its ``of`` classmethod) and
-makes the agent's text from its own fields (:meth:`~toolspecs.core.structured.Output.reply`).
-Wolfram's words (interpretations, answers, section titles and text, assumption
-descriptions and values, image alt texts) are :class:`~toolspecs.core.structured.Quoted`
-in the data and reach the agent as third-party text: inside a
-:func:`toolspecs.core.fence.block`, one-line values as :func:`~toolspecs.core.fence.field`
-or :func:`~toolspecs.core.fence.quote`. An assumption's value is Wolfram's too, and is sent
-back as it is.
+Wolfram's words are :class:`~toolspecs.core.structured.Quoted` in the data and reach the
+agent fenced as third-party text.
 """
 
 from __future__ import annotations
@@ -27,10 +21,9 @@ from toolspecs.loaders.wolfram_alpha.fullresults import as_list
 __all__ = ["Answer", "Assumption", "Choice", "Image", "Pod", "Pods"]
 
 SOURCE = "Wolfram|Alpha"
-# Images are listed only from Wolfram's own hosts (www6b3.wolframalpha.com,
-# public5.wolframalpha.com...), over https, and written with the few URL characters
-# Wolfram's image links use: none that Markdown reads (``( ) [ ] ! ' *``), so a link
-# cannot close itself and open an image from another host.
+# Images are listed only from Wolfram's own hosts, over https, with none of the URL
+# characters Markdown reads (``( ) [ ] ! ' *``): a link cannot close itself and open an
+# image from another host.
 _IMAGE_HOST = re.compile(r"^(?:www|public)[0-9a-z]*\.wolframalpha\.com$")
 _URL_CHARS = re.compile(r"^[A-Za-z0-9._~/?=&%:-]{1,600}$")
 SHOWN_IMAGES = 8
@@ -46,8 +39,7 @@ _NO_STEPS = (
     "results above."
 )
 
-# The LLM API's answer is sections: a title line ending in ":" (after a blank line), then
-# its text. These titles are no result: the query echoed, the meaning used, the link.
+# Titles of the LLM API's sections that are no result: the query, the meaning, the link.
 _QUERY_TITLES = {"query"}
 _INPUT_TITLES = {"input", "input interpretation"}
 _ASSUMPTION_TITLES = {"assumption", "assumptions"}
@@ -74,9 +66,6 @@ class Choice(Structure):
     assumption: Quoted = Field(description="Pass its text as assumption for this meaning.")
 
 
-# -- wolfram_alpha_query: the LLM API ----------------------------------------------------
-
-
 class Answer(Output):
     """An answer of Wolfram|Alpha's LLM API, section by section."""
 
@@ -94,11 +83,7 @@ class Answer(Output):
 
     @classmethod
     def of(cls, reply: str, query: str) -> Answer:
-        """The facts of an LLM API answer: interpretation, main result, sections, meanings, link.
-
-        Every string but ``query`` (the agent's, as sent) is Wolfram's, ``Quoted``; the link
-        only when it is Wolfram|Alpha's own (https, on wolframalpha.com).
-        """
+        """The facts of an LLM API answer: interpretation, main result, sections, meanings, link."""
         data = cls(query=query, sections=[])
         results = []
         for title, text in _sections(reply):
@@ -139,7 +124,7 @@ class Answer(Output):
 
 
 def _sections(reply: str) -> list[tuple[str, str]]:
-    """The LLM API's answer as (title, text) pairs, in order."""
+    # A title line ends in ":" (after a blank line); its text follows.
     sections: list[tuple[str, list[str]]] = []
     blank = True
     for line in reply.splitlines():
@@ -152,24 +137,21 @@ def _sections(reply: str) -> list[tuple[str, str]]:
     return [(title, "\n".join(lines).strip()) for title, lines in sections]
 
 
-def _website_link(link: str) -> bool:
-    """Whether ``link`` is a page of Wolfram|Alpha's website (https, its own host)."""
+def _https_host(url: str) -> str:
+    """The host of an https ``url`` with no user or port; "" for any other."""
     try:
-        parts = urlsplit(link)
+        parts = urlsplit(url)
         port = parts.port
     except ValueError:
-        return False
-    host = parts.hostname or ""
-    return (
-        parts.scheme == "https"
-        and not port
-        and not parts.username
-        and (host == "wolframalpha.com" or host.endswith(".wolframalpha.com"))
-        and bool(_PAGE_URL_CHARS.match(link))
-    )
+        return ""
+    plain = parts.scheme == "https" and not (port or parts.username)
+    return (parts.hostname or "") if plain else ""
 
 
-# -- wolfram_alpha_pods: the Full Results API --------------------------------------------
+def _website_link(link: str) -> bool:
+    host = _https_host(link)
+    wolframs = host == "wolframalpha.com" or host.endswith(".wolframalpha.com")
+    return wolframs and bool(_PAGE_URL_CHARS.match(link))
 
 
 class Image(Structure):
@@ -185,22 +167,13 @@ class Image(Structure):
     def of(cls, img: Any, pod: str, mirrored: Callable[[str], bool] | None) -> Image | None:
         """One ``<img>`` of ``pod``; ``None`` unless on Wolfram's host, or ``mirrored``.
 
-        The URL is Wolfram's as sent, checked, never fetched: https, a host of
-        :data:`_IMAGE_HOST`, no user or port, only the characters of :data:`_URL_CHARS` (so
-        it cannot hold our markers, a line break, or Markdown that opens another link).
-        The alt text is third-party text, quoted.
+        The URL is checked, never fetched: https, a host of :data:`_IMAGE_HOST`, no user
+        or port, only the characters of :data:`_URL_CHARS`.
         """
         src = img.get("@src") if isinstance(img, dict) else None
         if not isinstance(src, str) or not _URL_CHARS.match(src):
             return None
-        try:
-            parts = urlsplit(src)
-            port = parts.port
-        except ValueError:
-            return None
-        host = parts.hostname or ""
-        wolframs = parts.scheme == "https" and not port and not parts.username
-        if not (wolframs and _IMAGE_HOST.match(host)) and not (mirrored and mirrored(src)):
+        if not _IMAGE_HOST.match(_https_host(src)) and not (mirrored and mirrored(src)):
             return None
         width, height = img.get("@width"), img.get("@height")
         sized = isinstance(width, int) and isinstance(height, int)
@@ -254,12 +227,8 @@ class Pods(Output):
     ) -> Pods:
         """The pods with text, the image pods, the assumptions and what to know of steps.
 
-        The client has checked the shape: pods with a text title, subpods whose
-        ``plaintext`` is text or missing, assumption values with text ``desc`` and
-        ``input``. A subpod with a title (e.g. "Possible intermediate steps") is shown
-        under it. With ``steps``, a reply without steps ends with why and what to do
-        (:func:`_steps_note`). Images under the client's base URL (``mirrored``) are
-        shown besides Wolfram's own.
+        The client has checked the shape. Images under the client's base URL
+        (``mirrored``) are shown besides Wolfram's own.
 
         Raises:
             FixArguments: When ``pod`` was asked for and no section of that title came.
@@ -348,7 +317,6 @@ class Pods(Output):
 
 
 def _step_states(result: Any) -> list[str]:
-    """The titles of the pods that offer a step-by-step solution (a state Wolfram marks)."""
     offering = []
     for found in result.pods:
         states = found.get("states")
@@ -366,7 +334,6 @@ def _step_states(result: Any) -> list[str]:
 
 
 def _steps_note(result: Any, offering: list[str], query: str, steps: bool) -> str:
-    """What the agent should know about steps: none came, or some may be asked for."""
     if not steps:
         return "A step-by-step solution is offered: call again with steps=true." if offering else ""
     titles = (str(subpod.get("@title", "")) for found in result.pods for subpod in found.subpods)

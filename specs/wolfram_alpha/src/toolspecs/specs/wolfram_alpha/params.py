@@ -1,10 +1,4 @@
-"""What a Wolfram|Alpha call asks besides its query and assumption, read.
-
-Units and the user's location: the spec's (its constructor's), replaced by a call's own,
-checked here so that a bad one is guidance before anything is sent; the LLM API's answer
-length from the output budget. The client turns them into Wolfram's request parameters
-(:mod:`toolspecs.loaders.wolfram_alpha.params`), on top of LlamaHub's ``api_params``.
-"""
+"""Units, location and answer length of a Wolfram|Alpha call, checked before anything is sent."""
 
 from __future__ import annotations
 
@@ -25,13 +19,7 @@ class Place(NamedTuple):
 
 
 def spec_place(units: str | None, location: str | None) -> Place:
-    """The constructor's units and location, checked; a blank location is none.
-
-    They replace those among ``api_params`` (the client does that).
-
-    Raises:
-        ValueError: ``units`` or ``location`` is not one of the forms Wolfram takes.
-    """
+    """The constructor's units and location, checked (``ValueError``); a blank location is none."""
     if location is not None and location.strip():
         location_params(location)  # checked now: the constructor fails, not each call
     else:
@@ -40,11 +28,7 @@ def spec_place(units: str | None, location: str | None) -> Place:
 
 
 def call_place(place: Place, units: str | None, location: str | None) -> Place:
-    """The spec's ``place``, replaced by a call's own (checked) units and location.
-
-    Raises:
-        FixArguments: When a call's ``units`` or ``location`` cannot be sent.
-    """
+    """The spec's ``place``, replaced by a call's own (checked: ``FixArguments``)."""
     if units and units.strip():
         try:
             place = place._replace(units=units_param(units))
@@ -60,8 +44,5 @@ def call_place(place: Place, units: str | None, location: str | None) -> Place:
 
 
 def max_chars(max_tokens: int) -> int:
-    """The longest LLM API answer to ask for within ``max_tokens`` (``maxchars``).
-
-    ``maxchars`` is a request, not a promise: the framework cuts what is over budget.
-    """
+    """The longest LLM API answer to ask for within ``max_tokens`` (a request, not a promise)."""
     return (max_tokens - 100) * CHARS_PER_TOKEN
