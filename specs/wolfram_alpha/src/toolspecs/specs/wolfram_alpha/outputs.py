@@ -47,8 +47,9 @@ _WEBSITE_TITLE = "wolfram|alpha website result"
 _OTHER_MEANINGS = re.compile(r"^Other possible assumptions:\s*(?P<listed>.*)$", re.MULTILINE)
 _MEANING = re.compile(r"(?P<desc>[^,(][^(]*?)\s*\(assumption=(?P<input>[^)\s]+)\)")
 _CHANGE = re.compile(r"\s*To change the assumption, use:.*$", re.DOTALL)
-# A link in the data (not Markdown): any printable ASCII but quotes, brackets and spaces.
-_PAGE_URL_CHARS = re.compile(r"^[^\s\"'<>\\`{}|^\x00-\x1f\x7f-\U0010ffff]{1,600}$")
+# A link in the data (not Markdown): printable ASCII but quotes, brackets, ^, `, | and \.
+# Spelled as ranges: the negated class up to U+10FFFF took ~7 ms to compile at import.
+_PAGE_URL_CHARS = re.compile(r"^[!#-&(-;=?-\[\]_a-z~]{1,600}$")
 
 
 class Pod(Structure):
