@@ -52,6 +52,7 @@ LAZY = (
     "email.policy",
     "email.mime",
     "difflib",
+    "http.server",
 )
 CHILD = """
 import sys, time

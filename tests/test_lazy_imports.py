@@ -7,7 +7,8 @@ The arxiv package and lxml (about 20 ms) load when an arXiv spec is made or an H
 is read, not at import.
 The standard library's email.policy (its header registry and address parser) and email.mime
 (about 3 ms) load when a mail's addresses are parsed or a draft is written, difflib when an
-argument is misspelt, expat with xmltodict, the PDF reader's module with the reader; the
+argument is misspelt, http.server when a person signs in with a browser, expat with
+xmltodict, the PDF reader's module with the reader; the
 regular expressions that cost most to compile (Unicode classes, about 6 ms together) are
 compiled on first use.
 A fresh interpreter is the only honest place to look (the test session has loaded them all).
@@ -33,6 +34,7 @@ LAZY = (
     "email.mime.text",
     "difflib",
     "xml.parsers.expat",
+    "http.server",
 )
 # Not loaded by the import, but by making the spec that uses them.
 UNTIL_MADE = (

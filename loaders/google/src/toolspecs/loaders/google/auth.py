@@ -28,13 +28,15 @@ import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from toolspecs.base.net import LookupRetry
 from toolspecs.loaders.google.endpoints import check_endpoint
 from toolspecs.loaders.google.errors import GoogleAuthError, unreachable
-from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.scopes import covering, missing, scope_label
+
+if TYPE_CHECKING:  # http.server is imported only for a sign-in in the browser
+    from toolspecs.loaders.google.loopback import LoopbackSignIn
 
 logger = logging.getLogger("toolspecs.google")
 
@@ -154,6 +156,8 @@ class GoogleAuth:
 
     def sign_in_elsewhere(self, port: int = 0) -> LoopbackSignIn:
         """:meth:`authorize`'s sign-in on a page another program shows (:mod:`.loopback`)."""
+        from toolspecs.loaders.google.loopback import LoopbackSignIn
+
         target, wanted = self._sign_in_plan()
         flow = client_flow(wanted, self.credentials_path)
         return LoopbackSignIn(flow, lambda creds: self._keep(creds, target), port)

@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from email.utils import getaddresses
 from pathlib import Path
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from googleapiclient.errors import HttpError
 from llama_index.core.tools.function_tool import FunctionTool
@@ -64,8 +64,10 @@ from toolspecs.loaders.google import (
     GoogleUnreachable,
     endpoints,
 )
-from toolspecs.loaders.google.loopback import LoopbackSignIn
 from toolspecs.loaders.google.scopes import missing, short
+
+if TYPE_CHECKING:  # http.server is imported only for a sign-in in the browser
+    from toolspecs.loaders.google.loopback import LoopbackSignIn
 
 RATE_REASONS = frozenset(
     {"rateLimitExceeded", "userRateLimitExceeded", "quotaExceeded", "RATE_LIMIT_EXCEEDED"}
