@@ -1,16 +1,10 @@
 """The ``toolspecs`` command: a host of the tools, like the MCP server and the adapters.
 
-- :mod:`toolspecs.cli.parser`: the command line, read with the standard library only
-  (``--help``, ``--version`` and mistakes answer before llama-index is imported);
-- :mod:`toolspecs.cli.commands`: ``list``, ``schema``, ``describe``, ``call``,
-  ``authorize`` and ``serve``;
-- :mod:`toolspecs.cli.assemble`: the specs and tools a command line asks for (names,
-  accounts, ``--option``, ``--tools``, ``--prefix``, ``--sandbox``).
-- :mod:`toolspecs.cli.hosting`: the hostings packages add to ``serve`` (entry points
-  ``toolspecs.hosting``: Google's sign-in and delegation).
-
-The CLI uses :mod:`toolspecs.core` and :mod:`toolspecs.server`; neither imports it, and
-it reaches the hostings through their entry points only.
+The command line is read with the standard library only (:mod:`toolspecs.cli.parser`), so
+``--help``, ``--version`` and mistakes answer before llama-index is imported; the
+commands (:mod:`toolspecs.cli.commands`) import it. The CLI uses :mod:`toolspecs.core`
+and :mod:`toolspecs.server`, neither imports it, and it reaches the hostings through
+their entry points only.
 """
 
 from __future__ import annotations

@@ -1,10 +1,4 @@
-"""The commands of ``toolspecs`` (list, schema, describe, call, serve); see :mod:`toolspecs.cli`.
-
-:mod:`toolspecs.cli` reads the command line with the standard library only
-(:mod:`toolspecs.cli.parser`) and calls these once it is read (they import llama-index).
-The specs are built by :mod:`toolspecs.cli.assemble`; ``serve`` runs the server of
-:mod:`toolspecs.server`.
-"""
+"""The commands of ``toolspecs`` (list, schema, describe, call, authorize, serve)."""
 
 from __future__ import annotations
 
@@ -64,7 +58,6 @@ def tool_cost(tool: FunctionTool) -> int:
 
 
 def _output_model(tool: FunctionTool) -> type[BaseModel] | None:
-    """The model of the tool's structured result (``@tool(output=...)``), if it has one."""
     model = getattr(getattr(getattr(tool, "guard", None), "options", None), "output", None)
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
@@ -82,11 +75,7 @@ def output_cost(tool: FunctionTool) -> int:
 
 
 def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
-    """Spec ``name`` built as ``toolspecs serve`` builds it, from the spec options given.
-
-    Raises:
-        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
-    """
+    """Spec ``name`` built as ``toolspecs serve`` builds it, from the spec options given."""
     settings = ServeSettings(
         names=[name],
         sandbox=args.sandbox,
@@ -141,10 +130,7 @@ def cmd_schema(args: argparse.Namespace) -> str:
 
 
 def _json_type(prop: dict[str, Any]) -> str:
-    """A parameter's JSON type in words: ``string``, ``array of string``, ``integer or null``.
-
-    A reference to a definition is named by it: ``Paper``, ``array of Paper``.
-    """
+    """A parameter's JSON type in words (``array of string``; a definition by its name)."""
     ref = prop.get("$ref")
     if isinstance(ref, str):
         return ref.rsplit("/", 1)[-1]
@@ -214,10 +200,8 @@ def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
 def cmd_describe(args: argparse.Namespace) -> str:
     """What the agent reads about each tool of a spec, its marks, and what it costs per request.
 
-    The tools offered (the default set, or ``--tools``) come first; then the spec's other
-    tools, each saying how to offer it. A tool that declares its structured result shows
-    its output schema's top-level fields and cost (MCP sends it as ``outputSchema``;
-    whether the model reads it is the client's choice, so the total counts it apart).
+    The tools offered come first, then the spec's other tools, each saying how to offer it;
+    output schemas are counted apart (whether the model reads them is the client's choice).
     """
     spec = build_spec(args, args.name)
     tools = spec.to_tool_list()
@@ -297,12 +281,7 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def cmd_authorize(args: argparse.Namespace) -> str:
-    """Run a spec's sign-in for the tools it will offer; returns where the token went.
-
-    Raises:
-        UsageError: With ``--sandbox``, for a spec with nothing to authorize, or when the
-            sign-in cannot run (the spec's guidance says what to set).
-    """
+    """Run a spec's sign-in for the tools it will offer; returns where the token went."""
     if args.sandbox:
         raise UsageError("a sandbox needs no authorization: drop --sandbox")
     spec = build_spec(args, args.name)
@@ -361,13 +340,11 @@ SERVING_YOUNG_THRESHOLD = 10_000  # allocations between two collections of the y
 def settle_heap() -> None:
     """Set the collector for serving: startup's objects frozen, young ones collected less often.
 
-    A server keeps its modules, specs, parsed discovery documents and tool models for its
-    whole life: some 200,000 objects. Each full collection walked them all, about 165 ms
-    with the process stopped (every 2 s or so under load); frozen, about 18 ms. Only what
-    exists now is frozen: garbage made while serving is collected as before. A call makes
-    thousands of short-lived objects: collecting the youngest every 10,000 allocations
-    rather than 700 lets most die uncollected instead of being walked and promoted (a
-    served call's CPU 17% less in ``bench/serve_load.py``). Called once, when serving starts.
+    A server keeps some 200,000 objects for its whole life (modules, specs, discovery
+    documents): each full collection walked them all (about 165 ms, every 2 s or so under
+    load; frozen, 18 ms). A call makes thousands of short-lived objects: collecting the
+    youngest every 10,000 allocations rather than 700 lets most die uncollected (a served
+    call's CPU 17% less in ``bench/serve_load.py``).
     """
     gc.collect()
     gc.freeze()

@@ -1,24 +1,12 @@
 """Hosting many users on ``toolspecs serve``: plug-ins found through entry points.
 
-A package that knows how its specs act for each user (sign in with Google, Google's
-domain-wide delegation) registers a hosting, as specs register themselves
-(:mod:`toolspecs.core.registry`)::
-
-    [project.entry-points."toolspecs.hosting"]
-    google = "toolspecs.hosting.google:GoogleHosting"
-
-The entry point names a class, made with no arguments, that follows :class:`Hosting`: it
-adds its flags to ``toolspecs serve`` (``--help`` lists them), names the access-token
-claims it reads, and, when its flags are given, gives the server what it needs
-(:class:`Hosted`): each user's tools and, when it signs people in itself, the OAuth
-provider and the line printed once serving. The server builds each user's specs as
-``serve`` builds the served ones (:attr:`Serving.build`) and the hosting makes them act
-for the user: the hosting knows its specs' types, the server knows none.
-
-The parser imports this module and each hosting's: they import the standard library only
-at the top, so ``--help`` answers before llama-index is imported. A hosting flag given
-while its package is missing is said in one line, with what to install
-(:func:`missing_hosting`).
+A package that knows how its specs act for each user registers a hosting
+(``[project.entry-points."toolspecs.hosting"]``), a class made with no arguments that
+follows :class:`Hosting`: it adds its flags to ``toolspecs serve`` and, when they are
+given, gives the server each user's tools (:class:`Hosted`). The server builds each
+user's specs as ``serve`` builds the served ones and the hosting makes them act for the
+user: the hosting knows its specs' types, the server knows none. Hostings import the
+standard library only at the top, so ``--help`` answers before llama-index is imported.
 """
 
 from __future__ import annotations
@@ -51,12 +39,11 @@ class Serving:
     """What ``toolspecs serve`` serves, as a hosting reads it.
 
     Args:
-        specs: The served specs, by name (built once: what their tools need, e.g. scopes).
+        specs: The served specs, by name.
         names: The served tools' names: every user's tools have these.
         store: ``--store``: a Redis URL every replica shares, or ``None``.
         build: One user's tools: new specs, built as ``serve`` built the served ones,
-            handed to the function given (which makes them act for the user) before their
-            tools are made.
+            handed to the function given (which makes them act for the user).
     """
 
     specs: Mapping[str, ToolSpec]
@@ -71,12 +58,11 @@ class Hosted:
 
     Args:
         user_tools: Each user's own tools.
-        sign_in: When the server signs people in itself (it is its clients' authorization
-            server): the provider, made once the URL served at is known.
-        public_url: The https origin people reach the server at behind a proxy: the
-            server accepts it as a ``Host``.
+        sign_in: When the server is its clients' authorization server: the provider,
+            made once the URL served at is known.
+        public_url: The https origin people reach the server at behind a proxy.
         serving_line: The line printed once serving, from the URL served at and the line
-            the server would print (about tokens).
+            the server would print.
     """
 
     user_tools: UserTools
@@ -101,8 +87,7 @@ class Hosting(Protocol):
         """What it gives the server; ``None`` when its flags are not given.
 
         Raises:
-            ConfigurationError: For flags that do not go together, or a setting missing
-                (one line each).
+            ConfigurationError: For flags that do not go together, or a setting missing.
         """
         ...
 
@@ -116,12 +101,7 @@ def hostings() -> dict[str, Hosting]:
 
 
 def missing_hosting(unknown: Sequence[str], installed: Mapping[str, Hosting]) -> str | None:
-    """What to install for a flag of a published hosting that is not installed; else ``None``.
-
-    Args:
-        unknown: The flags ``toolspecs serve`` did not recognize.
-        installed: The hostings found (:func:`hostings`).
-    """
+    """What to install for a flag of a published hosting that is not installed; else ``None``."""
     for flag in unknown:
         for name, (prefix, install) in PUBLISHED.items():
             if name not in installed and flag.startswith(prefix):
@@ -136,12 +116,6 @@ def host_users(
     names: Sequence[str],
 ) -> Hosted | None:
     """What the hosting whose flags were given brings to ``serve``; ``None`` without one.
-
-    Args:
-        args: The ``toolspecs serve`` command line (its ``hostings``, from the parser).
-        settings: What it asks for: each user's specs are built the same way.
-        specs: The served specs.
-        names: The served tools' names.
 
     Raises:
         ConfigurationError: From the hosting, or for the flags of two hostings.

@@ -1,9 +1,4 @@
-"""``toolspecs serve --http --auth-issuer URL``: the ``--auth-*`` flags.
-
-Without ``--auth-issuer`` the server takes the shared bearer token, as before; with it,
-the access tokens of that authorization server (:mod:`toolspecs.server.oauth`). The parser
-imports this module, so it imports nothing of ``toolspecs.core`` (llama-index) at the top.
-"""
+"""``toolspecs serve --http --auth-issuer URL``: the ``--auth-*`` flags (standard library only)."""
 
 from __future__ import annotations
 
@@ -79,8 +74,8 @@ def oauth_settings(
     """The settings the ``--auth-*`` flags ask for; ``None`` without ``--auth-issuer``.
 
     Raises:
-        ConfigurationError: For an ``--auth-*`` flag without ``--auth-issuer`` or without
-            ``--http``, or a URL that is not https (http only on loopback).
+        ConfigurationError: For a flag without ``--auth-issuer`` or ``--http``, or one that
+            does not go with another.
     """
     from toolspecs.core.errors import ConfigurationError
 

@@ -66,8 +66,6 @@ def version_text() -> str:
 
 
 class _Version(argparse.Action):
-    """``--version``: read from the installed metadata only when it is asked for."""
-
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.setdefault("help", "show the versions of toolspecs-core and the installed specs")
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
@@ -88,7 +86,6 @@ def _positive(text: str) -> int:
 
 
 def _port(text: str) -> int:
-    """A TCP port for ``--port``: 0 (any free one) to 65535."""
     try:
         port = int(text)
     except ValueError:
@@ -128,11 +125,7 @@ _DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*", re.IGNORECASE)
 
 
 def duration(text: str) -> float:
-    """Seconds from ``150ms``, ``0.15s`` or ``0.15`` (seconds): a ``--sandbox-latency``.
-
-    Raises:
-        argparse.ArgumentTypeError: For anything else (argparse says it and exits 2).
-    """
+    """Seconds from ``150ms``, ``0.15s`` or ``0.15`` (seconds): a ``--sandbox-latency``."""
     found = _DURATION.fullmatch(text)
     if found is None:
         raise argparse.ArgumentTypeError(
@@ -143,12 +136,6 @@ def duration(text: str) -> float:
 
 
 def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None:
-    """The options that say how specs are built (``call``, ``describe``, ``schema``, ``serve``).
-
-    Args:
-        parser: The command's parser.
-        several: Whether the command takes several specs (``--option`` then names one).
-    """
     parser.add_argument(
         "--sandbox",
         action="store_true",

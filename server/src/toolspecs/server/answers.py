@@ -1,9 +1,7 @@
 """Accepted introspection answers (RFC 7662), kept a short while: :class:`AnswerCache`.
 
-:class:`toolspecs.server.oauth.IntrospectionVerifier` asks the issuer about a token once, then
-reads the answer from here for the token's next requests, until the token's ``exp`` or
-:data:`INTROSPECT_CACHE_SECONDS` (``--auth-introspect-cache``), whichever comes first. A
-token revoked at the issuer is therefore still accepted for at most that long.
+A token revoked at the issuer is therefore still accepted for at most
+:data:`INTROSPECT_CACHE_SECONDS` (``--auth-introspect-cache``), or until its ``exp``.
 """
 
 from __future__ import annotations
@@ -27,13 +25,11 @@ class AnswerCache:
     """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
 
     An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
-    for at most ``tokens`` tokens (cachetools' ``TLRUCache``: each entry its own expiry,
-    the least recently used dropped first). ``seconds=0`` keeps nothing.
+    for at most ``tokens`` tokens (least recently used dropped first); ``seconds=0`` keeps none.
 
-    Inactive answers (revoked, expired, unknown, another audience) are not kept: a client
-    with a refused token gets a new one rather than asking again, so a refusal kept would
-    spare the issuer little, while any stranger could fill the cache with made-up tokens
-    and push the good ones out. A failure to ask is not kept either.
+    Inactive answers (revoked, expired, unknown, another audience) are not kept: a refusal
+    kept would spare the issuer little, while any stranger could fill the cache with made-up
+    tokens and push the good ones out. A failure to ask is not kept either.
     """
 
     def __init__(

@@ -1,35 +1,15 @@
-"""Whose call it is when no session holds a client's calls together: sessionless requests.
+"""Who calls: one :class:`Caller` per request, derived once from its verified token.
 
-A request is *sessionless* when it belongs to no session the server keeps:
+A request is *sessionless* when it belongs to no session the server keeps: the 2026-07-28
+protocol, or HTTP under ``--stateless``. What decides is the session mcp keeps, never the
+``Mcp-Session-Id`` a client sends: under ``--stateless`` mcp ignores the header, so a
+made-up one must not make a request a session of its own, with a cap of its own
+(issue 38). A sessionless request's stored results and running calls belong to the user
+its token names (``user ISSUER SUBJECT``), or to the static token's one holder
+(:data:`TOKEN_HOLDER_KEY`), the same on every replica sharing a store.
 
-- the 2026-07-28 protocol (no handshake, no session, every request stands alone);
-- over HTTP on a connection without a session: ``toolspecs serve --http --stateless``
-  (mcp's stateless streamable HTTP) answers handshake-era clients (2025-11-25) too, each
-  request on a connection of its own, so that any replica behind a load balancer answers
-  any request. What decides is the session mcp keeps, never the ``Mcp-Session-Id`` a
-  client sends: under ``--stateless`` mcp keeps none and ignores the header, so a made-up
-  one must not make a request a session of its own, with a cap of its own (issue 38).
-  (With sessions, mcp answers a request without the header only to ``initialize``,
-  which calls no tool, and one with an unknown id with 404.)
-
-Such a request's stored results and running calls belong to the person it comes from,
-the same on every replica:
-
-- behind an authorization server, the user its token names (:mod:`toolspecs.server.users`),
-  their results named ``user ISSUER SUBJECT`` in a shared store;
-- with the shared static token (:mod:`toolspecs.server.auth`), the one person who holds it:
-  their results named :data:`TOKEN_HOLDER_KEY`, so that replicas sharing a store
-  (``--store redis://``) read them; without one, each replica keeps its own.
-
-Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or for the
-token's holder): within one process, and, when replicas share a Redis store
-(``--store redis://``), across all of them (:mod:`toolspecs.server.running`).
-
-:class:`Callers` says it for every request, in one place and once: who the verified access
-token names (the one :class:`~toolspecs.server.user_tools.User` that the user's own tools,
-the owner of their results, their running calls and the stores key on), what its scopes
-allow, and whose results the request stores and reads. Nothing after it reads the token:
-a tool call and a ``resources/read`` are given the :class:`Caller`.
+Nothing after :class:`Callers` reads the token: a tool call and a ``resources/read`` are
+given the :class:`Caller` (the user, their scopes, whose results they store and read).
 """
 
 from __future__ import annotations
@@ -58,11 +38,7 @@ class TokenHolder:
 
 
 def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
-    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session.
-
-    Over HTTP, whether mcp serves it on a connection without a session id (stateless);
-    over stdio and in memory (no HTTP request), the connection is the session.
-    """
+    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session."""
     if ctx.protocol_version in modern_versions:
         return True
     if getattr(ctx.request, "headers", None) is None:  # None over stdio and in memory
@@ -80,14 +56,13 @@ class Caller:
         connection: The client's connection (its session, in a handshake-era session).
         sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
         user: The person (or client) the token names; ``None`` without a token (stdio)
-            or with the static token. Their own tools and their results key on it.
+            or with the static token.
         scopes: What the token grants (empty without one).
         owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
             (sessionless, no token): the served tool list's.
         key: The owner's name in a shared store, when sessionless and someone holds a
             token; also whose running calls a sessionless call counts with.
-        logged: What the call's log record says of the caller (the token's client and
-            subject, never the token).
+        logged: What the call's log record says of the caller (never the token).
     """
 
     connection: Any
@@ -112,11 +87,7 @@ class Caller:
 
 
 class Callers:
-    """The :class:`Caller` of each request of one server: one answer for calls and reads.
-
-    Args:
-        modern_versions: The protocol versions that have no session (2026-07-28 on).
-    """
+    """The :class:`Caller` of each request of one server: one answer for calls and reads."""
 
     def __init__(self, modern_versions: Collection[str]) -> None:
         self.modern_versions = modern_versions
@@ -126,11 +97,9 @@ class Callers:
     def of(self, ctx: Any) -> Caller:
         """The caller of the request of ``ctx`` (a ``ServerRequestContext``).
 
-        A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
-        results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
-        connection of its own: its results are its user's, or the static token holder's;
-        with no token at all, the served tool list's. Behind an authorization server, the
-        user the token names owns the results (in a session: that user in that session).
+        A handshake-era connection's results are its own (a user's: that user in that session);
+        a sessionless request's are its user's, or the static token holder's; with no token at
+        all, the served tool list's.
         """
         # mcp builds a ServerSession per request; the connection under it is the client's
         # session (an mcp internal: see compat_mcp).

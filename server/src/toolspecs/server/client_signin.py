@@ -1,30 +1,13 @@
 """Sign-in in the client: a call that needs the person's sign-in shows them the page.
 
-When a call fails because the person must sign in to the service (no token yet, one
-the service revoked, a scope the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`)
-and its spec can start a sign-in here (``CallPolicy.sign_in``: the Google specs, with
-an OAuth client file and no given credentials), a client that declared URL-mode
-elicitation is asked to open the sign-in page, instead of the agent telling the person
-to find a terminal:
-
-- On handshake revisions (2025-11-25), ``elicitation/create`` in URL mode during the
-  call. Once the person accepted, the server waits up to :data:`SIGN_IN_SECONDS` for
-  the browser to come back, keeps the token as ``toolspecs authorize`` would, tells the
-  client the sign-in is complete (``notifications/elicitation/complete``) and runs the
-  call again.
-- On 2026-07-28, the call answers ``InputRequiredResult`` with the URL-mode request and a
-  ``requestState`` naming the sign-in (sealed by mcp's boundary, bound to this call and
-  caller, like a confirmation's). The client shows the page and calls again; that call
-  waits for the sign-in as above, then runs.
-
-Only for a caller on the serving machine (stdio, or HTTP from a loopback address as
-``auth.is_loopback`` reads it): the browser comes back to it. A decline, a cancel or no
-answer in time: nothing is run, and the agent reads that the person did not sign in. A
-sign-in that fails (refused at the service, not finished in time) is the spec's
-guidance. A client without URL elicitation, or a spec that cannot start one, gets the
-call's guidance as before. The page is the service's own; the browser comes back to the
-serving machine's loopback (:mod:`toolspecs.loaders.google.loopback`), so this serves a
-person whose browser runs where the server does (a desktop client's stdio server).
+When a call fails with :class:`~toolspecs.core.errors.SignInNeeded` and its spec can start
+a sign-in here (``CallPolicy.sign_in``), a client that declared URL-mode elicitation is
+asked to open the sign-in page, instead of the agent telling the person to find a
+terminal: during the call on handshake revisions (then the call runs again once signed
+in), or as an ``InputRequiredResult`` on 2026-07-28 (the retry waits for the sign-in).
+Only for a caller on the serving machine (stdio, or HTTP from loopback): the browser comes
+back to this machine's loopback, so a person elsewhere could not finish it, and should not
+see a page another caller may share. A decline or no answer in time: nothing is run.
 """
 
 from __future__ import annotations
@@ -89,11 +72,10 @@ async def offer(
             while len(_shown) > MAX_SHOWN:
                 _shown.popitem(last=False)
         page = mcp_types.ElicitRequestURLParams(message=started.message, url=started.url)
-        asked: mcp_types.InputRequiredResult = mcp_types.InputRequiredResult(
+        return mcp_types.InputRequiredResult(
             input_requests={SIGN_IN: mcp_types.ElicitRequest(params=page)},
             request_state=_STATE + key,
         )
-        return asked
     elicitation_id = secrets.token_urlsafe(16)
     try:
         with anyio.fail_after(SIGN_IN_SECONDS):
@@ -116,11 +98,7 @@ async def offer(
 
 
 def _beside(ctx: ServerRequestContext[Any]) -> bool:
-    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address.
-
-    The sign-in page sends the browser back to this machine's loopback: a person
-    elsewhere could not finish it (and should not see a page another caller may share).
-    """
+    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address."""
     scope = getattr(ctx.request, "scope", None)
     if not isinstance(scope, dict):
         return True  # stdio, or in memory: the person's own machine
@@ -131,8 +109,7 @@ def _beside(ctx: ServerRequestContext[Any]) -> bool:
 async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> ToolGuidance | None:
     """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance.
 
-    Not a call back from our page (no state of ours, or its answer missing): ``None``.
-    A page another process showed, or one long gone: ``None`` too (the call says again
+    Not a call back from our page, or one whose page is gone: ``None`` (the call says again
     if a sign-in is still needed).
     """
     state = params.request_state or ""
@@ -149,7 +126,6 @@ async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> 
 
 
 async def _finish(started: SignIn) -> ToolGuidance | None:
-    """Wait for the person's browser in a worker thread: ``None`` when signed in."""
     try:
         await anyio.to_thread.run_sync(started.finish, SIGN_IN_SECONDS, abandon_on_cancel=True)
     except ToolGuidance as guidance:

@@ -1,42 +1,22 @@
 """How often the sign-in endpoints answer: ``/register``, ``/authorize`` and ``/token``.
 
-The endpoints of a sign-in provider (:mod:`toolspecs.server.signin_app`) are anonymous
-(``/register``, ``/authorize``) or need only a token a client holds (``/token``), and each
-answer keeps a record: a client, a person's trip to Google, a token. Unlimited, a flood
-of them pushed other people's records out (in memory each kind is bounded, the oldest
-going first) or filled Redis (issue 38). So each is counted in fixed windows, per client
-address (an IPv6 address by its /64) and overall, and past a limit answered 429 with
-``Retry-After`` before mcp's handler runs (:class:`RequestLimit`):
+These endpoints are anonymous (or need only a token a client holds), and each answer keeps
+a record (a client, a person's trip to Google, a token): unlimited, a flood of them pushed
+other people's records out or filled Redis (issue 38). So each is counted in fixed
+windows, per client address (an IPv6 address by its /64) and overall, and past a limit
+answered 429 with ``Retry-After`` before mcp's handler runs. ``/authorize`` answers a
+person's browser with a short page of ours, not a redirect; the trips kept are bounded
+by what the limits let start (:meth:`Admission.trips`), so a flood within the limits
+never evicts a trip in progress. Refreshes are also counted per client, once the request
+presents a live refresh token of it, so nobody can use up another client's count.
 
-- ``POST /register``: :class:`~toolspecs.server.registration.RegistrationLimits` per hour;
-  an OAuth error body (``temporarily_unavailable``).
-- ``GET``/``POST /authorize``: :attr:`RequestLimits.authorize_per_address` and
-  :attr:`RequestLimits.authorize_total` per :attr:`RequestLimits.window`. A browser shows
-  the answer to a person, so it is a short page of ours saying how long to wait, not a
-  redirect to the client. The trips are bounded by count too (:meth:`Admission.trips`):
-  as many as the limits let start while one lives (ten minutes), so a flood
-  within the limits never evicts a person's trip in progress, in memory or in Redis.
-- ``POST /token``: :attr:`RequestLimits.token_per_address` per window, counted before
-  mcp's handler; and :attr:`RequestLimits.token_per_client` per window, counted once the
-  request presents a live refresh token of that client (so nobody can use up another
-  client's count by naming its id): the provider raises :class:`TooManyRequests`, which
-  the middleware answers. Both as an OAuth error body. Each refresh also ends the access
-  token issued before it (:mod:`toolspecs.server.signin_tokens`), so a client refreshing in
-  a loop holds one live access token, not one per refresh.
+The counts live in the sign-in state, shared by replicas through Redis. The address is
+the ASGI peer (uvicorn reads ``X-Forwarded-For`` from a trusted proxy only, so a local
+proxy must send it, else every client counts as the proxy).
 
-The counts live in the sign-in state (:meth:`~toolspecs.server.signin_state.SignInState.hits`):
-with ``--store redis://`` every replica shares them. The address is the ASGI peer;
-uvicorn takes it from ``X-Forwarded-For`` when the peer is a trusted proxy (its
-``forwarded_allow_ips``: 127.0.0.1 and ::1 unless ``$FORWARDED_ALLOW_IPS`` says
-otherwise), so a proxy on this machine must send ``X-Forwarded-For`` (nginx:
-``proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for``), else every client
-counts as the proxy's one address and a per-address limit is the total one.
-
-Why this is ours: mcp 2.3's handlers check the requests' shape and leave storage and
-limits to the provider. The ``limits`` library (fixed and moving windows on Redis) was
-weighed: it would open a second Redis connection with its own failures beside the
-sign-in state's, which answer one 503 (:mod:`toolspecs.server.signin_state`), for a few
-fixed-window counters that are a few lines here.
+Why this is ours: mcp's handlers leave storage and limits to the provider, and the
+``limits`` library would open a second Redis connection with its own failures beside the
+sign-in state's (one 503), for a few fixed-window counters.
 """
 
 from __future__ import annotations
@@ -64,12 +44,7 @@ __all__ = [
 
 
 class TooManyRequests(Exception):
-    """A request past a limit: answered 429 with ``Retry-After``.
-
-    Args:
-        seconds: How long until the window ends.
-        why: What was too many (``too many ... from your address``).
-    """
+    """A request past a limit: answered 429 with ``Retry-After`` in ``seconds``."""
 
     def __init__(self, seconds: float, why: str) -> None:
         super().__init__(why)
@@ -84,14 +59,9 @@ class TooManyRequests(Exception):
 
 @dataclass(frozen=True)
 class RequestLimits:
-    """How many sign-ins may start and how many token requests come, per window.
+    """How many sign-ins may start and how many token requests come, per ``window`` seconds.
 
-    Args:
-        authorize_per_address: ``/authorize`` requests one address (an IPv6 /64) may make.
-        authorize_total: ``/authorize`` requests all addresses together may make.
-        token_per_address: ``/token`` requests one address may make.
-        token_per_client: Refreshes one client may make.
-        window: The window, in seconds.
+    Per address means per IPv6 /64; ``token_per_client`` counts refreshes.
     """
 
     authorize_per_address: int = 60
@@ -117,15 +87,7 @@ def client_address(scope: Any) -> str:
 
 
 class Admission:
-    """The counts of the limits, in the sign-in state.
-
-    Every method may block on the network (Redis): the provider calls them in a thread.
-
-    Args:
-        state: Where the counts are kept.
-        registration: The limits of ``/register``.
-        limits: The limits of ``/authorize`` and ``/token``.
-    """
+    """The counts of the limits, in the sign-in state (may block on Redis: call in a thread)."""
 
     def __init__(
         self, state: SignInState, registration: RegistrationLimits, limits: RequestLimits
@@ -137,9 +99,8 @@ class Admission:
     def trips(self, life: float) -> int:
         """The most trips kept at once: as many as the limits let start while one lives.
 
-        Args:
-            life: A trip's life, in seconds: those alive at a moment began in the last
-                ``ceil(life / window) + 1`` fixed windows at most.
+        A trip lives ``life`` seconds: those alive at a moment began in the last
+        ``ceil(life / window) + 1`` fixed windows at most.
         """
         windows = math.ceil(life / self.limits.window) + 1
         return self.limits.authorize_total * windows
@@ -179,11 +140,7 @@ class Admission:
         return self._counted("token", address, limits.token_per_address, None, limits.window)
 
     def refresh(self, client_id: str) -> None:
-        """Count a refresh by ``client_id`` (one holding a live refresh token of it).
-
-        Raises:
-            TooManyRequests: Past :attr:`RequestLimits.token_per_client`.
-        """
+        """Count a refresh by ``client_id``; raises :class:`TooManyRequests` past the limit."""
         limits = self.limits
         count, left = self.state.hits(f"refresh {client_id}", limits.window)
         if count > limits.token_per_client:
@@ -198,13 +155,7 @@ _WHAT = {
 
 
 class RequestLimit:
-    """ASGI middleware: a request past its limit is a 429, before mcp's handler.
-
-    Args:
-        app: The app.
-        provider: Its :class:`~toolspecs.server.signin_app.SignInProvider` (its ``admission``,
-            and its consent's page).
-    """
+    """ASGI middleware: a request past its limit is a 429, before mcp's handler."""
 
     def __init__(self, app: Any, provider: Any) -> None:
         self.app = app

@@ -1,29 +1,18 @@
 """Calls running at once, per caller: counted in this process, and across replicas in Redis.
 
-A server runs at most ``max_calls`` tool calls at a time for one caller (a session, or a
-sessionless caller: :mod:`toolspecs.server.callers`); one more gets guidance to wait. One
-process counts its own calls (:class:`RunningCalls`). Replicas behind a load balancer
-(``--stateless`` with ``--store redis://``) each see part of a user's calls, so each would
-let them run ``max_calls`` there: the count of a sessionless caller is then also kept in
-the Redis of the store (:class:`SharedSlots`), for every replica together.
+Replicas behind a load balancer each see part of a sessionless user's calls, so each would
+let them run ``max_calls``: their count is also kept in Redis (:class:`SharedSlots`).
 
-**Why a sorted set of leases.** A caller's running calls are one sorted set,
-``{prefix}:calls:{digest}`` (the digest a SHA-256 of the caller's key, so no user name is
-in a key): each member a call's random id, its score the moment its lease ends, read on
-the Redis server's clock (``TIME``), so replicas with skewed clocks agree. Taking a slot
-is one Lua script, which Redis runs alone: drop the leases that ended, count the rest, add
-the call if there is room. Finishing a call removes its member (in a ``finally``). While
-a call runs, a thread of its replica renews the leases it holds every third of
-:data:`LEASE_SECONDS`; a replica that dies (killed, out of memory, its machine gone)
-renews nothing, so its slots come back within one lease. A plain counter (``INCR`` on
-start, ``DECR`` on finish, ``EXPIRE`` refreshed) cannot do that: a dead replica's
-increments stay for as long as the caller keeps the key alive with new calls, and the
-caller's cap shrinks for good.
+**Why a sorted set of leases.** Each member of ``{prefix}:calls:{digest}`` is a call's
+random id, its score the moment its lease ends on the Redis server's clock (replicas with
+skewed clocks agree). Taking a slot is one Lua script (drop ended leases, count, add);
+running calls' leases are renewed by a thread every third of :data:`LEASE_SECONDS`, so a
+replica that dies renews nothing and its slots come back within one lease. A plain
+``INCR``/``DECR`` counter cannot do that: a dead replica's increments would shrink the
+caller's cap for good.
 
-**Redis unreachable.** The count falls back to this process alone (a warning in the log,
-once until Redis answers again, then one line saying so); calls are never refused for
-it. Redis is asked again after :data:`RETRY_SECONDS`, so an outage does not make every
-call wait for a connection timeout.
+**Redis unreachable.** The count falls back to this process alone (logged once) and calls
+are never refused for it; Redis is asked again after :data:`RETRY_SECONDS`.
 """
 
 from __future__ import annotations
@@ -83,15 +72,9 @@ return 0
 class SharedSlots:
     """Each caller's running calls, in Redis, for every replica together.
 
-    Args:
-        client: The store's ``redis.Redis`` client (:class:`toolspecs.core.redis_store.RedisStore`
-            ``.client``): one connection pool for results and counts.
-        prefix: The start of every key (the store's).
-        lease: Seconds a slot is held without being renewed (a dead replica's come back
-            after this long); its calls renew theirs every third of it.
-
-    Its methods wait on Redis: call them from a worker thread. They raise redis-py's
-    errors (:attr:`errors`) when Redis does not answer.
+    ``client`` is the store's ``redis.Redis`` client (one connection pool for results and
+    counts); ``lease`` the seconds a slot is held without being renewed. Its methods wait on
+    Redis (call them from a worker thread) and raise :attr:`errors` when it does not answer.
     """
 
     def __init__(self, client: Any, *, prefix: str = "toolspecs", lease: float = LEASE_SECONDS):
@@ -152,8 +135,7 @@ class SharedSlots:
 def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) -> None:
     """Renew the leases of the calls of ``ref`` until it holds none or is gone.
 
-    It holds the slots weakly: slots dropped without being given back (as by a process
-    that died) are renewed no more.
+    It holds the slots weakly: slots dropped without being given back are renewed no more.
     """
     while True:
         threading.Event().wait(every)
@@ -174,10 +156,7 @@ def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) ->
 class RunningCalls:
     """How many calls each caller has running, and whether one more may start.
 
-    Args:
-        cap: Calls one caller may have running at once.
-        shared: Where sessionless callers' calls are counted for every replica (Redis);
-            ``None``: in this process only.
+    ``shared``: where sessionless callers' calls are counted for every replica (Redis).
     """
 
     def __init__(self, cap: int, shared: SharedSlots | None = None) -> None:
@@ -195,9 +174,8 @@ class RunningCalls:
     async def slot(self, who: Hashable, caller: str | None = None) -> AsyncIterator[bool]:
         """Hold a slot of ``who`` while the body runs; yields whether there was one.
 
-        Args:
-            who: Whom the call counts with in this process (a session, or ``caller``).
-            caller: A sessionless caller's key: counted in :attr:`shared` too.
+        ``who`` is whom the call counts with in this process; ``caller``, a sessionless
+        caller's key, is counted in :attr:`shared` too.
         """
         if self.running(who) >= self.cap:
             yield False
@@ -221,7 +199,6 @@ class RunningCalls:
                     await anyio.to_thread.run_sync(self.shared.give, call_id)
 
     async def _take(self, shared: SharedSlots, caller: str) -> str | bool | None:
-        """A call id (taken), ``False`` (the caller is at the cap), ``None`` (Redis is down)."""
         if time.monotonic() < self._down_until:
             return None
         try:

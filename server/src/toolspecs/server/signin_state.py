@@ -1,35 +1,21 @@
 """The sign-in server's own state (clients, trips to Google, codes, tokens), shared by replicas.
 
-A sign-in provider (:mod:`toolspecs.server.signin_app`) keeps small JSON records of
-several kinds (registered clients, people on their way to Google, our codes, our access
-and refresh tokens, the codes redeemed and refresh tokens rotated out), a few counters (a
-user's sign-in generation, a revoked grant) and the counts of rate limits
-(:mod:`toolspecs.server.request_limits`). Every record is kept under a key the provider
-gives, a SHA-256 of the token, code or ``state`` (never the secret itself), for the
-record's lifetime.
+Small JSON records of several kinds, a few counters and the counts of rate limits, each
+kept under a key the provider gives (a SHA-256 of the token, code or ``state``, never the
+secret) for the record's life. :class:`SignInState` keeps them in this process, each kind
+bounded (oldest first) unless put with ``bound=0``; :class:`RedisSignInState`
+(``--store redis://``) in Redis with a TTL each, so a client registered on one replica, a
+sign-in finished on another and a token issued by any are accepted by every replica.
 
-- :class:`SignInState` (the default): in this process. Each kind is bounded (the oldest
-  go first past :data:`MAX_KEPT`, or the ``bound`` a :meth:`~SignInState.put` gives), but
-  for a kind put with ``bound=0``: only its records' lives bound it.
-- :class:`RedisSignInState` (``--store redis://``): the same records in Redis (or Valkey)
-  through redis-py, as :mod:`toolspecs.server.token_vault` connects, each key with a TTL equal
-  to its record's life. So a client registered through one replica, a sign-in started on
-  one and finished on another, a code redeemed on a third, and a token issued by any are
-  accepted by every replica. A kind put (or added) with a ``bound`` is also counted (a
-  sorted set of its keys by expiry): past the bound the soonest to expire go, as in memory.
-
-:meth:`SignInState.take` reads and deletes at once (a Redis ``MULTI``/``EXEC`` of ``GET``
-and ``DEL``): a code or refresh token redeemed on two replicas at the same moment is
-taken by one of them only. :meth:`SignInState.spend` moves a record to another kind in
-the same way (``GET`` and ``RENAME``, which keeps the TTL): a refresh token is rotated out
-and remembered as spent at the same instant, so a second presentation always finds one
-or the other. :meth:`SignInState.add` keeps a record only where none is (``SET NX``): of
-two browsers opening one sign-in's consent page, one binds it
-(:mod:`toolspecs.server.signin_consent`).
+Why the atomic moves: :meth:`SignInState.take` reads and deletes at once (``GET`` and
+``DEL`` in one transaction), so a code or refresh token redeemed on two replicas at the
+same moment is taken by one only; :meth:`SignInState.spend` moves a record to another kind
+(``RENAME`` keeps the TTL), so a rotated refresh token is always found spent or live;
+:meth:`SignInState.add` keeps a record only where none is (``SET NX``), so of two browsers
+opening one sign-in's consent page, one binds it.
 
 Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
-whose text may name the host); the HTTP app answers it with a 503
-``temporarily_unavailable`` (:func:`toolspecs.server.signin_app.sign_in_app`).
+whose text may name the host), answered 503 ``temporarily_unavailable``.
 """
 
 from __future__ import annotations
@@ -69,10 +55,7 @@ def unreachable(exc: BaseException) -> bool:
 class SignInState:
     """The provider's records and counters, in this process.
 
-    Args:
-        clock: Seconds since the epoch (records expire by it).
-        max_kept: The most records of one kind kept at once (unless a put says otherwise);
-            past it the oldest go.
+    ``max_kept``: the most records of one kind kept at once (unless a put says otherwise).
     """
 
     #: Whether the methods block on the network (the provider calls them in a thread).
@@ -93,16 +76,10 @@ class SignInState:
     def put(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> None:
-        """Keep ``record`` under ``key`` for ``seconds``.
+        """Keep ``record`` under ``key`` (a digest, never a secret) of ``kind`` for ``seconds``.
 
-        Args:
-            kind: What the record is (its pool).
-            key: Its key (a digest, never a secret).
-            record: The JSON record.
-            seconds: Its life.
-            bound: The most records of ``kind`` kept at once, past it the oldest go;
-                ``0``: none go by count (only by life); ``None``: this state's default
-                (in memory ``max_kept``; in Redis, only the life).
+        ``bound``: the most records of ``kind`` kept at once, past it the oldest go; ``0``: none
+        go by count; ``None``: this state's default (in memory ``max_kept``; in Redis, none).
         """
         now = self.clock()
         limit = self.max_kept if bound is None else bound
@@ -145,10 +122,7 @@ class SignInState:
     def add(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> bool:
-        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins.
-
-        ``bound``: as :meth:`put` says.
-        """
+        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins."""
         now = self.clock()
         limit = self.max_kept if bound is None else bound
         with self._lock:
@@ -175,9 +149,7 @@ class SignInState:
     def counters(self, *names: str, hold: float | None = None) -> list[int]:
         """The counters named (0 for one never bumped or gone).
 
-        Args:
-            names: The counters.
-            hold: Keep each counter that exists at least this many seconds from now.
+        ``hold``: keep each counter that exists at least this many seconds from now.
         """
         now = self.clock()
         with self._lock:
@@ -200,12 +172,7 @@ class SignInState:
             return value
 
     def hits(self, name: str, window: float) -> tuple[int, float]:
-        """Count one more hit of ``name`` in its fixed window of ``window`` seconds.
-
-        Returns:
-            The hits of ``name`` in the current window (this one included), and the
-            seconds until the window ends.
-        """
+        """One more hit of ``name`` in its fixed window: the count, and seconds till it ends."""
         now = self.clock()
         ends = (now // window + 1) * window
         with self._lock:
@@ -220,12 +187,7 @@ class SignInState:
 
 
 class RedisSignInState(SignInState):
-    """The same records and counters in Redis (or Valkey), shared by every replica.
-
-    Args:
-        client: A ``redis.Redis`` client, or a ``redis://`` URL.
-        prefix: The start of every key.
-    """
+    """The same records and counters in Redis (or Valkey); ``client`` may be a URL."""
 
     blocking = True
 
@@ -242,7 +204,6 @@ class RedisSignInState(SignInState):
         return f"{self._prefix}:{kind}:{key}"
 
     def _pool(self, kind: str) -> str:
-        """The sorted set counting a bounded kind's keys (scored by their expiry)."""
         return f"{self._prefix}:pool:{kind}"
 
     def _counter(self, name: str) -> str:
@@ -269,7 +230,6 @@ class RedisSignInState(SignInState):
             self._trim(kind, bound, self._counted(pipe, kind, key, life).execute()[-1])
 
     def _counted(self, pipe: Any, kind: str, key: str, life: int) -> Any:
-        """``pipe`` counting ``key`` in its kind's pool; the pool's size comes last."""
         now = self.clock()
         pool = self._pool(kind)
         pipe.zremrangebyscore(pool, "-inf", now)
@@ -279,7 +239,6 @@ class RedisSignInState(SignInState):
         return pipe
 
     def _trim(self, kind: str, bound: int, count: int) -> None:
-        """Past ``bound``, the soonest to expire go (two replicas may drop a few more)."""
         if count > bound:
             gone = [k.decode() for k, _ in self._client.zpopmin(self._pool(kind), count - bound)]
             self._client.delete(*[self._key(kind, k) for k in gone])

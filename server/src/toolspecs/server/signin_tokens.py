@@ -1,46 +1,25 @@
 """Our access and refresh tokens: grants, sign-in generations, rotation and reuse detection.
 
-What a sign-in provider (:mod:`toolspecs.server.signin_app`) issues, and when it stops
-accepting it (issue 38):
+- A **grant** begins when a client redeems our code: every access and refresh token issued
+  then, and by refreshing them, shares its id. It holds **one live access token**:
+  exchanging a refresh token deletes the access token issued with it, so a client
+  refreshing in a loop cannot push other users' tokens out of a bounded store (issue 38).
+- Each token carries the user's **sign-in generation**, which moves when they sign out
+  (``/revoke``) or Google refuses their refresh token: every token issued before is then
+  refused on every replica, so an old laptop's tokens stay dead after a new sign-in.
+- **Rotation and reuse:** a refresh token is used once and kept as spent until it would
+  have expired. Presented again (a thief's copy, or two exchanges at once), it revokes its
+  whole grant (RFC 9700 4.14.2: the server cannot tell the thief from the holder; the
+  holder signs in again). A **code used twice** (intercepted) revokes its grant the same
+  way, for :data:`REDEEMED_SECONDS` after it would have expired (RFC 6749 4.1.2).
 
-- A **grant** begins when a client redeems our authorization code: a random grant id
-  (made with the code, kept in its record), shared by the access and refresh token issued
-  then and by every pair issued later by refreshing them.
-- **One live access token per grant:** the refresh token's record names the access token
-  issued with it (its SHA-256), and exchanging the refresh token deletes that access
-  token. So a client refreshing in a loop holds one access token, not one per refresh,
-  and cannot push other users' tokens out of a bounded store (issue 38); how often it may
-  refresh is :mod:`toolspecs.server.request_limits`' job.
-- Every token carries the user's **sign-in generation** at issue time: a counter per user
-  that moves when they sign out (``/revoke`` from any of their clients) or Google refuses
-  their refresh token. Once it moves, every token issued before is refused on every
-  replica, so an old laptop's tokens stay dead after the person signs in again.
-- **Rotation:** a refresh token is used once. Exchanging it moves it to the spent ones in
-  the same instant (:meth:`toolspecs.server.signin_state.SignInState.spend`), where it is
-  kept until it would have expired; the new pair carries the same grant.
-- **Reuse:** a spent refresh token presented again (a thief's copy, or two exchanges of
-  one token at once) revokes its whole grant: every access and refresh token of it is
-  refused from then on, on every replica (a counter per grant), the answer is
-  ``invalid_grant``, and a warning names the client, never the token. As RFC 9700
-  (4.14.2) says, the server cannot tell the thief from the holder: both lose the grant,
-  and the holder signs in again. mcp's client refreshes under one lock, so it never
-  races itself.
-- **A code used twice:** redeeming a code moves it to the redeemed ones in the same
-  instant (:meth:`~toolspecs.server.signin_state.SignInState.spend`), kept until it would
-  have expired and :data:`REDEEMED_SECONDS` more (the life of the first access token it
-  gave). Presented again in that time (intercepted, or redeemed twice at once), it is
-  refused (``invalid_grant``) and its grant revoked, the first redemption's tokens with
-  it, as RFC 6749 (4.1.2) and OAuth 2.1 ask.
+Only a token's SHA-256 is kept, never logged. The counters outlive every token they
+judge (:data:`COUNTER_SECONDS`), so none comes back to life when one expires.
 
-Only the SHA-256 of a token is kept (and never logged). The counters outlive every token
-they judge (:data:`COUNTER_SECONDS`, held again at each issue), so none can come back to
-life when one expires.
-
-Why this is ours: mcp 2.3's ``OAuthAuthorizationServerProvider`` leaves issuing, rotation
-and revocation to the provider; FastMCP's ``OAuthProxy`` (4.2.3) does them on the
-``fastmcp`` server stack, py-key-value storage and JWTs of its own, and authlib's grant
-classes are not mcp's provider interface; neither keeps a per-user generation. These are
-a few records and counters on the state we already share between replicas.
+Why this is ours: mcp's ``OAuthAuthorizationServerProvider`` leaves issuing, rotation and
+revocation to the provider; FastMCP's ``OAuthProxy`` needs its own server stack and
+storage, and authlib's grant classes are not mcp's provider interface; neither keeps a
+per-user generation. These are a few records and counters on the state replicas share.
 """
 
 from __future__ import annotations
@@ -78,12 +57,10 @@ def digest(secret: str) -> str:
 
 
 def _user(subject: str) -> str:
-    """The counter of a user's sign-in generation."""
     return f"user {subject}"
 
 
 def _grant(grant: str) -> str:
-    """The counter of a grant's revocation (0: live)."""
     return f"grant {grant}"
 
 
@@ -93,14 +70,7 @@ def new_grant() -> str:
 
 
 class Tokens:
-    """Our tokens in a :class:`~toolspecs.server.signin_state.SignInState`.
-
-    Every method may block on the network (Redis): the provider calls them in a thread.
-
-    Args:
-        state: Where the records and counters are kept.
-        clock: Seconds since the epoch.
-    """
+    """Our tokens in a :class:`~toolspecs.server.signin_state.SignInState` (may block on Redis)."""
 
     def __init__(self, state: SignInState, clock: Callable[[], float]) -> None:
         self.state = state
@@ -111,10 +81,8 @@ class Tokens:
     ) -> tuple[str, str] | None:
         """A new access and refresh token of ``grant``; ``None`` once the grant is revoked.
 
-        Args:
-            record: What both tokens say: ``client_id``, ``scopes``, ``subject``, ``resource``.
-            claims: The access token's claims.
-            grant: The grant they belong to.
+        ``record`` is what both say (``client_id``, ``scopes``, ``subject``, ``resource``);
+        ``claims`` the access token's claims.
         """
         subject = str(record["subject"])
         generation, revoked = self.state.counters(
@@ -142,8 +110,8 @@ class Tokens:
     def find(self, kind: str, token: str) -> tuple[dict[str, Any], int] | None:
         """Our live token of ``kind`` (``access`` or ``refresh``): its record and generation.
 
-        ``None`` when unknown, expired, of a user whose sign-in generation moved since,
-        or of a revoked grant.
+        ``None`` when unknown, expired, of a user whose generation moved since, or of a revoked
+        grant.
         """
         record = self.state.get(kind, digest(token))
         if record is None or not record.get("subject") or not record.get("grant"):
@@ -159,10 +127,9 @@ class Tokens:
         return record, generation
 
     def spend(self, token: str) -> dict[str, Any] | None:
-        """Rotate out our refresh token: its record, or ``None`` if it was spent already.
+        """Rotate out our refresh token: its record, or ``None`` if spent already (then revoked).
 
-        The access token issued with it ends (a grant holds one at a time). Spent already
-        (another exchange of it won): its grant is revoked (:meth:`reused`).
+        The access token issued with it ends (a grant holds one at a time).
         """
         record = self.state.spend("refresh", digest(token), "spent")
         if record is None:
@@ -174,9 +141,7 @@ class Tokens:
     def redeem(self, code: str) -> dict[str, Any] | None:
         """Take our authorization code: its record (with its ``grant``), ``None`` if taken.
 
-        It is remembered as redeemed until it would have expired and
-        :data:`REDEEMED_SECONDS` more; taken already (another redemption won): its grant
-        is revoked (:meth:`replayed`).
+        Taken already (another redemption won): its grant is revoked (:meth:`replayed`).
         """
         key = digest(code)
         record = self.state.spend("code", key, "redeemed")
@@ -196,7 +161,6 @@ class Tokens:
         return self._presented_again("spent", token, "a refresh token", "exchanged")
 
     def _presented_again(self, kind: str, secret: str, what: str, done: str) -> bool:
-        """Whether ``secret`` is kept as ``kind`` (used once); if so, revoke its grant."""
         record = self.state.get(kind, digest(secret))
         if record is None or not record.get("grant"):
             return False

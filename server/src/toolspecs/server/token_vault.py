@@ -1,19 +1,12 @@
 """Each signed-in user's Google tokens, encrypted at rest (Fernet), in memory or in Redis.
 
-``toolspecs serve --http --google-sign-in`` keeps the Google access and refresh tokens of
-every person who signed in (:mod:`toolspecs.hosting.google.signin`). They are kept as
-``cryptography``'s Fernet tokens (AES-128-CBC and HMAC-SHA256, with a timestamp) under a
-key from ``$TOOLSPECS_TOKEN_KEY`` (``Fernet.generate_key()``); without a valid key the
-server refuses to start. What lies in memory or in Redis is unreadable without the key,
-and a record altered there is refused (read as absent: the person signs in again).
-
-- :class:`TokenVault` (the default): a dict in this process.
-- :class:`RedisTokenVault` (``--store redis://``): one key per user, ``{prefix}:{digest}``
-  (a SHA-256 of the user, so the key names no one), with a TTL, through redis-py as
-  :mod:`toolspecs.core.redis_store` connects.
-
-We evaluated keeping the records in the results store (:mod:`toolspecs.core.store`): its
-records are results with passages and budgets, not small secrets with a TTL.
+A server that signs people in with Google holds their access and refresh tokens: whoever
+reads its memory dump or its Redis could act as every one of them. So each record is a
+Fernet token (AES-128-CBC and HMAC-SHA256) under ``$TOOLSPECS_TOKEN_KEY``, without which
+the server refuses to start: what lies at rest is unreadable without the key, and a record
+altered there is refused (read as absent: the person signs in again). In Redis the key is
+a SHA-256 of the user, so it names no one. The results store was weighed and not used:
+its records are results with passages and budgets, not small secrets with a TTL.
 """
 
 from __future__ import annotations
@@ -58,11 +51,7 @@ def fernet_from_env(environ: Any = None) -> Any:
 
 
 class TokenVault:
-    """Users' token records (JSON objects), encrypted with ``fernet``, in this process.
-
-    Args:
-        fernet: From :func:`fernet_from_env`.
-    """
+    """Users' token records (JSON objects), encrypted with ``fernet``, in this process."""
 
     def __init__(self, fernet: Any) -> None:
         self._fernet = fernet
@@ -103,13 +92,7 @@ class TokenVault:
 
 
 class RedisTokenVault(TokenVault):
-    """The same records in Redis (or Valkey), shared by every replica.
-
-    Args:
-        fernet: From :func:`fernet_from_env`.
-        client: A ``redis.Redis`` client, or a ``redis://`` URL.
-        prefix: The start of every key.
-    """
+    """The same records in Redis (or Valkey), shared by every replica; ``client`` may be a URL."""
 
     def __init__(self, fernet: Any, client: Any, prefix: str = "toolspecs:google") -> None:
         super().__init__(fernet)

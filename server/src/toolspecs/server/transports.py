@@ -60,11 +60,8 @@ async def serve_http(
 
     Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
     server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.server.auth`.
-    The token is the shared ``token``, or with ``oauth`` an access token of the
-    organisation's authorization server (:mod:`toolspecs.server.oauth`).
-    ``/healthz`` and ``/readyz`` answer without it, every request gets an ``X-Request-Id``
-    and an access-log record, and on SIGTERM the server stops taking connections, reads
-    as not ready, and lets the calls in flight finish (:mod:`toolspecs.server.operations`).
+    ``/healthz`` and ``/readyz`` answer without it; on SIGTERM the server stops taking
+    connections and lets the calls in flight finish (:mod:`toolspecs.server.operations`).
 
     Args:
         server: From :func:`toolspecs.server.build_server`.
@@ -81,23 +78,14 @@ async def serve_http(
         allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
             needs them).
         max_sessions: At most this many sessions at once; a new one past it gets 503.
-        max_sessions_per_user: At most this many of them for one user (a token that
-            names one); their next gets 429 (:mod:`toolspecs.server.sessions`).
+        max_sessions_per_user: At most this many of them for one user; their next gets 429.
         session_idle: Seconds after which a session nobody uses is closed.
         graceful: Seconds the calls in flight get to finish at shutdown.
-        stateless: No sessions (mcp's stateless streamable HTTP), whichever way clients
-            authenticate: every request stands alone, so any replica behind a load
-            balancer answers any request, for handshake-era clients too. Stored results
-            are the caller's (:mod:`toolspecs.server.callers`): shared by replicas through a
-            shared store, else each replica's own (so is the count of their running
-            calls, given to :func:`toolspecs.server.build_server` as ``shared_calls``).
-            ``max_sessions``, ``max_sessions_per_user`` and ``session_idle`` do not
-            apply, nor do ``events``: a dropped stream's answer is lost.
-        events: Where stateful sessions keep their SSE events, so that a client whose
-            stream drops resumes it (``Last-Event-ID``) and gets its answer
-            (:mod:`toolspecs.server.resumption`): by default in this process
-            (:class:`toolspecs.server.sse_events.MemoryEvents`); with
-            :class:`toolspecs.server.sse_events.RedisEvents`, through any replica.
+        stateless: No sessions (mcp's stateless streamable HTTP): any replica answers any
+            request; stored results are the caller's (:mod:`toolspecs.server.callers`).
+            The session bounds and ``events`` do not apply: a dropped stream's answer is lost.
+        events: Where stateful sessions keep their SSE events for resumption
+            (:mod:`toolspecs.server.sse_events`): by default in this process.
 
     Raises:
         ConfigurationError: When the address is not loopback and ``allow_remote`` is not
@@ -138,7 +126,24 @@ async def serve_http(
         stateless=stateless,
         events=events,
     )
-    await _run(app, listening, url, ready, graceful)
+    state = ServeState()
+    if ready is not None:
+        ready(url)
+
+    class Draining(uvicorn.Server):  # type: ignore[misc]
+        # handle_exit is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
+        # 503 at once, while uvicorn closes the listener and waits for the calls in flight.
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            state.draining = True
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        Operations(app, state),
+        log_level="warning",
+        # uvicorn annotates an int but waits with it as a timeout: fractions of a second work.
+        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]
+    )
+    await Draining(config).serve(sockets=[listening])
 
 
 def http_app(
@@ -157,19 +162,8 @@ def http_app(
 ) -> Any:
     """The app :func:`serve_http` serves at ``url`` (before health, ids and logs).
 
-    Args:
-        server: From :func:`toolspecs.server.build_server`.
-        url: Where it is served (``http://HOST:PORT/mcp``).
-        security: The DNS-rebinding check (:func:`toolspecs.server.auth.transport_security`).
-        token: See :func:`serve_http`, as every other argument (one of ``token``,
-            ``oauth`` and ``sign_in``).
-        oauth: See :func:`serve_http`.
-        sign_in: See :func:`serve_http`.
-        max_sessions: See :func:`serve_http`.
-        max_sessions_per_user: See :func:`serve_http`.
-        session_idle: See :func:`serve_http`.
-        stateless: See :func:`serve_http`.
-        events: See :func:`serve_http`.
+    ``security`` is :func:`toolspecs.server.auth.transport_security`'s; the other arguments
+    are :func:`serve_http`'s.
     """
     sessions = {
         "streamable_http_path": MCP_PATH,
@@ -192,49 +186,9 @@ def http_app(
         app = server.streamable_http_app(auth=settings, token_verifier=verifier, **sessions)
         publish_scopes(app, settings, oauth.scopes_supported)
     if not stateless:
-        _resumable(server, events)
+        from toolspecs.server.resumption import make_resumable
+        from toolspecs.server.sse_events import MemoryEvents
+
+        make_resumable(server.session_manager, MemoryEvents() if events is None else events)
         bound_per_user(app, server.session_manager, max_sessions_per_user, session_idle)
     return app
-
-
-def _resumable(server: Server[Any], events: EventBackend | None) -> None:
-    """Let the stateful sessions of ``server``'s app (just made) resume their streams."""
-    from toolspecs.server.resumption import make_resumable
-    from toolspecs.server.sse_events import MemoryEvents
-
-    make_resumable(server.session_manager, MemoryEvents() if events is None else events)
-
-
-async def _run(
-    app: Any,
-    listening: socket.socket,
-    url: str,
-    ready: Callable[[str], None] | None,
-    graceful: float,
-) -> None:
-    """Serve ``app`` on the bound socket, with operations (health, logs, draining)."""
-    state = ServeState()
-    if ready is not None:
-        ready(url)
-    config = uvicorn.Config(
-        Operations(app, state),
-        log_level="warning",
-        # uvicorn annotates an int but waits with it as a timeout: fractions of a second work.
-        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]
-    )
-    await _draining_server(uvicorn, config, state).serve(sockets=[listening])
-
-
-def _draining_server(uvicorn: Any, config: Any, state: ServeState) -> Any:
-    """Uvicorn's server, marking ``state`` draining as soon as it is told to stop.
-
-    ``handle_exit`` is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
-    503 at once, while uvicorn closes the listener and waits for the calls in flight.
-    """
-
-    class Draining(uvicorn.Server):  # type: ignore[misc]
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            state.draining = True
-            super().handle_exit(sig, frame)
-
-    return Draining(config)

@@ -1,19 +1,10 @@
 """Who calls: the user an access token names, and the owner of the results they store.
 
-Behind an authorization server (:mod:`toolspecs.server.oauth`) every request carries the
-access token mcp verified; its issuer and subject (``iss``, ``sub``) name the user
-(:class:`toolspecs.server.callers.Callers` reads it once per request, as the user's
-``key``). The results a user's calls store (:mod:`toolspecs.core.owners`) are theirs:
-
-- in a session (stdio or HTTP with a session id), the owner is the user *in that
-  session*: mcp lets only the principal that opened a session use it, and a user's two
-  sessions keep apart, as two sessions always have;
-- sessionless (the 2026-07-28 revision), the owner is the user: their results stay with
-  them across requests, for the :data:`MAX_USERS` users seen last (a user pushed out
-  loses their stored results, as a closed session does).
-
-Two users never share an owner, so neither reads the other's results, by id or search.
-A request with no user (the static bearer token, stdio) keeps the per-session owner.
+A token's ``iss`` and ``sub`` name the user. In a session the owner is the user *in that
+session* (mcp lets only the principal that opened a session use it); sessionless, the
+user, for the :data:`MAX_USERS` seen last. Two users never share an owner, so neither
+reads the other's results, by id or search. No user (the static token, stdio): the
+per-session owner.
 """
 
 from __future__ import annotations
@@ -61,10 +52,7 @@ class Users:
         self._max = max_users
 
     def owner(self, user: Hashable, connection: Any, sessionless: bool) -> UserOwner:
-        """The owner of the results of ``user`` (their key), in ``connection``'s session.
-
-        Sessionless, the user's own (one per user, for the :data:`MAX_USERS` seen last).
-        """
+        """The owner of the results of ``user`` (their key), in ``connection``'s session."""
         if not sessionless:
             owners = self._in_session.setdefault(connection, {})
             return owners.setdefault(user, UserOwner(user))

@@ -1,21 +1,11 @@
 """What Google hosting adds to ``toolspecs serve``: its flags, their checks, each user's tools.
 
-- ``--http --google-sign-in``: each user signs in with Google. The server is its MCP
-  clients' authorization server (:mod:`toolspecs.hosting.google.signin`): each person who
-  connects is sent to Google's consent, and their Google specs act with that person's
-  Google credentials (:mod:`toolspecs.hosting.google.accounts`).
-- ``--http --auth-issuer URL --google-delegate KEY.json``: behind the organisation's
-  authorization server, a Google Workspace service account with domain-wide delegation
-  acts as the user each access token names (:mod:`toolspecs.hosting.google.delegation`).
-
-Either way each user's calls run on spec instances of their own
+Each user's calls run on spec instances of their own
 (:class:`toolspecs.server.user_tools.UserTools`), built as ``serve`` builds the served
-specs (:attr:`toolspecs.cli.hosting.Serving.build`), whose Google specs then act as the user
-(:meth:`GoogleToolSpec.act_as <toolspecs.specs.google_base.GoogleToolSpec.act_as>`).
-
-The server finds :class:`GoogleHosting` through the entry point ``toolspecs.hosting``
-(:mod:`toolspecs.cli.hosting`) and its parser imports this module, so it imports nothing of
-``toolspecs.core`` or ``toolspecs.server`` at the top.
+specs, whose Google specs then act as the user (``GoogleToolSpec.act_as``): with the
+Google credentials they signed in with (``--google-sign-in``), or through a service
+account with domain-wide delegation (``--google-delegate``). The parser imports this
+module, so it imports nothing of ``toolspecs.core`` or ``toolspecs.server`` at the top.
 """
 
 from __future__ import annotations
@@ -48,8 +38,7 @@ class GoogleHosting:
         """Each user's tools acting as them; ``None`` without either flag.
 
         Raises:
-            ConfigurationError: For flags that do not go together or a setting missing
-                (see :func:`google_sign_in` and :func:`google_delegation`).
+            ConfigurationError: For flags that do not go together or a setting missing.
         """
         signed_in = google_sign_in(args, serving)
         delegated = google_delegation(args, serving)
@@ -72,10 +61,8 @@ def acting_as(
 ) -> Callable[[Mapping[str, ToolSpec]], None]:
     """What makes one user's new specs act as them (for :attr:`Serving.build`).
 
-    Args:
-        credentials: The user's Google credentials; asked for once, and only if a Google
-            spec is served.
-        hint: What a refused refresh tells the agent to do.
+    ``credentials`` are asked for once, and only if a Google spec is served; ``hint`` is
+    what a refused refresh tells the agent to do.
     """
     from toolspecs.specs.google_base import GoogleToolSpec
 
@@ -174,7 +161,6 @@ _RATES = {
 
 
 def _count(text: str) -> int:
-    """A whole number from 1 to 1,000,000 (argparse says the error in one line)."""
     value = int(text) if text.isdigit() else 0
     if not 1 <= value <= 1_000_000:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
@@ -186,7 +172,7 @@ def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
 
     Raises:
         ConfigurationError: Without ``--http``, with ``--auth-issuer``, without the Google
-            client or ``$TOOLSPECS_TOKEN_KEY`` (each in one line).
+            client or ``$TOOLSPECS_TOKEN_KEY``.
     """
     from toolspecs.core.errors import ConfigurationError
 
@@ -259,11 +245,7 @@ def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
 
 
 def public_url(url: str) -> str:
-    """``--public-url``: an https origin (http only on 127.0.0.1), without a trailing slash.
-
-    Raises:
-        ConfigurationError: For another scheme, a remote http, a path, a query or a fragment.
-    """
+    """``--public-url``: an https origin (http only on 127.0.0.1), without a trailing slash."""
     from toolspecs.core.errors import ConfigurationError
     from toolspecs.server.oauth import checked_url
 
@@ -318,10 +300,8 @@ def google_delegation(args: argparse.Namespace, serving: Serving) -> Hosted | No
     """Each user's tools, acting as them; ``None`` without ``--google-delegate``.
 
     Raises:
-        ConfigurationError: For ``--google-domain`` or ``--google-user-claim`` without
-            ``--google-delegate``, ``--google-delegate`` without ``--auth-issuer`` or with
-            ``--google-sign-in``, without ``--google-domain``, or a key file that cannot
-            be read (each in one line).
+        ConfigurationError: For flags that do not go together, a missing ``--auth-issuer``
+            or ``--google-domain``, or a key file that cannot be read.
     """
     from toolspecs.core.errors import ConfigurationError
 
