@@ -1,10 +1,7 @@
 """The ``toolspecs`` command: a host of the tools, like the MCP server and the adapters.
 
 The command line is read with the standard library only (:mod:`toolspecs.cli.parser`), so
-``--help``, ``--version`` and mistakes answer before llama-index is imported; the
-commands (:mod:`toolspecs.cli.commands`) import it. The CLI uses :mod:`toolspecs.core`
-and :mod:`toolspecs.server`, neither imports it, and it reaches the hostings through
-their entry points only.
+``--help`` and mistakes answer before llama-index is imported.
 """
 
 from __future__ import annotations

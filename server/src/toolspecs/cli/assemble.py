@@ -1,15 +1,9 @@
 """The specs and tools a command line asks for: ``toolspecs serve`` (and ``call``, ...).
 
-Each spec is built from the registry with its options, later winning: the spec's defaults
-and environment, what the spec asks of a server (``served_options``, not for a person at
-a terminal), the shared flags (``--allow-send``, ``--allow-destructive``, ``--timezone``),
-then ``--option NAME.key=value``. ``NAME@ACCOUNT`` builds a spec with ``account=ACCOUNT``.
-
-**Tool names when several specs are served.** A spec keeps its tool names (or its own
-``default_prefix``) unless one of them is also a tool of another spec served; then every
-tool of that spec carries the spec's name as prefix (``gmail_load_data``), whatever the
-order of the names. ``--prefix NAME=PREFIX`` sets one instead; a clash that remains is
-refused with a message naming ``--prefix``.
+Options apply in this order, later winning: the spec's defaults and environment, its
+``served_options`` (a server only), the shared flags, then ``--option``. When two served
+specs share a tool name, every tool of each carries its spec's name as prefix, whatever
+the order of the names; ``--prefix`` sets one instead.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
 """Hosting many users on ``toolspecs serve``: plug-ins found through entry points.
 
-A package that knows how its specs act for each user registers a hosting
-(``[project.entry-points."toolspecs.hosting"]``), a class made with no arguments that
-follows :class:`Hosting`: it adds its flags to ``toolspecs serve`` and, when they are
-given, gives the server each user's tools (:class:`Hosted`). The server builds each
-user's specs as ``serve`` builds the served ones and the hosting makes them act for the
-user: the hosting knows its specs' types, the server knows none. Hostings import the
-standard library only at the top, so ``--help`` answers before llama-index is imported.
+A hosting (entry point ``toolspecs.hosting``) adds its flags to ``serve`` and gives the
+server each user's tools: it knows its specs' types, the server knows none.
 """
 
 from __future__ import annotations

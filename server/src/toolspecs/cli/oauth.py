@@ -80,17 +80,8 @@ def oauth_settings(
     from toolspecs.core.errors import ConfigurationError
 
     issuer = getattr(args, "auth_issuer", None)
-    others = [
-        flag
-        for flag in (
-            "auth_audience",
-            "auth_jwks",
-            "auth_introspect",
-            "auth_client_id",
-            "auth_token_type",
-        )
-        if getattr(args, flag, None)
-    ] + (["auth_scope"] if getattr(args, "auth_scope", None) else [])
+    flags = ("auth_audience", "auth_jwks", "auth_introspect", "auth_client_id")
+    others = [f for f in (*flags, "auth_token_type", "auth_scope") if getattr(args, f, None)]
     cache = getattr(args, "auth_introspect_cache", None)
     if cache is not None:
         others.append("auth_introspect_cache")

@@ -75,7 +75,8 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
-def _positive(text: str) -> int:
+def whole_number(text: str) -> int:
+    """A whole number from 1 to 1,000,000 (argparse says the error in one line)."""
     try:
         value = int(text)
     except ValueError:
@@ -305,14 +306,14 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument(
         "--max-sessions",
-        type=_positive,
+        type=whole_number,
         default=64,
         metavar="N",
         help="HTTP: at most N sessions at once (default 64)",
     )
     serve.add_argument(
         "--max-sessions-per-user",
-        type=_positive,
+        type=whole_number,
         default=8,
         metavar="N",
         help="HTTP: at most N of them for one signed-in user (--google-sign-in, "
@@ -354,7 +355,7 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument(
         "--session-idle",
-        type=_positive,
+        type=whole_number,
         default=600,
         metavar="SECONDS",
         help="HTTP: close a session unused this long (default 600)",

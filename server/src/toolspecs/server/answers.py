@@ -1,8 +1,4 @@
-"""Accepted introspection answers (RFC 7662), kept a short while: :class:`AnswerCache`.
-
-A token revoked at the issuer is therefore still accepted for at most
-:data:`INTROSPECT_CACHE_SECONDS` (``--auth-introspect-cache``), or until its ``exp``.
-"""
+"""Accepted introspection answers, kept a short while (``--auth-introspect-cache``)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """Who may use ``toolspecs serve --http``: a bearer token, and the addresses it answers on.
 
 Over HTTP, anyone who reaches the port could read the mailbox and send mail as the person
-whose credentials the server holds; on 127.0.0.1 that is every other account of the
-machine. So the HTTP server does not start without a token, and every request must carry
-it (mcp's ``AuthSettings`` with our ``TokenVerifier``, compared in constant time). The
-token comes from ``$TOOLSPECS_SERVE_TOKEN``, ``--token-file`` (0600, this user's), or a
-file made on the first start in the user's state folder; it is never printed.
-
-mcp's DNS-rebinding check (``Host`` and ``Origin``) is on for every bound address, and
-loopback is decided by the address really bound (``127.1`` is loopback too), not by how
-``--host`` was written: a page in the person's browser cannot reach the server through a
-name it controls, and an address other machines reach needs ``allow_remote``.
+whose credentials the server holds (on 127.0.0.1: every other account of the machine), so
+every request must carry the token (compared in constant time), which is never printed.
+mcp's DNS-rebinding check (``Host``, ``Origin``) is on for every address, loopback decided
+by the address really bound, so a web page cannot reach the server through a name it
+controls; an address other machines reach needs ``allow_remote``.
 """
 
 from __future__ import annotations
@@ -107,13 +102,10 @@ def _made(path: Path) -> str:
 
 
 def bearer_token(token_file: str | os.PathLike[str] | None = None) -> tuple[str, str]:
-    """The token HTTP clients must send, and where it comes from: ``(token, where)``.
-
-    ``where`` is ``$TOOLSPECS_SERVE_TOKEN`` or the file's path, to tell the person.
+    """The token HTTP clients must send, and where it comes from (to tell the person).
 
     Raises:
-        ConfigurationError: When the token or its file is unfit (the message says what
-            to do).
+        ConfigurationError: When the token or its file is unfit (the message says what to do).
     """
     given = os.environ.get(TOKEN_ENV, "")
     if given.strip():
@@ -173,11 +165,7 @@ def _has_port(host: str) -> bool:
 
 
 def auth_settings(url: str) -> Any:
-    """The ``AuthSettings`` (mcp's) of a bearer-token resource server at ``url``.
-
-    The token is shared out of band, so no protected-resource metadata is named;
-    ``issuer_url``, which mcp requires, is the server itself and is published nowhere.
-    """
+    """The ``AuthSettings`` (mcp's) of a bearer-token resource server (no metadata published)."""
     return settings.AuthSettings(
         issuer_url=as_url(url), resource_server_url=None, required_scopes=[]
     )

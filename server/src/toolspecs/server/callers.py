@@ -1,15 +1,10 @@
 """Who calls: one :class:`Caller` per request, derived once from its verified token.
 
-A request is *sessionless* when it belongs to no session the server keeps: the 2026-07-28
-protocol, or HTTP under ``--stateless``. What decides is the session mcp keeps, never the
-``Mcp-Session-Id`` a client sends: under ``--stateless`` mcp ignores the header, so a
-made-up one must not make a request a session of its own, with a cap of its own
-(issue 38). A sessionless request's stored results and running calls belong to the user
-its token names (``user ISSUER SUBJECT``), or to the static token's one holder
-(:data:`TOKEN_HOLDER_KEY`), the same on every replica sharing a store.
-
-Nothing after :class:`Callers` reads the token: a tool call and a ``resources/read`` are
-given the :class:`Caller` (the user, their scopes, whose results they store and read).
+A request is sessionless when mcp keeps no session for it (2026-07-28, or ``--stateless``),
+never by the ``Mcp-Session-Id`` a client sends: a made-up one must not buy a cap of its own
+(issue 38). A sessionless request's results and running calls are its user's, or the
+static token holder's, the same on every replica. Nothing after :class:`Callers` reads
+the token.
 """
 
 from __future__ import annotations
@@ -95,12 +90,7 @@ class Callers:
         self.holder = TokenHolder()  # the static token's holder, when sessionless
 
     def of(self, ctx: Any) -> Caller:
-        """The caller of the request of ``ctx`` (a ``ServerRequestContext``).
-
-        A handshake-era connection's results are its own (a user's: that user in that session);
-        a sessionless request's are its user's, or the static token holder's; with no token at
-        all, the served tool list's.
-        """
+        """The caller of the request of ``ctx`` (a ``ServerRequestContext``)."""
         # mcp builds a ServerSession per request; the connection under it is the client's
         # session (an mcp internal: see compat_mcp).
         connection = connection_of(ctx.session)

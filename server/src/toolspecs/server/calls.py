@@ -1,12 +1,8 @@
 """A served call, step by step: ``tools/call`` and a ``resources/read`` that is a call.
 
-:meth:`Served.call_tool` runs the steps in order: mcp's middleware has verified the token;
-:func:`resolve` (the tool, and the :class:`~toolspecs.server.callers.Caller`, derived once
-and handed to every step), :func:`refused` and a running-call slot (admit),
-:func:`own_tool` (a signed-in user's own), :func:`confirm_first`, :func:`run`,
-:func:`sign_in` (then run once more), :func:`answer` (text, structure and links). What a
-step says is data (an ``Outcome``, a ``ToolGuidance``, or mcp's ``InputRequiredResult``),
-never raised between steps.
+:meth:`Served.call_tool` runs the steps in order: :func:`resolve`, :func:`refused` and a
+slot, :func:`own_tool`, :func:`confirm_first`, :func:`run`, :func:`sign_in`,
+:func:`answer`. What a step says is data, never raised between steps.
 """
 
 from __future__ import annotations
@@ -60,11 +56,7 @@ Said = Outcome | ToolGuidance | mcp_types.InputRequiredResult
 
 @dataclass(frozen=True)
 class Call:
-    """One call as the steps hand it on: the request, who calls, the tool, its arguments.
-
-    ``modern``: the request is of a sessionless revision (2026-07-28 on), where the person
-    is asked by answering ``InputRequiredResult``, not during the call.
-    """
+    """One call as the steps hand it on (``modern``: a sessionless revision, 2026-07-28 on)."""
 
     ctx: ServerRequestContext[Any]
     caller: Caller
@@ -232,11 +224,7 @@ async def own_tool(served: Served, call: Call) -> Call | ToolGuidance:
 
 
 async def _own(served: Served, caller: Caller, tool: GuardedTool) -> GuardedTool | ToolGuidance:
-    """``caller``'s own tool of ``tool``'s name (``tool`` itself without a user's tools).
-
-    A user's tools are built on their first call, in a worker thread (building may refresh
-    their Google token); a build that fails with guidance (sign in again) is that guidance.
-    """
+    """``caller``'s own tool of ``tool``'s name, built in a worker thread on their first call."""
     user_tools, user = served.user_tools, caller.user
     if user_tools is None or user is None:
         return tool
@@ -250,10 +238,7 @@ async def _own(served: Served, caller: Caller, tool: GuardedTool) -> GuardedTool
 
 
 async def confirm_first(call: Call) -> ToolGuidance | mcp_types.InputRequiredResult | None:
-    """Ask the person first where the call asks (destructive): ``None`` to run it.
-
-    Else guidance, nothing done, or on 2026-07-28 the question to ask.
-    """
+    """Ask the person first where the call asks (destructive): ``None`` to run it."""
     if not (call.tool.guard.asks_first and confirm.can_ask(call.ctx)):
         return None
     return await confirm.ask_first(call.ctx, call.tool, call.params, call.modern)
@@ -300,10 +285,7 @@ async def run(call: Call, heartbeat: float) -> Outcome | ToolGuidance:
 
 
 async def sign_in(call: Call, needed: SignInNeeded, heartbeat: float) -> Said:
-    """After a call that needed the person's sign-in: show the page, then run once more.
-
-    Where the client cannot open a page, the call's guidance (``needed``) is the answer.
-    """
+    """After a call that needed the person's sign-in: show the page, then run once more."""
     if not client_signin.can_open(call.ctx):
         return needed
     shown = await client_signin.offer(call.ctx, call.tool, call.modern)
@@ -316,11 +298,7 @@ async def sign_in(call: Call, needed: SignInNeeded, heartbeat: float) -> Said:
 async def answer(
     served: Served, call: Call, said: Outcome | ToolGuidance
 ) -> mcp_types.CallToolResult:
-    """The ``CallToolResult``: the text, the structure, and links to what they name.
-
-    A stored result (the text was too long to show) is a resource linked beside the text,
-    its ``uri`` in the data; the data also links what it names that a served tool reads.
-    """
+    """The ``CallToolResult``: the text, the structure, and links to what they name."""
     if isinstance(said, ToolGuidance):
         content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=said.text)]
         return mcp_types.CallToolResult(content=content, is_error=True)

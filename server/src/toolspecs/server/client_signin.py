@@ -1,13 +1,9 @@
 """Sign-in in the client: a call that needs the person's sign-in shows them the page.
 
-When a call fails with :class:`~toolspecs.core.errors.SignInNeeded` and its spec can start
-a sign-in here (``CallPolicy.sign_in``), a client that declared URL-mode elicitation is
-asked to open the sign-in page, instead of the agent telling the person to find a
-terminal: during the call on handshake revisions (then the call runs again once signed
-in), or as an ``InputRequiredResult`` on 2026-07-28 (the retry waits for the sign-in).
-Only for a caller on the serving machine (stdio, or HTTP from loopback): the browser comes
-back to this machine's loopback, so a person elsewhere could not finish it, and should not
-see a page another caller may share. A decline or no answer in time: nothing is run.
+Where the client declared URL-mode elicitation, it is asked to open the spec's sign-in
+page instead of the agent telling the person to find a terminal. Only for a caller on
+the serving machine: the browser comes back to this machine's loopback, so a person
+elsewhere could not finish it, and should not see a page another caller may share.
 """
 
 from __future__ import annotations
@@ -107,11 +103,7 @@ def _beside(ctx: ServerRequestContext[Any]) -> bool:
 
 
 async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> ToolGuidance | None:
-    """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance.
-
-    Not a call back from our page, or one whose page is gone: ``None`` (the call says again
-    if a sign-in is still needed).
-    """
+    """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance."""
     state = params.request_state or ""
     found = (params.input_responses or {}).get(SIGN_IN)
     if not state.startswith(_STATE) or found is None:

@@ -1,23 +1,14 @@
 """Brittle: everything toolspecs relies on in the mcp SDK beyond its public API, in one place.
 
-Each is checked against the pinned mcp (2.x) by ``tests/mcp/test_mcp_compat.py``:
+Each is checked against the pinned mcp (2.x) by ``tests/mcp/test_mcp_compat.py``, and
+each function changes nothing (and says so) when its internal is missing:
 
-1. ``ServerSession._connection``: stored results and running-call counts are per client
-   connection, which the low-level context does not expose (``MCPServer``'s
-   ``Context.connection`` reads the same attribute). Missing, every call is a session of
-   its own: stored results can no longer be read back, nor running calls bounded.
-2. The routes of ``streamable_http_app``'s Starlette app: our Protected Resource Metadata
-   (every scope we understand) goes before mcp's, as Starlette answers with the first
-   route that matches (``scopes_supported`` in ``tests/mcp/test_mcp_oauth.py``).
-3. ``StreamableHTTPSessionManager._admit_session`` and
-   ``StreamableHTTPServerTransport._event_store``: mcp hands every session one event store
-   keyed by request id, so a shared store cannot tell sessions apart; each session gets a
-   store of its own (:mod:`toolspecs.server.resumption`). Missing: streams not resumable.
-4. ``StreamableHTTPSessionManager._server_instances``: whether this process holds a
-   session, so that a resume for another replica's is answered from Redis.
-5. ``StreamableHTTPSessionManager._session_owners`` (under mcp's admission lock): one
-   user's open sessions are counted when they open one more
-   (:mod:`toolspecs.server.sessions`). Missing: only ``max_sessions`` bounds them.
+1. ``ServerSession._connection``: results and running calls are per client connection.
+2. The routes of ``streamable_http_app``'s app: our Protected Resource Metadata goes first.
+3. ``StreamableHTTPSessionManager._admit_session`` and the transport's ``_event_store``:
+   mcp's one event store cannot tell sessions apart, so each session gets its own.
+4. ``StreamableHTTPSessionManager._server_instances``: whether this process holds a session.
+5. ``StreamableHTTPSessionManager._session_owners``: one user's open sessions are counted.
 """
 
 from __future__ import annotations
@@ -61,11 +52,7 @@ def holds_session(manager: Any, session_id: str) -> bool | None:
 
 
 def check_admissions(manager: Any, check: Callable[[Any, list[Any]], None]) -> bool:
-    """Before mcp admits a session, ``check(requestor, owners)`` may refuse it by raising.
-
-    ``owners`` are the ``AuthorizationContext`` of each open session. Returns ``False`` (and
-    changes nothing) when this mcp admits sessions otherwise.
-    """
+    """Before mcp admits a session, ``check(requestor, owners)`` may refuse it by raising."""
     admit = getattr(manager, "_admit_session", None)
     if admit is None or not isinstance(getattr(manager, "_session_owners", None), dict):
         return False

@@ -1,19 +1,12 @@
-"""Confirmations a person sees: a destructive call asks the person, through the client, first.
+"""Confirmations: a destructive call asks the person, through the client, first.
 
-A tool of a spec that asks (``confirm_destructive``) runs only once the person said yes,
-where their client can show a form; the question is the spec's
-(``ToolSpec.confirmation``). On the 2026-07-28 revision the call answers
-``InputRequiredResult`` with a ``requestState`` that mcp's ``RequestStateBoundary`` seals
-and binds to this tool, these arguments and this caller; on handshake revisions the server
-sends ``elicitation/create`` during the call.
-
-Why the seal of what the person saw: what a call acts on can change while the person reads
-the question (the draft's recipients edited meanwhile), and a yes is a yes to what they
-were shown only. So a yes counts only if the question, computed again, is the one they
-saw (on 2026-07-28 its fingerprint rides in the sealed state, so it cannot be forged);
-else nothing is done and they are asked again, at most :data:`ASK_AGAIN` times. Only an
-accepted form whose ``confirm`` is true lets the call run: a decline, a cancel or no answer
-in time is a no; a state we did not seal (another form) was never asked: the person is.
+On 2026-07-28 the call answers ``InputRequiredResult`` with a ``requestState`` that mcp's
+``RequestStateBoundary`` seals and binds to this tool, arguments and caller; before, the
+server sends ``elicitation/create`` during the call. What a call acts on can change while
+the person reads the question (a draft's recipients edited meanwhile), and a yes is a yes
+to what they were shown only: so the question is computed again and a yes counts only if
+it is the same (its fingerprint rides in the sealed state); else they are asked again, at
+most :data:`ASK_AGAIN` times. Anything but an accepted ``confirm: true`` is a no.
 """
 
 from __future__ import annotations
@@ -117,9 +110,8 @@ async def ask_first(
 ) -> ToolGuidance | mcp_types.InputRequiredResult | None:
     """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
 
-    Else what the call answers, nothing done: guidance (a no, a question that cannot be
-    computed or kept changing; ``SignInNeeded`` when computing it needs a sign-in), or on
-    2026-07-28 (``modern``) the question to ask, whose retry carries the answer.
+    Else what the call answers, nothing done: guidance, or on 2026-07-28 (``modern``) the
+    question to ask, whose retry carries the answer.
     """
     arguments = params.arguments or {}
     try:
@@ -194,10 +186,7 @@ def _fingerprint(question: str) -> str:
 
 
 def _unsealed(state: str | None) -> tuple[int, str] | None:
-    """Our state's times asked again and fingerprint; ``None``: not ours.
-
-    mcp's boundary unsealed it (bound to this call), so what it says is what we said.
-    """
+    """Our state's times asked again and fingerprint (unsealed by mcp); ``None``: not ours."""
     seal, _, rest = (state or "").partition(":")
     again, _, shown = rest.partition(":")
     if seal != SEAL or not again.isdigit() or not shown:

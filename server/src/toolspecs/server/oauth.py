@@ -1,25 +1,13 @@
 """Many users behind the organisation's authorization server: an OAuth 2.1 resource server.
 
-``toolspecs serve --http --auth-issuer URL`` trusts the access tokens of an authorization
-server the organisation runs, as the MCP authorization specification asks. mcp's
-``AuthSettings`` does the HTTP side (Protected Resource Metadata, 401/403 with
-``WWW-Authenticate``, the RFC 8707 audience check); this module says which tokens are good:
-
-- :class:`JwtVerifier`: a JWT access token (RFC 9068) signed by one of the issuer's keys
-  (``--auth-jwks`` or its metadata's ``jwks_uri``). Asymmetric algorithms only (never
-  ``none`` nor a shared secret, which would let anyone holding the public key forge one);
-  exact ``iss``, ``exp``/``nbf``, and an ``aud`` naming this server (a token meant for
-  another service is not replayed here). Its header must say ``typ: at+jwt``, so that an
-  ID token the issuer signed for this audience does not pass for an access token
-  (``--auth-token-type any`` for issuers that type none).
-- :class:`IntrospectionVerifier` (``--auth-introspect URL``, RFC 7662): the issuer is
-  asked, with the same ``iss``/``aud``/``exp`` checks; an accepted answer is kept until
-  the token's ``exp`` or ``--auth-introspect-cache`` seconds, whichever comes first.
-
-PyJWT (already mcp's dependency) verifies; the fetching is ours, on mcp's HTTP client, as
-``PyJWKClient`` fetches with urllib, unbounded and sync: every fetch here has a deadline
-and a size limit, so a slow or huge answer cannot stall the server. The token is never
-passed on: the specs use their own credentials.
+mcp's ``AuthSettings`` does the HTTP side; this module says which tokens are good.
+:class:`JwtVerifier` accepts a JWT signed by the issuer's keys with an asymmetric
+algorithm only (never ``none`` or a shared secret, which anyone with the public key could
+forge), exact ``iss``, ``exp``/``nbf``, an ``aud`` naming this server (a token meant for
+another service is not replayed here) and ``typ: at+jwt`` (so an ID token does not pass
+for an access token). :class:`IntrospectionVerifier` asks the issuer (RFC 7662) instead.
+PyJWT verifies; the fetching is ours because ``PyJWKClient`` fetches unbounded and sync:
+here every fetch has a deadline and a size limit. The token is never passed on.
 """
 
 from __future__ import annotations
@@ -289,10 +277,7 @@ class JwtVerifier:
 
 
 class IntrospectionVerifier:
-    """mcp's ``TokenVerifier`` asking the issuer's introspection endpoint (RFC 7662).
-
-    The secret is read from ``$TOOLSPECS_INTROSPECT_SECRET``; ``transport`` is for tests.
-    """
+    """mcp's ``TokenVerifier`` asking the issuer's introspection endpoint (RFC 7662)."""
 
     def __init__(
         self,
@@ -423,10 +408,7 @@ class OAuthSettings:
 
 
 def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
-    """The ``AuthSettings`` (mcp's) and token verifier of a resource server served at ``url``.
-
-    The resource URL is ``oauth.audience`` when given (the URL clients use, behind a proxy).
-    """
+    """The ``AuthSettings`` (mcp's) and token verifier of a resource server served at ``url``."""
     resource = oauth.audience or url
     settings = settings_module.AuthSettings(
         issuer_url=as_url(oauth.issuer),
@@ -438,12 +420,7 @@ def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
 
 
 def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
-    """Publish every scope the server understands in its Protected Resource Metadata.
-
-    mcp publishes ``required_scopes`` only; ours also has the per-spec scopes
-    (:mod:`toolspecs.server.scopes`), in the same metadata made by mcp's
-    ``create_protected_resource_routes``, put first.
-    """
+    """Publish every scope the server understands (mcp publishes the required ones only)."""
     supported = list(dict.fromkeys([*(settings.required_scopes or []), *scopes]))
     ours = routes.create_protected_resource_routes(
         resource_url=settings.resource_server_url,

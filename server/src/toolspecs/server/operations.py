@@ -1,12 +1,9 @@
 """What running a server among others needs beside MCP: health, readiness, request ids, logs.
 
-``/healthz`` (liveness) and ``/readyz`` (503 while starting or draining, so a load balancer
-sends no new call to a replica that is stopping) need no token and say nothing of users
-or tools. Every request gets an ``X-Request-Id`` (the load balancer's when it is short and
-safe) and one access-log record (logger ``toolspecs.access``) with who called, never a
-header value, query string or body: no token can reach the log. The path is logged with
-anything but visible ASCII escaped, so an unauthenticated ``GET /mcp%0A...`` cannot forge
-a line of the text log (issue 38).
+``/healthz`` and ``/readyz`` (503 while starting or draining) need no token and say
+nothing of users. Each request gets an ``X-Request-Id`` and one access-log record, never a
+header value, query or body, so no token reaches the log; the path is logged with all but
+visible ASCII escaped, so ``GET /mcp%0A...`` cannot forge a log line (issue 38).
 """
 
 from __future__ import annotations
@@ -103,10 +100,7 @@ def request_id(scope: Scope) -> str:
 
 
 class Operations:
-    """The ASGI app of ``serve_http``, with health, readiness, request ids and access logs.
-
-    ``state`` is shared with the process's server, which marks it draining on shutdown.
-    """
+    """The ASGI app of ``serve_http``, with health, readiness, request ids and access logs."""
 
     def __init__(self, app: App, state: ServeState | None = None) -> None:
         self.app = app
@@ -177,11 +171,7 @@ class Operations:
 
 
 def log_requests(style: str, stream: Any = None) -> logging.Handler | None:
-    """Write the access and tool-call records (and toolspecs' warnings) to ``stream``.
-
-    ``style`` is ``"json"`` (one object per line, the record's fields as keys), ``"text"``
-    or ``"off"``. Returns the handler added to the ``toolspecs`` logger (``None``: off).
-    """
+    """Write the access and tool-call records to ``stream`` (``style``: json, text or off)."""
     if style == "off":
         return None
     handler = logging.StreamHandler(stream)

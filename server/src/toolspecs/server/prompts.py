@@ -1,8 +1,6 @@
-"""The served specs' task prompts as MCP prompts (``prompts/list``, ``prompts/get``).
+"""The served specs' task prompts as MCP prompts, offered when every tool they use is.
 
-A prompt is offered when every tool it uses is served (and, behind an authorization
-server, may be called by the token), named and worded as the tools are served. Its
-message is the person's own request: a user message, never a tool result.
+A prompt's message is the person's own request: a user message, never a tool result.
 """
 
 from __future__ import annotations
@@ -44,11 +42,7 @@ class ServedPrompt:
 
 
 def served_prompts(tools: Iterable[GuardedTool]) -> dict[str, ServedPrompt]:
-    """The prompts of the specs of ``tools`` whose every used tool is among them.
-
-    Raises:
-        ConfigurationError: When two specs' prompts would share a name (give one a prefix).
-    """
+    """The prompts of the specs of ``tools`` whose every used tool is among them."""
     specs: dict[int, tuple[Any, str, dict[str, str]]] = {}
     for tool in tools:
         if tool.spec is None:

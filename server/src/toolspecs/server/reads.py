@@ -1,15 +1,8 @@
 """``resources/read``'s links to what a read-only tool reads: ``toolspecs://{tool}/{path}``.
 
-A tool declared with ``@tool(resource="papers/{paper_id}")`` reads
-``toolspecs://arxiv_paper_text/papers/1706.03762`` (each placeholder one percent-encoded
-segment). A read of such a link *is* a call of that tool by this caller
-(:meth:`toolspecs.server.calls.Served.read_resource`): the same scope check, own tool,
-deadline and storage; guidance is the protocol error ``-32602`` with its text.
-
-A call's result links what its data names: in each object of the structured result (and
-the objects it is inside), the fields that fill a served tool's placeholders make a
-``resource_link`` to it, when that tool is of the same spec (its aliases mean the same),
-is not the tool called, and the caller may call it.
+A read of such a link is a call of that tool by this caller (the same scope check, own
+tool and deadline). A call's result links what its data names: the fields that fill the
+placeholders of a served tool of the same spec that the caller may call.
 """
 
 from __future__ import annotations
@@ -142,11 +135,7 @@ def cut(text: str, max_bytes: int) -> str:
 
 
 def stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
-    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
-
-    In the scope a call stores in, or, when no caller owns results (sessionless, no token),
-    the tool list's.
-    """
+    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none."""
     owner = caller.context().owner
     try:
         results = tool.guard.policy.results(tool.guard.owner if owner is None else owner)
@@ -191,11 +180,7 @@ def templates(
 def links(
     readables: Sequence[Readable], called: GuardedTool, data: dict[str, Any] | None
 ) -> tuple[list[mcp_types.ResourceLink], dict[str, Any] | None]:
-    """The links to what ``data`` (the structured result of a call of ``called``) names.
-
-    ``readables`` are the tools the links may name. Also returns ``data`` with each linked
-    object's ``uri``, where its model declares one.
-    """
+    """The links to what a call's structured ``data`` names, and ``data`` with their ``uri``."""
     if data is None or not readables:
         return [], data
     linked = copy.deepcopy(data)
@@ -241,10 +226,6 @@ def links(
 def _fill(
     readable: Readable, item: Mapping[str, Any], context: Mapping[str, Any]
 ) -> dict[str, str] | None:
-    """The placeholders' values from an object and those it is inside; ``None`` unless all fill.
-
-    One must be filled by the object itself, each a valid segment.
-    """
     values: dict[str, str] = {}
     own = False
     for field, sources in zip(readable.fields, readable.sources, strict=True):

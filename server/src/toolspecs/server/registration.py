@@ -1,18 +1,11 @@
 """Dynamic client registration's bounds: who may register, how many, with what redirects.
 
-``/register`` (RFC 7591) is anonymous, so what keeps it from hurting the people signed in
-(issue 38) is ours, as mcp's ``RegistrationHandler`` checks the metadata's shape only and
-leaves storage to the provider:
-
-- a rate limit per address and overall (:mod:`toolspecs.server.request_limits`);
-- **unused clients kept apart** (:class:`Clients`): a registration no token was issued to
-  yet lives in a bounded pool of its own; once it redeems a code it moves to the used
-  clients, never evicted by count, so a flood of registrations can never log a signed-in
-  person out with ``invalid_client``;
-- **redirect URIs** (:func:`check_redirect_uris`): https, http to this machine, or a
-  native app's private-use scheme (RFC 8252 7.1), without a fragment; ``javascript:``,
-  ``data:``, ``file:`` or plain http elsewhere would send a browser with a code to a place
-  that is not a client, and are refused with ``invalid_redirect_uri``.
+``/register`` is anonymous and mcp checks only the metadata's shape, so the rest is ours
+(issue 38): rate limits (:mod:`.request_limits`); never-used clients in a bounded pool of
+their own, used ones never evicted by count, so a flood of registrations cannot log a
+signed-in person out; and redirect URIs limited to https, http to this machine, or a
+native app's own scheme, so a browser is never sent with a code to ``javascript:``,
+``data:`` or plain http elsewhere.
 """
 
 from __future__ import annotations
@@ -44,10 +37,7 @@ REDIRECTS_ALLOWED = (
 
 @dataclass(frozen=True)
 class RegistrationLimits:
-    """How many clients may register per ``window``, and how many unused ones are kept.
-
-    Per address means per IPv6 /64; ``unused_seconds`` is how long an unused client is kept.
-    """
+    """How many clients may register per ``window`` (an address: an IPv6 /64), and unused kept."""
 
     per_address: int = 20
     total: int = 300

@@ -1,22 +1,13 @@
 """How often the sign-in endpoints answer: ``/register``, ``/authorize`` and ``/token``.
 
-These endpoints are anonymous (or need only a token a client holds), and each answer keeps
-a record (a client, a person's trip to Google, a token): unlimited, a flood of them pushed
-other people's records out or filled Redis (issue 38). So each is counted in fixed
-windows, per client address (an IPv6 address by its /64) and overall, and past a limit
-answered 429 with ``Retry-After`` before mcp's handler runs. ``/authorize`` answers a
-person's browser with a short page of ours, not a redirect; the trips kept are bounded
-by what the limits let start (:meth:`Admission.trips`), so a flood within the limits
-never evicts a trip in progress. Refreshes are also counted per client, once the request
-presents a live refresh token of it, so nobody can use up another client's count.
-
-The counts live in the sign-in state, shared by replicas through Redis. The address is
-the ASGI peer (uvicorn reads ``X-Forwarded-For`` from a trusted proxy only, so a local
-proxy must send it, else every client counts as the proxy).
-
-Why this is ours: mcp's handlers leave storage and limits to the provider, and the
-``limits`` library would open a second Redis connection with its own failures beside the
-sign-in state's (one 503), for a few fixed-window counters.
+These endpoints are anonymous (or need only a token a client holds) and each answer keeps
+a record, so a flood of them pushed other people's records out or filled Redis (issue 38).
+Each is counted in fixed windows per address (an IPv6 /64) and overall, refreshes also per
+client (once it presents a live refresh token, so nobody uses up another's count), and
+answered 429 with ``Retry-After`` before mcp's handler. The address is the ASGI peer
+(uvicorn trusts ``X-Forwarded-For`` from a local proxy only). Ours because mcp leaves
+limits to the provider, and the ``limits`` library would open a second Redis connection
+with its own failures beside the sign-in state's.
 """
 
 from __future__ import annotations
@@ -59,10 +50,7 @@ class TooManyRequests(Exception):
 
 @dataclass(frozen=True)
 class RequestLimits:
-    """How many sign-ins may start and how many token requests come, per ``window`` seconds.
-
-    Per address means per IPv6 /64; ``token_per_client`` counts refreshes.
-    """
+    """How many sign-ins may start and token requests come per ``window`` (an address: a /64)."""
 
     authorize_per_address: int = 60
     authorize_total: int = 1000
@@ -97,17 +85,18 @@ class Admission:
         self.limits = limits
 
     def trips(self, life: float) -> int:
-        """The most trips kept at once: as many as the limits let start while one lives.
-
-        A trip lives ``life`` seconds: those alive at a moment began in the last
-        ``ceil(life / window) + 1`` fixed windows at most.
-        """
+        """The most trips kept at once: as many as the limits let start while one lives ``life``."""
         windows = math.ceil(life / self.limits.window) + 1
         return self.limits.authorize_total * windows
 
-    def _counted(
-        self, name: str, address: str, per_address: int, total: int | None, window: float
-    ) -> TooManyRequests | None:
+    def count(self, name: str, address: str) -> TooManyRequests | None:
+        """Count a ``register``, ``authorize`` or ``token`` request from ``address``."""
+        bounds, limits = self.registration, self.limits
+        per_address, total, window = {
+            "register": (bounds.per_address, bounds.total, bounds.window),
+            "authorize": (limits.authorize_per_address, limits.authorize_total, limits.window),
+            "token": (limits.token_per_address, None, limits.window),
+        }[name]
         count, left = self.state.hits(f"{name} {address}", window)
         if count > per_address:
             return TooManyRequests(left, f"too many {_WHAT[name]} from your address")
@@ -117,27 +106,6 @@ class Admission:
         if count > total:
             return TooManyRequests(left, f"too many {_WHAT[name]} on this server")
         return None
-
-    def register(self, address: str) -> TooManyRequests | None:
-        """Count a registration from ``address``: ``None`` if allowed."""
-        bounds = self.registration
-        return self._counted("register", address, bounds.per_address, bounds.total, bounds.window)
-
-    def authorize(self, address: str) -> TooManyRequests | None:
-        """Count a sign-in started from ``address``: ``None`` if allowed."""
-        limits = self.limits
-        return self._counted(
-            "authorize",
-            address,
-            limits.authorize_per_address,
-            limits.authorize_total,
-            limits.window,
-        )
-
-    def token(self, address: str) -> TooManyRequests | None:
-        """Count a token request from ``address``: ``None`` if allowed."""
-        limits = self.limits
-        return self._counted("token", address, limits.token_per_address, None, limits.window)
 
     def refresh(self, client_id: str) -> None:
         """Count a refresh by ``client_id``; raises :class:`TooManyRequests` past the limit."""
@@ -161,20 +129,21 @@ class RequestLimit:
         self.app = app
         self.provider = provider
         self.counted = {
-            ("POST", routes.REGISTRATION_PATH): provider.admission.register,
-            ("GET", routes.AUTHORIZATION_PATH): provider.admission.authorize,
-            ("POST", routes.AUTHORIZATION_PATH): provider.admission.authorize,
-            ("POST", routes.TOKEN_PATH): provider.admission.token,
+            ("POST", routes.REGISTRATION_PATH): "register",
+            ("GET", routes.AUTHORIZATION_PATH): "authorize",
+            ("POST", routes.AUTHORIZATION_PATH): "authorize",
+            ("POST", routes.TOKEN_PATH): "token",
         }
         self.authorize = routes.AUTHORIZATION_PATH
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         """Answer 429 to a request past its limit; pass everything else on."""
-        admit = self.counted.get((scope.get("method"), scope.get("path")))
-        if scope.get("type") != "http" or admit is None:
+        name = self.counted.get((scope.get("method"), scope.get("path")))
+        if scope.get("type") != "http" or name is None:
             await self.app(scope, receive, send)
             return
-        refused = await self.provider.kept(admit, client_address(scope))
+        count = self.provider.admission.count
+        refused = await self.provider.kept(count, name, client_address(scope))
         if refused is not None:
             await self._answer(refused, scope)(scope, receive, send)
             return
@@ -198,11 +167,7 @@ class RequestLimit:
 async def answered_instead(
     app: Any, scope: Any, receive: Any, send: Any, instead: Callable[[Exception], Any]
 ) -> None:
-    """Run the ASGI ``app``; an exception it raises before its answer began may be answered.
-
-    ``instead(exc)`` gives the ASGI app that answers in its place, or ``None`` to let the
-    exception pass on (as it always does once the answer has begun).
-    """
+    """Run the ASGI ``app``; ``instead(exc)`` may answer an exception raised before its answer."""
     started = False
 
     async def sending(message: Any) -> None:

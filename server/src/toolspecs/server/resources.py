@@ -1,12 +1,9 @@
-"""Stored results as MCP resources: a link in the tool's result, read in the caller's scope.
+"""Stored results as MCP resources: ``toolspecs://results/{tool}/{result_id}``.
 
-A result too long to show is stored and linked as ``toolspecs://results/{tool}/{result_id}``.
-The link names no user, session, token or key: it is resolved in the scope of the request
-that reads it, exactly as a call of the reader tool is, so sent to another session or
-user it names nothing there (result ids count from 1 within each owner, so the error is
-the same whether another owner has such a result or not). A read returns the text as
-stored, cut to :data:`MAX_READ_BYTES` with a note. Stored results are not listed in
-``resources/list``: they are each caller's own and short-lived.
+The link names no user, session or token: it is read in the scope of the request that
+reads it, as a call of the reader tool is, so elsewhere it names nothing (ids count per
+owner, so the error is the same whether another owner has one). Not listed: each
+caller's own and short-lived.
 """
 
 from __future__ import annotations

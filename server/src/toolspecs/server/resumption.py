@@ -1,18 +1,11 @@
 """Resumable SSE streams for stateful HTTP sessions: mcp's ``EventStore``, one per session.
 
-With an event store, mcp's streamable HTTP transport primes every SSE stream (an id and a
-``retry``), keeps each message it sends and replays what followed a ``Last-Event-ID``, so a
-client whose stream drops mid-call still gets its answer. What we add:
-
-- **One store per session** (``compat_mcp`` 3): mcp's one store keys streams by request
-  id, which repeats across sessions, and does not tie an event id to a session, so one
-  session could replay another's answers. Each :class:`SessionEvents` replays its own only.
-- **A replay follows the call**: while the call still runs, the replay waits for its
-  answer (up to :data:`FOLLOW_SECONDS`) and ends with it, so the answer cannot slip
-  between the replay and mcp's live tail, and reaches a client that resumed elsewhere.
-- **Another replica's session** (``--store redis://``): :class:`ResumeElsewhere` answers
-  a resume from Redis, after mcp's own checks (Host and Origin, ``Accept``) and only for
-  the credential that opened the session (else 404, as mcp answers an unknown session).
+mcp's one store keys streams by request id, which repeats across sessions, so one session
+could replay another's answers: each session gets its own :class:`SessionEvents`
+(``compat_mcp`` 3). A replay of a call still running waits for its answer (up to
+:data:`FOLLOW_SECONDS`) and ends with it, so the answer cannot slip between the replay and
+mcp's live tail. With Redis, :class:`ResumeElsewhere` answers a resume for another
+replica's session after mcp's own checks, for the credential that opened it only.
 """
 
 from __future__ import annotations
@@ -120,11 +113,7 @@ class SessionEvents(EventStore):
 
 
 def make_resumable(manager: Any, events: EventBackend) -> bool:
-    """Give each session of mcp's ``manager`` its :class:`SessionEvents` in ``events``.
-
-    With shared ``events`` (Redis), resumes for other replicas' sessions are answered too.
-    Returns whether it could (see ``compat_mcp``).
-    """
+    """Give each session of mcp's ``manager`` its :class:`SessionEvents`; whether it could."""
 
     def store(session: str, requestor: Any) -> SessionEvents:
         return SessionEvents(events, session, owner_digest(requestor))

@@ -1,18 +1,10 @@
 """Calls running at once, per caller: counted in this process, and across replicas in Redis.
 
-Replicas behind a load balancer each see part of a sessionless user's calls, so each would
-let them run ``max_calls``: their count is also kept in Redis (:class:`SharedSlots`).
-
-**Why a sorted set of leases.** Each member of ``{prefix}:calls:{digest}`` is a call's
-random id, its score the moment its lease ends on the Redis server's clock (replicas with
-skewed clocks agree). Taking a slot is one Lua script (drop ended leases, count, add);
-running calls' leases are renewed by a thread every third of :data:`LEASE_SECONDS`, so a
-replica that dies renews nothing and its slots come back within one lease. A plain
-``INCR``/``DECR`` counter cannot do that: a dead replica's increments would shrink the
-caller's cap for good.
-
-**Redis unreachable.** The count falls back to this process alone (logged once) and calls
-are never refused for it; Redis is asked again after :data:`RETRY_SECONDS`.
+A sessionless caller's calls are also leases in a Redis sorted set (:class:`SharedSlots`),
+scored on the Redis server's clock and renewed while they run, so a replica that dies
+frees its slots within :data:`LEASE_SECONDS` (a plain ``INCR``/``DECR`` counter would
+shrink the caller's cap for good). Redis unreachable: this process counts alone (logged
+once) and calls are never refused for it.
 """
 
 from __future__ import annotations
@@ -72,9 +64,8 @@ return 0
 class SharedSlots:
     """Each caller's running calls, in Redis, for every replica together.
 
-    ``client`` is the store's ``redis.Redis`` client (one connection pool for results and
-    counts); ``lease`` the seconds a slot is held without being renewed. Its methods wait on
-    Redis (call them from a worker thread) and raise :attr:`errors` when it does not answer.
+    Its methods wait on Redis (call them from a worker thread) and raise :attr:`errors` when
+    it does not answer.
     """
 
     def __init__(self, client: Any, *, prefix: str = "toolspecs", lease: float = LEASE_SECONDS):
@@ -133,10 +124,7 @@ class SharedSlots:
 
 
 def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) -> None:
-    """Renew the leases of the calls of ``ref`` until it holds none or is gone.
-
-    It holds the slots weakly: slots dropped without being given back are renewed no more.
-    """
+    """Renew the leases of ``ref``'s calls until it holds none or is gone (held weakly)."""
     while True:
         threading.Event().wait(every)
         slots = ref()
@@ -154,10 +142,7 @@ def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) ->
 
 
 class RunningCalls:
-    """How many calls each caller has running, and whether one more may start.
-
-    ``shared``: where sessionless callers' calls are counted for every replica (Redis).
-    """
+    """How many calls each caller has running, and whether one more may start."""
 
     def __init__(self, cap: int, shared: SharedSlots | None = None) -> None:
         self.cap = cap
@@ -172,11 +157,7 @@ class RunningCalls:
 
     @contextlib.asynccontextmanager
     async def slot(self, who: Hashable, caller: str | None = None) -> AsyncIterator[bool]:
-        """Hold a slot of ``who`` while the body runs; yields whether there was one.
-
-        ``who`` is whom the call counts with in this process; ``caller``, a sessionless
-        caller's key, is counted in :attr:`shared` too.
-        """
+        """Hold a slot of ``who`` (and of a sessionless ``caller`` in ``shared``) while it runs."""
         if self.running(who) >= self.cap:
             yield False
             return

@@ -1,11 +1,8 @@
 """Which tools an access token may call: one read and one write scope per served spec.
 
-Behind an authorization server each served spec NAME gives ``toolspecs:NAME.read`` (its
-read-only tools) and ``toolspecs:NAME.write`` (all its tools), published as
-``scopes_supported``; the organisation's authorization server decides who gets which.
-``tools/list`` shows only the tools a token's scopes allow, and a call of another returns
-guidance naming the scope (not a protocol error: the agent can tell the person what to
-ask for). The static bearer token and stdio have no scopes: every tool is callable.
+``toolspecs:NAME.read`` (read-only tools) and ``toolspecs:NAME.write`` (all). A call of
+a tool the scopes do not allow is guidance naming the scope, not a protocol error, so the
+agent can tell the person what to ask for.
 """
 
 from __future__ import annotations

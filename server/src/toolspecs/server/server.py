@@ -1,11 +1,8 @@
 """Our tools as one MCP server, on the low-level server of ``mcp`` 2.x.
 
-We use ``mcp.server.Server``, not ``MCPServer``: ``MCPServer`` builds each tool's schema
-from the function's bare hints and validates the arguments with its own model before our
-tool sees them, so ``max_results="5"`` would be refused and our schema replaced. The
-low-level server lets each tool keep our ``inputSchema``, description, title, annotations
-(its policy marks) and ``outputSchema``, and answer ``tools/call`` with the raw arguments
-read by our own model. A call's steps, in order, are :mod:`toolspecs.server.calls`.
+Not ``MCPServer``: it builds each tool's schema from the function's bare hints and
+validates the arguments with its own model before our tool sees them, so
+``max_results="5"`` would be refused and our schema replaced.
 """
 
 from __future__ import annotations

@@ -1,15 +1,10 @@
 """Open sessions per user: one account cannot take every session of the server.
 
-mcp bounds sessions (``max_sessions``, then 503) for everyone together, so one signed-in
-account that opens them all locks every other user out for as long as it keeps them
-(issue 38). mcp has no bound per user, so this one is ours: a user (their token's ``iss``
-and ``sub``) opens at most ``--max-sessions-per-user`` sessions at once.
-
-It is counted where mcp admits sessions, under its admission lock, from the owners mcp
-records (``compat_mcp`` 5): two requests at once cannot both take the last place, and a
-session that ends is no longer counted. Past it: 429 with ``Retry-After`` (503 stays mcp's
-answer when the server is full for everyone). Each replica counts its own sessions; a
-token that names no user (the shared static token) is not bounded here.
+mcp bounds sessions for everyone together, so one account that opens them all locks every
+other user out (issue 38). A user (their token's ``iss`` and ``sub``) opens at most
+``--max-sessions-per-user``, counted under mcp's admission lock from the owners it records
+(``compat_mcp`` 5), so two requests cannot both take the last place; past it, 429 (503
+stays mcp's answer when the server is full). Each replica counts its own sessions.
 """
 
 from __future__ import annotations
@@ -46,11 +41,7 @@ def _user(requestor: Any) -> tuple[Any, Any] | None:
 
 
 def bound_per_user(app: Any, manager: Any, per_user: int, idle: float) -> bool:
-    """Refuse a user's session past ``per_user`` open ones, with 429 (see the module).
-
-    ``idle`` (seconds after which an unused session is closed) is said in the refusal.
-    Returns whether the bound holds (``False``: this mcp admits sessions otherwise; logged).
-    """
+    """Refuse a user's session past ``per_user`` open ones, with 429; whether the bound holds."""
 
     def check(requestor: Any, owners: list[Any]) -> None:
         user = _user(requestor)

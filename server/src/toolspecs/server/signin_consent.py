@@ -1,26 +1,17 @@
 """Sign-in: our consent page, and each sign-in bound to the browser that began it.
 
-Why a page of our own (issue 38). Registration is open, so anyone may register a client
-whose redirect is their own site. Were ``/authorize`` to send every client straight on to
-the identity provider (Google), its consent would name only this server, the person would
-agree, and our callback would send their browser, with a code of ours, to that site (the
-"confused deputy" of the MCP security best practices). And were the callback to find the
-sign-in by its ``state`` alone, someone could start a sign-in, forward Google's link, and
-have another person's consent finish it. So ``/authorize`` sends the browser to
-:data:`CONSENT_PATH`, never to Google; the page's first ``GET`` binds the trip to this
-browser (a random HttpOnly SameSite=Lax cookie per trip, ``__Host-`` when https; the trip
-keeps only its SHA-256, added atomically so a second browser is refused); the page names
-the client, where it sends the person back and the scopes in words, with a form whose
-CSRF token derives from the cookie; and the provider's callback completes a trip only
-when this browser approved it (:meth:`SignInConsent.refused`).
-
-Why ours: FastMCP's ``OAuthProxy`` has a consent page and a binding cookie (its fix for
-CVE-2026-27124) but needs the fastmcp server stack and its own storage; ours lives in the
-shared :class:`SignInState`, with nothing to sign (the cookie is a random value whose hash
-is kept). The page is plain HTML, no scripts, under a strict Content-Security-Policy
-(``form-action``: us, the provider's consent and the client's redirect origin, as Chrome
-applies it to the redirects after the ``POST``), ``X-Frame-Options: DENY`` and
-``no-store``. Nothing here logs a cookie, a token, a code or a query string.
+Why ours (issue 38): registration is open, so anyone may register a client whose redirect
+is their own site. Were ``/authorize`` to send every client straight on to Google, the
+person would agree to this server and our callback would send their code to that site
+(the MCP best practices' "confused deputy"); and were the callback to find a sign-in by
+its ``state`` alone, another person's consent could finish a sign-in someone forwarded.
+So the page names the client and where it sends the person back; its first ``GET`` binds
+the trip to this browser (a random HttpOnly cookie whose SHA-256 the trip keeps, added
+atomically); its form's CSRF token derives from the cookie; and the callback completes
+only a trip this browser approved. FastMCP's ``OAuthProxy`` does the same on its own
+server stack and storage; ours lives in the shared :class:`SignInState`. The page is plain
+HTML under a strict Content-Security-Policy, ``X-Frame-Options: DENY`` and ``no-store``;
+nothing here logs a cookie, token, code or query string.
 """
 
 from __future__ import annotations
@@ -316,10 +307,7 @@ class SignInConsent:
         return self.done(answer, state)
 
     async def refused(self, request: Any, state: str, trip: dict[str, Any] | None) -> Any:
-        """The upstream's callback: ``None`` if this browser approved the trip, else a 400 page.
-
-        The trip's consent record is taken either way (a refused trip is over).
-        """
+        """The upstream's callback: ``None`` if this browser approved the trip, else a 400 page."""
         record = await self._record(self.host.state.take, state) if state else None
         if trip is None:
             return refusal(EXPIRED)

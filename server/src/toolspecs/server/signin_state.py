@@ -1,21 +1,13 @@
 """The sign-in server's own state (clients, trips to Google, codes, tokens), shared by replicas.
 
-Small JSON records of several kinds, a few counters and the counts of rate limits, each
-kept under a key the provider gives (a SHA-256 of the token, code or ``state``, never the
-secret) for the record's life. :class:`SignInState` keeps them in this process, each kind
-bounded (oldest first) unless put with ``bound=0``; :class:`RedisSignInState`
-(``--store redis://``) in Redis with a TTL each, so a client registered on one replica, a
-sign-in finished on another and a token issued by any are accepted by every replica.
-
-Why the atomic moves: :meth:`SignInState.take` reads and deletes at once (``GET`` and
-``DEL`` in one transaction), so a code or refresh token redeemed on two replicas at the
-same moment is taken by one only; :meth:`SignInState.spend` moves a record to another kind
-(``RENAME`` keeps the TTL), so a rotated refresh token is always found spent or live;
-:meth:`SignInState.add` keeps a record only where none is (``SET NX``), so of two browsers
-opening one sign-in's consent page, one binds it.
-
-Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
-whose text may name the host), answered 503 ``temporarily_unavailable``.
+Records are kept under a SHA-256 of their secret, never the secret, for their life: in
+this process, each kind bounded (:class:`SignInState`), or in Redis with a TTL each
+(:class:`RedisSignInState`), so every replica accepts what any issued. :meth:`~SignInState.take`
+reads and deletes at once and :meth:`~SignInState.spend` moves atomically, so a code or
+refresh token redeemed on two replicas at once is taken by one only;
+:meth:`~SignInState.add` (``SET NX``) lets one of two browsers bind a consent page. Redis
+unreachable: :class:`SignInUnavailable` (never redis-py's error, whose text may name the
+host), answered 503.
 """
 
 from __future__ import annotations
@@ -53,10 +45,7 @@ def unreachable(exc: BaseException) -> bool:
 
 
 class SignInState:
-    """The provider's records and counters, in this process.
-
-    ``max_kept``: the most records of one kind kept at once (unless a put says otherwise).
-    """
+    """The provider's records and counters, in this process."""
 
     #: Whether the methods block on the network (the provider calls them in a thread).
     blocking = False
@@ -71,7 +60,7 @@ class SignInState:
         # The counts of rate limits: name -> (end of its window, count).
         self._hits: OrderedDict[str, tuple[float, int]] = OrderedDict()
         self._puts = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def put(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
@@ -123,17 +112,11 @@ class SignInState:
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> bool:
         """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins."""
-        now = self.clock()
-        limit = self.max_kept if bound is None else bound
-        with self._lock:
-            kept = self._kinds.setdefault(kind, OrderedDict())
-            found = kept.get(key)
-            if found is not None and found[0] >= now:
+        with self._lock:  # reentrant: put takes it too
+            found = self._kinds.get(kind, OrderedDict()).get(key)
+            if found is not None and found[0] >= self.clock():
                 return False
-            kept.pop(key, None)
-            while kept and ((limit and len(kept) >= limit) or next(iter(kept.values()))[0] < now):
-                kept.popitem(last=False)  # as put does
-            kept[key] = (now + seconds, record)
+            self.put(kind, key, record, seconds, bound)
             return True
 
     def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
@@ -147,10 +130,7 @@ class SignInState:
         return found[1]
 
     def counters(self, *names: str, hold: float | None = None) -> list[int]:
-        """The counters named (0 for one never bumped or gone).
-
-        ``hold``: keep each counter that exists at least this many seconds from now.
-        """
+        """The counters named (0 for one never bumped or gone); ``hold`` keeps them that long."""
         now = self.clock()
         with self._lock:
             found = [self._counters.get(name, (0.0, 0)) for name in names]

@@ -1,25 +1,14 @@
 """Our access and refresh tokens: grants, sign-in generations, rotation and reuse detection.
 
-- A **grant** begins when a client redeems our code: every access and refresh token issued
-  then, and by refreshing them, shares its id. It holds **one live access token**:
-  exchanging a refresh token deletes the access token issued with it, so a client
-  refreshing in a loop cannot push other users' tokens out of a bounded store (issue 38).
-- Each token carries the user's **sign-in generation**, which moves when they sign out
-  (``/revoke``) or Google refuses their refresh token: every token issued before is then
-  refused on every replica, so an old laptop's tokens stay dead after a new sign-in.
-- **Rotation and reuse:** a refresh token is used once and kept as spent until it would
-  have expired. Presented again (a thief's copy, or two exchanges at once), it revokes its
-  whole grant (RFC 9700 4.14.2: the server cannot tell the thief from the holder; the
-  holder signs in again). A **code used twice** (intercepted) revokes its grant the same
-  way, for :data:`REDEEMED_SECONDS` after it would have expired (RFC 6749 4.1.2).
-
-Only a token's SHA-256 is kept, never logged. The counters outlive every token they
-judge (:data:`COUNTER_SECONDS`), so none comes back to life when one expires.
-
-Why this is ours: mcp's ``OAuthAuthorizationServerProvider`` leaves issuing, rotation and
-revocation to the provider; FastMCP's ``OAuthProxy`` needs its own server stack and
-storage, and authlib's grant classes are not mcp's provider interface; neither keeps a
-per-user generation. These are a few records and counters on the state replicas share.
+A grant (one per code redeemed) holds one live access token, so a client refreshing in a
+loop cannot push other users' tokens out (issue 38). Tokens carry the user's sign-in
+generation, moved by signing out or Google's refusal, so every token issued before is
+refused on every replica, also after a new sign-in. A refresh token or a code is used
+once; presented again (a thief's copy, two uses at once), it revokes its whole grant
+(RFC 9700 4.14.2, RFC 6749 4.1.2): the holder signs in again. Only SHA-256s are kept,
+and the counters outlive every token they judge. Ours because mcp leaves issuing,
+rotation and revocation to the provider, and neither FastMCP's ``OAuthProxy`` nor
+authlib fits mcp's provider interface or keeps a per-user generation.
 """
 
 from __future__ import annotations
@@ -79,11 +68,7 @@ class Tokens:
     def issue(
         self, record: dict[str, Any], claims: dict[str, Any], grant: str
     ) -> tuple[str, str] | None:
-        """A new access and refresh token of ``grant``; ``None`` once the grant is revoked.
-
-        ``record`` is what both say (``client_id``, ``scopes``, ``subject``, ``resource``);
-        ``claims`` the access token's claims.
-        """
+        """A new access and refresh token of ``grant``; ``None`` once the grant is revoked."""
         subject = str(record["subject"])
         generation, revoked = self.state.counters(
             _user(subject), _grant(grant), hold=COUNTER_SECONDS
@@ -108,11 +93,7 @@ class Tokens:
         return access, refresh
 
     def find(self, kind: str, token: str) -> tuple[dict[str, Any], int] | None:
-        """Our live token of ``kind`` (``access`` or ``refresh``): its record and generation.
-
-        ``None`` when unknown, expired, of a user whose generation moved since, or of a revoked
-        grant.
-        """
+        """Our live token of ``kind`` (``access`` or ``refresh``): its record and generation."""
         record = self.state.get(kind, digest(token))
         if record is None or not record.get("subject") or not record.get("grant"):
             return None
@@ -127,10 +108,7 @@ class Tokens:
         return record, generation
 
     def spend(self, token: str) -> dict[str, Any] | None:
-        """Rotate out our refresh token: its record, or ``None`` if spent already (then revoked).
-
-        The access token issued with it ends (a grant holds one at a time).
-        """
+        """Rotate out our refresh token (ending its access token); ``None`` if spent already."""
         record = self.state.spend("refresh", digest(token), "spent")
         if record is None:
             self.reused(token)
@@ -139,10 +117,7 @@ class Tokens:
         return record
 
     def redeem(self, code: str) -> dict[str, Any] | None:
-        """Take our authorization code: its record (with its ``grant``), ``None`` if taken.
-
-        Taken already (another redemption won): its grant is revoked (:meth:`replayed`).
-        """
+        """Take our authorization code: its record; ``None`` if taken (its grant then revoked)."""
         key = digest(code)
         record = self.state.spend("code", key, "redeemed")
         if record is None:

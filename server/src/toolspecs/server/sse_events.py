@@ -1,23 +1,12 @@
 """The SSE events of stateful sessions, kept so that a client whose stream drops can resume.
 
-:class:`MemoryEvents` (the default) keeps them in this process; :class:`RedisEvents`
-(``--store redis://``) in Redis, so a stream that dropped on one replica can be resumed
-through another (:mod:`toolspecs.server.resumption` plugs them into mcp's ``EventStore``).
-
-**Whose.** Every event is kept under its session, and a replay reads that session's events
-only: mcp's ``EventStore`` is given no session, and the request ids it uses as stream ids
-repeat in every session, so one shared store would replay another session's answers. In
-Redis the session's owner (a digest of the credential that opened it) is kept beside its
-events, for a replica that does not hold the session to check.
-
-**Bounds.** Per stream :data:`MAX_EVENTS_PER_STREAM`; in memory :data:`MAX_EVENT_BYTES`
-for the process, in Redis :data:`MAX_SESSION_EVENT_BYTES` and :data:`MAX_SESSION_EVENTS`
-per session; :data:`EVENT_SECONDS` of age. Past them the oldest go, never the newest (a
-call's answer is its stream's newest event).
-
-**Event ids** are ``STREAM.N``: a digest of the session's and stream's ids, and a growing
-number, so a replay finds the stream after its last-seen event was dropped, and an event
-id of one session names nothing in another.
+:class:`MemoryEvents` keeps them in this process, :class:`RedisEvents` in Redis (resumed
+through any replica). Every event is kept under its session and a replay reads that
+session's only: mcp's ``EventStore`` is given no session, and its stream ids (request
+ids) repeat in every session, so one shared store would replay another session's answers.
+Every store is bounded (per stream, bytes, age), dropping the oldest, never the newest (a
+call's answer). Event ids are ``STREAM.N`` (a digest of session and stream, a number), so
+an event id of one session names nothing in another.
 """
 
 from __future__ import annotations

@@ -1,12 +1,10 @@
 """Each signed-in user's Google tokens, encrypted at rest (Fernet), in memory or in Redis.
 
-A server that signs people in with Google holds their access and refresh tokens: whoever
-reads its memory dump or its Redis could act as every one of them. So each record is a
-Fernet token (AES-128-CBC and HMAC-SHA256) under ``$TOOLSPECS_TOKEN_KEY``, without which
-the server refuses to start: what lies at rest is unreadable without the key, and a record
-altered there is refused (read as absent: the person signs in again). In Redis the key is
-a SHA-256 of the user, so it names no one. The results store was weighed and not used:
-its records are results with passages and budgets, not small secrets with a TTL.
+Whoever reads the server's memory dump or its Redis could act as every signed-in person,
+so each record is sealed under ``$TOOLSPECS_TOKEN_KEY`` (the server refuses to start
+without it); a record altered at rest reads as absent (the person signs in again), and a
+Redis key is a SHA-256 of the user. The results store was weighed: its records are
+results with passages and budgets, not small secrets with a TTL.
 """
 
 from __future__ import annotations
@@ -36,11 +34,7 @@ _NO_KEY = (
 
 
 def fernet_from_env(environ: Any = None) -> Any:
-    """``cryptography``'s ``Fernet`` with the key in ``$TOOLSPECS_TOKEN_KEY``.
-
-    Raises:
-        ConfigurationError: When the variable is unset or not a Fernet key (one line).
-    """
+    """``cryptography``'s ``Fernet`` with the key in ``$TOOLSPECS_TOKEN_KEY``."""
     key = (os.environ if environ is None else environ).get(KEY_ENV, "").strip()
     if not key:
         raise ConfigurationError(_NO_KEY)

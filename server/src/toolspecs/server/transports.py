@@ -130,7 +130,7 @@ async def serve_http(
     if ready is not None:
         ready(url)
 
-    class Draining(uvicorn.Server):  # type: ignore[misc]
+    class Draining(uvicorn.Server):
         # handle_exit is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
         # 503 at once, while uvicorn closes the listener and waits for the calls in flight.
         def handle_exit(self, sig: int, frame: Any) -> None:

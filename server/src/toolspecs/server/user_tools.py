@@ -1,12 +1,9 @@
 """Each signed-in user's own tools: spec instances per user, bounded, idle ones dropped.
 
-A server many people use must not answer one person's call with another person's Google
-account, stored results or cache. So each user gets spec instances of their own, built on
-their first call by ``build(user)`` and kept while used (at most ``max_users``, idle ones
-dropped; two first calls of one user build once). With ``version(user)``, tools built
-under another version are built anew: a replica notices that the user signed out on
-another. Each user owns the results their tools store, so a result handle of one user
-reads as unknown to any other, even where two users' tools share a store.
+A server many people use must not answer one person's call with another person's account,
+results or cache, so each user gets spec instances of their own, built on their first call
+and owning the results they store. With ``version``, a replica rebuilds a user's tools
+once they signed out on another.
 """
 
 from __future__ import annotations
@@ -30,11 +27,7 @@ IDLE_SECONDS = 900.0
 
 @dataclass(frozen=True, eq=False)
 class User:
-    """One person, as their verified access token names them.
-
-    Equal users are the same object within a :class:`UserTools`, which owns their results.
-    ``key`` is ``issuer`` and ``subject`` together, unique across issuers.
-    """
+    """One person, as their verified access token names them (``key``: issuer and subject)."""
 
     key: str
     subject: str
@@ -132,11 +125,7 @@ class UserTools:
             return entry.user, entry.tools
 
     def get(self, user: User) -> tuple[User, dict[str, GuardedTool]]:
-        """The user's tools, built now on their first call (this thread may wait).
-
-        Returns the user object that owns their results (one per key) and their tools by name;
-        raises what ``build`` raised (the next call tries again).
-        """
+        """The user's tools, built now on their first call (this thread may wait)."""
         now, key = self.clock(), self.key(user)
         version = self.version(user) if self.version is not None else None
         with self._lock:

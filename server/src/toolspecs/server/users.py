@@ -1,10 +1,8 @@
 """Who calls: the user an access token names, and the owner of the results they store.
 
-A token's ``iss`` and ``sub`` name the user. In a session the owner is the user *in that
-session* (mcp lets only the principal that opened a session use it); sessionless, the
-user, for the :data:`MAX_USERS` seen last. Two users never share an owner, so neither
-reads the other's results, by id or search. No user (the static token, stdio): the
-per-session owner.
+In a session the owner is the user in that session; sessionless, the user (the
+:data:`MAX_USERS` seen last). Two users never share an owner, so neither reads the
+other's results.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """Each user's Google specs behind the organisation's authorization server, by delegation.
 
-A Google Workspace service account with domain-wide delegation acts as the person the
-organisation's access token names. Delegation can act as anyone in the Workspace,
-administrators included, so whom it acts as is checked before Google is asked: the
-address is the token's ``email`` claim (or ``--google-user-claim``); with ``email`` the
-token must also say ``email_verified: true`` (an unverified address may be anyone's); and
-the address must be in a configured ``--google-domain``. A token that fails a check gets
-ask-the-user guidance naming what is missing, and nothing of anyone else. The credentials
-ask for the served tools' least-privilege scopes only.
+Domain-wide delegation can act as anyone in the Workspace, administrators included, so
+whom it acts as is checked before Google is asked: the token's ``email`` (or
+``--google-user-claim``), verified (an unverified address may be anyone's), in a
+configured ``--google-domain``. A token that fails gets guidance, and nothing of anyone.
 """
 
 from __future__ import annotations

@@ -1,11 +1,7 @@
 """What Google hosting adds to ``toolspecs serve``: its flags, their checks, each user's tools.
 
-Each user's calls run on spec instances of their own
-(:class:`toolspecs.server.user_tools.UserTools`), built as ``serve`` builds the served
-specs, whose Google specs then act as the user (``GoogleToolSpec.act_as``): with the
-Google credentials they signed in with (``--google-sign-in``), or through a service
-account with domain-wide delegation (``--google-delegate``). The parser imports this
-module, so it imports nothing of ``toolspecs.core`` or ``toolspecs.server`` at the top.
+Each user's Google specs act as them (``GoogleToolSpec.act_as``). Imported by the parser:
+nothing of ``toolspecs.core`` or ``toolspecs.server`` at the top.
 """
 
 from __future__ import annotations
@@ -27,8 +23,97 @@ class GoogleHosting:
 
     def add_arguments(self, serve: argparse.ArgumentParser) -> None:
         """The ``--google-sign-in`` and ``--google-delegate`` flags of ``toolspecs serve``."""
-        add_sign_in_arguments(serve)
-        add_delegate_arguments(serve)
+        from toolspecs.cli.parser import whole_number
+
+        group = serve.add_argument_group(
+            "sign in with Google (HTTP)",
+            "Each person who connects signs in with their Google account, and their Gmail and "
+            "Calendar tools act as them. Needs a Google OAuth client of type 'Web "
+            "application' whose redirect URI is this server's /oauth/google/callback, its "
+            "secret in $TOOLSPECS_GOOGLE_CLIENT_SECRET, and a key in $TOOLSPECS_TOKEN_KEY "
+            "that encrypts the kept Google tokens.",
+        )
+        group.add_argument(
+            "--google-sign-in", action="store_true", help="sign each user in with Google"
+        )
+        group.add_argument(
+            "--google-client-id",
+            metavar="ID",
+            help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
+        )
+        group.add_argument(
+            "--public-url",
+            metavar="URL",
+            help="the https address browsers and clients reach this server at, behind your TLS "
+            "proxy (https://mcp.example.com): the issuer clients see, URL/mcp, and Google's "
+            "redirect URI URL/oauth/google/callback; needed unless it serves 127.0.0.1 only",
+        )
+        # Registration bounds (toolspecs.server.registration); the defaults are RegistrationLimits'.
+        group.add_argument(
+            "--register-per-address",
+            type=whole_number,
+            metavar="N",
+            help="client registrations one address (an IPv6 /64) may make per hour, else 429 "
+            "(default 20); behind a proxy it must send X-Forwarded-For",
+        )
+        group.add_argument(
+            "--register-per-hour",
+            type=whole_number,
+            metavar="N",
+            help="client registrations all addresses together may make per hour (default 300)",
+        )
+        group.add_argument(
+            "--unused-clients",
+            type=whole_number,
+            metavar="N",
+            help="registered clients kept that have not signed anyone in yet, each for a day; "
+            "past N the oldest go (default 1000); clients that did are never dropped",
+        )
+        # Sign-in and token rates (toolspecs.server.request_limits): RequestLimits' defaults.
+        group.add_argument(
+            "--authorize-per-address",
+            type=whole_number,
+            metavar="N",
+            help="sign-ins one address (an IPv6 /64) may start per 10 minutes, else 429 "
+            "(default 60); behind a proxy it must send X-Forwarded-For",
+        )
+        group.add_argument(
+            "--authorize-total",
+            type=whole_number,
+            metavar="N",
+            help="sign-ins all addresses together may start per 10 minutes (default 1000); "
+            "twice as many are kept under way at most",
+        )
+        group.add_argument(
+            "--token-per-client",
+            type=whole_number,
+            metavar="N",
+            help="token refreshes one client may make per 10 minutes, else 429 (default 60)",
+        )
+        group = serve.add_argument_group(
+            "act as each user with domain-wide delegation (with --auth-issuer)",
+            "A Google Workspace service account acts as the user each access token names, "
+            "for the users of --google-domain only. A Workspace administrator allows the "
+            "service account's client id the Google scopes of the served tools.",
+        )
+        group.add_argument(
+            "--google-delegate",
+            metavar="KEY_FILE",
+            help="the service account's JSON key (domain-wide delegation)",
+        )
+        group.add_argument(
+            "--google-domain",
+            action="append",
+            default=[],
+            metavar="DOMAIN",
+            help="a Workspace domain whose users it may act as (repeatable; required)",
+        )
+        group.add_argument(
+            "--google-user-claim",
+            metavar="NAME",
+            help="the access token claim holding the user's address (default: email, which "
+            "needs email_verified: true)",
+        )
 
     def user_claims(self, args: argparse.Namespace) -> Sequence[str]:
         """The token claims the delegation reads (none without ``--google-delegate``)."""
@@ -79,75 +164,6 @@ def acting_as(
 # -- --google-sign-in ----------------------------------------------------------------------
 
 
-def add_sign_in_arguments(serve: Any) -> None:
-    """The ``--google-sign-in`` flags of ``toolspecs serve``."""
-    group = serve.add_argument_group(
-        "sign in with Google (HTTP)",
-        "Each person who connects signs in with their Google account, and their Gmail and "
-        "Calendar tools act as them. Needs a Google OAuth client of type 'Web "
-        "application' whose redirect URI is this server's /oauth/google/callback, its "
-        "secret in $TOOLSPECS_GOOGLE_CLIENT_SECRET, and a key in $TOOLSPECS_TOKEN_KEY "
-        "that encrypts the kept Google tokens.",
-    )
-    group.add_argument(
-        "--google-sign-in", action="store_true", help="sign each user in with Google"
-    )
-    group.add_argument(
-        "--google-client-id",
-        metavar="ID",
-        help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
-    )
-    group.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="the https address browsers and clients reach this server at, behind your TLS "
-        "proxy (https://mcp.example.com): the issuer clients see, URL/mcp, and Google's "
-        "redirect URI URL/oauth/google/callback; needed unless it serves 127.0.0.1 only",
-    )
-    # Registration bounds (toolspecs.server.registration); the defaults are RegistrationLimits'.
-    group.add_argument(
-        "--register-per-address",
-        type=_count,
-        metavar="N",
-        help="client registrations one address (an IPv6 /64) may make per hour, else 429 "
-        "(default 20); behind a proxy it must send X-Forwarded-For",
-    )
-    group.add_argument(
-        "--register-per-hour",
-        type=_count,
-        metavar="N",
-        help="client registrations all addresses together may make per hour (default 300)",
-    )
-    group.add_argument(
-        "--unused-clients",
-        type=_count,
-        metavar="N",
-        help="registered clients kept that have not signed anyone in yet, each for a day; "
-        "past N the oldest go (default 1000); clients that did are never dropped",
-    )
-    # Sign-in and token rates (toolspecs.server.request_limits); the defaults are RequestLimits'.
-    group.add_argument(
-        "--authorize-per-address",
-        type=_count,
-        metavar="N",
-        help="sign-ins one address (an IPv6 /64) may start per 10 minutes, else 429 "
-        "(default 60); behind a proxy it must send X-Forwarded-For",
-    )
-    group.add_argument(
-        "--authorize-total",
-        type=_count,
-        metavar="N",
-        help="sign-ins all addresses together may start per 10 minutes (default 1000); "
-        "twice as many are kept under way at most",
-    )
-    group.add_argument(
-        "--token-per-client",
-        type=_count,
-        metavar="N",
-        help="token refreshes one client may make per 10 minutes, else 429 (default 60)",
-    )
-
-
 _LIMITS = {
     "register_per_address": "per_address",
     "register_per_hour": "total",
@@ -158,13 +174,6 @@ _RATES = {
     "authorize_total": "authorize_total",
     "token_per_client": "token_per_client",
 }
-
-
-def _count(text: str) -> int:
-    value = int(text) if text.isdigit() else 0
-    if not 1 <= value <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
-    return value
 
 
 def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
@@ -259,34 +268,6 @@ def public_url(url: str) -> str:
 
 
 # -- --google-delegate ---------------------------------------------------------------------
-
-
-def add_delegate_arguments(serve: Any) -> None:
-    """The ``--google-delegate`` flags of ``toolspecs serve``."""
-    group = serve.add_argument_group(
-        "act as each user with domain-wide delegation (with --auth-issuer)",
-        "A Google Workspace service account acts as the user each access token names, "
-        "for the users of --google-domain only. A Workspace administrator allows the "
-        "service account's client id the Google scopes of the served tools.",
-    )
-    group.add_argument(
-        "--google-delegate",
-        metavar="KEY_FILE",
-        help="the service account's JSON key (domain-wide delegation)",
-    )
-    group.add_argument(
-        "--google-domain",
-        action="append",
-        default=[],
-        metavar="DOMAIN",
-        help="a Workspace domain whose users it may act as (repeatable; required)",
-    )
-    group.add_argument(
-        "--google-user-claim",
-        metavar="NAME",
-        help="the access token claim holding the user's address (default: email, which "
-        "needs email_verified: true)",
-    )
 
 
 def user_claims(args: argparse.Namespace) -> tuple[str, ...]:

@@ -1,28 +1,14 @@
 """Sign in with Google: this server is the authorization server its MCP clients see.
 
-For people with no authorization server of their own (``--google-sign-in``). mcp serves
-the OAuth 2.1 endpoints (metadata, ``/authorize`` with PKCE S256, ``/token``, ``/revoke``,
-``/register``) from :class:`GoogleSignInProvider`. A client registers and sends the person
-to ``/authorize``; our consent page binds the trip to their browser
-(:mod:`toolspecs.server.signin_consent`); approved, they go to Google (our own PKCE and a
-one-time ``state``, least-privilege scopes); Google's callback, taken only from the
-browser that approved, gives us their Google tokens (kept encrypted,
-:mod:`toolspecs.server.token_vault`) and the client a code of ours, exchanged for our
-opaque access token bound to this server's resource URL: the Google tokens never leave
-the server, so a client (or a thief of its token) never holds the person's Google access.
-
-The defences against open registration and stolen tokens are the server's: rate limits
-(:mod:`~toolspecs.server.request_limits`), bounded registration and safe redirects
-(:mod:`~toolspecs.server.registration`), one-time codes and rotated refresh tokens whose
-reuse revokes the grant, and a per-user sign-in generation that signing out or Google's
-refusal moves, so every token issued before is refused on every replica
-(:mod:`~toolspecs.server.signin_tokens`). Nothing here logs a token, a code or a query.
-
-Why this is ours: FastMCP's ``OAuthProxy`` and ``GoogleProvider`` (the same design) bring
-the ``fastmcp`` server stack, its own storage and JWTs; authlib gives grant primitives, not
-mcp's provider interface. mcp does the endpoints, PKCE and client checks; the requests to
-Google are bounded (``fetch_json``), the refresh is google-auth's. mcp's server does not
-resolve client ID metadata documents yet, so clients register dynamically.
+mcp serves the OAuth 2.1 endpoints from :class:`GoogleSignInProvider`. The person approves
+the client on our consent page (bound to their browser), then signs in at Google; we keep
+their Google tokens encrypted and give the client an opaque token of ours bound to this
+server, so a client (or a thief of its token) never holds the person's Google access. The
+defences against open registration and stolen tokens are :mod:`toolspecs.server`'s
+(rate limits, bounded registration, one-time codes, rotated refresh tokens whose reuse
+revokes the grant, sign-in generations). Ours because FastMCP's ``OAuthProxy`` brings its
+own server stack and storage, and authlib is not mcp's provider interface. Nothing here
+logs a token, a code or a query.
 """
 
 from __future__ import annotations
