@@ -31,11 +31,10 @@ _OBJECTS = frozenset({"self", "transport", "client", "creds", "cache"})
 
 @dataclass
 class ServeSettings:
-    """What ``toolspecs serve`` was asked for (from the command line).
+    """What ``toolspecs serve`` was asked for: the flags of the same names.
 
-    ``interactive``: a person at a terminal (``toolspecs call``), who may sign in; ``False``
-    (a server): no browser login unless an ``auth_flow`` option asks, and each spec's
-    ``served_options`` apply. The other fields are the flags of the same names.
+    ``interactive``: a person at a terminal, who may sign in; else a server (no browser
+    login unless ``auth_flow`` asks, and each spec's ``served_options``).
     """
 
     names: Sequence[str]
@@ -272,9 +271,8 @@ def _function_names(entries: Sequence[Any]) -> list[str]:
 def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
     """Give each spec named by ``--tools`` the functions chosen for it (``spec_functions``).
 
-    Each item is ``TOOL``, ``all`` or ``default``, optionally ``NAME.``-prefixed; without a
-    name, ``all`` and ``default`` are for every spec and a tool for the one spec that has it.
-    The chosen functions keep the spec's own order.
+    Without ``NAME.``, ``all`` and ``default`` are for every spec and a tool for the one that
+    has it; the chosen functions keep the spec's order.
     """
     wanted: dict[str, set[str]] = {}
     for value in values:

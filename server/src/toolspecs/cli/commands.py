@@ -91,10 +91,6 @@ def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
     return spec
 
 
-def _tools(args: argparse.Namespace) -> list[FunctionTool]:
-    return build_spec(args, args.name).to_tool_list()
-
-
 def cmd_list(_: argparse.Namespace) -> str:
     """Each spec, its tools, and what their schemas cost in tokens."""
     lines: list[str] = []
@@ -115,7 +111,7 @@ def cmd_list(_: argparse.Namespace) -> str:
 
 def cmd_schema(args: argparse.Namespace) -> str:
     """The tools of one spec, as text or as OpenAI tool JSON."""
-    tools = _tools(args)
+    tools = build_spec(args, args.name).to_tool_list()
     if args.format == "openai":
         return json.dumps([t.metadata.to_openai_tool() for t in tools], indent=2)
     blocks = []
@@ -211,17 +207,12 @@ def cmd_describe(args: argparse.Namespace) -> str:
         for t in spec.to_tool_list(list(spec.all_functions))
         if t.metadata.get_name() not in offered
     ]
-    blocks: list[str] = []
-    total = 0
-    for t in tools:
-        cost = tool_cost(t)
-        total += cost
-        blocks.append(_describe_tool(t, cost))
-    extra = 0
-    for t in more:
-        cost = tool_cost(t)
-        extra += cost
-        blocks.append(_describe_tool(t, cost, f"  opt-in: --tools default,{t.metadata.name}"))
+    costs = {t.metadata.name: tool_cost(t) for t in [*tools, *more]}
+    total, extra = (sum(costs[t.metadata.name] for t in ts) for ts in (tools, more))
+    blocks = [_describe_tool(t, costs[t.metadata.name]) for t in tools] + [
+        _describe_tool(t, costs[t.metadata.name], f"  opt-in: --tools default,{t.metadata.name}")
+        for t in more
+    ]
     outputs = sum(output_cost(t) for t in tools)
     blocks.append(
         f"Total: {len(tools)} tools, {total} tokens of tool schemas sent with every request "
@@ -340,11 +331,9 @@ SERVING_YOUNG_THRESHOLD = 10_000  # allocations between two collections of the y
 def settle_heap() -> None:
     """Set the collector for serving: startup's objects frozen, young ones collected less often.
 
-    A server keeps some 200,000 objects for its whole life (modules, specs, discovery
-    documents): each full collection walked them all (about 165 ms, every 2 s or so under
-    load; frozen, 18 ms). A call makes thousands of short-lived objects: collecting the
-    youngest every 10,000 allocations rather than 700 lets most die uncollected (a served
-    call's CPU 17% less in ``bench/serve_load.py``).
+    A server keeps some 200,000 objects for life; frozen, a full collection takes 18 ms, not
+    165. Collecting the youngest every 10,000 allocations, not 700, lets most of a call's
+    short-lived objects die uncollected (17% less CPU in ``bench/serve_load.py``).
     """
     gc.collect()
     gc.freeze()

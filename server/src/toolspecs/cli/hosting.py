@@ -33,12 +33,9 @@ PUBLISHED = {
 class Serving:
     """What ``toolspecs serve`` serves, as a hosting reads it.
 
-    Args:
-        specs: The served specs, by name.
-        names: The served tools' names: every user's tools have these.
-        store: ``--store``: a Redis URL every replica shares, or ``None``.
-        build: One user's tools: new specs, built as ``serve`` built the served ones,
-            handed to the function given (which makes them act for the user).
+    ``names`` are the served tools' (every user's have these); ``build`` makes one user's
+    tools: new specs, built as ``serve`` built the served ones, handed first to the function
+    given (which makes them act for the user).
     """
 
     specs: Mapping[str, ToolSpec]
@@ -51,13 +48,9 @@ class Serving:
 class Hosted:
     """What a hosting gives the server when its flags are given.
 
-    Args:
-        user_tools: Each user's own tools.
-        sign_in: When the server is its clients' authorization server: the provider,
-            made once the URL served at is known.
-        public_url: The https origin people reach the server at behind a proxy.
-        serving_line: The line printed once serving, from the URL served at and the line
-            the server would print.
+    ``sign_in``: when the server is its clients' authorization server, the provider, made
+    once the URL is known; ``public_url``: the https origin behind a proxy; ``serving_line``:
+    the line printed once serving, from the URL and the line the server would print.
     """
 
     user_tools: UserTools
@@ -110,11 +103,7 @@ def host_users(
     specs: Mapping[str, ToolSpec],
     names: Sequence[str],
 ) -> Hosted | None:
-    """What the hosting whose flags were given brings to ``serve``; ``None`` without one.
-
-    Raises:
-        ConfigurationError: From the hosting, or for the flags of two hostings.
-    """
+    """What the hosting whose flags were given brings to ``serve``; ``None`` without one."""
     from toolspecs.cli.assemble import build_specs, served_tools
     from toolspecs.core.errors import ConfigurationError
 

@@ -71,12 +71,7 @@ def add_auth_arguments(serve: Any) -> None:
 def oauth_settings(
     args: argparse.Namespace, tools_by_spec: Mapping[str, Sequence[GuardedTool]]
 ) -> OAuthSettings | None:
-    """The settings the ``--auth-*`` flags ask for; ``None`` without ``--auth-issuer``.
-
-    Raises:
-        ConfigurationError: For a flag without ``--auth-issuer`` or ``--http``, or one that
-            does not go with another.
-    """
+    """The settings the ``--auth-*`` flags ask for; ``None`` without ``--auth-issuer``."""
     from toolspecs.core.errors import ConfigurationError
 
     issuer = getattr(args, "auth_issuer", None)

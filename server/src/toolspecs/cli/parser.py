@@ -17,11 +17,8 @@ A wrong name, option or argument prints one line saying what to do, and exits 2;
 a tool call that ends in guidance prints it (as the agent would read it) and exits 1.
 """
 
-# This module reads the command line with the standard library only, so that --help,
-# --version and mistakes in the command line answer at once; the commands themselves
-# (toolspecs.cli.commands) import llama-index. The package lives outside toolspecs.core
-# because importing any module of that package runs its __init__, which imports
-# llama-index, and because the CLI is a host: it uses the core, never the reverse.
+# The standard library only (the module docstring is the --help text): --help, --version
+# and mistakes answer at once; toolspecs.cli.commands imports llama-index.
 
 from __future__ import annotations
 

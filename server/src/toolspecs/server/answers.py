@@ -18,14 +18,10 @@ INTROSPECT_CACHE_TOKENS = 4096
 
 
 class AnswerCache:
-    """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
+    """Accepted introspection answers, by a SHA-256 of the token, until its ``exp`` or ``seconds``.
 
-    An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
-    for at most ``tokens`` tokens (least recently used dropped first); ``seconds=0`` keeps none.
-
-    Inactive answers (revoked, expired, unknown, another audience) are not kept: a refusal
-    kept would spare the issuer little, while any stranger could fill the cache with made-up
-    tokens and push the good ones out. A failure to ask is not kept either.
+    Inactive answers are not kept: a refusal kept would spare the issuer little, while any
+    stranger could fill the cache with made-up tokens and push the good ones out.
     """
 
     def __init__(

@@ -102,11 +102,7 @@ def _made(path: Path) -> str:
 
 
 def bearer_token(token_file: str | os.PathLike[str] | None = None) -> tuple[str, str]:
-    """The token HTTP clients must send, and where it comes from (to tell the person).
-
-    Raises:
-        ConfigurationError: When the token or its file is unfit (the message says what to do).
-    """
+    """The token HTTP clients must send, and where it comes from (ConfigurationError: unfit)."""
     given = os.environ.get(TOKEN_ENV, "")
     if given.strip():
         return checked_token(given, f"${TOKEN_ENV}"), f"${TOKEN_ENV}"
@@ -128,14 +124,9 @@ def is_loopback(address: str) -> bool:
 def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = ()) -> Any:
     """The DNS-rebinding check (mcp's) for a server bound to ``address``:``port``.
 
-    ``Host`` must name this address (on loopback: also ``localhost``, ``127.0.0.1`` or
-    ``[::1]``) or one of ``allowed_hosts``, with this port; an ``Origin`` the same. An allowed
-    host written with a port keeps it (a load balancer's address); with port 443 or 80, the
-    name alone is allowed too, as clients leave a default port out.
-
-    Raises:
-        ConfigurationError: When the address is a wildcard and no ``allowed_hosts`` say
-            which names clients use.
+    ``Host`` must name this address (on loopback also ``localhost``) or one of
+    ``allowed_hosts``, with this port unless written with one; with port 443 or 80, the name
+    alone too. ConfigurationError for a wildcard address without ``allowed_hosts``.
     """
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     names = [f"[{ip}]" if ip.version == 6 else str(ip)]
@@ -172,9 +163,5 @@ def auth_settings(url: str) -> Any:
 
 
 def as_url(url: str) -> AnyHttpUrl:
-    """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
-
-    Not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and clients compare the
-    metadata's issuer and resource as written.
-    """
+    """``url`` for mcp's ``AnyHttpUrl`` fields, as written (``AnyHttpUrl(url)`` adds a ``/``)."""
     return cast("AnyHttpUrl", url)

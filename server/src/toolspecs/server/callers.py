@@ -18,7 +18,7 @@ from toolspecs.core.owners import name_owner
 from toolspecs.server.auth import CLIENT_ID
 from toolspecs.server.compat_mcp import connection_of
 from toolspecs.server.user_tools import User
-from toolspecs.server.users import Users, access_of
+from toolspecs.server.users import Users, access_of, who
 
 __all__ = ["TOKEN_HOLDER_KEY", "Caller", "Callers", "TokenHolder", "is_sessionless"]
 
@@ -47,17 +47,8 @@ def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
 class Caller:
     """Who a request comes from: derived once from its verified token, then handed down.
 
-    Attributes:
-        connection: The client's connection (its session, in a handshake-era session).
-        sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
-        user: The person (or client) the token names; ``None`` without a token (stdio)
-            or with the static token.
-        scopes: What the token grants (empty without one).
-        owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
-            (sessionless, no token): the served tool list's.
-        key: The owner's name in a shared store, when sessionless and someone holds a
-            token; also whose running calls a sessionless call counts with.
-        logged: What the call's log record says of the caller (never the token).
+    ``owner`` is whose results it stores and reads (``None``: the served tool list's); ``key``
+    its name in a shared store when sessionless, also whose running calls a call counts with.
     """
 
     connection: Any
@@ -98,9 +89,7 @@ class Callers:
         access = access_of(ctx.request)  # verified by mcp's middleware: read here only
         if access is None:  # stdio, in memory, or HTTP without auth
             return Caller(connection, sessionless, owner=None if sessionless else connection)
-        logged: tuple[tuple[str, str], ...] = (("client", str(access.client_id)),)
-        if access.subject:
-            logged += (("user", str(access.subject)),)
+        logged = tuple(who(access).items())
         scopes = frozenset(access.scopes)
         if access.client_id == CLIENT_ID and not access.subject:  # the static token's
             key = TOKEN_HOLDER_KEY if sessionless else None

@@ -116,12 +116,7 @@ class Served:
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
     ) -> mcp_types.ReadResourceResult:
-        """``resources/read``: a stored result, or what a read-only tool reads (a call).
-
-        Raises:
-            MCPError: ``-32602`` for a link that names nothing this caller may read, or
-                with the guidance a call of the tool answered (no such paper).
-        """
+        """``resources/read``: a stored result, or what a read-only tool reads (else ``-32602``)."""
         uri = params.uri
         caller = self.callers.of(ctx)
         named = resources.parse(uri)
@@ -180,11 +175,7 @@ class Served:
 def resolve(
     served: Served, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
 ) -> Call:
-    """The call a request makes: the served tool of its name, and who calls (read once).
-
-    Raises:
-        MCPError: ``-32602`` for a tool the server does not have (naming those it has).
-    """
+    """The served tool a request calls and who calls; ``-32602`` for a tool the server lacks."""
     tool = served.tools.get(params.name)
     if tool is None:
         raise errors.MCPError(

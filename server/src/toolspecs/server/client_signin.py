@@ -47,10 +47,8 @@ async def offer(
 ) -> bool | ToolGuidance | mcp_types.InputRequiredResult:
     """Show the person the sign-in page ``tool``'s call needs.
 
-    Returns:
-        ``True`` once signed in (run the call again); ``False`` when no sign-in can be
-        shown (keep the call's guidance); guidance (declined, failed); or on
-        2026-07-28 (``modern``) the request to show the page, whose retry carries on.
+    ``True`` once signed in (run again); ``False`` when none can be shown (keep the call's
+    guidance); guidance; or on 2026-07-28 the request to show the page.
     """
     starter = tool.guard.policy.sign_in
     if starter is None or not _beside(ctx):

@@ -60,11 +60,8 @@ Answer = Literal["go", "no", "cannot ask"]
 def protect(server: Server[Any], name: str, keys: Sequence[bytes | str] | None = None) -> None:
     """Seal and check the ``requestState`` of ``server``'s multi-round calls (2026-07-28).
 
-    ``name`` is the state's audience (another service's state is refused); ``keys`` are shared
-    by every replica behind one address (``keys[0]`` seals); ``None``: a key of this process.
-
-    Raises:
-        ConfigurationError: When a key is shorter than mcp's 32 bytes.
+    ``name`` is the state's audience; ``keys`` are every replica's (``keys[0]`` seals; ``None``:
+    a key of this process). ConfigurationError for a key shorter than mcp's 32 bytes.
     """
     try:
         security = (
@@ -108,11 +105,7 @@ async def ask_first(
     params: mcp_types.CallToolRequestParams,
     modern: bool,
 ) -> ToolGuidance | mcp_types.InputRequiredResult | None:
-    """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
-
-    Else what the call answers, nothing done: guidance, or on 2026-07-28 (``modern``) the
-    question to ask, whose retry carries the answer.
-    """
+    """Ask the person before a destructive call: ``None`` to go on; else what the call answers."""
     arguments = params.arguments or {}
     try:
         # Computed once per call (on 2026-07-28 once per round): a first call asks it,

@@ -87,7 +87,7 @@ async def fetch_json(
 
     Raises:
         OAuthFetchError: On a network failure, a timeout, a status other than 200, a body
-            over :data:`MAX_DOCUMENT_BYTES`, or one that is not JSON.
+            too large, or one that is not JSON.
     """
     body = bytearray()
     try:
@@ -211,13 +211,7 @@ def _audiences(resource: str) -> list[str]:
 class JwtVerifier:
     """mcp's ``TokenVerifier`` for JWT access tokens of ``issuer`` meant for ``resource``.
 
-    Args:
-        issuer: The ``iss`` every token must carry, exactly.
-        resource: This server's resource URL: every token's ``aud`` must name it.
-        jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
-        transport: An ``httpx2`` transport for the fetches (tests).
-        keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
-        token_type: ``"at+jwt"`` (RFC 9068) or ``"any"``.
+    ``keep``: the claims passed on beside ``iss``; ``token_type``: ``"at+jwt"`` or ``"any"``.
     """
 
     def __init__(
@@ -343,20 +337,11 @@ class IntrospectionVerifier:
 
 @dataclass(frozen=True)
 class OAuthSettings:
-    """How ``toolspecs serve --http`` trusts an authorization server (the ``--auth-*`` flags).
+    """How ``toolspecs serve --http`` trusts an authorization server: the ``--auth-*`` flags.
 
-    Args:
-        issuer: ``--auth-issuer``.
-        audience: ``--auth-audience``: this server's resource URL, as clients name it to
-            the authorization server (default: the URL it serves at).
-        jwks_url: ``--auth-jwks``.
-        introspection_url: ``--auth-introspect``.
-        client_id: ``--auth-client-id``.
-        introspect_cache: ``--auth-introspect-cache``.
-        required_scopes: ``--auth-scope``: scopes every request needs (else 403).
-        scopes_supported: The scopes this server understands, published in its metadata.
-        user_claims: The token claims passed on beside ``iss`` (whom a hosting acts as).
-        token_type: ``--auth-token-type``.
+    ``audience`` is this server's resource URL as clients name it (default: the URL it serves
+    at); ``scopes_supported`` are published in its metadata; ``user_claims`` are the token
+    claims passed on beside ``iss`` (whom a hosting acts as).
     """
 
     issuer: str

@@ -19,7 +19,7 @@ from typing import Any
 import pythonjsonlogger.json as formats
 from starlette.responses import JSONResponse
 
-from toolspecs.server.users import access_in
+from toolspecs.server.users import access_in, who
 
 __all__ = [
     "HEALTH_PATH",
@@ -66,12 +66,7 @@ class ServeState:
 def caller_of(scope: Scope) -> dict[str, str]:
     """Who made an authenticated request: the token's subject and client, never the token."""
     token = access_in(scope)
-    if token is None:
-        return {}
-    found = {"client": str(token.client_id)}
-    if token.subject:
-        found["user"] = str(token.subject)
-    return found
+    return {} if token is None else who(token)
 
 
 def logged_path(scope: Scope) -> str:

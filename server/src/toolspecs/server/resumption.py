@@ -54,12 +54,10 @@ async def replay(
     send: Send,
     follow: float = FOLLOW_SECONDS,
 ) -> str | None:
-    """Send ``session``'s events after ``last_event_id`` (id, JSON), following its call.
+    """Send ``session``'s events after ``last_event_id``, following its call.
 
-    Returns:
-        The stream's id while it goes on (the session's ``GET`` stream, or a call that has
-        not answered within ``follow``): mcp then tails it live. ``None`` when it ended or
-        no event of it is kept: the resumed stream then ends too.
+    Returns the stream's id while it goes on (mcp then tails it live), or ``None`` when it
+    ended or nothing of it is kept (the resumed stream then ends too).
     """
     parsed = parse_event_id(last_event_id)
     if parsed is None:

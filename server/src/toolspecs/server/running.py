@@ -62,11 +62,7 @@ return 0
 
 
 class SharedSlots:
-    """Each caller's running calls, in Redis, for every replica together.
-
-    Its methods wait on Redis (call them from a worker thread) and raise :attr:`errors` when
-    it does not answer.
-    """
+    """Each caller's running calls, in Redis, for every replica (blocking; raises ``errors``)."""
 
     def __init__(self, client: Any, *, prefix: str = "toolspecs", lease: float = LEASE_SECONDS):
         redis = require("redis", "redis")

@@ -69,31 +69,25 @@ def build_server(
     Args:
         *sources: Specs, our tools, or lists of them (``spec.to_tool_list(prefix="gmail_")``).
         name: The server's name, as clients show it.
-        heartbeat: Seconds between two progress notifications during a call, for
-            clients that sent a progress token.
+        heartbeat: Seconds between progress notifications during a call.
         max_calls: Tool calls one session (sessionless: one user) may have running at once.
-        scopes: Behind an authorization server: each tool's name and the scope a call
-            of it needs (:func:`toolspecs.server.scopes.tool_scopes`). ``None``: every tool.
-        user_tools: Each signed-in user's own tools (``UserTools``): a call of a user
-            with a token runs that user's tool of the name called.
-        shared_calls: Replicas' shared count of running calls (Redis,
-            :class:`toolspecs.server.running.SharedSlots`).
-        request_state_keys: Keys that seal the state of a call that asks the person
-            first (:mod:`toolspecs.server.confirm`), the same on every replica behind one
-            address; ``None``: a key of this process only.
-        output_schemas: List each tool's ``outputSchema``. ``False`` for clients that
-            send tool definitions to the model whole: results still carry ``structuredContent``.
+        scopes: Each tool's name and the scope a call of it needs, behind an authorization
+            server (:func:`toolspecs.server.scopes.tool_scopes`); ``None``: every tool.
+        user_tools: Each signed-in user's own tools (``UserTools``).
+        shared_calls: Replicas' shared count of running calls (``SharedSlots``, Redis).
+        request_state_keys: Keys that seal a confirmation's state, the same on every replica;
+            ``None``: a key of this process only.
+        output_schemas: List each tool's ``outputSchema`` (``False`` for clients that send
+            whole tool definitions to the model; results still carry ``structuredContent``).
         resource_bytes: The most bytes of a stored result one ``resources/read`` returns.
 
     Returns:
-        ``mcp.server.Server`` (the low-level server). Run it with
-        :func:`toolspecs.server.serve_stdio` or :func:`toolspecs.server.serve_http`, connect
-        to it in-process with ``mcp.Client(server)``, or mount
-        ``server.streamable_http_app()`` in your own ASGI app.
+        The low-level ``mcp.server.Server``: run it with :func:`~toolspecs.server.serve_stdio`
+        or :func:`~toolspecs.server.serve_http`, or connect with ``mcp.Client(server)``.
 
     Raises:
-        ConfigurationError: When two tools share a name (give one spec a prefix:
-            ``spec.to_tool_list(prefix="gmail_")``) or an item is not ours.
+        ConfigurationError: When two tools share a name (give one spec a prefix) or an
+            item is not ours.
         ImportError: When ``mcp`` is not installed (``pip install toolspecs-server``).
     """
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}

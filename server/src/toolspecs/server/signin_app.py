@@ -31,15 +31,9 @@ _T = TypeVar("_T")
 class SignInProvider(Protocol):
     """What the server serves of a sign-in, beside mcp's provider interface.
 
-    The provider is also mcp's ``OAuthAuthorizationServerProvider`` (clients, codes and
-    tokens) and ``TokenVerifier`` (our access tokens), as
-    :class:`toolspecs.hosting.google.signin.GoogleSignInProvider` is.
-
-    Attributes:
-        issuer: This server's base URL: the issuer clients see.
-        resource: This server's resource URL (``.../mcp``): its tokens are bound to it.
-        admission: The rate limits of ``/register``, ``/authorize`` and ``/token``.
-        consent: Its consent page (also the page of ``/authorize`` past its limit).
+    The provider is also mcp's ``OAuthAuthorizationServerProvider`` and ``TokenVerifier``, as
+    :class:`toolspecs.hosting.google.signin.GoogleSignInProvider` is; ``issuer`` is this
+    server's base URL, ``resource`` its ``.../mcp`` URL (its tokens are bound to it).
     """
 
     issuer: str

@@ -65,10 +65,9 @@ class SignInState:
     def put(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> None:
-        """Keep ``record`` under ``key`` (a digest, never a secret) of ``kind`` for ``seconds``.
+        """Keep ``record`` under ``key`` of ``kind`` for ``seconds``, at most ``bound`` of the kind.
 
-        ``bound``: the most records of ``kind`` kept at once, past it the oldest go; ``0``: none
-        go by count; ``None``: this state's default (in memory ``max_kept``; in Redis, none).
+        ``bound``: ``0``, none go by count; ``None``, this state's default (in memory ``max_kept``).
         """
         now = self.clock()
         limit = self.max_kept if bound is None else bound

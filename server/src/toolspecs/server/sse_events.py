@@ -75,13 +75,10 @@ def parse_event_id(text: str) -> tuple[str, int] | None:
 
 @dataclass
 class Found:
-    """What a store holds of one stream of a session after a given event.
+    """What a store holds of one stream after a given event (``stream_id``: ``None`` if nothing).
 
-    Attributes:
-        stream_id: The stream's id; ``None`` when the store holds no event of it.
-        events: The events after the one given, oldest first: (number, JSON); the JSON is
-            ``None`` for a priming event.
-        ended: The stream's answer (a response or error) is among the events kept.
+    ``events`` are (number, JSON), oldest first, the JSON ``None`` for a priming event;
+    ``ended``: the stream's answer is among the events kept.
     """
 
     stream_id: str | None = None
@@ -298,13 +295,9 @@ return found
 class RedisEvents:
     """The events of every replica's sessions in Redis (or Valkey), bounded per session.
 
-    Keys, per session (``{prefix}:sse:{digest}``): ``…:n`` (the last event number), ``…:ev``
-    (number -> event), ``…:order``, ``…:bytes``, ``…:owner`` and ``…:st:{stream}``, each with
-    a TTL of :data:`EVENT_SECONDS`. The script names keys it builds from the session's
-    prefix, so the store needs one Redis server (or a primary with replicas).
-
+    Each session's keys (``{prefix}:sse:{digest}:…``) have a TTL of :data:`EVENT_SECONDS`.
     Redis unreachable: an event is not kept (the stream goes on live), a replay finds
-    nothing, and the log says so once until Redis answers again.
+    nothing, and the log says so once.
     """
 
     shared = True

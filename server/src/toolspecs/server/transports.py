@@ -29,11 +29,7 @@ GRACEFUL_SECONDS = 35.0
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    """Serve ``server`` on this process's stdin and stdout until the client closes them.
-
-    Args:
-        server: From :func:`toolspecs.server.build_server`.
-    """
+    """Serve ``server`` on this process's stdin and stdout until the client closes them."""
     async with stdio.stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -58,10 +54,9 @@ async def serve_http(
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
-    Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
-    server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.server.auth`.
-    ``/healthz`` and ``/readyz`` answer without it; on SIGTERM the server stops taking
-    connections and lets the calls in flight finish (:mod:`toolspecs.server.operations`).
+    Every request must carry ``Authorization: Bearer TOKEN`` (else 401) and name this server
+    in ``Host`` (else 421): :mod:`toolspecs.server.auth`. ``/healthz`` and ``/readyz`` answer
+    without it; on SIGTERM the calls in flight get ``graceful`` seconds to finish.
 
     Args:
         server: From :func:`toolspecs.server.build_server`.
@@ -69,28 +64,21 @@ async def serve_http(
         port: The port; ``0`` picks a free one.
         ready: Called with the URL once the port is bound (the actual port when ``0``).
         token: The bearer token clients must send (:func:`toolspecs.server.auth.bearer_token`).
-        oauth: Instead of ``token``: the authorization server whose access tokens are
-            accepted; the server publishes its Protected Resource Metadata.
-        sign_in: Instead of either: users sign in (e.g. with Google), this server their
-            authorization server; called with the server's URL, it returns the
-            provider (:class:`toolspecs.server.signin_app.SignInProvider`).
+        oauth: Instead: the authorization server whose access tokens are accepted.
+        sign_in: Instead: called with the server's URL, the provider of a sign-in that makes
+            this server its clients' authorization server (``SignInProvider``).
         allow_remote: Listen on an address other machines can reach.
-        allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
-            needs them).
-        max_sessions: At most this many sessions at once; a new one past it gets 503.
-        max_sessions_per_user: At most this many of them for one user; their next gets 429.
+        allowed_hosts: More host names clients may use in ``Host``.
+        max_sessions: At most this many sessions at once (then 503).
+        max_sessions_per_user: At most this many of them for one user (then 429).
         session_idle: Seconds after which a session nobody uses is closed.
         graceful: Seconds the calls in flight get to finish at shutdown.
-        stateless: No sessions (mcp's stateless streamable HTTP): any replica answers any
-            request; stored results are the caller's (:mod:`toolspecs.server.callers`).
-            The session bounds and ``events`` do not apply: a dropped stream's answer is lost.
-        events: Where stateful sessions keep their SSE events for resumption
-            (:mod:`toolspecs.server.sse_events`): by default in this process.
+        stateless: No sessions: any replica answers any request; results are the caller's.
+        events: Where sessions keep their SSE events for resumption (default: this process).
 
     Raises:
-        ConfigurationError: When the address is not loopback and ``allow_remote`` is not
-            given, or the token is too short, or not exactly one of ``token``, ``oauth``
-            and ``sign_in`` is given.
+        ConfigurationError: For a non-loopback address without ``allow_remote``, a short
+            token, or not exactly one of ``token``, ``oauth`` and ``sign_in``.
     """
     if [token, oauth, sign_in].count(None) != 2:
         raise ConfigurationError("serve_http takes a token, oauth settings or sign_in, one of them")
@@ -160,11 +148,7 @@ def http_app(
     stateless: bool = False,
     events: EventBackend | None = None,
 ) -> Any:
-    """The app :func:`serve_http` serves at ``url`` (before health, ids and logs).
-
-    ``security`` is :func:`toolspecs.server.auth.transport_security`'s; the other arguments
-    are :func:`serve_http`'s.
-    """
+    """The app :func:`serve_http` serves at ``url`` (``security``: the DNS-rebinding check)."""
     sessions = {
         "streamable_http_path": MCP_PATH,
         "transport_security": security,

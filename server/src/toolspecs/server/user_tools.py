@@ -72,16 +72,9 @@ class _Entry:
 class UserTools:
     """Each user's own tools, built on first use by ``build(user)`` and kept while used.
 
-    Args:
-        build: Builds one user's tools (the same names as the tools the server lists).
-        names: The names every user's tools must have, in order.
-        max_users: The most users whose tools are kept at once.
-        idle_seconds: Unused this long, a user's tools are dropped.
-        clock: Seconds, for idleness.
-        version: What the user's tools are built under: tools built under another are
-            built anew. ``None``: always the same.
-        key: Which tools a user gets (default ``user.key``): tools built for one key are
-            never handed to another.
+    ``names`` are the listed tools' (every user's must match); ``version(user)``: tools built
+    under another are built anew; ``key(user)``: tools built for one key are never handed to
+    another (default ``user.key``).
     """
 
     def __init__(

@@ -14,7 +14,7 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of"]
+__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of", "who"]
 
 # Sessionless users whose stored results are kept.
 MAX_USERS = 1024
@@ -38,6 +38,14 @@ def access_in(scope: Mapping[str, Any]) -> AccessToken | None:
     """The access token mcp's auth middleware put in an ASGI ``scope`` (``user``), if any."""
     access: AccessToken | None = getattr(scope.get("user"), "access_token", None)
     return access
+
+
+def who(access: AccessToken) -> dict[str, str]:
+    """What a log record says of a token: its client and subject, never the token."""
+    found = {"client": str(access.client_id)}
+    if access.subject:
+        found["user"] = str(access.subject)
+    return found
 
 
 class Users:

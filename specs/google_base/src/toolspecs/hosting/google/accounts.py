@@ -62,11 +62,7 @@ SCOPE_WORDS = {
 
 @dataclass(frozen=True)
 class GoogleSignIn:
-    """How this server signs its users in with Google (the consent page's upstream).
-
-    ``client_secret`` comes from ``$TOOLSPECS_GOOGLE_CLIENT_SECRET``, never the repository;
-    ``scopes`` are the served tools' (least privilege), asked beside ``openid email``.
-    """
+    """How this server signs its users in with Google (its secret from the environment only)."""
 
     # What our consent page says of Google (toolspecs.server.signin_consent.Upstream).
     name: ClassVar[str] = "Google"
@@ -119,12 +115,7 @@ def google_authorize_url(settings: GoogleSignIn, callback: str, state: str, veri
 def google_credentials(
     settings: GoogleSignIn, vault: TokenVault, subject: str, on_revoked: Callable[[str], None]
 ) -> Any:
-    """The user's Google credentials (google-auth), refreshed now when expired (blocking).
-
-    Raises:
-        AskUser: When the user has no Google tokens here, or Google no longer accepts
-            their refresh token: they must sign in again.
-    """
+    """The user's Google credentials, refreshed now when expired (blocking; else ``AskUser``)."""
     from datetime import datetime, timezone
 
     from google.auth.exceptions import RefreshError
@@ -174,11 +165,10 @@ def _signed_in_class() -> type:
     from google.oauth2.credentials import Credentials
 
     class SignedInCredentials(Credentials):
-        """A signed-in user's credentials, kept in step with the vault.
+        """A signed-in user's credentials, kept in step with the vault across replicas.
 
-        A refresh first reads the user's record: none (signed out, on any replica) refuses it,
-        so the old token is never used again; a new token is written back to the vault. Google
-        refusing the refresh token drops the user's record and tools.
+        A refresh of a user signed out meanwhile is refused, so the old token is never used
+        again; a refused refresh token drops the user's record and tools.
         """
 
         on_revoked: Callable[[], None] = staticmethod(lambda: None)

@@ -127,9 +127,7 @@ class GoogleDelegation:
     def credentials(self, address: str) -> Any:
         """The service account acting as ``address``, its token fetched now (blocking).
 
-        Raises:
-            AskUser: When Google refuses (delegation or scopes not allowed, no such account).
-            RetryLater: When Google's token server could not be reached.
+        Raises ``AskUser`` when Google refuses, ``RetryLater`` when it cannot be reached.
         """
         from google.auth.exceptions import RefreshError, TransportError
         from google.auth.transport.requests import Request

@@ -120,11 +120,7 @@ class GoogleHosting:
         return user_claims(args)
 
     def hosted(self, args: argparse.Namespace, serving: Serving) -> Hosted | None:
-        """Each user's tools acting as them; ``None`` without either flag.
-
-        Raises:
-            ConfigurationError: For flags that do not go together or a setting missing.
-        """
+        """Each user's tools acting as them; ``None`` without either flag."""
         signed_in = google_sign_in(args, serving)
         delegated = google_delegation(args, serving)
         return delegated or signed_in
@@ -144,11 +140,7 @@ def google_scopes(specs: Mapping[str, ToolSpec]) -> list[str]:
 def acting_as(
     credentials: Callable[[], Any], hint: str
 ) -> Callable[[Mapping[str, ToolSpec]], None]:
-    """What makes one user's new specs act as them (for :attr:`Serving.build`).
-
-    ``credentials`` are asked for once, and only if a Google spec is served; ``hint`` is
-    what a refused refresh tells the agent to do.
-    """
+    """What makes one user's new specs act as them (``credentials`` asked once, if needed)."""
     from toolspecs.specs.google_base import GoogleToolSpec
 
     def act(specs: Mapping[str, ToolSpec]) -> None:
@@ -169,24 +161,15 @@ _LIMITS = {
     "register_per_hour": "total",
     "unused_clients": "unused",
 }
-_RATES = {
-    "authorize_per_address": "authorize_per_address",
-    "authorize_total": "authorize_total",
-    "token_per_client": "token_per_client",
-}
+_RATES = ("authorize_per_address", "authorize_total", "token_per_client")
 
 
 def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
-    """Each user's tools and the provider factory for ``serve_http``; ``None`` without the flag.
-
-    Raises:
-        ConfigurationError: Without ``--http``, with ``--auth-issuer``, without the Google
-            client or ``$TOOLSPECS_TOKEN_KEY``.
-    """
+    """Each user's tools and the provider factory for ``serve_http``; ``None`` without the flag."""
     from toolspecs.core.errors import ConfigurationError
 
     limits = {to: getattr(args, name) for name, to in _LIMITS.items() if getattr(args, name, None)}
-    rates = {to: getattr(args, name) for name, to in _RATES.items() if getattr(args, name, None)}
+    rates = {name: getattr(args, name) for name in _RATES if getattr(args, name, None)}
     if not getattr(args, "google_sign_in", False):
         for flag in ("google_client_id", "public_url", *_RATES):
             if getattr(args, flag, None):
@@ -278,12 +261,7 @@ def user_claims(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def google_delegation(args: argparse.Namespace, serving: Serving) -> Hosted | None:
-    """Each user's tools, acting as them; ``None`` without ``--google-delegate``.
-
-    Raises:
-        ConfigurationError: For flags that do not go together, a missing ``--auth-issuer``
-            or ``--google-domain``, or a key file that cannot be read.
-    """
+    """Each user's tools, acting as them; ``None`` without ``--google-delegate``."""
     from toolspecs.core.errors import ConfigurationError
 
     key_file = getattr(args, "google_delegate", None)

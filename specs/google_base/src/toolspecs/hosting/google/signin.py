@@ -66,16 +66,8 @@ _T = TypeVar("_T")
 class GoogleSignInProvider:
     """mcp's ``OAuthAuthorizationServerProvider``, signing users in with Google.
 
-    Args:
-        settings: The Google OAuth client and scopes.
-        vault: Where users' Google tokens are kept (encrypted).
-        issuer: This server's base URL: the issuer clients see.
-        resource: This server's resource URL (``.../mcp``): our tokens are bound to it.
-        transport: An ``httpx2`` transport for the requests to Google (tests).
-        clock: Seconds since the epoch.
-        state: Where our clients, trips, codes and tokens are kept (default: this process).
-        limits: How many clients may register, and how many unused ones are kept.
-        request_limits: How many sign-ins may start and token requests come.
+    ``issuer`` is this server's base URL, ``resource`` its ``.../mcp`` URL (our tokens are
+    bound to it); ``state`` keeps our clients, trips, codes and tokens (default: this process).
     """
 
     def __init__(
@@ -132,12 +124,7 @@ class GoogleSignInProvider:
         return shared.OAuthClientInformationFull.model_validate(record)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        """Keep a dynamically registered client, unused until a token is issued to it.
-
-        Raises:
-            RegistrationError: ``invalid_redirect_uri`` for a redirect a browser must not
-                be sent to with a code.
-        """
+        """Keep a dynamically registered client (``invalid_redirect_uri``: an unsafe redirect)."""
         check_redirect_uris(client_info.redirect_uris)
         if client_info.client_id is None:
             return
@@ -293,11 +280,7 @@ class GoogleSignInProvider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        """Our live refresh token, if it was given to ``client``; a spent one revokes its grant.
-
-        Raises:
-            TooManyRequests: The client refreshes too often (answered 429).
-        """
+        """Our live refresh token of ``client``; a spent one revokes its grant (429: too often)."""
         found = await self._token("refresh", refresh_token)
         if found is None:
             await self.kept(self.tokens.reused, refresh_token)
@@ -310,11 +293,7 @@ class GoogleSignInProvider:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        """New tokens of the same grant (both rotated, the access token before ended).
-
-        The refresh token is spent atomically: of two exchanges at once, one gets tokens, and
-        the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
-        """
+        """New tokens of the same grant, the refresh token spent atomically (RFC 9700 4.14.2)."""
         taken = await self.kept(self.tokens.spend, refresh_token.token)
         if taken is None:
             raise provider.TokenError("invalid_grant", "this refresh token was used already")
@@ -383,9 +362,7 @@ class GoogleSignInProvider:
     def credentials(self, subject: str) -> Any:
         """The user's Google credentials, refreshed when expired (written back to the vault).
 
-        Raises:
-            AskUser: The user must sign in with Google again (their record is dropped).
-            RetryLater: The vault or the shared state (Redis) cannot be reached now.
+        Raises ``AskUser`` (sign in again) or ``RetryLater`` (the vault or Redis is out of reach).
         """
         try:
             return google_credentials(self.settings, self.vault, subject, self.forget)
