@@ -107,10 +107,7 @@ def served_names(names: Sequence[str]) -> list[str]:
 def _pairs(
     pairs: Sequence[str], flag: str, form: str, example: str, only: str | None = None
 ) -> list[tuple[str, str, str]]:
-    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three.
-
-    With ``only`` (the one spec in use), a dotted pair may leave out ``NAME.``.
-    """
+    """``NAME.key=value`` (dotted ``form``) or ``NAME=value`` pairs; ``only`` may drop ``NAME.``."""
     dotted = "." in form.split("=")[0]
     split: list[tuple[str, str, str]] = []
     for pair in pairs:
@@ -145,10 +142,7 @@ def parameters(cls: type[ToolSpec]) -> dict[str, Any]:
 
 
 def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
-    """One ``--option`` value as the constructor expects it, read as tool arguments are.
-
-    For an option that is not text, a JSON object or array is read as JSON.
-    """
+    """One ``--option`` value read as tool arguments are (JSON for an object or array option)."""
     # A value was given, so None is not one of the choices: say only what the type wants.
     core, _, extras = inputs.unwrap(hint)
     wanted = operator.getitem(typing.Annotated, (core, *extras)) if extras else core
@@ -198,15 +192,8 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         from toolspecs.core.redis_store import open_store
 
         store = open_store(settings.store)  # a bad URL, a server that does not answer
-    shared = {
-        key: value
-        for key, value in (
-            ("allow_send", settings.allow_send),
-            ("allow_destructive", settings.allow_destructive),
-            ("timezone", settings.timezone),
-        )
-        if value is not None
-    }
+    flags = ("allow_send", "allow_destructive", "timezone")
+    shared = {key: getattr(settings, key) for key in flags if getattr(settings, key) is not None}
     chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
     only = names[0] if len(names) == 1 else None
     for name, key, raw in _pairs(
@@ -269,11 +256,7 @@ def _function_names(entries: Sequence[Any]) -> list[str]:
 
 
 def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
-    """Give each spec named by ``--tools`` the functions chosen for it (``spec_functions``).
-
-    Without ``NAME.``, ``all`` and ``default`` are for every spec and a tool for the one that
-    has it; the chosen functions keep the spec's order.
-    """
+    """Give each spec named by ``--tools`` the functions chosen for it, in the spec's order."""
     wanted: dict[str, set[str]] = {}
     for value in values:
         for item in (part.strip() for part in value.split(",")):
@@ -320,11 +303,7 @@ def prefixes(
     explicit: Mapping[str, str],
     defaults: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Each served spec's tool-name prefix, by the rule in this module's docstring.
-
-    ``explicit`` are the ``--prefix`` ones; ``defaults`` a spec's own when its names do not
-    clash. Raises ConfigurationError when two tools would still share a name.
-    """
+    """Each served spec's tool-name prefix, by the rule in this module's docstring."""
     defaults = defaults or {}
     chosen: dict[str, str] = {}
     for name, names in tool_names.items():

@@ -194,11 +194,7 @@ def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
 
 
 def cmd_describe(args: argparse.Namespace) -> str:
-    """What the agent reads about each tool of a spec, its marks, and what it costs per request.
-
-    The tools offered come first, then the spec's other tools, each saying how to offer it;
-    output schemas are counted apart (whether the model reads them is the client's choice).
-    """
+    """Each tool of a spec as the agent reads it, its marks and cost; the opt-in tools after."""
     spec = build_spec(args, args.name)
     tools = spec.to_tool_list()
     offered = {t.metadata.get_name() for t in tools}
@@ -364,10 +360,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     hosted = host_users(args, settings, specs, names)
     user_tools = None if hosted is None else hosted.user_tools
     sign_in = None if hosted is None else hosted.sign_in
-    # An ImportError names the mcp extra.
     server = build_server(
         tools,
-        name="toolspecs",
         scopes=scopes,
         user_tools=user_tools,
         shared_calls=shared_calls(specs),
@@ -376,9 +370,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     log_requests(args.log_format)
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
-
-    def ready(url: str) -> None:
-        print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
 
     if args.http:
         from toolspecs.server.auth import bearer_token
@@ -396,7 +387,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         def serving(url: str) -> None:
             settle_heap()  # the port is ours: what starting made is kept from now on
-            ready(url)
+            print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
             say = f"toolspecs: clients send 'Authorization: Bearer TOKEN', the token in {where}"
             if oauth is not None:
                 say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (

@@ -72,11 +72,7 @@ class Hosting(Protocol):
         ...
 
     def hosted(self, args: argparse.Namespace, serving: Serving) -> Hosted | None:
-        """What it gives the server; ``None`` when its flags are not given.
-
-        Raises:
-            ConfigurationError: For flags that do not go together, or a setting missing.
-        """
+        """What it gives the server; ``None`` without its flags (ConfigurationError: bad flags)."""
         ...
 
 

@@ -2,7 +2,8 @@
 
 Over HTTP, anyone who reaches the port could read the mailbox and send mail as the person
 whose credentials the server holds (on 127.0.0.1: every other account of the machine), so
-every request must carry the token (compared in constant time), which is never printed.
+every request must carry the token, checked by mcp's ``AuthSettings`` with our verifier
+(mcp has none for one shared token; compared in constant time); it is never printed.
 mcp's DNS-rebinding check (``Host``, ``Origin``) is on for every address, loopback decided
 by the address really bound, so a web page cannot reach the server through a name it
 controls; an address other machines reach needs ``allow_remote``.

@@ -2,12 +2,10 @@
 
 These endpoints are anonymous (or need only a token a client holds) and each answer keeps
 a record, so a flood of them pushed other people's records out or filled Redis (issue 38).
-Each is counted in fixed windows per address (an IPv6 /64) and overall, refreshes also per
-client (once it presents a live refresh token, so nobody uses up another's count), and
-answered 429 with ``Retry-After`` before mcp's handler. The address is the ASGI peer
-(uvicorn trusts ``X-Forwarded-For`` from a local proxy only). Ours because mcp leaves
-limits to the provider, and the ``limits`` library would open a second Redis connection
-with its own failures beside the sign-in state's.
+Each is counted in fixed windows per address (an IPv6 /64) and overall, refreshes per
+client, and answered 429 before mcp's handler. Ours because mcp leaves limits to the
+provider, and the ``limits`` library would open a second Redis connection with its own
+failures beside the sign-in state's.
 """
 
 from __future__ import annotations

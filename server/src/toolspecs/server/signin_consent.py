@@ -5,12 +5,10 @@ is their own site. Were ``/authorize`` to send every client straight on to Googl
 person would agree to this server and our callback would send their code to that site
 (the MCP best practices' "confused deputy"); and were the callback to find a sign-in by
 its ``state`` alone, another person's consent could finish a sign-in someone forwarded.
-So the page names the client and where it sends the person back; its first ``GET`` binds
-the trip to this browser (a random HttpOnly cookie whose SHA-256 the trip keeps, added
-atomically); its form's CSRF token derives from the cookie; and the callback completes
-only a trip this browser approved. FastMCP's ``OAuthProxy`` does the same on its own
-server stack and storage; ours lives in the shared :class:`SignInState`. The page is plain
-HTML under a strict Content-Security-Policy, ``X-Frame-Options: DENY`` and ``no-store``;
+So the page names the client and where it sends the person back, binds the trip to this
+browser (a random cookie, its hash kept, the form's CSRF token derived from it), and the
+callback completes only a trip this browser approved. FastMCP's ``OAuthProxy`` does the
+same on its own server stack and storage. The page is plain HTML under a strict CSP;
 nothing here logs a cookie, token, code or query string.
 """
 

@@ -1,13 +1,11 @@
 """The sign-in server's own state (clients, trips to Google, codes, tokens), shared by replicas.
 
-Records are kept under a SHA-256 of their secret, never the secret, for their life: in
-this process, each kind bounded (:class:`SignInState`), or in Redis with a TTL each
-(:class:`RedisSignInState`), so every replica accepts what any issued. :meth:`~SignInState.take`
-reads and deletes at once and :meth:`~SignInState.spend` moves atomically, so a code or
-refresh token redeemed on two replicas at once is taken by one only;
-:meth:`~SignInState.add` (``SET NX``) lets one of two browsers bind a consent page. Redis
-unreachable: :class:`SignInUnavailable` (never redis-py's error, whose text may name the
-host), answered 503.
+Records are kept under a SHA-256 of their secret, never the secret, in this process
+(:class:`SignInState`, each kind bounded) or in Redis with a TTL each
+(:class:`RedisSignInState`). ``take`` and ``spend`` are atomic, so a code or refresh token
+redeemed on two replicas at once is taken by one only; ``add`` (``SET NX``) lets one of two
+browsers bind a consent page. Redis unreachable: :class:`SignInUnavailable` (never
+redis-py's error, whose text may name the host), answered 503.
 """
 
 from __future__ import annotations

@@ -1,14 +1,12 @@
 """Our access and refresh tokens: grants, sign-in generations, rotation and reuse detection.
 
-A grant (one per code redeemed) holds one live access token, so a client refreshing in a
-loop cannot push other users' tokens out (issue 38). Tokens carry the user's sign-in
-generation, moved by signing out or Google's refusal, so every token issued before is
-refused on every replica, also after a new sign-in. A refresh token or a code is used
-once; presented again (a thief's copy, two uses at once), it revokes its whole grant
-(RFC 9700 4.14.2, RFC 6749 4.1.2): the holder signs in again. Only SHA-256s are kept,
-and the counters outlive every token they judge. Ours because mcp leaves issuing,
-rotation and revocation to the provider, and neither FastMCP's ``OAuthProxy`` nor
-authlib fits mcp's provider interface or keeps a per-user generation.
+A grant holds one live access token, so a client refreshing in a loop cannot push other
+users' tokens out (issue 38). Tokens carry the user's sign-in generation, moved by signing
+out or Google's refusal: every token issued before is refused on every replica. A refresh
+token or code presented twice (a thief's copy) revokes its whole grant (RFC 9700 4.14.2,
+RFC 6749 4.1.2). Only SHA-256s are kept. Ours because mcp leaves issuing, rotation and
+revocation to the provider, and neither FastMCP's ``OAuthProxy`` nor authlib fits mcp's
+provider interface or keeps a per-user generation.
 """
 
 from __future__ import annotations

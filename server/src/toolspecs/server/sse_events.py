@@ -1,12 +1,10 @@
 """The SSE events of stateful sessions, kept so that a client whose stream drops can resume.
 
-:class:`MemoryEvents` keeps them in this process, :class:`RedisEvents` in Redis (resumed
-through any replica). Every event is kept under its session and a replay reads that
-session's only: mcp's ``EventStore`` is given no session, and its stream ids (request
-ids) repeat in every session, so one shared store would replay another session's answers.
-Every store is bounded (per stream, bytes, age), dropping the oldest, never the newest (a
-call's answer). Event ids are ``STREAM.N`` (a digest of session and stream, a number), so
-an event id of one session names nothing in another.
+In this process (:class:`MemoryEvents`) or in Redis (:class:`RedisEvents`, any replica).
+Every event is kept under its session and a replay reads that session's only: mcp's
+``EventStore`` is given no session, and its stream ids repeat in every session, so one
+shared store would replay another session's answers. Every store is bounded, dropping the
+oldest, never a call's answer; an event id (``STREAM.N``) names nothing in another session.
 """
 
 from __future__ import annotations

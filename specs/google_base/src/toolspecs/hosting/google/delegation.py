@@ -41,10 +41,7 @@ DELEGATION_REFUSED = (
 
 @dataclass(frozen=True)
 class GoogleDelegation:
-    """A service account acting as each user, for the users of the configured domains.
-
-    ``domains`` are lower case; ``claim`` is the token claim holding the user's address.
-    """
+    """A service account acting as each user of the configured (lower-case) domains."""
 
     key: dict[str, Any] = field(repr=False)
     domains: Sequence[str]

@@ -175,25 +175,21 @@ class GoogleSignInProvider:
             return refused
         params = provider.AuthorizationParams.model_validate(trip["params"])
         back = str(params.redirect_uri)
+
+        def sent_back(**answer: str) -> Any:
+            to = provider.construct_redirect_uri(back, **answer, state=params.state)
+            return responses.RedirectResponse(to, status_code=302)
+
         if not query.get("code"):  # the person said no at Google, or Google failed
-            denied = provider.construct_redirect_uri(
-                back,
-                error="access_denied",
-                error_description="Google sign-in was not completed",
-                state=params.state,
+            denied = sent_back(
+                error="access_denied", error_description="Google sign-in was not completed"
             )
-            return self.consent.done(responses.RedirectResponse(denied, status_code=302), state)
+            return self.consent.done(denied, state)
         try:
             subject = await self._signed_in(str(query["code"]), str(trip["verifier"]))
         except OAuthFetchError as exc:
             logger.warning("Google sign-in failed: %s", exc)
-            failed = provider.construct_redirect_uri(
-                back,
-                error="server_error",
-                error_description="Google sign-in failed",
-                state=params.state,
-            )
-            return responses.RedirectResponse(failed, status_code=302)
+            return sent_back(error="server_error", error_description="Google sign-in failed")
         code = provider.AuthorizationCode(
             code=secrets.token_urlsafe(32),
             scopes=params.scopes or [],
@@ -208,8 +204,7 @@ class GoogleSignInProvider:
         kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
         kept["grant"] = new_grant()  # the grant its tokens will belong to
         await self.kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
-        to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
-        return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
+        return self.consent.done(sent_back(code=code.code), state)
 
     async def _signed_in(self, code: str, verifier: str) -> str:
         tokens = await fetch_json(
@@ -374,10 +369,7 @@ class GoogleSignInProvider:
             ) from None
 
     def forget(self, subject: str) -> None:
-        """Drop the user's Google tokens, and their tools on every replica (blocking).
-
-        Their sign-in generation moves on: every token of ours issued to them so far is refused.
-        """
+        """Drop the user's Google tokens and tools; refuse every token issued to them (blocking)."""
         self.vault.delete(subject)
         self.tokens.sign_out(subject)
         for listener in self.on_forget:
