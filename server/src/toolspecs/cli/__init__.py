@@ -1,16 +1,7 @@
 """The ``toolspecs`` command: a host of the tools, like the MCP server and the adapters.
 
-- :mod:`toolspecs.cli.parser`: the command line, read with the standard library only
-  (``--help``, ``--version`` and mistakes answer before llama-index is imported);
-- :mod:`toolspecs.cli.commands`: ``list``, ``schema``, ``describe``, ``call``,
-  ``authorize`` and ``serve``;
-- :mod:`toolspecs.cli.assemble`: the specs and tools a command line asks for (names,
-  accounts, ``--option``, ``--tools``, ``--prefix``, ``--sandbox``).
-- :mod:`toolspecs.cli.hosting`: the hostings packages add to ``serve`` (entry points
-  ``toolspecs.hosting``: Google's sign-in and delegation).
-
-The CLI uses :mod:`toolspecs.core` and :mod:`toolspecs.server`; neither imports it, and
-it reaches the hostings through their entry points only.
+The command line is read with the standard library only (:mod:`toolspecs.cli.parser`), so
+``--help`` and mistakes answer before llama-index is imported.
 """
 
 from __future__ import annotations
@@ -62,26 +53,16 @@ def _run(argv: Sequence[str] | None) -> int:
     from toolspecs.core.errors import ConfigurationError
 
     try:
-        if args.command == "list":
-            print(cli.cmd_list(args))
-            return 0
-        if args.command == "schema":
-            print(cli.cmd_schema(args))
-            return 0
-        if args.command == "describe":
-            print(cli.cmd_describe(args))
-            return 0
         if args.command == "serve":
             return cli.cmd_serve(args)
-        if args.command == "authorize":
-            print(cli.cmd_authorize(args))
-            return 0
-        text, code = cli.cmd_call(args)
-        print(text)
-        return code
-    except (UsageError, ConfigurationError) as exc:
-        print(f"toolspecs: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:  # a host library that is not installed names its extra
+        if args.command == "call":
+            text, code = cli.cmd_call(args)
+            print(text)
+            return code
+        shown = {"list": cli.cmd_list, "schema": cli.cmd_schema, "describe": cli.cmd_describe}
+        print(shown.get(args.command, cli.cmd_authorize)(args))
+        return 0
+    # ImportError: a host library that is not installed names its extra.
+    except (UsageError, ConfigurationError, ImportError) as exc:
         print(f"toolspecs: {exc}", file=sys.stderr)
         return 2

@@ -1,36 +1,9 @@
 """The specs and tools a command line asks for: ``toolspecs serve`` (and ``call``, ...).
 
-``toolspecs serve`` offers installed specs (or their sandboxes) as one MCP server; this
-module reads what its command line names, and :mod:`toolspecs.server` serves the tools.
-Each spec is built from the registry with its options, in this order (later wins):
-the spec's own defaults and environment variables (credentials as everywhere:
-arguments first, then the environment), what the spec asks of a server (its class's
-``served_options``: a server is not a LlamaHub drop-in, so Gmail's ``send_draft`` there
-names the recipients a client shows for approval, ``confirm_recipients``), the shared
-flags (``--allow-send``, ``--allow-destructive``, ``--timezone``), then ``--option
-NAME.key=value`` (with one spec, ``--option key=value`` is for it;
-``--option gmail.confirm_recipients=no`` turns that default off). ``toolspecs call``,
-``describe`` and ``schema`` build their spec the same way (:func:`build_specs`), for a
-person at a terminal: without ``served_options``.
-
-**Tool names when several specs are served.** A spec keeps its tool names unless one
-of them is also a tool of another spec served; then every tool of that spec carries
-the spec's name as prefix. Serving ``gmail google_calendar arxiv`` gives
-``gmail_load_data`` and ``google_calendar_load_data`` (both offer ``load_data``), and
-``arxiv_query`` unchanged. The rule does not depend on the order of the names.
-``--prefix NAME=PREFIX`` sets a spec's prefix instead (``--prefix google_calendar=``
-keeps its names); a clash that remains is refused with a message naming ``--prefix``.
-
-**One spec, several accounts.** ``NAME@ACCOUNT`` serves a spec built with
-``account=ACCOUNT`` (the Google specs): ``toolspecs serve gmail@work gmail@home`` offers
-``work_search_messages`` and ``home_search_messages``, each with its own token file. A
-spec's own prefix (``spec.default_prefix``, ``work_``) is kept unless its names clash;
-then it is ``gmail_work_``. ``--option gmail@work.max_results=5`` and ``--tools
-gmail@work.all`` name it like any spec.
-
-**Which tools.** Each spec offers its lean default set (``spec_functions``) unless
-``--tools`` names others (:func:`choose_tools`): ``--tools all``, ``--tools
-default,get_thread`` or, with several specs, ``--tools gmail.all,arxiv_bibtex``.
+Options apply in this order, later winning: the spec's defaults and environment, its
+``served_options`` (a server only), the shared flags, then ``--option``. When two served
+specs share a tool name, every tool of each carries its spec's name as prefix, whatever
+the order of the names; ``--prefix`` sets one instead.
 """
 
 from __future__ import annotations
@@ -58,23 +31,10 @@ _OBJECTS = frozenset({"self", "transport", "client", "creds", "cache"})
 
 @dataclass
 class ServeSettings:
-    """What ``toolspecs serve`` was asked for (from the command line).
+    """What ``toolspecs serve`` was asked for: the flags of the same names.
 
-    Args:
-        names: The specs to serve, as registered.
-        sandbox: Serve each spec over its seeded fake.
-        sandbox_latency: Seconds each fake waits before answering each request.
-        allow_send: Offer tools that reach other people (``None``: the spec's default).
-        allow_destructive: Offer destructive tools (``None``: the spec's default).
-        timezone: The timezone of every spec that deals with time.
-        options: ``NAME.key=value`` constructor arguments.
-        prefixes: ``NAME=PREFIX`` tool-name prefixes.
-        tools: ``--tools`` values: ``[NAME.]TOOL``, ``all`` or ``default``, comma-separated.
-        interactive: A person at a terminal (``toolspecs call``): a spec may ask them to
-            sign in its own way. ``False`` (a server): no browser login unless an
-            ``auth_flow`` option asks for one, and each spec's ``served_options`` apply.
-        store: Where long results are kept (``--store``): ``memory`` or a Redis URL
-            (``None``: in memory).
+    ``interactive``: a person at a terminal, who may sign in; else a server (no browser
+    login unless ``auth_flow`` asks, and each spec's ``served_options``).
     """
 
     names: Sequence[str]
@@ -119,11 +79,7 @@ _ACCOUNT = re.compile(r"[a-z0-9][a-z0-9_]{0,23}")
 
 
 def split_account(name: str) -> tuple[str, str | None]:
-    """``gmail@work`` as ``("gmail", "work")``; a name without ``@`` has no account.
-
-    Raises:
-        ConfigurationError: When the account is not a short name of letters and digits.
-    """
+    """``gmail@work`` as ``("gmail", "work")``; a name without ``@`` has no account."""
     base, at, account = _spec_name(name).partition("@")
     if not at:
         return base, None
@@ -136,11 +92,7 @@ def split_account(name: str) -> tuple[str, str | None]:
 
 
 def served_names(names: Sequence[str]) -> list[str]:
-    """The specs to serve, each once, under its registered name.
-
-    Raises:
-        ConfigurationError: When a spec is unknown or named twice.
-    """
+    """The specs to serve, each once, under its registered name (ConfigurationError if not)."""
     found: list[str] = []
     for name in names:
         base, account = split_account(name)
@@ -155,10 +107,7 @@ def served_names(names: Sequence[str]) -> list[str]:
 def _pairs(
     pairs: Sequence[str], flag: str, form: str, example: str, only: str | None = None
 ) -> list[tuple[str, str, str]]:
-    """``NAME.key=value`` (``form`` with a dot) or ``NAME=value`` pairs, split in three.
-
-    With ``only`` (the one spec in use), a dotted pair may leave out ``NAME.``.
-    """
+    """``NAME.key=value`` (dotted ``form``) or ``NAME=value`` pairs; ``only`` may drop ``NAME.``."""
     dotted = "." in form.split("=")[0]
     split: list[tuple[str, str, str]] = []
     for pair in pairs:
@@ -173,7 +122,6 @@ def _pairs(
 
 
 def _hint(fn: Any, annotation: Any) -> Any:
-    """One parameter's type hint; ``Any`` (read as text) when it does not resolve here."""
     if not isinstance(annotation, str):
         return Any if annotation is inspect.Parameter.empty else annotation
     try:
@@ -194,14 +142,7 @@ def parameters(cls: type[ToolSpec]) -> dict[str, Any]:
 
 
 def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
-    """One ``--option`` value as the constructor expects it, read as tool arguments are.
-
-    ``"5"`` is 5, ``"yes"``/``"false"`` are booleans, ``"a, b"`` a list; for an option
-    that is not text, a JSON object or array (``'{"units": "metric"}'``) is read as JSON.
-
-    Raises:
-        ConfigurationError: When the value cannot be read as the type the option takes.
-    """
+    """One ``--option`` value read as tool arguments are (JSON for an object or array option)."""
     # A value was given, so None is not one of the choices: say only what the type wants.
     core, _, extras = inputs.unwrap(hint)
     wanted = operator.getitem(typing.Annotated, (core, *extras)) if extras else core
@@ -225,7 +166,6 @@ def read_value(name: str, key: str, raw: str, hint: Any) -> Any:
 
 
 def _type_words(hint: Any) -> str:
-    """What a type hint asks for, in words: ``an integer``, ``a JSON object``."""
     kind = inputs.json_schema(hint).get("type")
     words = {
         "integer": "a whole number",
@@ -239,11 +179,7 @@ def _type_words(hint: Any) -> str:
 
 
 def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
-    """The specs to serve, by name, built with their options.
-
-    Raises:
-        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
-    """
+    """The specs to serve, by name, built with their options (else ConfigurationError)."""
     names = served_names(settings.names)
     if settings.sandbox_latency and not settings.sandbox:
         raise ConfigurationError(
@@ -256,15 +192,8 @@ def build_specs(settings: ServeSettings) -> dict[str, ToolSpec]:
         from toolspecs.core.redis_store import open_store
 
         store = open_store(settings.store)  # a bad URL, a server that does not answer
-    shared = {
-        key: value
-        for key, value in (
-            ("allow_send", settings.allow_send),
-            ("allow_destructive", settings.allow_destructive),
-            ("timezone", settings.timezone),
-        )
-        if value is not None
-    }
+    flags = ("allow_send", "allow_destructive", "timezone")
+    shared = {key: getattr(settings, key) for key in flags if getattr(settings, key) is not None}
     chosen: dict[str, dict[str, Any]] = {name: {} for name in names}
     only = names[0] if len(names) == 1 else None
     for name, key, raw in _pairs(
@@ -327,16 +256,7 @@ def _function_names(entries: Sequence[Any]) -> list[str]:
 
 
 def choose_tools(specs: Mapping[str, ToolSpec], values: Sequence[str]) -> None:
-    """Give each spec named by ``--tools`` the functions chosen for it (``spec_functions``).
-
-    Each item is ``TOOL``, ``all`` or ``default``, optionally ``NAME.``-prefixed. ``all``
-    and ``default`` without a name are for every spec; a tool without a name is for the
-    one spec that has it. A spec no item names keeps its default set. The chosen
-    functions keep the spec's own order.
-
-    Raises:
-        ConfigurationError: For an item that names no spec served or no tool of its spec.
-    """
+    """Give each spec named by ``--tools`` the functions chosen for it, in the spec's order."""
     wanted: dict[str, set[str]] = {}
     for value in values:
         for item in (part.strip() for part in value.split(",")):
@@ -383,19 +303,7 @@ def prefixes(
     explicit: Mapping[str, str],
     defaults: Mapping[str, str] | None = None,
 ) -> dict[str, str]:
-    """Each served spec's tool-name prefix, by the rule in this module's docstring.
-
-    Args:
-        tool_names: Each spec's tool names, unprefixed.
-        explicit: Prefixes given with ``--prefix``.
-        defaults: A spec's own prefix when its names do not clash (an account's).
-
-    Returns:
-        The prefix of every spec (``""``: its names as they are).
-
-    Raises:
-        ConfigurationError: When two tools would still share a name.
-    """
+    """Each served spec's tool-name prefix, by the rule in this module's docstring."""
     defaults = defaults or {}
     chosen: dict[str, str] = {}
     for name, names in tool_names.items():
@@ -433,12 +341,7 @@ def served_tools(specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]) -> 
 def served_tools_by_spec(
     specs: Mapping[str, ToolSpec], prefix_pairs: Sequence[str]
 ) -> dict[str, list[GuardedTool]]:
-    """The tools of each spec of ``specs``, named by :func:`prefixes`, by the spec's name.
-
-    Raises:
-        ConfigurationError: For a ``--prefix`` that is not ``NAME=PREFIX`` or names a spec
-            not served, or when two tools would share a name.
-    """
+    """The tools of each spec of ``specs``, named by :func:`prefixes`, by the spec's name."""
     explicit: dict[str, str] = {}
     for name, _, value in _pairs(prefix_pairs, "--prefix", "NAME=PREFIX", "gmail=mail_"):
         if not _PREFIX.fullmatch(value):

@@ -1,10 +1,4 @@
-"""The commands of ``toolspecs`` (list, schema, describe, call, serve); see :mod:`toolspecs.cli`.
-
-:mod:`toolspecs.cli` reads the command line with the standard library only
-(:mod:`toolspecs.cli.parser`) and calls these once it is read (they import llama-index).
-The specs are built by :mod:`toolspecs.cli.assemble`; ``serve`` runs the server of
-:mod:`toolspecs.server`.
-"""
+"""The commands of ``toolspecs`` (list, schema, describe, call, authorize, serve)."""
 
 from __future__ import annotations
 
@@ -64,7 +58,6 @@ def tool_cost(tool: FunctionTool) -> int:
 
 
 def _output_model(tool: FunctionTool) -> type[BaseModel] | None:
-    """The model of the tool's structured result (``@tool(output=...)``), if it has one."""
     model = getattr(getattr(getattr(tool, "guard", None), "options", None), "output", None)
     return model if isinstance(model, type) and issubclass(model, BaseModel) else None
 
@@ -82,11 +75,7 @@ def output_cost(tool: FunctionTool) -> int:
 
 
 def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
-    """Spec ``name`` built as ``toolspecs serve`` builds it, from the spec options given.
-
-    Raises:
-        ConfigurationError: For an unknown spec or option, or a value that cannot be read.
-    """
+    """Spec ``name`` built as ``toolspecs serve`` builds it, from the spec options given."""
     settings = ServeSettings(
         names=[name],
         sandbox=args.sandbox,
@@ -100,10 +89,6 @@ def build_spec(args: argparse.Namespace, name: str) -> ToolSpec:
     )
     (spec,) = build_specs(settings).values()
     return spec
-
-
-def _tools(args: argparse.Namespace) -> list[FunctionTool]:
-    return build_spec(args, args.name).to_tool_list()
 
 
 def cmd_list(_: argparse.Namespace) -> str:
@@ -126,7 +111,7 @@ def cmd_list(_: argparse.Namespace) -> str:
 
 def cmd_schema(args: argparse.Namespace) -> str:
     """The tools of one spec, as text or as OpenAI tool JSON."""
-    tools = _tools(args)
+    tools = build_spec(args, args.name).to_tool_list()
     if args.format == "openai":
         return json.dumps([t.metadata.to_openai_tool() for t in tools], indent=2)
     blocks = []
@@ -141,10 +126,7 @@ def cmd_schema(args: argparse.Namespace) -> str:
 
 
 def _json_type(prop: dict[str, Any]) -> str:
-    """A parameter's JSON type in words: ``string``, ``array of string``, ``integer or null``.
-
-    A reference to a definition is named by it: ``Paper``, ``array of Paper``.
-    """
+    """A parameter's JSON type in words (``array of string``; a definition by its name)."""
     ref = prop.get("$ref")
     if isinstance(ref, str):
         return ref.rsplit("/", 1)[-1]
@@ -212,13 +194,7 @@ def _describe_tool(tool: FunctionTool, cost: int, note: str = "") -> str:
 
 
 def cmd_describe(args: argparse.Namespace) -> str:
-    """What the agent reads about each tool of a spec, its marks, and what it costs per request.
-
-    The tools offered (the default set, or ``--tools``) come first; then the spec's other
-    tools, each saying how to offer it. A tool that declares its structured result shows
-    its output schema's top-level fields and cost (MCP sends it as ``outputSchema``;
-    whether the model reads it is the client's choice, so the total counts it apart).
-    """
+    """Each tool of a spec as the agent reads it, its marks and cost; the opt-in tools after."""
     spec = build_spec(args, args.name)
     tools = spec.to_tool_list()
     offered = {t.metadata.get_name() for t in tools}
@@ -227,17 +203,12 @@ def cmd_describe(args: argparse.Namespace) -> str:
         for t in spec.to_tool_list(list(spec.all_functions))
         if t.metadata.get_name() not in offered
     ]
-    blocks: list[str] = []
-    total = 0
-    for t in tools:
-        cost = tool_cost(t)
-        total += cost
-        blocks.append(_describe_tool(t, cost))
-    extra = 0
-    for t in more:
-        cost = tool_cost(t)
-        extra += cost
-        blocks.append(_describe_tool(t, cost, f"  opt-in: --tools default,{t.metadata.name}"))
+    costs = {t.metadata.name: tool_cost(t) for t in [*tools, *more]}
+    total, extra = (sum(costs[t.metadata.name] for t in ts) for ts in (tools, more))
+    blocks = [_describe_tool(t, costs[t.metadata.name]) for t in tools] + [
+        _describe_tool(t, costs[t.metadata.name], f"  opt-in: --tools default,{t.metadata.name}")
+        for t in more
+    ]
     outputs = sum(output_cost(t) for t in tools)
     blocks.append(
         f"Total: {len(tools)} tools, {total} tokens of tool schemas sent with every request "
@@ -297,12 +268,7 @@ def cmd_call(args: argparse.Namespace) -> tuple[str, int]:
 
 
 def cmd_authorize(args: argparse.Namespace) -> str:
-    """Run a spec's sign-in for the tools it will offer; returns where the token went.
-
-    Raises:
-        UsageError: With ``--sandbox``, for a spec with nothing to authorize, or when the
-            sign-in cannot run (the spec's guidance says what to set).
-    """
+    """Run a spec's sign-in for the tools it will offer; returns where the token went."""
     if args.sandbox:
         raise UsageError("a sandbox needs no authorization: drop --sandbox")
     spec = build_spec(args, args.name)
@@ -361,13 +327,9 @@ SERVING_YOUNG_THRESHOLD = 10_000  # allocations between two collections of the y
 def settle_heap() -> None:
     """Set the collector for serving: startup's objects frozen, young ones collected less often.
 
-    A server keeps its modules, specs, parsed discovery documents and tool models for its
-    whole life: some 200,000 objects. Each full collection walked them all, about 165 ms
-    with the process stopped (every 2 s or so under load); frozen, about 18 ms. Only what
-    exists now is frozen: garbage made while serving is collected as before. A call makes
-    thousands of short-lived objects: collecting the youngest every 10,000 allocations
-    rather than 700 lets most die uncollected instead of being walked and promoted (a
-    served call's CPU 17% less in ``bench/serve_load.py``). Called once, when serving starts.
+    A server keeps some 200,000 objects for life; frozen, a full collection takes 18 ms, not
+    165. Collecting the youngest every 10,000 allocations, not 700, lets most of a call's
+    short-lived objects die uncollected (17% less CPU in ``bench/serve_load.py``).
     """
     gc.collect()
     gc.freeze()
@@ -398,10 +360,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     hosted = host_users(args, settings, specs, names)
     user_tools = None if hosted is None else hosted.user_tools
     sign_in = None if hosted is None else hosted.sign_in
-    # An ImportError names the mcp extra.
     server = build_server(
         tools,
-        name="toolspecs",
         scopes=scopes,
         user_tools=user_tools,
         shared_calls=shared_calls(specs),
@@ -410,9 +370,6 @@ def cmd_serve(args: argparse.Namespace) -> int:
     )
     log_requests(args.log_format)
     what = f"{len(tools)} tools of {', '.join(specs)}" + (" (sandbox)" if args.sandbox else "")
-
-    def ready(url: str) -> None:
-        print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
 
     if args.http:
         from toolspecs.server.auth import bearer_token
@@ -430,7 +387,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
         def serving(url: str) -> None:
             settle_heap()  # the port is ours: what starting made is kept from now on
-            ready(url)
+            print(f"toolspecs: serving {what} at {url}", file=sys.stderr, flush=True)
             say = f"toolspecs: clients send 'Authorization: Bearer TOKEN', the token in {where}"
             if oauth is not None:
                 say = f"toolspecs: clients send access tokens of {oauth.issuer} for " + (

@@ -1,24 +1,7 @@
 """Hosting many users on ``toolspecs serve``: plug-ins found through entry points.
 
-A package that knows how its specs act for each user (sign in with Google, Google's
-domain-wide delegation) registers a hosting, as specs register themselves
-(:mod:`toolspecs.core.registry`)::
-
-    [project.entry-points."toolspecs.hosting"]
-    google = "toolspecs.hosting.google:GoogleHosting"
-
-The entry point names a class, made with no arguments, that follows :class:`Hosting`: it
-adds its flags to ``toolspecs serve`` (``--help`` lists them), names the access-token
-claims it reads, and, when its flags are given, gives the server what it needs
-(:class:`Hosted`): each user's tools and, when it signs people in itself, the OAuth
-provider and the line printed once serving. The server builds each user's specs as
-``serve`` builds the served ones (:attr:`Serving.build`) and the hosting makes them act
-for the user: the hosting knows its specs' types, the server knows none.
-
-The parser imports this module and each hosting's: they import the standard library only
-at the top, so ``--help`` answers before llama-index is imported. A hosting flag given
-while its package is missing is said in one line, with what to install
-(:func:`missing_hosting`).
+A hosting (entry point ``toolspecs.hosting``) adds its flags to ``serve`` and gives the
+server each user's tools: it knows its specs' types, the server knows none.
 """
 
 from __future__ import annotations
@@ -50,13 +33,9 @@ PUBLISHED = {
 class Serving:
     """What ``toolspecs serve`` serves, as a hosting reads it.
 
-    Args:
-        specs: The served specs, by name (built once: what their tools need, e.g. scopes).
-        names: The served tools' names: every user's tools have these.
-        store: ``--store``: a Redis URL every replica shares, or ``None``.
-        build: One user's tools: new specs, built as ``serve`` built the served ones,
-            handed to the function given (which makes them act for the user) before their
-            tools are made.
+    ``names`` are the served tools' (every user's have these); ``build`` makes one user's
+    tools: new specs, built as ``serve`` built the served ones, handed first to the function
+    given (which makes them act for the user).
     """
 
     specs: Mapping[str, ToolSpec]
@@ -69,14 +48,9 @@ class Serving:
 class Hosted:
     """What a hosting gives the server when its flags are given.
 
-    Args:
-        user_tools: Each user's own tools.
-        sign_in: When the server signs people in itself (it is its clients' authorization
-            server): the provider, made once the URL served at is known.
-        public_url: The https origin people reach the server at behind a proxy: the
-            server accepts it as a ``Host``.
-        serving_line: The line printed once serving, from the URL served at and the line
-            the server would print (about tokens).
+    ``sign_in``: when the server is its clients' authorization server, the provider, made
+    once the URL is known; ``public_url``: the https origin behind a proxy; ``serving_line``:
+    the line printed once serving, from the URL and the line the server would print.
     """
 
     user_tools: UserTools
@@ -98,12 +72,7 @@ class Hosting(Protocol):
         ...
 
     def hosted(self, args: argparse.Namespace, serving: Serving) -> Hosted | None:
-        """What it gives the server; ``None`` when its flags are not given.
-
-        Raises:
-            ConfigurationError: For flags that do not go together, or a setting missing
-                (one line each).
-        """
+        """What it gives the server; ``None`` without its flags (ConfigurationError: bad flags)."""
         ...
 
 
@@ -116,12 +85,7 @@ def hostings() -> dict[str, Hosting]:
 
 
 def missing_hosting(unknown: Sequence[str], installed: Mapping[str, Hosting]) -> str | None:
-    """What to install for a flag of a published hosting that is not installed; else ``None``.
-
-    Args:
-        unknown: The flags ``toolspecs serve`` did not recognize.
-        installed: The hostings found (:func:`hostings`).
-    """
+    """What to install for a flag of a published hosting that is not installed; else ``None``."""
     for flag in unknown:
         for name, (prefix, install) in PUBLISHED.items():
             if name not in installed and flag.startswith(prefix):
@@ -135,17 +99,7 @@ def host_users(
     specs: Mapping[str, ToolSpec],
     names: Sequence[str],
 ) -> Hosted | None:
-    """What the hosting whose flags were given brings to ``serve``; ``None`` without one.
-
-    Args:
-        args: The ``toolspecs serve`` command line (its ``hostings``, from the parser).
-        settings: What it asks for: each user's specs are built the same way.
-        specs: The served specs.
-        names: The served tools' names.
-
-    Raises:
-        ConfigurationError: From the hosting, or for the flags of two hostings.
-    """
+    """What the hosting whose flags were given brings to ``serve``; ``None`` without one."""
     from toolspecs.cli.assemble import build_specs, served_tools
     from toolspecs.core.errors import ConfigurationError
 

@@ -1,9 +1,4 @@
-"""``toolspecs serve --http --auth-issuer URL``: the ``--auth-*`` flags.
-
-Without ``--auth-issuer`` the server takes the shared bearer token, as before; with it,
-the access tokens of that authorization server (:mod:`toolspecs.server.oauth`). The parser
-imports this module, so it imports nothing of ``toolspecs.core`` (llama-index) at the top.
-"""
+"""``toolspecs serve --http --auth-issuer URL``: the ``--auth-*`` flags (standard library only)."""
 
 from __future__ import annotations
 
@@ -76,26 +71,12 @@ def add_auth_arguments(serve: Any) -> None:
 def oauth_settings(
     args: argparse.Namespace, tools_by_spec: Mapping[str, Sequence[GuardedTool]]
 ) -> OAuthSettings | None:
-    """The settings the ``--auth-*`` flags ask for; ``None`` without ``--auth-issuer``.
-
-    Raises:
-        ConfigurationError: For an ``--auth-*`` flag without ``--auth-issuer`` or without
-            ``--http``, or a URL that is not https (http only on loopback).
-    """
+    """The settings the ``--auth-*`` flags ask for; ``None`` without ``--auth-issuer``."""
     from toolspecs.core.errors import ConfigurationError
 
     issuer = getattr(args, "auth_issuer", None)
-    others = [
-        flag
-        for flag in (
-            "auth_audience",
-            "auth_jwks",
-            "auth_introspect",
-            "auth_client_id",
-            "auth_token_type",
-        )
-        if getattr(args, flag, None)
-    ] + (["auth_scope"] if getattr(args, "auth_scope", None) else [])
+    flags = ("auth_audience", "auth_jwks", "auth_introspect", "auth_client_id")
+    others = [f for f in (*flags, "auth_token_type", "auth_scope") if getattr(args, f, None)]
     cache = getattr(args, "auth_introspect_cache", None)
     if cache is not None:
         others.append("auth_introspect_cache")

@@ -17,11 +17,8 @@ A wrong name, option or argument prints one line saying what to do, and exits 2;
 a tool call that ends in guidance prints it (as the agent would read it) and exits 1.
 """
 
-# This module reads the command line with the standard library only, so that --help,
-# --version and mistakes in the command line answer at once; the commands themselves
-# (toolspecs.cli.commands) import llama-index. The package lives outside toolspecs.core
-# because importing any module of that package runs its __init__, which imports
-# llama-index, and because the CLI is a host: it uses the core, never the reverse.
+# The standard library only (the module docstring is the --help text): --help, --version
+# and mistakes answer at once; toolspecs.cli.commands imports llama-index.
 
 from __future__ import annotations
 
@@ -66,8 +63,6 @@ def version_text() -> str:
 
 
 class _Version(argparse.Action):
-    """``--version``: read from the installed metadata only when it is asked for."""
-
     def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: Any) -> None:
         kwargs.setdefault("help", "show the versions of toolspecs-core and the installed specs")
         super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
@@ -77,7 +72,8 @@ class _Version(argparse.Action):
         parser.exit(0)
 
 
-def _positive(text: str) -> int:
+def whole_number(text: str) -> int:
+    """A whole number from 1 to 1,000,000 (argparse says the error in one line)."""
     try:
         value = int(text)
     except ValueError:
@@ -88,7 +84,6 @@ def _positive(text: str) -> int:
 
 
 def _port(text: str) -> int:
-    """A TCP port for ``--port``: 0 (any free one) to 65535."""
     try:
         port = int(text)
     except ValueError:
@@ -128,11 +123,7 @@ _DURATION = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s)?\s*", re.IGNORECASE)
 
 
 def duration(text: str) -> float:
-    """Seconds from ``150ms``, ``0.15s`` or ``0.15`` (seconds): a ``--sandbox-latency``.
-
-    Raises:
-        argparse.ArgumentTypeError: For anything else (argparse says it and exits 2).
-    """
+    """Seconds from ``150ms``, ``0.15s`` or ``0.15`` (seconds): a ``--sandbox-latency``."""
     found = _DURATION.fullmatch(text)
     if found is None:
         raise argparse.ArgumentTypeError(
@@ -143,12 +134,6 @@ def duration(text: str) -> float:
 
 
 def _add_spec_options(parser: argparse.ArgumentParser, *, several: bool) -> None:
-    """The options that say how specs are built (``call``, ``describe``, ``schema``, ``serve``).
-
-    Args:
-        parser: The command's parser.
-        several: Whether the command takes several specs (``--option`` then names one).
-    """
     parser.add_argument(
         "--sandbox",
         action="store_true",
@@ -318,14 +303,14 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument(
         "--max-sessions",
-        type=_positive,
+        type=whole_number,
         default=64,
         metavar="N",
         help="HTTP: at most N sessions at once (default 64)",
     )
     serve.add_argument(
         "--max-sessions-per-user",
-        type=_positive,
+        type=whole_number,
         default=8,
         metavar="N",
         help="HTTP: at most N of them for one signed-in user (--google-sign-in, "
@@ -367,7 +352,7 @@ def _add_serve(sub: Any) -> None:
     )
     serve.add_argument(
         "--session-idle",
-        type=_positive,
+        type=whole_number,
         default=600,
         metavar="SECONDS",
         help="HTTP: close a session unused this long (default 600)",

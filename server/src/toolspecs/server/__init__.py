@@ -1,12 +1,4 @@
-"""toolspecs.server: our tools as an MCP server (``pip install toolspecs-server``).
-
-- :func:`build_server`: specs or tools as an ``mcp.server.Server`` (mcp 2.x): our schema
-  as each tool's ``inputSchema``, its description, a title, annotations from its policy
-  marks, results as text and guidance as ``isError`` results with the exact text;
-- :func:`serve_stdio`, :func:`serve_http`: run it (``toolspecs serve`` does);
-- :func:`sandbox_spec`, ``SANDBOXES``: the installed specs over their seeded fakes
-  (``toolspecs serve --sandbox``), each registered by its spec's package.
-"""
+"""toolspecs.server: our tools as an MCP server (``pip install toolspecs-server``)."""
 
 import typing
 

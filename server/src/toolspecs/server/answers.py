@@ -1,10 +1,4 @@
-"""Accepted introspection answers (RFC 7662), kept a short while: :class:`AnswerCache`.
-
-:class:`toolspecs.server.oauth.IntrospectionVerifier` asks the issuer about a token once, then
-reads the answer from here for the token's next requests, until the token's ``exp`` or
-:data:`INTROSPECT_CACHE_SECONDS` (``--auth-introspect-cache``), whichever comes first. A
-token revoked at the issuer is therefore still accepted for at most that long.
-"""
+"""Accepted introspection answers, kept a short while (``--auth-introspect-cache``)."""
 
 from __future__ import annotations
 
@@ -24,16 +18,10 @@ INTROSPECT_CACHE_TOKENS = 4096
 
 
 class AnswerCache:
-    """Accepted introspection answers, by a SHA-256 of the token (never the token itself).
+    """Accepted introspection answers, by a SHA-256 of the token, until its ``exp`` or ``seconds``.
 
-    An answer is kept until the token's ``exp`` or for ``seconds``, whichever comes first,
-    for at most ``tokens`` tokens (cachetools' ``TLRUCache``: each entry its own expiry,
-    the least recently used dropped first). ``seconds=0`` keeps nothing.
-
-    Inactive answers (revoked, expired, unknown, another audience) are not kept: a client
-    with a refused token gets a new one rather than asking again, so a refusal kept would
-    spare the issuer little, while any stranger could fill the cache with made-up tokens
-    and push the good ones out. A failure to ask is not kept either.
+    Inactive answers are not kept: a refusal kept would spare the issuer little, while any
+    stranger could fill the cache with made-up tokens and push the good ones out.
     """
 
     def __init__(

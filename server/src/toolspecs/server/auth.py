@@ -1,28 +1,12 @@
 """Who may use ``toolspecs serve --http``: a bearer token, and the addresses it answers on.
 
 Over HTTP, anyone who reaches the port could read the mailbox and send mail as the person
-whose credentials the server holds; on 127.0.0.1 that is every other account of the
-machine. So the HTTP server does not start without a token, and every request must carry
-it (``Authorization: Bearer TOKEN``); a request without it gets 401 with
-``WWW-Authenticate: Bearer``. The check is mcp's own (``AuthSettings`` with a
-``TokenVerifier``); the token is compared in constant time. stdio needs none: the client
-that starts the server owns its pipes.
-
-Where the token comes from (:func:`bearer_token`), first found wins:
-
-1. ``$TOOLSPECS_SERVE_TOKEN``;
-2. ``--token-file PATH``: a file of the user's own that no one else may read (0600);
-3. the user's state folder (``$XDG_STATE_HOME/toolspecs/serve-token``, by default
-   ``~/.local/state/toolspecs/serve-token``): made on the first start (0600, in a 0700
-   folder) and reused after, so a client's configuration keeps working.
-
-The token itself is never printed: the server prints where it is.
-
-Which requests are answered (:func:`transport_security`): mcp's DNS-rebinding check (the
-``Host`` and ``Origin`` headers) is on for every bound address, loopback or not.
-Loopback is decided by the bound address (``ipaddress``'s ``is_loopback``), not by how
-``--host`` was written: ``127.0.0.2``, ``127.1`` and ``LOCALHOST`` are loopback too. An
-address other machines can reach is refused unless ``allow_remote`` is given.
+whose credentials the server holds (on 127.0.0.1: every other account of the machine), so
+every request must carry the token, checked by mcp's ``AuthSettings`` with our verifier
+(mcp has none for one shared token; compared in constant time); it is never printed.
+mcp's DNS-rebinding check (``Host``, ``Origin``) is on for every address, loopback decided
+by the address really bound, so a web page cannot reach the server through a name it
+controls; an address other machines reach needs ``allow_remote``.
 """
 
 from __future__ import annotations
@@ -52,11 +36,7 @@ CLIENT_ID = "toolspecs-serve"
 
 
 class StaticTokenVerifier:
-    """mcp's ``TokenVerifier`` for one shared bearer token, compared in constant time.
-
-    Args:
-        token: The token every request must carry.
-    """
+    """mcp's ``TokenVerifier`` for one shared bearer token, compared in constant time."""
 
     def __init__(self, token: str) -> None:
         self._token = token.encode()
@@ -65,8 +45,7 @@ class StaticTokenVerifier:
         """The access of a request whose token is ours, else ``None`` (mcp answers 401)."""
         if not hmac.compare_digest(token.encode(), self._token):
             return None
-        access: AccessToken = provider.AccessToken(token=token, client_id=CLIENT_ID, scopes=[])
-        return access
+        return provider.AccessToken(token=token, client_id=CLIENT_ID, scopes=[])
 
 
 def default_token_file() -> Path:
@@ -91,7 +70,6 @@ def checked_token(text: str, where: str) -> str:
 
 
 def _read_private(path: Path) -> str:
-    """The text of ``path``, when it is a regular file of this user that no one else reads."""
     try:
         fd = os.open(path, READ_FLAGS)  # no link followed, no FIFO waited on
     except OSError as exc:
@@ -113,7 +91,6 @@ def _read_private(path: Path) -> str:
 
 
 def _made(path: Path) -> str:
-    """A new token in ``path`` (0600, its folder 0700), or the one already there."""
     path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
     token = secrets.token_urlsafe(32)
     try:
@@ -126,18 +103,7 @@ def _made(path: Path) -> str:
 
 
 def bearer_token(token_file: str | os.PathLike[str] | None = None) -> tuple[str, str]:
-    """The token HTTP clients must send, and where it comes from (to tell the person).
-
-    Args:
-        token_file: ``--token-file``: a 0600 file of this user's holding the token.
-
-    Returns:
-        ``(token, where)``: ``where`` is ``$TOOLSPECS_SERVE_TOKEN`` or the file's path.
-
-    Raises:
-        ConfigurationError: When the token or its file is unfit (the message says what
-            to do).
-    """
+    """The token HTTP clients must send, and where it comes from (ConfigurationError: unfit)."""
     given = os.environ.get(TOKEN_ENV, "")
     if given.strip():
         return checked_token(given, f"${TOKEN_ENV}"), f"${TOKEN_ENV}"
@@ -159,15 +125,9 @@ def is_loopback(address: str) -> bool:
 def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = ()) -> Any:
     """The DNS-rebinding check (mcp's) for a server bound to ``address``:``port``.
 
-    ``Host`` must name this address (on loopback: also ``localhost``, ``127.0.0.1`` or
-    ``[::1]``) or one of ``allowed_hosts``, with this port; an ``Origin``, when sent, the
-    same over http or https. An allowed host written with a port (``mcp.example.com:443``,
-    ``127.0.0.1:8080``) keeps it: the address clients reach through a load balancer; with
-    port 443 or 80, the name alone is allowed too, as clients leave a default port out.
-
-    Raises:
-        ConfigurationError: When the address is a wildcard (``0.0.0.0``, ``::``) and no
-            ``allowed_hosts`` say which names clients use.
+    ``Host`` must name this address (on loopback also ``localhost``) or one of
+    ``allowed_hosts``, with this port unless written with one; with port 443 or 80, the name
+    alone too. ConfigurationError for a wildcard address without ``allowed_hosts``.
     """
     ip = ipaddress.ip_address(address.split("%", 1)[0])
     names = [f"[{ip}]" if ip.version == 6 else str(ip)]
@@ -190,7 +150,6 @@ def transport_security(address: str, port: int, allowed_hosts: Sequence[str] = (
 
 
 def _has_port(host: str) -> bool:
-    """Whether ``host`` ends in ``:PORT`` (``name:8080``, ``[::1]:8080``; not ``::1``)."""
     name, colon, port = host.rpartition(":")
     if not colon or not port.isdigit():
         return False
@@ -198,21 +157,12 @@ def _has_port(host: str) -> bool:
 
 
 def auth_settings(url: str) -> Any:
-    """The ``AuthSettings`` (mcp's) of a bearer-token resource server at ``url``.
-
-    No authorization server: the token is shared out of band, so the settings name no
-    protected-resource metadata (``resource_server_url=None``); ``issuer_url``, which mcp
-    requires, is the server itself and is published nowhere.
-    """
+    """The ``AuthSettings`` (mcp's) of a bearer-token resource server (no metadata published)."""
     return settings.AuthSettings(
         issuer_url=as_url(url), resource_server_url=None, required_scopes=[]
     )
 
 
 def as_url(url: str) -> AnyHttpUrl:
-    """``url`` for a pydantic ``AnyHttpUrl`` field of mcp's settings, which validates it.
-
-    Given as the string, not ``AnyHttpUrl(url)``: that adds a ``/`` to a bare origin, and
-    the metadata clients compare with the issuer and resource must keep it as written.
-    """
+    """``url`` for mcp's ``AnyHttpUrl`` fields, as written (``AnyHttpUrl(url)`` adds a ``/``)."""
     return cast("AnyHttpUrl", url)

@@ -1,35 +1,10 @@
-"""Whose call it is when no session holds a client's calls together: sessionless requests.
+"""Who calls: one :class:`Caller` per request, derived once from its verified token.
 
-A request is *sessionless* when it belongs to no session the server keeps:
-
-- the 2026-07-28 protocol (no handshake, no session, every request stands alone);
-- over HTTP on a connection without a session: ``toolspecs serve --http --stateless``
-  (mcp's stateless streamable HTTP) answers handshake-era clients (2025-11-25) too, each
-  request on a connection of its own, so that any replica behind a load balancer answers
-  any request. What decides is the session mcp keeps, never the ``Mcp-Session-Id`` a
-  client sends: under ``--stateless`` mcp keeps none and ignores the header, so a made-up
-  one must not make a request a session of its own, with a cap of its own (issue 38).
-  (With sessions, mcp answers a request without the header only to ``initialize``,
-  which calls no tool, and one with an unknown id with 404.)
-
-Such a request's stored results and running calls belong to the person it comes from,
-the same on every replica:
-
-- behind an authorization server, the user its token names (:mod:`toolspecs.server.users`),
-  their results named ``user ISSUER SUBJECT`` in a shared store;
-- with the shared static token (:mod:`toolspecs.server.auth`), the one person who holds it:
-  their results named :data:`TOKEN_HOLDER_KEY`, so that replicas sharing a store
-  (``--store redis://``) read them; without one, each replica keeps its own.
-
-Calls running at once (``MAX_CALLS_PER_SESSION``) are then counted per user (or for the
-token's holder): within one process, and, when replicas share a Redis store
-(``--store redis://``), across all of them (:mod:`toolspecs.server.running`).
-
-:class:`Callers` says it for every request, in one place and once: who the verified access
-token names (the one :class:`~toolspecs.server.user_tools.User` that the user's own tools,
-the owner of their results, their running calls and the stores key on), what its scopes
-allow, and whose results the request stores and reads. Nothing after it reads the token:
-a tool call and a ``resources/read`` are given the :class:`Caller`.
+A request is sessionless when mcp keeps no session for it (2026-07-28, or ``--stateless``),
+never by the ``Mcp-Session-Id`` a client sends: a made-up one must not buy a cap of its own
+(issue 38). A sessionless request's results and running calls are its user's, or the
+static token holder's, the same on every replica. Nothing after :class:`Callers` reads
+the token.
 """
 
 from __future__ import annotations
@@ -43,7 +18,7 @@ from toolspecs.core.owners import name_owner
 from toolspecs.server.auth import CLIENT_ID
 from toolspecs.server.compat_mcp import connection_of
 from toolspecs.server.user_tools import User
-from toolspecs.server.users import Users, access_of
+from toolspecs.server.users import Users, access_of, who
 
 __all__ = ["TOKEN_HOLDER_KEY", "Caller", "Callers", "TokenHolder", "is_sessionless"]
 
@@ -58,11 +33,7 @@ class TokenHolder:
 
 
 def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
-    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session.
-
-    Over HTTP, whether mcp serves it on a connection without a session id (stateless);
-    over stdio and in memory (no HTTP request), the connection is the session.
-    """
+    """Whether the request of ``ctx`` (a ``ServerRequestContext``) belongs to no session."""
     if ctx.protocol_version in modern_versions:
         return True
     if getattr(ctx.request, "headers", None) is None:  # None over stdio and in memory
@@ -76,18 +47,8 @@ def is_sessionless(ctx: Any, modern_versions: Any) -> bool:
 class Caller:
     """Who a request comes from: derived once from its verified token, then handed down.
 
-    Attributes:
-        connection: The client's connection (its session, in a handshake-era session).
-        sessionless: Whether the request belongs to no session (:func:`is_sessionless`).
-        user: The person (or client) the token names; ``None`` without a token (stdio)
-            or with the static token. Their own tools and their results key on it.
-        scopes: What the token grants (empty without one).
-        owner: Whose results it stores and reads (:mod:`toolspecs.core.owners`); ``None``
-            (sessionless, no token): the served tool list's.
-        key: The owner's name in a shared store, when sessionless and someone holds a
-            token; also whose running calls a sessionless call counts with.
-        logged: What the call's log record says of the caller (the token's client and
-            subject, never the token).
+    ``owner`` is whose results it stores and reads (``None``: the served tool list's); ``key``
+    its name in a shared store when sessionless, also whose running calls a call counts with.
     """
 
     connection: Any
@@ -112,11 +73,7 @@ class Caller:
 
 
 class Callers:
-    """The :class:`Caller` of each request of one server: one answer for calls and reads.
-
-    Args:
-        modern_versions: The protocol versions that have no session (2026-07-28 on).
-    """
+    """The :class:`Caller` of each request of one server: one answer for calls and reads."""
 
     def __init__(self, modern_versions: Collection[str]) -> None:
         self.modern_versions = modern_versions
@@ -124,14 +81,7 @@ class Callers:
         self.holder = TokenHolder()  # the static token's holder, when sessionless
 
     def of(self, ctx: Any) -> Caller:
-        """The caller of the request of ``ctx`` (a ``ServerRequestContext``).
-
-        A handshake-era client (stdio, HTTP with a session id) keeps one connection: its
-        results are its own. A sessionless request (2026-07-28, or --stateless HTTP) is a
-        connection of its own: its results are its user's, or the static token holder's;
-        with no token at all, the served tool list's. Behind an authorization server, the
-        user the token names owns the results (in a session: that user in that session).
-        """
+        """The caller of the request of ``ctx`` (a ``ServerRequestContext``)."""
         # mcp builds a ServerSession per request; the connection under it is the client's
         # session (an mcp internal: see compat_mcp).
         connection = connection_of(ctx.session)
@@ -139,9 +89,7 @@ class Callers:
         access = access_of(ctx.request)  # verified by mcp's middleware: read here only
         if access is None:  # stdio, in memory, or HTTP without auth
             return Caller(connection, sessionless, owner=None if sessionless else connection)
-        logged: tuple[tuple[str, str], ...] = (("client", str(access.client_id)),)
-        if access.subject:
-            logged += (("user", str(access.subject)),)
+        logged = tuple(who(access).items())
         scopes = frozenset(access.scopes)
         if access.client_id == CLIENT_ID and not access.subject:  # the static token's
             key = TOKEN_HOLDER_KEY if sessionless else None

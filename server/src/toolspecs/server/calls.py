@@ -1,27 +1,8 @@
 """A served call, step by step: ``tools/call`` and a ``resources/read`` that is a call.
 
-:meth:`Served.call_tool` is the whole of a ``tools/call``, in the order it happens:
-
-1. **authenticate**: mcp's auth middleware verified the request's bearer token before
-   the handler runs (:mod:`toolspecs.server.oauth`, :mod:`toolspecs.server.auth`);
-2. **resolve** (:func:`resolve`): the tool called, and who calls (a
-   :class:`~toolspecs.server.callers.Caller`, derived from the verified token once and
-   handed to every step after: their tools, scopes, results and running calls);
-3. **admit** (:func:`refused`, ``RunningCalls.slot``): the token's scopes allow the tool,
-   and the caller has a call slot free (:data:`MAX_CALLS_PER_SESSION`);
-4. **the caller's own tool** (:func:`own_tool`): a signed-in user's (their mailbox);
-5. **confirm** (:func:`confirm_first`): a destructive call asks the person first;
-6. **run** (:func:`run`): the guarded call, with progress around it and one log record;
-7. **sign in** (:func:`sign_in`): a call that needed the person's sign-in shows them the
-   page where the client can open one, then runs once more;
-8. **link and answer** (:func:`answer`): the text, the structure, links to the stored
-   result and to what the data names that a served tool reads: a ``CallToolResult``.
-
-What a step says is data: an :class:`~toolspecs.core.calls.Outcome` (the guard's), a
-:class:`~toolspecs.core.errors.ToolGuidance` (guidance is a value here, never raised
-between steps), or mcp's ``InputRequiredResult`` (2026-07-28: ask the person, call again).
-A ``resources/read`` of what a read-only tool reads (:meth:`Served.read_resource`) is the
-same call: the same caller, scope check, own tool and run.
+:meth:`Served.call_tool` runs the steps in order: :func:`resolve`, :func:`refused` and a
+slot, :func:`own_tool`, :func:`confirm_first`, :func:`run`, :func:`sign_in`,
+:func:`answer`. What a step says is data, never raised between steps.
 """
 
 from __future__ import annotations
@@ -29,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -75,16 +56,7 @@ Said = Outcome | ToolGuidance | mcp_types.InputRequiredResult
 
 @dataclass(frozen=True)
 class Call:
-    """One call as the steps hand it on: the request, who calls, the tool, its arguments.
-
-    Attributes:
-        ctx: mcp's request context (the session to report progress and ask the person on).
-        caller: Who calls, derived once from the verified token (:class:`Caller`).
-        tool: The tool the call runs (the caller's own, once :func:`own_tool` found it).
-        params: The request's parameters (arguments, 2026-07-28 state and answers).
-        modern: Whether the request is of a sessionless revision (2026-07-28 on): the
-            person is asked by answering ``InputRequiredResult``, not during the call.
-    """
+    """One call as the steps hand it on (``modern``: a sessionless revision, 2026-07-28 on)."""
 
     ctx: ServerRequestContext[Any]
     caller: Caller
@@ -100,18 +72,7 @@ class Call:
 
 @dataclass(frozen=True)
 class Served:
-    """What one server serves and how, the same for every request; its calls' pipeline.
-
-    Attributes:
-        tools: The served tools by served name.
-        callers: Who each request comes from (and the owners of their results).
-        running: The calls running at once per caller.
-        max_calls: The most calls one caller may have running at once.
-        scopes: The scope a call of each tool needs (``None``: every token calls every tool).
-        user_tools: Each signed-in user's own tools (``None``: the served ones for all).
-        heartbeat: Seconds between two progress notifications during a call.
-        resource_bytes: The most bytes one ``resources/read`` returns.
-    """
+    """What one server serves and how, the same for every request; its calls' pipeline."""
 
     tools: Mapping[str, GuardedTool]
     callers: Callers
@@ -125,11 +86,6 @@ class Served:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "readables", reads.readable_tools(self.tools))
-
-    @property
-    def modern_versions(self) -> Collection[str]:
-        """The protocol versions that have no session (2026-07-28 on)."""
-        return self.callers.modern_versions
 
     async def call_tool(
         self, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
@@ -160,12 +116,7 @@ class Served:
     async def read_resource(
         self, ctx: ServerRequestContext[Any], params: mcp_types.ReadResourceRequestParams
     ) -> mcp_types.ReadResourceResult:
-        """``resources/read``: a stored result, or what a read-only tool reads (a call).
-
-        Raises:
-            MCPError: ``-32602`` for a link that names nothing this caller may read, or
-                with the guidance a call of the tool answered (no such paper).
-        """
+        """``resources/read``: a stored result, or what a read-only tool reads (else ``-32602``)."""
         uri = params.uri
         caller = self.callers.of(ctx)
         named = resources.parse(uri)
@@ -177,7 +128,9 @@ class Served:
         readable, arguments = found
         tool = self.tools[readable.name]
         params_of = mcp_types.CallToolRequestParams(name=readable.name, arguments=arguments)
-        call = Call(ctx, caller, tool, params_of, ctx.protocol_version in self.modern_versions)
+        call = Call(
+            ctx, caller, tool, params_of, ctx.protocol_version in self.callers.modern_versions
+        )
         own = refused(self, caller, readable.name) or await own_tool(self, call)
         done = own if isinstance(own, ToolGuidance) else await run(own, self.heartbeat)
         if isinstance(done, ToolGuidance):
@@ -191,13 +144,11 @@ class Served:
         contents = mcp_types.TextResourceContents(
             uri=uri, mime_type=resources.MIME_TYPE, text=await anyio.to_thread.run_sync(text)
         )
-        result: mcp_types.ReadResourceResult = mcp_types.ReadResourceResult(contents=[contents])
-        return result
+        return mcp_types.ReadResourceResult(contents=[contents])
 
     async def _read_stored(
         self, caller: Caller, uri: str, name: str, result_id: int
     ) -> mcp_types.ReadResourceResult:
-        """A stored result, read as a call of its reader tool by ``caller`` would read it."""
         tool = self.tools.get(name)
         if tool is None or not tool.guard.read_tool:
             raise resources.not_found(uri)
@@ -224,18 +175,14 @@ class Served:
 def resolve(
     served: Served, ctx: ServerRequestContext[Any], params: mcp_types.CallToolRequestParams
 ) -> Call:
-    """The call a request makes: the served tool of its name, and who calls (read once).
-
-    Raises:
-        MCPError: ``-32602`` for a tool the server does not have (naming those it has).
-    """
+    """The served tool a request calls and who calls; ``-32602`` for a tool the server lacks."""
     tool = served.tools.get(params.name)
     if tool is None:
         raise errors.MCPError(
             mcp_types.INVALID_PARAMS,
             f"Unknown tool {params.name!r}; this server's tools: {', '.join(served.tools)}",
         )
-    modern = ctx.protocol_version in served.modern_versions
+    modern = ctx.protocol_version in served.callers.modern_versions
     return Call(ctx, served.callers.of(ctx), tool, params, modern)
 
 
@@ -268,12 +215,7 @@ async def own_tool(served: Served, call: Call) -> Call | ToolGuidance:
 
 
 async def _own(served: Served, caller: Caller, tool: GuardedTool) -> GuardedTool | ToolGuidance:
-    """``caller``'s own tool of ``tool``'s name (``tool`` itself without a user's tools).
-
-    Without ``user_tools`` or a user (stdio, the shared token), ``tool`` itself. A user's
-    tools are built on their first call, in a worker thread (building may refresh their
-    Google token); a build that fails with guidance (sign in again) is that guidance.
-    """
+    """``caller``'s own tool of ``tool``'s name, built in a worker thread on their first call."""
     user_tools, user = served.user_tools, caller.user
     if user_tools is None or user is None:
         return tool
@@ -287,23 +229,14 @@ async def _own(served: Served, caller: Caller, tool: GuardedTool) -> GuardedTool
 
 
 async def confirm_first(call: Call) -> ToolGuidance | mcp_types.InputRequiredResult | None:
-    """Ask the person first where the call asks (destructive): ``None`` to run it.
-
-    Else guidance, nothing done (a no; ``SignInNeeded`` when the question needs a
-    sign-in), or on 2026-07-28 the question to ask (:mod:`toolspecs.server.confirm`).
-    """
+    """Ask the person first where the call asks (destructive): ``None`` to run it."""
     if not (call.tool.guard.asks_first and confirm.can_ask(call.ctx)):
         return None
     return await confirm.ask_first(call.ctx, call.tool, call.params, call.modern)
 
 
 async def run(call: Call, heartbeat: float) -> Outcome | ToolGuidance:
-    """Run the guarded call with progress around it: its outcome, or its guidance.
-
-    Results stored in a session are read in that session only, and go with it; a
-    sessionless caller's are named by the caller in a shared store (``--store
-    redis://``), which any replica behind a load balancer reads (:meth:`Caller.results`).
-    """
+    """Run the guarded call with progress around it: its outcome, or its guidance."""
     name = call.name
     # A no-op unless the client asked for progress (sent a progress token).
     report = call.ctx.session.report_progress
@@ -343,11 +276,7 @@ async def run(call: Call, heartbeat: float) -> Outcome | ToolGuidance:
 
 
 async def sign_in(call: Call, needed: SignInNeeded, heartbeat: float) -> Said:
-    """After a call that needed the person's sign-in: show the page, then run once more.
-
-    Where the client cannot open a page, or the spec cannot start a sign-in here, the
-    call's guidance (``needed``) is the answer (:mod:`toolspecs.server.client_signin`).
-    """
+    """After a call that needed the person's sign-in: show the page, then run once more."""
     if not client_signin.can_open(call.ctx):
         return needed
     shown = await client_signin.offer(call.ctx, call.tool, call.modern)
@@ -360,16 +289,10 @@ async def sign_in(call: Call, needed: SignInNeeded, heartbeat: float) -> Said:
 async def answer(
     served: Served, call: Call, said: Outcome | ToolGuidance
 ) -> mcp_types.CallToolResult:
-    """The ``CallToolResult``: the text, the structure, and links to what they name.
-
-    A stored result (the text was too long to show) is a resource: a link beside the
-    text, its ``uri`` in the data. A done call's data also links what it names that a
-    served tool of the same spec reads, where the caller may call that tool.
-    """
+    """The ``CallToolResult``: the text, the structure, and links to what they name."""
     if isinstance(said, ToolGuidance):
         content: list[mcp_types.ContentBlock] = [mcp_types.TextContent(text=said.text)]
-        failed: mcp_types.CallToolResult = mcp_types.CallToolResult(content=content, is_error=True)
-        return failed
+        return mcp_types.CallToolResult(content=content, is_error=True)
     content = [mcp_types.TextContent(text=said.text)]
     data = said.structured
     if said.stored is not None:
@@ -394,18 +317,11 @@ async def answer(
     ]
     linked, data = reads.links(readables, called, data)
     content.extend(linked)
-    result: mcp_types.CallToolResult = mcp_types.CallToolResult(
-        content=content, is_error=False, structured_content=data
-    )
-    return result
+    return mcp_types.CallToolResult(content=content, is_error=False, structured_content=data)
 
 
 def _log_call(call: Call, outcome: str, started: float) -> None:
-    """One record per tool call (logger ``toolspecs.calls``): never its arguments or text.
-
-    Over HTTP it carries the request id and the caller (the token's subject and client)
-    that :mod:`toolspecs.server.operations` logs for the request too.
-    """
+    """One record per tool call (logger ``toolspecs.calls``): never its arguments or text."""
     extra: dict[str, Any] = {"tool": call.name, "outcome": outcome, **dict(call.caller.logged)}
     scope = getattr(call.ctx.request, "scope", None)
     if isinstance(scope, dict):

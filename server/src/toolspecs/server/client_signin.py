@@ -1,30 +1,9 @@
 """Sign-in in the client: a call that needs the person's sign-in shows them the page.
 
-When a call fails because the person must sign in to the service (no token yet, one
-the service revoked, a scope the token lacks: :class:`~toolspecs.core.errors.SignInNeeded`)
-and its spec can start a sign-in here (``CallPolicy.sign_in``: the Google specs, with
-an OAuth client file and no given credentials), a client that declared URL-mode
-elicitation is asked to open the sign-in page, instead of the agent telling the person
-to find a terminal:
-
-- On handshake revisions (2025-11-25), ``elicitation/create`` in URL mode during the
-  call. Once the person accepted, the server waits up to :data:`SIGN_IN_SECONDS` for
-  the browser to come back, keeps the token as ``toolspecs authorize`` would, tells the
-  client the sign-in is complete (``notifications/elicitation/complete``) and runs the
-  call again.
-- On 2026-07-28, the call answers ``InputRequiredResult`` with the URL-mode request and a
-  ``requestState`` naming the sign-in (sealed by mcp's boundary, bound to this call and
-  caller, like a confirmation's). The client shows the page and calls again; that call
-  waits for the sign-in as above, then runs.
-
-Only for a caller on the serving machine (stdio, or HTTP from a loopback address as
-``auth.is_loopback`` reads it): the browser comes back to it. A decline, a cancel or no
-answer in time: nothing is run, and the agent reads that the person did not sign in. A
-sign-in that fails (refused at the service, not finished in time) is the spec's
-guidance. A client without URL elicitation, or a spec that cannot start one, gets the
-call's guidance as before. The page is the service's own; the browser comes back to the
-serving machine's loopback (:mod:`toolspecs.loaders.google.loopback`), so this serves a
-person whose browser runs where the server does (a desktop client's stdio server).
+Where the client declared URL-mode elicitation, it is asked to open the spec's sign-in
+page instead of the agent telling the person to find a terminal. Only for a caller on
+the serving machine: the browser comes back to this machine's loopback, so a person
+elsewhere could not finish it, and should not see a page another caller may share.
 """
 
 from __future__ import annotations
@@ -68,10 +47,8 @@ async def offer(
 ) -> bool | ToolGuidance | mcp_types.InputRequiredResult:
     """Show the person the sign-in page ``tool``'s call needs.
 
-    Returns:
-        ``True`` once signed in (run the call again); ``False`` when no sign-in can be
-        shown (keep the call's guidance); guidance (declined, failed); or on
-        2026-07-28 (``modern``) the request to show the page, whose retry carries on.
+    ``True`` once signed in (run again); ``False`` when none can be shown (keep the call's
+    guidance); guidance; or on 2026-07-28 the request to show the page.
     """
     starter = tool.guard.policy.sign_in
     if starter is None or not _beside(ctx):
@@ -89,11 +66,10 @@ async def offer(
             while len(_shown) > MAX_SHOWN:
                 _shown.popitem(last=False)
         page = mcp_types.ElicitRequestURLParams(message=started.message, url=started.url)
-        asked: mcp_types.InputRequiredResult = mcp_types.InputRequiredResult(
+        return mcp_types.InputRequiredResult(
             input_requests={SIGN_IN: mcp_types.ElicitRequest(params=page)},
             request_state=_STATE + key,
         )
-        return asked
     elicitation_id = secrets.token_urlsafe(16)
     try:
         with anyio.fail_after(SIGN_IN_SECONDS):
@@ -116,11 +92,7 @@ async def offer(
 
 
 def _beside(ctx: ServerRequestContext[Any]) -> bool:
-    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address.
-
-    The sign-in page sends the browser back to this machine's loopback: a person
-    elsewhere could not finish it (and should not see a page another caller may share).
-    """
+    """Whether the caller runs on this machine: stdio, or HTTP from a loopback address."""
     scope = getattr(ctx.request, "scope", None)
     if not isinstance(scope, dict):
         return True  # stdio, or in memory: the person's own machine
@@ -129,12 +101,7 @@ def _beside(ctx: ServerRequestContext[Any]) -> bool:
 
 
 async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> ToolGuidance | None:
-    """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance.
-
-    Not a call back from our page (no state of ours, or its answer missing): ``None``.
-    A page another process showed, or one long gone: ``None`` too (the call says again
-    if a sign-in is still needed).
-    """
+    """A 2026-07-28 call back after the sign-in page: ``None`` to run it, else guidance."""
     state = params.request_state or ""
     found = (params.input_responses or {}).get(SIGN_IN)
     if not state.startswith(_STATE) or found is None:
@@ -149,7 +116,6 @@ async def resume(tool: GuardedTool, params: mcp_types.CallToolRequestParams) -> 
 
 
 async def _finish(started: SignIn) -> ToolGuidance | None:
-    """Wait for the person's browser in a worker thread: ``None`` when signed in."""
     try:
         await anyio.to_thread.run_sync(started.finish, SIGN_IN_SECONDS, abandon_on_cancel=True)
     except ToolGuidance as guidance:

@@ -1,37 +1,12 @@
-"""Confirmations a person sees: a destructive call asks the person, through the client, first.
+"""Confirmations: a destructive call asks the person, through the client, first.
 
-A tool that sends, deletes or makes a destructive update, of a spec that asks
-(``Guard.asks_first``: ``confirm_destructive``, on by default), runs only once the
-person said yes, where their client can show a form (it declared the ``elicitation``
-capability for forms). The question is the spec's (``ToolSpec.confirmation``: what will
-happen, e.g. the draft's recipients, subject and attachments), asked of the spec like a
-call (arguments read, the service asked if it must be, failures as guidance). It is
-computed once per call, before either revision's flow (:func:`ask_first`).
-
-- On the 2026-07-28 revision, the call answers ``InputRequiredResult``: one form request
-  (``confirm``) and a ``requestState`` that mcp's ``RequestStateBoundary`` seals and binds
-  to this tool, these arguments and this caller, for :data:`STATE_SECONDS`. The client
-  asks the person and calls again with the answer and the state.
-- On handshake revisions, the server sends ``elicitation/create`` during the call and
-  waits up to :data:`CONFIRM_SECONDS` for the answer.
-
-The seal of what the person saw: what a call acts on can change while the person reads
-the question (the draft's recipients are edited meanwhile), and a yes is a yes to what
-they were shown only. So a yes counts only if the question, computed again once it came
-(the draft or event read again), is the one they saw. On 2026-07-28 our state carries
-the question's fingerprint (:data:`SEAL` and its sha256; sealed by mcp's boundary, so
-it cannot be forged); on handshake revisions the question shown is at hand. When it
-differs, nothing is done and the person is asked again, the new question saying first
-that what they were shown has changed: at most :data:`ASK_AGAIN` times, then the agent
-reads that it kept changing and nothing was done. When it can no longer be computed (the
-draft was deleted), that guidance is the answer, and nothing is done.
-
-Only an accepted form whose ``confirm`` is true lets the call run. A decline, a cancel, a
-``false``, no answer in time: nothing is done, and the agent reads that the person said
-no. A response our state does not vouch for (none, or another form's, as the earlier
-``toolspecs-confirm-v1``) was never asked for: the person is asked. Where the client
-cannot show a form, nothing is asked: the tool's marks and description say what it
-does, as they always did.
+On 2026-07-28 the call answers ``InputRequiredResult`` with a ``requestState`` that mcp's
+``RequestStateBoundary`` seals and binds to this tool, arguments and caller; before, the
+server sends ``elicitation/create`` during the call. What a call acts on can change while
+the person reads the question (a draft's recipients edited meanwhile), and a yes is a yes
+to what they were shown only: so the question is computed again and a yes counts only if
+it is the same (its fingerprint rides in the sealed state); else they are asked again, at
+most :data:`ASK_AGAIN` times. Anything but an accepted ``confirm: true`` is a no.
 """
 
 from __future__ import annotations
@@ -85,14 +60,8 @@ Answer = Literal["go", "no", "cannot ask"]
 def protect(server: Server[Any], name: str, keys: Sequence[bytes | str] | None = None) -> None:
     """Seal and check the ``requestState`` of ``server``'s multi-round calls (2026-07-28).
 
-    Args:
-        server: The low-level server.
-        name: Its name: the state's audience, so another service's state is refused.
-        keys: Shared by every replica behind one address (``keys[0]`` seals, all
-            unseal); ``None``: a key of this process only.
-
-    Raises:
-        ConfigurationError: When a key is shorter than mcp's 32 bytes.
+    ``name`` is the state's audience; ``keys`` are every replica's (``keys[0]`` seals; ``None``:
+    a key of this process). ConfigurationError for a key shorter than mcp's 32 bytes.
     """
     try:
         security = (
@@ -136,14 +105,7 @@ async def ask_first(
     params: mcp_types.CallToolRequestParams,
     modern: bool,
 ) -> ToolGuidance | mcp_types.InputRequiredResult | None:
-    """Ask the person before a destructive call of ``tool``: ``None`` to go on with it.
-
-    Else what the call answers, nothing done: guidance (the person said no, the question
-    cannot be computed, what it is about kept changing; ``SignInNeeded`` when computing
-    it needs the person's sign-in, which the host may show first), or on 2026-07-28
-    (``modern``) the question to ask, whose retry carries the answer. Before, the
-    question is asked now and its answer awaited.
-    """
+    """Ask the person before a destructive call: ``None`` to go on; else what the call answers."""
     arguments = params.arguments or {}
     try:
         # Computed once per call (on 2026-07-28 once per round): a first call asks it,
@@ -161,7 +123,6 @@ async def ask_first(
 def _settle(
     tool: GuardedTool, params: mcp_types.CallToolRequestParams, question: str
 ) -> ToolGuidance | mcp_types.InputRequiredResult | None:
-    """A 2026-07-28 round: ask, or take the person's answer to what they were shown."""
     sealed = _unsealed(params.request_state)
     found = (params.input_responses or {}).get(CONFIRM)
     if sealed is None or found is None:  # never asked (our state vouches for the asking)
@@ -179,7 +140,6 @@ def _settle(
 async def _ask_until_same(
     ctx: ServerRequestContext[Any], tool: GuardedTool, arguments: Mapping[str, Any], question: str
 ) -> ToolGuidance | None:
-    """Ask now (handshake revisions) until a yes is to the question as it still is."""
     for again in range(ASK_AGAIN + 1):
         answer = await ask_now(ctx, changed(question) if again else question)
         if answer == "cannot ask":  # as if the client could not show forms; not once shown
@@ -197,18 +157,13 @@ async def _ask_until_same(
 
 
 def question_request(question: str, again: int = 0) -> mcp_types.InputRequiredResult:
-    """The 2026-07-28 answer that asks the person ``question`` first.
-
-    ``again``: how many times it was asked before and changed since: the person is then
-    told first that what they were shown has changed.
-    """
+    """The 2026-07-28 answer that asks the person ``question`` first (``again``: times before)."""
     shown = changed(question) if again else question
     form = mcp_types.ElicitRequestFormParams(message=shown, requested_schema=SCHEMA)
-    result: mcp_types.InputRequiredResult = mcp_types.InputRequiredResult(
+    return mcp_types.InputRequiredResult(
         input_requests={CONFIRM: mcp_types.ElicitRequest(params=form)},
         request_state=f"{SEAL}:{again}:{_fingerprint(question)}",
     )
-    return result
 
 
 def changed(question: str) -> str:
@@ -224,11 +179,7 @@ def _fingerprint(question: str) -> str:
 
 
 def _unsealed(state: str | None) -> tuple[int, str] | None:
-    """Our state's times asked again and fingerprint; ``None``: not ours.
-
-    mcp's boundary unsealed it (bound to this tool, these arguments and this caller), so
-    what it says is what we said; a state of another form was never ours.
-    """
+    """Our state's times asked again and fingerprint (unsealed by mcp); ``None``: not ours."""
     seal, _, rest = (state or "").partition(":")
     again, _, shown = rest.partition(":")
     if seal != SEAL or not again.isdigit() or not shown:

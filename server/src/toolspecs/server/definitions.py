@@ -17,14 +17,7 @@ _CLAUSE_END = re.compile(r"[.:;,](?=\s|$)")
 
 
 def title(tool: GuardedTool) -> str:
-    """The human-readable title of a tool: its service and its summary's first clause.
-
-    Args:
-        tool: One of our tools.
-
-    Returns:
-        E.g. ``"Gmail: Send a draft"`` or ``"arXiv: Search arXiv papers"``.
-    """
+    """A tool's title: its service and its summary's first clause (``"Gmail: Send a draft"``)."""
     summary = tool.metadata.description.strip().split("\n", 1)[0]
     clause = _CLAUSE_END.split(summary, maxsplit=1)[0].strip()
     service = tool.guard.policy.service
@@ -40,17 +33,10 @@ def input_schema(tool: GuardedTool) -> dict[str, Any]:
 
 
 def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
-    """How a client sees one of our tools in ``tools/list``.
-
-    Args:
-        tool: One of our tools.
-
-    Returns:
-        An ``mcp_types.Tool`` with our schema, description, title and annotations.
-    """
+    """How a client sees one of our tools in ``tools/list``."""
     shown = title(tool)
     annotations = {"title": shown, **tool.marks.annotations()}
-    definition: mcp_types.Tool = mcp_types.Tool(
+    return mcp_types.Tool(
         name=tool.metadata.get_name(),
         title=shown,
         description=tool.metadata.description,
@@ -58,7 +44,6 @@ def tool_definition(tool: GuardedTool) -> mcp_types.Tool:
         annotations=mcp_types.ToolAnnotations.model_validate(annotations),
         output_schema=output_schema(tool),
     )
-    return definition
 
 
 def output_schema(tool: GuardedTool) -> dict[str, Any] | None:

@@ -1,43 +1,13 @@
 """Many users behind the organisation's authorization server: an OAuth 2.1 resource server.
 
-``toolspecs serve --http --auth-issuer URL`` trusts the access tokens of an authorization
-server the organisation already runs, as the MCP authorization specification asks
-(2025-06-18 and later). mcp's own ``AuthSettings`` does the HTTP side: Protected Resource
-Metadata (RFC 9728) at ``/.well-known/oauth-protected-resource/mcp``, 401 with
-``WWW-Authenticate: Bearer ..., resource_metadata="..."`` for a missing or refused token,
-403 ``insufficient_scope`` when a scope every request needs (``--auth-scope``) is missing,
-and the RFC 8707 audience check (``validate_token_resource``). This module says which
-tokens are good, in one of two ways:
-
-- :class:`JwtVerifier` (the default): a JWT access token (RFC 9068) signed by one of the
-  issuer's keys. The keys come from ``--auth-jwks URL`` or the ``jwks_uri`` of the
-  issuer's metadata (RFC 8414, else OpenID discovery), fetched with a deadline and a size
-  limit and kept for :data:`JWKS_SECONDS` (a token signed with a key not seen yet fetches
-  them again, at most every :data:`REFETCH_SECONDS`). PyJWT checks the signature (an
-  asymmetric algorithm only: never ``none`` nor a shared secret), ``iss`` (exactly the
-  issuer), ``exp`` and ``nbf`` (with :data:`LEEWAY_SECONDS` of leeway) and ``aud``: the
-  token must name this server's resource URL (a token for another audience is refused).
-  Its header must say ``typ: at+jwt`` (RFC 9068), so that no other JWT the issuer signed
-  for this audience (an ID token: ``JWT``) passes for one; issuers that do not type
-  their access tokens need ``--auth-token-type any`` (the log says so once).
-- :class:`IntrospectionVerifier` (``--auth-introspect URL``): the token is asked about at
-  the issuer's introspection endpoint (RFC 7662), the server authenticating as
-  ``--auth-client-id`` with the secret in ``$TOOLSPECS_INTROSPECT_SECRET``; an active
-  token must carry the same ``iss`` (when given), ``aud``, ``exp`` and ``sub`` checks.
-  An accepted answer is kept (``--auth-introspect-cache SECONDS``, default
-  :data:`INTROSPECT_CACHE_SECONDS`) until the token's ``exp`` or that many seconds,
-  whichever comes first, so a client's next requests ask the issuer nothing: a token
-  revoked at the issuer is refused here at most that many seconds later.
-
-We evaluated PyJWT (``PyJWKClient``: keys fetched with urllib, no size limit, sync), joserfc
-and authlib (a full OAuth stack we would use a small part of): PyJWT, already a
-dependency of mcp, verifies; the fetching is ours, on mcp's HTTP client (``httpx2``), so
-it is bounded and async.
-
-The token is never passed on: it stays here, and the specs use their own credentials.
-The user a token names (``iss`` and ``sub``) owns the results their calls store
-(:mod:`toolspecs.server.users`); the scopes it carries say which tools they may call
-(:mod:`toolspecs.server.scopes`).
+mcp's ``AuthSettings`` does the HTTP side; this module says which tokens are good.
+:class:`JwtVerifier` accepts a JWT signed by the issuer's keys with an asymmetric
+algorithm only (never ``none`` or a shared secret, which anyone with the public key could
+forge), exact ``iss``, ``exp``/``nbf``, an ``aud`` naming this server (a token meant for
+another service is not replayed here) and ``typ: at+jwt`` (so an ID token does not pass
+for an access token). :class:`IntrospectionVerifier` asks the issuer (RFC 7662) instead.
+PyJWT verifies; the fetching is ours because ``PyJWKClient`` fetches unbounded and sync:
+here every fetch has a deadline and a size limit. The token is never passed on.
 """
 
 from __future__ import annotations
@@ -115,11 +85,9 @@ async def fetch_json(
 ) -> Any:
     """The JSON of ``url`` (a POST of ``form`` when given), bounded in time and size.
 
-    ``transport``: an ``httpx2`` transport (tests pass a ``MockTransport``).
-
     Raises:
         OAuthFetchError: On a network failure, a timeout, a status other than 200, a body
-            over :data:`MAX_DOCUMENT_BYTES`, or one that is not JSON.
+            too large, or one that is not JSON.
     """
     body = bytearray()
     try:
@@ -213,7 +181,6 @@ class IssuerKeys:
 
 
 def _scopes(claims: dict[str, Any]) -> list[str]:
-    """RFC 9068's ``scope`` (space-separated), or ``scp`` (a list, as some servers send)."""
     scope = claims.get("scope", claims.get("scp", ""))
     if isinstance(scope, str):
         return scope.split()
@@ -223,10 +190,9 @@ def _scopes(claims: dict[str, Any]) -> list[str]:
 def _access(
     token: str, claims: dict[str, Any], resource: str, keep: Sequence[str] = ()
 ) -> AccessToken:
-    """The ``AccessToken`` (mcp's): ``iss`` and the claims named in ``keep`` (who the user is)."""
     subject = claims.get("sub")
     client = claims.get("client_id", claims.get("azp", subject))
-    access: AccessToken = provider.AccessToken(
+    return provider.AccessToken(
         token=token,
         client_id=str(client),
         scopes=_scopes(claims),
@@ -235,7 +201,6 @@ def _access(
         subject=str(subject),
         claims={"iss": claims.get("iss"), **{k: claims[k] for k in keep if k in claims}},
     )
-    return access
 
 
 def _audiences(resource: str) -> list[str]:
@@ -246,14 +211,7 @@ def _audiences(resource: str) -> list[str]:
 class JwtVerifier:
     """mcp's ``TokenVerifier`` for JWT access tokens of ``issuer`` meant for ``resource``.
 
-    Args:
-        issuer: The ``iss`` every token must carry, exactly.
-        resource: This server's resource URL: every token's ``aud`` must name it.
-        jwks_url: Where the issuer's keys are (default: its metadata's ``jwks_uri``).
-        transport: An ``httpx2`` transport for the fetches (tests).
-        keep: The token's claims to pass on beside ``iss`` (``email``: who the user is).
-        token_type: ``"at+jwt"``: a token's ``typ`` must be ``at+jwt`` (RFC 9068);
-            ``"any"``: whatever it is (issuers that do not type their access tokens).
+    ``keep``: the claims passed on beside ``iss``; ``token_type``: ``"at+jwt"`` or ``"any"``.
     """
 
     def __init__(
@@ -313,17 +271,7 @@ class JwtVerifier:
 
 
 class IntrospectionVerifier:
-    """mcp's ``TokenVerifier`` asking the issuer's introspection endpoint (RFC 7662).
-
-    Args:
-        issuer: The ``iss`` an introspected token must carry, when the answer names one.
-        resource: This server's resource URL: the token's ``aud`` must name it.
-        url: The introspection endpoint.
-        client_id: Who this server is to the endpoint; the secret is read from
-            ``$TOOLSPECS_INTROSPECT_SECRET``.
-        transport: An ``httpx2`` transport for the requests (tests).
-        keep: The answer's claims to pass on beside ``iss``.
-    """
+    """mcp's ``TokenVerifier`` asking the issuer's introspection endpoint (RFC 7662)."""
 
     def __init__(
         self,
@@ -389,23 +337,11 @@ class IntrospectionVerifier:
 
 @dataclass(frozen=True)
 class OAuthSettings:
-    """How ``toolspecs serve --http`` trusts an authorization server (``--auth-*``).
+    """How ``toolspecs serve --http`` trusts an authorization server: the ``--auth-*`` flags.
 
-    Args:
-        issuer: ``--auth-issuer``: the authorization server's issuer URL.
-        audience: ``--auth-audience``: this server's resource URL, as clients name it to
-            the authorization server (default: the URL it serves at).
-        jwks_url: ``--auth-jwks``: the issuer's keys (default: from its metadata).
-        introspection_url: ``--auth-introspect``: ask the issuer about each token instead.
-        client_id: ``--auth-client-id``: this server at the introspection endpoint.
-        introspect_cache: ``--auth-introspect-cache``: seconds an accepted introspection
-            answer is kept (at most until the token expires; 0: ask about every request).
-        required_scopes: ``--auth-scope``: scopes every request needs (else 403).
-        scopes_supported: The scopes this server understands, published in its metadata.
-        user_claims: The token claims passed on beside ``iss`` (``email``,
-            ``email_verified``: whom ``--google-delegate`` acts as).
-        token_type: ``--auth-token-type``: ``at+jwt`` (a JWT's header must say so) or
-            ``any``.
+    ``audience`` is this server's resource URL as clients name it (default: the URL it serves
+    at); ``scopes_supported`` are published in its metadata; ``user_claims`` are the token
+    claims passed on beside ``iss`` (whom a hosting acts as).
     """
 
     issuer: str
@@ -457,12 +393,7 @@ class OAuthSettings:
 
 
 def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
-    """The ``AuthSettings`` (mcp's) and token verifier of a resource server served at ``url``.
-
-    The resource URL is ``oauth.audience`` when given (the URL clients use, behind a
-    proxy), else ``url``; mcp checks each token's resource against it as well
-    (``validate_token_resource``).
-    """
+    """The ``AuthSettings`` (mcp's) and token verifier of a resource server served at ``url``."""
     resource = oauth.audience or url
     settings = settings_module.AuthSettings(
         issuer_url=as_url(oauth.issuer),
@@ -474,12 +405,7 @@ def resource_settings(oauth: OAuthSettings, url: str) -> tuple[Any, Any]:
 
 
 def publish_scopes(app: Any, settings: Any, scopes: Sequence[str]) -> None:
-    """Publish every scope the server understands in its Protected Resource Metadata.
-
-    mcp publishes ``required_scopes`` as ``scopes_supported``; ours are also the per-spec
-    scopes no request must carry (:mod:`toolspecs.server.scopes`). The same metadata,
-    built by mcp's own ``create_protected_resource_routes``, is put first.
-    """
+    """Publish every scope the server understands (mcp publishes the required ones only)."""
     supported = list(dict.fromkeys([*(settings.required_scopes or []), *scopes]))
     ours = routes.create_protected_resource_routes(
         resource_url=settings.resource_server_url,

@@ -1,29 +1,13 @@
 """What running a server among others needs beside MCP: health, readiness, request ids, logs.
 
-:class:`Operations` wraps the ASGI app that :func:`toolspecs.server.serve_http` serves:
-
-- ``GET /healthz``: 200 ``{"status": "ok"}`` while the process answers (liveness);
-- ``GET /readyz``: 200 ``{"status": "ready"}`` once the app has started (mcp's session
-  manager runs) and until shutdown begins, else 503 ``{"status": "starting"}`` or
-  ``{"status": "draining"}``: a load balancer sends no new call to a replica that is
-  stopping, while the calls it has finish. Neither needs the token, and neither says
-  anything about users or tools.
-- **A request id** on every request: the ``X-Request-Id`` a load balancer sent when it is a
-  short id of safe characters, else a new one. It goes on to the app (the tool-call log
-  of :mod:`toolspecs.server.server` reads it) and back in the response's ``X-Request-Id``.
-- **One access-log record** per request (logger ``toolspecs.access``, INFO): request id,
-  method, path, status, milliseconds, and who called (the verified token's subject and
-  client) when the request was authenticated. Never a header value, query string or
-  body: no token can reach the log. The fields are record attributes (``extra``): a JSON
-  formatter (``toolspecs serve --log-format json``) writes them as keys. The path is
-  logged as the client sent it (still percent-encoded), anything but a visible ASCII
-  character escaped (:func:`logged_path`): an unauthenticated ``GET /mcp%0A...`` cannot
-  start a line of its own in the text log (issue 38, finding 9).
+``/healthz`` and ``/readyz`` (503 while starting or draining) need no token and say
+nothing of users. Each request gets an ``X-Request-Id`` and one access-log record, never a
+header value, query or body, so no token reaches the log; the path is logged with all but
+visible ASCII escaped, so ``GET /mcp%0A...`` cannot forge a log line (issue 38).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -33,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import pythonjsonlogger.json as formats
+from starlette.responses import JSONResponse
 
-from toolspecs.server.users import access_in
+from toolspecs.server.users import access_in, who
 
 __all__ = [
     "HEALTH_PATH",
@@ -65,12 +50,7 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 @dataclass
 class ServeState:
-    """Where the server is in its life: readiness reads it.
-
-    Attributes:
-        started: The app's startup finished (its lifespan said so).
-        draining: Shutdown began: no new calls, the running ones finish.
-    """
+    """Where the server is in its life (its app started; shutdown began): readiness reads it."""
 
     started: bool = False
     draining: bool = False
@@ -86,21 +66,11 @@ class ServeState:
 def caller_of(scope: Scope) -> dict[str, str]:
     """Who made an authenticated request: the token's subject and client, never the token."""
     token = access_in(scope)
-    if token is None:
-        return {}
-    found = {"client": str(token.client_id)}
-    if token.subject:
-        found["user"] = str(token.subject)
-    return found
+    return {} if token is None else who(token)
 
 
 def logged_path(scope: Scope) -> str:
-    r"""The request's path as received, on one line of visible characters.
-
-    ``raw_path`` (the bytes sent, ``%0A`` still ``%0A``) where the server gives it, else
-    the decoded ``path``; a space, a control character, a backslash or anything past
-    ASCII is written ``\xNN`` (``\uNNNN``), so no path ends a log line or fakes one.
-    """
+    """The request's path as received (``%0A`` still ``%0A``), on one line of visible characters."""
     raw = scope.get("raw_path")
     path = raw.decode("latin-1") if isinstance(raw, bytes) else str(scope.get("path", ""))
     path = path.partition("?")[0]  # never a query string, should a server leave it there
@@ -125,12 +95,7 @@ def request_id(scope: Scope) -> str:
 
 
 class Operations:
-    """The ASGI app of ``serve_http``, with health, readiness, request ids and access logs.
-
-    Args:
-        app: The MCP app (``server.streamable_http_app(...)``).
-        state: Shared with the process's server, which marks it draining on shutdown.
-    """
+    """The ASGI app of ``serve_http``, with health, readiness, request ids and access logs."""
 
     def __init__(self, app: App, state: ServeState | None = None) -> None:
         self.app = app
@@ -145,12 +110,11 @@ class Operations:
             await self.app(scope, receive, send)
             return
         path = scope.get("path", "")
-        if path == HEALTH_PATH:
-            await _json(send, 200, {"status": "ok"})
-            return
-        if path == READY_PATH:
-            status = self.state.status
-            await _json(send, 200 if status == "ready" else 503, {"status": status})
+        if path in (HEALTH_PATH, READY_PATH):
+            status = "ok" if path == HEALTH_PATH else self.state.status
+            code = 200 if status in ("ok", "ready") else 503
+            no_store = {"Cache-Control": "no-store"}
+            await JSONResponse({"status": status}, code, no_store)(scope, receive, send)
             return
         await self._logged(scope, receive, send)
 
@@ -202,17 +166,7 @@ class Operations:
 
 
 def log_requests(style: str, stream: Any = None) -> logging.Handler | None:
-    """Write the access and tool-call records (and toolspecs' warnings) to ``stream``.
-
-    Args:
-        style: ``"json"`` (one object per line: ``timestamp`` in UTC, ``level``,
-            ``logger``, ``message`` and the record's fields, e.g. ``request_id``,
-            ``status``, ``user``), ``"text"`` (one readable line), or ``"off"``.
-        stream: Where to (default standard error).
-
-    Returns:
-        The handler added to the ``toolspecs`` logger (``None`` for ``"off"``).
-    """
+    """Write the access and tool-call records to ``stream`` (``style``: json, text or off)."""
     if style == "off":
         return None
     handler = logging.StreamHandler(stream)
@@ -231,19 +185,3 @@ def log_requests(style: str, stream: Any = None) -> logging.Handler | None:
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
     return handler
-
-
-async def _json(send: Send, status: int, body: dict[str, str]) -> None:
-    data = json.dumps(body).encode()
-    await send(
-        {
-            "type": "http.response.start",
-            "status": status,
-            "headers": [
-                (b"content-type", b"application/json"),
-                (b"content-length", str(len(data)).encode()),
-                (b"cache-control", b"no-store"),
-            ],
-        }
-    )
-    await send({"type": "http.response.body", "body": data})

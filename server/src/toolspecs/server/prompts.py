@@ -1,10 +1,6 @@
-"""The served specs' task prompts as MCP prompts (``prompts/list``, ``prompts/get``).
+"""The served specs' task prompts as MCP prompts, offered when every tool they use is.
 
-A spec's :class:`~toolspecs.core.prompts.TaskPrompt` is offered when every tool it uses
-is served, under the spec's tool prefix (``gmail_summarise_unread_mail``), its text naming
-the tools as they are served. Behind an authorization server, a token sees and gets only
-the prompts whose tools it may call. A prompt's message is the person's own request: it
-goes to the model as a user message, never as a tool result.
+A prompt's message is the person's own request: a user message, never a tool result.
 """
 
 from __future__ import annotations
@@ -37,21 +33,16 @@ class ServedPrompt:
             mcp_types.PromptArgument(name=a.name, description=a.description, required=a.required)
             for a in self.prompt.arguments
         ]
-        found: mcp_types.Prompt = mcp_types.Prompt(
+        return mcp_types.Prompt(
             name=self.name,
             title=self.prompt.title,
             description=self.prompt.description,
             arguments=arguments or None,
         )
-        return found
 
 
 def served_prompts(tools: Iterable[GuardedTool]) -> dict[str, ServedPrompt]:
-    """The prompts of the specs of ``tools`` whose every used tool is among them.
-
-    Raises:
-        ConfigurationError: When two specs' prompts would share a name (give one a prefix).
-    """
+    """The prompts of the specs of ``tools`` whose every used tool is among them."""
     specs: dict[int, tuple[Any, str, dict[str, str]]] = {}
     for tool in tools:
         if tool.spec is None:
@@ -75,13 +66,7 @@ def served_prompts(tools: Iterable[GuardedTool]) -> dict[str, ServedPrompt]:
 def handlers(
     prompts: dict[str, ServedPrompt], served: Served
 ) -> tuple[Callable[..., Any], Callable[..., Any]]:
-    """The ``prompts/list`` and ``prompts/get`` handlers of ``prompts``.
-
-    Args:
-        prompts: From :func:`served_prompts`.
-        served: The server's tools and scopes: a prompt using a tool the request's token
-            may not call (its scope is missing) is neither listed nor given.
-    """
+    """The ``prompts/list`` and ``prompts/get`` handlers of ``prompts``, filtered by scope."""
 
     def allowed(ctx: ServerRequestContext[Any]) -> list[ServedPrompt]:
         caller = served.callers.of(ctx)  # who the request comes from, read once
@@ -95,8 +80,7 @@ def handlers(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListPromptsResult:
         shown = [p.definition() for p in allowed(ctx)]
-        result: mcp_types.ListPromptsResult = mcp_types.ListPromptsResult(prompts=shown)
-        return result
+        return mcp_types.ListPromptsResult(prompts=shown)
 
     async def get_prompt(
         ctx: ServerRequestContext[Any], params: mcp_types.GetPromptRequestParams
@@ -114,9 +98,6 @@ def handlers(
         except ToolGuidance as guidance:
             raise errors.MCPError(mcp_types.INVALID_PARAMS, guidance.text) from None
         message = mcp_types.PromptMessage(role="user", content=mcp_types.TextContent(text=text))
-        result: mcp_types.GetPromptResult = mcp_types.GetPromptResult(
-            description=found.prompt.description, messages=[message]
-        )
-        return result
+        return mcp_types.GetPromptResult(description=found.prompt.description, messages=[message])
 
     return list_prompts, get_prompt

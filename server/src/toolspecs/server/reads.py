@@ -1,25 +1,8 @@
-"""``resources/read``'s links: stored results, and what a read-only tool reads.
+"""``resources/read``'s links to what a read-only tool reads: ``toolspecs://{tool}/{path}``.
 
-Two kinds of link, both read in the caller's scope (:class:`toolspecs.server.callers.Caller`):
-
-- ``toolspecs://results/{tool}/{result_id}``: a stored long result
-  (:mod:`toolspecs.server.resources`);
-- ``toolspecs://{tool}/{path}``: what a read-only tool declared with
-  ``@tool(resource="papers/{paper_id}")`` reads (the tool's served name, its prefix
-  included: ``toolspecs://arxiv_paper_text/papers/1706.03762``). Each placeholder is one
-  URI segment, percent-encoded. A read of such a link *is* a call of that tool by this
-  caller (:meth:`toolspecs.server.calls.Served.read_resource` runs it): the same scope
-  check, the caller's own tool (a signed-in user's mailbox), the call's deadline, its
-  results stored in the caller's scope. The answer is the call's whole text (the stored
-  text, when it was too long to show), cut to ``resource_bytes`` with a note. Guidance
-  (no such paper) is the protocol error ``-32602`` with its text.
-
-Links: a call's result names the resources its data points at. In each object of the
-structured result (and the objects it is inside), the fields that fill a served tool's
-placeholders (its argument's name, or an alias of it) make a ``resource_link`` to that
-tool, when the tool is of the same spec (one service: its aliases mean the same), is not
-the tool called, and the caller may call it. Such an object gets the same ``uri`` in the
-structured result when its model declares one (the data is checked against the model).
+A read of such a link is a call of that tool by this caller (the same scope check, own
+tool and deadline). A call's result links what its data names: the fields that fill the
+placeholders of a served tool of the same spec that the caller may call.
 """
 
 from __future__ import annotations
@@ -80,7 +63,6 @@ class Readable(NamedTuple):
 
 
 def _pattern(path: str) -> re.Pattern[str]:
-    """``path`` as a strict pattern: each placeholder one non-empty percent-encoded segment."""
     parts = [
         _VALUE if segment.startswith("{") else re.escape(segment) for segment in path.split("/")
     ]
@@ -133,15 +115,13 @@ def parse(uri: str, readables: Mapping[str, Readable]) -> tuple[Readable, dict[s
 
 
 def _usable(value: str) -> bool:
-    """Whether ``value`` may fill a placeholder: printable, not blank, not too long."""
     return bool(value.strip()) and len(value) <= MAX_VALUE_CHARS and value.isprintable()
 
 
 def error(message: str) -> Exception:
     """The protocol error ``-32602`` of a read, with ``message`` (bounded)."""
     shown = message if len(message) <= MAX_GUIDANCE_CHARS else message[:MAX_GUIDANCE_CHARS] + "..."
-    error: Exception = errors.MCPError(mcp_types.INVALID_PARAMS, shown)
-    return error
+    return errors.MCPError(mcp_types.INVALID_PARAMS, shown)
 
 
 def cut(text: str, max_bytes: int) -> str:
@@ -155,11 +135,7 @@ def cut(text: str, max_bytes: int) -> str:
 
 
 def stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | None:
-    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none.
-
-    The scope is the one a call stores in (:meth:`Caller.context`), or, when no caller
-    owns results (sessionless, no token), the tool list's, as the tool's guard sets it.
-    """
+    """Result ``result_id`` of ``tool`` as ``caller``'s reader tool reads it; ``None``: none."""
     owner = caller.context().owner
     try:
         results = tool.guard.policy.results(tool.guard.owner if owner is None else owner)
@@ -171,7 +147,6 @@ def stored(caller: Caller, tool: GuardedTool, result_id: int) -> StoredResult | 
 def _objects(
     data: Any, context: Mapping[str, Any]
 ) -> Iterator[tuple[dict[str, Any], Mapping[str, Any]]]:
-    """Every object of ``data``, with the scalar fields of it and the objects it is inside."""
     if isinstance(data, list):
         for item in data:
             yield from _objects(item, context)
@@ -205,12 +180,7 @@ def templates(
 def links(
     readables: Sequence[Readable], called: GuardedTool, data: dict[str, Any] | None
 ) -> tuple[list[mcp_types.ResourceLink], dict[str, Any] | None]:
-    """The links to what ``data`` (the structured result of a call of ``called``) names.
-
-    ``readables``: the served tools the links may name (of the same spec as ``called``,
-    not ``called`` itself, and the caller may call them). And ``data`` with each linked
-    object's ``uri``, where its model declares one.
-    """
+    """The links to what a call's structured ``data`` names, and ``data`` with their ``uri``."""
     if data is None or not readables:
         return [], data
     linked = copy.deepcopy(data)
@@ -256,10 +226,6 @@ def links(
 def _fill(
     readable: Readable, item: Mapping[str, Any], context: Mapping[str, Any]
 ) -> dict[str, str] | None:
-    """The placeholders' values from an object and the objects it is inside.
-
-    ``None`` unless all are filled, one by the object itself, each a valid segment.
-    """
     values: dict[str, str] = {}
     own = False
     for field, sources in zip(readable.fields, readable.sources, strict=True):

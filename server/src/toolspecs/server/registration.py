@@ -1,33 +1,15 @@
 """Dynamic client registration's bounds: who may register, how many, with what redirects.
 
-``/register`` (RFC 7591) is anonymous: anyone may register a client of
-a sign-in provider (:mod:`toolspecs.server.signin_app`). What keeps that from hurting
-the people signed in (issue 38):
-
-- **A rate limit** (:mod:`toolspecs.server.request_limits`, before mcp's handler): at most
-  :attr:`RegistrationLimits.per_address` registrations per window from one client address
-  (an IPv6 address counts by its /64) and :attr:`RegistrationLimits.total` from all of
-  them together; past either, 429 with ``Retry-After`` and an OAuth error body
-  (``temporarily_unavailable``), the counts shared by replicas on Redis.
-- **Unused clients kept apart** (:class:`Clients`): a registration no token was issued to
-  yet lives :attr:`RegistrationLimits.unused_seconds` in a pool of its own, at most
-  :attr:`RegistrationLimits.unused` of them (past it the oldest go, in Redis too). Once a
-  client redeems a code it moves to the used clients, which are never evicted by count:
-  each one's life (:data:`CLIENT_SECONDS`) is renewed by every use, so a flood can never
-  log a signed-in person out with ``invalid_client``.
-- **Redirect URIs** (:func:`check_redirect_uris`): https, http to this machine
-  (``localhost``, 127.0.0.0/8, ``[::1]``), or a native app's private-use scheme (a
-  reverse domain name, RFC 8252 7.1), without a fragment; the rest (``javascript:``,
-  ``data:``, ``file:``, plain http to another host) is refused with
-  ``invalid_redirect_uri``, as the MCP authorization specification asks.
-
-Why this is ours: mcp 2.3's ``RegistrationHandler`` checks the metadata's shape only, and
-leaves storage to the provider.
+``/register`` is anonymous and mcp checks only the metadata's shape, so the rest is ours
+(issue 38): rate limits (:mod:`.request_limits`); never-used clients in a bounded pool of
+their own, used ones never evicted by count, so a flood of registrations cannot log a
+signed-in person out; and redirect URIs limited to https, http to this machine, or a
+native app's own scheme, so a browser is never sent with a code to ``javascript:``,
+``data:`` or plain http elsewhere.
 """
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +17,7 @@ from urllib.parse import urlsplit
 
 from mcp.server.auth import provider
 
+from toolspecs.server.auth import is_loopback
 from toolspecs.server.signin_state import SignInState
 
 __all__ = [
@@ -54,31 +37,13 @@ REDIRECTS_ALLOWED = (
 
 @dataclass(frozen=True)
 class RegistrationLimits:
-    """How many clients may register, and how many never-used ones are kept.
-
-    Args:
-        per_address: Registrations one client address (an IPv6 /64) may make per window.
-        total: Registrations all addresses together may make per window.
-        window: The window, in seconds.
-        unused: The most registered clients kept that no token was issued to yet; past
-            it the oldest go.
-        unused_seconds: How long such a client is kept.
-    """
+    """How many clients may register per ``window`` (an address: an IPv6 /64), and unused kept."""
 
     per_address: int = 20
     total: int = 300
     window: float = 3600.0
     unused: int = 1000
     unused_seconds: float = 24 * 3600.0
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
 
 
 def redirect_problem(uri: str) -> str | None:
@@ -94,18 +59,16 @@ def redirect_problem(uri: str) -> str | None:
     if scheme == "https":
         return None if host else "names no host"
     if scheme == "http":
-        return None if _loopback(host) else "is plain http to another machine"
+        return (
+            None if host == "localhost" or is_loopback(host) else "is plain http to another machine"
+        )
     if "." in scheme:
         return None  # a native app's private-use scheme (RFC 8252 7.1)
     return f"has the scheme {scheme + ':'!r}, which is not a redirect to a client"
 
 
 def check_redirect_uris(uris: Iterable[Any] | None) -> None:
-    """Refuse redirect URIs a browser must not be sent to with a code.
-
-    Raises:
-        RegistrationError: ``invalid_redirect_uri``, naming the first bad one and what to use.
-    """
+    """Refuse redirect URIs a browser must not be sent to with a code (``invalid_redirect_uri``)."""
     given = [str(uri) for uri in uris or ()]
     if not given:
         raise provider.RegistrationError(
@@ -121,14 +84,7 @@ def check_redirect_uris(uris: Iterable[Any] | None) -> None:
 
 
 class Clients:
-    """The registered clients: the unused pool and the used ones.
-
-    Every method may block on the network (Redis): the provider calls them in a thread.
-
-    Args:
-        state: Where they are kept.
-        limits: The bounds.
-    """
+    """The registered clients: the unused pool and the used ones (may block on Redis)."""
 
     def __init__(self, state: SignInState, limits: RegistrationLimits) -> None:
         self.state = state

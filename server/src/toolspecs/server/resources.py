@@ -1,29 +1,9 @@
-"""Stored results as MCP resources: a link in the tool's result, read in the caller's scope.
+"""Stored results as MCP resources: ``toolspecs://results/{tool}/{result_id}``.
 
-A result too long to show is stored (:mod:`toolspecs.core.large_output`) and read in
-passages with the spec's reader tool. Over MCP the call's result also carries a
-``resource_link`` content block (and the ``stored`` object of its ``structuredContent``
-the same ``uri``), so that a client can fetch the whole stored text with
-``resources/read``:
-
-    toolspecs://results/{tool}/{result_id}
-
-The link names the tool and the result id and nothing else: no user, session, token or
-key. It is resolved in the scope of the request that reads it, exactly as a call of the
-reader tool is (:class:`toolspecs.server.callers.Callers`): the session that stored it, or
-sessionless its user or the static token's holder. Sent to another session or another
-user, it names nothing there and the read is an error that says only that no stored result
-of theirs has this link. Result ids count from 1 within each owner, so that error is
-the same whether another owner has such a result or not.
-
-A read returns the text as stored (never more: the store may have kept only the start of
-a very long result, and a read does not call the service again), cut to
-:data:`MAX_READ_BYTES` (``build_server(resource_bytes=...)``) with a note that says so
-and how to search the rest. Stored results are not listed in ``resources/list``: they are
-each caller's own and short-lived; the list is empty (it declares the capability) and
-``resources/templates/list`` shows the link's form.
-
-``mcp`` is imported when a link or a read is made, not when this module is imported.
+The link names no user, session or token: it is read in the scope of the request that
+reads it, as a call of the reader tool is, so elsewhere it names nothing (ids count per
+owner, so the error is the same whether another owner has one). Not listed: each
+caller's own and short-lived.
 """
 
 from __future__ import annotations
@@ -73,7 +53,6 @@ def parse(uri: str) -> tuple[str, int] | None:
 
 
 def _texts(stored: StoredResult) -> Sequence[str]:
-    """The texts a stored result holds, each once (its passages are slices of them)."""
     passages = stored.passages
     # Both stores hold Passages; another sequence's passages are read one after another.
     return passages.texts if isinstance(passages, Passages) else list(passages)
@@ -95,7 +74,7 @@ def result_link(
         if size <= max_bytes
         else f"The stored text (a read returns its first {max_bytes:,} bytes)"
     )
-    link: mcp_types.ResourceLink = mcp_types.ResourceLink(
+    return mcp_types.ResourceLink(
         uri=result_uri(tool, stored.result_id),
         name=f"{tool}-result-{stored.result_id}",
         title=f"Result {stored.result_id} of {tool}",
@@ -106,7 +85,6 @@ def result_link(
         mime_type=MIME_TYPE,
         size=size,
     )
-    return link
 
 
 def utf8_head(text: str, max_bytes: int) -> str:
@@ -117,11 +95,7 @@ def utf8_head(text: str, max_bytes: int) -> str:
 
 
 def stored_text(stored: StoredResult, read_tool: str, max_bytes: int = MAX_READ_BYTES) -> str:
-    """The stored text of a result, at most ``max_bytes`` of it, and a note when cut.
-
-    The note (after the text, in brackets) says how much was left out and how to search
-    it; a result the store kept only the start of says that too.
-    """
+    """The stored text of a result, at most ``max_bytes`` of it, and a note when cut."""
     texts = _texts(stored)
     size = text_size(stored)
     room = max(max_bytes, 0)
@@ -162,29 +136,23 @@ def read_contents(
     """The answer to a ``resources/read`` of a stored result."""
     text = stored_text(stored, read_tool, max_bytes)
     contents = mcp_types.TextResourceContents(uri=uri, mime_type=MIME_TYPE, text=text)
-    result: mcp_types.ReadResourceResult = mcp_types.ReadResourceResult(contents=[contents])
-    return result
+    return mcp_types.ReadResourceResult(contents=[contents])
 
 
 def not_found(uri: str) -> Exception:
-    """The protocol error of a read that names no stored result of the caller's.
-
-    ``-32602`` (invalid params), as mcp's own servers answer an unknown resource (SEP-2164;
-    ``-32002`` is retired). It names nothing of any other caller.
-    """
+    """The ``-32602`` error (as mcp's servers answer) of a read naming nothing of the caller's."""
     shown = uri if len(uri) <= 200 else uri[:200] + "..."
-    error: Exception = errors.MCPError(
+    return errors.MCPError(
         mcp_types.INVALID_PARAMS,
         f"No stored result of yours has the link {shown!r}. A stored result is read by the "
         "session (or the signed-in user) whose call stored it, while it is kept; call the "
         "tool again to store it anew.",
     )
-    return error
 
 
 def template() -> mcp_types.ResourceTemplate:
     """The form of a stored result's link, for ``resources/templates/list``."""
-    found: mcp_types.ResourceTemplate = mcp_types.ResourceTemplate(
+    return mcp_types.ResourceTemplate(
         uri_template=RESULTS_TEMPLATE,
         name="stored-result",
         title="A stored long result",
@@ -194,4 +162,3 @@ def template() -> mcp_types.ResourceTemplate:
         ),
         mime_type=MIME_TYPE,
     )
-    return found

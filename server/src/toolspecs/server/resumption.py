@@ -1,34 +1,11 @@
 """Resumable SSE streams for stateful HTTP sessions: mcp's ``EventStore``, one per session.
 
-With an event store, mcp's streamable HTTP transport opens every request's SSE stream with
-a priming event (an id, no data; for clients of protocol 2025-11-25 on) and a ``retry``
-field (:data:`RETRY_MS`), keeps each message it sends (an id on each), and answers a
-``GET`` with ``Last-Event-ID`` by replaying what followed. A client whose stream drops
-mid-call (a proxy's timeout, a network change) reconnects and still gets its answer; mcp's
-Python client does so by itself.
-
-:func:`make_resumable` plugs the stores of :mod:`toolspecs.server.sse_events` into an app
-made by ``streamable_http_app``:
-
-- **One store per session.** mcp hands every session the one ``EventStore`` and keys its
-  streams by request id, which repeats across sessions; it ties a replay to the session
-  the ``GET`` names (and that session to the credential that opened it) but not the event
-  id to either. Each session's transport gets a :class:`SessionEvents` of its own
-  instead, which keeps and replays that session's events only (``compat_mcp`` 3).
-- **A replay follows the call.** When the stream's answer is not stored yet (the call is
-  still running), the replay waits for it (up to :data:`FOLLOW_SECONDS`) and sends each
-  event as it is kept, the answer last, and the resumed stream ends with it (mcp would
-  keep a replayed stream open after the answer). So the answer cannot slip between the
-  replay and mcp's live tail, and it reaches a client that resumed through another
-  replica. The session's ``GET`` stream (notifications) is replayed, then tailed by mcp.
-- **Another replica's session** (``--store redis://``): a ``GET`` with ``Last-Event-ID``
-  for a session this replica does not hold (``compat_mcp`` 4) is answered from Redis by
-  :class:`ResumeElsewhere`, with mcp's own checks first (Host and Origin, ``Accept``), and
-  only for the credential that opened the session (else 404, as mcp answers an unknown
-  session). It replays the stream and ends; the session stays on its replica.
-
-Stateless serving (``--stateless``) has no sessions and mcp keeps no events there: a
-dropped stream's answer is lost, and the client calls again.
+mcp's one store keys streams by request id, which repeats across sessions, so one session
+could replay another's answers: each session gets its own :class:`SessionEvents`
+(``compat_mcp`` 3). A replay of a call still running waits for its answer (up to
+:data:`FOLLOW_SECONDS`) and ends with it, so the answer cannot slip between the replay and
+mcp's live tail. With Redis, :class:`ResumeElsewhere` answers a resume for another
+replica's session after mcp's own checks, for the credential that opened it only.
 """
 
 from __future__ import annotations
@@ -52,9 +29,9 @@ from mcp.server.transport_security import TransportSecurityMiddleware
 from mcp_types import JSONRPCError, JSONRPCMessage, JSONRPCResponse, jsonrpc_message_adapter
 from sse_starlette import EventSourceResponse
 from starlette.requests import Request
-from starlette.responses import JSONResponse
 
 from toolspecs.server import compat_mcp
+from toolspecs.server.sessions import jsonrpc_error
 from toolspecs.server.sse_events import EventBackend, event_id, owner_digest, parse_event_id
 
 __all__ = ["FOLLOW_SECONDS", "RETRY_MS", "ResumeElsewhere", "SessionEvents", "make_resumable"]
@@ -77,13 +54,10 @@ async def replay(
     send: Send,
     follow: float = FOLLOW_SECONDS,
 ) -> str | None:
-    """Send ``session``'s events after ``last_event_id`` (id, JSON), following its call.
+    """Send ``session``'s events after ``last_event_id``, following its call.
 
-    Returns:
-        The stream's id while it goes on (the session's ``GET`` stream, or a call that has
-        not answered within ``follow``): mcp then tails it live. ``None`` when it ended
-        (its answer sent, or sent before), or no event of it is kept in this session:
-        the resumed stream then ends too, as the call's own stream ends with its answer.
+    Returns the stream's id while it goes on (mcp then tails it live), or ``None`` when it
+    ended or nothing of it is kept (the resumed stream then ends too).
     """
     parsed = parse_event_id(last_event_id)
     if parsed is None:
@@ -137,14 +111,7 @@ class SessionEvents(EventStore):
 
 
 def make_resumable(manager: Any, events: EventBackend) -> bool:
-    """Give each session of mcp's ``manager`` its :class:`SessionEvents` in ``events``.
-
-    Called before the app serves: sessions admitted from then on send priming events with
-    a ``retry`` of :data:`RETRY_MS`.
-
-    With a shared ``events`` (Redis), resumes for sessions of other replicas are answered
-    too (:class:`ResumeElsewhere`). Returns whether it could (see ``compat_mcp``).
-    """
+    """Give each session of mcp's ``manager`` its :class:`SessionEvents`; whether it could."""
 
     def store(session: str, requestor: Any) -> SessionEvents:
         return SessionEvents(events, session, owner_digest(requestor))
@@ -159,10 +126,7 @@ def make_resumable(manager: Any, events: EventBackend) -> bool:
 
 
 class ResumeElsewhere:
-    """ASGI: a ``GET`` with ``Last-Event-ID`` for a session another replica holds.
-
-    Everything else (and every session this replica holds) goes on to mcp's ``app``.
-    """
+    """ASGI: a ``GET`` with ``Last-Event-ID`` for a session another replica holds; else mcp's."""
 
     def __init__(self, app: Any, manager: Any, events: EventBackend) -> None:
         self.app = app
@@ -183,11 +147,11 @@ class ResumeElsewhere:
             return
         refused = await self.security.validate_request(request, is_post=False)
         if refused is None and not check_accept_headers(request)[1]:
-            refused = _error("Not Acceptable: Client must accept text/event-stream", 406)
+            refused = jsonrpc_error("Not Acceptable: Client must accept text/event-stream", 406)
         user = scope.get("user")
         requestor = authorization_context(user) if isinstance(user, AuthenticatedUser) else None
         if refused is None and await self.events.owner(session) != owner_digest(requestor):
-            refused = _error("Session not found", 404)  # mcp's answer to an unknown session
+            refused = jsonrpc_error("Session not found", 404)  # mcp's answer to an unknown session
         if refused is not None:
             await refused(scope, receive, send)
             return
@@ -206,9 +170,3 @@ class ResumeElsewhere:
 
         headers = {"Cache-Control": "no-cache, no-transform", MCP_SESSION_ID_HEADER: session}
         return EventSourceResponse(content=reader, data_sender_callable=sending, headers=headers)
-
-
-def _error(message: str, status: int) -> JSONResponse:
-    """A JSON-RPC error without an id, as mcp answers a request it refuses."""
-    body = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": message}}
-    return JSONResponse(body, status_code=status)

@@ -1,29 +1,10 @@
 """Calls running at once, per caller: counted in this process, and across replicas in Redis.
 
-A server runs at most ``max_calls`` tool calls at a time for one caller (a session, or a
-sessionless caller: :mod:`toolspecs.server.callers`); one more gets guidance to wait. One
-process counts its own calls (:class:`RunningCalls`). Replicas behind a load balancer
-(``--stateless`` with ``--store redis://``) each see part of a user's calls, so each would
-let them run ``max_calls`` there: the count of a sessionless caller is then also kept in
-the Redis of the store (:class:`SharedSlots`), for every replica together.
-
-**Why a sorted set of leases.** A caller's running calls are one sorted set,
-``{prefix}:calls:{digest}`` (the digest a SHA-256 of the caller's key, so no user name is
-in a key): each member a call's random id, its score the moment its lease ends, read on
-the Redis server's clock (``TIME``), so replicas with skewed clocks agree. Taking a slot
-is one Lua script, which Redis runs alone: drop the leases that ended, count the rest, add
-the call if there is room. Finishing a call removes its member (in a ``finally``). While
-a call runs, a thread of its replica renews the leases it holds every third of
-:data:`LEASE_SECONDS`; a replica that dies (killed, out of memory, its machine gone)
-renews nothing, so its slots come back within one lease. A plain counter (``INCR`` on
-start, ``DECR`` on finish, ``EXPIRE`` refreshed) cannot do that: a dead replica's
-increments stay for as long as the caller keeps the key alive with new calls, and the
-caller's cap shrinks for good.
-
-**Redis unreachable.** The count falls back to this process alone (a warning in the log,
-once until Redis answers again, then one line saying so); calls are never refused for
-it. Redis is asked again after :data:`RETRY_SECONDS`, so an outage does not make every
-call wait for a connection timeout.
+A sessionless caller's calls are also leases in a Redis sorted set (:class:`SharedSlots`),
+scored on the Redis server's clock and renewed while they run, so a replica that dies
+frees its slots within :data:`LEASE_SECONDS` (a plain ``INCR``/``DECR`` counter would
+shrink the caller's cap for good). Redis unreachable: this process counts alone (logged
+once) and calls are never refused for it.
 """
 
 from __future__ import annotations
@@ -81,18 +62,7 @@ return 0
 
 
 class SharedSlots:
-    """Each caller's running calls, in Redis, for every replica together.
-
-    Args:
-        client: The store's ``redis.Redis`` client (:class:`toolspecs.core.redis_store.RedisStore`
-            ``.client``): one connection pool for results and counts.
-        prefix: The start of every key (the store's).
-        lease: Seconds a slot is held without being renewed (a dead replica's come back
-            after this long); its calls renew theirs every third of it.
-
-    Its methods wait on Redis: call them from a worker thread. They raise redis-py's
-    errors (:attr:`errors`) when Redis does not answer.
-    """
+    """Each caller's running calls, in Redis, for every replica (blocking; raises ``errors``)."""
 
     def __init__(self, client: Any, *, prefix: str = "toolspecs", lease: float = LEASE_SECONDS):
         redis = require("redis", "redis")
@@ -150,11 +120,7 @@ class SharedSlots:
 
 
 def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) -> None:
-    """Renew the leases of the calls of ``ref`` until it holds none or is gone.
-
-    It holds the slots weakly: slots dropped without being given back (as by a process
-    that died) are renewed no more.
-    """
+    """Renew the leases of ``ref``'s calls until it holds none or is gone (held weakly)."""
     while True:
         threading.Event().wait(every)
         slots = ref()
@@ -172,13 +138,7 @@ def _renew_while_alive(ref: weakref.ReferenceType[SharedSlots], every: float) ->
 
 
 class RunningCalls:
-    """How many calls each caller has running, and whether one more may start.
-
-    Args:
-        cap: Calls one caller may have running at once.
-        shared: Where sessionless callers' calls are counted for every replica (Redis);
-            ``None``: in this process only.
-    """
+    """How many calls each caller has running, and whether one more may start."""
 
     def __init__(self, cap: int, shared: SharedSlots | None = None) -> None:
         self.cap = cap
@@ -193,12 +153,7 @@ class RunningCalls:
 
     @contextlib.asynccontextmanager
     async def slot(self, who: Hashable, caller: str | None = None) -> AsyncIterator[bool]:
-        """Hold a slot of ``who`` while the body runs; yields whether there was one.
-
-        Args:
-            who: Whom the call counts with in this process (a session, or ``caller``).
-            caller: A sessionless caller's key: counted in :attr:`shared` too.
-        """
+        """Hold a slot of ``who`` (and of a sessionless ``caller`` in ``shared``) while it runs."""
         if self.running(who) >= self.cap:
             yield False
             return
@@ -221,7 +176,6 @@ class RunningCalls:
                     await anyio.to_thread.run_sync(self.shared.give, call_id)
 
     async def _take(self, shared: SharedSlots, caller: str) -> str | bool | None:
-        """A call id (taken), ``False`` (the caller is at the cap), ``None`` (Redis is down)."""
         if time.monotonic() < self._down_until:
             return None
         try:

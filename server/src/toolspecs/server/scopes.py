@@ -1,23 +1,8 @@
 """Which tools an access token may call: one read and one write scope per served spec.
 
-Behind an authorization server (:mod:`toolspecs.server.oauth`), each spec served gives two
-scopes, named after the spec as ``toolspecs serve`` names it:
-
-- ``toolspecs:NAME.read``: the spec's read-only tools (``readOnlyHint``: search, read a
-  draft, a stored result);
-- ``toolspecs:NAME.write``: every tool of the spec, the ones that change data (create a
-  draft, send, create an event) and the read-only ones.
-
-``toolspecs serve --http gmail google_calendar@work`` understands ``toolspecs:gmail.read``,
-``toolspecs:gmail.write``, ``toolspecs:google_calendar@work.read`` and
-``toolspecs:google_calendar@work.write``, and publishes them as ``scopes_supported`` in its
-Protected Resource Metadata; the organisation's authorization server decides who gets
-which. ``tools/list`` shows a user only the tools their token's scopes allow, and a call
-of another tool returns guidance naming the scope it needs (not a protocol error: the
-agent can tell the person what to ask for).
-
-The static bearer token (:mod:`toolspecs.server.auth`) and stdio have no scopes: every
-served tool is callable, as before.
+``toolspecs:NAME.read`` (read-only tools) and ``toolspecs:NAME.write`` (all). A call of
+a tool the scopes do not allow is guidance naming the scope, not a protocol error, so the
+agent can tell the person what to ask for.
 """
 
 from __future__ import annotations
@@ -38,12 +23,7 @@ def scope_of(spec: str, tool: GuardedTool) -> str:
 
 
 def tool_scopes(tools_by_spec: Mapping[str, Sequence[GuardedTool]]) -> dict[str, str]:
-    """Each served tool's name and the scope it needs.
-
-    Args:
-        tools_by_spec: The served tools of each spec, by the spec's served name
-            (``gmail``, ``google_calendar@work``).
-    """
+    """Each served tool's name and the scope it needs, from the tools of each served spec."""
     return {
         tool.metadata.get_name(): scope_of(spec, tool)
         for spec, tools in tools_by_spec.items()

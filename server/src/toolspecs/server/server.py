@@ -1,68 +1,8 @@
 """Our tools as one MCP server, on the low-level server of ``mcp`` 2.x.
 
-We use ``mcp.server.Server`` (the low-level server), not ``MCPServer``: ``MCPServer``
-builds each tool's schema from the function's bare hints and validates the arguments
-with its own model before our tool sees them, so ``max_results="5"`` would be refused
-and our schema replaced. The low-level server lets us give each tool:
-
-- ``inputSchema``: exactly ``tool.metadata.fn_schema.model_json_schema()``;
-- ``description``: the composed prompt; ``title``: the service and the summary's first
-  clause (``"Gmail: Send a draft"``), also as ``annotations.title`` for older clients;
-- ``annotations``: the tool's policy marks (``tool.marks.annotations()``);
-
-- ``outputSchema``: its output model's JSON schema, for tools that declare one
-  (:mod:`toolspecs.core.structured`);
-
-and answer ``tools/call`` with the raw arguments read by our own model
-(``tool.guard.arun``): the text the agent reads as text content (and the same facts as
-``structuredContent``), or the guidance's exact text with ``isError: true``. A tool the
-server does not have is a protocol error (``-32602``, naming the tools it has), as the
-MCP specification asks. A call's steps, in order, are :mod:`toolspecs.server.calls`.
-
-Progress: when the client sends a progress token, a call is framed by a first
-notification (progress 0, "<tool> started") and a last one (progress equal to total,
-"<tool> finished"), with one more every :data:`~toolspecs.server.calls.HEARTBEAT_SECONDS`
-in between (progress 1, 2, ... without a total), so that clients that reset their
-timeout on progress keep waiting for a PDF download or a large mailbox load. Our loaders
-report no page counts, so there is no per-page progress.
-
-Results: a long result stored in one session is read in that session only, and is
-dropped when the session ends (:mod:`toolspecs.core.owners`). Sessionless requests (the
-2026-07-28 revision, or ``--stateless`` HTTP) have no session to scope by: theirs are
-their user's, or the static token holder's (:mod:`toolspecs.server.callers`), named so that
-replicas sharing a store read them; with no token at all, the served tool list's.
-
-Resources: a stored result is also a resource, ``toolspecs://results/{tool}/{result_id}``:
-the call's result carries a ``resource_link`` to it (and its ``structuredContent`` the same
-``uri``), and ``resources/read`` returns its stored text, bounded, to the caller whose call
-stored it only (:mod:`toolspecs.server.resources`). What a read-only tool declares it reads
-(``@tool(resource="papers/{paper_id}")``) is one too, ``toolspecs://{tool}/{path}``: a
-result whose data names one links it, and a read is a call of that tool by the reader
-(:mod:`toolspecs.server.reads`). ``resources/list`` is empty.
-
-Many users (behind an authorization server, :mod:`toolspecs.server.oauth`): with ``scopes``,
-each request's access token says which tools its user may call (:mod:`toolspecs.server.scopes`:
-``tools/list`` shows those only, a call of another is guidance), and the user it names
-owns the results their calls store (:mod:`toolspecs.server.users`).
-
-Confirmations: a destructive call of a spec that asks (``confirm_destructive``) runs once
-the person said yes, where the client can show a form (:mod:`toolspecs.server.confirm`).
-
-Sign-in: a call that needs the person's sign-in shows them the sign-in page, where the
-client can open one, and goes on once they signed in (:mod:`toolspecs.server.client_signin`).
-
-Prompts: the served specs' common tasks (:mod:`toolspecs.server.prompts`), each offered when
-the tools it uses are.
-
-Caching: on the 2026-07-28 revision, ``tools/list`` and ``prompts/list`` tell clients they
-may keep the list for :data:`TOOL_LIST_TTL_MS`, shared by every caller (``public``) unless
-``scopes`` filter it per token (``private``).
-
-Calls at once: one session (one client's connection) runs at most
-:data:`~toolspecs.server.calls.MAX_CALLS_PER_SESSION` tool calls at a time; one more is
-answered at once with guidance to wait, so one client cannot take every worker thread of the server.
-Sessionless, the count is per user (or for the static token's holder): in one process,
-or, with ``shared_calls`` (Redis), across every replica (:mod:`toolspecs.server.running`).
+Not ``MCPServer``: it builds each tool's schema from the function's bare hints and
+validates the arguments with its own model before our tool sees them, so
+``max_results="5"`` would be refused and our schema replaced.
 """
 
 from __future__ import annotations
@@ -129,36 +69,25 @@ def build_server(
     Args:
         *sources: Specs, our tools, or lists of them (``spec.to_tool_list(prefix="gmail_")``).
         name: The server's name, as clients show it.
-        heartbeat: Seconds between two progress notifications during a call, for
-            clients that sent a progress token.
+        heartbeat: Seconds between progress notifications during a call.
         max_calls: Tool calls one session (sessionless: one user) may have running at once.
-        scopes: Behind an authorization server: each tool's name and the scope a call
-            of it needs (:func:`toolspecs.server.scopes.tool_scopes`). A request's token
-            then sees and calls only the tools its scopes allow. ``None``: every tool.
-        user_tools: Each signed-in user's own tools (:class:`toolspecs.server.user_tools.UserTools`,
-            e.g. their Google specs with their credentials): a call of a user with a
-            token runs that user's tool of the name called; the list stays ``sources``'.
-        shared_calls: Replicas' shared count of running calls (Redis,
-            :class:`toolspecs.server.running.SharedSlots`): a sessionless caller's
-            ``max_calls`` then holds across every replica that shares it.
-        request_state_keys: Keys that seal the state of a call that asks the person
-            first (2026-07-28, :mod:`toolspecs.server.confirm`), the same on every replica
-            behind one address; ``None``: a key of this process only.
-        output_schemas: List each tool's ``outputSchema``. ``False`` for clients that
-            send tool definitions to the model whole: the schemas then cost no tokens,
-            and results still carry ``structuredContent`` (unvalidated by the client).
-        resource_bytes: The most bytes of a stored result one ``resources/read`` returns
-            (:mod:`toolspecs.server.resources`); the rest is left out with a note.
+        scopes: Each tool's name and the scope a call of it needs, behind an authorization
+            server (:func:`toolspecs.server.scopes.tool_scopes`); ``None``: every tool.
+        user_tools: Each signed-in user's own tools (``UserTools``).
+        shared_calls: Replicas' shared count of running calls (``SharedSlots``, Redis).
+        request_state_keys: Keys that seal a confirmation's state, the same on every replica;
+            ``None``: a key of this process only.
+        output_schemas: List each tool's ``outputSchema`` (``False`` for clients that send
+            whole tool definitions to the model; results still carry ``structuredContent``).
+        resource_bytes: The most bytes of a stored result one ``resources/read`` returns.
 
     Returns:
-        ``mcp.server.Server`` (the low-level server). Run it with
-        :func:`toolspecs.server.serve_stdio` or :func:`toolspecs.server.serve_http`, connect
-        to it in-process with ``mcp.Client(server)``, or mount
-        ``server.streamable_http_app()`` in your own ASGI app.
+        The low-level ``mcp.server.Server``: run it with :func:`~toolspecs.server.serve_stdio`
+        or :func:`~toolspecs.server.serve_http`, or connect with ``mcp.Client(server)``.
 
     Raises:
-        ConfigurationError: When two tools share a name (give one spec a prefix:
-            ``spec.to_tool_list(prefix="gmail_")``) or an item is not ours.
+        ConfigurationError: When two tools share a name (give one spec a prefix) or an
+            item is not ours.
         ImportError: When ``mcp`` is not installed (``pip install toolspecs-server``).
     """
     tools = {t.metadata.get_name(): t for t in guarded_tools(_flatten(sources))}
@@ -184,23 +113,20 @@ def build_server(
     ) -> mcp_types.ListToolsResult:
         caller = served.callers.of(ctx)
         shown = [d for d in definitions if missing_scope(served, caller, d.name) is None]
-        result: mcp_types.ListToolsResult = mcp_types.ListToolsResult(tools=shown)
-        return result
+        return mcp_types.ListToolsResult(tools=shown)
 
     async def list_resources(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourcesResult:
         # Stored results are each caller's own and short-lived: reached by their links only.
-        listed: mcp_types.ListResourcesResult = mcp_types.ListResourcesResult(resources=[])
-        return listed
+        return mcp_types.ListResourcesResult(resources=[])
 
     async def list_resource_templates(
         ctx: ServerRequestContext[Any], params: mcp_types.PaginatedRequestParams | None
     ) -> mcp_types.ListResourceTemplatesResult:
-        shown: mcp_types.ListResourceTemplatesResult = mcp_types.ListResourceTemplatesResult(
+        return mcp_types.ListResourceTemplatesResult(
             resource_templates=reads.templates(served.readables, tools)
         )
-        return shown
 
     # The lists are the same for every caller unless scopes filter them: then each token's.
     hint = caching.CacheHint(

@@ -1,13 +1,7 @@
 """The HTTP app of a server that is its clients' authorization server (a hosting's sign-in).
 
-A hosting that signs people in with an identity provider (``toolspecs serve
---google-sign-in``, :mod:`toolspecs.cli.hosting`) gives the server a
-:class:`SignInProvider`; :func:`sign_in_app` serves it: mcp serves the metadata,
-``/authorize``, ``/token``, ``/register`` and ``/revoke`` from the provider, checks our
-tokens' audience and answers 401 with the Protected Resource Metadata pointer; the
-provider adds its own routes (our consent page, the identity provider's callback); the
-rate limits of ``/register``, ``/authorize`` and ``/token`` (:mod:`.request_limits`) come
-before mcp's handlers, and the sign-in state out of reach is a 503.
+mcp serves the OAuth endpoints from the provider; ours adds the provider's routes, the
+rate limits before mcp's handlers, and a 503 when the sign-in state is out of reach.
 """
 
 from __future__ import annotations
@@ -37,15 +31,9 @@ _T = TypeVar("_T")
 class SignInProvider(Protocol):
     """What the server serves of a sign-in, beside mcp's provider interface.
 
-    The provider is also mcp's ``OAuthAuthorizationServerProvider`` (clients, codes and
-    tokens) and ``TokenVerifier`` (our access tokens), as
-    :class:`toolspecs.hosting.google.signin.GoogleSignInProvider` is.
-
-    Attributes:
-        issuer: This server's base URL: the issuer clients see.
-        resource: This server's resource URL (``.../mcp``): its tokens are bound to it.
-        admission: The rate limits of ``/register``, ``/authorize`` and ``/token``.
-        consent: Its consent page (also the page of ``/authorize`` past its limit).
+    The provider is also mcp's ``OAuthAuthorizationServerProvider`` and ``TokenVerifier``, as
+    :class:`toolspecs.hosting.google.signin.GoogleSignInProvider` is; ``issuer`` is this
+    server's base URL, ``resource`` its ``.../mcp`` URL (its tokens are bound to it).
     """
 
     issuer: str
@@ -63,10 +51,7 @@ class SignInProvider(Protocol):
 
 
 def sign_in_app(server: Any, provider: SignInProvider, **options: Any) -> Any:
-    """The streamable HTTP app of ``server``, ``provider`` its authorization server.
-
-    ``options`` go to mcp's ``streamable_http_app`` (path, transport security, sessions).
-    """
+    """The streamable HTTP app of ``server``, ``provider`` its authorization server."""
     settings = settings_module.AuthSettings(
         issuer_url=as_url(provider.issuer),
         resource_server_url=as_url(provider.resource),
@@ -90,11 +75,7 @@ def sign_in_app(server: Any, provider: SignInProvider, **options: Any) -> Any:
 
 
 class _StateUnavailable:
-    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500.
-
-    The body is an OAuth error (``temporarily_unavailable``) with ``Retry-After``; the
-    server stays up and answers again as soon as the state is back.
-    """
+    """ASGI middleware: the sign-in state out of reach (Redis down) is a 503, not a 500."""
 
     def __init__(self, app: Any) -> None:
         self.app = app

@@ -1,49 +1,15 @@
 """Sign-in: our consent page, and each sign-in bound to the browser that began it.
 
-The page serves any identity provider people sign in with (its :class:`Upstream`: Google
-for ``toolspecs serve --google-sign-in``, whose words are used below).
-
-Why a page of our own (issue 38). Registration is open, so anyone may register a client
-whose redirect is their own site. Were ``/authorize`` to send every client straight on to
-Google, Google's consent would name only this server, the person would agree, and our
-callback would send their browser, with a code of ours, to that site (the "confused
-deputy" of the MCP security best practices). And were the callback to find the sign-in by
-its ``state`` alone, someone could start a sign-in, forward Google's link, and have another
-person's consent finish it. So:
-
-1. ``/authorize`` keeps the trip and sends the browser to :data:`CONSENT_PATH`
-   (``?trip=<state>``), never to Google.
-2. The first ``GET`` of a trip's page binds the trip to this browser: a random cookie
-   (HttpOnly, SameSite=Lax, ``Path=/``, for the trip's life; ``__Host-`` and Secure when
-   the issuer is https, a plain name on http loopback), one per trip so that two sign-ins
-   in one browser do not overwrite each other. The trip's ``consent`` record keeps only
-   the cookie's SHA-256, added atomically (:meth:`SignInState.add`, ``SET NX`` in Redis):
-   another browser opening the same page is refused.
-3. The page names the client (its ``client_name``, which the client chose itself), the
-   host and address it sends the person back to, and the Google scopes in words, with
-   Approve and Deny in a ``POST`` form. Its CSRF token is the SHA-256 of the cookie's
-   value (salted): a reload shows the same form, nothing more is stored, and only a
-   page that this browser was shown, posted with this browser's cookie, is taken.
-4. Approve marks the trip consented and sends the browser to Google (303, as RFC 9700
-   4.12 asks after a ``POST``); Deny ends the trip and sends ``access_denied`` to the
-   client. A ``POST`` without the cookie or the token is a 400 page: nothing happens.
-5. Google's callback completes a trip only when it was consented and the browser sends
-   its cookie (:meth:`SignInConsent.refused`); otherwise a 400 page, no code issued, and
-   the trip is over.
-
-No cookie secret: the cookie is a random value whose hash is kept with the trip, not a
-signed claim, so there is nothing to sign; and the records live in the provider's
-:class:`~toolspecs.server.signin_state.SignInState`, so replicas on Redis share them.
-
-Why ours: FastMCP 4.2.3's ``OAuthProxy`` has a consent page and a binding cookie (its fix
-for CVE-2026-27124); we evaluated it, but it needs the fastmcp server stack and its own
-storage (a key-value store, HMAC-signed cookies keyed by its secrets), while we serve
-mcp's low-level server with :class:`SignInState`. This page is plain HTML, no scripts, no
-resource from elsewhere, sent with a strict Content-Security-Policy (its one inline style
-allowed by hash; ``form-action`` is us, Google's consent and the client's redirect origin,
-since Chrome applies it to the redirects after the ``POST``), ``X-Frame-Options: DENY``,
-``Cache-Control: no-store`` and ``Referrer-Policy: no-referrer``. Nothing here logs a
-cookie, a token, a code or a query string.
+Why ours (issue 38): registration is open, so anyone may register a client whose redirect
+is their own site. Were ``/authorize`` to send every client straight on to Google, the
+person would agree to this server and our callback would send their code to that site
+(the MCP best practices' "confused deputy"); and were the callback to find a sign-in by
+its ``state`` alone, another person's consent could finish a sign-in someone forwarded.
+So the page names the client and where it sends the person back, binds the trip to this
+browser (a random cookie, its hash kept, the form's CSRF token derived from it), and the
+callback completes only a trip this browser approved. FastMCP's ``OAuthProxy`` does the
+same on its own server stack and storage. The page is plain HTML under a strict CSP;
+nothing here logs a cookie, token, code or query string.
 """
 
 from __future__ import annotations
@@ -207,11 +173,7 @@ def refusal(message: str, status_code: int = 400, headers: dict[str, str] | None
 
 
 class SignInConsent:
-    """The consent page's endpoints, and the binding check of the upstream's callback.
-
-    Args:
-        host: The sign-in provider: its trips, clients, state and upstream's URL.
-    """
+    """The consent page's endpoints, and the binding check of the upstream's callback."""
 
     def __init__(self, host: ConsentHost) -> None:
         self.host = host
@@ -278,7 +240,6 @@ class SignInConsent:
     def _page(
         self, state: str, trip: dict[str, Any], client: Any, binding: str
     ) -> tuple[str, list[str]]:
-        """The consent page's HTML, and the CSP sources its form may lead to."""
         back = str(trip["params"]["redirect_uri"])
         shown, source = _where(back)
         name = str(getattr(client, "client_name", None) or "").strip()
@@ -344,10 +305,7 @@ class SignInConsent:
         return self.done(answer, state)
 
     async def refused(self, request: Any, state: str, trip: dict[str, Any] | None) -> Any:
-        """The upstream's callback: ``None`` if this browser approved the trip, else a 400 page.
-
-        The trip's consent record is taken either way (a refused trip is over).
-        """
+        """The upstream's callback: ``None`` if this browser approved the trip, else a 400 page."""
         record = await self._record(self.host.state.take, state) if state else None
         if trip is None:
             return refusal(EXPIRED)
@@ -374,7 +332,6 @@ class SignInConsent:
 
 
 async def _form(request: Any) -> dict[str, str]:
-    """The posted form (URL-encoded, at most :data:`_MAX_FORM` bytes; else empty)."""
     body = b""
     async for chunk in request.stream():
         body += chunk

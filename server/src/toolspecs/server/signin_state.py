@@ -1,35 +1,11 @@
 """The sign-in server's own state (clients, trips to Google, codes, tokens), shared by replicas.
 
-A sign-in provider (:mod:`toolspecs.server.signin_app`) keeps small JSON records of
-several kinds (registered clients, people on their way to Google, our codes, our access
-and refresh tokens, the codes redeemed and refresh tokens rotated out), a few counters (a
-user's sign-in generation, a revoked grant) and the counts of rate limits
-(:mod:`toolspecs.server.request_limits`). Every record is kept under a key the provider
-gives, a SHA-256 of the token, code or ``state`` (never the secret itself), for the
-record's lifetime.
-
-- :class:`SignInState` (the default): in this process. Each kind is bounded (the oldest
-  go first past :data:`MAX_KEPT`, or the ``bound`` a :meth:`~SignInState.put` gives), but
-  for a kind put with ``bound=0``: only its records' lives bound it.
-- :class:`RedisSignInState` (``--store redis://``): the same records in Redis (or Valkey)
-  through redis-py, as :mod:`toolspecs.server.token_vault` connects, each key with a TTL equal
-  to its record's life. So a client registered through one replica, a sign-in started on
-  one and finished on another, a code redeemed on a third, and a token issued by any are
-  accepted by every replica. A kind put (or added) with a ``bound`` is also counted (a
-  sorted set of its keys by expiry): past the bound the soonest to expire go, as in memory.
-
-:meth:`SignInState.take` reads and deletes at once (a Redis ``MULTI``/``EXEC`` of ``GET``
-and ``DEL``): a code or refresh token redeemed on two replicas at the same moment is
-taken by one of them only. :meth:`SignInState.spend` moves a record to another kind in
-the same way (``GET`` and ``RENAME``, which keeps the TTL): a refresh token is rotated out
-and remembered as spent at the same instant, so a second presentation always finds one
-or the other. :meth:`SignInState.add` keeps a record only where none is (``SET NX``): of
-two browsers opening one sign-in's consent page, one binds it
-(:mod:`toolspecs.server.signin_consent`).
-
-Redis unreachable: every method raises :class:`SignInUnavailable` (never redis-py's error,
-whose text may name the host); the HTTP app answers it with a 503
-``temporarily_unavailable`` (:func:`toolspecs.server.signin_app.sign_in_app`).
+Records are kept under a SHA-256 of their secret, never the secret, in this process
+(:class:`SignInState`, each kind bounded) or in Redis with a TTL each
+(:class:`RedisSignInState`). ``take`` and ``spend`` are atomic, so a code or refresh token
+redeemed on two replicas at once is taken by one only; ``add`` (``SET NX``) lets one of two
+browsers bind a consent page. Redis unreachable: :class:`SignInUnavailable` (never
+redis-py's error, whose text may name the host), answered 503.
 """
 
 from __future__ import annotations
@@ -67,13 +43,7 @@ def unreachable(exc: BaseException) -> bool:
 
 
 class SignInState:
-    """The provider's records and counters, in this process.
-
-    Args:
-        clock: Seconds since the epoch (records expire by it).
-        max_kept: The most records of one kind kept at once (unless a put says otherwise);
-            past it the oldest go.
-    """
+    """The provider's records and counters, in this process."""
 
     #: Whether the methods block on the network (the provider calls them in a thread).
     blocking = False
@@ -88,21 +58,14 @@ class SignInState:
         # The counts of rate limits: name -> (end of its window, count).
         self._hits: OrderedDict[str, tuple[float, int]] = OrderedDict()
         self._puts = 0
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
 
     def put(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> None:
-        """Keep ``record`` under ``key`` for ``seconds``.
+        """Keep ``record`` under ``key`` of ``kind`` for ``seconds``, at most ``bound`` of the kind.
 
-        Args:
-            kind: What the record is (its pool).
-            key: Its key (a digest, never a secret).
-            record: The JSON record.
-            seconds: Its life.
-            bound: The most records of ``kind`` kept at once, past it the oldest go;
-                ``0``: none go by count (only by life); ``None``: this state's default
-                (in memory ``max_kept``; in Redis, only the life).
+        ``bound``: ``0``, none go by count; ``None``, this state's default (in memory ``max_kept``).
         """
         now = self.clock()
         limit = self.max_kept if bound is None else bound
@@ -145,21 +108,12 @@ class SignInState:
     def add(
         self, kind: str, key: str, record: dict[str, Any], seconds: float, bound: int | None = None
     ) -> bool:
-        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins.
-
-        ``bound``: as :meth:`put` says.
-        """
-        now = self.clock()
-        limit = self.max_kept if bound is None else bound
-        with self._lock:
-            kept = self._kinds.setdefault(kind, OrderedDict())
-            found = kept.get(key)
-            if found is not None and found[0] >= now:
+        """Keep ``record`` under ``key`` unless one is kept there: of two adders, one wins."""
+        with self._lock:  # reentrant: put takes it too
+            found = self._kinds.get(kind, OrderedDict()).get(key)
+            if found is not None and found[0] >= self.clock():
                 return False
-            kept.pop(key, None)
-            while kept and ((limit and len(kept) >= limit) or next(iter(kept.values()))[0] < now):
-                kept.popitem(last=False)  # as put does
-            kept[key] = (now + seconds, record)
+            self.put(kind, key, record, seconds, bound)
             return True
 
     def spend(self, kind: str, key: str, into: str) -> dict[str, Any] | None:
@@ -173,12 +127,7 @@ class SignInState:
         return found[1]
 
     def counters(self, *names: str, hold: float | None = None) -> list[int]:
-        """The counters named (0 for one never bumped or gone).
-
-        Args:
-            names: The counters.
-            hold: Keep each counter that exists at least this many seconds from now.
-        """
+        """The counters named (0 for one never bumped or gone); ``hold`` keeps them that long."""
         now = self.clock()
         with self._lock:
             found = [self._counters.get(name, (0.0, 0)) for name in names]
@@ -200,12 +149,7 @@ class SignInState:
             return value
 
     def hits(self, name: str, window: float) -> tuple[int, float]:
-        """Count one more hit of ``name`` in its fixed window of ``window`` seconds.
-
-        Returns:
-            The hits of ``name`` in the current window (this one included), and the
-            seconds until the window ends.
-        """
+        """One more hit of ``name`` in its fixed window: the count, and seconds till it ends."""
         now = self.clock()
         ends = (now // window + 1) * window
         with self._lock:
@@ -220,12 +164,7 @@ class SignInState:
 
 
 class RedisSignInState(SignInState):
-    """The same records and counters in Redis (or Valkey), shared by every replica.
-
-    Args:
-        client: A ``redis.Redis`` client, or a ``redis://`` URL.
-        prefix: The start of every key.
-    """
+    """The same records and counters in Redis (or Valkey); ``client`` may be a URL."""
 
     blocking = True
 
@@ -242,7 +181,6 @@ class RedisSignInState(SignInState):
         return f"{self._prefix}:{kind}:{key}"
 
     def _pool(self, kind: str) -> str:
-        """The sorted set counting a bounded kind's keys (scored by their expiry)."""
         return f"{self._prefix}:pool:{kind}"
 
     def _counter(self, name: str) -> str:
@@ -269,7 +207,6 @@ class RedisSignInState(SignInState):
             self._trim(kind, bound, self._counted(pipe, kind, key, life).execute()[-1])
 
     def _counted(self, pipe: Any, kind: str, key: str, life: int) -> Any:
-        """``pipe`` counting ``key`` in its kind's pool; the pool's size comes last."""
         now = self.clock()
         pool = self._pool(kind)
         pipe.zremrangebyscore(pool, "-inf", now)
@@ -279,7 +216,6 @@ class RedisSignInState(SignInState):
         return pipe
 
     def _trim(self, kind: str, bound: int, count: int) -> None:
-        """Past ``bound``, the soonest to expire go (two replicas may drop a few more)."""
         if count > bound:
             gone = [k.decode() for k, _ in self._client.zpopmin(self._pool(kind), count - bound)]
             self._client.delete(*[self._key(kind, k) for k in gone])

@@ -1,46 +1,12 @@
 """Our access and refresh tokens: grants, sign-in generations, rotation and reuse detection.
 
-What a sign-in provider (:mod:`toolspecs.server.signin_app`) issues, and when it stops
-accepting it (issue 38):
-
-- A **grant** begins when a client redeems our authorization code: a random grant id
-  (made with the code, kept in its record), shared by the access and refresh token issued
-  then and by every pair issued later by refreshing them.
-- **One live access token per grant:** the refresh token's record names the access token
-  issued with it (its SHA-256), and exchanging the refresh token deletes that access
-  token. So a client refreshing in a loop holds one access token, not one per refresh,
-  and cannot push other users' tokens out of a bounded store (issue 38); how often it may
-  refresh is :mod:`toolspecs.server.request_limits`' job.
-- Every token carries the user's **sign-in generation** at issue time: a counter per user
-  that moves when they sign out (``/revoke`` from any of their clients) or Google refuses
-  their refresh token. Once it moves, every token issued before is refused on every
-  replica, so an old laptop's tokens stay dead after the person signs in again.
-- **Rotation:** a refresh token is used once. Exchanging it moves it to the spent ones in
-  the same instant (:meth:`toolspecs.server.signin_state.SignInState.spend`), where it is
-  kept until it would have expired; the new pair carries the same grant.
-- **Reuse:** a spent refresh token presented again (a thief's copy, or two exchanges of
-  one token at once) revokes its whole grant: every access and refresh token of it is
-  refused from then on, on every replica (a counter per grant), the answer is
-  ``invalid_grant``, and a warning names the client, never the token. As RFC 9700
-  (4.14.2) says, the server cannot tell the thief from the holder: both lose the grant,
-  and the holder signs in again. mcp's client refreshes under one lock, so it never
-  races itself.
-- **A code used twice:** redeeming a code moves it to the redeemed ones in the same
-  instant (:meth:`~toolspecs.server.signin_state.SignInState.spend`), kept until it would
-  have expired and :data:`REDEEMED_SECONDS` more (the life of the first access token it
-  gave). Presented again in that time (intercepted, or redeemed twice at once), it is
-  refused (``invalid_grant``) and its grant revoked, the first redemption's tokens with
-  it, as RFC 6749 (4.1.2) and OAuth 2.1 ask.
-
-Only the SHA-256 of a token is kept (and never logged). The counters outlive every token
-they judge (:data:`COUNTER_SECONDS`, held again at each issue), so none can come back to
-life when one expires.
-
-Why this is ours: mcp 2.3's ``OAuthAuthorizationServerProvider`` leaves issuing, rotation
-and revocation to the provider; FastMCP's ``OAuthProxy`` (4.2.3) does them on the
-``fastmcp`` server stack, py-key-value storage and JWTs of its own, and authlib's grant
-classes are not mcp's provider interface; neither keeps a per-user generation. These are
-a few records and counters on the state we already share between replicas.
+A grant holds one live access token, so a client refreshing in a loop cannot push other
+users' tokens out (issue 38). Tokens carry the user's sign-in generation, moved by signing
+out or Google's refusal: every token issued before is refused on every replica. A refresh
+token or code presented twice (a thief's copy) revokes its whole grant (RFC 9700 4.14.2,
+RFC 6749 4.1.2). Only SHA-256s are kept. Ours because mcp leaves issuing, rotation and
+revocation to the provider, and neither FastMCP's ``OAuthProxy`` nor authlib fits mcp's
+provider interface or keeps a per-user generation.
 """
 
 from __future__ import annotations
@@ -78,12 +44,10 @@ def digest(secret: str) -> str:
 
 
 def _user(subject: str) -> str:
-    """The counter of a user's sign-in generation."""
     return f"user {subject}"
 
 
 def _grant(grant: str) -> str:
-    """The counter of a grant's revocation (0: live)."""
     return f"grant {grant}"
 
 
@@ -93,14 +57,7 @@ def new_grant() -> str:
 
 
 class Tokens:
-    """Our tokens in a :class:`~toolspecs.server.signin_state.SignInState`.
-
-    Every method may block on the network (Redis): the provider calls them in a thread.
-
-    Args:
-        state: Where the records and counters are kept.
-        clock: Seconds since the epoch.
-    """
+    """Our tokens in a :class:`~toolspecs.server.signin_state.SignInState` (may block on Redis)."""
 
     def __init__(self, state: SignInState, clock: Callable[[], float]) -> None:
         self.state = state
@@ -109,13 +66,7 @@ class Tokens:
     def issue(
         self, record: dict[str, Any], claims: dict[str, Any], grant: str
     ) -> tuple[str, str] | None:
-        """A new access and refresh token of ``grant``; ``None`` once the grant is revoked.
-
-        Args:
-            record: What both tokens say: ``client_id``, ``scopes``, ``subject``, ``resource``.
-            claims: The access token's claims.
-            grant: The grant they belong to.
-        """
+        """A new access and refresh token of ``grant``; ``None`` once the grant is revoked."""
         subject = str(record["subject"])
         generation, revoked = self.state.counters(
             _user(subject), _grant(grant), hold=COUNTER_SECONDS
@@ -140,11 +91,7 @@ class Tokens:
         return access, refresh
 
     def find(self, kind: str, token: str) -> tuple[dict[str, Any], int] | None:
-        """Our live token of ``kind`` (``access`` or ``refresh``): its record and generation.
-
-        ``None`` when unknown, expired, of a user whose sign-in generation moved since,
-        or of a revoked grant.
-        """
+        """Our live token of ``kind`` (``access`` or ``refresh``): its record and generation."""
         record = self.state.get(kind, digest(token))
         if record is None or not record.get("subject") or not record.get("grant"):
             return None
@@ -159,11 +106,7 @@ class Tokens:
         return record, generation
 
     def spend(self, token: str) -> dict[str, Any] | None:
-        """Rotate out our refresh token: its record, or ``None`` if it was spent already.
-
-        The access token issued with it ends (a grant holds one at a time). Spent already
-        (another exchange of it won): its grant is revoked (:meth:`reused`).
-        """
+        """Rotate out our refresh token (ending its access token); ``None`` if spent already."""
         record = self.state.spend("refresh", digest(token), "spent")
         if record is None:
             self.reused(token)
@@ -172,12 +115,7 @@ class Tokens:
         return record
 
     def redeem(self, code: str) -> dict[str, Any] | None:
-        """Take our authorization code: its record (with its ``grant``), ``None`` if taken.
-
-        It is remembered as redeemed until it would have expired and
-        :data:`REDEEMED_SECONDS` more; taken already (another redemption won): its grant
-        is revoked (:meth:`replayed`).
-        """
+        """Take our authorization code: its record; ``None`` if taken (its grant then revoked)."""
         key = digest(code)
         record = self.state.spend("code", key, "redeemed")
         if record is None:
@@ -196,7 +134,6 @@ class Tokens:
         return self._presented_again("spent", token, "a refresh token", "exchanged")
 
     def _presented_again(self, kind: str, secret: str, what: str, done: str) -> bool:
-        """Whether ``secret`` is kept as ``kind`` (used once); if so, revoke its grant."""
         record = self.state.get(kind, digest(secret))
         if record is None or not record.get("grant"):
             return False

@@ -1,36 +1,10 @@
 """The SSE events of stateful sessions, kept so that a client whose stream drops can resume.
 
-``toolspecs serve --http`` (stateful, the default) gives every request's SSE stream a
-priming event (an id, no data) and a ``retry`` field; a client whose stream drops reconnects
-with ``GET`` and ``Last-Event-ID`` and gets what it missed, its call's answer included
-(:mod:`toolspecs.server.resumption` plugs the stores below into mcp's ``EventStore``).
-
-**Where.** :class:`MemoryEvents` (the default) keeps them in this process;
-:class:`RedisEvents` (``--store redis://``) in Redis, so a stream that dropped on one
-replica can be resumed through another.
-
-**Whose.** Every event is kept under its session, and a replay reads that session's events
-only: an event id from another session names nothing there. (mcp's ``EventStore`` is given
-no session: the request ids it uses as stream ids repeat in every session, so one shared
-store would replay another session's answers.) In Redis the session's owner (a digest of
-the credential that opened it) is kept beside its events, for a replica that does not
-hold the session to check.
-
-**Bounds.** Every store here is bounded; the newest event is always kept:
-
-- :data:`MAX_EVENTS_PER_STREAM` events per stream (a call's, or the session's ``GET``
-  stream): past it the stream's oldest go (a call's answer is its newest event);
-- in memory, :data:`MAX_EVENT_BYTES` for the whole process; in Redis
-  :data:`MAX_SESSION_EVENT_BYTES` and :data:`MAX_SESSION_EVENTS` per session (sessions are
-  bounded by ``--max-sessions`` per replica): past them the oldest go. Each event counts
-  its JSON's bytes and :data:`EVENT_OVERHEAD`;
-- :data:`EVENT_SECONDS`: an older event is not replayed, and goes (in Redis every key of a
-  session has this TTL, renewed by its newest event).
-
-**Event ids** are ``STREAM.N``: ``STREAM`` a digest of the session's and the stream's ids,
-``N`` a number that grows (per process in memory, per session in Redis), so a replay finds
-the stream even after the event the client saw last was dropped, and an event id of one
-session names nothing in another.
+In this process (:class:`MemoryEvents`) or in Redis (:class:`RedisEvents`, any replica).
+Every event is kept under its session and a replay reads that session's only: mcp's
+``EventStore`` is given no session, and its stream ids repeat in every session, so one
+shared store would replay another session's answers. Every store is bounded, dropping the
+oldest, never a call's answer; an event id (``STREAM.N``) names nothing in another session.
 """
 
 from __future__ import annotations
@@ -81,11 +55,7 @@ _EVENT_ID = re.compile(r"([0-9a-f]{16})\.([0-9]{1,19})")
 
 
 def stream_key(session: str, stream_id: str) -> str:
-    """The digest of a session's stream that event ids and keys carry (never the ids).
-
-    The session is part of it: an event id of one session names no stream of another,
-    though their request ids (the streams' ids) are the same.
-    """
+    """The digest of a session's stream that event ids and keys carry (never the ids)."""
     text = f"{session}\0{stream_id}".encode("utf-8", "surrogatepass")
     return hashlib.sha256(text).hexdigest()[:16]
 
@@ -103,14 +73,10 @@ def parse_event_id(text: str) -> tuple[str, int] | None:
 
 @dataclass
 class Found:
-    """What a store holds of one stream of a session after a given event.
+    """What a store holds of one stream after a given event (``stream_id``: ``None`` if nothing).
 
-    Attributes:
-        stream_id: The stream's id (a request id, or mcp's ``GET`` stream); ``None`` when
-            the store holds no event of it (never had, or all dropped or expired).
-        events: The events after the one given, oldest first: (number, JSON); the JSON is
-            ``None`` for a priming event.
-        ended: The stream's answer (a response or error) is among the events kept.
+    ``events`` are (number, JSON), oldest first, the JSON ``None`` for a priming event;
+    ``ended``: the stream's answer is among the events kept.
     """
 
     stream_id: str | None = None
@@ -183,14 +149,7 @@ class _Event:
 
 
 class MemoryEvents:
-    """The events of this process's sessions, bounded (see the module's docstring).
-
-    Args:
-        per_stream: The most events kept per stream.
-        max_bytes: The most bytes all events hold together.
-        max_age: Seconds an event is kept.
-        clock: Seconds, growing (events expire by it).
-    """
+    """The events of this process's sessions, bounded (see the module's docstring)."""
 
     shared = False
 
@@ -334,19 +293,9 @@ return found
 class RedisEvents:
     """The events of every replica's sessions in Redis (or Valkey), bounded per session.
 
-    Keys, per session (``{prefix}:sse:{digest}``, the digest a SHA-256 of the session id):
-    ``…:n`` (the last event number), ``…:ev`` (a hash: number -> event), ``…:order`` (the
-    session's events, oldest first), ``…:bytes``, ``…:owner``, and ``…:st:{stream}`` (one
-    stream's event numbers). Every key has a TTL of :data:`EVENT_SECONDS`, renewed by the
-    session's newest event. The script drops keys it names from the session's prefix, so
-    the store needs one Redis server (or a primary with replicas), as the result store does.
-
-    Redis unreachable: an event is not kept (the stream goes on live; a resume then finds
-    nothing), a replay finds nothing, and the log says so once until Redis answers again.
-
-    Args:
-        client: The store's ``redis.Redis`` client, or a URL.
-        prefix: The start of every key (the store's).
+    Each session's keys (``{prefix}:sse:{digest}:…``) have a TTL of :data:`EVENT_SECONDS`.
+    Redis unreachable: an event is not kept (the stream goes on live), a replay finds
+    nothing, and the log says so once.
     """
 
     shared = True
@@ -433,7 +382,6 @@ class RedisEvents:
         return None if value is None else value.decode()
 
     async def _call(self, command: Callable[[], Any]) -> Any:
-        """``command()`` in a worker thread; ``None`` when Redis does not answer."""
         try:
             answer = await anyio.to_thread.run_sync(command)
         except self._errors as exc:

@@ -45,5 +45,4 @@ class ScriptedPerson:
         content: dict[str, str | int | float | bool | list[str] | None] | None = (
             None if self.confirm is None else {"confirm": self.confirm}
         )
-        answer: mcp_types.ElicitResult = mcp_types.ElicitResult(action=self.action, content=content)
-        return answer
+        return mcp_types.ElicitResult(action=self.action, content=content)

@@ -1,19 +1,10 @@
 """Each signed-in user's Google tokens, encrypted at rest (Fernet), in memory or in Redis.
 
-``toolspecs serve --http --google-sign-in`` keeps the Google access and refresh tokens of
-every person who signed in (:mod:`toolspecs.hosting.google.signin`). They are kept as
-``cryptography``'s Fernet tokens (AES-128-CBC and HMAC-SHA256, with a timestamp) under a
-key from ``$TOOLSPECS_TOKEN_KEY`` (``Fernet.generate_key()``); without a valid key the
-server refuses to start. What lies in memory or in Redis is unreadable without the key,
-and a record altered there is refused (read as absent: the person signs in again).
-
-- :class:`TokenVault` (the default): a dict in this process.
-- :class:`RedisTokenVault` (``--store redis://``): one key per user, ``{prefix}:{digest}``
-  (a SHA-256 of the user, so the key names no one), with a TTL, through redis-py as
-  :mod:`toolspecs.core.redis_store` connects.
-
-We evaluated keeping the records in the results store (:mod:`toolspecs.core.store`): its
-records are results with passages and budgets, not small secrets with a TTL.
+Whoever reads the server's memory dump or its Redis could act as every signed-in person,
+so each record is sealed under ``$TOOLSPECS_TOKEN_KEY`` (the server refuses to start
+without it); a record altered at rest reads as absent (the person signs in again), and a
+Redis key is a SHA-256 of the user. The results store was weighed: its records are
+results with passages and budgets, not small secrets with a TTL.
 """
 
 from __future__ import annotations
@@ -43,11 +34,7 @@ _NO_KEY = (
 
 
 def fernet_from_env(environ: Any = None) -> Any:
-    """``cryptography``'s ``Fernet`` with the key in ``$TOOLSPECS_TOKEN_KEY``.
-
-    Raises:
-        ConfigurationError: When the variable is unset or not a Fernet key (one line).
-    """
+    """``cryptography``'s ``Fernet`` with the key in ``$TOOLSPECS_TOKEN_KEY``."""
     key = (os.environ if environ is None else environ).get(KEY_ENV, "").strip()
     if not key:
         raise ConfigurationError(_NO_KEY)
@@ -58,11 +45,7 @@ def fernet_from_env(environ: Any = None) -> Any:
 
 
 class TokenVault:
-    """Users' token records (JSON objects), encrypted with ``fernet``, in this process.
-
-    Args:
-        fernet: From :func:`fernet_from_env`.
-    """
+    """Users' token records (JSON objects), encrypted with ``fernet``, in this process."""
 
     def __init__(self, fernet: Any) -> None:
         self._fernet = fernet
@@ -103,13 +86,7 @@ class TokenVault:
 
 
 class RedisTokenVault(TokenVault):
-    """The same records in Redis (or Valkey), shared by every replica.
-
-    Args:
-        fernet: From :func:`fernet_from_env`.
-        client: A ``redis.Redis`` client, or a ``redis://`` URL.
-        prefix: The start of every key.
-    """
+    """The same records in Redis (or Valkey), shared by every replica; ``client`` may be a URL."""
 
     def __init__(self, fernet: Any, client: Any, prefix: str = "toolspecs:google") -> None:
         super().__init__(fernet)

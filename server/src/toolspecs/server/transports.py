@@ -29,11 +29,7 @@ GRACEFUL_SECONDS = 35.0
 
 
 async def serve_stdio(server: Server[Any]) -> None:
-    """Serve ``server`` on this process's stdin and stdout until the client closes them.
-
-    Args:
-        server: From :func:`toolspecs.server.build_server`.
-    """
+    """Serve ``server`` on this process's stdin and stdout until the client closes them."""
     async with stdio.stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())
 
@@ -58,13 +54,9 @@ async def serve_http(
 ) -> None:
     """Serve ``server`` over streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted.
 
-    Every request must carry ``Authorization: Bearer TOKEN`` (else 401), and name this
-    server in its ``Host`` (and ``Origin``) header (else 421): see :mod:`toolspecs.server.auth`.
-    The token is the shared ``token``, or with ``oauth`` an access token of the
-    organisation's authorization server (:mod:`toolspecs.server.oauth`).
-    ``/healthz`` and ``/readyz`` answer without it, every request gets an ``X-Request-Id``
-    and an access-log record, and on SIGTERM the server stops taking connections, reads
-    as not ready, and lets the calls in flight finish (:mod:`toolspecs.server.operations`).
+    Every request must carry ``Authorization: Bearer TOKEN`` (else 401) and name this server
+    in ``Host`` (else 421): :mod:`toolspecs.server.auth`. ``/healthz`` and ``/readyz`` answer
+    without it; on SIGTERM the calls in flight get ``graceful`` seconds to finish.
 
     Args:
         server: From :func:`toolspecs.server.build_server`.
@@ -72,37 +64,21 @@ async def serve_http(
         port: The port; ``0`` picks a free one.
         ready: Called with the URL once the port is bound (the actual port when ``0``).
         token: The bearer token clients must send (:func:`toolspecs.server.auth.bearer_token`).
-        oauth: Instead of ``token``: the authorization server whose access tokens are
-            accepted; the server publishes its Protected Resource Metadata.
-        sign_in: Instead of either: users sign in (e.g. with Google), this server their
-            authorization server; called with the server's URL, it returns the
-            provider (:class:`toolspecs.server.signin_app.SignInProvider`).
+        oauth: Instead: the authorization server whose access tokens are accepted.
+        sign_in: Instead: called with the server's URL, the provider of a sign-in that makes
+            this server its clients' authorization server (``SignInProvider``).
         allow_remote: Listen on an address other machines can reach.
-        allowed_hosts: More host names clients may use in ``Host`` (a wildcard address
-            needs them).
-        max_sessions: At most this many sessions at once; a new one past it gets 503.
-        max_sessions_per_user: At most this many of them for one user (a token that
-            names one); their next gets 429 (:mod:`toolspecs.server.sessions`).
+        allowed_hosts: More host names clients may use in ``Host``.
+        max_sessions: At most this many sessions at once (then 503).
+        max_sessions_per_user: At most this many of them for one user (then 429).
         session_idle: Seconds after which a session nobody uses is closed.
         graceful: Seconds the calls in flight get to finish at shutdown.
-        stateless: No sessions (mcp's stateless streamable HTTP), whichever way clients
-            authenticate: every request stands alone, so any replica behind a load
-            balancer answers any request, for handshake-era clients too. Stored results
-            are the caller's (:mod:`toolspecs.server.callers`): shared by replicas through a
-            shared store, else each replica's own (so is the count of their running
-            calls, given to :func:`toolspecs.server.build_server` as ``shared_calls``).
-            ``max_sessions``, ``max_sessions_per_user`` and ``session_idle`` do not
-            apply, nor do ``events``: a dropped stream's answer is lost.
-        events: Where stateful sessions keep their SSE events, so that a client whose
-            stream drops resumes it (``Last-Event-ID``) and gets its answer
-            (:mod:`toolspecs.server.resumption`): by default in this process
-            (:class:`toolspecs.server.sse_events.MemoryEvents`); with
-            :class:`toolspecs.server.sse_events.RedisEvents`, through any replica.
+        stateless: No sessions: any replica answers any request; results are the caller's.
+        events: Where sessions keep their SSE events for resumption (default: this process).
 
     Raises:
-        ConfigurationError: When the address is not loopback and ``allow_remote`` is not
-            given, or the token is too short, or not exactly one of ``token``, ``oauth``
-            and ``sign_in`` is given.
+        ConfigurationError: For a non-loopback address without ``allow_remote``, a short
+            token, or not exactly one of ``token``, ``oauth`` and ``sign_in``.
     """
     if [token, oauth, sign_in].count(None) != 2:
         raise ConfigurationError("serve_http takes a token, oauth settings or sign_in, one of them")
@@ -138,7 +114,24 @@ async def serve_http(
         stateless=stateless,
         events=events,
     )
-    await _run(app, listening, url, ready, graceful)
+    state = ServeState()
+    if ready is not None:
+        ready(url)
+
+    class Draining(uvicorn.Server):
+        # handle_exit is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
+        # 503 at once, while uvicorn closes the listener and waits for the calls in flight.
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            state.draining = True
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        Operations(app, state),
+        log_level="warning",
+        # uvicorn annotates an int but waits with it as a timeout: fractions of a second work.
+        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]
+    )
+    await Draining(config).serve(sockets=[listening])
 
 
 def http_app(
@@ -155,22 +148,7 @@ def http_app(
     stateless: bool = False,
     events: EventBackend | None = None,
 ) -> Any:
-    """The app :func:`serve_http` serves at ``url`` (before health, ids and logs).
-
-    Args:
-        server: From :func:`toolspecs.server.build_server`.
-        url: Where it is served (``http://HOST:PORT/mcp``).
-        security: The DNS-rebinding check (:func:`toolspecs.server.auth.transport_security`).
-        token: See :func:`serve_http`, as every other argument (one of ``token``,
-            ``oauth`` and ``sign_in``).
-        oauth: See :func:`serve_http`.
-        sign_in: See :func:`serve_http`.
-        max_sessions: See :func:`serve_http`.
-        max_sessions_per_user: See :func:`serve_http`.
-        session_idle: See :func:`serve_http`.
-        stateless: See :func:`serve_http`.
-        events: See :func:`serve_http`.
-    """
+    """The app :func:`serve_http` serves at ``url`` (``security``: the DNS-rebinding check)."""
     sessions = {
         "streamable_http_path": MCP_PATH,
         "transport_security": security,
@@ -192,49 +170,9 @@ def http_app(
         app = server.streamable_http_app(auth=settings, token_verifier=verifier, **sessions)
         publish_scopes(app, settings, oauth.scopes_supported)
     if not stateless:
-        _resumable(server, events)
+        from toolspecs.server.resumption import make_resumable
+        from toolspecs.server.sse_events import MemoryEvents
+
+        make_resumable(server.session_manager, MemoryEvents() if events is None else events)
         bound_per_user(app, server.session_manager, max_sessions_per_user, session_idle)
     return app
-
-
-def _resumable(server: Server[Any], events: EventBackend | None) -> None:
-    """Let the stateful sessions of ``server``'s app (just made) resume their streams."""
-    from toolspecs.server.resumption import make_resumable
-    from toolspecs.server.sse_events import MemoryEvents
-
-    make_resumable(server.session_manager, MemoryEvents() if events is None else events)
-
-
-async def _run(
-    app: Any,
-    listening: socket.socket,
-    url: str,
-    ready: Callable[[str], None] | None,
-    graceful: float,
-) -> None:
-    """Serve ``app`` on the bound socket, with operations (health, logs, draining)."""
-    state = ServeState()
-    if ready is not None:
-        ready(url)
-    config = uvicorn.Config(
-        Operations(app, state),
-        log_level="warning",
-        # uvicorn annotates an int but waits with it as a timeout: fractions of a second work.
-        timeout_graceful_shutdown=graceful,  # type: ignore[arg-type]
-    )
-    await _draining_server(uvicorn, config, state).serve(sockets=[listening])
-
-
-def _draining_server(uvicorn: Any, config: Any, state: ServeState) -> Any:
-    """Uvicorn's server, marking ``state`` draining as soon as it is told to stop.
-
-    ``handle_exit`` is uvicorn's public signal handler (SIGTERM, SIGINT): readiness turns
-    503 at once, while uvicorn closes the listener and waits for the calls in flight.
-    """
-
-    class Draining(uvicorn.Server):  # type: ignore[misc]
-        def handle_exit(self, sig: int, frame: Any) -> None:
-            state.draining = True
-            super().handle_exit(sig, frame)
-
-    return Draining(config)

@@ -1,28 +1,9 @@
 """Each signed-in user's own tools: spec instances per user, bounded, idle ones dropped.
 
-A server that many people use (``toolspecs serve --http`` behind OAuth) must not answer one
-person's call with another person's Google account, stored results or cache. So each user
-gets spec instances of their own, built on their first call by a function the server is
-given (``build(user)``: e.g. the Google specs acting for the user's address with
-domain-wide delegation, or with the Google tokens the user signed in with), and kept while
-they are used:
-
-- at most ``max_users`` users' tools are kept; past it, the one used longest ago is dropped;
-- a user's tools unused for ``idle_seconds`` are dropped (a call already running keeps its
-  own; the next call builds them anew, with the credentials of that moment);
-- two first calls of one user at once build once: the second waits for the first;
-- with ``version(user)``, tools built under another version are built anew: a replica
-  notices that the user signed out or was refused on another replica (sign in with Google
-  gives their sign-in generation, carried in the verified token's claims).
-
-Every user's tools must have the names of the tools the server lists (the list clients
-see is one), and each user is the owner of the results their tools store
-(:mod:`toolspecs.core.owners`), so a result handle of one user reads as unknown to any
-other even where two users' tools shared a store.
-
-Who the user is comes from the verified access token of the request, read once per
-request (:class:`toolspecs.server.callers.Caller`'s ``user``: ``None`` without one, over
-stdio or with the shared static token).
+A server many people use must not answer one person's call with another person's account,
+results or cache, so each user gets spec instances of their own, built on their first call
+and owning the results they store. With ``version``, a replica rebuilds a user's tools
+once they signed out on another.
 """
 
 from __future__ import annotations
@@ -46,19 +27,7 @@ IDLE_SECONDS = 900.0
 
 @dataclass(frozen=True, eq=False)
 class User:
-    """One person, as their verified access token names them.
-
-    Equal users are the same object within a :class:`UserTools`: it hands out one per key,
-    and that object owns the user's stored results (weakly referenced, as owners are).
-
-    Args:
-        key: Who it is, unique across issuers: ``issuer`` and ``subject`` together.
-        subject: The token's ``sub``.
-        issuer: The token's ``iss`` (``None`` when the token did not say).
-        email: The ``email`` claim, where the token has one.
-        scopes: The scopes the token grants.
-        claims: The token's other claims.
-    """
+    """One person, as their verified access token names them (``key``: issuer and subject)."""
 
     key: str
     subject: str
@@ -103,17 +72,9 @@ class _Entry:
 class UserTools:
     """Each user's own tools, built on first use by ``build(user)`` and kept while used.
 
-    Args:
-        build: Builds one user's tools (the same names as the tools the server lists).
-        names: The names every user's tools must have, in order (the listed tools').
-        max_users: The most users whose tools are kept at once.
-        idle_seconds: Unused this long, a user's tools are dropped.
-        clock: Seconds, for idleness (``time.monotonic``).
-        version: What the user's tools are built under (from the user, without waiting):
-            tools built under another are dropped and built anew. ``None``: always the same.
-        key: Which tools a user gets (default ``user.key``): tools built for one key
-            are never handed to another (with delegation, the address acted as is part
-            of it, so a token naming a new address builds anew).
+    ``names`` are the listed tools' (every user's must match); ``version(user)``: tools built
+    under another are built anew; ``key(user)``: tools built for one key are never handed to
+    another (default ``user.key``).
     """
 
     def __init__(
@@ -157,14 +118,7 @@ class UserTools:
             return entry.user, entry.tools
 
     def get(self, user: User) -> tuple[User, dict[str, GuardedTool]]:
-        """The user's tools, built now on their first call (this thread may wait).
-
-        Returns:
-            The user object that owns their results (one per key), and their tools by name.
-
-        Raises:
-            Exception: What ``build`` raised (the next call tries again).
-        """
+        """The user's tools, built now on their first call (this thread may wait)."""
         now, key = self.clock(), self.key(user)
         version = self.version(user) if self.version is not None else None
         with self._lock:

@@ -1,19 +1,8 @@
 """Who calls: the user an access token names, and the owner of the results they store.
 
-Behind an authorization server (:mod:`toolspecs.server.oauth`) every request carries the
-access token mcp verified; its issuer and subject (``iss``, ``sub``) name the user
-(:class:`toolspecs.server.callers.Callers` reads it once per request, as the user's
-``key``). The results a user's calls store (:mod:`toolspecs.core.owners`) are theirs:
-
-- in a session (stdio or HTTP with a session id), the owner is the user *in that
-  session*: mcp lets only the principal that opened a session use it, and a user's two
-  sessions keep apart, as two sessions always have;
-- sessionless (the 2026-07-28 revision), the owner is the user: their results stay with
-  them across requests, for the :data:`MAX_USERS` users seen last (a user pushed out
-  loses their stored results, as a closed session does).
-
-Two users never share an owner, so neither reads the other's results, by id or search.
-A request with no user (the static bearer token, stdio) keeps the per-session owner.
+In a session the owner is the user in that session; sessionless, the user (the
+:data:`MAX_USERS` seen last). Two users never share an owner, so neither reads the
+other's results.
 """
 
 from __future__ import annotations
@@ -25,7 +14,7 @@ from typing import Any
 
 from mcp.server.auth.provider import AccessToken
 
-__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of"]
+__all__ = ["MAX_USERS", "UserOwner", "Users", "access_in", "access_of", "who"]
 
 # Sessionless users whose stored results are kept.
 MAX_USERS = 1024
@@ -51,6 +40,14 @@ def access_in(scope: Mapping[str, Any]) -> AccessToken | None:
     return access
 
 
+def who(access: AccessToken) -> dict[str, str]:
+    """What a log record says of a token: its client and subject, never the token."""
+    found = {"client": str(access.client_id)}
+    if access.subject:
+        found["user"] = str(access.subject)
+    return found
+
+
 class Users:
     """The owners of users' results: per user in a session, per user when sessionless."""
 
@@ -61,10 +58,7 @@ class Users:
         self._max = max_users
 
     def owner(self, user: Hashable, connection: Any, sessionless: bool) -> UserOwner:
-        """The owner of the results of ``user`` (their key), in ``connection``'s session.
-
-        Sessionless, the user's own (one per user, for the :data:`MAX_USERS` seen last).
-        """
+        """The owner of the results of ``user`` (their key), in ``connection``'s session."""
         if not sessionless:
             owners = self._in_session.setdefault(connection, {})
             return owners.setdefault(user, UserOwner(user))

@@ -1,10 +1,4 @@
-"""Sign in with Google: the Google side (settings, scopes in words, each user's credentials).
-
-:mod:`toolspecs.hosting.google.signin` is the authorization server MCP clients see; this
-module holds what it asks of Google (the OAuth client, the scopes, as our consent page
-words them), and turns a signed-in user's kept tokens (:mod:`toolspecs.server.token_vault`)
-into google-auth ``Credentials`` for their specs.
-"""
+"""Sign in with Google: the Google side (settings, scopes in words, each user's credentials)."""
 
 from __future__ import annotations
 
@@ -68,15 +62,7 @@ SCOPE_WORDS = {
 
 @dataclass(frozen=True)
 class GoogleSignIn:
-    """How this server signs its users in with Google (the consent page's upstream).
-
-    Args:
-        client_id: The Google OAuth client (``--google-client-id`` or
-            ``$TOOLSPECS_GOOGLE_CLIENT_ID``); its secret is ``$TOOLSPECS_GOOGLE_CLIENT_SECRET``.
-        client_secret: The client's secret (from the environment, never the repository).
-        scopes: The Google scopes of the tools served (least privilege), beside
-            ``openid email``.
-    """
+    """How this server signs its users in with Google (its secret from the environment only)."""
 
     # What our consent page says of Google (toolspecs.server.signin_consent.Upstream).
     name: ClassVar[str] = "Google"
@@ -88,11 +74,7 @@ class GoogleSignIn:
 
     @classmethod
     def from_env(cls, scopes: Sequence[str], client_id: str | None = None) -> GoogleSignIn:
-        """The settings from ``client_id`` (else the environment) and the secret's variable.
-
-        Raises:
-            ConfigurationError: When the client id or secret is missing (one line).
-        """
+        """The settings from ``client_id`` (else the environment) and the secret's variable."""
         client = client_id or os.environ.get(CLIENT_ID_ENV, "")
         secret = os.environ.get(CLIENT_SECRET_ENV, "")
         if not client or not secret:
@@ -133,15 +115,7 @@ def google_authorize_url(settings: GoogleSignIn, callback: str, state: str, veri
 def google_credentials(
     settings: GoogleSignIn, vault: TokenVault, subject: str, on_revoked: Callable[[str], None]
 ) -> Any:
-    """The user's Google credentials (google-auth), refreshed now when expired.
-
-    Called from a worker thread (the refresh is a blocking request).
-
-    Raises:
-        AskUser: When the user has no Google tokens here, or Google no longer accepts
-            their refresh token (revoked or expired): their record and our tokens
-            are dropped, and they must sign in again.
-    """
+    """The user's Google credentials, refreshed now when expired (blocking; else ``AskUser``)."""
     from datetime import datetime, timezone
 
     from google.auth.exceptions import RefreshError
@@ -173,7 +147,6 @@ def google_credentials(
 
 
 def _write_back(vault: TokenVault, subject: str, creds: Any) -> None:
-    """Keep a refreshed Google token for every replica (not for a user signed out since)."""
     from datetime import timezone
 
     record = vault.get(subject)
@@ -188,19 +161,14 @@ def _write_back(vault: TokenVault, subject: str, creds: Any) -> None:
 
 @functools.cache
 def _signed_in_class() -> type:
-    """google-auth's user ``Credentials`` that report a refused refresh (made once)."""
     from google.auth.exceptions import RefreshError
     from google.oauth2.credentials import Credentials
 
     class SignedInCredentials(Credentials):
-        """A signed-in user's credentials, kept in step with the vault.
+        """A signed-in user's credentials, kept in step with the vault across replicas.
 
-        The specs refresh them too (their tools are kept between calls). A refresh first
-        reads the user's record: none (signed out, on any replica) refuses it, so the old
-        token is never used again. Otherwise Google is asked, and the new token is
-        written back to the vault, once.
-        Google refusing the refresh token drops the user's record and tools, and the
-        spec answers with its own ask-the-user guidance.
+        A refresh of a user signed out meanwhile is refused, so the old token is never used
+        again; a refused refresh token drops the user's record and tools.
         """
 
         on_revoked: Callable[[], None] = staticmethod(lambda: None)

@@ -1,26 +1,9 @@
 """Each user's Google specs behind the organisation's authorization server, by delegation.
 
-``toolspecs serve --http --auth-issuer URL --google-delegate KEY.json --google-domain
-example.com``: the organisation's access tokens say who calls (:mod:`toolspecs.server.oauth`),
-and a Google Workspace service account with domain-wide delegation acts as that person
-(google-auth's ``service_account.Credentials.with_subject``). Each user's Gmail and
-Calendar specs are their own (:class:`toolspecs.server.user_tools.UserTools`).
-
-Delegation can act as anyone in the Workspace, administrators included, so whom it acts
-as is checked before Google is asked:
-
-- the address is the token's ``email`` claim (``--google-user-claim NAME``: another);
-- with the ``email`` claim, the token must also say ``email_verified: true`` (OpenID's
-  rule: an unverified address may be anyone's; some servers let a user set their own).
-  Another claim is one the administrator chose and vouches for (``upn``), checked only
-  when the token says ``email_verified: false``;
-- the address must be in one of the configured domains (``--google-domain``, required):
-  a token for any other address acts as nobody.
-
-A token that fails a check gets ask-the-user guidance naming what is missing, and nothing
-of anyone else. The credentials ask for the least-privilege scopes of the served tools
-(the administrator allows the service account exactly those), and are fetched when the
-user's tools are built, so a refused delegation is guidance then, not in each call.
+Domain-wide delegation can act as anyone in the Workspace, administrators included, so
+whom it acts as is checked before Google is asked: the token's ``email`` (or
+``--google-user-claim``), verified (an unverified address may be anyone's), in a
+configured ``--google-domain``. A token that fails gets guidance, and nothing of anyone.
 """
 
 from __future__ import annotations
@@ -58,14 +41,7 @@ DELEGATION_REFUSED = (
 
 @dataclass(frozen=True)
 class GoogleDelegation:
-    """A service account acting as each user, for the users of the configured domains.
-
-    Args:
-        key: The service account's JSON key (``--google-delegate FILE``).
-        domains: The Workspace domains it may act in (``--google-domain``), lower case.
-        scopes: The Google scopes of the served tools.
-        claim: The token claim that holds the user's address (``--google-user-claim``).
-    """
+    """A service account acting as each user of the configured (lower-case) domains."""
 
     key: dict[str, Any] = field(repr=False)
     domains: Sequence[str]
@@ -117,12 +93,7 @@ class GoogleDelegation:
         return cls(key, wanted, tuple(scopes), claim.strip())
 
     def address_of(self, user: User) -> str:
-        """The address the user's token names, once every check passed.
-
-        Raises:
-            AskUser: When the token has no such claim, an unverified ``email``, or an
-                address outside the configured domains.
-        """
+        """The address the user's token names, once every check passed (else AskUser)."""
         value = user.claims.get(self.claim)
         if not isinstance(value, str) or not value.strip():
             raise AskUser(
@@ -151,14 +122,9 @@ class GoogleDelegation:
         return address.lower()
 
     def credentials(self, address: str) -> Any:
-        """The service account acting as ``address``, its token fetched now.
+        """The service account acting as ``address``, its token fetched now (blocking).
 
-        Called from a worker thread (the token exchange is a blocking request).
-
-        Raises:
-            AskUser: When Google refuses (the delegation or the scopes are not allowed,
-                or no such account).
-            RetryLater: When Google's token server could not be reached.
+        Raises ``AskUser`` when Google refuses, ``RetryLater`` when it cannot be reached.
         """
         from google.auth.exceptions import RefreshError, TransportError
         from google.auth.transport.requests import Request

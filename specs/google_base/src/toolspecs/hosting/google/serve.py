@@ -1,21 +1,7 @@
 """What Google hosting adds to ``toolspecs serve``: its flags, their checks, each user's tools.
 
-- ``--http --google-sign-in``: each user signs in with Google. The server is its MCP
-  clients' authorization server (:mod:`toolspecs.hosting.google.signin`): each person who
-  connects is sent to Google's consent, and their Google specs act with that person's
-  Google credentials (:mod:`toolspecs.hosting.google.accounts`).
-- ``--http --auth-issuer URL --google-delegate KEY.json``: behind the organisation's
-  authorization server, a Google Workspace service account with domain-wide delegation
-  acts as the user each access token names (:mod:`toolspecs.hosting.google.delegation`).
-
-Either way each user's calls run on spec instances of their own
-(:class:`toolspecs.server.user_tools.UserTools`), built as ``serve`` builds the served
-specs (:attr:`toolspecs.cli.hosting.Serving.build`), whose Google specs then act as the user
-(:meth:`GoogleToolSpec.act_as <toolspecs.specs.google_base.GoogleToolSpec.act_as>`).
-
-The server finds :class:`GoogleHosting` through the entry point ``toolspecs.hosting``
-(:mod:`toolspecs.cli.hosting`) and its parser imports this module, so it imports nothing of
-``toolspecs.core`` or ``toolspecs.server`` at the top.
+Each user's Google specs act as them (``GoogleToolSpec.act_as``). Imported by the parser:
+nothing of ``toolspecs.core`` or ``toolspecs.server`` at the top.
 """
 
 from __future__ import annotations
@@ -37,20 +23,104 @@ class GoogleHosting:
 
     def add_arguments(self, serve: argparse.ArgumentParser) -> None:
         """The ``--google-sign-in`` and ``--google-delegate`` flags of ``toolspecs serve``."""
-        add_sign_in_arguments(serve)
-        add_delegate_arguments(serve)
+        from toolspecs.cli.parser import whole_number
+
+        group = serve.add_argument_group(
+            "sign in with Google (HTTP)",
+            "Each person who connects signs in with their Google account, and their Gmail and "
+            "Calendar tools act as them. Needs a Google OAuth client of type 'Web "
+            "application' whose redirect URI is this server's /oauth/google/callback, its "
+            "secret in $TOOLSPECS_GOOGLE_CLIENT_SECRET, and a key in $TOOLSPECS_TOKEN_KEY "
+            "that encrypts the kept Google tokens.",
+        )
+        group.add_argument(
+            "--google-sign-in", action="store_true", help="sign each user in with Google"
+        )
+        group.add_argument(
+            "--google-client-id",
+            metavar="ID",
+            help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
+        )
+        group.add_argument(
+            "--public-url",
+            metavar="URL",
+            help="the https address browsers and clients reach this server at, behind your TLS "
+            "proxy (https://mcp.example.com): the issuer clients see, URL/mcp, and Google's "
+            "redirect URI URL/oauth/google/callback; needed unless it serves 127.0.0.1 only",
+        )
+        # Registration bounds (toolspecs.server.registration); the defaults are RegistrationLimits'.
+        group.add_argument(
+            "--register-per-address",
+            type=whole_number,
+            metavar="N",
+            help="client registrations one address (an IPv6 /64) may make per hour, else 429 "
+            "(default 20); behind a proxy it must send X-Forwarded-For",
+        )
+        group.add_argument(
+            "--register-per-hour",
+            type=whole_number,
+            metavar="N",
+            help="client registrations all addresses together may make per hour (default 300)",
+        )
+        group.add_argument(
+            "--unused-clients",
+            type=whole_number,
+            metavar="N",
+            help="registered clients kept that have not signed anyone in yet, each for a day; "
+            "past N the oldest go (default 1000); clients that did are never dropped",
+        )
+        # Sign-in and token rates (toolspecs.server.request_limits): RequestLimits' defaults.
+        group.add_argument(
+            "--authorize-per-address",
+            type=whole_number,
+            metavar="N",
+            help="sign-ins one address (an IPv6 /64) may start per 10 minutes, else 429 "
+            "(default 60); behind a proxy it must send X-Forwarded-For",
+        )
+        group.add_argument(
+            "--authorize-total",
+            type=whole_number,
+            metavar="N",
+            help="sign-ins all addresses together may start per 10 minutes (default 1000); "
+            "twice as many are kept under way at most",
+        )
+        group.add_argument(
+            "--token-per-client",
+            type=whole_number,
+            metavar="N",
+            help="token refreshes one client may make per 10 minutes, else 429 (default 60)",
+        )
+        group = serve.add_argument_group(
+            "act as each user with domain-wide delegation (with --auth-issuer)",
+            "A Google Workspace service account acts as the user each access token names, "
+            "for the users of --google-domain only. A Workspace administrator allows the "
+            "service account's client id the Google scopes of the served tools.",
+        )
+        group.add_argument(
+            "--google-delegate",
+            metavar="KEY_FILE",
+            help="the service account's JSON key (domain-wide delegation)",
+        )
+        group.add_argument(
+            "--google-domain",
+            action="append",
+            default=[],
+            metavar="DOMAIN",
+            help="a Workspace domain whose users it may act as (repeatable; required)",
+        )
+        group.add_argument(
+            "--google-user-claim",
+            metavar="NAME",
+            help="the access token claim holding the user's address (default: email, which "
+            "needs email_verified: true)",
+        )
 
     def user_claims(self, args: argparse.Namespace) -> Sequence[str]:
         """The token claims the delegation reads (none without ``--google-delegate``)."""
         return user_claims(args)
 
     def hosted(self, args: argparse.Namespace, serving: Serving) -> Hosted | None:
-        """Each user's tools acting as them; ``None`` without either flag.
-
-        Raises:
-            ConfigurationError: For flags that do not go together or a setting missing
-                (see :func:`google_sign_in` and :func:`google_delegation`).
-        """
+        """Each user's tools acting as them; ``None`` without either flag."""
         signed_in = google_sign_in(args, serving)
         delegated = google_delegation(args, serving)
         return delegated or signed_in
@@ -70,13 +140,7 @@ def google_scopes(specs: Mapping[str, ToolSpec]) -> list[str]:
 def acting_as(
     credentials: Callable[[], Any], hint: str
 ) -> Callable[[Mapping[str, ToolSpec]], None]:
-    """What makes one user's new specs act as them (for :attr:`Serving.build`).
-
-    Args:
-        credentials: The user's Google credentials; asked for once, and only if a Google
-            spec is served.
-        hint: What a refused refresh tells the agent to do.
-    """
+    """What makes one user's new specs act as them (``credentials`` asked once, if needed)."""
     from toolspecs.specs.google_base import GoogleToolSpec
 
     def act(specs: Mapping[str, ToolSpec]) -> None:
@@ -92,106 +156,20 @@ def acting_as(
 # -- --google-sign-in ----------------------------------------------------------------------
 
 
-def add_sign_in_arguments(serve: Any) -> None:
-    """The ``--google-sign-in`` flags of ``toolspecs serve``."""
-    group = serve.add_argument_group(
-        "sign in with Google (HTTP)",
-        "Each person who connects signs in with their Google account, and their Gmail and "
-        "Calendar tools act as them. Needs a Google OAuth client of type 'Web "
-        "application' whose redirect URI is this server's /oauth/google/callback, its "
-        "secret in $TOOLSPECS_GOOGLE_CLIENT_SECRET, and a key in $TOOLSPECS_TOKEN_KEY "
-        "that encrypts the kept Google tokens.",
-    )
-    group.add_argument(
-        "--google-sign-in", action="store_true", help="sign each user in with Google"
-    )
-    group.add_argument(
-        "--google-client-id",
-        metavar="ID",
-        help="the Google OAuth client id (default: $TOOLSPECS_GOOGLE_CLIENT_ID)",
-    )
-    group.add_argument(
-        "--public-url",
-        metavar="URL",
-        help="the https address browsers and clients reach this server at, behind your TLS "
-        "proxy (https://mcp.example.com): the issuer clients see, URL/mcp, and Google's "
-        "redirect URI URL/oauth/google/callback; needed unless it serves 127.0.0.1 only",
-    )
-    # Registration bounds (toolspecs.server.registration); the defaults are RegistrationLimits'.
-    group.add_argument(
-        "--register-per-address",
-        type=_count,
-        metavar="N",
-        help="client registrations one address (an IPv6 /64) may make per hour, else 429 "
-        "(default 20); behind a proxy it must send X-Forwarded-For",
-    )
-    group.add_argument(
-        "--register-per-hour",
-        type=_count,
-        metavar="N",
-        help="client registrations all addresses together may make per hour (default 300)",
-    )
-    group.add_argument(
-        "--unused-clients",
-        type=_count,
-        metavar="N",
-        help="registered clients kept that have not signed anyone in yet, each for a day; "
-        "past N the oldest go (default 1000); clients that did are never dropped",
-    )
-    # Sign-in and token rates (toolspecs.server.request_limits); the defaults are RequestLimits'.
-    group.add_argument(
-        "--authorize-per-address",
-        type=_count,
-        metavar="N",
-        help="sign-ins one address (an IPv6 /64) may start per 10 minutes, else 429 "
-        "(default 60); behind a proxy it must send X-Forwarded-For",
-    )
-    group.add_argument(
-        "--authorize-total",
-        type=_count,
-        metavar="N",
-        help="sign-ins all addresses together may start per 10 minutes (default 1000); "
-        "twice as many are kept under way at most",
-    )
-    group.add_argument(
-        "--token-per-client",
-        type=_count,
-        metavar="N",
-        help="token refreshes one client may make per 10 minutes, else 429 (default 60)",
-    )
-
-
 _LIMITS = {
     "register_per_address": "per_address",
     "register_per_hour": "total",
     "unused_clients": "unused",
 }
-_RATES = {
-    "authorize_per_address": "authorize_per_address",
-    "authorize_total": "authorize_total",
-    "token_per_client": "token_per_client",
-}
-
-
-def _count(text: str) -> int:
-    """A whole number from 1 to 1,000,000 (argparse says the error in one line)."""
-    value = int(text) if text.isdigit() else 0
-    if not 1 <= value <= 1_000_000:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1 to 1000000")
-    return value
+_RATES = ("authorize_per_address", "authorize_total", "token_per_client")
 
 
 def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
-    """Each user's tools and the provider factory for ``serve_http``; ``None`` without the flag.
-
-    Raises:
-        ConfigurationError: Without ``--http``, with ``--auth-issuer``, without the Google
-            client or ``$TOOLSPECS_TOKEN_KEY`` (each in one line).
-    """
+    """Each user's tools and the provider factory for ``serve_http``; ``None`` without the flag."""
     from toolspecs.core.errors import ConfigurationError
 
     limits = {to: getattr(args, name) for name, to in _LIMITS.items() if getattr(args, name, None)}
-    rates = {to: getattr(args, name) for name, to in _RATES.items() if getattr(args, name, None)}
+    rates = {name: getattr(args, name) for name in _RATES if getattr(args, name, None)}
     if not getattr(args, "google_sign_in", False):
         for flag in ("google_client_id", "public_url", *_RATES):
             if getattr(args, flag, None):
@@ -259,11 +237,7 @@ def google_sign_in(args: argparse.Namespace, serving: Serving) -> Hosted | None:
 
 
 def public_url(url: str) -> str:
-    """``--public-url``: an https origin (http only on 127.0.0.1), without a trailing slash.
-
-    Raises:
-        ConfigurationError: For another scheme, a remote http, a path, a query or a fragment.
-    """
+    """``--public-url``: an https origin (http only on 127.0.0.1), without a trailing slash."""
     from toolspecs.core.errors import ConfigurationError
     from toolspecs.server.oauth import checked_url
 
@@ -279,34 +253,6 @@ def public_url(url: str) -> str:
 # -- --google-delegate ---------------------------------------------------------------------
 
 
-def add_delegate_arguments(serve: Any) -> None:
-    """The ``--google-delegate`` flags of ``toolspecs serve``."""
-    group = serve.add_argument_group(
-        "act as each user with domain-wide delegation (with --auth-issuer)",
-        "A Google Workspace service account acts as the user each access token names, "
-        "for the users of --google-domain only. A Workspace administrator allows the "
-        "service account's client id the Google scopes of the served tools.",
-    )
-    group.add_argument(
-        "--google-delegate",
-        metavar="KEY_FILE",
-        help="the service account's JSON key (domain-wide delegation)",
-    )
-    group.add_argument(
-        "--google-domain",
-        action="append",
-        default=[],
-        metavar="DOMAIN",
-        help="a Workspace domain whose users it may act as (repeatable; required)",
-    )
-    group.add_argument(
-        "--google-user-claim",
-        metavar="NAME",
-        help="the access token claim holding the user's address (default: email, which "
-        "needs email_verified: true)",
-    )
-
-
 def user_claims(args: argparse.Namespace) -> tuple[str, ...]:
     """The token claims the delegation reads (none without ``--google-delegate``)."""
     if not getattr(args, "google_delegate", None):
@@ -315,14 +261,7 @@ def user_claims(args: argparse.Namespace) -> tuple[str, ...]:
 
 
 def google_delegation(args: argparse.Namespace, serving: Serving) -> Hosted | None:
-    """Each user's tools, acting as them; ``None`` without ``--google-delegate``.
-
-    Raises:
-        ConfigurationError: For ``--google-domain`` or ``--google-user-claim`` without
-            ``--google-delegate``, ``--google-delegate`` without ``--auth-issuer`` or with
-            ``--google-sign-in``, without ``--google-domain``, or a key file that cannot
-            be read (each in one line).
-    """
+    """Each user's tools, acting as them; ``None`` without ``--google-delegate``."""
     from toolspecs.core.errors import ConfigurationError
 
     key_file = getattr(args, "google_delegate", None)

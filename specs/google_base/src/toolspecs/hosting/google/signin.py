@@ -1,61 +1,14 @@
 """Sign in with Google: this server is the authorization server its MCP clients see.
 
-For people with no authorization server of their own (``toolspecs serve --http
---google-sign-in``). mcp's SDK serves the OAuth 2.1 endpoints from our
-:class:`GoogleSignInProvider` (its ``OAuthAuthorizationServerProvider`` interface):
-RFC 8414 metadata at ``/.well-known/oauth-authorization-server``, ``/authorize`` (PKCE
-S256 only), ``/token``, ``/revoke``, and dynamic client registration (RFC 7591) at
-``/register``. The flow:
-
-1. an MCP client registers, then sends the person to ``/authorize``;
-2. our consent page names the client, where it sends them back and the scopes, and binds
-   the trip to their browser (:mod:`toolspecs.server.signin_consent`); approved, we send them
-   on to Google's consent (our own PKCE and a one-time ``state``), asking ``openid email``
-   and the least-privilege scopes of the tools served;
-3. Google sends them back to :data:`CALLBACK_PATH` (taken only from the browser that
-   approved, with its binding cookie): we exchange Google's code, read who
-   they are (``sub``, ``email``) at Google's userinfo endpoint, keep their Google tokens
-   encrypted (:mod:`toolspecs.server.token_vault`), and send them back to the client with a
-   code of ours;
-4. the client exchanges it for our access token: opaque, one hour, bound to this
-   server's resource URL (RFC 8707; the Google tokens never leave the server).
-
-Each user's Google specs are then built with :meth:`GoogleSignInProvider.credentials`
-(google-auth ``Credentials``, refreshed when expired): a refresh token Google no longer
-accepts is ask-the-user guidance to sign in again, and the user's record is dropped.
-
-Client ID metadata documents (the 2025-11-25 revision's preferred registration): mcp's
-server side (its metadata model has ``client_id_metadata_document_supported``, but its
-routes neither advertise nor resolve URL client ids) does not support them yet, so
-clients register dynamically; mcp's own client falls back to that by itself.
-
-Why this is ours: we evaluated FastMCP's ``OAuthProxy`` and ``GoogleProvider`` (4.2.3;
-the same design: a proxy with its own codes and tokens on mcp's provider interface), but
-they bring the ``fastmcp`` server stack (we serve mcp's low-level server), py-key-value
-storage and JWTs of their own issuing; authlib provides grant primitives, not mcp's
-provider interface. mcp's provider interface does the endpoints, PKCE and client checks;
-the two requests to Google are on mcp's HTTP client (``fetch_json``: bounded), and the
-refresh is google-auth's.
-
-Our clients, trips, codes and tokens are kept by the SHA-256 of their secret in a
-:class:`toolspecs.server.signin_state.SignInState` (this process) or
-``RedisSignInState`` (``--store redis://``: every replica accepts what any issued).
-``/register``, ``/authorize`` and ``/token`` are rate-limited per address, overall and
-(refreshes) per client, 429 with ``Retry-After`` (:mod:`toolspecs.server.request_limits`);
-the trips are bounded by count as the limits let them start, so a flood within the
-limits never evicts a person's sign-in in progress. Registration is bounded
-(:mod:`toolspecs.server.registration`): never-used clients in a small pool of their own for
-a day, used ones never evicted, redirect URIs https, loopback http or an app's own
-scheme. Tokens (:mod:`toolspecs.server.signin_tokens`) belong to a grant (one per code
-redeemed, shared by every refresh of it) and carry the user's sign-in generation; a
-code and a refresh token are used once, atomically, and one presented again revokes its
-whole grant; a grant holds one live access token (a refresh ends the one before).
-Signing out (``/revoke``, from any client) or Google refusing the user's refresh token
-moves the generation: every token issued before is refused on every replica (401,
-``invalid_grant``), also after the person signs in again; the user's Google tokens here
-are dropped, and every replica's tools of that user rebuilt (the generation is in the
-verified token's claims, :data:`GENERATION_CLAIM`). Nothing here logs a token, a code or
-a query string.
+mcp serves the OAuth 2.1 endpoints from :class:`GoogleSignInProvider`. The person approves
+the client on our consent page (bound to their browser), then signs in at Google; we keep
+their Google tokens encrypted and give the client an opaque token of ours bound to this
+server, so a client (or a thief of its token) never holds the person's Google access. The
+defences against open registration and stolen tokens are :mod:`toolspecs.server`'s
+(rate limits, bounded registration, one-time codes, rotated refresh tokens whose reuse
+revokes the grant, sign-in generations). Ours because FastMCP's ``OAuthProxy`` brings its
+own server stack and storage, and authlib is not mcp's provider interface. Nothing here
+logs a token, a code or a query.
 """
 
 from __future__ import annotations
@@ -113,18 +66,8 @@ _T = TypeVar("_T")
 class GoogleSignInProvider:
     """mcp's ``OAuthAuthorizationServerProvider``, signing users in with Google.
 
-    Args:
-        settings: The Google OAuth client and scopes.
-        vault: Where users' Google tokens are kept (encrypted).
-        issuer: This server's base URL (``http://127.0.0.1:8000``): the issuer clients see.
-        resource: This server's resource URL (``.../mcp``): our tokens are bound to it.
-        transport: An ``httpx2`` transport for the requests to Google (tests).
-        clock: Seconds since the epoch.
-        state: Where our clients, trips, codes and tokens are kept (default: this
-            process, each kind bounded at :data:`MAX_KEPT`; ``RedisSignInState`` for
-            replicas).
-        limits: How many clients may register, and how many unused ones are kept.
-        request_limits: How many sign-ins may start and token requests come.
+    ``issuer`` is this server's base URL, ``resource`` its ``.../mcp`` URL (our tokens are
+    bound to it); ``state`` keeps our clients, trips, codes and tokens (default: this process).
     """
 
     def __init__(
@@ -169,8 +112,7 @@ class GoogleSignInProvider:
         """Call a state method: in a worker thread when it blocks on the network (Redis)."""
         if not self.state.blocking:
             return method(*args)
-        result: _T = await anyio.to_thread.run_sync(functools.partial(method, *args))
-        return result
+        return await anyio.to_thread.run_sync(functools.partial(method, *args))
 
     # Clients (dynamic registration).
 
@@ -179,18 +121,10 @@ class GoogleSignInProvider:
         record = await self.kept(self.clients.find, _digest(client_id))
         if record is None:
             return None
-        client: OAuthClientInformationFull = shared.OAuthClientInformationFull.model_validate(
-            record
-        )
-        return client
+        return shared.OAuthClientInformationFull.model_validate(record)
 
     async def register_client(self, client_info: OAuthClientInformationFull) -> None:
-        """Keep a dynamically registered client, unused until a token is issued to it.
-
-        Raises:
-            RegistrationError: ``invalid_redirect_uri`` for a redirect a browser must not
-                be sent to with a code (:func:`toolspecs.server.registration.check_redirect_uris`).
-        """
+        """Keep a dynamically registered client (``invalid_redirect_uri``: an unsafe redirect)."""
         check_redirect_uris(client_info.redirect_uris)
         if client_info.client_id is None:
             return
@@ -202,11 +136,7 @@ class GoogleSignInProvider:
     async def authorize(
         self, client: OAuthClientInformationFull, params: AuthorizationParams
     ) -> str:
-        """Keep the person's trip (a one-time ``state``, our PKCE) and show our consent page.
-
-        Never straight to Google: the person approves this client and its redirect first
-        (:mod:`toolspecs.server.signin_consent`).
-        """
+        """Keep the person's trip (a one-time ``state``, our PKCE) and show our consent page."""
         if params.resource is not None and params.resource.rstrip("/") != self.resource.rstrip("/"):
             raise provider.AuthorizeError(
                 "invalid_target", "this server issues tokens for itself only"
@@ -245,25 +175,21 @@ class GoogleSignInProvider:
             return refused
         params = provider.AuthorizationParams.model_validate(trip["params"])
         back = str(params.redirect_uri)
+
+        def sent_back(**answer: str) -> Any:
+            to = provider.construct_redirect_uri(back, **answer, state=params.state)
+            return responses.RedirectResponse(to, status_code=302)
+
         if not query.get("code"):  # the person said no at Google, or Google failed
-            denied = provider.construct_redirect_uri(
-                back,
-                error="access_denied",
-                error_description="Google sign-in was not completed",
-                state=params.state,
+            denied = sent_back(
+                error="access_denied", error_description="Google sign-in was not completed"
             )
-            return self.consent.done(responses.RedirectResponse(denied, status_code=302), state)
+            return self.consent.done(denied, state)
         try:
             subject = await self._signed_in(str(query["code"]), str(trip["verifier"]))
         except OAuthFetchError as exc:
             logger.warning("Google sign-in failed: %s", exc)
-            failed = provider.construct_redirect_uri(
-                back,
-                error="server_error",
-                error_description="Google sign-in failed",
-                state=params.state,
-            )
-            return responses.RedirectResponse(failed, status_code=302)
+            return sent_back(error="server_error", error_description="Google sign-in failed")
         code = provider.AuthorizationCode(
             code=secrets.token_urlsafe(32),
             scopes=params.scopes or [],
@@ -278,11 +204,9 @@ class GoogleSignInProvider:
         kept = code.model_dump(mode="json", exclude={"code"})  # never the code itself
         kept["grant"] = new_grant()  # the grant its tokens will belong to
         await self.kept(self.state.put, "code", _digest(code.code), kept, CODE_SECONDS)
-        to = provider.construct_redirect_uri(back, code=code.code, state=params.state)
-        return self.consent.done(responses.RedirectResponse(to, status_code=302), state)
+        return self.consent.done(sent_back(code=code.code), state)
 
     async def _signed_in(self, code: str, verifier: str) -> str:
-        """Exchange Google's code, keep the user's tokens, and say who they are (``sub``)."""
         tokens = await fetch_json(
             GOOGLE_TOKEN_URL,
             form={
@@ -327,10 +251,7 @@ class GoogleSignInProvider:
     async def load_authorization_code(
         self, client: OAuthClientInformationFull, authorization_code: str
     ) -> AuthorizationCode | None:
-        """Our code, if it was given to ``client`` and has not expired.
-
-        One redeemed already revokes its grant (:meth:`Tokens.replayed`).
-        """
+        """Our code, if given to ``client`` and not expired; one used twice revokes its grant."""
         record = await self.kept(self.state.get, "code", _digest(authorization_code))
         if record is None:
             await self.kept(self.tokens.replayed, authorization_code)
@@ -354,14 +275,7 @@ class GoogleSignInProvider:
     async def load_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: str
     ) -> RefreshToken | None:
-        """Our refresh token, if it was given to ``client``, is not revoked nor expired.
-
-        One spent already (rotated out) revokes its whole grant: it was stolen, or is
-        being used twice at once (:mod:`toolspecs.server.signin_tokens`).
-
-        Raises:
-            TooManyRequests: The client refreshes too often (answered 429).
-        """
+        """Our live refresh token of ``client``; a spent one revokes its grant (429: too often)."""
         found = await self._token("refresh", refresh_token)
         if found is None:
             await self.kept(self.tokens.reused, refresh_token)
@@ -374,11 +288,7 @@ class GoogleSignInProvider:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        """New tokens of the same grant (both rotated, the access token before ended).
-
-        The refresh token is spent atomically: of two exchanges at once, one gets tokens,
-        and the other's presenting a spent token revokes the grant (RFC 9700 4.14.2).
-        """
+        """New tokens of the same grant, the refresh token spent atomically (RFC 9700 4.14.2)."""
         taken = await self.kept(self.tokens.spend, refresh_token.token)
         if taken is None:
             raise provider.TokenError("invalid_grant", "this refresh token was used already")
@@ -389,10 +299,7 @@ class GoogleSignInProvider:
         return await self._issue(str(client.client_id), scopes, subject, str(taken["grant"]))
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        """Our access token, if it is one, is not revoked and has not expired.
-
-        Its claims carry the user's sign-in generation now (:data:`GENERATION_CLAIM`).
-        """
+        """Our live access token; its claims carry the user's sign-in generation now."""
         found = await self._token("access", token)
         return found  # type: ignore[return-value]
 
@@ -401,13 +308,7 @@ class GoogleSignInProvider:
         return await self.load_access_token(token)
 
     async def revoke_token(self, token: AccessToken | RefreshToken) -> None:
-        """Sign out: end every token of the user, from any client, and their Google access.
-
-        Every token of ours issued to the user so far, by any of their clients, stops
-        working on every replica (their sign-in generation moves on, :meth:`forget`),
-        also once they sign in again; their Google tokens are dropped, and every replica
-        rebuilds their tools.
-        """
+        """Sign out: every token of the user, from any client, ends on every replica."""
         if token.subject is not None:
             await self.kept(self.forget, token.subject)
 
@@ -416,7 +317,6 @@ class GoogleSignInProvider:
         raise provider.TokenError("unsupported_grant_type", "sign in with Google instead")
 
     async def _token(self, kind: str, token: str) -> AccessToken | RefreshToken | None:
-        """Our token of ``kind`` (``access`` or ``refresh``), if live (see :meth:`Tokens.find`)."""
         found = await self.kept(self.tokens.find, kind, token)
         if found is None:
             return None
@@ -429,7 +329,6 @@ class GoogleSignInProvider:
     async def _issue(
         self, client_id: str, scopes: list[str], subject: str | None, grant: str
     ) -> OAuthToken:
-        """New tokens of ``grant``; for a code (a new grant), the client is a used one now."""
         if subject is None:
             raise provider.TokenError("invalid_grant", "sign in with Google again")
         email = (self.vault.get(subject) or {}).get("email")
@@ -445,25 +344,20 @@ class GoogleSignInProvider:
         issued = await self.kept(keep)
         if issued is None:
             raise provider.TokenError("invalid_grant", "this sign-in was revoked: sign in again")
-        answer: OAuthToken = shared.OAuthToken(
+        return shared.OAuthToken(
             access_token=issued[0],
             token_type="Bearer",
             expires_in=ACCESS_SECONDS,
             refresh_token=issued[1],
             scope=" ".join(scopes) or None,
         )
-        return answer
 
     # The user's Google credentials, for their specs.
 
     def credentials(self, subject: str) -> Any:
-        """The user's Google credentials, refreshed when expired (see :func:`google_credentials`).
+        """The user's Google credentials, refreshed when expired (written back to the vault).
 
-        A refresh is written back to the vault, for every replica.
-
-        Raises:
-            AskUser: The user must sign in with Google again (their record is dropped).
-            RetryLater: The vault or the shared state (Redis) cannot be reached now.
+        Raises ``AskUser`` (sign in again) or ``RetryLater`` (the vault or Redis is out of reach).
         """
         try:
             return google_credentials(self.settings, self.vault, subject, self.forget)
@@ -475,11 +369,7 @@ class GoogleSignInProvider:
             ) from None
 
     def forget(self, subject: str) -> None:
-        """Drop the user's Google tokens, and their tools on every replica (blocking).
-
-        Their sign-in generation moves on: every token of ours issued to them so far is
-        refused (401, ``invalid_grant``), by any replica, also once they sign in again.
-        """
+        """Drop the user's Google tokens and tools; refuse every token issued to them (blocking)."""
         self.vault.delete(subject)
         self.tokens.sign_out(subject)
         for listener in self.on_forget:
