@@ -437,14 +437,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
-        event_id, wanted, cal, patch = events.update_asked(
+        change = events.update_asked(
             self.call_calendar, event_id, title, description, location, start_datetime,
-            end_datetime, attendees, recurrence, calendar_id, scope,
+            end_datetime, attendees, recurrence, calendar_id, scope, notify_attendees,
         )  # fmt: skip
-        return events.update(
-            cal, event_id, patch, start_datetime, end_datetime, wanted, notify_attendees,
-            self.allow_destructive,
-        )  # fmt: skip
+        return events.update(change, self.allow_destructive)
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
