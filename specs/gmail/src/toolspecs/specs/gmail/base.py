@@ -710,23 +710,10 @@ class GmailToolSpec(GoogleToolSpec):
         )
 
     def _saved(
-        self,
-        action: Literal["created", "updated"],
-        saved: dict[str, Any],
-        draft: Draft,
-        note: str,
-        *,
-        removed: list[str] | None = None,
-        forward: tuple[str, int] | None = None,
+        self, action: Literal["created", "updated"], saved: dict[str, Any], *given: Any, **more: Any
     ) -> draft_outputs.DraftSaved:
+        allow_send = self.allow_send and offered("send_draft")
         return draft_outputs.DraftSaved.of(
-            action,
-            saved,
-            draft,
-            note,
-            account=self.account,
-            allow_send=self.allow_send and offered("send_draft"),
-            confirm_recipients=self.confirm_recipients,
-            removed=removed,
-            forward=forward,
-        )
+            action, saved, *given, account=self.account, allow_send=allow_send,
+            confirm_recipients=self.confirm_recipients, **more,
+        )  # fmt: skip
