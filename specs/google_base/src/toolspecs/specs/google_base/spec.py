@@ -47,9 +47,11 @@ from toolspecs.core import (
     SignInNeeded,
     ToolGuidance,
     ToolSpec,
+    deadline,
     fence,
 )
 from toolspecs.core.calls import CallPolicy
+from toolspecs.core.clock import timezone_setting
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.failures import unreachable_rows
@@ -447,23 +449,30 @@ class GoogleToolSpec(ToolSpec):
         """`` in the 'work' account``, for replies and guidance; empty without an account."""
         return f" in the {self.account!r} account" if self.account else ""
 
-    def google_auth(self, scopes: Sequence[str], given: Mapping[str, Any]) -> GoogleAuth:
-        """The :class:`GoogleAuth` of a constructor's ``locals()`` (every :data:`AUTH_KEYWORDS`)."""
+    def reader_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """A reader's keywords from a constructor's ``locals()``, every setting checked.
+
+        The auth takes every :data:`AUTH_KEYWORDS`; it asks for ``base_scopes`` until
+        ``rescope()`` sets the offered tools' own.
+        """
+        if given["timezone"]:
+            timezone_setting(given["timezone"])  # a wrong name fails here, for the person
         auth = GoogleAuth(
-            scopes=scopes,
+            scopes=self.base_scopes,
             llamahub_scopes=self.llamahub_scopes,
             **{key: given[key] for key in AUTH_KEYWORDS},
         )
         self.use_account(auth.account)
-        return auth
-
-    @staticmethod
-    def checked_client_options(client_options: Any) -> Any:
-        """A constructor's ``client_options``, checked (else a ``ConfigurationError``)."""
         try:
-            return endpoints.client_options(client_options)
+            client_options = endpoints.client_options(given["client_options"])
         except ValueError as exc:
             raise ConfigurationError(str(exc)) from None
+        return {
+            "auth": auth,
+            "transport": given["transport"],
+            "time_left": deadline.remaining,  # retries end before the call's deadline
+            "client_options": client_options,
+        }
 
     def use_account(self, account: str | None) -> None:
         """Name the account: ``service_name`` becomes ``Gmail ('work' account)``."""

@@ -18,14 +18,12 @@ from toolspecs.core import (
     Marks,
     Range,
     Timezone,
-    deadline,
     fence,
     resolve_timezone,
     tool,
 )
 from toolspecs.core.bounds import shown
 from toolspecs.core.clock import now as clock_now
-from toolspecs.core.clock import timezone_setting
 from toolspecs.core.prompts import PromptArgument, TaskPrompt
 from toolspecs.core.structured import Quoted
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
@@ -221,20 +219,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         client_options: Any = None,
         token_uri: str | None = None,
     ) -> None:
-        if timezone:
-            timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = allowed_ids(calendar_id, allowed_calendar_ids)
-        auth = self.google_auth(
-            self.base_scopes, locals()
-        )  # the offered tools' scopes, set below (rescope)
-        self.reader = GoogleCalendarReader(
-            auth=auth,
-            transport=transport,
-            time_left=deadline.remaining,  # retries end before the call's deadline
-            field=fence.field,
-            block=outputs.description,
-            client_options=self.checked_client_options(client_options),
-        )
+        options = self.reader_options(locals())
+        self.reader = GoogleCalendarReader(field=fence.field, block=outputs.description, **options)
         self.timezone = timezone
         self.allowed_calendar_ids = allowed
         self.calendar_id = calendar_id or allowed[0]

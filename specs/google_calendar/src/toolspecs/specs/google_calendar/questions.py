@@ -175,7 +175,7 @@ def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any])
         elif str(before.get("description") or "").strip():
             lines.append("- Description: removed")
     if "attendees" in patch:
-        added = _missing(patch["attendees"], before.get("attendees"))
+        added = outputs.missing(patch["attendees"], before.get("attendees"))
         removed = _removed(before, patch)
         if added:
             lines.append(f"- Attendees added: {_people(added)}")
@@ -194,27 +194,8 @@ def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any])
     return lines
 
 
-def _emails(people: Any) -> set[str]:
-    return {
-        str(p.get("email", "")).casefold()
-        for p in people or []
-        if isinstance(p, dict) and p.get("email")
-    }
-
-
-def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
-    there = _emails(others)
-    return [
-        p
-        for p in people or []
-        if isinstance(p, dict) and p.get("email") and str(p["email"]).casefold() not in there
-    ]
-
-
 def _removed(before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[dict[str, Any]]:
-    if "attendees" not in patch:
-        return []
-    return _missing(before.get("attendees"), patch["attendees"])
+    return outputs.missing(before.get("attendees"), patch["attendees"])
 
 
 def _people(people: list[dict[str, Any]]) -> str:
