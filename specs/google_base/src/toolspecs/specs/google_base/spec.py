@@ -86,30 +86,13 @@ def google_reason(exc: BaseException) -> str:
     return ""
 
 
-def _rate_limited(exc: BaseException) -> bool:
-    return google_reason(exc) in RATE_REASONS
-
-
-def _lacks_scope(exc: BaseException) -> bool:
-    said = str(getattr(exc, "reason", "") or "").lower()
-    return google_reason(exc) in SCOPE_REASONS or "scope" in said
-
-
-def _failed_precondition(exc: BaseException) -> bool:
-    return google_reason(exc) == "failedPrecondition"
-
-
-def _not_signed_in(exc: BaseException) -> bool:
-    return getattr(exc, "setting", None) == "auth_flow"
-
-
 GOOGLE_ROWS: tuple[Failure, ...] = (
     Failure(
         GoogleAuthError,
         SignInNeeded,
         "{service} cannot be used until the user signs in to Google: {reason}.",
         "Do not retry: tell the user to sign in to Google as this says{authorize_guide}.",
-        when=_not_signed_in,
+        when=lambda exc: getattr(exc, "setting", None) == "auth_flow",
     ),
     Failure(
         GoogleAuthError,
@@ -149,7 +132,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         RetryLater,
         "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
         status=403,
-        when=_rate_limited,
+        when=lambda exc: google_reason(exc) in RATE_REASONS,
     ),
     Failure(
         HttpError,
@@ -158,7 +141,10 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         "(scope).{said}",
         "{reauthorize}",
         status=403,
-        when=_lacks_scope,
+        when=lambda exc: (
+            google_reason(exc) in SCOPE_REASONS
+            or "scope" in str(getattr(exc, "reason", "") or "").lower()
+        ),
     ),
     Failure(
         HttpError,
@@ -190,7 +176,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         "(HTTP 400, failed precondition).{said}",
         "Do not retry: tell the user {account_hint}{authorize_guide}.",
         status=400,
-        when=_failed_precondition,
+        when=lambda exc: google_reason(exc) == "failedPrecondition",
     ),
     Failure(
         HttpError,
