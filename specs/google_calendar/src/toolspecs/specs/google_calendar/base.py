@@ -32,7 +32,7 @@ from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import events, outputs, questions
 from toolspecs.specs.google_calendar.outputs import CalendarEntry, Calendars
 from toolspecs.specs.google_calendar.series import Calendar, read_scope
-from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
+from toolspecs.specs.google_calendar.times import date_zone
 
 # load_data
 LOAD_DATA: Final = {
@@ -230,7 +230,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
-        return calendar_zone(self.reader, self.timezone, calendar_id or self.calendar_id)
+        if self.timezone:
+            return resolve_timezone(self.timezone)
+        return self.reader.calendar_timezone(calendar_id or self.calendar_id)
 
     def call_calendar(self, calendar_id: str | None, timezone: str | None = None) -> Calendar:
         """The calendar a call works on (an allowed one) and its zone (``timezone`` if given)."""
@@ -244,7 +246,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
         """That zone when no request is needed for it; else the core checks the call first."""
-        return known_zone(self.reader, self.timezone, self._named(arguments) or self.calendar_id)
+        if self.timezone:
+            return resolve_timezone(self.timezone)
+        return self.reader.known_timezone(self._named(arguments) or self.calendar_id)
 
     def _named(self, arguments: Mapping[str, Any]) -> str | None:
         calendar = arguments.get("calendar_id")
