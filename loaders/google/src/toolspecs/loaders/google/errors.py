@@ -117,7 +117,9 @@ class GoogleApiError(GoogleLoaderError, HttpError):  # type: ignore[misc]  # unt
             self,
             self.reason or f"HTTP {resp.status}",
             status=int(resp.status),
-            retry_after=_retry_after(resp),
+            retry_after=parse_retry_after(
+                str(resp.get("retry-after", "") if hasattr(resp, "get") else "")
+            ),
         )
         self.google_reason = _google_reason(content)
 
@@ -151,10 +153,6 @@ def _google_reason(content: bytes) -> str:
         return ""
 
 
-def _retry_after(resp: Any) -> float | None:
-    return parse_retry_after(str(resp.get("retry-after", "") if hasattr(resp, "get") else ""))
-
-
 AGAIN_WAIT = DNS_RETRY_WAIT
 """Seconds to wait before the one more try a name that failed with ``EAI_AGAIN`` gets."""
 
@@ -168,7 +166,11 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
     lookups = [cause for cause in wrapped if isinstance(cause, socket.gaierror)]
     if lookups or any(isinstance(c, httplib2.ServerNotFoundError) for c in wrapped):
         again = any(temporary(cause) for cause in lookups)
-        return GoogleUnreachable(_unresolved_host(exc, wrapped, host), resolved=False, again=again)
+        # The name that did not resolve, or "<host> (or the proxy)" when unknowable.
+        named = failed_host(exc) or maybe_the_proxy(
+            next(filter(None, map(named_host, wrapped)), host)
+        )
+        return GoogleUnreachable(named, resolved=False, again=again)
     if any(isinstance(cause, ssl.SSLError) for cause in wrapped):
         return None  # a certificate or TLS failure: not a missing connection
     for cause in wrapped:
@@ -184,16 +186,3 @@ def unreachable(exc: BaseException, uri: str) -> GoogleUnreachable | None:
                 host, resolved=True, reason=f"could not connect to {host} ({what})"
             )
     return None
-
-
-def _unresolved_host(exc: BaseException, wrapped: list[BaseException], host: str) -> str:
-    """The name that did not resolve, or ``"<host> (or the proxy)"`` when unknowable."""
-    looked_up = failed_host(exc)
-    if looked_up:
-        return looked_up
-    for cause in wrapped:
-        named = named_host(cause)
-        if named:
-            host = named
-            break
-    return maybe_the_proxy(host)

@@ -12,8 +12,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from llama_index.core.schema import Document
 
-from toolspecs.core import AskUser, FixArguments, Range, deadline, fence, ref, tool
-from toolspecs.core.clock import resolve_timezone, timezone_setting
+from toolspecs.core import AskUser, FixArguments, Range, fence, ref, tool
+from toolspecs.core.clock import resolve_timezone
 from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import PromptArgument, TaskPrompt
 from toolspecs.loaders.google import GMAIL_SCOPES, GmailReader
@@ -218,23 +218,12 @@ class GmailToolSpec(GoogleToolSpec):
         client_options: Any = None,
         token_uri: str | None = None,
     ) -> None:
-        if timezone:
-            timezone_setting(timezone)  # a wrong name fails here, for the person
-        auth = self.google_auth(
-            self.base_scopes, locals()
-        )  # the offered tools' scopes, set below (rescope)
+        options = self.reader_options(locals())
         self.attachment_dir = attachment_dir  # checked: a Path, or None
         self.max_attachment_size = max_attachment_size
         self.max_results = max_results
         self.timezone = timezone
-        self.reader = GmailReader(
-            max_results=max_results,
-            auth=auth,
-            transport=transport,
-            timezone=timezone,
-            time_left=deadline.remaining,  # retries end before the call's deadline
-            client_options=self.checked_client_options(client_options),
-        )
+        self.reader = GmailReader(max_results=max_results, timezone=timezone, **options)
         self.allow_send = allow_send
         self.allow_modify = allow_modify
         self.confirm_recipients = confirm_recipients
@@ -710,23 +699,10 @@ class GmailToolSpec(GoogleToolSpec):
         )
 
     def _saved(
-        self,
-        action: Literal["created", "updated"],
-        saved: dict[str, Any],
-        draft: Draft,
-        note: str,
-        *,
-        removed: list[str] | None = None,
-        forward: tuple[str, int] | None = None,
+        self, action: Literal["created", "updated"], saved: dict[str, Any], *given: Any, **more: Any
     ) -> draft_outputs.DraftSaved:
+        allow_send = self.allow_send and offered("send_draft")
         return draft_outputs.DraftSaved.of(
-            action,
-            saved,
-            draft,
-            note,
-            account=self.account,
-            allow_send=self.allow_send and offered("send_draft"),
-            confirm_recipients=self.confirm_recipients,
-            removed=removed,
-            forward=forward,
-        )
+            action, saved, *given, account=self.account, allow_send=allow_send,
+            confirm_recipients=self.confirm_recipients, **more,
+        )  # fmt: skip

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from email.mime.nonmultipart import MIMENonMultipart
 
 _RE = re.compile(r"^\s*re\s*:", re.I)
+_FWD = re.compile(r"^\s*(fwd?|fw)\s*:", re.I)
 ATTACHMENTS_LIMIT = 25 * 1024 * 1024
 """Gmail's limit on what one message carries in attachments."""
 
@@ -169,24 +170,10 @@ def read_draft(resource: dict[str, Any]) -> Draft:
     return Draft.from_mail(parse_bytes(source), message.get("threadId"), source=source)
 
 
-def reply_subject(subject: str) -> str:
-    """``Re: <subject>`` unless it already starts with Re:."""
+def prefixed(prefix: str, mark: re.Pattern[str], subject: str) -> str:
+    """``<prefix>: <subject>`` unless it already starts with ``mark`` (Re:, Fwd:)."""
     subject = subject.strip() or "(no subject)"
-    return subject if _RE.match(subject) else f"Re: {subject}"
-
-
-_FWD = re.compile(r"^\s*(fwd?|fw)\s*:", re.I)
-
-
-def forward_subject(subject: str) -> str:
-    """``Fwd: <subject>`` unless it already starts with Fwd: (or Fw:)."""
-    subject = subject.strip() or "(no subject)"
-    return subject if _FWD.match(subject) else f"Fwd: {subject}"
-
-
-def same_thread_subject(ours: str, theirs: str) -> bool:
-    """Whether Gmail would see two subjects as the same conversation."""
-    return conversation_subject(ours) == conversation_subject(theirs)
+    return subject if mark.match(subject) else f"{prefix}: {subject}"
 
 
 # What ends a line in a header (and so could start a new header): CR, LF and the
@@ -342,9 +329,9 @@ def make_reply(client: GmailReader, draft: Draft, message_id: str, subject: str 
             mail.addresses("to") if mine else (mail.addresses("reply-to") or mail.addresses("from"))
         )
     if not subject:
-        draft.subject = reply_subject(mail.header("subject"))
+        draft.subject = prefixed("Re", _RE, mail.header("subject"))
         return ""
-    if not same_thread_subject(subject, mail.header("subject")):
+    if conversation_subject(subject) != conversation_subject(mail.header("subject")):
         return (
             " Its subject differs from the original's, so Gmail may show it as a new "
             "conversation; leave subject out to keep the thread."
@@ -368,7 +355,7 @@ def make_forward(
     if draft.html:
         escaped = html_lib.escape(quoted)
         draft.html += f'<br><br><div style="white-space:pre-wrap">{escaped}</div>'
-    draft.subject = subject or forward_subject(mail.header("subject"))
+    draft.subject = subject or prefixed("Fwd", _FWD, mail.header("subject"))
     parts = attachment_parts(source)
     total = sum(part_size(part) for part in parts)
     if total > ATTACHMENTS_LIMIT:

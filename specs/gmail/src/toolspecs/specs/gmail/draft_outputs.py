@@ -59,8 +59,13 @@ def addressed(draft: Draft) -> str:
 
 
 def _addressed(draft: Draft) -> dict[str, Any]:
-    cc, bcc = Address.given(draft.cc), Address.given(draft.bcc)
-    return {"to": Address.given(draft.to), "cc": cc or None, "bcc": bcc or None}
+    cc, bcc, subject = Address.given(draft.cc), Address.given(draft.bcc), draft.subject
+    return {
+        "to": Address.given(draft.to),
+        "cc": cc or None,
+        "bcc": bcc or None,
+        "subject": quoted(subject or None),
+    }
 
 
 class SavedFile(Structure):
@@ -83,13 +88,8 @@ def carried(files: list[SavedFile]) -> str:
     return f"attached: {', '.join(shown)}" if shown else "no attachments"
 
 
-def subject_of(draft: Draft) -> str:
-    """A draft's subject, fenced, or ``(no subject)``."""
-    return fence.field(draft.subject) or "(no subject)"
-
-
-def _subject(subject: Quoted | None) -> str:
-    return fence.field(subject.text if subject else "") or "(no subject)"
+def _subject(subject: Quoted | str | None) -> str:
+    return fence.field(subject.text if isinstance(subject, Quoted) else subject) or "(no subject)"
 
 
 class DraftShown(Output):
@@ -127,7 +127,6 @@ class DraftShown(Output):
             message_id=str(message.get("id", "?")),
             **_addressed(draft),
             reply_to=Address.all_of(reply_to) or None,
-            subject=quoted(draft.subject or None),
             reply_in_thread=str(message.get("threadId", "?")) if draft.in_reply_to else None,
             attachments=files or None,
             more_attachments=more or None,
@@ -317,7 +316,6 @@ class DraftSaved(Output):
             thread_id=thread,
             reply_in_thread=thread if draft.thread_id and thread == draft.thread_id else None,
             **_addressed(draft),
-            subject=quoted(draft.subject or None),
             empty_body=None if (draft.text or draft.html) else True,
             attachments=(
                 SavedFile.all_of(parts or []) if parts or draft.attachments is not None else None
@@ -377,7 +375,6 @@ class DraftSent(Output):
             message_id=str(sent.get("id")),
             thread_id=str(sent.get("threadId")),
             **_addressed(draft),
-            subject=quoted(draft.subject or None),
             attachments=SavedFile.all_of(attachment_parts(draft.source)),
             next_step="You can move on to the next step.",
         )
@@ -413,7 +410,7 @@ def check_expected(
             return
         # What a client that asks from the call's arguments cannot show: said here.
         files = SavedFile.all_of(attachment_parts(draft.source))
-        what = f"subject: {subject_of(draft)}; {carried(files)}"
+        what = f"subject: {_subject(draft.subject)}; {carried(files)}"
         raise FixArguments(
             f"Nothing was sent: {ref('send_draft')} needs recipients, the addresses draft "
             f"{draft_id} goes to, so the user sees who receives it. It goes to: {shown}; "

@@ -47,9 +47,11 @@ from toolspecs.core import (
     SignInNeeded,
     ToolGuidance,
     ToolSpec,
+    deadline,
     fence,
 )
 from toolspecs.core.calls import CallPolicy
+from toolspecs.core.clock import timezone_setting
 from toolspecs.core.declare import function_name
 from toolspecs.core.errors import ConfigurationError
 from toolspecs.core.failures import unreachable_rows
@@ -86,30 +88,13 @@ def google_reason(exc: BaseException) -> str:
     return ""
 
 
-def _rate_limited(exc: BaseException) -> bool:
-    return google_reason(exc) in RATE_REASONS
-
-
-def _lacks_scope(exc: BaseException) -> bool:
-    said = str(getattr(exc, "reason", "") or "").lower()
-    return google_reason(exc) in SCOPE_REASONS or "scope" in said
-
-
-def _failed_precondition(exc: BaseException) -> bool:
-    return google_reason(exc) == "failedPrecondition"
-
-
-def _not_signed_in(exc: BaseException) -> bool:
-    return getattr(exc, "setting", None) == "auth_flow"
-
-
 GOOGLE_ROWS: tuple[Failure, ...] = (
     Failure(
         GoogleAuthError,
         SignInNeeded,
         "{service} cannot be used until the user signs in to Google: {reason}.",
         "Do not retry: tell the user to sign in to Google as this says{authorize_guide}.",
-        when=_not_signed_in,
+        when=lambda exc: getattr(exc, "setting", None) == "auth_flow",
     ),
     Failure(
         GoogleAuthError,
@@ -149,7 +134,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         RetryLater,
         "{service} is rate-limiting requests (HTTP {status}), even after retries.{said}",
         status=403,
-        when=_rate_limited,
+        when=lambda exc: google_reason(exc) in RATE_REASONS,
     ),
     Failure(
         HttpError,
@@ -158,7 +143,10 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         "(scope).{said}",
         "{reauthorize}",
         status=403,
-        when=_lacks_scope,
+        when=lambda exc: (
+            google_reason(exc) in SCOPE_REASONS
+            or "scope" in str(getattr(exc, "reason", "") or "").lower()
+        ),
     ),
     Failure(
         HttpError,
@@ -190,7 +178,7 @@ GOOGLE_ROWS: tuple[Failure, ...] = (
         "(HTTP 400, failed precondition).{said}",
         "Do not retry: tell the user {account_hint}{authorize_guide}.",
         status=400,
-        when=_failed_precondition,
+        when=lambda exc: google_reason(exc) == "failedPrecondition",
     ),
     Failure(
         HttpError,
@@ -449,23 +437,30 @@ class GoogleToolSpec(ToolSpec):
         """`` in the 'work' account``, for replies and guidance; empty without an account."""
         return f" in the {self.account!r} account" if self.account else ""
 
-    def google_auth(self, scopes: Sequence[str], given: Mapping[str, Any]) -> GoogleAuth:
-        """The :class:`GoogleAuth` of a constructor's ``locals()`` (every :data:`AUTH_KEYWORDS`)."""
+    def reader_options(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """A reader's keywords from a constructor's ``locals()``, every setting checked.
+
+        The auth takes every :data:`AUTH_KEYWORDS`; it asks for ``base_scopes`` until
+        ``rescope()`` sets the offered tools' own.
+        """
+        if given["timezone"]:
+            timezone_setting(given["timezone"])  # a wrong name fails here, for the person
         auth = GoogleAuth(
-            scopes=scopes,
+            scopes=self.base_scopes,
             llamahub_scopes=self.llamahub_scopes,
             **{key: given[key] for key in AUTH_KEYWORDS},
         )
         self.use_account(auth.account)
-        return auth
-
-    @staticmethod
-    def checked_client_options(client_options: Any) -> Any:
-        """A constructor's ``client_options``, checked (else a ``ConfigurationError``)."""
         try:
-            return endpoints.client_options(client_options)
+            client_options = endpoints.client_options(given["client_options"])
         except ValueError as exc:
             raise ConfigurationError(str(exc)) from None
+        return {
+            "auth": auth,
+            "transport": given["transport"],
+            "time_left": deadline.remaining,  # retries end before the call's deadline
+            "client_options": client_options,
+        }
 
     def use_account(self, account: str | None) -> None:
         """Name the account: ``service_name`` becomes ``Gmail ('work' account)``."""

@@ -18,14 +18,12 @@ from toolspecs.core import (
     Marks,
     Range,
     Timezone,
-    deadline,
     fence,
     resolve_timezone,
     tool,
 )
 from toolspecs.core.bounds import shown
 from toolspecs.core.clock import now as clock_now
-from toolspecs.core.clock import timezone_setting
 from toolspecs.core.prompts import PromptArgument, TaskPrompt
 from toolspecs.core.structured import Quoted
 from toolspecs.loaders.google import CALENDAR_SCOPES, GoogleCalendarReader
@@ -34,7 +32,7 @@ from toolspecs.specs.google_base import GoogleToolSpec, needs_scopes
 from toolspecs.specs.google_calendar import events, outputs, questions
 from toolspecs.specs.google_calendar.outputs import CalendarEntry, Calendars
 from toolspecs.specs.google_calendar.series import Calendar, read_scope
-from toolspecs.specs.google_calendar.times import calendar_zone, date_zone, known_zone
+from toolspecs.specs.google_calendar.times import date_zone
 
 # load_data
 LOAD_DATA: Final = {
@@ -221,20 +219,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
         client_options: Any = None,
         token_uri: str | None = None,
     ) -> None:
-        if timezone:
-            timezone_setting(timezone)  # a wrong name fails here, for the person
         allowed = allowed_ids(calendar_id, allowed_calendar_ids)
-        auth = self.google_auth(
-            self.base_scopes, locals()
-        )  # the offered tools' scopes, set below (rescope)
-        self.reader = GoogleCalendarReader(
-            auth=auth,
-            transport=transport,
-            time_left=deadline.remaining,  # retries end before the call's deadline
-            field=fence.field,
-            block=outputs.description,
-            client_options=self.checked_client_options(client_options),
-        )
+        options = self.reader_options(locals())
+        self.reader = GoogleCalendarReader(field=fence.field, block=outputs.description, **options)
         self.timezone = timezone
         self.allowed_calendar_ids = allowed
         self.calendar_id = calendar_id or allowed[0]
@@ -243,7 +230,9 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     def spec_timezone(self, calendar_id: str | None = None) -> dt.tzinfo:
         """The timezone times are read and shown in: ``timezone`` if set, else the calendar's."""
-        return calendar_zone(self.reader, self.timezone, calendar_id or self.calendar_id)
+        if self.timezone:
+            return resolve_timezone(self.timezone)
+        return self.reader.calendar_timezone(calendar_id or self.calendar_id)
 
     def call_calendar(self, calendar_id: str | None, timezone: str | None = None) -> Calendar:
         """The calendar a call works on (an allowed one) and its zone (``timezone`` if given)."""
@@ -257,18 +246,40 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
 
     def known_zone_for_call(self, arguments: Mapping[str, Any]) -> dt.tzinfo | None:
         """That zone when no request is needed for it; else the core checks the call first."""
-        return known_zone(self.reader, self.timezone, self._named(arguments) or self.calendar_id)
+        if self.timezone:
+            return resolve_timezone(self.timezone)
+        return self.reader.known_timezone(self._named(arguments) or self.calendar_id)
 
     def _named(self, arguments: Mapping[str, Any]) -> str | None:
-        return named_calendar(self.allowed_calendar_ids, arguments)
+        calendar = arguments.get("calendar_id")
+        return self._find(calendar) if isinstance(calendar, str) else None
+
+    def _find(self, calendar_id: str) -> str | None:
+        wanted = calendar_id.strip().casefold()
+        return next((c for c in self.allowed_calendar_ids if c.casefold() == wanted), None)
 
     def argument_docs(self, function: str) -> Mapping[str, str | None]:
         """``calendar_id`` lists the allowed calendars, or is left out when there is only one."""
-        return {"calendar_id": calendar_doc(self.allowed_calendar_ids, self.calendar_id)}
+        allowed = self.allowed_calendar_ids
+        if len(allowed) < 2:
+            return {"calendar_id": None}
+        listed = ", ".join(repr(c) for c in allowed[:LISTED])
+        more = f" and {len(allowed) - LISTED} more" if len(allowed) > LISTED else ""
+        return {"calendar_id": f"One of {listed}{more}; default {self.calendar_id!r}."}
 
     def calendar(self, calendar_id: str | None) -> str:
         """The calendar a call may use: the default one, or an allowed one it names."""
-        return pick_calendar(self.allowed_calendar_ids, self.calendar_id, calendar_id)
+        if calendar_id is None or not calendar_id.strip():
+            return self.calendar_id
+        found = self._find(calendar_id)
+        if found is None:
+            listed = ", ".join(repr(c) for c in self.allowed_calendar_ids[:LISTED])
+            raise FixArguments(
+                f"calendar_id {shown(calendar_id)} is not a calendar the user allowed.",
+                f"Use one of {listed}, or leave calendar_id out for {self.calendar_id!r}. "
+                "To use another calendar, ask the user to add it to allowed_calendar_ids.",
+            )
+        return found
 
     def marks_of(self, function: str, declared: Marks) -> Marks:
         """``update_event`` is destructive with ``allow_destructive`` on (:func:`.events.marks`)."""
@@ -437,14 +448,11 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
             notify_attendees: Email guests; only if the user asks.
             scope: Recurring events: 'this', 'following' (this and later) or 'all'.
         """
-        event_id, wanted, cal, patch = events.update_asked(
+        change = events.update_asked(
             self.call_calendar, event_id, title, description, location, start_datetime,
-            end_datetime, attendees, recurrence, calendar_id, scope,
+            end_datetime, attendees, recurrence, calendar_id, scope, notify_attendees,
         )  # fmt: skip
-        return events.update(
-            cal, event_id, patch, start_datetime, end_datetime, wanted, notify_attendees,
-            self.allow_destructive,
-        )  # fmt: skip
+        return events.update(change, self.allow_destructive)
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
@@ -513,14 +521,48 @@ class GoogleCalendarToolSpec(GoogleToolSpec):
     def list_calendars(self) -> outputs.Calendars:
         """List the calendars this agent may use: id, name, timezone, access role."""
         entries = self.reader.list_calendars()
-        # One shared with these credentials but not in their list (a service account's
-        # list is empty): Google's own record of it, so it is not called missing.
-        shared = {
-            allowed: self.reader.shared_calendar(allowed)
-            for allowed in self.allowed_calendar_ids
-            if entry_for(entries, allowed) is None
-        }
-        return listed_calendars(entries, self.allowed_calendar_ids, self.calendar_id, shared)
+        found: list[CalendarEntry] = []
+        matched: set[int] = set()
+        for allowed in self.allowed_calendar_ids:
+            index = entry_for(entries, allowed)
+            is_default = allowed == self.calendar_id or None
+            if index is None:
+                entry = CalendarEntry(calendar_id=allowed, in_list=False, default=is_default)
+                # One shared with these credentials but not in their list (a service
+                # account's list is empty): Google's own record of it, not called missing.
+                record = self.reader.shared_calendar(allowed)
+                if record is not None:
+                    name, zone = record.get("summary"), record.get("timeZone")
+                    entry.name = Quoted(text=str(name)) if name else None
+                    entry.timezone = str(zone) if zone else None
+                    entry._shared = True
+                found.append(entry)
+                continue
+            matched.add(index)
+            item = entries[index]
+            name = item.get("summaryOverride") or item.get("summary")
+            role = item.get("accessRole")
+            found.append(
+                CalendarEntry(
+                    calendar_id=allowed,
+                    in_list=True,
+                    list_id=str(item.get("id")) if allowed != item.get("id") else None,
+                    name=Quoted(text=str(name)) if name else None,
+                    timezone=str(item["timeZone"]) if item.get("timeZone") else None,
+                    access_role=str(role) if role else None,
+                    read_only=True if role in ("reader", "freeBusyReader") else None,
+                    primary=True if item.get("primary") else None,
+                    default=is_default,
+                )
+            )
+        data = Calendars(calendars=found)
+        if len(entries) > len(matched):
+            data.not_allowed = len(entries) - len(matched)
+            data.next_step = (
+                "To allow one, the user adds its id to allowed_calendar_ids "
+                "when creating GoogleCalendarToolSpec."
+            )
+        return data
 
     @needs_scopes(CALENDAR_EVENTS, CALENDAR_READONLY)
     @tool(
@@ -597,42 +639,6 @@ def allowed_ids(calendar_id: str | None, allowed_calendar_ids: list[str] | None)
     return allowed
 
 
-def find_calendar(allowed: list[str], calendar_id: str | None) -> str | None:
-    """The allowed calendar ``calendar_id`` names (any case), or ``None``."""
-    wanted = (calendar_id or "").strip().casefold()
-    return next((c for c in allowed if c.casefold() == wanted), None)
-
-
-def pick_calendar(allowed: list[str], default: str, calendar_id: str | None) -> str:
-    """The calendar a call may use: ``default``, or an allowed one it names."""
-    if calendar_id is None or not calendar_id.strip():
-        return default
-    found = find_calendar(allowed, calendar_id)
-    if found is None:
-        listed = ", ".join(repr(c) for c in allowed[:LISTED])
-        raise FixArguments(
-            f"calendar_id {shown(calendar_id)} is not a calendar the user allowed.",
-            f"Use one of {listed}, or leave calendar_id out for {default!r}. "
-            "To use another calendar, ask the user to add it to allowed_calendar_ids.",
-        )
-    return found
-
-
-def calendar_doc(allowed: list[str], default: str) -> str | None:
-    """What the schema says of ``calendar_id``: the allowed calendars (none: leave it out)."""
-    if len(allowed) < 2:
-        return None
-    listed = ", ".join(repr(c) for c in allowed[:LISTED])
-    more = f" and {len(allowed) - LISTED} more" if len(allowed) > LISTED else ""
-    return f"One of {listed}{more}; default {default!r}."
-
-
-def named_calendar(allowed: list[str], arguments: Mapping[str, Any]) -> str | None:
-    """The allowed calendar a call's ``calendar_id`` names (any case), or ``None``."""
-    calendar = arguments.get("calendar_id")
-    return find_calendar(allowed, calendar) if isinstance(calendar, str) else None
-
-
 def entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
     """The index of the calendarList entry of an allowed id (``"primary"``: the primary one)."""
     wanted = calendar_id.casefold()
@@ -642,52 +648,3 @@ def entry_for(entries: list[dict[str, Any]], calendar_id: str) -> int | None:
         ):
             return index
     return None
-
-
-def listed_calendars(
-    entries: list[dict[str, Any]],
-    allowed_ids: list[str],
-    default: str,
-    shared: Mapping[str, dict[str, Any] | None],
-) -> Calendars:
-    """``list_calendars``: each allowed calendar as the list (else ``shared``) has it."""
-    found: list[CalendarEntry] = []
-    matched: set[int] = set()
-    for allowed in allowed_ids:
-        index = entry_for(entries, allowed)
-        is_default = allowed == default or None
-        record = shared.get(allowed) if index is None else None
-        if index is None:
-            entry = CalendarEntry(calendar_id=allowed, in_list=False, default=is_default)
-            if record is not None:  # shared with these credentials, not in their list
-                name, zone = record.get("summary"), record.get("timeZone")
-                entry.name = Quoted(text=str(name)) if name else None
-                entry.timezone = str(zone) if zone else None
-                entry._shared = True
-            found.append(entry)
-            continue
-        matched.add(index)
-        item = entries[index]
-        name = item.get("summaryOverride") or item.get("summary")
-        role = item.get("accessRole")
-        found.append(
-            CalendarEntry(
-                calendar_id=allowed,
-                in_list=True,
-                list_id=str(item.get("id")) if allowed != item.get("id") else None,
-                name=Quoted(text=str(name)) if name else None,
-                timezone=str(item["timeZone"]) if item.get("timeZone") else None,
-                access_role=str(role) if role else None,
-                read_only=True if role in ("reader", "freeBusyReader") else None,
-                primary=True if item.get("primary") else None,
-                default=is_default,
-            )
-        )
-    data = Calendars(calendars=found)
-    if len(entries) > len(matched):
-        data.not_allowed = len(entries) - len(matched)
-        data.next_step = (
-            "To allow one, the user adds its id to allowed_calendar_ids "
-            "when creating GoogleCalendarToolSpec."
-        )
-    return data

@@ -101,6 +101,19 @@ def overlaps(
     return busy, len(found) >= OVERLAP_LOOKUP
 
 
+@dataclasses.dataclass
+class Change:
+    """What ``update_event`` is asked, read once for the call and the question before it."""
+
+    cal: Calendar
+    event_id: str
+    wanted: Scope | None
+    patch: dict[str, Any]
+    start_datetime: dt.datetime | None
+    end_datetime: dt.datetime | None
+    notify: bool
+
+
 def update_asked(
     calendar_of: Callable[[str | None], Calendar],
     event_id: str,
@@ -113,8 +126,9 @@ def update_asked(
     recurrence: str | None,
     calendar_id: str | None,
     scope: str | None,
-) -> tuple[str, Scope | None, Calendar, dict[str, Any]]:
-    """What ``update_event`` is asked (id, scope, calendar, patch): for call and question."""
+    notify: bool,
+) -> Change:
+    """What ``update_event`` is asked, checked (guidance when it changes nothing)."""
     event_id = event_id_of(event_id)
     wanted = read_scope(scope)
     cal = calendar_of(calendar_id)
@@ -130,41 +144,32 @@ def update_asked(
             "Send at least one of title, description, location, start_datetime, "
             "end_datetime, attendees or recurrence.",
         )
-    return event_id, wanted, cal, patch
+    return Change(cal, event_id, wanted, patch, start_datetime, end_datetime, notify)
 
 
-def update(
-    cal: Calendar,
-    event_id: str,
-    patch: dict[str, Any],
-    start_datetime: dt.datetime | None,
-    end_datetime: dt.datetime | None,
-    wanted: Scope | None,
-    notify: bool,
-    allow_destructive: bool,
-) -> EventWritten:
+def update(change: Change, allow_destructive: bool) -> EventWritten:
     """Change an event (or the part of a series ``wanted`` names) by ``patch`` and a move."""
-    tz = cal.tz
+    cal, patch, tz = change.cal, change.patch, change.cal.tz
+    start_datetime, end_datetime = change.start_datetime, change.end_datetime
     moves = start_datetime is not None or end_datetime is not None
-    send = SEND_UPDATES[notify]
+    send = SEND_UPDATES[change.notify]
     changed = [CHANGED.get(key, key) for key in patch] + (["start", "end"] if moves else [])
     note = ""
-    target = event_id
+    target = change.event_id
     current: dict[str, Any] | None = None
-    found = series.resolve(cal, event_id, wanted) if wanted is not None else None
-    if not allow_destructive and may_destroy(patch):
+    wanted = change.wanted
+    found = series.resolve(cal, target, wanted) if wanted is not None else None
+    if may_destroy(patch) and (not allow_destructive or "attendees" in patch):
         # What the patch applies to: the event, or the series a split copies.
         before = (found.series if found.split else found.event) if found else None
         if before is None:
             current = before = cal.client.get_event(cal.id, target)
-        refuse_losses(before, patch)
-    if "attendees" in patch:
-        # Google replaces the list as sent: a guest who stays keeps, as the event has them,
-        # their answer, name and Google's markers (a bare address would reset them).
-        before = (found.series if found.split else found.event) if found else None
-        if before is None:
-            current = before = current or cal.client.get_event(cal.id, target)
-        patch["attendees"] = kept(before, patch["attendees"])
+        if not allow_destructive:
+            refuse_losses(before, patch)
+        if "attendees" in patch:
+            # Google replaces the list as sent: a guest who stays keeps, as the event has
+            # them, their answer, name and Google's markers (a bare address would reset them).
+            patch["attendees"] = kept(before, patch["attendees"])
     if found is not None:
         if found.split:
             return series.split(cal, found, patch, start_datetime, end_datetime, send, changed)
@@ -181,7 +186,7 @@ def update(
         patch.update(times)
         note += said
     updated = cal.client.patch_event(cal.id, target, patch, send)
-    return EventWritten.of("updated", updated, tz, notify, note, changed=changed)
+    return EventWritten.of("updated", updated, tz, change.notify, note, changed=changed)
 
 
 def delete(client: GoogleCalendarReader, calendar_id: str, event_id: str, notify: bool) -> Deleted:

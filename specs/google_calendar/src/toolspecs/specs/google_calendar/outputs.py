@@ -84,12 +84,7 @@ def losses(event: Mapping[str, Any], patch: Mapping[str, Any], dropped: str | No
     if blank(patch.get("description")) and str(event.get("description") or "").strip():
         found.append("delete the description")
     if "attendees" in patch:
-        kept = {str(a.get("email", "")).casefold() for a in patch["attendees"]}
-        removed = [
-            str(a.get("email"))
-            for a in event.get("attendees") or []
-            if isinstance(a, dict) and a.get("email") and str(a["email"]).casefold() not in kept
-        ]
+        removed = [str(a["email"]) for a in missing(event.get("attendees"), patch["attendees"])]
         if removed:
             named = ", ".join(fence.field(email, 80) for email in removed[:5])
             more = f" and {len(removed) - 5} more" if len(removed) > 5 else ""
@@ -97,6 +92,16 @@ def losses(event: Mapping[str, Any], patch: Mapping[str, Any], dropped: str | No
     if dropped:
         found.append(f"{fence.field(dropped, 300)}, which may drop occurrences")
     return found
+
+
+def missing(people: Any, others: Any) -> list[dict[str, Any]]:
+    """The attendees of ``people`` (with an email) whose email ``others`` lacks, any case."""
+
+    def emailed(found: Any) -> list[dict[str, Any]]:
+        return [p for p in found or [] if isinstance(p, dict) and p.get("email")]
+
+    there = {str(p["email"]).casefold() for p in emailed(others)}
+    return [p for p in emailed(people) if str(p["email"]).casefold() not in there]
 
 
 def blank(value: Any) -> bool:

@@ -6,7 +6,6 @@ cleaned line each (``fence.field``), so it cannot pass for our lines.
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,14 +36,14 @@ def asked(
         cal = calendar_of(arguments.get("calendar_id"))
         return deleting(cal, event_id, wanted, notify)
     if function == "update_event":
-        start, end = arguments.get("start_datetime"), arguments.get("end_datetime")
-        event_id, wanted, cal, patch = events.update_asked(
+        change = events.update_asked(
             calendar_of, arguments["event_id"], arguments.get("title"),
-            arguments.get("description"), arguments.get("location"), start, end,
+            arguments.get("description"), arguments.get("location"),
+            arguments.get("start_datetime"), arguments.get("end_datetime"),
             arguments.get("attendees"), arguments.get("recurrence"),
-            arguments.get("calendar_id"), arguments.get("scope"),
+            arguments.get("calendar_id"), arguments.get("scope"), notify,
         )  # fmt: skip
-        return updating(cal, event_id, patch, start, end, wanted, notify, allow_destructive)
+        return updating(change, allow_destructive)
     raise ValueError(f"no question is written for {function}")  # the spec asks for two
 
 
@@ -76,18 +75,11 @@ def deleting(cal: Calendar, event_id: str, wanted: Scope | None, notify: bool) -
     return _bounded(lines, event_id)
 
 
-def updating(
-    cal: Calendar,
-    event_id: str,
-    patch: Mapping[str, Any],
-    start_datetime: dt.datetime | None,
-    end_datetime: dt.datetime | None,
-    wanted: Scope | None,
-    notify: bool,
-    allow_destructive: bool,
-) -> str | None:
+def updating(change: events.Change, allow_destructive: bool) -> str | None:
     """The question before a destructive ``update_event``; ``None`` when nothing is lost."""
-    found = _found(cal, event_id, wanted)
+    cal, patch, event_id = change.cal, change.patch, change.event_id
+    start_datetime, end_datetime = change.start_datetime, change.end_datetime
+    found = _found(cal, event_id, change.wanted)
     before = (found.series if found.split else found.event) or {}
     if not allow_destructive and events.may_destroy(patch):
         events.refuse_losses(before, patch)  # the call refuses it: nothing to ask
@@ -133,7 +125,7 @@ def updating(
     after = before
     if "attendees" in patch:
         after = {**before, "attendees": [*patch["attendees"], *_removed(before, patch)]}
-    lines.append(_told(after, notify, "about the change"))
+    lines.append(_told(after, change.notify, "about the change"))
     return _bounded(lines, event_id)
 
 
@@ -183,7 +175,7 @@ def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any])
         elif str(before.get("description") or "").strip():
             lines.append("- Description: removed")
     if "attendees" in patch:
-        added = _missing(patch["attendees"], before.get("attendees"))
+        added = outputs.missing(patch["attendees"], before.get("attendees"))
         removed = _removed(before, patch)
         if added:
             lines.append(f"- Attendees added: {_people(added)}")
@@ -202,27 +194,8 @@ def _changes(cal: Calendar, before: Mapping[str, Any], patch: Mapping[str, Any])
     return lines
 
 
-def _emails(people: Any) -> set[str]:
-    return {
-        str(p.get("email", "")).casefold()
-        for p in people or []
-        if isinstance(p, dict) and p.get("email")
-    }
-
-
-def _missing(people: Any, others: Any) -> list[dict[str, Any]]:
-    there = _emails(others)
-    return [
-        p
-        for p in people or []
-        if isinstance(p, dict) and p.get("email") and str(p["email"]).casefold() not in there
-    ]
-
-
 def _removed(before: Mapping[str, Any], patch: Mapping[str, Any]) -> list[dict[str, Any]]:
-    if "attendees" not in patch:
-        return []
-    return _missing(before.get("attendees"), patch["attendees"])
+    return outputs.missing(before.get("attendees"), patch["attendees"])
 
 
 def _people(people: list[dict[str, Any]]) -> str:

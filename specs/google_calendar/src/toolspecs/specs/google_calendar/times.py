@@ -27,24 +27,6 @@ from toolspecs.loaders.google.calendar import event_span, parse_event_time
 WHY_TOKENS = 60
 
 
-def calendar_zone(
-    client: GoogleCalendarReader, setting: str | dt.tzinfo | None, calendar_id: str
-) -> dt.tzinfo:
-    """The zone a calendar's times are read and shown in: ``setting``, else the calendar's own."""
-    if setting:
-        return resolve_timezone(setting)
-    return client.calendar_timezone(calendar_id)
-
-
-def known_zone(
-    client: GoogleCalendarReader, setting: str | dt.tzinfo | None, calendar_id: str
-) -> dt.tzinfo | None:
-    """:func:`calendar_zone` when it needs no request (the setting, or a zone read before)."""
-    if setting:
-        return resolve_timezone(setting)
-    return client.known_timezone(calendar_id)
-
-
 def date_zone(
     client: GoogleCalendarReader,
     setting: str | dt.tzinfo | None,
