@@ -31,8 +31,6 @@ from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, SkipJsonSch
 from toolspecs.core import clock, docstrings, inputs
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments
-from toolspecs.core.json_schema import ToolJsonSchema
-from toolspecs.core.stand_in import STAND_IN
 
 OPENAI_DESCRIPTION_LIMIT = 1024
 
@@ -72,11 +70,11 @@ class ToolArguments(BaseModel):
         cls,
         by_alias: bool = True,
         ref_template: str = "#/$defs/{model}",
-        schema_generator: type[GenerateJsonSchema] = ToolJsonSchema,
+        schema_generator: type[GenerateJsonSchema] = inputs.ToolJsonSchema,
         mode: JsonSchemaMode = "validation",
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """The schema the agent sees (:class:`ToolJsonSchema` unless another is asked for)."""
+        """The schema the agent sees (``inputs.ToolJsonSchema`` unless another is asked for)."""
         return super().model_json_schema(by_alias, ref_template, schema_generator, mode, **kwargs)
 
     @model_validator(mode="wrap")
@@ -160,7 +158,7 @@ class ToolArguments(BaseModel):
         known = cls.toolspecs_known_zone(arguments)
         if known is None:  # a stand-in: this reading only checks the call
             reading.needed, reading.arguments = True, arguments
-            return STAND_IN
+            return inputs.STAND_IN
         return known
 
     @classmethod
