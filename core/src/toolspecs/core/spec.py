@@ -18,7 +18,7 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import bounds, clock, deadline, docstrings, large_output, owners, schema
+from toolspecs.core import bounds, clock, deadline, large_output, owners, schema
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.context import ToolNames
 from toolspecs.core.declare import (
@@ -228,7 +228,7 @@ class ToolSpec(BaseToolSpec):
     ) -> ToolMetadata:
         """The composed prompt of a spec function, with its argument model as ``fn_schema``."""
         fn = getattr(self, fn_name)
-        description = schema.describe(docstrings.parse(fn.__doc__))
+        description = schema.describe(schema.parse_docstring(fn.__doc__))
         return ToolMetadata(
             name=fn_name, description=description, fn_schema=self.arguments_model(fn_name)
         )
@@ -413,7 +413,7 @@ class ToolSpec(BaseToolSpec):
         raw = undecorated(fn)
         model = self._model(name, raw, options_of(fn).aliases, names)
         if metadata is None:
-            description = schema.describe(docstrings.parse(fn.__doc__))
+            description = schema.describe(schema.parse_docstring(fn.__doc__))
             metadata = ToolMetadata(
                 name=public, description=names.definition(description), fn_schema=model
             )
