@@ -36,9 +36,8 @@ from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import TaskPrompt
-from toolspecs.core.runner import Guard
 from toolspecs.core.store import OutputBudget, ResultBackend, StoredResult, StoredResults
-from toolspecs.core.tool import GuardedTool, names_used_twice
+from toolspecs.core.tool import Guard, GuardedTool, names_used_twice
 
 __all__ = ["ToolSpec"]
 
