@@ -23,7 +23,7 @@ ALLOWED = {
     ("core/src/toolspecs/core/clock.py", "now"): "the seam itself",
     ("core/src/toolspecs/core/clock.py", "system_timezone"): "today's offset, when the "
     "system names no IANA zone (a POSIX TZ rule)",
-    ("base/src/toolspecs/base/net/waits.py", "retry_after"): "a "
+    ("base/src/toolspecs/base/net/bounded.py", "retry_after"): "a "
     "Retry-After date is measured from the real time",
     ("loaders/arxiv/src/toolspecs/loaders/arxiv/cache.py", "evict"): "the age of files "
     "on disk, against their real modification times",

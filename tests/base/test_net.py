@@ -36,7 +36,7 @@ NET = Path(__file__).parents[2] / "base" / "src" / "toolspecs" / "base" / "net"
 
 def test_all_names_what_is_public():
     public = {name for name in vars(net) if not name.startswith("_")}
-    modules = {"base_urls", "bounded", "compat_requests", "errors", "failures", "testing", "waits"}
+    modules = {"base_urls", "bounded", "compat_requests", "errors", "testing"}
     assert set(net.__all__) == public - modules
     assert sorted(net.__all__, key=str.casefold) == sorted(net.__all__, key=str.casefold)
 

@@ -19,7 +19,7 @@ import pytest
 from llama_index.core.tools import types as tool_types
 
 from toolspecs.core import ToolSpec, tool
-from toolspecs.core.workers import Workers
+from toolspecs.core.tool import Workers
 
 
 class CounterSpec(ToolSpec):

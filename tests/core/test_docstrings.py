@@ -1,4 +1,4 @@
-from toolspecs.core.docstrings import parse
+from toolspecs.core.schema import parse_docstring
 
 
 def sample(query, sort_by, to):
@@ -27,7 +27,7 @@ def sample(query, sort_by, to):
 
 
 def test_parts_of_a_google_docstring():
-    doc = parse(sample.__doc__)
+    doc = parse_docstring(sample.__doc__)
     assert doc.summary == "Search things."
     assert doc.body == "Extra detail that the agent should read.\n- a list item\n- another one"
     assert doc.args == {
@@ -41,7 +41,7 @@ def test_parts_of_a_google_docstring():
 
 
 def test_missing_and_one_line_docstrings():
-    assert parse(None).summary == ""
-    doc = parse("Just a summary.")
+    assert parse_docstring(None).summary == ""
+    doc = parse_docstring("Just a summary.")
     assert doc.summary == "Just a summary."
     assert doc.args == {}

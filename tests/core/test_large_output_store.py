@@ -17,7 +17,7 @@ from toolspecs.core.bounds import COUNT_BLOCK_CHARS, count_tokens
 from toolspecs.core.large_output import read_passages, stored_message
 from toolspecs.core.memory_store import ResultStore
 from toolspecs.core.redis_store import RedisStore
-from toolspecs.core.search import max_stems
+from toolspecs.core.store import max_stems
 
 WORDS = [
     "meeting",

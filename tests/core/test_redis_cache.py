@@ -11,8 +11,7 @@ import threading
 import pytest
 
 from toolspecs.base.cache import Cache, CacheBackend
-from toolspecs.core.redis_cache import RedisCache
-from toolspecs.core.redis_store import RedisStore
+from toolspecs.core.redis_store import RedisCache, RedisStore
 
 pytestmark = pytest.mark.serving
 

@@ -35,14 +35,88 @@ from pydantic import (
     WrapSerializer,
 )
 from pydantic.fields import FieldInfo
-from pydantic.json_schema import SkipJsonSchema
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue, SkipJsonSchema
+from pydantic_core import PydanticCustomError, core_schema
 
 from toolspecs.core import clock
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments, ToolspecsError
-from toolspecs.core.json_schema import ToolJsonSchema
-from toolspecs.core.stand_in import STAND_IN, WrittenDate, WrittenTime, as_written
+
+
+class ToolJsonSchema(GenerateJsonSchema):
+    """The JSON schema an agent reads: no titles, keys in the order pydantic writes them."""
+
+    def field_title_should_be_set(self, schema: Any) -> bool:
+        """No per-field titles: the property name says it."""
+        return False
+
+    def model_schema(self, schema: core_schema.ModelSchema) -> JsonSchemaValue:
+        """The object schema only: no title, no ``additionalProperties``."""
+        json_schema = super().model_schema(schema)
+        json_schema.pop("title", None)
+        json_schema.pop("additionalProperties", None)
+        return json_schema
+
+    def sort(self, value: JsonSchemaValue, parent_key: str | None = None) -> JsonSchemaValue:
+        """Keep pydantic's order (type first), which reads better than sorted keys."""
+        return value
+
+
+# Reading a call asks no service, so a calendar's zone not known yet is stood in for by
+# UTC (STAND_IN); each value keeps the agent's text, so that a host that validates
+# outside the call (LangChain) hands back what the tool reads again in the call's zone.
+class StandInZone(dt.tzinfo):
+    """UTC, standing in for a zone not known yet (a calendar's own, which takes a request)."""
+
+    def utcoffset(self, moment: dt.datetime | None) -> dt.timedelta:
+        """No offset: UTC."""
+        return dt.timedelta(0)
+
+    def dst(self, moment: dt.datetime | None) -> dt.timedelta:
+        """No daylight saving time."""
+        return dt.timedelta(0)
+
+    def tzname(self, moment: dt.datetime | None) -> str:
+        """``UTC``."""
+        return "UTC"
+
+
+STAND_IN = StandInZone()
+"""The zone of a reading that only checks a call: see :class:`StandInZone`."""
+
+
+class WrittenTime(dt.datetime):
+    """A time read in :data:`STAND_IN`, with the text the agent wrote as ``written``."""
+
+    written: str
+
+    @classmethod
+    def of(cls, moment: dt.datetime, written: str) -> WrittenTime:
+        """``moment`` (in UTC) carrying ``written``."""
+        utc = moment.astimezone(dt.timezone.utc)
+        made = cls.combine(utc.date(), utc.timetz())
+        made.written = written
+        return made
+
+
+class WrittenDate(dt.date):
+    """A date read in :data:`STAND_IN` ("tomorrow"), with the text the agent wrote."""
+
+    written: str
+
+    @classmethod
+    def of(cls, day: dt.date, written: str) -> WrittenDate:
+        """``day`` carrying ``written``."""
+        made = cls(day.year, day.month, day.day)
+        made.written = written
+        return made
+
+
+def _as_written(value: Any, serialize: Callable[[Any], Any]) -> Any:
+    """A time's JSON (a pydantic wrap serializer): one read in the stand-in goes as written."""
+    if isinstance(value, (WrittenTime, WrittenDate)):
+        return value.written
+    return serialize(value)
 
 
 class CoercionError(ValueError):
@@ -192,7 +266,7 @@ def _tolerant_core(core: Any, extras: list[Any]) -> Any:
     return core
 
 
-_AS_WRITTEN = WrapSerializer(as_written, when_used="json")
+_AS_WRITTEN = WrapSerializer(_as_written, when_used="json")
 _TEXT = WithJsonSchema({"type": "string"})
 
 

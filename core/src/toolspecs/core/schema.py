@@ -28,11 +28,9 @@ from pydantic import (
 )
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaMode, SkipJsonSchema
 
-from toolspecs.core import clock, docstrings, inputs
+from toolspecs.core import clock, inputs
 from toolspecs.core.bounds import shown
 from toolspecs.core.errors import FixArguments
-from toolspecs.core.json_schema import ToolJsonSchema
-from toolspecs.core.stand_in import STAND_IN
 
 OPENAI_DESCRIPTION_LIMIT = 1024
 
@@ -72,11 +70,11 @@ class ToolArguments(BaseModel):
         cls,
         by_alias: bool = True,
         ref_template: str = "#/$defs/{model}",
-        schema_generator: type[GenerateJsonSchema] = ToolJsonSchema,
+        schema_generator: type[GenerateJsonSchema] = inputs.ToolJsonSchema,
         mode: JsonSchemaMode = "validation",
         **kwargs: Any,
     ) -> dict[str, Any]:
-        """The schema the agent sees (:class:`ToolJsonSchema` unless another is asked for)."""
+        """The schema the agent sees (``inputs.ToolJsonSchema`` unless another is asked for)."""
         return super().model_json_schema(by_alias, ref_template, schema_generator, mode, **kwargs)
 
     @model_validator(mode="wrap")
@@ -160,7 +158,7 @@ class ToolArguments(BaseModel):
         known = cls.toolspecs_known_zone(arguments)
         if known is None:  # a stand-in: this reading only checks the call
             reading.needed, reading.arguments = True, arguments
-            return STAND_IN
+            return inputs.STAND_IN
         return known
 
     @classmethod
@@ -306,7 +304,7 @@ def parameters(fn: Callable[..., Any]) -> list[inspect.Parameter]:
     ]
 
 
-def describe(doc: docstrings.Docstring) -> str:
+def describe(doc: Docstring) -> str:
     """The tool description composed from a parsed docstring."""
     parts = [doc.summary]
     if doc.body:
@@ -327,7 +325,7 @@ def declaration_errors(fn: Callable[..., Any], aliases: Mapping[str, str]) -> li
             errors.append(f"alias {alias!r} points at {target!r}, which is not a parameter")
         if alias in names:
             errors.append(f"alias {alias!r} is also the name of a parameter")
-    doc = docstrings.parse(fn.__doc__)
+    doc = parse_docstring(fn.__doc__)
     undocumented = [name for name in names if not doc.args.get(name)]
     if undocumented:
         errors.append(f"no 'Args:' line in the docstring for {', '.join(undocumented)}")
@@ -366,7 +364,7 @@ def build_model(
     known without a request); ``rename`` applies to each description (a prefix); ``docs``
     is an instance's own text for some arguments (``None`` hides an optional one).
     """
-    doc = docstrings.parse(fn.__doc__)
+    doc = parse_docstring(fn.__doc__)
     found = typing.get_type_hints(fn, include_extras=True)
     docs = docs or {}
     fields: dict[str, Any] = {}
@@ -407,3 +405,81 @@ def _reads_times(hint: Any) -> bool:
     if isinstance(hint, type) and issubclass(hint, dt.date):
         return True
     return any(_reads_times(arg) for arg in typing.get_args(hint))
+
+
+# Google-style docstrings read into the parts a tool prompt is made of.
+_SECTION = re.compile(
+    r"^(Args|Arguments|Parameters|Returns|Return|Yields|Raises|Examples?|Notes?):\s*$"
+)
+_ARG = re.compile(r"^(\*{0,2}\w+)\s*(?:\(([^)]*)\))?\s*:\s*(.*)$")
+
+
+@dataclass
+class Docstring:
+    """The parts of a Google-style docstring."""
+
+    summary: str = ""
+    body: str = ""
+    args: dict[str, str] = field(default_factory=dict)
+    returns: str = ""
+    examples: str = ""
+
+
+def parse_docstring(doc: str | None) -> Docstring:
+    """Read a Google-style docstring (``None``: empty); unknown sections are left out."""
+    text = inspect.cleandoc(doc or "")
+    parsed = Docstring()
+    section = "body"
+    body_lines: list[str] = []
+    returns: list[str] = []
+    examples: list[str] = []
+    current_arg: str | None = None
+    arg_indent = _arg_indent(text)
+    for line in text.splitlines():
+        header = _SECTION.match(line)
+        if header and not line.startswith(" "):
+            section = header.group(1).rstrip("s").lower()
+            current_arg = None
+            continue
+        if section == "body":
+            body_lines.append(line)
+        elif section in ("arg", "argument", "parameter"):
+            stripped = line.strip()
+            match = _ARG.match(stripped)
+            indent = len(line) - len(line.lstrip())
+            if match and (current_arg is None or indent <= arg_indent):
+                current_arg = match.group(1).lstrip("*")
+                parsed.args[current_arg] = match.group(3).strip()
+            elif current_arg is not None and stripped:
+                parsed.args[current_arg] = f"{parsed.args[current_arg]} {stripped}".strip()
+        elif section == "return":
+            returns.append(line.strip())
+        elif section == "example":
+            examples.append(line[4:] if line.startswith("    ") else line)
+    paragraphs = "\n".join(body_lines).strip().split("\n\n")
+    parsed.summary = " ".join(paragraphs[0].split()) if paragraphs[0] else ""
+    parsed.body = "\n".join(_unwrap(p) for p in paragraphs[1:] if p.strip())
+    parsed.returns = " ".join(" ".join(returns).split())
+    parsed.examples = "\n".join(examples).strip()
+    return parsed
+
+
+def _unwrap(paragraph: str) -> str:
+    lines: list[str] = []
+    for line in paragraph.strip().splitlines():
+        stripped = line.strip()
+        if lines and not stripped.startswith(("- ", "* ")):
+            lines[-1] = f"{lines[-1]} {stripped}"
+        else:
+            lines.append(stripped)
+    return "\n".join(lines)
+
+
+def _arg_indent(text: str) -> int:
+    lines = text.splitlines()
+    for index, line in enumerate(lines):
+        if _SECTION.match(line) and line.split(":")[0] in ("Args", "Arguments", "Parameters"):
+            for following in lines[index + 1 :]:
+                if following.strip():
+                    return len(following) - len(following.lstrip())
+    return 4

@@ -18,21 +18,26 @@ from llama_index.core.tools.function_tool import FunctionTool
 from llama_index.core.tools.tool_spec.base import SPEC_FUNCTION_TYPE, BaseToolSpec
 from llama_index.core.tools.types import ToolMetadata, ToolOutput
 
-from toolspecs.core import bounds, clock, deadline, docstrings, owners, schema
+from toolspecs.core import bounds, clock, deadline, large_output, owners, schema
 from toolspecs.core.calls import CallPolicy
 from toolspecs.core.context import ToolNames
-from toolspecs.core.declare import function_name, options_of, tool, undecorated
-from toolspecs.core.errors import ConfigurationError, ToolGuidance
+from toolspecs.core.declare import (
+    ToolOptions,
+    declare,
+    function_name,
+    inherited_options,
+    options_of,
+    tool,
+    undecorated,
+)
+from toolspecs.core.errors import ConfigurationError, FixArguments, ToolGuidance
 from toolspecs.core.failures import DEFAULT_FAILURES, FailureTable
 from toolspecs.core.memory_store import MemoryStore
 from toolspecs.core.policy import Marks
 from toolspecs.core.prefixed import offered
 from toolspecs.core.prompts import TaskPrompt
-from toolspecs.core.reader import stored_reader
-from toolspecs.core.runner import Guard
-from toolspecs.core.spec_checks import check_spec_class
-from toolspecs.core.store import OutputBudget, ResultBackend, StoredResults
-from toolspecs.core.tool import GuardedTool, names_used_twice
+from toolspecs.core.store import OutputBudget, ResultBackend, StoredResult, StoredResults
+from toolspecs.core.tool import Guard, GuardedTool, names_used_twice
 
 __all__ = ["ToolSpec"]
 
@@ -222,7 +227,7 @@ class ToolSpec(BaseToolSpec):
     ) -> ToolMetadata:
         """The composed prompt of a spec function, with its argument model as ``fn_schema``."""
         fn = getattr(self, fn_name)
-        description = schema.describe(docstrings.parse(fn.__doc__))
+        description = schema.describe(schema.parse_docstring(fn.__doc__))
         return ToolMetadata(
             name=fn_name, description=description, fn_schema=self.arguments_model(fn_name)
         )
@@ -407,7 +412,7 @@ class ToolSpec(BaseToolSpec):
         raw = undecorated(fn)
         model = self._model(name, raw, options_of(fn).aliases, names)
         if metadata is None:
-            description = schema.describe(docstrings.parse(fn.__doc__))
+            description = schema.describe(schema.parse_docstring(fn.__doc__))
             metadata = ToolMetadata(
                 name=public, description=names.definition(description), fn_schema=model
             )
@@ -419,3 +424,115 @@ class ToolSpec(BaseToolSpec):
         policy = policy or self.call_policy()
         guard = Guard(policy, public, raw, options, model, names, read_tool, afn, owner)
         return GuardedTool(guard, metadata, self)
+
+
+def check_spec_class(cls: type[Any]) -> None:
+    """Check a spec class's declarations (one error naming every fault); set ``all_functions``."""
+    errors: list[str] = []
+    tool_names: list[str] = []
+    stores = False
+    default = [function_name(entry) for entry in cls.spec_functions]
+    cls.all_functions = [
+        *cls.spec_functions,
+        *(name for name in cls.more_functions if name not in default),
+    ]
+    for entry in cls.all_functions:
+        name = function_name(entry)
+        listed = "spec_functions" if name in default else "more_functions"
+        fn = getattr(cls, name, None)
+        if not callable(fn):
+            errors.append(f"{name} is listed in {listed} but is not a method")
+            continue
+        if not hasattr(fn, "__toolspecs_options__"):
+            inherited = inherited_options(cls, name)
+            if inherited is not None:
+                # An override without @tool keeps the declaration it overrides:
+                # its marks, aliases and large-output reader.
+                fn = declare(fn, inherited)
+                setattr(cls, name, fn)
+            else:
+                errors.extend(f"{name}: {e}" for e in schema.declaration_errors(fn, {}))
+        errors.extend(f"{name}: {e}" for e in getattr(fn, "__toolspecs_errors__", ()))
+        tool_names.append(name)
+        stores = stores or options_of(fn).large_output
+    if stores:
+        tool_names.append(cls.reader_name)
+    errors.extend(f"two tools are named {name!r}" for name in names_used_twice(tool_names))
+    if errors:
+        raise ConfigurationError(f"{cls.__name__}: {'; '.join(errors)}")
+
+
+def stored_reader(
+    name: str,
+    results: Callable[[], StoredResults],
+    functions: list[str],
+    label: str = "",
+    *,
+    blocking: bool = False,
+) -> Callable[..., large_output.PassagesRead]:
+    """The reader tool's function: it searches the stored results of ``functions``.
+
+    ``results`` is asked at each call (the running call's owner's store).
+    """
+
+    def reader(query: str, result_id: int | None = None) -> large_output.PassagesRead:
+        if not query.strip():
+            raise FixArguments("The query is empty.", "Send the words you are looking for.")
+        stored = _stored_result(results(), functions, result_id)
+        return large_output.read_passages(stored, query, label)
+
+    reader.__name__ = name
+    reader.__doc__ = _READER_DOC
+    reader.__annotations__ = {
+        "query": str,
+        "result_id": int | None,
+        "return": large_output.PassagesRead,
+    }
+    options = replace(READER_OPTIONS, blocking=True) if blocking else READER_OPTIONS
+    reader.__toolspecs_options__ = options  # type: ignore[attr-defined]
+    return reader
+
+
+_READER_DOC = """Search stored long results; returns the best-matching passages verbatim.
+
+Args:
+    query: Words in the passage you want.
+    result_id: From the preview; default the latest.
+"""
+READER_OPTIONS = ToolOptions(
+    marks=Marks.of(read_only=True, destructive=None, idempotent=None, open_world=False),
+    output=large_output.PassagesRead,
+    blocking=False,  # it searches results held in memory (a Redis store's: blocking)
+)
+
+
+def _stored_result(
+    store: StoredResults, functions: list[str], result_id: int | None
+) -> StoredResult:
+    latest: list[StoredResult] = []
+    for function in functions:
+        try:
+            latest.append(store.get(function))
+        except FixArguments:
+            continue
+    if not latest:
+        raise FixArguments(
+            "There is no stored result to read.",
+            f"Call {' or '.join(functions)} first; a result too long to show is stored "
+            "and its preview says to read it here.",
+        )
+    if result_id is None:
+        return max(latest, key=lambda stored: stored.result_id)
+    owner = store.dropped(result_id)
+    if owner in functions:
+        return store.get(owner, result_id)  # raises: that result is gone, call it again
+    for function in functions:
+        try:
+            return store.get(function, result_id)
+        except FixArguments:
+            continue
+    known = ", ".join(f"{r.result_id} ({r.function})" for r in latest)
+    raise FixArguments(
+        f"There is no stored result {result_id}; the latest ones are {known}.",
+        "Call again with the result_id a preview gave, or leave result_id out for the latest.",
+    )

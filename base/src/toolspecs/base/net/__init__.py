@@ -1,7 +1,19 @@
 """toolspecs.base.net: the network plumbing every loader shares (stdlib only, no agent wording)."""
 
 from toolspecs.base.net.base_urls import BaseUrlRefused, base_url, is_loopback, under
-from toolspecs.base.net.bounded import BoundedGet, Reply
+from toolspecs.base.net.bounded import (
+    DNS_RETRY_WAIT,
+    BoundedGet,
+    LookupRetry,
+    Reply,
+    causes,
+    failed_host,
+    lookup_failure,
+    maybe_the_proxy,
+    proxied,
+    retry_after,
+    temporary,
+)
 from toolspecs.base.net.compat_requests import arrived, keep_body
 from toolspecs.base.net.errors import (
     GetFailed,
@@ -12,17 +24,6 @@ from toolspecs.base.net.errors import (
     ReplyTooLarge,
     unreachable_reason,
 )
-from toolspecs.base.net.failures import (
-    DNS_RETRY_WAIT,
-    LookupRetry,
-    causes,
-    failed_host,
-    lookup_failure,
-    maybe_the_proxy,
-    proxied,
-    temporary,
-)
-from toolspecs.base.net.waits import retry_after
 
 __all__ = [
     "DNS_RETRY_WAIT",
