@@ -26,7 +26,7 @@ from toolspecs.loaders.google.testing import FakeGmail
 from toolspecs.loaders.google.testing.oauth import AUTHORIZE_URL
 from toolspecs.server import build_server, client_signin
 from toolspecs.specs.gmail import GmailToolSpec
-from toolspecs.specs.google_base import signin
+from toolspecs.specs.google_base.spec import start_sign_in
 
 ALICE = "alice@example.org"
 
@@ -165,7 +165,7 @@ async def test_a_send_that_needs_a_sign_in_first_asks_to_sign_in_then_asks_to_se
 
 def test_calls_share_one_sign_in_and_one_giving_up_leaves_it_open_for_the_other(world):
     google, _, spec, token = world
-    first, second = signin.start(spec), signin.start(spec)  # two calls needing it
+    first, second = start_sign_in(spec), start_sign_in(spec)  # two calls needing it
     assert first is second
     first.cancel()  # the person declined in one client
     assert not first.closed
@@ -176,9 +176,9 @@ def test_calls_share_one_sign_in_and_one_giving_up_leaves_it_open_for_the_other(
 
 def test_no_sign_in_starts_for_a_transport_the_cloud_or_given_credentials(world, tmp_path):
     _, _, spec, _ = world
-    assert signin.start(GmailToolSpec(transport=FakeGmail())) is None
+    assert start_sign_in(GmailToolSpec(transport=FakeGmail())) is None
     spec.auth.is_cloud = True  # no token file to keep it in
-    assert signin.start(spec) is None
+    assert start_sign_in(spec) is None
     spec.auth.is_cloud = False
     spec.auth.authorized_user_info = {"refresh_token": "r"}
-    assert signin.start(spec) is None
+    assert start_sign_in(spec) is None

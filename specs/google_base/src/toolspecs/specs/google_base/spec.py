@@ -407,7 +407,7 @@ class GoogleToolSpec(ToolSpec):
 
     def call_policy(self) -> CallPolicy:
         """``ToolSpec.call_policy``, with the sign-in a host may show (:mod:`.signin`)."""
-        return replace(super().call_policy(), sign_in=lambda: start(self))
+        return replace(super().call_policy(), sign_in=lambda: start_sign_in(self))
 
     def authorize_command(self) -> str:
         """How the person authorizes again: ``toolspecs authorize gmail`` (``--tools``)."""
@@ -603,7 +603,7 @@ class GoogleSignIn:
         self._pending.close()
 
 
-def start(spec: GoogleToolSpec) -> GoogleSignIn | None:
+def start_sign_in(spec: GoogleToolSpec) -> GoogleSignIn | None:
     """The sign-in going for ``spec``, or a new one; ``None`` where none can be started."""
     auth, reader = spec.auth, spec.reader
     if auth.given or auth.is_cloud or reader.transport is not None or reader.given_service:
