@@ -12,20 +12,26 @@ time left of the tool call. Without a ``transport``, ``wolfram_alpha_query`` goe
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, ClassVar
+import re
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, NamedTuple
 
 # Not used here: code written for LlamaHub's module patches "<this module>.requests.get".
 import requests  # noqa: F401
+from annotated_types import MaxLen
 from pydantic import ValidationError
 
 from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
 from toolspecs.core import FailureTable, ToolSpec, tool
 from toolspecs.core.deadline import remaining
-from toolspecs.core.prompts import TaskPrompt
-from toolspecs.loaders.wolfram_alpha import PLACE_KEYS, WolframAlphaClient, split_app_id
-from toolspecs.specs.wolfram_alpha import arguments, guidance, outputs, params
-from toolspecs.specs.wolfram_alpha.arguments import Choice
-from toolspecs.specs.wolfram_alpha.prompts import PROMPTS
+from toolspecs.core.prompts import PromptArgument, TaskPrompt
+from toolspecs.loaders.wolfram_alpha import (
+    PLACE_KEYS,
+    WolframAlphaClient,
+    location_params,
+    split_app_id,
+    units_param,
+)
+from toolspecs.specs.wolfram_alpha import guidance, outputs
 
 if TYPE_CHECKING:
     import httpx
@@ -37,6 +43,86 @@ _PLACE_PARAMS = PLACE_KEYS | {"units"}
 CACHE_ENTRIES = 128
 CACHE_ENTRY_BYTES = 2**20
 CACHE_BYTES = 16 * 2**20
+
+
+# Wolfram reads short keyword queries; a longer one is a mistake, not a question.
+MAX_QUERY_CHARS = 1000
+# About 3 characters per token for Wolfram's mix of numbers, symbols and words.
+CHARS_PER_TOKEN = 3
+_E_NOTATION = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)[eE]([+-]?\d+)(?![\w.])")
+# Characters an agent may copy around an assumption value from our « » quotes.
+_QUOTES = "«»'\"` "
+
+# A pod title or an assumption value: short words Wolfram gave, never a long text.
+Choice = Annotated[str, MaxLen(200)]
+
+COMPUTE = TaskPrompt(
+    name="compute",
+    title="Compute with Wolfram|Alpha",
+    description="An exact answer to a question of maths, science, units or data.",
+    template=(
+        "Answer with {wolfram_alpha_query}, not from memory: {question}. Send it as a short "
+        "query in English. Give the answer with its units, and say how Wolfram|Alpha "
+        "read the question."
+    ),
+    uses=("wolfram_alpha_query",),
+    arguments=(PromptArgument("question", "e.g. 'distance from Earth to Mars today'."),),
+)
+
+
+def normalize_query(query: str) -> str:
+    """One line, and ``6e14`` written as Wolfram reads it: ``6*10^14``."""
+    one_line = " ".join(query.split())
+    return _E_NOTATION.sub(lambda m: f"{m.group(1)}*10^{_exponent(m.group(2))}", one_line)
+
+
+def _exponent(text: str) -> str:
+    # Never through int(), which refuses more than 4,300 digits (1e999...9).
+    digits = text.lstrip("+-").lstrip("0")
+    if not digits:
+        return "0"
+    return f"-{digits}" if text.startswith("-") else digits
+
+
+def _query_text(query: str) -> str:
+    """The query as sent: normalized, without our « » quotes around it (or ``FixArguments``)."""
+    text = normalize_query(query)
+    if len(text) > 1 and text[0] == "«" and text[-1] == "»":  # copied from our quotes
+        text = text[1:-1].strip()
+    if not text:
+        raise guidance.empty_query()
+    if len(text) > MAX_QUERY_CHARS:
+        raise guidance.long_query(text, MAX_QUERY_CHARS)
+    return text
+
+
+def _choice(value: str | None) -> str | None:
+    """A pod title or an assumption value, without the quotes an agent may copy with it."""
+    chosen = value.strip().strip(_QUOTES) if value else ""
+    return chosen or None
+
+
+class Place(NamedTuple):
+    """The ``units`` and ``location`` a request is for (``None``: not given)."""
+
+    units: str | None = None
+    location: str | None = None
+
+
+def _call_place(place: Place, units: str | None, location: str | None) -> Place:
+    """The spec's ``place``, replaced by a call's own (checked: ``FixArguments``)."""
+    if units and units.strip():
+        try:
+            place = place._replace(units=units_param(units))
+        except ValueError as exc:
+            raise guidance.bad_units(exc) from None
+    if location and location.strip():
+        try:
+            location_params(location)
+        except ValueError as exc:
+            raise guidance.bad_location(location, exc) from None
+        place = place._replace(location=location.strip())
+    return place
 
 
 class WolframAlphaToolSpec(ToolSpec):
@@ -66,7 +152,7 @@ class WolframAlphaToolSpec(ToolSpec):
         ValueError: ``units``, ``location`` or ``base_url`` cannot be used.
     """
 
-    prompts: ClassVar[tuple[TaskPrompt, ...]] = PROMPTS
+    prompts: ClassVar[tuple[TaskPrompt, ...]] = (COMPUTE,)
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
     failures: ClassVar[FailureTable] = guidance.FAILURES
@@ -87,7 +173,13 @@ class WolframAlphaToolSpec(ToolSpec):
         given, self._api_params = split_app_id(api_params)
         # Only units and location of api_params reach the Full Results API.
         self._pods_params = {k: v for k, v in self._api_params.items() if k in _PLACE_PARAMS}
-        self._place = params.spec_place(units, location)
+        if location is not None and location.strip():
+            location_params(
+                location
+            )  # checked now (ValueError): the constructor fails, not each call
+        else:
+            location = None
+        self._place = Place(None if units is None else units_param(units), location)
         self.client = WolframAlphaClient(
             app_id or given, timeout=timeout, transport=transport, base_url=base_url
         )
@@ -168,10 +260,10 @@ class WolframAlphaToolSpec(ToolSpec):
             units: metric or nonmetric.
             location: e.g. 'Boston, MA'.
         """
-        text = arguments.query_text(query)
-        place = params.call_place(self._place, units, location)
-        max_chars = params.max_chars(self.output_budget.max_tokens)
-        chosen = arguments.choice(assumption)
+        text = _query_text(query)
+        place = _call_place(self._place, units, location)
+        max_chars = (self.output_budget.max_tokens - 100) * CHARS_PER_TOKEN
+        chosen = _choice(assumption)
         # The LLM API's reply is kept, and read again as it was when it came.
         answers, key, kept = self._cached(
             "llm-reply", text, chosen, place, max_chars, sorted(self._api_params.items())
@@ -214,10 +306,10 @@ class WolframAlphaToolSpec(ToolSpec):
             units: metric or nonmetric.
             location: e.g. 'Boston, MA'.
         """
-        text = arguments.query_text(query)
-        title = arguments.choice(pod)
-        chosen = arguments.choice(assumption)
-        place = params.call_place(self._place, units, location)
+        text = _query_text(query)
+        title = _choice(pod)
+        chosen = _choice(assumption)
+        place = _call_place(self._place, units, location)
         # The answer is kept as its data (another version's, which does not read, is none).
         answers, key, kept = self._cached(
             "pods-data", text, title, chosen, place, steps, sorted(self._pods_params.items())
