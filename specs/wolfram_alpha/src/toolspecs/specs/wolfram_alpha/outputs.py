@@ -16,7 +16,7 @@ from pydantic import Field, PrivateAttr
 from toolspecs.core import FixArguments, fence
 from toolspecs.core.bounds import shown
 from toolspecs.core.structured import Output, Quoted, Structure
-from toolspecs.loaders.wolfram_alpha.fullresults import as_list
+from toolspecs.loaders.wolfram_alpha.client import as_list
 
 __all__ = ["Answer", "Assumption", "Choice", "Image", "Pod", "Pods"]
 
