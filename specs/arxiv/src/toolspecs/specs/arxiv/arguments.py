@@ -18,7 +18,7 @@ from toolspecs.loaders.arxiv import parse_id
 from toolspecs.specs.arxiv import guidance
 
 if TYPE_CHECKING:
-    from toolspecs.loaders.arxiv.outline import Heading
+    from toolspecs.loaders.arxiv.reader import Heading
 
 
 def authors(text: str | None) -> list[str]:

@@ -272,7 +272,7 @@ class ArxivToolSpec(ToolSpec):
         Args:
             paper_id: An arXiv id or URL, e.g. '1706.03762'.
         """
-        from toolspecs.loaders.arxiv.outline import headings
+        from toolspecs.loaders.arxiv.reader import headings
 
         paper, text = self._read(paper_id)
         found, source = headings(text)
@@ -295,7 +295,7 @@ class ArxivToolSpec(ToolSpec):
             paper_id: An arXiv id or URL, e.g. '1706.03762'.
             section: A number ('3'), a title ('Method') or part of one.
         """
-        from toolspecs.loaders.arxiv.outline import headings, section_text
+        from toolspecs.loaders.arxiv.reader import headings, section_text
 
         wanted = " ".join(str(section).split())
         if not wanted:
@@ -330,7 +330,7 @@ class ArxivToolSpec(ToolSpec):
         Args:
             paper_ids: arXiv ids or URLs, e.g. ['1706.03762'].
         """
-        from toolspecs.loaders.arxiv.bibtex import bibtex_entries
+        from toolspecs.loaders.arxiv.reader import bibtex_entries
 
         wanted, bad = arguments.paper_ids(paper_ids)
         if bad or not wanted:

@@ -24,7 +24,7 @@ from toolspecs.specs.arxiv.outputs import short_id_of
 
 if TYPE_CHECKING:
     import arxiv
-    from toolspecs.loaders.arxiv.outline import Heading
+    from toolspecs.loaders.arxiv.reader import Heading
 
 MAX_HEADINGS_IN_GUIDANCE = 25
 

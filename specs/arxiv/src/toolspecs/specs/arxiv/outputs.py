@@ -19,7 +19,7 @@ from toolspecs.core.structured import Listing, Output, Quoted, Structure
 
 if TYPE_CHECKING:
     import arxiv
-    from toolspecs.loaders.arxiv import outline
+    from toolspecs.loaders.arxiv import reader
     from toolspecs.loaders.pdf.pdftext import PdfText
 
 __all__ = [
@@ -289,7 +289,7 @@ class Heading(Structure):
     page: int
 
     @classmethod
-    def of(cls, heading: outline.Heading) -> Heading:
+    def of(cls, heading: reader.Heading) -> Heading:
         """What to pass as ``section`` to read ``heading``, its title and page."""
         return cls(
             section=fence.field(heading.number or heading.name, 80),
@@ -320,7 +320,7 @@ class Outline(Listing):
         cls,
         paper: arxiv.Result,
         text: PdfText,
-        found: Sequence[outline.Heading],
+        found: Sequence[reader.Heading],
         source: str,
         *,
         offers_section: bool,
@@ -385,7 +385,7 @@ class Section(Listing):
     def of(
         cls,
         paper: arxiv.Result,
-        found: Sequence[outline.Heading],
+        found: Sequence[reader.Heading],
         index: int,
         others: Sequence[int],
         body: str,
