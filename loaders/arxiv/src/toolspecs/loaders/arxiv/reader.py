@@ -479,11 +479,6 @@ def _author(name: str) -> str:
     return "{" + escaped + "}" if _GROUP.search(name) else escaped
 
 
-def _doi(result: arxiv.Result) -> str:
-    doi = (result.doi or "").strip()
-    return doi if _SAFE_DOI.match(doi) else ""
-
-
 def bibtex_entry(result: arxiv.Result, key: str | None = None) -> str:
     """One ``@misc`` entry for ``result``, keyed ``key`` (default :func:`citation_key`)."""
     paper_id = re.sub(r"v\d+$", "", short_id(result))
@@ -494,7 +489,7 @@ def bibtex_entry(result: arxiv.Result, key: str | None = None) -> str:
         ("eprint", paper_id),
         ("archivePrefix", "arXiv"),
         ("primaryClass", escape_latex(result.primary_category or "")),
-        ("doi", _doi(result)),
+        ("doi", doi if _SAFE_DOI.match(doi := (result.doi or "").strip()) else ""),
         ("journal", escape_latex(result.journal_ref or "")),
         ("url", f"https://arxiv.org/abs/{paper_id}"),
     ]

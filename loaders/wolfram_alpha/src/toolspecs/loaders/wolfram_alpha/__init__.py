@@ -8,26 +8,24 @@ from toolspecs.loaders.wolfram_alpha.client import (
     MAX_LOCATION_CHARS,
     PLACE_KEYS,
     UNITS,
-    HideAppId,
-    WolframAlphaClient,
-    WolframAlphaReader,
-    location_params,
-    mask_app_id,
-    split_app_id,
-    units_param,
-)
-from toolspecs.loaders.wolfram_alpha.errors import (
     AppIdError,
     AppIdMalformed,
     AppIdMissing,
     AppIdRejected,
+    HideAppId,
     MalformedReply,
     QueryNotUnderstood,
     WolframAlphaBadRequest,
+    WolframAlphaClient,
     WolframAlphaLoaderError,
+    WolframAlphaReader,
     WolframAlphaTimeout,
     WolframAlphaUnavailable,
     WolframAlphaUnreachable,
+    location_params,
+    mask_app_id,
+    split_app_id,
+    units_param,
 )
 
 __all__ = [

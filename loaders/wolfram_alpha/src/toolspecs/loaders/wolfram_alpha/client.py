@@ -14,6 +14,22 @@ Every request is bounded in size, time (retries and waits included) and tries by
 offline ``FakeWolframAlpha``'s) is the one way in for a test double. Units and the
 user's location are read from the forms people and agents write; a bad one raises
 ``ValueError`` with the value and the accepted forms.
+
+Hierarchy::
+
+    WolframAlphaLoaderError         base: ``status``, ``reason``, ``retry_after``
+    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false
+    ├── AppIdError                  the AppID is the problem: a person has to fix it
+    │   ├── AppIdMissing            none was given, nor set in the environment
+    │   ├── AppIdMalformed          it cannot be sent in a header: it was never sent
+    │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
+    ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
+    └── WolframAlphaUnavailable     429, 5xx, a reply too large: may work later
+        ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
+        ├── WolframAlphaUnreachable no connection to ``host`` (``resolved``: did its name?)
+        └── MalformedReply          a reply that is not the expected XML, or is cut short
+
+No message, reason or attribute of these errors holds the AppID.
 """
 
 from __future__ import annotations
@@ -34,31 +50,103 @@ from toolspecs.base.net import (
     GetFailed,
     GetTimeout,
     HeaderRefused,
+    LoaderError,
     NoConnection,
     Reply,
     ReplyTooLarge,
     under,
+    unreachable_reason,
 )
 from toolspecs.base.net import base_url as checked_base_url
 from toolspecs.base.net import retry_after as parse_retry_after
 from toolspecs.loaders.wolfram_alpha import compat_wolframalpha as compat
-from toolspecs.loaders.wolfram_alpha.errors import (
-    AppIdMalformed,
-    AppIdMissing,
-    AppIdRejected,
-    MalformedReply,
-    QueryNotUnderstood,
-    WolframAlphaBadRequest,
-    WolframAlphaLoaderError,
-    WolframAlphaTimeout,
-    WolframAlphaUnavailable,
-    WolframAlphaUnreachable,
-    cut,
-)
 
 if TYPE_CHECKING:
     # httpx, wolframalpha and xmltodict load when a request needs them (about 150 ms).
     import httpx
+
+
+def cut(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…"."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+class WolframAlphaLoaderError(LoaderError):
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
+
+
+class QueryNotUnderstood(WolframAlphaLoaderError):
+    """Wolfram|Alpha could not read ``query``; its ``suggestions`` or ``did_you_mean`` are kept."""
+
+    def __init__(
+        self,
+        query: str,
+        suggestions: Iterable[str] = (),
+        did_you_mean: Iterable[str] = (),
+        *,
+        status: int | None = None,
+        reason: str = "",
+    ) -> None:
+        self.query = query
+        self.suggestions = tuple(suggestions)
+        self.did_you_mean = tuple(did_you_mean)
+        super().__init__(
+            f"Wolfram|Alpha did not understand the query {cut(query)!r}",
+            status=status,
+            reason=reason,
+        )
+
+
+class AppIdError(WolframAlphaLoaderError):
+    """The AppID is missing or Wolfram|Alpha refused it: a person has to fix it."""
+
+
+class AppIdMissing(AppIdError):
+    """No AppID was given, and none is set in the environment variables named in ``reason``."""
+
+
+class AppIdMalformed(AppIdError):
+    """The AppID holds spaces or control characters, or a library refused its header; not sent."""
+
+
+class AppIdRejected(AppIdError):
+    """Wolfram|Alpha refused the AppID (invalid, or not enabled for this API)."""
+
+
+class WolframAlphaBadRequest(WolframAlphaLoaderError):
+    """Wolfram|Alpha rejected the request itself (e.g. no input)."""
+
+
+class WolframAlphaUnavailable(WolframAlphaLoaderError):
+    """Wolfram|Alpha gave no usable answer this time; the same call may work later."""
+
+
+class WolframAlphaTimeout(WolframAlphaUnavailable):
+    """Wolfram|Alpha (``host``) did not answer within ``seconds``; ``reason``: what timed out."""
+
+    def __init__(self, seconds: float, reason: str = "", *, host: str = "") -> None:
+        self.seconds = seconds
+        self.host = host
+        at = f" ({host})" if host else ""
+        super().__init__(
+            f"Wolfram|Alpha{at} did not answer within {seconds:g} seconds", reason=reason
+        )
+
+
+class WolframAlphaUnreachable(WolframAlphaUnavailable):
+    """No connection could be made to ``host`` (``resolved``: its name did resolve)."""
+
+    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+        self.host = host
+        self.resolved = resolved
+        reason = reason or unreachable_reason(host, resolved=resolved)
+        super().__init__(f"Wolfram|Alpha is unreachable: {reason}", reason=reason)
+
+
+class MalformedReply(WolframAlphaUnavailable):
+    """Wolfram|Alpha's reply is not the XML it should send, or ends early."""
+
 
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
 FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
@@ -657,11 +745,6 @@ def did_you_mean(result: Mapping[str, Any]) -> list[str]:
     return [text.strip() for text in texts if isinstance(text, str) and text.strip()]
 
 
-def website_url(query: str) -> str:
-    """The Wolfram|Alpha web page of ``query``."""
-    return f"https://www.wolframalpha.com/input?i={quote_plus(query)}"
-
-
 class WolframAlphaReader(BaseReader):
     """Wolfram|Alpha's LLM API as a reader: one Document per query.
 
@@ -702,7 +785,8 @@ class WolframAlphaReader(BaseReader):
         answer = self.client.llm_answer(
             query, assumption=assumption, params={**self.api_params, **params}
         )
-        metadata: dict[str, Any] = {"query": query, "source": SOURCE, "url": website_url(query)}
+        url = f"https://www.wolframalpha.com/input?i={quote_plus(query)}"  # its web page
+        metadata: dict[str, Any] = {"query": query, "source": SOURCE, "url": url}
         if assumption:
             metadata["assumption"] = assumption
         return [

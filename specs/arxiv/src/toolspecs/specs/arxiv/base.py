@@ -277,7 +277,7 @@ class ArxivToolSpec(ToolSpec):
         paper, text = self._read(paper_id)
         found, source = headings(text)
         if not found:
-            raise guidance.no_outline(paper, self.reader_name)
+            raise guidance.no_headings(paper, self.reader_name, outline=True)
         offers_section = self.offers_tool("arxiv_paper_section")
         return outputs.Outline.of(paper, text, found, source, offers_section=offers_section)
 
@@ -303,7 +303,7 @@ class ArxivToolSpec(ToolSpec):
         paper, text = self._read(paper_id)
         found, _source = headings(text)
         if not found:
-            raise guidance.no_sections(paper, self.reader_name)
+            raise guidance.no_headings(paper, self.reader_name, outline=False)
         matched = arguments.match_section(wanted, found)
         if matched is None:
             raise guidance.no_section(paper, wanted, found)

@@ -107,30 +107,19 @@ def not_an_id(paper_id: str) -> FixArguments:
     )
 
 
-def _read_whole(paper: arxiv.Result, reader_name: str) -> str | None:
-    if not offered("arxiv_paper_text"):
-        return None  # the standard step: fix the arguments
+def no_headings(paper: arxiv.Result, reader_name: str, *, outline: bool) -> FixArguments:
+    """A paper without headings, for ``arxiv_paper_outline`` (``outline``) or ``_section``."""
+    why = (
+        " (no bookmarks in its PDF, no numbered heading lines)."
+        if outline
+        else ", so no section can be picked out."
+    )
     pid = fence.field(short_id_of(paper), 60)
-    read = f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r})"
-    return f"{read} and search it with {ref(reader_name)}." if offered(reader_name) else f"{read}."
-
-
-def no_outline(paper: arxiv.Result, reader_name: str) -> FixArguments:
-    """A paper without headings, for ``arxiv_paper_outline``."""
-    return FixArguments(
-        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)} (no "
-        "bookmarks in its PDF, no numbered heading lines).",
-        _read_whole(paper, reader_name),
-    )
-
-
-def no_sections(paper: arxiv.Result, reader_name: str) -> FixArguments:
-    """A paper without headings, for ``arxiv_paper_section``."""
-    return FixArguments(
-        f"No headings were found in arXiv {fence.field(short_id_of(paper), 60)}, so no "
-        "section can be picked out.",
-        _read_whole(paper, reader_name),
-    )
+    step = None  # without the full text tool, the standard step: fix the arguments
+    if offered("arxiv_paper_text"):
+        step = f"Read it with {ref('arxiv_paper_text')}(paper_id={pid!r})"
+        step += f" and search it with {ref(reader_name)}." if offered(reader_name) else "."
+    return FixArguments(f"No headings were found in arXiv {pid}{why}", step)
 
 
 def empty_section() -> FixArguments:
