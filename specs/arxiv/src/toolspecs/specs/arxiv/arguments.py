@@ -14,8 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolspecs.core import FixArguments, clock
 from toolspecs.core.bounds import shown
-from toolspecs.loaders.arxiv import parse_id
-from toolspecs.specs.arxiv import guidance
+from toolspecs.loaders.arxiv import CATEGORIES, close_categories, find_category, parse_id
 
 if TYPE_CHECKING:
     from toolspecs.loaders.arxiv.reader import Heading
@@ -28,15 +27,13 @@ def authors(text: str | None) -> list[str]:
 
 def categories(text: str) -> list[str]:
     """The category codes ``text`` names (``'cs.CL, cs.LG'``, ``'Machine Learning'``)."""
-    from toolspecs.loaders.arxiv import close_categories, find_category
-
     codes: list[str] = []
     for part in re.split(r"[,;|]|\s+or\s+", text):
         if not part.split():
             continue
         found = find_category(part)
         if not found:
-            raise guidance.not_a_category(part, close_categories(part))
+            raise _not_a_category(part, close_categories(part))
         codes.extend(code for code in found if code not in codes)
     return codes
 
@@ -178,3 +175,14 @@ def submitted_range(
             "Send the earlier date first ('2023 to 2024'), or one period ('2024').",
         )
     return first, last
+
+
+def _not_a_category(part: str, close: Sequence[str]) -> FixArguments:
+    """A category that names none of arXiv's, with the ``close`` codes listed."""
+    listed = ", ".join(f"{code} ({CATEGORIES[code]})" for code in close)
+    return FixArguments(
+        f"{shown(part.strip())} is not an arXiv category."
+        + (f" Close ones: {listed}." if listed else ""),
+        "Send a category code such as 'cs.CL' or 'hep-th' "
+        "(https://arxiv.org/category_taxonomy), or leave category out.",
+    )

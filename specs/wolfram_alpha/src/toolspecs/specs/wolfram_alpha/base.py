@@ -21,19 +21,43 @@ from annotated_types import MaxLen
 from pydantic import ValidationError
 
 from toolspecs.base.cache import Cache, CacheBackend, MemoryCache
-from toolspecs.core import FailureTable, ToolSpec, tool
+from toolspecs.core import (
+    AskUser,
+    Failure,
+    FailureTable,
+    FixArguments,
+    RetryLater,
+    ToolGuidance,
+    ToolSpec,
+    fence,
+    tool,
+)
+from toolspecs.core.bounds import clip, shown
 from toolspecs.core.deadline import remaining
+from toolspecs.core.failures import reason_of, unreachable_rows
 from toolspecs.core.prompts import PromptArgument, TaskPrompt
 from toolspecs.loaders.wolfram_alpha import (
+    APP_ID_ENV,
     PLACE_KEYS,
+    AppIdMalformed,
+    AppIdMissing,
+    AppIdRejected,
+    MalformedReply,
+    QueryNotUnderstood,
+    WolframAlphaBadRequest,
     WolframAlphaClient,
+    WolframAlphaTimeout,
+    WolframAlphaUnavailable,
+    WolframAlphaUnreachable,
     location_params,
     split_app_id,
     units_param,
 )
-from toolspecs.specs.wolfram_alpha import guidance, outputs
+from toolspecs.specs.wolfram_alpha import outputs
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
     import httpx
     from llama_index.core.schema import Document
 
@@ -44,6 +68,120 @@ CACHE_ENTRIES = 128
 CACHE_ENTRY_BYTES = 2**20
 CACHE_BYTES = 16 * 2**20
 
+
+GET_APP_ID = (
+    "Tell the user: Wolfram|Alpha needs an AppID. Get one free at "
+    "https://developer.wolframalpha.com (choose the LLM API), then set the environment "
+    f"variable {APP_ID_ENV} or pass app_id=... to WolframAlphaToolSpec."
+)
+# How many of Wolfram's suggestions guidance repeats, and how long each may be.
+SHOWN_SUGGESTIONS = 5
+SUGGESTION_TOKENS = 20
+_REPHRASE = "Rephrase as short English keywords (e.g. 'France population', 'x^2 = 4')"
+
+
+class _Failures(FailureTable):
+    """Failure rows whose templates may also name ``query``, ``suggestions``, ``did_you_mean``.
+
+    Bounded echoes of the loader error's data. What Wolfram said is third-party text:
+    rows show it as ``{wolfram_said}`` or ``{why}`` (fenced), never as the raw
+    ``{reason}`` (but in ``unreachable_rows``, where no reply came: the reason is then
+    the client's own words, AppID scrubbed).
+    """
+
+    def guidance(
+        self,
+        exc: BaseException,
+        service: str = "The service",
+        context: Mapping[str, Any] | None = None,
+    ) -> ToolGuidance | None:
+        reason = reason_of(exc)
+        echoes = {
+            "wolfram_said": f" It said: {fence.quote(reason, 200)}." if reason else "",
+            "why": fence.field(reason, 200),
+            "query": shown(getattr(exc, "query", "")),
+            "at": f" at {host}" if (host := getattr(exc, "host", "")) else "",
+            "suggestions": _listed(getattr(exc, "suggestions", ())),
+            "did_you_mean": _listed(getattr(exc, "did_you_mean", ())),
+        }
+        return super().guidance(exc, service, {**(context or {}), **echoes})
+
+
+def _listed(items: Iterable[str]) -> str:
+    kept = []
+    for item in items:
+        text = fence.field(item, 200) if isinstance(item, str) else ""
+        if text:
+            kept.append(fence.quote(clip(text, SUGGESTION_TOKENS)))
+        if len(kept) == SHOWN_SUGGESTIONS:
+            break
+    return "; ".join(kept)
+
+
+FAILURES: FailureTable = _Failures(
+    Failure(
+        QueryNotUnderstood,
+        FixArguments,
+        "{service} did not understand {query}. It suggests: {suggestions}.",
+        f"{_REPHRASE}, or send one of its suggestions.",
+        when=lambda exc: bool(_listed(getattr(exc, "suggestions", ()))),
+    ),
+    Failure(
+        QueryNotUnderstood,
+        FixArguments,
+        "{service} did not understand {query}. Did you mean: {did_you_mean}?",
+        f"{_REPHRASE}, or send the input it proposes.",
+        when=lambda exc: bool(_listed(getattr(exc, "did_you_mean", ()))),
+    ),
+    Failure(
+        QueryNotUnderstood, FixArguments, "{service} did not understand {query}.", _REPHRASE + "."
+    ),
+    Failure(AppIdMissing, AskUser, "{service} cannot be asked: no AppID is set.", GET_APP_ID),
+    Failure(
+        AppIdMalformed,
+        AskUser,
+        "{service} cannot be asked: the AppID as set holds spaces or control characters "
+        "inside, so it was not sent.",
+        "Do not retry. Tell the user to check the Wolfram|Alpha AppID in "
+        f"{APP_ID_ENV} (or app_id=...): it should be one word of letters, digits and "
+        "dashes, as shown at https://developer.wolframalpha.com.",
+    ),
+    Failure(
+        AppIdRejected,
+        AskUser,
+        "{service} refused the AppID.{wolfram_said}",
+        "Do not retry. Tell the user their Wolfram|Alpha AppID is invalid or not enabled "
+        f"for this API, and to check {APP_ID_ENV}.",
+    ),
+    Failure(
+        WolframAlphaBadRequest,
+        FixArguments,
+        "{service} rejected the request.{wolfram_said}",
+        "Send a non-empty one-line query.",
+    ),
+    Failure(
+        WolframAlphaTimeout,
+        RetryLater,
+        "{service}{at} did not answer within {exc.seconds:g} seconds.",
+        "Try again, or simplify the query.",
+    ),
+    *unreachable_rows(WolframAlphaUnreachable),
+    Failure(MalformedReply, RetryLater, "{service} sent a reply that is not its answer ({why})."),
+    Failure(
+        WolframAlphaUnavailable,
+        RetryLater,
+        "{service} is rate-limiting this AppID (HTTP 429).",
+        status=429,
+    ),
+    Failure(
+        WolframAlphaUnavailable,
+        RetryLater,
+        "{service} had a server error (HTTP {status}).{wolfram_said}",
+        status=range(500, 600),
+    ),
+    Failure(WolframAlphaUnavailable, RetryLater, "{service} gave no answer ({why})."),
+)
+"""How the loader's errors reach the agent (the spec's ``failures``)."""
 
 # Wolfram reads short keyword queries; a longer one is a mistake, not a question.
 MAX_QUERY_CHARS = 1000
@@ -90,9 +228,15 @@ def _query_text(query: str) -> str:
     if len(text) > 1 and text[0] == "«" and text[-1] == "»":  # copied from our quotes
         text = text[1:-1].strip()
     if not text:
-        raise guidance.empty_query()
-    if len(text) > MAX_QUERY_CHARS:
-        raise guidance.long_query(text, MAX_QUERY_CHARS)
+        raise FixArguments(
+            "The query is empty.", "Send keywords such as 'integrate x^2' or 'France population'."
+        )
+    if len(text) > MAX_QUERY_CHARS:  # a text, not Wolfram's keywords
+        raise FixArguments(
+            f"The query is {len(text)} characters long: {shown(text)}. Wolfram|Alpha "
+            f"reads short keyword queries (at most {MAX_QUERY_CHARS} characters).",
+            "Send a few keywords or one expression, e.g. 'France population'.",
+        )
     return text
 
 
@@ -115,12 +259,16 @@ def _call_place(place: Place, units: str | None, location: str | None) -> Place:
         try:
             place = place._replace(units=units_param(units))
         except ValueError as exc:
-            raise guidance.bad_units(exc) from None
+            raise FixArguments(f"{exc}.", "Send 'metric', 'nonmetric', or no units.") from None
     if location and location.strip():
         try:
             location_params(location)
         except ValueError as exc:
-            raise guidance.bad_location(location, exc) from None
+            raise FixArguments(
+                f"The location {shown(location)} cannot be used: {exc}.",
+                "Send a city and region ('Boston, MA'), a latitude,longitude "
+                "('42.36,-71.06'), or no location.",
+            ) from None
         place = place._replace(location=location.strip())
     return place
 
@@ -155,7 +303,7 @@ class WolframAlphaToolSpec(ToolSpec):
     prompts: ClassVar[tuple[TaskPrompt, ...]] = (COMPUTE,)
     spec_functions = ["wolfram_alpha_query", "wolfram_alpha_pods"]  # noqa: RUF012  (LlamaHub's)
     service_name: ClassVar[str] = "Wolfram|Alpha"
-    failures: ClassVar[FailureTable] = guidance.FAILURES
+    failures: ClassVar[FailureTable] = FAILURES
 
     def __init__(
         self,
