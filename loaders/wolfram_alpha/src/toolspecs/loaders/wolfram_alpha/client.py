@@ -419,7 +419,7 @@ class WolframAlphaClient:
                 query,
                 [self._scrub(tip) for tip in _suggestions(text)],
                 status=501,
-                reason=self._first_line(text),
+                reason=first_line(text, self._scrub),
             )
         self._check_status(reply, text)
         return _answer_text(text, reply.headers.get("Content-Type", ""))
@@ -582,7 +582,7 @@ class WolframAlphaClient:
         if "html" in reply.headers.get("Content-Type", ""):
             said = reply.reason_phrase  # an error page: its markup says nothing useful
         else:
-            said = self._first_line(text)
+            said = first_line(text, self._scrub)
         retry_after = parse_retry_after(reply.headers.get("Retry-After"))
         kwargs: dict[str, Any] = {"status": status, "reason": said, "retry_after": retry_after}
         if status in (401, 403):
@@ -596,9 +596,6 @@ class WolframAlphaClient:
                 f"Wolfram|Alpha rejected the request (HTTP {status})", **kwargs
             )
         raise WolframAlphaUnavailable(f"Wolfram|Alpha answered HTTP {status}", **kwargs)
-
-    def _first_line(self, text: str) -> str:
-        return first_line(text, self._scrub)
 
     def _describe(self, exc: BaseException) -> str:
         detail = str(exc).strip()

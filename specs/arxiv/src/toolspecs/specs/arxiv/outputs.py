@@ -22,18 +22,6 @@ if TYPE_CHECKING:
     from toolspecs.loaders.arxiv import reader
     from toolspecs.loaders.pdf.pdftext import PdfText
 
-__all__ = [
-    "Bibtex",
-    "BibtexEntry",
-    "Heading",
-    "Outline",
-    "Page",
-    "Paper",
-    "PaperText",
-    "Search",
-    "Section",
-]
-
 MAX_AUTHORS_SHOWN = 10
 MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
 MAX_OUTLINE_SHOWN = 120  # headings listed by arxiv_paper_outline
