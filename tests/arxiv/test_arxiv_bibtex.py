@@ -7,7 +7,7 @@ from arxiv_fakes import assert_guidance, feed
 
 from toolspecs.core import FixArguments
 from toolspecs.loaders.arxiv import ArxivReader
-from toolspecs.loaders.arxiv.bibtex import bibtex_entries, escape_latex
+from toolspecs.loaders.arxiv.reader import bibtex_entries, escape_latex
 from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
 

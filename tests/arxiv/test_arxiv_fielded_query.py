@@ -18,7 +18,7 @@ from toolspecs.core import FixArguments
 from toolspecs.loaders.arxiv import CATEGORIES, fielded_query
 from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
-from toolspecs.specs.arxiv.dates import submitted_range
+from toolspecs.specs.arxiv.arguments import submitted_range
 
 UTC = dt.timezone.utc
 

@@ -12,7 +12,7 @@ from toolspecs.core.redis_store import RedisStore
 from toolspecs.loaders.arxiv.cache import MAX_PDF_BYTES
 from toolspecs.loaders.arxiv.testing import FakeArxiv
 from toolspecs.specs.arxiv import ArxivToolSpec
-from toolspecs.specs.arxiv.paper_cache import SHARED_SECONDS
+from toolspecs.specs.arxiv.base import SHARED_SECONDS
 
 pytestmark = pytest.mark.serving
 

@@ -22,7 +22,7 @@ from toolspecs.cli import main
 from toolspecs.core import AskUser, FixArguments, RetryLater, count_tokens
 from toolspecs.loaders.wolfram_alpha import LLM_API_URL
 from toolspecs.specs.wolfram_alpha import WolframAlphaToolSpec
-from toolspecs.specs.wolfram_alpha.arguments import normalize_query
+from toolspecs.specs.wolfram_alpha.base import normalize_query
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "wolfram_alpha"
 FULL_API = "https://api.wolframalpha.com/v2/query"

@@ -10,8 +10,7 @@ from __future__ import annotations
 import pytest
 
 from toolspecs.loaders.wolfram_alpha import WolframAlphaClient
-from toolspecs.loaders.wolfram_alpha.fullresults import as_list
-from toolspecs.loaders.wolfram_alpha.params import STEP_PODSTATES
+from toolspecs.loaders.wolfram_alpha.client import STEP_PODSTATES, as_list
 from toolspecs.loaders.wolfram_alpha.testing import FakeWolframAlpha
 
 

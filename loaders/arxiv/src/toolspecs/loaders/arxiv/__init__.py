@@ -2,7 +2,7 @@
 
 The client and the reader (with the ``arxiv`` package and lxml, about 20 ms of CPU) are
 imported on first use of one of their names (PEP 562): importing the spec costs only what
-it needs then, and the errors and ids stay plain imports.
+it needs then, and the errors, ids and categories stay plain imports.
 """
 
 import importlib
@@ -17,17 +17,18 @@ from toolspecs.loaders.arxiv.errors import (
     PaperUnreadable,
     UnsafeCacheFolder,
 )
-from toolspecs.loaders.arxiv.ids import parse_id, parse_ids
+from toolspecs.loaders.arxiv.query import (
+    CATEGORIES,
+    close_categories,
+    fielded_query,
+    find_category,
+    parse_id,
+    parse_ids,
+)
 
 if typing.TYPE_CHECKING:
     from toolspecs.loaders.arxiv.cache import PaperCache, default_directory
     from toolspecs.loaders.arxiv.client import ArxivClient, shared_client
-    from toolspecs.loaders.arxiv.query import (
-        CATEGORIES,
-        close_categories,
-        fielded_query,
-        find_category,
-    )
     from toolspecs.loaders.arxiv.reader import (
         ArxivReader,
         SearchResults,
@@ -37,7 +38,6 @@ if typing.TYPE_CHECKING:
     )
 
 _LAZY = {
-    **dict.fromkeys(["CATEGORIES", "close_categories", "fielded_query", "find_category"], "query"),
     **dict.fromkeys(["PaperCache", "default_directory"], "cache"),
     **dict.fromkeys(["ArxivClient", "shared_client"], "client"),
     **dict.fromkeys(

@@ -31,8 +31,6 @@ from pathlib import Path
 from toolspecs.base.files import CREATE_FLAGS, FOLDER_FLAGS, READ_FLAGS
 from toolspecs.loaders.arxiv.errors import UnsafeCacheFolder
 
-__all__ = ["DEFAULT_MAX_BYTES", "MAX_PDF_BYTES", "PaperCache", "default_directory"]
-
 DEFAULT_MAX_BYTES = 500 * 2**20
 """The default bound of the directory: 500 MB, about 250 papers."""
 MAX_PDF_BYTES = 50 * 2**20

@@ -83,7 +83,8 @@ class TooLarge(_Refused):
     """An answer larger than the cap of its request (``limit`` bytes)."""
 
     def __init__(self, limit: int) -> None:
-        super().__init__(f"the answer is larger than {_size(limit)}")
+        size = f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit:,} bytes"
+        super().__init__(f"the answer is larger than {size}")
         self.limit = limit
 
 
@@ -96,10 +97,6 @@ class Redirected(_Refused):
         shown = url if len(url) <= 100 else url[:99] + "…"
         super().__init__(f"it pointed to {shown}, which is not {allowed}", status)
         self.url = url
-
-
-def _size(limit: int) -> str:
-    return f"{limit / 2**20:g} MB" if limit >= 2**20 else f"{limit:,} bytes"
 
 
 class _Transient(LoaderError):

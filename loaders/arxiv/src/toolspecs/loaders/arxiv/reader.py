@@ -1,7 +1,19 @@
-"""``ArxivReader``: arXiv search results and full texts as LlamaIndex Documents.
+r"""``ArxivReader``: arXiv search results and full texts as LlamaIndex Documents.
 
 Every Document's text carries what an agent needs (title, authors, dates, id,
 links, abstract), because llama-index drops metadata when a tool result becomes text.
+
+A paper's headings come from its PDF's bookmarks, else its lines: without bookmarks
+(LaTeX's hyperref writes them for most papers), headings are lines such as
+``3.2 Attention`` (numbers that go up, no full stop) and the usual unnumbered ones.
+
+BibTeX entries are built from arXiv's metadata, as arXiv's own "Export BibTeX" writes
+them. LaTeX's special characters are escaped so an entry compiles whatever a title holds.
+Braces are written as ``\textbraceleft{}``/``\textbraceright{}``, never ``\{``: BibTeX
+counts a brace even after a backslash, so ``a} @misc{x`` in a title would close the
+field and start an entry of its own; ``@`` is written ``{\char64}`` for parsers that
+start an entry at any ``@``. ``doi`` and ``url`` are verbatim (biblatex reads them so):
+a DOI that holds a brace, a backslash, an ``@`` or a space is left out.
 """
 
 from __future__ import annotations
@@ -9,7 +21,9 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 from llama_index.core.readers.base import BaseReader
@@ -28,8 +42,7 @@ from toolspecs.loaders.arxiv.client import (
     shared_client,
 )
 from toolspecs.loaders.arxiv.errors import ArxivQueryError, PaperNotFound, PaperUnreadable
-from toolspecs.loaders.arxiv.ids import parse_id
-from toolspecs.loaders.arxiv.query import fielded_query
+from toolspecs.loaders.arxiv.query import fielded_query, parse_id
 from toolspecs.loaders.pdf import pdftext
 from toolspecs.loaders.pdf.pdftext import PdfText
 
@@ -318,3 +331,179 @@ class ArxivReader(BaseReader):
                 raise PaperUnreadable(pid, f"no text was read from the PDF: {text.stopped}")
             raise PaperUnreadable(pid, "the PDF has no extractable text (scanned images?)")
         return text
+
+
+_NUMBERED = re.compile(r"(?P<number>\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(?P<title>[A-Z][^\n]{1,80})")
+_LEADING_NUMBER = re.compile(r"(?:section\s+)?(?P<number>\d{1,2}(?:\.\d{1,2}){0,3}|[A-Z])[.:]?\s+")
+_NAMED = re.compile(
+    r"(?:abstract|introduction|related work|background|conclusions?|discussion|references|"
+    r"bibliography|acknowledge?ments?|appendix(?: [A-Z])?|appendices)",
+    re.IGNORECASE,
+)
+# The most a top-level number may jump from one heading to the next (a skipped
+# section's heading may be unreadable; a larger jump is a table row or a list).
+_MAX_JUMP = 5
+
+
+@dataclass(frozen=True)
+class Heading:
+    """One heading: level (1 for a section), title as printed, page (from 1), ``number`` or ""."""
+
+    level: int
+    title: str
+    page: int
+    number: str = ""
+
+    @property
+    def name(self) -> str:
+        """The title without its number: ``Model Architecture`` for ``3 Model Architecture``."""
+        match = _LEADING_NUMBER.match(self.title)
+        return self.title[match.end() :] if match and self.number else self.title
+
+
+def _number(title: str) -> str:
+    match = _LEADING_NUMBER.match(title)
+    return match.group("number") if match else ""
+
+
+def headings(text: PdfText) -> tuple[list[Heading], str]:
+    """The paper's headings in order, and where they came from (``"bookmarks"``, ``"text"``)."""
+    if text.outline:
+        found = [Heading(level, title, page, _number(title)) for level, title, page in text.outline]
+        return found, "bookmarks"
+    found, top = [], 0
+    for page_number, page in enumerate(text.pages, start=1):
+        for raw in page.splitlines():
+            line = " ".join(raw.split())
+            if len(line) > 90 or line.endswith((".", ",", ";", ":")):
+                continue
+            match = _NUMBERED.fullmatch(line)
+            if match:
+                number = match.group("number")
+                first = int(number.split(".")[0])
+                if not top <= first <= top + _MAX_JUMP or (first == top and "." not in number):
+                    continue
+                top = first
+                found.append(Heading(number.count(".") + 1, line, page_number, number))
+            elif _NAMED.fullmatch(line):
+                found.append(Heading(1, line, page_number))
+    return found, "text"
+
+
+def _start(text: PdfText, heading: Heading) -> tuple[int, int]:
+    index = min(max(heading.page, 1), max(len(text.pages), 1)) - 1
+    page = text.pages[index] if text.pages else ""
+    for probe in (heading.title, heading.name):
+        words = probe.split()
+        if not words:
+            continue
+        pattern = r"\s+".join(re.escape(word) for word in words)
+        match = re.search(pattern, page, re.IGNORECASE)
+        if match:  # from the start of its line ("Section 3. " before a bookmark's title)
+            return index, page.rfind("\n", 0, match.start()) + 1
+    return index, 0
+
+
+def section_text(text: PdfText, found: list[Heading], index: int, max_chars: int) -> str:
+    """The text of ``found[index]`` up to the next heading of its level or above, cut short."""
+    heading = found[index]
+    page, offset = _start(text, heading)
+    end_page, end_offset = len(text.pages), 0
+    for later in found[index + 1 :]:
+        if later.level <= heading.level:
+            end_page, end_offset = _start(text, later)
+            if (end_page, end_offset) > (page, offset):
+                break
+            end_page, end_offset = len(text.pages), 0
+    parts: list[str] = []
+    size = 0
+    for number in range(page, min(end_page + 1, len(text.pages))):
+        body = text.pages[number]
+        body = body[: end_offset if number == end_page else len(body)]
+        body = body[offset:] if number == page else body
+        parts.append(body)
+        size += len(body)
+        if size >= max_chars:
+            break
+    return "\n".join(parts)[:max_chars]
+
+
+_SPECIALS = {
+    "\\": r"\textbackslash{}",
+    "{": r"\textbraceleft{}",
+    "}": r"\textbraceright{}",
+    "@": r"{\char64}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
+_SPECIAL = re.compile("|".join(re.escape(char) for char in _SPECIALS))
+# A DOI as biblatex reads it verbatim: no character that could end the field or the entry.
+_SAFE_DOI = re.compile(r"^10\.[0-9.]+/[^\s{}@\\]+$")
+_GROUP = re.compile(r"\b(?:collaboration|consortium|team|group|project)\b", re.IGNORECASE)
+_STOP_WORDS = frozenset([
+    "a", "an", "the", "on", "of", "in", "for", "and", "to", "with", "is", "are", "via",
+    "from", "by", "at", "as", "towards", "toward", "do", "does",
+])  # fmt: skip
+
+
+def escape_latex(text: str) -> str:
+    r"""``text`` on one line with LaTeX's special characters escaped (``&`` as ``\&``)."""
+    return _SPECIAL.sub(lambda match: _SPECIALS[match.group()], " ".join(text.split()))
+
+
+def _ascii_word(text: str) -> str:
+    folded = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return re.sub(r"[^a-z0-9]", "", folded.lower())
+
+
+def citation_key(result: arxiv.Result) -> str:
+    """``vaswani2017attention``: first author's surname, year, first real title word."""
+    names = [author.name for author in result.authors]
+    surname = ""
+    for name in names[:1]:
+        words = [_ascii_word(word) for word in name.split()]
+        surname = next((word for word in reversed(words) if word), "")
+    title_words = [_ascii_word(word) for word in result.title.split()]
+    word = next((w for w in title_words if w and w not in _STOP_WORDS), "")
+    return f"{surname or 'arxiv'}{result.published:%Y}{word}"
+
+
+def _author(name: str) -> str:
+    # A group ("H1 Collaboration") braced, not split into names.
+    escaped = escape_latex(name)
+    return "{" + escaped + "}" if _GROUP.search(name) else escaped
+
+
+def bibtex_entry(result: arxiv.Result, key: str | None = None) -> str:
+    """One ``@misc`` entry for ``result``, keyed ``key`` (default :func:`citation_key`)."""
+    paper_id = re.sub(r"v\d+$", "", short_id(result))
+    fields = [
+        ("title", "{" + escape_latex(result.title) + "}"),
+        ("author", " and ".join(_author(author.name) for author in result.authors)),
+        ("year", f"{result.published:%Y}"),
+        ("eprint", paper_id),
+        ("archivePrefix", "arXiv"),
+        ("primaryClass", escape_latex(result.primary_category or "")),
+        ("doi", doi if _SAFE_DOI.match(doi := (result.doi or "").strip()) else ""),
+        ("journal", escape_latex(result.journal_ref or "")),
+        ("url", f"https://arxiv.org/abs/{paper_id}"),
+    ]
+    lines = [f"  {name} = {{{value}}}," for name, value in fields if value]
+    return "@misc{" + (key or citation_key(result)) + ",\n" + "\n".join(lines) + "\n}"
+
+
+def bibtex_entries(results: Sequence[arxiv.Result]) -> list[str]:
+    """One entry per paper; a key met twice gets ``b``, ``c``... after its second use."""
+    seen: dict[str, int] = {}
+    entries = []
+    for result in results:
+        key = citation_key(result)
+        count = seen.get(key, 0)
+        seen[key] = count + 1
+        entries.append(bibtex_entry(result, key + (chr(ord("a") + count) if count else "")))
+    return entries

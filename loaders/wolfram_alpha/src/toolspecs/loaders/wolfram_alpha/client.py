@@ -3,53 +3,150 @@
 The LLM API takes the AppID in the ``Authorization`` header; without a ``transport`` it
 goes out with ``requests.get``, as LlamaHub's spec sends it, so code that patches
 ``requests.get`` (LlamaHub's own tests do) keeps working. The Full Results API takes the
-AppID in the URL: a filter on the loggers that see URLs masks it (:mod:`.appid`), and no
-exception text ever holds it. Its XML is read with the ``wolframalpha`` package's parser,
-entity declarations refused (:mod:`.fullresults`).
+AppID in the URL, which httpx logs at INFO: a filter (:class:`HideAppId`) on every logger
+that sees request URLs masks it from the moment this module is imported, and no exception
+text ever holds it (every text from a reply goes through the client's ``_scrub``). Its
+XML is read with the ``wolframalpha`` package's parser, entity declarations refused, and
+its shape checked.
 
 Every request is bounded in size, time (retries and waits included) and tries by
 :class:`toolspecs.base.net.BoundedGet`; a ``transport=`` (an httpx transport, e.g. the
-offline ``FakeWolframAlpha``'s) is the one way in for a test double.
+offline ``FakeWolframAlpha``'s) is the one way in for a test double. Units and the
+user's location are read from the forms people and agents write; a bad one raises
+``ValueError`` with the value and the accepted forms.
+
+Hierarchy::
+
+    WolframAlphaLoaderError         base: ``status``, ``reason``, ``retry_after``
+    ├── QueryNotUnderstood          LLM API 501, or Full Results success=false
+    ├── AppIdError                  the AppID is the problem: a person has to fix it
+    │   ├── AppIdMissing            none was given, nor set in the environment
+    │   ├── AppIdMalformed          it cannot be sent in a header: it was never sent
+    │   └── AppIdRejected           HTTP 403, or the Full Results API's appid error
+    ├── WolframAlphaBadRequest      HTTP 400 (and other 4xx), or a Full Results input error
+    └── WolframAlphaUnavailable     429, 5xx, a reply too large: may work later
+        ├── WolframAlphaTimeout     no answer from ``host`` within ``seconds``
+        ├── WolframAlphaUnreachable no connection to ``host`` (``resolved``: did its name?)
+        └── MalformedReply          a reply that is not the expected XML, or is cut short
+
+No message, reason or attribute of these errors holds the AppID.
 """
 
 from __future__ import annotations
 
+import ipaddress
+import logging
 import os
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+from urllib.parse import quote_plus
+
+from llama_index.core.readers.base import BaseReader
+from llama_index.core.schema import Document
 
 from toolspecs.base.net import (
     BoundedGet,
     GetFailed,
     GetTimeout,
     HeaderRefused,
+    LoaderError,
     NoConnection,
     Reply,
     ReplyTooLarge,
     under,
+    unreachable_reason,
 )
 from toolspecs.base.net import base_url as checked_base_url
 from toolspecs.base.net import retry_after as parse_retry_after
-from toolspecs.loaders.wolfram_alpha import fullresults
-from toolspecs.loaders.wolfram_alpha.appid import mask_app_id, split_app_id, stripped
-from toolspecs.loaders.wolfram_alpha.errors import (
-    AppIdMalformed,
-    AppIdMissing,
-    AppIdRejected,
-    MalformedReply,
-    QueryNotUnderstood,
-    WolframAlphaBadRequest,
-    WolframAlphaLoaderError,
-    WolframAlphaTimeout,
-    WolframAlphaUnavailable,
-    WolframAlphaUnreachable,
-    cut,
-)
-from toolspecs.loaders.wolfram_alpha.params import STEP_PODSTATES, with_place
+from toolspecs.loaders.wolfram_alpha import compat_wolframalpha as compat
 
 if TYPE_CHECKING:
     # httpx, wolframalpha and xmltodict load when a request needs them (about 150 ms).
     import httpx
+
+
+def cut(text: str, limit: int = 80) -> str:
+    """``text`` on one line, cut to ``limit`` characters with "…"."""
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
+
+
+class WolframAlphaLoaderError(LoaderError):
+    """Base of the Wolfram|Alpha loader's exceptions (a ``toolspecs.base.net.LoaderError``)."""
+
+
+class QueryNotUnderstood(WolframAlphaLoaderError):
+    """Wolfram|Alpha could not read ``query``; its ``suggestions`` or ``did_you_mean`` are kept."""
+
+    def __init__(
+        self,
+        query: str,
+        suggestions: Iterable[str] = (),
+        did_you_mean: Iterable[str] = (),
+        *,
+        status: int | None = None,
+        reason: str = "",
+    ) -> None:
+        self.query = query
+        self.suggestions = tuple(suggestions)
+        self.did_you_mean = tuple(did_you_mean)
+        super().__init__(
+            f"Wolfram|Alpha did not understand the query {cut(query)!r}",
+            status=status,
+            reason=reason,
+        )
+
+
+class AppIdError(WolframAlphaLoaderError):
+    """The AppID is missing or Wolfram|Alpha refused it: a person has to fix it."""
+
+
+class AppIdMissing(AppIdError):
+    """No AppID was given, and none is set in the environment variables named in ``reason``."""
+
+
+class AppIdMalformed(AppIdError):
+    """The AppID holds spaces or control characters, or a library refused its header; not sent."""
+
+
+class AppIdRejected(AppIdError):
+    """Wolfram|Alpha refused the AppID (invalid, or not enabled for this API)."""
+
+
+class WolframAlphaBadRequest(WolframAlphaLoaderError):
+    """Wolfram|Alpha rejected the request itself (e.g. no input)."""
+
+
+class WolframAlphaUnavailable(WolframAlphaLoaderError):
+    """Wolfram|Alpha gave no usable answer this time; the same call may work later."""
+
+
+class WolframAlphaTimeout(WolframAlphaUnavailable):
+    """Wolfram|Alpha (``host``) did not answer within ``seconds``; ``reason``: what timed out."""
+
+    def __init__(self, seconds: float, reason: str = "", *, host: str = "") -> None:
+        self.seconds = seconds
+        self.host = host
+        at = f" ({host})" if host else ""
+        super().__init__(
+            f"Wolfram|Alpha{at} did not answer within {seconds:g} seconds", reason=reason
+        )
+
+
+class WolframAlphaUnreachable(WolframAlphaUnavailable):
+    """No connection could be made to ``host`` (``resolved``: its name did resolve)."""
+
+    def __init__(self, host: str, *, resolved: bool, reason: str = "") -> None:
+        self.host = host
+        self.resolved = resolved
+        reason = reason or unreachable_reason(host, resolved=resolved)
+        super().__init__(f"Wolfram|Alpha is unreachable: {reason}", reason=reason)
+
+
+class MalformedReply(WolframAlphaUnavailable):
+    """Wolfram|Alpha's reply is not the XML it should send, or ends early."""
+
 
 LLM_API_URL = "https://www.wolframalpha.com/api/v1/llm-api"
 FULL_RESULTS_URL = "https://api.wolframalpha.com/v2/query"
@@ -59,16 +156,158 @@ APP_ID_ENV_FALLBACK = "WOLFRAMALPHA_API_KEY"
 # and parsing 2 MB of hostile XML (deep nesting) takes about 2 s.
 MAX_REPLY_BYTES = 2 * 1024 * 1024
 DEADLINE_SECONDS = 30.0
+REASON_CHARS = 200
+"""The most characters of what Wolfram said that an error's ``reason`` keeps."""
+SOURCE = "Wolfram|Alpha LLM API"
 
-__all__ = [
-    "APP_ID_ENV",
-    "APP_ID_ENV_FALLBACK",
-    "DEADLINE_SECONDS",
-    "FULL_RESULTS_URL",
-    "LLM_API_URL",
-    "MAX_REPLY_BYTES",
-    "WolframAlphaClient",
-]
+_APPID_IN_URL = re.compile(r"appid=[^&\s\"'<>]+", re.IGNORECASE)
+# Loggers that see request URLs: httpx (INFO), httpcore (DEBUG), and urllib3 for another
+# requests-based client with the same AppID. A filter on a logger applies only to records
+# made on that logger (not to its children's), hence the explicit list.
+_URL_LOGGERS = (
+    "httpx",
+    "httpcore",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "urllib3",
+    "urllib3.connectionpool",
+    "urllib3.util.retry",
+)
+
+
+def mask_app_id(text: str) -> str:
+    """``text`` with every ``appid=...`` URL parameter shown as ``appid=***``."""
+    return _APPID_IN_URL.sub("appid=***", text) if "appid=" in text.lower() else text
+
+
+class HideAppId(logging.Filter):
+    """A logging filter that masks ``appid=...`` in a record's message and arguments.
+
+    A record whose formatted message holds an AppID gets the masked message as ``msg``
+    and no ``args``, so no handler sees the AppID, formatted or not.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Mask the record in place; never drop it."""
+        try:
+            message = record.getMessage()
+        except Exception:  # a record whose arguments do not fit its message: leave it
+            return True
+        masked = mask_app_id(message)
+        if masked != message:
+            record.msg, record.args = masked, ()
+        return True
+
+
+_HIDE_APP_ID = HideAppId()
+for _name in _URL_LOGGERS:
+    logging.getLogger(_name).addFilter(_HIDE_APP_ID)
+
+
+def split_app_id(params: Mapping[str, Any] | None) -> tuple[str | None, dict[str, Any]]:
+    """An ``appid`` among request parameters (any case), and the other parameters.
+
+    LlamaHub's users may pass the AppID as ``api_params={"appid": ...}``.
+    """
+    rest = dict(params or {})
+    found = [key for key in rest if str(key).lower() == "appid"]
+    values = [rest.pop(key) for key in found]
+    given = next((stripped(str(value)) for value in values if stripped(str(value))), None)
+    return given, rest
+
+
+def stripped(app_id: str | None) -> str | None:
+    """An AppID without surrounding whitespace (a key file's last newline); ``None`` if empty."""
+    return (app_id.strip() or None) if app_id else None
+
+
+STEP_PODSTATES = ("Step-by-step solution", "Result__Step-by-step solution")
+"""The podstates that ask for a step-by-step solution, as Wolfram documents them."""
+
+UNITS = ("metric", "nonmetric")
+"""Wolfram's two systems of units."""
+PLACE_KEYS = frozenset({"location", "latlong", "ip"})
+"""The parameters that say where the user is; a request sends at most one of them."""
+MAX_LOCATION_CHARS = 100
+"""The longest place name sent: a city and its region, not a text."""
+_UNIT_SYNONYMS = {
+    **dict.fromkeys(["metric", "si"], "metric"),
+    **dict.fromkeys(["nonmetric", "non-metric", "imperial", "us", "customary"], "nonmetric"),
+}
+_NUMBER = r"[+-]?\d{1,3}(?:\.\d+)?"
+# "40.42,-3.71", "40.42, -3.71", "40.42° N, 3.71° W" (degrees, then a hemisphere).
+_LATLONG = re.compile(
+    rf"^\s*({_NUMBER})\s*°?\s*([NSns])?\s*[,;]\s*({_NUMBER})\s*°?\s*([EWew])?\s*$"
+)
+
+
+def units_param(value: str) -> str:
+    """``metric`` or ``nonmetric`` for ``value`` (any case; ``imperial``, ``US``, ``SI``...)."""
+    key = " ".join(str(value).split()).lower()
+    if key not in _UNIT_SYNONYMS:
+        raise ValueError(
+            f"units must be 'metric' or 'nonmetric' (or 'imperial'), not {str(value)[:40]!r}"
+        )
+    return _UNIT_SYNONYMS[key]
+
+
+def location_params(value: str) -> dict[str, str]:
+    """Wolfram's parameter for where the user is: ``latlong``, ``ip`` or ``location``.
+
+    Args:
+        value: A latitude and longitude (``'40.42,-3.71'``, ``'40.42° N, 3.71° W'``), an
+            IP address, or a place name of at most :data:`MAX_LOCATION_CHARS` characters
+            on one line (``'Boston, MA'``). Blank gives ``{}``.
+    """
+    text = str(value).strip()
+    if not text:
+        return {}
+    found = _LATLONG.match(text)
+    if found:
+        return {"latlong": _latlong(*found.groups())}
+    try:
+        return {"ip": str(ipaddress.ip_address(text))}
+    except ValueError:
+        pass
+    if len(text) > MAX_LOCATION_CHARS:
+        raise ValueError(
+            f"the location is {len(text)} characters long; give a place name of at most "
+            f"{MAX_LOCATION_CHARS} (e.g. 'Boston, MA') or a latitude,longitude"
+        )
+    if not text.isprintable():
+        raise ValueError(
+            "the location holds line breaks or control characters; give one line, "
+            "e.g. 'Boston, MA' or '42.36,-71.06'"
+        )
+    return {"location": text}
+
+
+def _latlong(lat: str, north: str | None, long: str, east: str | None) -> str:
+    latitude, longitude = float(lat), float(long)
+    if north and north.upper() == "S":
+        latitude = -latitude
+    if east and east.upper() == "W":
+        longitude = -longitude
+    if not -90 <= latitude <= 90:
+        raise ValueError(f"the latitude {lat} is outside -90..90 (degrees north)")
+    if not -180 <= longitude <= 180:
+        raise ValueError(f"the longitude {long} is outside -180..180 (degrees east)")
+    return f"{latitude},{longitude}"
+
+
+def with_place(
+    params: Mapping[str, Any], units: str | None = None, location: str | None = None
+) -> dict[str, Any]:
+    """``params`` with ``units`` and ``location`` in place of their own (when not blank)."""
+    sent = dict(params)
+    if units is not None and str(units).strip():
+        sent["units"] = units_param(units)
+    if location is not None and str(location).strip():
+        sent = {k: v for k, v in sent.items() if k not in PLACE_KEYS} | location_params(location)
+    return sent
 
 
 class WolframAlphaClient:
@@ -143,8 +382,8 @@ class WolframAlphaClient:
         Args:
             query: The input, e.g. ``"(7 * 12 ^ 10) / 321"``.
             assumption: A value from a previous answer's assumptions, e.g. ``"*C.pi-_*Movie-"``.
-            units: ``"metric"`` or ``"nonmetric"`` (:func:`.units_param`); replaces the
-                ``units`` among ``params``, as ``location`` (:func:`.location_params`)
+            units: ``"metric"`` or ``"nonmetric"`` (:func:`units_param`); replaces the
+                ``units`` among ``params``, as ``location`` (:func:`location_params`)
                 replaces any place among them.
             location: A place name, ``"latitude,longitude"`` or an IP address.
             max_chars: The most characters the answer should have (``maxchars``).
@@ -180,7 +419,7 @@ class WolframAlphaClient:
                 query,
                 [self._scrub(tip) for tip in _suggestions(text)],
                 status=501,
-                reason=self._first_line(text),
+                reason=first_line(text, self._scrub),
             )
         self._check_status(reply, text)
         return _answer_text(text, reply.headers.get("Content-Type", ""))
@@ -204,7 +443,7 @@ class WolframAlphaClient:
             query: The input, e.g. ``"pi"``.
             pod: Only the sections with this title (``podtitle``), e.g. ``"Result"``.
             assumption: A value from a previous answer's assumptions.
-            steps: Ask for step-by-step solutions (:data:`.params.STEP_PODSTATES`).
+            steps: Ask for step-by-step solutions (:data:`STEP_PODSTATES`).
             units: As for :meth:`llm_answer`.
             location: As for :meth:`llm_answer`.
             formats: The pod formats (``format``), e.g. ``("plaintext", "image")``.
@@ -239,11 +478,11 @@ class WolframAlphaClient:
                 "Wolfram|Alpha sent a reply that is not its XML",
                 reason=f"the reply is not XML (Content-Type {cut(content_type, 60)!r})",
             )
-        result = fullresults.parse(reply.body, self._scrub)
+        result = parse_full_results(reply.body, self._scrub)
         if not result.get("@success", False):
             raise QueryNotUnderstood(
                 query,
-                did_you_mean=[self._scrub(text) for text in fullresults.did_you_mean(result)],
+                did_you_mean=[self._scrub(text) for text in did_you_mean(result)],
                 reason="Wolfram|Alpha could not interpret the input (success=false)",
             )
         return result
@@ -307,7 +546,7 @@ class WolframAlphaClient:
         except GetFailed as exc:
             failure = exc  # raised below, outside this block: no library error as context
         error, cause = self._error_for(failure)
-        fullresults.raise_as(error, cause, self._scrub)
+        raise_as(error, cause, self._scrub)
 
     def _error_for(
         self, failure: GetFailed
@@ -343,7 +582,7 @@ class WolframAlphaClient:
         if "html" in reply.headers.get("Content-Type", ""):
             said = reply.reason_phrase  # an error page: its markup says nothing useful
         else:
-            said = self._first_line(text)
+            said = first_line(text, self._scrub)
         retry_after = parse_retry_after(reply.headers.get("Retry-After"))
         kwargs: dict[str, Any] = {"status": status, "reason": said, "retry_after": retry_after}
         if status in (401, 403):
@@ -358,13 +597,10 @@ class WolframAlphaClient:
             )
         raise WolframAlphaUnavailable(f"Wolfram|Alpha answered HTTP {status}", **kwargs)
 
-    def _first_line(self, text: str) -> str:
-        return fullresults.first_line(text, self._scrub)
-
     def _describe(self, exc: BaseException) -> str:
         detail = str(exc).strip()
         text = f"{type(exc).__name__}: {detail}" if detail else type(exc).__name__
-        return self._scrub(cut(text, fullresults.REASON_CHARS))
+        return self._scrub(cut(text, REASON_CHARS))
 
     def _scrub(self, text: str) -> str:
         # Without the AppID: as given, stripped, and as ``repr`` shows it.
@@ -399,3 +635,157 @@ def _suggestions(body: str) -> list[str]:
     lines = [line.strip() for line in body.splitlines() if line.strip()]
     tips = (line.lstrip("-* ").strip() for line in lines[1:])
     return [tip for tip in tips if tip and not tip.lower().startswith("things to")]
+
+
+def parse_full_results(body: bytes, scrub: Callable[[str], str]) -> Any:
+    """The Full Results XML as ``wolframalpha`` objects (``Result``, ``Pod``, ...).
+
+    Whatever those objects raise on a reply of another shape (``TypeError``,
+    ``AttributeError``, ``KeyError``, a ``ValueError`` of a bad number) means the reply
+    is not Wolfram's XML: :class:`MalformedReply`. Wolfram's own ``<error>`` raises the
+    error it means.
+    """
+    from xml.parsers.expat import ExpatError  # with xmltodict, which loads it anyway
+
+    try:
+        doc = compat.parse(body)
+    except ExpatError as exc:  # a reply cut short, or not XML at all
+        raise_as(_malformed(f"the reply is not complete XML ({exc})"), exc, scrub)
+    except ValueError as exc:
+        if compat.ERROR_ELEMENT.match(str(exc)):
+            raise_as(_error_element(str(exc), scrub), exc, scrub)
+        if "entities" in str(exc):
+            raise_as(_malformed("the reply declares XML entities, which are not read"), exc, scrub)
+        raise_as(_malformed(f"the reply has an unexpected value ({exc})"), exc, scrub)
+    except (TypeError, AttributeError, KeyError) as exc:
+        raise_as(_malformed(f"the reply has an unexpected shape ({exc!r})"), exc, scrub)
+    if isinstance(doc, dict) and "error" in doc:  # a bare <error>, as wolframalpha checks
+        error = doc["error"]
+        if not isinstance(error, dict):
+            raise _malformed("the reply is an <error> without status or message")
+        raise _error_element(compat.bare_error(error), scrub)
+    result = doc.get("queryresult") if isinstance(doc, dict) else None
+    if not compat.is_result(result):
+        raise _malformed("the reply has no <queryresult>")
+    try:
+        problem = _shape_problem(result)
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        problem = f"it cannot be read ({exc!r})"
+    if problem:
+        raise _malformed(f"the reply's <queryresult> is not as documented: {problem}")
+    return result
+
+
+def _error_element(message: str, scrub: Callable[[str], str]) -> WolframAlphaLoaderError:
+    said = first_line(message, scrub)
+    if "appid" in said.lower():
+        return AppIdRejected(f"Wolfram|Alpha refused the AppID ({said})", reason=said)
+    if "input" in said.lower():
+        return WolframAlphaBadRequest(f"Wolfram|Alpha rejected the request ({said})", reason=said)
+    return WolframAlphaUnavailable(f"Wolfram|Alpha reported an error ({said})", reason=said)
+
+
+def first_line(text: str, scrub: Callable[[str], str]) -> str:
+    """The first non-blank line of ``text``, cut short, passed through ``scrub``."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    return scrub(cut(line, REASON_CHARS))
+
+
+def raise_as(
+    error: WolframAlphaLoaderError, cause: BaseException | None, scrub: Callable[[str], str]
+) -> NoReturn:
+    """Raise ``error`` from ``cause``, unless ``cause``'s text would show the AppID."""
+    text = str(cause)
+    raise error from (cause if scrub(text) == text else None)
+
+
+def _malformed(reason: str) -> MalformedReply:
+    return MalformedReply("Wolfram|Alpha sent a reply that is not its XML", reason=reason)
+
+
+def _shape_problem(result: Any) -> str:
+    """What in a parsed ``<queryresult>`` is not as the spec reads it; "" when all is."""
+    for pod in result.pods:
+        if not compat.is_pod(pod) or not isinstance(pod.get("@title"), str):
+            return "a <pod> without a title"
+        for subpod in pod.subpods:
+            if not isinstance(subpod, dict):
+                return f"a <subpod> of {cut(pod['@title'], 40)!r} is not an element"
+            if not isinstance(subpod.get("plaintext"), (str, type(None))):
+                return f"a <plaintext> of {cut(pod['@title'], 40)!r} holds elements"
+    for assumption in result.assumptions:
+        if not isinstance(assumption, dict):
+            return "an <assumption> is not an element"
+        for value in as_list(assumption.get("value")):
+            if not isinstance(value, dict) or not all(
+                isinstance(value.get(key), str) for key in ("@desc", "@input")
+            ):
+                return "an assumption's <value> has no desc or input"
+    if not isinstance(result.get("didyoumeans"), (dict, type(None))):
+        return "<didyoumeans> is not an element"
+    return ""
+
+
+def as_list(value: Any) -> list[Any]:
+    """An element xmltodict gives as one item or a list of them, as a list (``None``: [])."""
+    if value is None:
+        return []
+    if isinstance(value, Iterable) and not isinstance(value, (str, bytes, Mapping)):
+        return list(value)
+    return [value]
+
+
+def did_you_mean(result: Mapping[str, Any]) -> list[str]:
+    """The ``<didyoumean>`` inputs of a Full Results reply, best first."""
+    items = as_list((result.get("didyoumeans") or {}).get("didyoumean"))
+    texts = (item.get("#text", "") if isinstance(item, dict) else item for item in items)
+    return [text.strip() for text in texts if isinstance(text, str) and text.strip()]
+
+
+class WolframAlphaReader(BaseReader):
+    """Wolfram|Alpha's LLM API as a reader: one Document per query.
+
+    ``api_params`` are LLM API parameters for every query, e.g. ``{"units": "metric"}``
+    (an ``appid`` among them is the AppID); the others are ``WolframAlphaClient``'s.
+    """
+
+    def __init__(
+        self,
+        app_id: str | None = None,
+        timeout: float = 30.0,
+        transport: httpx.BaseTransport | None = None,
+        api_params: Mapping[str, Any] | None = None,
+        deadline: float = 30.0,
+        base_url: str | None = None,
+    ) -> None:
+        given, self.api_params = split_app_id(api_params)
+        self.client = WolframAlphaClient(
+            app_id or given,
+            timeout=timeout,
+            transport=transport,
+            deadline=deadline,
+            base_url=base_url,
+        )
+
+    def load_data(self, query: str, assumption: str | None = None, **params: Any) -> list[Document]:
+        """Ask the LLM API; its answer as one Document.
+
+        Args:
+            query: The input, e.g. ``"boiling point of water in K"``.
+            assumption: A value from a previous answer's assumptions, e.g. ``"*C.pi-_*Movie-"``.
+            **params: More LLM API parameters for this query, e.g. ``maxchars=2000``.
+
+        Returns:
+            One Document; metadata ``query``, ``assumption``, ``source`` and ``url`` (the
+            Wolfram|Alpha web page of the query).
+        """
+        answer = self.client.llm_answer(
+            query, assumption=assumption, params={**self.api_params, **params}
+        )
+        url = f"https://www.wolframalpha.com/input?i={quote_plus(query)}"  # its web page
+        metadata: dict[str, Any] = {"query": query, "source": SOURCE, "url": url}
+        if assumption:
+            metadata["assumption"] = assumption
+        return [
+            Document(text=answer, metadata=metadata, excluded_embed_metadata_keys=["source", "url"])
+        ]

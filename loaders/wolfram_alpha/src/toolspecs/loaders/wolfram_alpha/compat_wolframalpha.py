@@ -1,7 +1,7 @@
 """Brittle: everything toolspecs relies on in wolframalpha beyond its public API, in one place.
 
 The package's public ``Client`` sends its own request (no deadline, size cap or retries),
-so :mod:`.fullresults` parses the body into ``wolframalpha``'s objects as the client does,
+so :mod:`.client` parses the body into ``wolframalpha``'s objects as the client does,
 leaning on these internals, checked against the pinned wolframalpha (5.x) by
 ``tests/wolfram_alpha/test_wolframalpha_compat.py``:
 

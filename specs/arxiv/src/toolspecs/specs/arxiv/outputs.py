@@ -19,20 +19,8 @@ from toolspecs.core.structured import Listing, Output, Quoted, Structure
 
 if TYPE_CHECKING:
     import arxiv
-    from toolspecs.loaders.arxiv import outline
+    from toolspecs.loaders.arxiv import reader
     from toolspecs.loaders.pdf.pdftext import PdfText
-
-__all__ = [
-    "Bibtex",
-    "BibtexEntry",
-    "Heading",
-    "Outline",
-    "Page",
-    "Paper",
-    "PaperText",
-    "Search",
-    "Section",
-]
 
 MAX_AUTHORS_SHOWN = 10
 MAX_ABSTRACT_CHARS = 3000  # arXiv allows 1,920
@@ -289,7 +277,7 @@ class Heading(Structure):
     page: int
 
     @classmethod
-    def of(cls, heading: outline.Heading) -> Heading:
+    def of(cls, heading: reader.Heading) -> Heading:
         """What to pass as ``section`` to read ``heading``, its title and page."""
         return cls(
             section=fence.field(heading.number or heading.name, 80),
@@ -320,7 +308,7 @@ class Outline(Listing):
         cls,
         paper: arxiv.Result,
         text: PdfText,
-        found: Sequence[outline.Heading],
+        found: Sequence[reader.Heading],
         source: str,
         *,
         offers_section: bool,
@@ -385,7 +373,7 @@ class Section(Listing):
     def of(
         cls,
         paper: arxiv.Result,
-        found: Sequence[outline.Heading],
+        found: Sequence[reader.Heading],
         index: int,
         others: Sequence[int],
         body: str,

@@ -16,9 +16,7 @@ from pydantic import Field, PrivateAttr
 from toolspecs.core import FixArguments, fence
 from toolspecs.core.bounds import shown
 from toolspecs.core.structured import Output, Quoted, Structure
-from toolspecs.loaders.wolfram_alpha.fullresults import as_list
-
-__all__ = ["Answer", "Assumption", "Choice", "Image", "Pod", "Pods"]
+from toolspecs.loaders.wolfram_alpha.client import as_list
 
 SOURCE = "Wolfram|Alpha"
 # Images are listed only from Wolfram's own hosts, over https, with none of the URL
@@ -106,7 +104,9 @@ class Answer(Output):
                 ] or None
             elif named.startswith(_WEBSITE_TITLE):
                 link = text.split()[0] if text.split() else ""
-                data.url = link if _website_link(link) else None
+                host = _https_host(link)
+                wolframs = host == "wolframalpha.com" or host.endswith(".wolframalpha.com")
+                data.url = link if wolframs and _PAGE_URL_CHARS.match(link) else None
             else:
                 results.append(Pod(title=Quoted(text=title), text=Quoted(text=text)))
         main = next((pod for pod in results if pod.title.text.lower() == "result"), None)
@@ -147,12 +147,6 @@ def _https_host(url: str) -> str:
         return ""
     plain = parts.scheme == "https" and not (port or parts.username)
     return (parts.hostname or "") if plain else ""
-
-
-def _website_link(link: str) -> bool:
-    host = _https_host(link)
-    wolframs = host == "wolframalpha.com" or host.endswith(".wolframalpha.com")
-    return wolframs and bool(_PAGE_URL_CHARS.match(link))
 
 
 class Image(Structure):
