@@ -89,7 +89,7 @@ class Callers:
         access = access_of(ctx.request)  # verified by mcp's middleware: read here only
         if access is None:  # stdio, in memory, or HTTP without auth
             return Caller(connection, sessionless, owner=None if sessionless else connection)
-        logged = tuple(who(access).items())
+        logged = tuple(who(access.client_id, access.subject).items())
         scopes = frozenset(access.scopes)
         if access.client_id == CLIENT_ID and not access.subject:  # the static token's
             key = TOKEN_HOLDER_KEY if sessionless else None

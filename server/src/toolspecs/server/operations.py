@@ -66,7 +66,7 @@ class ServeState:
 def caller_of(scope: Scope) -> dict[str, str]:
     """Who made an authenticated request: the token's subject and client, never the token."""
     token = access_in(scope)
-    return {} if token is None else who(token)
+    return {} if token is None else who(token.client_id, token.subject)
 
 
 def logged_path(scope: Scope) -> str:
