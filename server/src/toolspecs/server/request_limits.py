@@ -14,13 +14,15 @@ import ipaddress
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from mcp.server.auth import routes
 from starlette import responses
 
 from toolspecs.server.registration import RegistrationLimits
 from toolspecs.server.signin_state import SignInState
+
+Counted = Literal["register", "authorize", "token"]
 
 __all__ = [
     "Admission",
@@ -87,7 +89,7 @@ class Admission:
         windows = math.ceil(life / self.limits.window) + 1
         return self.limits.authorize_total * windows
 
-    def count(self, name: str, address: str) -> TooManyRequests | None:
+    def count(self, name: Counted, address: str) -> TooManyRequests | None:
         """Count a ``register``, ``authorize`` or ``token`` request from ``address``."""
         bounds, limits = self.registration, self.limits
         per_address, total, window = {
@@ -126,7 +128,7 @@ class RequestLimit:
     def __init__(self, app: Any, provider: Any) -> None:
         self.app = app
         self.provider = provider
-        self.counted = {
+        self.counted: dict[tuple[str, str], Counted] = {
             ("POST", routes.REGISTRATION_PATH): "register",
             ("GET", routes.AUTHORIZATION_PATH): "authorize",
             ("POST", routes.AUTHORIZATION_PATH): "authorize",
