@@ -24,9 +24,7 @@ from toolspecs.loaders.google import GoogleResponseError
 from toolspecs.loaders.google.calendar import (
     DESCRIPTION_CHARS,
     UNREADABLE_TIMES,
-    describe_event,
     describe_span,
-    event_document,
     parse_event_time,
 )
 
@@ -181,6 +179,11 @@ class Person(Structure):
             response=str(answer) if answer else None,
         )
 
+    def shown(self) -> str:
+        """``Name <email>`` (or the email alone), fenced."""
+        email = fence.field(self.email)
+        return f"{fence.field(self.name.text)} <{email}>" if self.name else email
+
 
 class Event(Structure):
     """One event (or one occurrence of a series)."""
@@ -208,7 +211,7 @@ class Event(Structure):
     cancelled: bool | None = None
     url: str | None = None
     _tz: dt.tzinfo = PrivateAttr(default=UTC)
-    _found: dict[str, Any] = PrivateAttr(default_factory=dict)  # Google's, for the text
+    _unreadable: bool = PrivateAttr(default=False)  # Google's times could not be read
 
     @classmethod
     def of(
@@ -226,12 +229,13 @@ class Event(Structure):
             "event_id": str(found.get("id", "?")),
             "title": Quoted(text=str(summary)) if summary else None,
         }
+        unreadable = False
         if "start" in found and "end" in found:
             try:
                 start = parse_event_time(found["start"], tz)
                 end = parse_event_time(found["end"], tz)
             except (ValueError, OverflowError):
-                pass  # the text says "(times could not be read)"
+                unreadable = True  # the text says "(times could not be read)"
             else:
                 values.update(start=when(start), end=when(end))
                 if not isinstance(start, dt.datetime):
@@ -262,7 +266,7 @@ class Event(Structure):
         if url and found.get("htmlLink"):
             values["url"] = str(found["htmlLink"])
         event = cls(**values)
-        event._tz, event._found = tz, dict(found)
+        event._tz, event._unreadable = tz, unreadable
         return event
 
     def named(self, limit: int = 300) -> str:
@@ -279,12 +283,44 @@ class Event(Structure):
             return UNREADABLE_TIMES
 
     def line(self) -> str:
-        """The one line an agent reads: the loader's ``describe_event``, fenced."""
-        return describe_event(self._found, self._tz, fence.field)
+        """The one line an agent reads, from the data (the loader's ``describe_event`` words)."""
+        title = fence.field(self.title.text if self.title else "(no title)")
+        parts = [f"[id: {fence.field(self.event_id)}] {title}"]
+        if self.start is not None or self._unreadable:
+            parts[0] += f" — {self.span()}"
+        if self.series_id or self.recurrence:
+            parts.append("recurring")
+        if self.location:
+            parts.append(f"location: {fence.field(self.location.text)}")
+        if self.organizer:
+            parts.append(f"organizer: {self.organizer.shown()}")
+        if self.attendees:
+            listed = [
+                f"{p.shown()} ({fence.field(p.response)})" if p.response else p.shown()
+                for p in self.attendees
+            ]
+            more = f", and {self.more_attendees} more" if self.more_attendees else ""
+            parts.append(f"attendees: {', '.join(listed)}{more}")
+        if self.cancelled:
+            parts.append("cancelled")
+        return "; ".join(parts)
 
     def document(self, calendar_id: str) -> Document:
         """The event as ``load_data``'s Document: its line, then its description, fenced."""
-        return event_document(self._found, self._tz, calendar_id, fence.field, description)
+        text = self.line()
+        if self.description:
+            source = f"event {fence.field(self.event_id)}"
+            text += "\n" + description(self.description.text, source)
+        return Document(
+            text=text,
+            id_=f"gcal:{self.event_id}",
+            metadata={
+                "event_id": self.event_id,
+                "title": self.title.text if self.title else "",
+                "link": self.url or "",
+                "calendar_id": calendar_id,
+            },
+        )
 
 
 class Listed(Listing):
