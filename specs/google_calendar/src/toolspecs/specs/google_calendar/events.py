@@ -159,12 +159,13 @@ def update(change: Change, allow_destructive: bool) -> EventWritten:
     current: dict[str, Any] | None = None
     wanted = change.wanted
     found = series.resolve(cal, target, wanted) if wanted is not None else None
-    if may_destroy(patch) and (not allow_destructive or "attendees" in patch):
+    checked = not allow_destructive and may_destroy(patch)
+    if checked or "attendees" in patch:  # both read the event as it is
         # What the patch applies to: the event, or the series a split copies.
         before = (found.series if found.split else found.event) if found else None
         if before is None:
             current = before = cal.client.get_event(cal.id, target)
-        if not allow_destructive:
+        if checked:
             refuse_losses(before, patch)
         if "attendees" in patch:
             # Google replaces the list as sent: a guest who stays keeps, as the event has
