@@ -203,11 +203,11 @@ def cmd_describe(args: argparse.Namespace) -> str:
         for t in spec.to_tool_list(list(spec.all_functions))
         if t.metadata.get_name() not in offered
     ]
-    costs = {t.metadata.name: tool_cost(t) for t in [*tools, *more]}
-    total, extra = (sum(costs[t.metadata.name] for t in ts) for ts in (tools, more))
-    blocks = [_describe_tool(t, costs[t.metadata.name]) for t in tools] + [
-        _describe_tool(t, costs[t.metadata.name], f"  opt-in: --tools default,{t.metadata.name}")
-        for t in more
+    costs, more_costs = [tool_cost(t) for t in tools], [tool_cost(t) for t in more]
+    total, extra = sum(costs), sum(more_costs)
+    blocks = [_describe_tool(t, cost) for t, cost in zip(tools, costs, strict=True)] + [
+        _describe_tool(t, cost, f"  opt-in: --tools default,{t.metadata.name}")
+        for t, cost in zip(more, more_costs, strict=True)
     ]
     outputs = sum(output_cost(t) for t in tools)
     blocks.append(
